@@ -1,0 +1,61 @@
+"""ruda: Array API backends for Python, found automatically.
+
+``import ruda`` imports no GPU library. Backends are plugins found through the
+``ruda.backends`` entry point group and loaded on first use::
+
+    import ruda
+    ruda.backends()          # what is installed, what can run here, and why not
+    xp = ruda.host           # NumPy, conforming to the Array API
+    xp = ruda.wgpu           # the same as ruda.namespace("wgpu")
+    y = ruda.to_device(x, "cuda:0")
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+from types import ModuleType
+
+from ruda._device import Device
+from ruda._registry import (
+    BackendInfo,
+    BackendNotFoundError,
+    BackendUnavailableError,
+    backends,
+    installed,
+    namespace,
+)
+from ruda._tensordata import TensorData, to_numpy
+from ruda._transfer import device_of, to_device
+
+try:
+    __version__ = version("ruda")
+except PackageNotFoundError:  # running from a source tree without installing
+    __version__ = "0+unknown"
+
+__all__ = [
+    "BackendInfo",
+    "BackendNotFoundError",
+    "BackendUnavailableError",
+    "Device",
+    "TensorData",
+    "backends",
+    "device_of",
+    "installed",
+    "namespace",
+    "to_device",
+    "to_numpy",
+]
+
+
+def __getattr__(name: str) -> ModuleType:
+    # ruda.cuda, ruda.wgpu, ...: resolved through the registry on first access.
+    if name.startswith("_"):
+        raise AttributeError(name)
+    try:
+        return namespace(name)
+    except BackendNotFoundError as err:
+        raise AttributeError(str(err)) from None
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(installed()))

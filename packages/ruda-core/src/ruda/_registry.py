@@ -1,0 +1,191 @@
+"""Backend discovery through the ``ruda.backends`` entry point group.
+
+Plugins are found by entry point only, so the core never imports a GPU
+library. A plugin whose entry point fails to load, or whose probe raises,
+is reported unavailable with its error; it never breaks ``import ruda`` or
+another backend.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata as md
+import traceback
+from dataclasses import dataclass
+from types import ModuleType
+
+from ruda._device import Device
+from ruda.plugin import Availability, Backend
+
+GROUP = "ruda.backends"
+
+#: Backends the project knows, with the pip extra of ``ruda`` that installs each.
+KNOWN_EXTRAS: dict[str, str] = {
+    "host": "",
+    "cuda": "cuda",
+    "wgpu": "wgpu",
+    "torch": "torch",
+    "router": "router",
+    "remote": "remote",
+}
+
+
+class BackendNotFoundError(LookupError):
+    """No installed backend has the requested name."""
+
+
+class BackendUnavailableError(RuntimeError):
+    """The backend is installed but cannot run here (no driver, no device, broken import)."""
+
+
+@dataclass(frozen=True)
+class BackendInfo:
+    """One row of :func:`ruda.backends`."""
+
+    name: str
+    distribution: str | None
+    version: str | None
+    available: bool
+    reason: str | None
+    fix: str | None
+    devices: tuple[Device, ...]
+    details: dict[str, str]
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "distribution": self.distribution,
+            "version": self.version,
+            "available": self.available,
+            "reason": self.reason,
+            "fix": self.fix,
+            "devices": [str(d) for d in self.devices],
+            "details": dict(self.details),
+        }
+
+
+def _entry_points() -> dict[str, md.EntryPoint]:
+    found: dict[str, md.EntryPoint] = {}
+    for ep in md.entry_points(group=GROUP):
+        found.setdefault(ep.name, ep)
+    return found
+
+
+@functools.cache
+def _load_plugin(name: str) -> Backend:
+    ep = _entry_points()[name]
+    plugin = ep.load()
+    if not isinstance(plugin, Backend):
+        raise TypeError(f"entry point {ep.value!r} is a {type(plugin).__name__}, not a ruda.plugin.Backend")
+    return plugin
+
+
+def installed() -> list[str]:
+    """Names of every backend with an entry point, sorted (host first)."""
+    return sorted(_entry_points(), key=lambda n: (n != "host", n))
+
+
+def plugin(name: str) -> Backend:
+    """The plugin object of an installed backend; errors name what to install."""
+    if name not in _entry_points():
+        raise BackendNotFoundError(_not_found_message(name))
+    try:
+        return _load_plugin(name)
+    except Exception as err:  # a broken plugin must not break the caller's other backends
+        raise BackendUnavailableError(f"backend {name!r} failed to load: {type(err).__name__}: {err}") from err
+
+
+@functools.cache
+def _probe(name: str) -> Availability:
+    try:
+        return plugin(name).probe()
+    except Exception as err:
+        last = traceback.format_exception_only(err)[-1].strip()
+        return Availability.unavailable(f"plugin error: {last}", fix=_reinstall_hint(name))
+
+
+def backends() -> list[BackendInfo]:
+    """Every installed backend: distribution, version, availability and devices."""
+    rows = []
+    for name, ep in sorted(_entry_points().items(), key=lambda kv: (kv[0] != "host", kv[0])):
+        dist = ep.dist.name if ep.dist is not None else None
+        version = ep.dist.version if ep.dist is not None else None
+        status = _probe(name)
+        rows.append(
+            BackendInfo(name, dist, version, status.available, status.reason, status.fix,
+                        tuple(status.devices), dict(status.details))
+        )
+    return rows
+
+
+def namespace(name: str) -> ModuleType:
+    """The Array API namespace of backend ``name``, imported on first use."""
+    status = _probe(name) if name in _entry_points() else None
+    if status is None:
+        raise BackendNotFoundError(_not_found_message(name))
+    if not status.available:
+        fix = f" Fix: {status.fix}" if status.fix else ""
+        raise BackendUnavailableError(f"backend {name!r} is installed but unavailable: {status.reason}.{fix}")
+    return plugin(name).namespace()
+
+
+def plugin_for_device(device: Device) -> Backend:
+    """The installed backend that owns devices of ``device.kind``."""
+    owners = []
+    for name in installed():
+        try:
+            candidate = plugin(name)
+        except BackendUnavailableError:
+            continue
+        if device.kind in candidate.device_kinds:
+            owners.append(candidate)
+    if not owners:
+        kinds = sorted({k for n in installed() for k in _safe_kinds(n)})
+        raise BackendNotFoundError(
+            f"no installed backend owns device {str(device)!r} (kind {device.kind!r}); "
+            f"installed device kinds: {', '.join(kinds) or 'none'}"
+        )
+    return owners[0]
+
+
+def plugin_for_array(x: object) -> Backend:
+    """The installed backend whose arrays include ``x``."""
+    for name in installed():
+        try:
+            candidate = plugin(name)
+        except BackendUnavailableError:
+            continue
+        if candidate.owns(x):
+            return candidate
+    raise TypeError(
+        f"{type(x).__module__}.{type(x).__qualname__} is not an array of any installed ruda backend "
+        f"({', '.join(installed())})"
+    )
+
+
+def clear_cache() -> None:
+    """Forget loaded plugins and probes (after installing a package at run time, and in tests)."""
+    _load_plugin.cache_clear()
+    _probe.cache_clear()
+
+
+def _safe_kinds(name: str) -> tuple[str, ...]:
+    try:
+        return plugin(name).device_kinds
+    except BackendUnavailableError:
+        return ()
+
+
+def _reinstall_hint(name: str) -> str:
+    extra = KNOWN_EXTRAS.get(name)
+    return f'reinstall it: pip install "ruda[{extra}]"' if extra else "reinstall the package that provides it"
+
+
+def _not_found_message(name: str) -> str:
+    have = ", ".join(installed()) or "none"
+    extra = KNOWN_EXTRAS.get(name)
+    if extra:
+        return (f"backend {name!r} is not installed (installed: {have}). "
+                f'Install it with: pip install "ruda[{extra}]"')
+    known = ", ".join(k for k in KNOWN_EXTRAS)
+    return f"unknown backend {name!r}: installed backends are {have}; ruda knows {known}"

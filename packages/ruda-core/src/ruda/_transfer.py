@@ -1,0 +1,36 @@
+"""``ruda.to_device``: move an array of any installed backend to any device."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ruda import _registry
+from ruda._device import Device
+from ruda._tensordata import TensorData
+
+# What DLPack raises when an exchange is impossible (other device, unsupported dtype, ...).
+_DLPACK_REFUSALS = (BufferError, TypeError, ValueError, RuntimeError, NotImplementedError, AttributeError)
+
+
+def to_device(x: Any, device: str | Device) -> Any:
+    """Return ``x`` on ``device``, an array of the backend that owns that device.
+
+    Within one backend the array's own ``to_device`` is used. Across backends
+    DLPack is tried first (zero-copy where the memory is shared, e.g. NumPy and
+    ``torch:cpu``); otherwise the data travels as :class:`ruda.TensorData`
+    through the host. Nothing else ever moves data between devices implicitly.
+    """
+    target = Device.parse(device)
+    destination = _registry.plugin_for_device(target)
+    native = destination.native_device(target)
+    if destination.owns(x):
+        return destination.move(x, native)
+    try:
+        return destination.from_dlpack(x, native)
+    except _DLPACK_REFUSALS:
+        return destination.from_tensor_data(TensorData.from_array(x), native)
+
+
+def device_of(x: Any) -> Device:
+    """The canonical device of an array of any installed backend."""
+    return _registry.plugin_for_array(x).device_of_native(x.device)

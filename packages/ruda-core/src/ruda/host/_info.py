@@ -1,0 +1,74 @@
+"""``__array_namespace_info__`` for ruda.host: what NumPy really offers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+_KINDS: dict[str, tuple[str, ...]] = {
+    "bool": ("bool",),
+    "signed integer": ("int8", "int16", "int32", "int64"),
+    "unsigned integer": ("uint8", "uint16", "uint32", "uint64"),
+    "real floating": ("float32", "float64"),
+    "complex floating": ("complex64", "complex128"),
+}
+_KINDS["integral"] = _KINDS["signed integer"] + _KINDS["unsigned integer"]
+_KINDS["numeric"] = _KINDS["integral"] + _KINDS["real floating"] + _KINDS["complex floating"]
+
+
+class __array_namespace_info__:  # noqa: N801  (the spec's name)
+    """Capabilities, devices and dtypes of ruda.host.
+
+    Examples
+    --------
+    >>> info = ruda.host.__array_namespace_info__()
+    >>> info.default_dtypes()["real floating"]
+    dtype('float64')
+    """
+
+    def capabilities(self) -> dict[str, Any]:
+        """Boolean indexing and data-dependent shapes work; NumPy has at most 64 dimensions."""
+        return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": 64}
+
+    def default_device(self) -> str:
+        """The host's only device, ``"cpu"``."""
+        return "cpu"
+
+    def devices(self) -> list[str]:
+        """``["cpu"]``."""
+        return ["cpu"]
+
+    def default_dtypes(self, *, device: str | None = None) -> dict[str, np.dtype[Any]]:
+        """float64, complex128, int64 and int64 indices."""
+        _check_device(device)
+        return {
+            "real floating": np.dtype(np.float64),
+            "complex floating": np.dtype(np.complex128),
+            "integral": np.dtype(np.int64),
+            "indexing": np.dtype(np.int64),
+        }
+
+    def dtypes(
+        self, *, device: str | None = None, kind: str | tuple[str, ...] | None = None
+    ) -> dict[str, np.dtype[Any]]:
+        """All 13 Array API dtypes, or those of ``kind`` (a name or a tuple of names)."""
+        _check_device(device)
+        if kind is None:
+            names: tuple[str, ...] = _KINDS["numeric"] + _KINDS["bool"]
+        elif isinstance(kind, tuple):
+            names = tuple(dict.fromkeys(n for k in kind for n in _names_of(k)))
+        else:
+            names = _names_of(kind)
+        return {name: np.dtype(name) for name in names}
+
+
+def _names_of(kind: str) -> tuple[str, ...]:
+    if kind not in _KINDS:
+        raise ValueError(f"unknown dtype kind {kind!r}: expected one of {', '.join(_KINDS)}")
+    return _KINDS[kind]
+
+
+def _check_device(device: Any) -> None:
+    if device not in (None, "cpu"):
+        raise ValueError(f"ruda.host has only the device 'cpu', not {device!r}")

@@ -1,0 +1,10 @@
+"""The Array API ``fft`` extension for ruda.host (NumPy's, via array-api-compat)."""
+
+from __future__ import annotations
+
+from array_api_compat.numpy.fft import (  # noqa: F401  (re-exported)
+    fft, fftfreq, fftn, fftshift, hfft, ifft, ifftn, ifftshift, ihfft, irfft, irfftn, rfft,
+    rfftfreq, rfftn,
+)
+
+from ruda.spec import FFT as __all__  # noqa: F401

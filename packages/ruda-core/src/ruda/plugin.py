@@ -1,0 +1,107 @@
+"""The contract between the ruda core and a backend package.
+
+A backend package registers one :class:`Backend` instance in the entry point
+group ``ruda.backends``::
+
+    [project.entry-points."ruda.backends"]
+    wgpu = "ruda_wgpu._plugin:PLUGIN"
+
+The module named there must be cheap to import: it may import ``ruda`` but not
+its GPU library. The core calls :meth:`Backend.probe` to learn whether the
+backend can run here, and :meth:`Backend.namespace` to import the real
+namespace only when a user asks for it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+from ruda._device import Device
+from ruda._tensordata import TensorData
+
+
+@dataclass(frozen=True)
+class Availability:
+    """Whether a backend can run on this machine, and if not, why and how to fix it."""
+
+    available: bool
+    reason: str | None = None
+    fix: str | None = None
+    devices: tuple[Device, ...] = field(default_factory=tuple)
+    details: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def unavailable(cls, reason: str, fix: str | None = None) -> Availability:
+        return cls(available=False, reason=reason, fix=fix)
+
+
+class Backend:
+    """Describes one backend to the core; subclass it in each backend package.
+
+    Subclasses set :attr:`name`, :attr:`module`, :attr:`extra` and
+    :attr:`device_kinds`, and usually override :meth:`probe`,
+    :meth:`native_device` and :meth:`device_of`.
+    """
+
+    #: registry name: ``ruda.<name>`` and ``ruda.namespace(name)``
+    name: str = ""
+    #: import path of the Array API namespace
+    module: str = ""
+    #: pip extra of the ``ruda`` distribution that installs this backend
+    extra: str = ""
+    #: the kinds of canonical device string this backend owns (``"cuda"`` owns ``"cuda:0"``)
+    device_kinds: tuple[str, ...] = ()
+    #: top-level packages whose array types this backend owns (``("cupy",)``)
+    array_packages: tuple[str, ...] = ()
+
+    def probe(self) -> Availability:
+        """Say whether the backend can compute here. Must not raise."""
+        return Availability(available=True, devices=self.devices())
+
+    def devices(self) -> tuple[Device, ...]:
+        """The canonical devices of this backend (default: ask the namespace)."""
+        info = self.namespace().__array_namespace_info__()
+        return tuple(self.device_of_native(d) for d in info.devices())
+
+    def namespace(self) -> ModuleType:
+        """Import and return the Array API namespace."""
+        return importlib.import_module(self.module)
+
+    def native_device(self, device: Device) -> Any:
+        """The namespace's own device object for a canonical device."""
+        for native in self.namespace().__array_namespace_info__().devices():
+            if self.device_of_native(native) == device:
+                return native
+        raise ValueError(f"{self.name} has no device {device}; it has {list(map(str, self.devices()))}")
+
+    def device_of_native(self, native: Any) -> Device:
+        """The canonical device for one of the namespace's own device objects."""
+        return Device.parse(str(native))
+
+    def array_type(self) -> type | tuple[type, ...]:
+        """The array type(s) this backend's namespace returns."""
+        raise NotImplementedError(f"backend {self.name!r} does not name its array type")
+
+    def owns(self, x: Any) -> bool:
+        """Whether ``x`` is an array of this backend (imports nothing new)."""
+        if type(x).__module__.partition(".")[0] not in self.array_packages:
+            return False
+        return isinstance(x, self.array_type())
+
+    def move(self, x: Any, native_device: Any) -> Any:
+        """Move an array of this backend to another of its own devices."""
+        return x.to_device(native_device)
+
+    def from_dlpack(self, x: Any, native_device: Any) -> Any:
+        """Import a foreign array through DLPack onto ``native_device`` (zero-copy where
+        the memory is shared). Raise when DLPack cannot do it; the core then copies."""
+        return self.namespace().from_dlpack(x, device=native_device)
+
+    def from_tensor_data(self, data: TensorData, native_device: Any) -> Any:
+        """Build an array on ``native_device`` from host bytes."""
+        xp = self.namespace()
+        return xp.asarray(data.to_numpy(), device=native_device, copy=True)
+

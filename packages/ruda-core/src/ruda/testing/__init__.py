@@ -1,0 +1,17 @@
+"""Testing kit shared by every ruda backend's tests.
+
+- :func:`parametrize_backends`: run one test on every available backend
+  namespace (``xp``), or on the ones named.
+- :func:`assert_matches_numpy`: compare a backend's result with NumPy's:
+  dtype, shape, and values with tolerances chosen by dtype.
+- :mod:`ruda.testing.conformance`: property-based checks built on
+  ``hypothesis.extra.array_api.make_strategies_namespace(xp)`` that any
+  backend's test module reuses by subclassing ``ConformanceChecks``.
+"""
+
+from __future__ import annotations
+
+from ruda.testing._compare import assert_matches_numpy, tolerance_for
+from ruda.testing._params import backend_params, parametrize_backends
+
+__all__ = ["assert_matches_numpy", "backend_params", "parametrize_backends", "tolerance_for"]

@@ -1,0 +1,60 @@
+"""Compare a backend's result with NumPy's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ruda._tensordata import to_numpy
+
+# (rtol, atol) by dtype kind and size: loose enough for GPU transcendental
+# functions, tight enough that a wrong kernel fails.
+_TOLERANCES: dict[str, tuple[float, float]] = {
+    "float16": (2e-3, 1e-3),
+    "float32": (2e-5, 1e-6),
+    "float64": (1e-11, 1e-13),
+    "complex64": (2e-5, 1e-6),
+    "complex128": (1e-11, 1e-13),
+}
+
+
+def tolerance_for(dtype: Any) -> tuple[float, float]:
+    """``(rtol, atol)`` for comparing values of ``dtype``; ``(0, 0)`` for exact dtypes."""
+    return _TOLERANCES.get(np.dtype(dtype).name, (0.0, 0.0))
+
+
+def assert_matches_numpy(
+    actual: Any,
+    expected: Any,
+    *,
+    rtol: float | None = None,
+    atol: float | None = None,
+    check_dtype: bool = True,
+    err_msg: str = "",
+) -> None:
+    """Assert that a backend array equals NumPy's result.
+
+    ``actual`` is an array of any backend (read back through DLPack or the
+    buffer protocol); ``expected`` is what NumPy computed. The dtype names must
+    be equal (unless ``check_dtype=False``), the shapes equal, integers and
+    booleans exactly equal, floats equal within the dtype's tolerance, NaNs in
+    the same places and signed infinities equal.
+    """
+    got = to_numpy(actual)
+    want = np.asarray(expected)
+    where = f" {err_msg}" if err_msg else ""
+    if check_dtype and got.dtype.name != want.dtype.name:
+        raise AssertionError(f"dtype {got.dtype.name} != expected {want.dtype.name}{where}")
+    if got.shape != want.shape:
+        raise AssertionError(f"shape {got.shape} != expected {want.shape}{where}")
+    default_rtol, default_atol = tolerance_for(got.dtype)
+    if got.dtype.kind in "fc" or want.dtype.kind in "fc":
+        np.testing.assert_allclose(
+            got, want,
+            rtol=default_rtol if rtol is None else rtol,
+            atol=default_atol if atol is None else atol,
+            equal_nan=True, err_msg=err_msg,
+        )
+    else:
+        np.testing.assert_array_equal(got, want, err_msg=err_msg, strict=False)
