@@ -99,6 +99,14 @@ def plugin(name: str) -> Backend:
 def _probe(name: str) -> Availability:
     try:
         return plugin(name).probe()
+    except BackendUnavailableError as err:
+        cause = err.__cause__
+        if isinstance(cause, ImportError) and cause.name:
+            # The plugin's own library is missing (e.g. CuPy): say which, and how to get it.
+            extra = KNOWN_EXTRAS.get(name)
+            fix = f'pip install "ruda[{extra}]"' if extra else f"install the package that provides {cause.name!r}"
+            return Availability.unavailable(f"cannot import {cause.name!r}: {cause}", fix=fix)
+        return Availability.unavailable(str(err), fix=_reinstall_hint(name))
     except Exception as err:
         last = traceback.format_exception_only(err)[-1].strip()
         return Availability.unavailable(f"plugin error: {last}", fix=_reinstall_hint(name))

@@ -48,9 +48,9 @@ def expm1(x: np.ndarray, /) -> np.ndarray:
     a, b = x.real, x.imag
     with np.errstate(invalid="ignore", over="ignore"):
         half = np.sin(b / 2)
-        real = np.expm1(a) * np.cos(b) - 2 * half * half
+        real = np.expm1(a) * np.cos(b) - 2 * half * half + 0.0  # + 0.0: expm1(-0+0j) is +0 (spec)
         imag = np.where(b == 0, b, np.exp(a) * np.sin(b))
-        out = (real + 1j * imag).astype(x.dtype)
+        out = _complex(real, imag, x.dtype)
         special = ~(np.isfinite(a) & np.isfinite(b))
         if special.any():
             out[special] = np.exp(x[special]) - 1
@@ -59,27 +59,35 @@ def expm1(x: np.ndarray, /) -> np.ndarray:
 
 def tanh(x: np.ndarray, /) -> np.ndarray:
     """Hyperbolic tangent; complex input follows the spec's special cases (NumPy's does not)."""
-    out = np.tanh(x)
     if not np.iscomplexobj(x):
-        return out
+        return np.tanh(x)
+    out = np.asarray(np.tanh(x))  # writable even for 0-d input, where NumPy returns a scalar
     a, b = x.real, x.imag
     # tanh(+-inf + iy) = +-1 + i0*sin(2y) for finite y, and +-1 +- 0i for non-finite y
     big = np.isinf(a)
     if big.any():
         with np.errstate(invalid="ignore"):
             zero_imag = np.where(np.isfinite(b), np.copysign(0.0, np.sin(2 * b)), 0.0)
-        out[big] = (np.copysign(1.0, a) + 1j * zero_imag)[big]
+        out[big] = _complex(np.copysign(1.0, a), zero_imag, out.dtype)[big]
     # tanh(+0 + i NaN) and tanh(+0 + i inf) = +0 + i NaN
     zero_nan = (a == 0) & ~np.isfinite(b)
     if zero_nan.any():
-        out[zero_nan] = (a + 1j * np.nan)[zero_nan]
+        out[zero_nan] = _complex(a, np.nan, out.dtype)[zero_nan]
+    return out
+
+
+def _complex(real: Any, imag: Any, dtype: Any) -> np.ndarray:
+    # Built part by part: ``real + 1j * imag`` turns an infinite imag into NaN + inf j.
+    out = np.empty(np.broadcast_shapes(np.shape(real), np.shape(imag)), dtype=dtype)
+    out.real, out.imag = real, imag
     return out
 
 
 def floor_divide(x1: Any, x2: Any, /) -> Any:
     """``floor(x1 / x2)``; where exactly one operand is infinite, the spec's signed
     infinities and zeros (NumPy returns NaN or -1 there)."""
-    out = _compat.floor_divide(x1, x2)
+    with np.errstate(invalid="ignore"):  # the cases NumPy calls invalid are the ones fixed below
+        out = _compat.floor_divide(x1, x2)
     if out.dtype.kind != "f":
         return out
     a, b = np.asarray(x1), np.asarray(x2)

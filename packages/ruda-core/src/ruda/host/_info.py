@@ -35,9 +35,9 @@ class __array_namespace_info__:  # noqa: N801  (the spec's name)
         """The host's only device, ``"cpu"``."""
         return "cpu"
 
-    def devices(self) -> list[str]:
-        """``["cpu"]``."""
-        return ["cpu"]
+    def devices(self) -> tuple[str, ...]:
+        """``("cpu",)``."""
+        return ("cpu",)
 
     def default_dtypes(self, *, device: str | None = None) -> dict[str, np.dtype[Any]]:
         """float64, complex128, int64 and int64 indices."""

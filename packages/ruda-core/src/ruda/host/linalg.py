@@ -1,7 +1,11 @@
-"""The Array API ``linalg`` extension for ruda.host (NumPy's, via array-api-compat)."""
+"""The Array API ``linalg`` extension for ruda.host: NumPy's, via array-api-compat, plus the
+2025.12 functions ``eig`` and ``eigvals`` with the spec's complex results."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
+import numpy as np
 from array_api_compat.numpy.linalg import (  # noqa: F401  (re-exported)
     cholesky, cross, det, diagonal, eigh, eigvalsh, inv, matmul, matrix_norm, matrix_power,
     matrix_rank, matrix_transpose, outer, pinv, qr, slogdet, solve, svd, svdvals, tensordot,
@@ -9,3 +13,25 @@ from array_api_compat.numpy.linalg import (  # noqa: F401  (re-exported)
 )
 
 from ruda.spec import LINALG as __all__  # noqa: F401
+
+
+class EigResult(NamedTuple):
+    eigenvalues: np.ndarray
+    eigenvectors: np.ndarray
+
+
+def _complex_of(x: np.ndarray) -> np.dtype[np.complexfloating]:
+    return np.result_type(x.dtype, np.complex64)  # float32 -> complex64, float64 -> complex128
+
+
+def eig(x: np.ndarray, /) -> EigResult:
+    """Eigenvalues and eigenvectors of a general square matrix (or stack), always complex:
+    NumPy returns a real dtype when every eigenvalue happens to be real; the spec does not."""
+    values, vectors = np.linalg.eig(x)
+    dtype = _complex_of(x)
+    return EigResult(values.astype(dtype, copy=False), vectors.astype(dtype, copy=False))
+
+
+def eigvals(x: np.ndarray, /) -> np.ndarray:
+    """Eigenvalues of a general square matrix (or stack), always complex (see :func:`eig`)."""
+    return np.linalg.eigvals(x).astype(_complex_of(x), copy=False)

@@ -57,7 +57,14 @@ class ConformanceChecks:
     # -- helpers -----------------------------------------------------------------
     def _run(self, check: Callable[[st.DataObject], None]) -> None:
         """Run ``check`` under hypothesis with this backend's example budget."""
-        given(data=st.data())(settings(max_examples=self.max_examples, deadline=None)(check))()
+
+        @settings(max_examples=self.max_examples, deadline=None)
+        @given(data=st.data())
+        def run(data: st.DataObject) -> None:
+            check(data)
+
+        with np.errstate(all="ignore"):  # NaN from log(-1) is expected, not news
+            run()
 
     def _skip_if_unsupported(self, *names: str) -> None:
         for name in names:
@@ -110,8 +117,7 @@ class ConformanceChecks:
     def _unary_int(self, name: str, data: st.DataObject) -> None:
         self._skip_if_unsupported("elementwise", name)
         x = self._array(data, "integral")
-        with np.errstate(over="ignore"):
-            want = getattr(np, name)(to_numpy(x))
+        want = getattr(np, name)(to_numpy(x))
         self._compare(name, getattr(self.xp, name)(x), want)
 
     @pytest.mark.parametrize("name", BINARY_NUMERIC + BINARY_INT)
@@ -126,8 +132,7 @@ class ConformanceChecks:
         shapes = data.draw(_strategies(self.xp).mutually_broadcastable_shapes(2, max_side=4), label="shapes")
         x1 = self._array_of(data, dtype, shapes.input_shapes[0])
         x2 = self._array_of(data, dtype, shapes.input_shapes[1])
-        with np.errstate(over="ignore", invalid="ignore"):
-            want = getattr(np, name)(to_numpy(x1), to_numpy(x2))
+        want = getattr(np, name)(to_numpy(x1), to_numpy(x2))
         self._compare(name, getattr(self.xp, name)(x1, x2), want)
 
     @pytest.mark.parametrize("name", REDUCTIONS)
@@ -143,8 +148,7 @@ class ConformanceChecks:
         axis = data.draw(st.none() | st.integers(-x.ndim, x.ndim - 1), label="axis")
         keepdims = data.draw(st.booleans(), label="keepdims")
         got = getattr(self.xp, name)(x, axis=axis, keepdims=keepdims)
-        with np.errstate(over="ignore", invalid="ignore"):
-            want = getattr(np, name)(to_numpy(x), axis=axis, keepdims=keepdims)
+        want = getattr(np, name)(to_numpy(x), axis=axis, keepdims=keepdims)
         # Accumulation order differs between backends: compare sums of floats loosely.
         loose = name in ("sum", "prod", "mean") and self.xp.isdtype(x.dtype, "real floating")
         assert_matches_numpy(got, want, check_dtype=False, rtol=1e-3 if loose else None,

@@ -1,0 +1,55 @@
+"""Timing helpers shared by the benchmarks: batches of calls, the two sides of a ratio
+interleaved batch by batch and the best batch of each kept, so that a busy machine slows
+both sides alike instead of skewing the ratio."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+Clock = Callable[[], float]
+
+
+def _calls_per_batch(fn: Callable[[], object], min_seconds: float, clock: Clock) -> int:
+    calls = 1
+    while _batch(fn, calls, clock) * calls < min_seconds:
+        calls *= 2
+    return calls
+
+
+def _batch(fn: Callable[[], object], calls: int, clock: Clock) -> float:
+    start = clock()
+    for _ in range(calls):
+        fn()
+    return (clock() - start) / calls
+
+
+def best_time(
+    fn: Callable[[], object], *, repeats: int = 7, min_seconds: float = 0.02, clock: Clock = time.perf_counter
+) -> float:
+    """Seconds per call: the best of ``repeats`` batches of at least ``min_seconds`` each.
+
+    ``clock`` is wall time by default (right for GPU work, which runs outside this
+    process's CPU time); CPU-bound single-threaded work may pass ``time.process_time``,
+    which other processes on a busy machine do not inflate."""
+    fn()  # warm up: compilation, caches, allocation
+    calls = _calls_per_batch(fn, min_seconds, clock)
+    return min(_batch(fn, calls, clock) for _ in range(repeats))
+
+
+def ratio(
+    ours: Callable[[], object],
+    reference: Callable[[], object],
+    *,
+    repeats: int = 15,
+    min_seconds: float = 0.02,
+    clock: Clock = time.perf_counter,
+) -> tuple[float, float, float]:
+    """``(our seconds, reference seconds, ours / reference)`` per call, batches interleaved."""
+    ours(), reference()
+    calls = max(_calls_per_batch(ours, min_seconds, clock), _calls_per_batch(reference, min_seconds, clock))
+    best_ours = best_ref = float("inf")
+    for _ in range(repeats):
+        best_ref = min(best_ref, _batch(reference, calls, clock))
+        best_ours = min(best_ours, _batch(ours, calls, clock))
+    return best_ours, best_ref, best_ours / best_ref

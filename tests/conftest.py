@@ -1,0 +1,7 @@
+"""Shared test setup: a private runtime dir (the Vulkan loader warns without one)."""
+
+import os
+import tempfile
+
+if not os.environ.get("XDG_RUNTIME_DIR"):
+    os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="ruda-xdg-")

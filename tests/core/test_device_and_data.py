@@ -1,0 +1,86 @@
+"""Canonical devices, TensorData and to_device between host arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ruda
+from ruda import Device, TensorData
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "ident"),
+    [("cpu", "cpu", None), ("cuda:0", "cuda", "0"), ("wgpu:1", "wgpu", "1"),
+     ("torch:cpu", "torch", "cpu"), ("torch:cuda:1", "torch", "cuda:1"),
+     ("remote:ws://127.0.0.1:3000", "remote", "ws://127.0.0.1:3000")],
+)
+def test_device_parse_roundtrip(text: str, kind: str, ident: str | None) -> None:
+    device = Device.parse(text)
+    assert (device.kind, device.id) == (kind, ident)
+    assert str(device) == text
+    assert Device.parse(device) is device
+
+
+@pytest.mark.parametrize("bad", ["", "CUDA:0", "cuda:", ":0", "9gpu", "cu da"])
+def test_device_parse_rejects_malformed(bad: str) -> None:
+    with pytest.raises(ValueError, match="invalid device"):
+        Device.parse(bad)
+
+
+def test_device_parse_rejects_non_strings() -> None:
+    with pytest.raises(TypeError, match="a device is a string"):
+        Device.parse(0)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "int64", "float16", "float32", "complex128"])
+def test_tensordata_roundtrip(dtype: str) -> None:
+    x = (np.arange(24).reshape(2, 3, 4) % 7).astype(dtype)
+    data = TensorData.from_array(x)
+    assert data.shape == (2, 3, 4) and data.dtype == dtype and data.nbytes == x.nbytes
+    np.testing.assert_array_equal(data.to_numpy(), x)
+
+
+def test_tensordata_from_non_contiguous_and_byteswapped() -> None:
+    x = np.arange(12, dtype=">i4").reshape(3, 4)[:, ::2]
+    data = TensorData.from_array(x)
+    assert data.dtype == "int32"
+    np.testing.assert_array_equal(data.to_numpy(), x)
+
+
+def test_tensordata_from_buffer_protocol() -> None:
+    data = TensorData.from_array(memoryview(bytearray(b"\x01\x02\x03")))
+    assert data.dtype == "uint8" and data.shape == (3,)
+
+
+def test_tensordata_checks_its_input() -> None:
+    with pytest.raises(ValueError, match="needs 16 bytes, got 15"):
+        TensorData((2, 2), "float32", bytes(15))
+    with pytest.raises(ValueError, match="unsupported dtype 'float128'"):
+        TensorData((1,), "float128", bytes(16))
+    with pytest.raises(ValueError, match="invalid shape"):
+        TensorData((-1,), "int8", b"")
+    with pytest.raises(TypeError, match="cannot read an array of type builtins.object"):
+        TensorData.from_array(object())
+
+
+def test_to_device_host_to_host_keeps_the_array() -> None:
+    x = ruda.host.arange(5)
+    assert ruda.to_device(x, "cpu") is x
+    assert ruda.device_of(x) == Device("cpu")
+
+
+def test_to_device_takes_any_buffer_through_tensordata() -> None:
+    source = memoryview(np.arange(4, dtype=np.float32).tobytes()).cast("f")
+    moved = ruda.to_device(source, "cpu")
+    assert isinstance(moved, np.ndarray) and moved.dtype == np.float32
+    np.testing.assert_array_equal(moved, [0, 1, 2, 3])
+
+
+def test_to_device_errors_are_clear() -> None:
+    with pytest.raises(ruda.BackendNotFoundError, match="no installed backend owns device 'gpux:0'"):
+        ruda.to_device(ruda.host.ones(2), "gpux:0")
+    with pytest.raises(ValueError, match="only the device 'cpu'"):
+        ruda.to_device(ruda.host.ones(2), "cpu:1")
+    with pytest.raises(TypeError, match="not an array of any installed ruda backend"):
+        ruda.device_of([1, 2])

@@ -1,0 +1,84 @@
+"""ruda.host: the namespace, its info, and the fixes over array-api-compat's NumPy."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import ruda
+from ruda import spec
+from ruda.testing.conformance import ConformanceChecks
+
+xp = ruda.host
+INF, NAN = math.inf, math.nan
+
+
+class TestHostConformance(ConformanceChecks):
+    xp = ruda.host
+    max_examples = 15
+
+
+def test_namespace_has_the_whole_spec() -> None:
+    missing = [n for n in (*spec.FUNCTIONS, *spec.CONSTANTS, *spec.DTYPES) if not hasattr(xp, n)]
+    assert not missing
+    assert not [n for n in spec.LINALG if not hasattr(xp.linalg, n)]
+    assert not [n for n in spec.FFT if not hasattr(xp.fft, n)]
+
+
+def test_returns_plain_numpy_arrays() -> None:
+    assert type(xp.exp(xp.ones(3))) is np.ndarray
+
+
+def test_info_tells_the_truth() -> None:
+    info = xp.__array_namespace_info__()
+    assert info.devices() == ("cpu",) and info.default_device() == "cpu"
+    assert info.default_dtypes()["real floating"] == xp.float64
+    assert set(info.dtypes()) == set(spec.DTYPES)
+    assert set(info.dtypes(kind="unsigned integer")) == {"uint8", "uint16", "uint32", "uint64"}
+    assert set(info.dtypes(kind=("bool", "complex floating"))) == {"bool", "complex64", "complex128"}
+    with pytest.raises(ValueError, match="unknown dtype kind 'floats'"):
+        info.dtypes(kind="floats")
+    with pytest.raises(ValueError, match="only the device 'cpu'"):
+        info.dtypes(device="cuda:0")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+def test_finfo_gives_python_floats(dtype: str) -> None:
+    info = xp.finfo(getattr(xp, dtype))
+    assert all(type(v) is float for v in (info.eps, info.max, info.min, info.smallest_normal))
+    assert info.eps == float(np.finfo(dtype).eps)
+    assert xp.finfo(xp.ones(1, dtype=getattr(xp, dtype))).bits == info.bits
+
+
+@pytest.mark.parametrize(
+    ("z", "want"),
+    [(complex(0, 0), complex(0, 0)), (complex(-0.0, 0), complex(0, 0)), (complex(INF, 0), complex(INF, 0)),
+     (complex(-INF, INF), complex(-1, 0)), (complex(-INF, NAN), complex(-1, 0)),
+     (complex(NAN, 0), complex(NAN, 0)), (complex(1e-10, 1e-10), complex(1e-10, 1e-10))],
+)
+def test_expm1_complex_special_cases(z: complex, want: complex) -> None:
+    got = complex(xp.expm1(xp.asarray([z]))[0])
+    assert math.copysign(1, got.real) == math.copysign(1, want.real)
+    for part_got, part_want in ((got.real, want.real), (got.imag, want.imag)):
+        assert (math.isnan(part_got) and math.isnan(part_want)) or math.isclose(part_got, part_want, rel_tol=1e-9)
+
+
+def test_expm1_complex_matches_exp_minus_one() -> None:
+    z = np.random.default_rng(1).standard_normal(100) * 3 + 1j * np.random.default_rng(2).standard_normal(100)
+    np.testing.assert_allclose(xp.expm1(z), np.exp(z) - 1, rtol=1e-12, atol=1e-14)
+
+
+def test_tanh_complex_at_infinity() -> None:
+    got = xp.tanh(xp.asarray([complex(INF, 1.0), complex(-INF, NAN), complex(0.0, NAN)]))
+    assert got[0] == 1 and got[1] == -1
+    assert got[2].real == 0 and math.isnan(got[2].imag)
+
+
+def test_floor_divide_by_infinity_follows_the_spec() -> None:
+    got = xp.floor_divide(xp.asarray([1.0, -1.0, INF, -INF, 7.0]), xp.asarray([-INF, INF, 2.0, 2.0, 2.0]))
+    assert [math.copysign(1, v) for v in got[:2]] == [-1, -1] and got[0] == 0 and got[1] == 0
+    assert got[2] == INF and got[3] == -INF and got[4] == 3.0
+    assert xp.floor_divide(xp.asarray(INF), xp.asarray(-2.0)) == -INF
+    np.testing.assert_array_equal(xp.floor_divide(xp.arange(7), 2), np.arange(7) // 2)
