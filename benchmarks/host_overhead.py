@@ -10,6 +10,7 @@ process, timed in CPU time (NumPy runs these single-threaded). Target: at most
 
 from __future__ import annotations
 
+import functools
 import sys
 import time
 from pathlib import Path
@@ -17,9 +18,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _timing import ratio  # noqa: E402
-
-import ruda  # noqa: E402
+import ruda
+from _timing import ratio
 
 xp = ruda.host
 
@@ -46,7 +46,9 @@ def main() -> None:
         for name, arg_names in CASES.items():
             args = [values[v] for v in arg_names]
             ours, theirs = getattr(xp, name), getattr(np, name)
-            t_ours, t_ref, r = ratio(lambda: ours(*args), lambda: theirs(*args), clock=time.process_time)
+            t_ours, t_ref, r = ratio(
+                functools.partial(ours, *args), functools.partial(theirs, *args), clock=time.process_time
+            )
             if n == 1_000_000:
                 worst = max(worst, r)
             print(f"{name:<14}{n:>9}{t_ours * 1e6:>10.1f}us{t_ref * 1e6:>10.1f}us{r:>8.3f}")

@@ -7,7 +7,6 @@ import sys
 import textwrap
 
 import pytest
-
 import ruda
 from ruda import _registry
 

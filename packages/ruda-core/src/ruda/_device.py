@@ -28,7 +28,9 @@ class Device:
                 "starting with a letter (e.g. 'cuda', 'wgpu', 'torch')"
             )
         if self.id is not None and (not isinstance(self.id, str) or not self.id):
-            raise ValueError(f"invalid device id {self.id!r} for kind {self.kind!r}: expected a non-empty string")
+            raise ValueError(
+                f"invalid device id {self.id!r} for kind {self.kind!r}: expected a non-empty string"
+            )
 
     @classmethod
     def parse(cls, text: str | Device) -> Device:

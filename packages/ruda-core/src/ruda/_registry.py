@@ -92,7 +92,8 @@ def plugin(name: str) -> Backend:
     try:
         return _load_plugin(name)
     except Exception as err:  # a broken plugin must not break the caller's other backends
-        raise BackendUnavailableError(f"backend {name!r} failed to load: {type(err).__name__}: {err}") from err
+        message = f"backend {name!r} failed to load: {type(err).__name__}: {err}"
+        raise BackendUnavailableError(message) from err
 
 
 @functools.cache
@@ -104,7 +105,7 @@ def _probe(name: str) -> Availability:
         if isinstance(cause, ImportError) and cause.name:
             # The plugin's own library is missing (e.g. CuPy): say which, and how to get it.
             extra = KNOWN_EXTRAS.get(name)
-            fix = f'pip install "ruda[{extra}]"' if extra else f"install the package that provides {cause.name!r}"
+            fix = f'pip install "ruda[{extra}]"' if extra else f"install the package providing {cause.name!r}"
             return Availability.unavailable(f"cannot import {cause.name!r}: {cause}", fix=fix)
         return Availability.unavailable(str(err), fix=_reinstall_hint(name))
     except Exception as err:

@@ -25,7 +25,7 @@ class finfo_object:  # noqa: N801  (the spec's name)
     dtype: np.dtype[Any]
 
 
-def finfo(type: Any, /) -> finfo_object:  # noqa: A002  (the spec's parameter name)
+def finfo(type: Any, /) -> finfo_object:
     """Like ``numpy.finfo`` but with the spec's Python-float attributes."""
     info = np.finfo(type.dtype if isinstance(type, (np.ndarray, np.generic)) else type)
     return finfo_object(
@@ -41,7 +41,7 @@ def finfo(type: Any, /) -> finfo_object:  # noqa: A002  (the spec's parameter na
 def expm1(x: np.ndarray, /) -> np.ndarray:
     """``exp(x) - 1``, accurate near zero; complex input follows the spec's special cases."""
     if not np.iscomplexobj(x):
-        return np.expm1(x)
+        return np.asarray(np.expm1(x))
     # NumPy has no complex expm1 of its own worth the name: write it from real parts,
     # expm1(a+ib) = expm1(a)cos(b) - 2 sin^2(b/2) + i e^a sin(b), which keeps precision
     # for small |z|; the non-finite cases are exp(z) - 1, whose special cases the spec shares.
@@ -60,7 +60,7 @@ def expm1(x: np.ndarray, /) -> np.ndarray:
 def tanh(x: np.ndarray, /) -> np.ndarray:
     """Hyperbolic tangent; complex input follows the spec's special cases (NumPy's does not)."""
     if not np.iscomplexobj(x):
-        return np.tanh(x)
+        return np.asarray(np.tanh(x))
     out = np.asarray(np.tanh(x))  # writable even for 0-d input, where NumPy returns a scalar
     a, b = x.real, x.imag
     # tanh(+-inf + iy) = +-1 + i0*sin(2y) for finite y, and +-1 +- 0i for non-finite y

@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
-from array_api_compat.numpy.fft import (  # noqa: F401  (re-exported)
-    fft, fftfreq, fftn, fftshift, hfft, ifft, ifftn, ifftshift, ihfft, irfft, irfftn, rfft,
-    rfftfreq, rfftn,
+from array_api_compat.numpy.fft import (
+    fft,
+    fftfreq,
+    fftn,
+    fftshift,
+    hfft,
+    ifft,
+    ifftn,
+    ifftshift,
+    ihfft,
+    irfft,
+    irfftn,
+    rfft,
+    rfftfreq,
+    rfftn,
 )
 
-from ruda.spec import FFT as __all__  # noqa: F401
+from ruda.spec import FFT as __all__

@@ -6,13 +6,33 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from array_api_compat.numpy.linalg import (  # noqa: F401  (re-exported)
-    cholesky, cross, det, diagonal, eigh, eigvalsh, inv, matmul, matrix_norm, matrix_power,
-    matrix_rank, matrix_transpose, outer, pinv, qr, slogdet, solve, svd, svdvals, tensordot,
-    trace, vecdot, vector_norm,
+from array_api_compat.numpy.linalg import (
+    cholesky,
+    cross,
+    det,
+    diagonal,
+    eigh,
+    eigvalsh,
+    inv,
+    matmul,
+    matrix_norm,
+    matrix_power,
+    matrix_rank,
+    matrix_transpose,
+    outer,
+    pinv,
+    qr,
+    slogdet,
+    solve,
+    svd,
+    svdvals,
+    tensordot,
+    trace,
+    vecdot,
+    vector_norm,
 )
 
-from ruda.spec import LINALG as __all__  # noqa: F401
+from ruda.spec import LINALG as __all__
 
 
 class EigResult(NamedTuple):
