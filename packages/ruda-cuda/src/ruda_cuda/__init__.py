@@ -1,0 +1,52 @@
+"""ruda_cuda: NVIDIA GPUs through CuPy, conforming to the Python Array API (2025.12).
+
+Functions return :class:`ruda_cuda.Array`, a ``cupy.ndarray`` subclass with no
+extra state: CuPy, SciPy and scikit-learn take it as a CuPy array at full
+speed, and it adds the array methods the standard needs and CuPy lacks.
+Most functions come from ``array_api_compat.cupy``; the ones CuPy computes
+non-conformingly are fixed here (see ``_elementwise``, ``_creation``,
+``linalg``, ``fft``). Each GPU is one device, ``cuda:N``.
+
+The namespace loads CuPy on first use, so ``import ruda_cuda._plugin`` (what
+``ruda`` does to list backends) stays cheap and works without CuPy.
+
+The kernel runtime, :mod:`ruda_cuda.kernel`, sits beside the namespace:
+``import ruda_cuda.kernel``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from ruda import spec
+
+__all__ = sorted(
+    set(spec.FUNCTIONS) | set(spec.CONSTANTS) | set(spec.DTYPES)
+    | {"Array", "fft", "linalg", "__array_namespace_info__", "__array_api_version__"}
+)
+
+
+def _load() -> None:
+    try:
+        namespace = importlib.import_module("ruda_cuda._namespace")
+    except ImportError as err:
+        if err.name == "cupy":
+            raise ImportError("ruda_cuda needs CuPy, which is not installed: pip install 'ruda[cuda]' "
+                              "(CUDA 12) or 'ruda[cuda13]' (CUDA 13)") from err
+        raise
+    missing = [name for name in __all__ if not hasattr(namespace, name)]
+    if missing:  # a programming error in this package, caught at first use
+        raise ImportError(f"ruda_cuda lacks {missing}")
+    globals().update({name: getattr(namespace, name) for name in __all__})
+
+
+def __getattr__(name: str) -> Any:
+    if name not in __all__:
+        raise AttributeError(f"module 'ruda_cuda' has no attribute {name!r}")
+    _load()
+    return globals()[name]
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -1,0 +1,167 @@
+"""The array type of ruda_cuda: ``cupy.ndarray`` with the Array API methods CuPy lacks.
+
+``Array`` subclasses ``cupy.ndarray`` and adds no state, so every CuPy
+function, SciPy and scikit-learn take it as a CuPy array at full speed, and
+CuPy's own operators keep returning ``Array`` (CuPy's ufuncs and views keep
+the subclass of their input). The subclass exists because the standard's
+array object needs methods CuPy does not have (``__array_namespace__``,
+``to_device``, ``__index__``) and operators whose special cases CuPy gets
+wrong (``//`` and ``%`` on floats, ``__setitem__`` with ``-0.0``), which a
+namespace of functions alone cannot fix.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cupy
+import numpy as np
+
+from ruda_cuda._devices import native_device
+
+#: Array API versions this namespace answers to in ``__array_namespace__``.
+API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
+
+_DLPACK_CPU = 1
+
+
+class Array(cupy.ndarray):
+    """A CuPy array that is also a complete Array API array object."""
+
+    __slots__ = ()
+
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
+        """The ``ruda_cuda`` namespace (one module serves every listed version)."""
+        if api_version is not None and api_version not in API_VERSIONS:
+            raise ValueError(f"ruda_cuda implements Array API versions {', '.join(API_VERSIONS)}, "
+                             f"not {api_version!r}")
+        import ruda_cuda
+
+        return ruda_cuda
+
+    def to_device(self, device: Any, /, *, stream: Any = None) -> Array:
+        """This array on ``device`` (itself when it is there already)."""
+        return to_device(self, native_device(device), stream)
+
+    def __index__(self) -> int:
+        if self.ndim != 0 or self.dtype.kind not in "iu":
+            raise TypeError(f"only a 0-d integer array can be used as an index, not a {self.ndim}-d "
+                            f"{self.dtype} array")
+        return int(self.get())
+
+    def __getitem__(self, key: Any) -> Array:
+        return as_array(super().__getitem__(key))
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if isinstance(value, (float, complex)):
+            # CuPy fills with memset when value == 0, which turns -0.0 into +0.0.
+            value = scalar_array(value, self.dtype)
+        super().__setitem__(key, value)
+
+    @property
+    def mT(self) -> Array:  # noqa: N802  (the standard's name)
+        """The matrix transpose (the last two axes swapped)."""
+        return as_array(super().mT)
+
+    def __dlpack__(self, /, *, stream: Any = None, max_version: tuple[int, int] | None = None,
+                   dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
+        """Export through DLPack; ``copy=True`` on the array's own device copies first
+        (CuPy supports ``copy=True`` only towards the CPU)."""
+        own = dl_device is None or tuple(dl_device) == tuple(self.__dlpack_device__())
+        if copy is True and own:
+            return cupy.ndarray.copy(self).__dlpack__(stream=stream, max_version=max_version)
+        if copy is False and not own:
+            raise BufferError(f"exporting a {self.device} array to DLPack device {tuple(dl_device)} "
+                              "needs a copy, and copy=False forbids it; pass copy=None or True")
+        return super().__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+
+    # Floor division and remainder: CuPy computes x - floor(x / y) * y, which loses
+    # precision and the spec's signed zeros; ruda_cuda's functions are exact.
+    def __floordiv__(self, other: Any) -> Array:
+        from ruda_cuda._elementwise import floor_divide
+
+        return floor_divide(self, other)
+
+    def __rfloordiv__(self, other: Any) -> Array:
+        from ruda_cuda._elementwise import floor_divide
+
+        return floor_divide(other, self)
+
+    def __ifloordiv__(self, other: Any) -> Array:
+        from ruda_cuda._elementwise import floor_divide
+
+        return self._assign(floor_divide(self, other))
+
+    def __mod__(self, other: Any) -> Array:
+        from ruda_cuda._elementwise import remainder
+
+        return remainder(self, other)
+
+    def __rmod__(self, other: Any) -> Array:
+        from ruda_cuda._elementwise import remainder
+
+        return remainder(other, self)
+
+    def __imod__(self, other: Any) -> Array:
+        from ruda_cuda._elementwise import remainder
+
+        return self._assign(remainder(self, other))
+
+    def _assign(self, result: cupy.ndarray) -> Array:
+        if result.dtype != self.dtype:
+            raise TypeError(f"in-place operation would change the dtype of a {self.dtype} array to "
+                            f"{result.dtype}; use the out-of-place operator")
+        super().__setitem__(Ellipsis, result)
+        return self
+
+
+def as_array(x: Any) -> Any:
+    """``x`` with every CuPy array in it (also in tuples and lists) viewed as :class:`Array`."""
+    if type(x) is Array:
+        return x
+    if isinstance(x, cupy.ndarray):
+        return x.view(type=Array)
+    if isinstance(x, tuple):
+        items = [as_array(item) for item in x]
+        return type(x)(*items) if hasattr(x, "_fields") else tuple(items)
+    if isinstance(x, list):
+        return [as_array(item) for item in x]
+    return x
+
+
+def scalar_array(value: Any, dtype: Any) -> cupy.ndarray:
+    """A 0-d array holding ``value`` exactly, signed zeros included.
+
+    CuPy builds 0-d arrays with ``fill``, which uses memset for a value equal
+    to zero and so loses the sign of ``-0.0``; a 1-element copy keeps it.
+    """
+    host = np.asarray(value, dtype=dtype)
+    if host.dtype.kind in "fc" and _has_negative_zero(host):
+        return cupy.asarray(host.reshape(1)).reshape(())
+    return cupy.asarray(host)
+
+
+def _has_negative_zero(host: np.ndarray) -> bool:
+    parts = (host.real, host.imag) if host.dtype.kind == "c" else (host,)
+    return any(bool(np.any((p == 0) & np.signbit(p))) for p in parts)
+
+
+def to_device(x: cupy.ndarray, device: cupy.cuda.Device, stream: Any = None) -> Array:
+    """``x`` on ``device``; a copy only when it lives on another GPU."""
+    if int(x.device.id) == int(device.id):
+        return as_array(x)
+    with device:
+        if stream is None:
+            return as_array(x.copy())
+        with _stream(stream):
+            return as_array(x.copy())
+
+
+def _stream(stream: Any) -> cupy.cuda.Stream:
+    if isinstance(stream, cupy.cuda.Stream):
+        return stream
+    if isinstance(stream, int):
+        return cupy.cuda.ExternalStream(stream)
+    raise TypeError(f"stream must be a cupy.cuda.Stream or a CUDA stream handle (int), "
+                    f"not {type(stream).__name__}")
+

@@ -1,0 +1,82 @@
+"""Data type functions of ruda_cuda (dtypes are NumPy's, as in CuPy)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cupy
+import numpy as np
+from array_api_compat import cupy as _compat
+
+from ruda_cuda._array import Array, to_device
+from ruda_cuda._devices import native_device
+
+isdtype = _compat.isdtype
+
+
+@dataclass(frozen=True)
+class finfo_object:  # noqa: N801  (the standard's name)
+    """Machine limits of a floating dtype, as Python floats (NumPy's finfo gives NumPy scalars)."""
+
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    dtype: np.dtype[Any]
+
+
+@dataclass(frozen=True)
+class iinfo_object:  # noqa: N801  (the standard's name)
+    """Machine limits of an integer dtype, as Python ints."""
+
+    bits: int
+    max: int
+    min: int
+    dtype: np.dtype[Any]
+
+
+def _dtype_of(type: Any) -> Any:
+    return type.dtype if isinstance(type, (cupy.ndarray, np.ndarray, np.generic)) else type
+
+
+def finfo(type: Any, /) -> finfo_object:
+    """Limits of a floating dtype (or of an array's dtype)."""
+    info = np.finfo(_dtype_of(type))
+    return finfo_object(bits=int(info.bits), eps=float(info.eps), max=float(info.max),
+                        min=float(info.min), smallest_normal=float(info.smallest_normal),
+                        dtype=info.dtype)
+
+
+def iinfo(type: Any, /) -> iinfo_object:
+    """Limits of an integer dtype (or of an array's dtype)."""
+    info = np.iinfo(_dtype_of(type))
+    return iinfo_object(bits=int(info.bits), max=int(info.max), min=int(info.min), dtype=info.dtype)
+
+
+def result_type(*arrays_and_dtypes: Any) -> np.dtype[Any]:
+    """The promoted dtype; Python scalars take part weakly (they adopt the array's kind)."""
+    if not arrays_and_dtypes:
+        raise ValueError("result_type needs at least one array or dtype")
+    args = [a.dtype if isinstance(a, cupy.ndarray) else a for a in arrays_and_dtypes]
+    if all(isinstance(a, (bool, int, float, complex)) for a in args):
+        raise ValueError("result_type needs at least one array or dtype, not only Python scalars")
+    return np.result_type(*args)
+
+
+def can_cast(from_: Any, to: Any, /) -> bool:
+    """Whether ``from_`` (a dtype or array) casts to ``to`` under the promotion rules."""
+    return bool(np.can_cast(_dtype_of(from_), to))
+
+
+def astype(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None) -> Array:
+    """``x`` as ``dtype``, on ``device`` when given."""
+    out = x.astype(dtype, copy=copy)
+    if device is not None:
+        moved = to_device(out, native_device(device))
+        return moved
+    return out if isinstance(out, Array) else out.view(type=Array)
+
+
+__all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]

@@ -1,0 +1,150 @@
+"""Elementwise functions of ruda_cuda.
+
+Most are CuPy's ufuncs under the standard's names, given the standard's
+signatures (``f(x, /)``, ``f(x1, x2, /)``) and returning :class:`Array`.
+Binary functions take a Python scalar for either operand (CuPy 14 promotes
+it weakly, as the standard asks). The ones CuPy computes non-conformingly run
+the kernels of :mod:`ruda_cuda._kernels` instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import cupy
+import numpy as np
+from array_api_compat import cupy as _compat
+
+from ruda_cuda import _kernels
+from ruda_cuda._array import Array, as_array
+
+
+def _unary(name: str, ufunc: Callable[[Any], Any]) -> Callable[[Any], Array]:
+    def function(x: Any, /) -> Array:
+        return as_array(ufunc(x))
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"The Array API ``{name}``, elementwise (CuPy's ``{ufunc.__name__}``)."
+    return function
+
+
+def _binary(name: str, ufunc: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Array]:
+    def function(x1: Any, x2: Any, /) -> Array:
+        return as_array(ufunc(x1, x2))
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"The Array API ``{name}``, elementwise (CuPy's ``{ufunc.__name__}``)."
+    return function
+
+
+def _complex_patched(name: str, ufunc: Callable[[Any], Any]) -> Callable[[Any], Array]:
+    """A unary function whose complex special cases are patched after CuPy computes it."""
+    patch = _kernels.COMPLEX_PATCH[name]
+
+    def function(x: Any, /) -> Array:
+        out = ufunc(x)
+        if out.dtype.kind == "c":
+            out = patch(x, out)
+        return as_array(out)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = (f"The Array API ``{name}``; complex input follows the standard's special "
+                        "cases, which CuPy's complex functions miss.")
+    return function
+
+
+_UNARY = {
+    "abs": cupy.absolute, "acos": cupy.arccos, "asin": cupy.arcsin, "asinh": cupy.arcsinh,
+    "atan": cupy.arctan, "atanh": cupy.arctanh, "bitwise_invert": cupy.invert, "conj": cupy.conj,
+    "cos": cupy.cos, "cosh": cupy.cosh, "exp": cupy.exp, "expm1": cupy.expm1, "imag": cupy.imag,
+    "isfinite": cupy.isfinite, "isinf": cupy.isinf, "isnan": cupy.isnan, "log2": cupy.log2,
+    "log10": cupy.log10, "logical_not": cupy.logical_not, "negative": cupy.negative,
+    "positive": cupy.positive, "real": cupy.real, "reciprocal": cupy.reciprocal,
+    "signbit": cupy.signbit, "sin": cupy.sin, "sinh": cupy.sinh, "square": cupy.square,
+    "tan": cupy.tan,
+}
+_BINARY = {
+    "add": cupy.add, "atan2": cupy.arctan2, "bitwise_and": cupy.bitwise_and,
+    "bitwise_left_shift": cupy.left_shift, "bitwise_or": cupy.bitwise_or,
+    "bitwise_right_shift": cupy.right_shift, "bitwise_xor": cupy.bitwise_xor,
+    "copysign": cupy.copysign, "divide": cupy.divide, "equal": cupy.equal, "greater": cupy.greater,
+    "greater_equal": cupy.greater_equal, "hypot": cupy.hypot, "less": cupy.less,
+    "less_equal": cupy.less_equal, "logaddexp": cupy.logaddexp, "logical_and": cupy.logical_and,
+    "logical_or": cupy.logical_or, "logical_xor": cupy.logical_xor, "maximum": cupy.maximum,
+    "minimum": cupy.minimum, "multiply": cupy.multiply, "not_equal": cupy.not_equal,
+    "pow": cupy.power, "subtract": cupy.subtract,
+}
+_PATCHED = {"acosh": cupy.arccosh, "log": cupy.log, "log1p": cupy.log1p, "sqrt": cupy.sqrt,
+            "tanh": cupy.tanh}
+
+globals().update({name: _unary(name, f) for name, f in _UNARY.items()})
+globals().update({name: _binary(name, f) for name, f in _BINARY.items()})
+globals().update({name: _complex_patched(name, f) for name, f in _PATCHED.items()})
+
+
+def _wrap(function: Callable[..., Any]) -> Callable[..., Any]:
+    """An array-api-compat function returning :class:`Array` (its signature is kept)."""
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return as_array(function(*args, **kwargs))
+
+    wrapper.__name__ = wrapper.__qualname__ = function.__name__
+    wrapper.__doc__ = function.__doc__
+    wrapper.__wrapped__ = function  # type: ignore[attr-defined]  (inspect.signature follows it)
+    return wrapper
+
+
+ceil = _wrap(_compat.ceil)
+floor = _wrap(_compat.floor)
+trunc = _wrap(_compat.trunc)
+sign = _wrap(_compat.sign)
+clip = _wrap(_compat.clip)
+
+
+def round(x: Any, /) -> Array:
+    """Round to the nearest integer, halves to even; integers and booleans are returned as they
+    are, in their own dtype (CuPy's ``rint`` would make them floats)."""
+    if x.dtype.kind in "biu":
+        return as_array(x.copy())
+    return as_array(cupy.rint(x) if x.dtype.kind == "f" else cupy.around(x))
+
+
+def _same_dtype(x1: Any, x2: Any) -> tuple[Any, Any, np.dtype[Any]]:
+    """Both operands at their promoted dtype (a Python scalar becomes a NumPy scalar of it)."""
+    if not isinstance(x1, cupy.ndarray) and not isinstance(x2, cupy.ndarray):
+        raise TypeError(f"at least one operand must be an array, not {type(x1).__name__} and "
+                        f"{type(x2).__name__}")
+    dtype = np.result_type(*(x.dtype if isinstance(x, cupy.ndarray) else x for x in (x1, x2)))
+
+    def cast(x: Any) -> Any:
+        return x.astype(dtype, copy=False) if isinstance(x, cupy.ndarray) else dtype.type(x)
+
+    return cast(x1), cast(x2), dtype
+
+
+def floor_divide(x1: Any, x2: Any, /) -> Array:
+    """``floor(x1 / x2)`` rounded exactly (as Python's ``//``), with the standard's special cases."""
+    a, b, dtype = _same_dtype(x1, x2)
+    if dtype.kind == "f":
+        return as_array(_kernels.FLOOR_DIVIDE(a, b))
+    return as_array(cupy.floor_divide(x1, x2))
+
+
+def remainder(x1: Any, x2: Any, /) -> Array:
+    """``x1 - floor_divide(x1, x2) * x2`` computed exactly, with the sign of ``x2``."""
+    a, b, dtype = _same_dtype(x1, x2)
+    if dtype.kind == "f":
+        return as_array(_kernels.REMAINDER(a, b))
+    return as_array(cupy.remainder(x1, x2))
+
+
+def nextafter(x1: Any, x2: Any, /) -> Array:
+    """The next representable value after ``x1`` towards ``x2`` (``x2`` itself when equal)."""
+    a, b, _ = _same_dtype(x1, x2)
+    return as_array(_kernels.NEXTAFTER_EQUAL(a, b, cupy.nextafter(a, b)))
+
+
+__all__ = sorted(
+    set(_UNARY) | set(_BINARY) | set(_PATCHED)
+    | {"ceil", "floor", "trunc", "sign", "clip", "floor_divide", "remainder", "nextafter", "round"}
+)

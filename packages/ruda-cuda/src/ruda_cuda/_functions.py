@@ -1,0 +1,63 @@
+"""Manipulation, indexing, searching, set, sorting, statistical, utility and
+linear-algebra functions of ruda_cuda: array-api-compat's CuPy functions
+returning :class:`Array`, and fixes where CuPy differs from the standard.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import cupy
+import numpy as np
+from array_api_compat import cupy as _compat
+from ruda import spec
+
+from ruda_cuda._array import Array, as_array
+
+
+def wrap(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` returning :class:`Array` (``inspect.signature`` still shows its own)."""
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return as_array(function(*args, **kwargs))
+
+    wrapper.__name__ = wrapper.__qualname__ = getattr(function, "__name__", "function")
+    wrapper.__doc__ = function.__doc__
+    wrapper.__wrapped__ = function  # type: ignore[attr-defined]
+    return wrapper
+
+
+def repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Array:
+    """Repeat elements; ``repeats`` may be an int or an integer array (CuPy takes only ints or
+    lists, so an array is read back: the output's shape depends on its values anyway)."""
+    if isinstance(repeats, cupy.ndarray):
+        if repeats.dtype.kind not in "iu":
+            raise TypeError(f"repeats must be an integer array, not {repeats.dtype}")
+        repeats = int(repeats) if repeats.ndim == 0 else repeats.tolist()
+    return as_array(cupy.repeat(x, repeats, axis=axis))
+
+
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape that ``shapes`` broadcast to (pure shape arithmetic, no GPU work)."""
+    return tuple(int(n) for n in np.broadcast_shapes(*shapes))
+
+
+def broadcast_arrays(*arrays: Any) -> tuple[Array, ...]:
+    """The arrays broadcast against each other, as a tuple of views."""
+    return tuple(as_array(cupy.broadcast_arrays(*arrays)))
+
+
+def unstack(x: Any, /, *, axis: int = 0) -> tuple[Array, ...]:
+    """The slices of ``x`` along ``axis``, as a tuple of views."""
+    return tuple(as_array(list(_compat.unstack(x, axis=axis))))
+
+
+_SPECIAL = {"repeat", "broadcast_shapes", "broadcast_arrays", "unstack"}
+_NAMES = (
+    spec.INDEXING_FUNCTIONS + spec.LINEAR_ALGEBRA_FUNCTIONS + spec.MANIPULATION_FUNCTIONS
+    + spec.SEARCHING_FUNCTIONS + spec.SET_FUNCTIONS + spec.SORTING_FUNCTIONS
+    + spec.STATISTICAL_FUNCTIONS + spec.UTILITY_FUNCTIONS
+)
+globals().update({name: wrap(getattr(_compat, name)) for name in _NAMES if name not in _SPECIAL})
+
+__all__ = sorted(_NAMES)

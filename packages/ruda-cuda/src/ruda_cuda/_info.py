@@ -1,0 +1,87 @@
+"""``__array_namespace_info__`` for ruda_cuda: what CuPy really offers on each GPU."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cupy
+import numpy as np
+
+from ruda_cuda._devices import device_count, native_device
+
+_KINDS: dict[str, tuple[str, ...]] = {
+    "bool": ("bool",),
+    "signed integer": ("int8", "int16", "int32", "int64"),
+    "unsigned integer": ("uint8", "uint16", "uint32", "uint64"),
+    "real floating": ("float32", "float64"),
+    "complex floating": ("complex64", "complex128"),
+}
+_KINDS["integral"] = _KINDS["signed integer"] + _KINDS["unsigned integer"]
+_KINDS["numeric"] = _KINDS["integral"] + _KINDS["real floating"] + _KINDS["complex floating"]
+
+#: CuPy's limit on dimensions (cupy/_core/_carray.pxd, MAX_NDIM).
+MAX_DIMENSIONS = 64
+
+
+class __array_namespace_info__:  # noqa: N801  (the standard's name)
+    """Capabilities, devices and dtypes of ruda_cuda.
+
+    Every GPU is one device; each has all 13 dtypes of the standard (CUDA and
+    ROCm GPUs compute float64 and complex128 natively).
+
+    Examples
+    --------
+    >>> info = ruda_cuda.__array_namespace_info__()
+    >>> info.devices()
+    (<CUDA Device 0>,)
+    >>> info.default_dtypes()["real floating"]
+    dtype('float64')
+    """
+
+    def capabilities(self) -> dict[str, Any]:
+        """Boolean indexing and data-dependent shapes work (they synchronise with the GPU);
+        CuPy arrays have at most 64 dimensions."""
+        return {"boolean indexing": True, "data-dependent shapes": True,
+                "max dimensions": MAX_DIMENSIONS}
+
+    def default_device(self) -> cupy.cuda.Device:
+        """The current CUDA device (``cuda:0`` unless changed with ``with cupy.cuda.Device(n)``)."""
+        return cupy.cuda.Device()
+
+    def devices(self) -> tuple[cupy.cuda.Device, ...]:
+        """One device per GPU: ``cupy.cuda.Device(0)``, ... (written ``cuda:0``, ...)."""
+        return tuple(cupy.cuda.Device(i) for i in range(device_count()))
+
+    def default_dtypes(self, *, device: Any = None) -> dict[str, np.dtype[Any]]:
+        """float64, complex128, int64 and int64 indices, on every GPU."""
+        _check(device)
+        return {
+            "real floating": np.dtype(np.float64),
+            "complex floating": np.dtype(np.complex128),
+            "integral": np.dtype(np.int64),
+            "indexing": np.dtype(np.int64),
+        }
+
+    def dtypes(
+        self, *, device: Any = None, kind: str | tuple[str, ...] | None = None
+    ) -> dict[str, np.dtype[Any]]:
+        """All 13 dtypes of the standard, or those of ``kind`` (a name or a tuple of names)."""
+        _check(device)
+        if kind is None:
+            names: tuple[str, ...] = _KINDS["bool"] + _KINDS["numeric"]
+        elif isinstance(kind, tuple):
+            names = tuple(dict.fromkeys(n for k in kind for n in _names_of(k)))
+        else:
+            names = _names_of(kind)
+        return {name: np.dtype(name) for name in names}
+
+
+def _names_of(kind: str) -> tuple[str, ...]:
+    if kind not in _KINDS:
+        raise ValueError(f"unknown dtype kind {kind!r}: expected one of {', '.join(_KINDS)}")
+    return _KINDS[kind]
+
+
+def _check(device: Any) -> None:
+    if device is not None:
+        native_device(device)  # raises, naming the devices, when there is no such GPU

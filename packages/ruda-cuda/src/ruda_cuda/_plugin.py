@@ -1,0 +1,91 @@
+"""Registry entry for ruda_cuda (entry point ``cuda`` in ``ruda.backends``).
+
+Importing this module imports no GPU library: CuPy is imported only when the
+core asks for availability or for the namespace.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Any
+
+from ruda._device import Device
+from ruda.plugin import Availability, Backend
+
+INSTALL_FIX = "pip install 'ruda[cuda]' (CUDA 12) or 'ruda[cuda13]' (CUDA 13)"
+
+# cudaError_t values whose meaning a user can act on.
+_RUNTIME_REASONS = {
+    35: ("no CUDA driver, or a driver older than this CuPy's CUDA runtime",
+         "install or update the NVIDIA driver, or install the CuPy flavour that matches it "
+         "('ruda[cuda]' for CUDA 12, 'ruda[cuda13]' for CUDA 13)"),
+    100: ("no CUDA GPU found", "run on a machine with an NVIDIA GPU (check `nvidia-smi`)"),
+    999: ("the CUDA driver failed to initialise", "check `nvidia-smi`; a reboot may be needed"),
+}
+
+
+class CudaBackend(Backend):
+    """NVIDIA GPUs through CuPy: one device ``cuda:N`` per GPU."""
+
+    name = "cuda"
+    module = "ruda_cuda"
+    extra = "cuda"
+    device_kinds = ("cuda",)
+    array_packages = ("cupy", "ruda_cuda")
+
+    def probe(self) -> Availability:
+        if importlib.util.find_spec("cupy") is None:
+            return Availability.unavailable("CuPy not installed", fix=INSTALL_FIX)
+        try:
+            import cupy
+        except Exception as err:  # a broken CuPy install must not break `ruda info`
+            return Availability.unavailable(f"CuPy failed to import: {type(err).__name__}: {err}",
+                                            fix=f"reinstall CuPy: {INSTALL_FIX}")
+        try:
+            count = cupy.cuda.runtime.getDeviceCount()
+            if count == 0:
+                return Availability.unavailable(*_RUNTIME_REASONS[100])
+            details = {
+                "cupy": cupy.__version__,
+                "platform": "ROCm" if cupy.cuda.runtime.is_hip else "CUDA",
+                "runtime": str(cupy.cuda.runtime.runtimeGetVersion()),
+                "driver": str(cupy.cuda.runtime.driverGetVersion()),
+            }
+            for i in range(count):
+                props = cupy.cuda.runtime.getDeviceProperties(i)
+                name = props["name"]
+                details[f"cuda:{i}"] = name.decode() if isinstance(name, bytes) else str(name)
+        except cupy.cuda.runtime.CUDARuntimeError as err:
+            reason, fix = _RUNTIME_REASONS.get(err.status, (f"CUDA runtime error: {err}", None))
+            return Availability.unavailable(reason, fix)
+        except Exception as err:  # e.g. libcuda.so or libnvrtc missing
+            return Availability.unavailable(f"no CUDA driver: {type(err).__name__}: {err}",
+                                            fix="install the NVIDIA driver (check `nvidia-smi`)")
+        return Availability(available=True, devices=tuple(Device("cuda", str(i)) for i in range(count)),
+                            details=details)
+
+    def array_type(self) -> type:
+        import cupy
+
+        return cupy.ndarray  # type: ignore[no-any-return]
+
+    def native_device(self, device: Device) -> Any:
+        from ruda_cuda._devices import native_device
+
+        return native_device(device)
+
+    def device_of_native(self, native: Any) -> Device:
+        return Device("cuda", str(int(native.id)))
+
+    def move(self, x: Any, native_device: Any) -> Any:
+        from ruda_cuda._array import to_device
+
+        return to_device(x, native_device)
+
+    def from_dlpack(self, x: Any, native_device: Any) -> Any:
+        import ruda_cuda
+
+        return ruda_cuda.from_dlpack(x, device=native_device)
+
+
+PLUGIN = CudaBackend()

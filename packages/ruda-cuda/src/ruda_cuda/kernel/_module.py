@@ -1,0 +1,356 @@
+"""Modules, functions and launches.
+
+``module.sum[grid, block, shared, stream](a, b, c)`` and
+``launch(function, grid, block, shared, stream, a, b, c)`` both launch a
+kernel. Arguments are device memory (``DeviceBuffer``, ``DeviceBox``,
+``DeviceGlobal``, ``ruda_cuda``/CuPy arrays: passed as pointers) and NumPy
+scalars whose dtype is the C type (``np.float32(1.0)``, ``np.int32(4)``). A
+bare Python ``int`` or ``float`` has no C type, so it is refused with a message
+saying what to write.
+
+Launching packs the arguments with ``struct`` into one preallocated buffer
+per function and calls CuPy's binding of ``cuLaunchKernel``: no per-launch
+allocation beyond the argument tuple, so the cost stays near CuPy's own
+``RawKernel`` launch.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import struct
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import cupy
+import numpy as np
+from cupy.cuda import driver as cupy_driver
+from cupy.cuda import nvrtc
+
+from ruda_cuda.kernel._context import CacheConfig, CurrentContext, SharedMemoryConfig, ensure_current
+from ruda_cuda.kernel._driver import driver
+from ruda_cuda.kernel._errors import CompileError, check, from_cupy
+from ruda_cuda.kernel._memory import DeviceGlobal, _DeviceMemory
+from ruda_cuda.kernel._stream import Stream
+
+_SLOT = 16  # bytes per kernel parameter: fits every scalar up to complex128, 8-byte aligned
+_CODES = {np.dtype(t): c for t, c in [
+    (np.bool_, "?"), (np.int8, "b"), (np.uint8, "B"), (np.int16, "h"), (np.uint16, "H"),
+    (np.int32, "i"), (np.uint32, "I"), (np.int64, "q"), (np.uint64, "Q"), (np.float16, "e"),
+    (np.float32, "f"), (np.float64, "d"),
+]}
+
+
+class FunctionAttribute(enum.IntEnum):
+    """Attributes of a compiled kernel (``CUfunction_attribute``)."""
+
+    MAX_THREADS_PER_BLOCK = 0
+    SHARED_SIZE_BYTES = 1
+    CONST_SIZE_BYTES = 2
+    LOCAL_SIZE_BYTES = 3
+    NUM_REGS = 4
+    PTX_VERSION = 5
+    BINARY_VERSION = 6
+    CACHE_MODE_CA = 7
+    MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+    PREFERRED_SHARED_MEMORY_CARVEOUT = 9
+
+
+class Module:
+    """Loaded GPU code (PTX, CUBIN or FATBIN); its kernels are attributes: ``module.sum``."""
+
+    def __init__(self, handle: int):
+        self._handle = int(handle)
+
+    @classmethod
+    def load_from_file(cls, path: str | os.PathLike[str]) -> Module:
+        """Load a ``.ptx``, ``.cubin`` or ``.fatbin`` file into the current context."""
+        ensure_current()
+        try:
+            return cls(cupy_driver.moduleLoad(os.fspath(path)))
+        except cupy_driver.CUDADriverError as err:
+            raise from_cupy(err, f"cuModuleLoad({os.fspath(path)!r})") from None
+
+    @classmethod
+    def load_from_string(cls, ptx: str) -> Module:
+        """Load PTX text (JIT-compiled by the driver for the current GPU)."""
+        if not isinstance(ptx, str):
+            raise TypeError(f"load_from_string takes PTX text (str); use load_from_bytes for "
+                            f"CUBIN/FATBIN images, not {type(ptx).__name__}")
+        return cls._load(ptx.encode() + b"\0", "cuModuleLoadData(ptx)")
+
+    @classmethod
+    def load_from_bytes(cls, image: bytes) -> Module:
+        """Load a CUBIN or FATBIN image (or NUL-terminated PTX) from memory."""
+        if not isinstance(image, (bytes, bytearray, memoryview)):
+            raise TypeError(f"load_from_bytes takes bytes, not {type(image).__name__}")
+        return cls._load(bytes(image), "cuModuleLoadData")
+
+    @classmethod
+    def compile(cls, source: str, options: Sequence[str] = (), name: str = "kernel.cu") -> Module:
+        """Compile CUDA C++ ``source`` with NVRTC for the current GPU and load it.
+
+        Kernels meant to be found by name need ``extern "C"``. ``options`` are NVRTC's
+        (``"-use_fast_math"``, ``"-DN=4"``); without ``-arch`` the code is built for the
+        current GPU's own architecture (e.g. ``sm_90``), so no PTX JIT runs at load.
+        """
+        ensure_current()
+        options = list(options)
+        use_ptx = False
+        if not any(o.startswith(("-arch", "--gpu-architecture")) for o in options):
+            arch, use_ptx = _target_arch()
+            options.append(f"-arch={arch}")
+        program = nvrtc.createProgram(source, name, [], [])
+        try:
+            try:
+                nvrtc.compileProgram(program, options)
+            except nvrtc.NVRTCError as err:
+                raise CompileError(int(err.status), f"nvrtcCompileProgram({name})",
+                                   str(err).split(":", 1)[0], nvrtc.getProgramLog(program)) from None
+            image = nvrtc.getPTX(program) if use_ptx else nvrtc.getCUBIN(program)
+        finally:
+            nvrtc.destroyProgram(program)
+        return cls.load_from_bytes(image)
+
+    @classmethod
+    def _load(cls, image: bytes, call: str) -> Module:
+        ensure_current()
+        try:
+            return cls(cupy_driver.moduleLoadData(image))
+        except cupy_driver.CUDADriverError as err:
+            raise from_cupy(err, call) from None
+
+    def get_function(self, name: str) -> Function:
+        """The kernel ``name`` (its ``extern "C"`` or mangled name)."""
+        try:
+            return Function(cupy_driver.moduleGetFunction(self.handle, name), name, self)
+        except cupy_driver.CUDADriverError as err:
+            raise from_cupy(err, f"cuModuleGetFunction({name!r})") from None
+
+    def get_global(self, name: str, dtype: Any) -> DeviceGlobal:
+        """The ``__device__`` variable ``name``, as ``size // itemsize`` elements of ``dtype``."""
+        dtype = np.dtype(dtype)
+        ptr, size = check(driver().cuModuleGetGlobal(self.handle, name.encode()),
+                          f"cuModuleGetGlobal({name!r})")
+        if int(size) % dtype.itemsize:
+            raise ValueError(f"global {name!r} has {int(size)} bytes, not a whole number of {dtype}")
+        return DeviceGlobal(int(ptr), dtype, int(size) // dtype.itemsize)
+
+    @property
+    def handle(self) -> int:
+        """The ``CUmodule`` handle; using an unloaded module is an error, not a crash."""
+        if not self._handle:
+            raise ValueError("this module was unloaded")
+        return self._handle
+
+    def close(self) -> None:
+        """Unload the module; its functions become unusable. Idempotent."""
+        if self._handle:
+            handle, self._handle = self._handle, 0
+            try:
+                cupy_driver.moduleUnload(handle)
+            except cupy_driver.CUDADriverError as err:
+                raise from_cupy(err, "cuModuleUnload") from None
+
+    def __getattr__(self, name: str) -> Function:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        function = self.get_function(name)
+        self.__dict__[name] = function  # later lookups skip __getattr__
+        return function
+
+    def __enter__(self) -> Module:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Function:
+    """One kernel of a :class:`Module`. ``function[grid, block, shared, stream](*args)`` launches it."""
+
+    def __init__(self, handle: int, name: str, module: Module):
+        self.handle = int(handle)
+        self.name = name
+        self._module = module  # keeps the module loaded while the function is alive
+        self._configs: dict[Any, _Launch] = {}
+        self._plans: dict[tuple[type, ...], tuple[str, tuple[int, ...]]] = {}
+        self._lock = threading.Lock()
+        self._buffer = np.zeros(0, dtype=np.uint8)
+        self._pointers = np.zeros(0, dtype=np.uint64)
+        self._pointers_address = 0
+
+    def get_attribute(self, attribute: FunctionAttribute) -> int:
+        """One attribute of the compiled kernel (registers, shared memory, ...)."""
+        try:
+            return int(cupy_driver.funcGetAttribute(int(attribute), self.handle))
+        except cupy_driver.CUDADriverError as err:
+            raise from_cupy(err, "cuFuncGetAttribute") from None
+
+    def set_max_dynamic_shared_size_bytes(self, nbytes: int) -> None:
+        """Allow launches with up to ``nbytes`` of dynamic shared memory (above 48 KiB needs this)."""
+        try:
+            cupy_driver.funcSetAttribute(self.handle, FunctionAttribute.MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                         int(nbytes))
+        except cupy_driver.CUDADriverError as err:
+            raise from_cupy(err, "cuFuncSetAttribute") from None
+
+    def set_cache_config(self, config: CacheConfig) -> None:
+        """Prefer more L1 or more shared memory for this kernel."""
+        d = driver()
+        check(d.cuFuncSetCacheConfig(self.handle, d.CUfunc_cache(int(config))), "cuFuncSetCacheConfig")
+
+    def set_shared_memory_config(self, config: SharedMemoryConfig) -> None:
+        """Set this kernel's shared-memory bank size (ignored by GPUs since Volta)."""
+        d = driver()
+        check(d.cuFuncSetSharedMemConfig(self.handle, d.CUsharedconfig(int(config))),
+              "cuFuncSetSharedMemConfig")
+
+    def __getitem__(self, config: Any) -> _Launch:
+        try:
+            return self._configs[config]
+        except KeyError:
+            pass
+        except TypeError:  # an unhashable configuration (lists): not cached
+            return _Launch(self, *_parse_config(config))
+        if len(self._configs) > 256:
+            self._configs.clear()
+        launch = self._configs[config] = _Launch(self, *_parse_config(config))
+        return launch
+
+    def _plan(self, key: tuple[type, ...]) -> tuple[str, tuple[int, ...]]:
+        """The struct format and argument kinds for one tuple of argument types (cached)."""
+        pieces, kinds = ["="], []
+        for position, kind in enumerate(key):
+            code, how = _argument(kind, self.name, position)
+            pieces.append(code + f"{_SLOT - struct.calcsize('=' + code)}x")
+            kinds.append(how)
+        if len(key) * _SLOT > self._buffer.size:
+            self._buffer = np.zeros(len(key) * _SLOT, dtype=np.uint8)
+            base = self._buffer.__array_interface__["data"][0]
+            self._pointers = base + _SLOT * np.arange(len(key), dtype=np.uint64)
+            self._pointers_address = self._pointers.__array_interface__["data"][0]
+        plan = ("".join(pieces), tuple(kinds))
+        self._plans[key] = plan
+        return plan
+
+    def __repr__(self) -> str:
+        return f"Function({self.name!r})"
+
+
+class _Launch:
+    """A kernel with its launch configuration; calling it launches.
+
+    This is the hot path: one method, no helper calls for the common argument kinds.
+    """
+
+    __slots__ = ("bx", "by", "bz", "function", "gx", "gy", "gz", "shared", "stream")
+
+    def __init__(self, function: Function, grid: tuple[int, int, int], block: tuple[int, int, int],
+                 shared: int, stream: Stream | None):
+        self.function, self.shared, self.stream = function, shared, stream
+        self.gx, self.gy, self.gz = grid
+        self.bx, self.by, self.bz = block
+
+    def __call__(self, *args: Any) -> None:
+        function = self.function
+        stream = self.stream
+        if stream is None:
+            stream_handle = 0
+        else:
+            stream_handle = stream.handle
+            if not stream_handle and stream._owned:
+                raise ValueError(f"launch of {function.name!r} on a closed stream")
+        try:
+            if not args:
+                cupy_driver.launchKernel(function.handle, self.gx, self.gy, self.gz, self.bx, self.by,
+                                         self.bz, self.shared, stream_handle, 0, 0)
+                return
+            key = tuple(map(type, args))
+            fmt, kinds = function._plans.get(key) or function._plan(key)
+            values = [a if k == _VALUE else a.data.ptr if k == _ARRAY else _pointer_or_bytes(a, k)
+                      for a, k in zip(args, kinds, strict=True)]
+            with function._lock:
+                struct.pack_into(fmt, function._buffer, 0, *values)
+                cupy_driver.launchKernel(function.handle, self.gx, self.gy, self.gz, self.bx, self.by,
+                                         self.bz, self.shared, stream_handle, function._pointers_address, 0)
+        except cupy_driver.CUDADriverError as err:
+            raise from_cupy(err, f"cuLaunchKernel({function.name})") from None
+
+
+def launch(function: Function, grid: Any, block: Any, shared: int, stream: Stream | None, *args: Any) -> None:
+    """Launch ``function`` on a ``grid`` of ``block``-sized blocks with ``shared`` bytes of
+    dynamic shared memory on ``stream`` (None: the legacy default stream)."""
+    if not isinstance(function, Function):
+        raise TypeError(f"launch needs a ruda_cuda.kernel.Function, not {type(function).__name__}")
+    function[grid, block, shared, stream](*args)
+
+
+def _parse_config(config: Any) -> tuple[tuple[int, int, int], tuple[int, int, int], int, Stream | None]:
+    if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
+        raise TypeError("launch configuration is [grid, block] or [grid, block, shared] or "
+                        f"[grid, block, shared, stream], not {config!r}")
+    grid, block, shared, stream = (*config, *(0, None)[len(config) - 2:])
+    if not isinstance(shared, (int, np.integer)) or shared < 0:
+        raise ValueError(f"shared memory is a non-negative number of bytes, not {shared!r}")
+    if stream is not None and not isinstance(stream, Stream):
+        raise TypeError(f"stream must be a ruda_cuda.kernel.Stream or None, not {type(stream).__name__}")
+    return _dim3(grid, "grid"), _dim3(block, "block"), int(shared), stream
+
+
+def _dim3(value: Any, what: str) -> tuple[int, int, int]:
+    dims = (value,) if isinstance(value, (int, np.integer)) else tuple(value) if isinstance(value, tuple) else None
+    if dims is None or not 1 <= len(dims) <= 3 or not all(isinstance(d, (int, np.integer)) and d > 0
+                                                          for d in dims):
+        raise ValueError(f"{what} is a positive int or a tuple of 1 to 3 positive ints, not {value!r}")
+    x, y, z = (*map(int, dims), 1, 1)[:3]
+    return x, y, z
+
+
+# How a launch turns an argument into the value struct packs.
+_VALUE, _ARRAY, _MEMORY, _BYTES = 0, 1, 2, 3
+
+
+def _argument(kind: type, kernel: str, position: int) -> tuple[str, int]:
+    """The struct code and value kind for one kernel argument type."""
+    if issubclass(kind, cupy.ndarray):
+        return "Q", _ARRAY
+    if issubclass(kind, _DeviceMemory):
+        return "Q", _MEMORY
+    if issubclass(kind, np.generic):
+        dtype = np.dtype(kind)
+        if dtype in _CODES:
+            return _CODES[dtype], _VALUE  # struct packs NumPy scalars directly
+        if dtype.kind == "c":
+            return f"{dtype.itemsize}s", _BYTES
+    where = f"argument {position} of kernel {kernel!r}"
+    if kind is bool or kind is int or kind is float or kind is complex:
+        example = {"bool": "np.bool_(True)", "int": "np.int32(4) or np.int64(4)",
+                   "float": "np.float32(1.0) or np.float64(1.0)", "complex": "np.complex64(1j)"}
+        raise TypeError(f"{where} is a bare Python {kind.__name__}, which has no C type: pass "
+                        f"{example[kind.__name__]}, matching the kernel's parameter")
+    if issubclass(kind, np.ndarray):
+        raise TypeError(f"{where} is a host NumPy array: copy it to the GPU first "
+                        "(DeviceBuffer.from_slice(x) or ruda_cuda.asarray(x))")
+    raise TypeError(f"{where} has type {kind.__name__}: pass device memory (DeviceBuffer, DeviceBox, "
+                    "a ruda_cuda array) or a NumPy scalar such as np.float32(1.0)")
+
+
+def _pointer_or_bytes(x: Any, kind: int) -> Any:
+    if kind == _BYTES:
+        return x.tobytes()
+    if not x.ptr:
+        raise ValueError(f"{type(x).__name__} was freed and cannot be passed to a kernel")
+    return x.ptr
+
+
+def _target_arch() -> tuple[str, bool]:
+    """``sm_XY`` of the current GPU if this NVRTC can build it, else the newest ``compute_XY``
+    it knows (PTX, JIT-compiled by the driver)."""
+    major, minor = CurrentContext.get_device().compute_capability()
+    wanted = major * 10 + minor
+    supported = list(nvrtc.getSupportedArchs()) if hasattr(nvrtc, "getSupportedArchs") else [wanted]
+    if wanted in supported:
+        return f"sm_{wanted}", False
+    return f"compute_{max(a for a in supported if a <= wanted)}", True
