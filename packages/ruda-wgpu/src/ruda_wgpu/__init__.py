@@ -1,0 +1,104 @@
+"""ruda_wgpu: the Python Array API (2025.12) on any GPU through WebGPU.
+
+Arrays live in GPU buffers; every operation is a WGSL compute kernel recorded
+into a batch and submitted when data is read. Devices are ``wgpu:0``, ``wgpu:1``,
+... (one per adapter, best first); ``__array_namespace_info__().dtypes(device=...)``
+lists what each computes. See the package README for what is not implemented yet.
+
+>>> import ruda_wgpu as xp
+>>> x = xp.linspace(0, 1, 5)
+>>> float(xp.sum(xp.exp(x)))  # doctest: +ELLIPSIS
+8.6...
+"""
+
+from __future__ import annotations
+
+import math as _math
+
+from ruda_wgpu import _dtypes
+from ruda_wgpu._array import Array, _install_operators
+from ruda_wgpu._creation import (
+    arange, asarray, empty_like, eye, from_dlpack, full, full_like, linspace, meshgrid, ones, ones_like, tril,
+    triu, zeros, zeros_like,
+)
+from ruda_wgpu._creation import empty_ as empty
+from ruda_wgpu._dtypes import can_cast, finfo, iinfo, isdtype, result_type
+from ruda_wgpu._elementwise import *  # noqa: F403  (the ~65 generated elementwise functions)
+from ruda_wgpu._elementwise import NAMES as _ELEMENTWISE
+from ruda_wgpu._elementwise import astype, clip, where
+from ruda_wgpu._engine import GpuDevice as Device
+from ruda_wgpu._engine import devices as _devices
+from ruda_wgpu._info import __array_namespace_info__
+from ruda_wgpu._linalg import matmul, tensordot, vecdot
+from ruda_wgpu._manipulation import (
+    broadcast_arrays, broadcast_shapes, broadcast_to, concat, expand_dims, flip, matrix_transpose, moveaxis,
+    permute_dims, repeat, reshape, roll, squeeze, stack, take, tile, unstack,
+)
+from ruda_wgpu._missing import MISSING as _MISSING
+from ruda_wgpu._missing import not_implemented as _not_implemented
+from ruda_wgpu._statistical import (
+    all, any, cumulative_prod, cumulative_sum, max, mean, min, prod, std, sum, var,  # noqa: A004
+)
+from ruda_wgpu._utility import count_nonzero, diff
+
+from . import linalg
+
+__array_api_version__ = "2025.12"
+
+bool = _dtypes.bool_  # noqa: A001  (the spec's name)
+int8, int16, int32, int64 = _dtypes.int8, _dtypes.int16, _dtypes.int32, _dtypes.int64
+uint8, uint16, uint32, uint64 = _dtypes.uint8, _dtypes.uint16, _dtypes.uint32, _dtypes.uint64
+float32, float64 = _dtypes.float32, _dtypes.float64
+complex64, complex128 = _dtypes.complex64, _dtypes.complex128
+
+e, pi, inf, nan = _math.e, _math.pi, _math.inf, _math.nan
+newaxis = None
+
+for _name in _MISSING:
+    globals()[_name] = _not_implemented(_name)
+
+_install_operators()
+
+
+def synchronize(device: Device | str | None = None) -> None:
+    """Submit the recorded work of ``device`` (all devices when None) and wait for it to finish."""
+    from ruda_wgpu._engine import resolve_device
+
+    for dev in (_devices() if device is None else (resolve_device(device),)):
+        dev.synchronize()
+
+
+def memory_stats(device: Device | str | None = None) -> dict[str, int]:
+    """Allocated and in-use bytes of a device's buffer pool, with pipeline and dispatch counts."""
+    from ruda_wgpu._engine import resolve_device
+
+    return resolve_device(device).memory_stats()
+
+
+def empty_cache(device: Device | str | None = None) -> None:
+    """Give the pooled free buffers of ``device`` back to the driver."""
+    from ruda_wgpu._engine import resolve_device
+
+    dev = resolve_device(device)
+    if dev._device is not None:
+        dev.flush()
+        dev.synchronize()
+        dev.pool.empty()
+        dev.staging.empty()
+
+
+__all__ = [
+    "Array", "Device", "__array_api_version__", "__array_namespace_info__", "linalg",
+    "synchronize", "memory_stats", "empty_cache",
+    "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like", "linspace",
+    "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like",
+    "astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type",
+    *_ELEMENTWISE, "clip", "where",
+    "matmul", "matrix_transpose", "tensordot", "vecdot", "take",
+    "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims", "flip", "moveaxis",
+    "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile", "unstack",
+    "all", "any", "cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var",
+    "count_nonzero", "diff", *_MISSING,
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float32", "float64", "complex64", "complex128", "e", "pi", "inf", "nan", "newaxis",
+]

@@ -1,0 +1,305 @@
+"""The array object of ruda_wgpu: a view (shape, strides, offset) of a pooled GPU buffer.
+
+Views: slicing, transposes, ``reshape`` of contiguous data, ``expand_dims``,
+``squeeze``, ``flip`` and ``broadcast_to`` share the buffer and only change
+shape, strides (in elements, possibly zero or negative) and offset. Kernels read
+strided views directly; only reads back to the host and reductions make a
+contiguous copy first.
+
+Host conversion: ``__dlpack__`` exports a host copy (``__dlpack_device__`` says
+CPU), and ``__array__`` is provided and copies to the host too. That is a
+deliberate choice: SciPy and other libraries call ``np.asarray`` on inputs of
+functions that have no Array API path, and a copy that is visible in the type
+of the result (a NumPy array comes back) is more useful than an error. Nothing
+inside ruda_wgpu ever calls it: an operation the GPU cannot do raises instead
+of quietly computing on the host. ``__array_ufunc__ = None`` makes NumPy
+operators defer to this class (``np.float32(2) * x`` stays on the GPU).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ruda_wgpu import _dtypes
+from ruda_wgpu._engine import GpuDevice, Storage, resolve_device, storage_itemsize
+from ruda_wgpu._kernels import Operand, Scalar, c_strides, convert, launch_elementwise
+
+
+class Array:
+    """An n-dimensional array on a WebGPU device (see the module docstring for its layout)."""
+
+    __slots__ = ("__weakref__", "_device", "_dtype", "_offset", "_shape", "_storage", "_strides")
+    __array_ufunc__ = None
+    __array_priority__ = 100
+
+    def __init__(self) -> None:
+        raise TypeError("create ruda_wgpu arrays with ruda_wgpu.asarray(), zeros(), ... not Array()")
+
+    @classmethod
+    def _new(cls, storage: Storage, shape: tuple[int, ...], dtype: np.dtype[Any], device: GpuDevice,
+             strides: tuple[int, ...] | None = None, offset: int = 0) -> Array:
+        self = object.__new__(cls)
+        self._storage = storage
+        self._shape = tuple(shape)
+        self._strides = c_strides(shape) if strides is None else tuple(strides)
+        self._offset = offset
+        self._dtype = dtype
+        self._device = device
+        return self
+
+    # -- attributes --------------------------------------------------------------------------
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        """The element dtype (a NumPy dtype object, compared with ``ruda_wgpu.float32`` etc.)."""
+        return self._dtype
+
+    @property
+    def device(self) -> GpuDevice:
+        """The device holding the data; ``str(x.device)`` is ``"wgpu:0"``."""
+        return self._device
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self._shape)
+
+    @property
+    def T(self) -> Array:  # noqa: N802  (the spec's name)
+        """Reversed axes; the spec defines it for 2-D arrays only."""
+        if self.ndim != 2:
+            raise ValueError(f"x.T needs a 2-D array, got {self.ndim}-D; use permute_dims or x.mT")
+        return self._view(self._shape[::-1], self._strides[::-1], self._offset)
+
+    @property
+    def mT(self) -> Array:  # noqa: N802  (the spec's name)
+        """Transpose of the last two axes (a view)."""
+        if self.ndim < 2:
+            raise ValueError(f"x.mT needs at least 2 dimensions, got {self.ndim}")
+        shp, st = list(self._shape), list(self._strides)
+        shp[-1], shp[-2], st[-1], st[-2] = shp[-2], shp[-1], st[-2], st[-1]
+        return self._view(tuple(shp), tuple(st), self._offset)
+
+    def to_device(self, device: Any, /, *, stream: Any = None) -> Array:
+        """Copy to another ruda_wgpu device (through the host); the same device returns ``self``."""
+        if stream is not None:
+            raise ValueError("ruda_wgpu has no streams: pass stream=None")
+        target = resolve_device(device)
+        if target is self._device:
+            return self
+        return from_numpy(to_numpy(self), self._dtype, target)
+
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
+        if api_version not in (None, "2021.12", "2022.12", "2023.12", "2024.12", "2025.12"):
+            raise ValueError(f"ruda_wgpu does not implement Array API version {api_version!r}")
+        import ruda_wgpu
+
+        return ruda_wgpu
+
+    # -- internals -----------------------------------------------------------------------------
+    def _view(self, shape: tuple[int, ...], strides: tuple[int, ...], offset: int) -> Array:
+        return Array._new(self._storage, shape, self._dtype, self._device, strides, offset)
+
+    def _operand(self) -> Operand:
+        return Operand(self._storage, self._offset, self._strides, self._dtype)
+
+    def _is_contiguous(self) -> bool:
+        return all(s == c or n == 1 for n, s, c in zip(self._shape, self._strides, c_strides(self._shape),
+                                                           strict=True))
+
+    def __repr__(self) -> str:
+        body = np.array2string(to_numpy(self), separator=", ", prefix="Array(")
+        return f"Array({body}, dtype={self._dtype.name}, device='{self._device}')"
+
+    # -- conversions ---------------------------------------------------------------------------
+    def _scalar(self, kind: str) -> Any:
+        if self.size != 1 or self.ndim != 0 and kind == "index":
+            raise TypeError(f"only a {'0-D' if kind == 'index' else 'one-element'} array converts to a "
+                            f"Python {kind}, not an array of shape {self._shape}")
+        return to_numpy(self).reshape(()).item()
+
+    def __bool__(self) -> bool:
+        return bool(self._scalar("bool"))
+
+    def __int__(self) -> int:
+        value = self._scalar("int")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise (OverflowError if math.isinf(value) else ValueError)(f"cannot convert {value} to int")
+        return int(value)
+
+    def __float__(self) -> float:
+        return float(self._scalar("float"))
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar("complex"))
+
+    def __index__(self) -> int:
+        if _dtypes.kind_of(self._dtype) not in "iu":
+            raise TypeError(f"only integer arrays can be used as an index, not {self._dtype.name}")
+        return int(self._scalar("index"))
+
+    def __dlpack__(self, /, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,
+                   copy: bool | None = None) -> Any:
+        """DLPack export of a *host copy* (the GPU memory of WebGPU cannot be shared)."""
+        if copy is False:
+            raise BufferError("ruda_wgpu arrays live in GPU memory that DLPack cannot share: use copy=None/True")
+        if dl_device is not None and tuple(dl_device)[0] != 1:
+            raise BufferError(f"ruda_wgpu exports DLPack only as a host copy (device (1, 0)), not {dl_device}")
+        host = to_numpy(self)
+        if max_version is None:
+            return host.__dlpack__()
+        return host.__dlpack__(max_version=max_version)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """``(1, 0)``: the DLPack export is a host (CPU) copy."""
+        return (1, 0)
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
+        """A NumPy copy of the data (documented in the module docstring); ``copy=False`` raises."""
+        if copy is False:
+            raise ValueError("a ruda_wgpu array cannot be viewed as NumPy without a copy: use copy=None/True")
+        host = to_numpy(self)
+        return host if dtype is None else host.astype(dtype)
+
+    # -- indexing ------------------------------------------------------------------------------
+    def __getitem__(self, key: Any) -> Array:
+        from ruda_wgpu._indexing import basic_view
+
+        return basic_view(self, key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        from ruda_wgpu._indexing import basic_view
+
+        target = basic_view(self, key)
+        assign(target, value)
+
+
+def from_numpy(host: np.ndarray[Any, Any], dtype: np.dtype[Any], device: GpuDevice) -> Array:
+    """Upload a host array as ``dtype`` (converted to the stored word type) to ``device``."""
+    device.check_dtype(dtype)
+    words = np.ascontiguousarray(np.asarray(host).astype(dtype, copy=False).astype(
+        _dtypes.STORAGE_NP[dtype.name], copy=False))
+    storage = Storage(device, max(words.nbytes, 4))
+    device.write(storage.buffer, 0, memoryview(words).cast("B"))
+    return Array._new(storage, words.shape, dtype, device)
+
+
+def empty(shape: tuple[int, ...], dtype: np.dtype[Any], device: GpuDevice) -> Array:
+    """A contiguous array with unspecified contents from the pool."""
+    device.check_dtype(dtype)
+    nbytes = math.prod(shape) * storage_itemsize(dtype)
+    return Array._new(Storage(device, max(nbytes, 4)), shape, dtype, device)
+
+
+def contiguous(x: Array) -> Array:
+    """``x`` itself when row-major contiguous, else a contiguous copy."""
+    if x._is_contiguous():
+        return x
+    out = empty(x.shape, x.dtype, x.device)
+    launch_elementwise(x.device, "copy", "x0", "", out._operand(), [x._operand()], x.shape)
+    return out
+
+
+def to_numpy(x: Array) -> np.ndarray[Any, Any]:
+    """Read an array back to the host as a NumPy array of its dtype."""
+    x = contiguous(x)
+    isz = storage_itemsize(x.dtype)
+    raw = x.device.read(x._storage.buffer, x._offset * isz, x.size * isz)
+    words = np.frombuffer(raw, dtype=_dtypes.STORAGE_NP[x.dtype.name]).reshape(x.shape)
+    return words.astype(x.dtype)
+
+
+def assign(target: Array, value: Any) -> None:
+    """Write ``value`` (an array broadcastable to ``target`` or a Python scalar) into the view ``target``."""
+    if isinstance(value, Array):
+        if value.device is not target.device:
+            raise ValueError(f"cannot assign an array on {value.device} into one on {target.device}: "
+                             "move it first with to_device()")
+        if value._storage is target._storage:
+            value = copy_of(value)
+        from ruda_wgpu._manipulation import broadcast_to
+
+        src: Operand | Scalar = broadcast_to(value, target.shape)._operand()
+        body = convert("x0", value.dtype, target.dtype)
+    elif isinstance(value, bool | int | float):
+        _dtypes.check_scalar_kind(value, target.dtype)
+        check_scalar_range(value, target.dtype)
+        src, body = Scalar(value, target.dtype), "x0"
+    else:
+        raise TypeError(f"cannot assign a {type(value).__name__} into a ruda_wgpu array: "
+                        "use an array or a Python scalar")
+    launch_elementwise(target.device, ("assign", body), body, "", target._operand(), [src], target.shape)
+
+
+def copy_of(x: Array) -> Array:
+    """A new contiguous copy of ``x``."""
+    out = empty(x.shape, x.dtype, x.device)
+    launch_elementwise(x.device, "copy", "x0", "", out._operand(), [x._operand()], x.shape)
+    return out
+
+
+def check_scalar_range(value: Any, dtype: np.dtype[Any]) -> None:
+    """Raise OverflowError when a Python int does not fit ``dtype``."""
+    if isinstance(value, int) and not isinstance(value, bool) and dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        if not info.min <= value <= info.max:
+            raise OverflowError(f"Python int {value} is out of bounds for {dtype.name}")
+
+
+_BINARY = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide", "floordiv": "floor_divide",
+    "mod": "remainder", "pow": "pow", "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+    "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift",
+}
+_COMPARE = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal", "gt": "greater",
+            "ge": "greater_equal"}
+_UNARY = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}
+
+
+def _install_operators() -> None:
+    """Bind every operator, reflected and in-place form to the namespace's functions."""
+    from ruda_wgpu import _elementwise as ew
+    from ruda_wgpu import _linalg
+
+    def binary(fn: Any) -> tuple[Any, Any, Any]:
+        def op(self: Array, other: Any) -> Any:
+            if not isinstance(other, Array | bool | int | float | complex):
+                return NotImplemented
+            return fn(self, other)
+
+        def rop(self: Array, other: Any) -> Any:
+            if not isinstance(other, Array | bool | int | float | complex):
+                return NotImplemented
+            return fn(other, self)
+
+        def iop(self: Array, other: Any) -> Array:
+            result = fn(self, other)
+            if result.dtype != self.dtype or result.shape != self.shape:
+                raise TypeError(f"in-place {fn.__name__} would turn {self.dtype.name}{list(self.shape)} into "
+                                f"{result.dtype.name}{list(result.shape)}: use the out-of-place form")
+            assign(self, result)
+            return self
+
+        return op, rop, iop
+
+    table = {dunder: getattr(ew, name) for dunder, name in _BINARY.items()}
+    table["matmul"] = _linalg.matmul
+    for dunder, fn in table.items():
+        op, rop, iop = binary(fn)
+        setattr(Array, f"__{dunder}__", op)
+        setattr(Array, f"__r{dunder}__", rop)
+        setattr(Array, f"__i{dunder}__", iop)
+    for dunder, name in _COMPARE.items():
+        setattr(Array, f"__{dunder}__", binary(getattr(ew, name))[0])
+    for dunder, name in _UNARY.items():
+        setattr(Array, f"__{dunder}__", getattr(ew, name))
+    Array.__hash__ = None  # type: ignore[assignment]

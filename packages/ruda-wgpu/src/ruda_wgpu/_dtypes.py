@@ -1,0 +1,201 @@
+"""Dtypes of ruda_wgpu: NumPy dtype objects, how each is stored on the GPU, and promotion.
+
+Storage decision: WGSL has no 8- or 16-bit integers in storage buffers on most
+devices (``enable i16;`` is rejected by naga) and no ``array<bool>`` in storage,
+so bool, int8, int16, uint8 and uint16 are stored *widened* to one 32-bit word
+per element. Every kernel computes in 32 bits and wraps the result back to the
+narrow range before storing it (sign-extending shifts for signed, masks for
+unsigned), so results wrap and compare exactly as NumPy's. int64/uint64 use the
+device's ``shader-int64`` feature (WGSL ``i64``/``u64``). float64 is never
+offered: devices that expose ``shader-f64`` may compute transcendental f64
+functions wrongly (lavapipe returns garbage for ``exp``), and the namespace only
+lists what it computes correctly. Complex dtypes are not offered.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+bool_ = np.dtype("bool")
+int8, int16, int32, int64 = (np.dtype(n) for n in ("int8", "int16", "int32", "int64"))
+uint8, uint16, uint32, uint64 = (np.dtype(n) for n in ("uint8", "uint16", "uint32", "uint64"))
+float32, float64 = np.dtype("float32"), np.dtype("float64")
+complex64, complex128 = np.dtype("complex64"), np.dtype("complex128")
+
+ALL_NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+             "float32", "float64", "complex64", "complex128")
+
+#: the WGSL element type of the storage buffer for each dtype
+STORAGE: dict[str, str] = {
+    "bool": "u32", "int8": "i32", "int16": "i32", "int32": "i32", "int64": "i64",
+    "uint8": "u32", "uint16": "u32", "uint32": "u32", "uint64": "u64", "float32": "f32",
+}
+#: NumPy dtype of the stored words (what is uploaded and read back)
+STORAGE_NP: dict[str, np.dtype[Any]] = {
+    name: np.dtype({"u32": "uint32", "i32": "int32", "i64": "int64", "u64": "uint64", "f32": "float32"}[w])
+    for name, w in STORAGE.items()
+}
+
+KINDS: dict[str, tuple[str, ...]] = {
+    "bool": ("bool",),
+    "signed integer": ("int8", "int16", "int32", "int64"),
+    "unsigned integer": ("uint8", "uint16", "uint32", "uint64"),
+    "real floating": ("float32", "float64"),
+    "complex floating": ("complex64", "complex128"),
+}
+KINDS["integral"] = KINDS["signed integer"] + KINDS["unsigned integer"]
+KINDS["numeric"] = KINDS["integral"] + KINDS["real floating"] + KINDS["complex floating"]
+
+_SIGNED = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
+_UNSIGNED = {"uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64}
+
+
+def is_dtype(x: Any) -> bool:
+    """Whether ``x`` is one of this namespace's dtype objects."""
+    return isinstance(x, np.dtype) and x.name in ALL_NAMES
+
+
+def check_dtype(dtype: Any) -> np.dtype[Any]:
+    """Return ``dtype`` as a dtype object, or raise a TypeError that names what was given."""
+    if is_dtype(dtype):
+        return dtype  # type: ignore[no-any-return]
+    raise TypeError(f"{dtype!r} is not a dtype of ruda_wgpu: use one of ruda_wgpu.{', ruda_wgpu.'.join(ALL_NAMES)}")
+
+
+def kind_of(dt: np.dtype[Any]) -> str:
+    """'b' bool, 'i' signed, 'u' unsigned, 'f' real float, 'c' complex."""
+    return {"b": "b", "i": "i", "u": "u", "f": "f", "c": "c"}[dt.kind]
+
+
+def isdtype(dtype: Any, kind: Any) -> bool:
+    """Whether ``dtype`` is of ``kind``: a dtype, a kind name, or a tuple of those."""
+    dtype = check_dtype(dtype)
+    if isinstance(kind, tuple):
+        return any(isdtype(dtype, k) for k in kind)
+    if isinstance(kind, str):
+        if kind not in KINDS:
+            raise ValueError(f"unknown dtype kind {kind!r}: expected one of {', '.join(KINDS)}")
+        return dtype.name in KINDS[kind]
+    return dtype == check_dtype(kind)
+
+
+def _int_promote(a: str, b: str) -> str | None:
+    if a in _SIGNED and b in _SIGNED:
+        return a if _SIGNED[a] >= _SIGNED[b] else b
+    if a in _UNSIGNED and b in _UNSIGNED:
+        return a if _UNSIGNED[a] >= _UNSIGNED[b] else b
+    s, u = (a, b) if a in _SIGNED else (b, a)
+    if s not in _SIGNED or u not in _UNSIGNED:
+        return None
+    for name, bits in _SIGNED.items():
+        if bits > _UNSIGNED[u] and bits >= _SIGNED[s]:
+            return name
+    return None
+
+
+def promote(a: np.dtype[Any], b: np.dtype[Any]) -> np.dtype[Any]:
+    """The Array API promotion of two dtypes; TypeError where the standard defines none."""
+    if a == b:
+        return a
+    ka, kb = kind_of(a), kind_of(b)
+    if ka in "iu" and kb in "iu":
+        name = _int_promote(a.name, b.name)
+    elif ka in "fc" and kb in "fc":
+        name = np.promote_types(a, b).name
+    else:
+        name = None
+    if name is None:
+        raise TypeError(
+            f"{a.name} and {b.name} do not promote in the Array API standard: "
+            "convert one explicitly with astype() first"
+        )
+    return np.dtype(name)
+
+
+def result_type(*items: Any) -> np.dtype[Any]:
+    """Promote dtypes and arrays (Python scalars take the dtype of the arrays)."""
+    dtypes = []
+    scalars = []
+    for it in items:
+        if is_dtype(it):
+            dtypes.append(it)
+        elif hasattr(it, "dtype") and is_dtype(it.dtype):
+            dtypes.append(it.dtype)
+        elif isinstance(it, bool | int | float | complex):
+            scalars.append(it)
+        else:
+            raise TypeError(f"result_type takes dtypes, arrays or Python scalars, not {type(it).__name__}")
+    if not dtypes:
+        if not scalars:
+            raise ValueError("result_type needs at least one dtype or array")
+        raise TypeError("result_type needs at least one dtype or array besides Python scalars")
+    out = dtypes[0]
+    for dt in dtypes[1:]:
+        out = promote(out, dt)
+    for s in scalars:
+        check_scalar_kind(s, out)
+    return out
+
+
+def check_scalar_kind(value: Any, dtype: np.dtype[Any]) -> None:
+    """Raise a TypeError when a Python scalar cannot combine with an array of ``dtype``."""
+    k = kind_of(dtype)
+    ok = (
+        (isinstance(value, bool) and k == "b")
+        or (isinstance(value, int) and not isinstance(value, bool) and k in "iufc")
+        or (isinstance(value, float) and k in "fc")
+        or (isinstance(value, complex) and k == "c")
+    )
+    if not ok:
+        raise TypeError(f"a Python {type(value).__name__} cannot combine with an array of dtype {dtype.name}")
+
+
+def can_cast(from_: Any, to: Any) -> bool:
+    """Whether ``from_`` (a dtype or array) promotes to ``to`` without changing kind rules."""
+    src = from_.dtype if hasattr(from_, "dtype") else check_dtype(from_)
+    to = check_dtype(to)
+    if src == to:
+        return True
+    try:
+        return promote(src, to) == to
+    except TypeError:
+        return False
+
+
+class finfo_object:  # noqa: N801  (the spec's name)
+    """Machine limits of a floating-point dtype (the spec's ``finfo`` result)."""
+
+    def __init__(self, dtype: np.dtype[Any]) -> None:
+        info = np.finfo(dtype)
+        self.bits = int(info.bits)
+        self.eps = float(info.eps)
+        self.max = float(info.max)
+        self.min = float(info.min)
+        self.smallest_normal = float(info.smallest_normal)
+        self.dtype = dtype
+
+
+class iinfo_object:  # noqa: N801  (the spec's name)
+    """Limits of an integer dtype (the spec's ``iinfo`` result)."""
+
+    def __init__(self, dtype: np.dtype[Any]) -> None:
+        info = np.iinfo(dtype)
+        self.bits, self.max, self.min, self.dtype = int(info.bits), int(info.max), int(info.min), dtype
+
+
+def finfo(type: Any) -> finfo_object:  # noqa: A002  (the spec's name)
+    """Limits of a floating dtype (or of an array's dtype)."""
+    dt = type.dtype if hasattr(type, "dtype") else check_dtype(type)
+    if kind_of(dt) not in "fc":
+        raise TypeError(f"finfo needs a floating dtype, not {dt.name}; use iinfo for integers")
+    return finfo_object(dt)
+
+
+def iinfo(type: Any) -> iinfo_object:  # noqa: A002  (the spec's name)
+    """Limits of an integer dtype (or of an array's dtype)."""
+    dt = type.dtype if hasattr(type, "dtype") else check_dtype(type)
+    if kind_of(dt) not in "iu":
+        raise TypeError(f"iinfo needs an integer dtype, not {dt.name}; use finfo for floats")
+    return iinfo_object(dt)

@@ -1,0 +1,377 @@
+"""The engine: one WebGPU device per adapter, buffer pool, pipeline cache, batched commands.
+
+- Devices (``wgpu:0``, ``wgpu:1``, ...) are the adapters wgpu finds, best first
+  (Vulkan/Metal/DX12 before OpenGL, discrete before integrated before CPU). The
+  adapter is found at first use; its device (~300 ms) only when an array is
+  first created on it.
+- Buffers come from a pool of size classes (powers of two in quarter steps), so
+  steady-state work creates no new GPU buffers; an array's buffer returns to the
+  pool when the last array viewing it is collected.
+- Kernels are recorded into one command encoder and one compute pass; the batch
+  is submitted when data is read, when it reaches :data:`BATCH_DISPATCHES`
+  dispatches, or on :meth:`GpuDevice.flush`. Kernel parameters of a batch live
+  in one parameter buffer written just before the batch is submitted.
+- Reads copy into a staging buffer reused per size class and wait by mapping it
+  (``queue.on_submitted_work_done_sync`` is broken in wgpu 0.32).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ruda_wgpu import _dtypes
+
+#: dispatches recorded before a batch is submitted without being asked
+BATCH_DISPATCHES = 256
+#: bytes of kernel parameters one batch can hold
+PARAM_ARENA_BYTES = 1 << 17
+#: threads per workgroup of every one-thread-per-element kernel
+WORKGROUP = 256
+
+_BACKEND_RANK = {"Vulkan": 0, "Metal": 0, "D3D12": 0, "OpenGL": 2}
+_TYPE_RANK = {"DiscreteGPU": 0, "IntegratedGPU": 1, "VirtualGPU": 2, "CPU": 3, "Unknown": 4}
+_BASE_DTYPES = ("bool", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float32")
+
+
+def size_class(nbytes: int) -> int:
+    """The pooled size for a request: at least 256 bytes, then powers of two in quarter steps."""
+    n = max(int(nbytes), 256)
+    base = 1 << (n - 1).bit_length() - 1
+    for k in (5, 6, 7, 8):
+        size = base * k // 4
+        if size >= n:
+            return size
+    return base * 2
+
+
+class BufferPool:
+    """GPU buffers by size class; counts what is allocated and what is in use."""
+
+    def __init__(self, device: Any, usage: int) -> None:
+        self._device = device
+        self._usage = usage
+        self._free: dict[int, list[Any]] = {}
+        # Every buffer stays referenced here until destroyed, so it is never part of garbage that
+        # the cycle collector finalises together with the Storage that would return it to the pool.
+        self._owned: dict[int, Any] = {}
+        self._lock = threading.Lock()
+        self.allocated_bytes = 0
+        self.in_use_bytes = 0
+        self.buffers_created = 0
+
+    def acquire(self, nbytes: int) -> Any:
+        """A buffer of at least ``nbytes``, reused when one of its size class is free."""
+        size = size_class(nbytes)
+        with self._lock:
+            free = self._free.get(size)
+            buf = free.pop() if free else None
+            self.in_use_bytes += size
+        if buf is None:
+            buf = self._device.create_buffer(size=size, usage=self._usage)
+            with self._lock:
+                self._owned[id(buf)] = buf
+                self.allocated_bytes += size
+                self.buffers_created += 1
+        return buf
+
+    def release(self, buf: Any) -> None:
+        """Return a buffer to the pool (it stays allocated for reuse)."""
+        with self._lock:
+            self._free.setdefault(int(buf.size), []).append(buf)
+            self.in_use_bytes -= int(buf.size)
+
+    def empty(self) -> None:
+        """Destroy every free buffer, giving its memory back to the driver."""
+        with self._lock:
+            free, self._free = self._free, {}
+            for bufs in free.values():
+                for buf in bufs:
+                    self.allocated_bytes -= int(buf.size)
+                    del self._owned[id(buf)]
+                    buf.destroy()
+
+
+class Storage:
+    """One pooled GPU buffer shared by an array and its views; returned to the pool on collection."""
+
+    __slots__ = ("__weakref__", "buffer", "device", "nbytes")
+
+    def __init__(self, device: GpuDevice, nbytes: int) -> None:
+        self.device = device
+        self.nbytes = nbytes
+        self.buffer = device.pool.acquire(nbytes)
+
+    def __del__(self) -> None:
+        try:
+            self.device.pool.release(self.buffer)
+        except Exception:  # interpreter shutdown: the pool may be gone already
+            pass
+
+
+class GpuDevice:
+    """One adapter and its lazily created device, with the pool, pipelines and current batch."""
+
+    def __init__(self, index: int, adapter: Any) -> None:
+        self.index = index
+        self.adapter = adapter
+        self.name = f"wgpu:{index}"
+        info = adapter.info
+        self.description = f"{info['device']} ({info['backend_type']}, {info['adapter_type']})"
+        self.features = frozenset(adapter.features)
+        self.limits = dict(adapter.limits)
+        self.dtype_names = _BASE_DTYPES + (("int64", "uint64") if "shader-int64" in self.features else ())
+        self.max_binding = int(self.limits["max-storage-buffer-binding-size"])
+        self.max_groups = int(self.limits["max-compute-workgroups-per-dimension"])
+        self.offset_align = int(self.limits["min-storage-buffer-offset-alignment"])
+        self._device: Any = None
+        self._lock = threading.RLock()
+
+    def __repr__(self) -> str:
+        return f"Device({self.name!r}: {self.description})"
+
+    def __str__(self) -> str:
+        return self.name
+
+    # -- lazy device ------------------------------------------------------------------
+    @property
+    def device(self) -> Any:
+        if self._device is None:
+            self._open()
+        return self._device
+
+    @property
+    def pool(self) -> BufferPool:
+        """Storage buffers of arrays (opens the device on first use)."""
+        if self._device is None:
+            self._open()
+        return self._pool
+
+    @property
+    def staging(self) -> BufferPool:
+        """Mappable buffers for reads back to the host."""
+        if self._device is None:
+            self._open()
+        return self._staging
+
+    def _open(self) -> None:
+        import wgpu
+
+        with self._lock:
+            if self._device is not None:
+                return
+            wanted = [f for f in ("shader-int64",) if f in self.features]
+            limits = {k: self.limits[k] for k in (
+                "max-storage-buffer-binding-size", "max-buffer-size", "max-storage-buffers-per-shader-stage",
+                "max-compute-workgroup-storage-size", "max-compute-invocations-per-workgroup",
+            )}
+            dev = self.adapter.request_device_sync(required_features=wanted, required_limits=limits)
+            usage = wgpu.BufferUsage
+            self._pool = BufferPool(dev, usage.STORAGE | usage.COPY_SRC | usage.COPY_DST)
+            self._staging = BufferPool(dev, usage.MAP_READ | usage.COPY_DST)
+            self._arena = dev.create_buffer(size=PARAM_ARENA_BYTES, usage=usage.STORAGE | usage.COPY_DST)
+            self._arena_data = bytearray()
+            self._pipelines: dict[Any, Any] = {}
+            self._encoder: Any = None
+            self._pass: Any = None
+            self._pending = 0
+            self.dispatches = 0
+            self.submits = 0
+            self._device = dev
+
+    # -- dtypes -----------------------------------------------------------------------
+    def check_dtype(self, dtype: np.dtype[Any]) -> None:
+        """Raise a TypeError naming this device and what it lacks when it cannot hold ``dtype``."""
+        if dtype.name in self.dtype_names:
+            return
+        if dtype.name in ("int64", "uint64"):
+            lack = "the 'shader-int64' feature"
+        elif dtype.name == "float64":
+            lack = "correct float64 arithmetic (exp, log, sin... are not exact in f64 on WebGPU devices)"
+        else:
+            lack = f"{dtype.name} arithmetic (WGSL has no complex numbers)"
+        raise TypeError(
+            f"{dtype.name} is not supported on {self.name} ({self.description}): the device lacks {lack}. "
+            f"Use one of {', '.join(self.dtype_names)}, or a device whose "
+            "__array_namespace_info__().dtypes() lists it"
+        )
+
+    # -- pipelines ----------------------------------------------------------------------
+    def pipeline(self, key: Any, source: Callable[[], str]) -> Any:
+        """The compute pipeline for ``key``, compiled from ``source()`` the first time."""
+        dev = self.device
+        pipe = self._pipelines.get(key)
+        if pipe is None:
+            code = source()
+            module = dev.create_shader_module(code=code)
+            pipe = dev.create_compute_pipeline(layout="auto", compute={"module": module, "entry_point": "main"})
+            self._pipelines[key] = pipe
+        return pipe
+
+    # -- recording ----------------------------------------------------------------------
+    def grid(self, groups: int) -> tuple[int, int]:
+        """A 2-D workgroup grid with at least ``groups`` groups within the per-dimension limit."""
+        if groups <= self.max_groups:
+            return max(groups, 1), 1
+        gy = math.ceil(groups / self.max_groups)
+        return math.ceil(groups / gy), gy
+
+    def dispatch(self, pipe: Any, buffers: list[tuple[Any, int, int]], params: np.ndarray[Any, Any],
+                 groups: int | tuple[int, ...]) -> None:
+        """Record one dispatch: binding 0 is ``params`` (u32 words), then ``(buffer, offset, size)``."""
+        blob = np.ascontiguousarray(params, dtype=np.uint32).tobytes() or b"\0\0\0\0"
+        with self._lock:
+            start = -(-len(self._arena_data) // self.offset_align) * self.offset_align
+            if start + len(blob) > PARAM_ARENA_BYTES:
+                self.flush()
+                start = 0
+            self._arena_data.extend(b"\0" * (start - len(self._arena_data)))
+            self._arena_data.extend(blob)
+            entries = [{"binding": 0, "resource": {"buffer": self._arena, "offset": start, "size": len(blob)}}]
+            entries += [
+                {"binding": i + 1, "resource": {"buffer": b, "offset": off, "size": size}}
+                for i, (b, off, size) in enumerate(buffers)
+            ]
+            group = self._device.create_bind_group(layout=pipe.get_bind_group_layout(0), entries=entries)
+            if self._encoder is None:
+                self._encoder = self._device.create_command_encoder()
+            if self._pass is None:
+                self._pass = self._encoder.begin_compute_pass()
+            self._pass.set_pipeline(pipe)
+            self._pass.set_bind_group(0, group)
+            gx, gy, gz = (*self.grid(groups), 1) if isinstance(groups, int) else (*groups, 1, 1)[:3]
+            self._pass.dispatch_workgroups(gx, gy, gz)
+            self._pending += 1
+            self.dispatches += 1
+            if self._pending >= BATCH_DISPATCHES:
+                self.flush()
+
+    def copy(self, src: Any, src_offset: int, dst: Any, dst_offset: int, nbytes: int) -> None:
+        """Record a buffer-to-buffer copy (offsets and size multiples of 4)."""
+        with self._lock:
+            if self._encoder is None:
+                self._encoder = self._device.create_command_encoder()
+            if self._pass is not None:
+                self._pass.end()
+                self._pass = None
+            self._encoder.copy_buffer_to_buffer(src, src_offset, dst, dst_offset, nbytes)
+            self._pending += 1
+
+    def flush(self) -> None:
+        """Submit the recorded batch (does not wait for it)."""
+        with self._lock:
+            if self._device is None or self._encoder is None:
+                return
+            if self._pass is not None:
+                self._pass.end()
+                self._pass = None
+            if self._arena_data:
+                self._device.queue.write_buffer(self._arena, 0, bytes(self._arena_data))
+                self._arena_data = bytearray()
+            self._device.queue.submit([self._encoder.finish()])
+            self._encoder = None
+            self._pending = 0
+            self.submits += 1
+
+    # -- transfers ----------------------------------------------------------------------
+    def write(self, buffer: Any, offset: int, data: bytes | memoryview) -> None:
+        """Upload bytes. Recorded work goes first: a pooled buffer may still be read by it."""
+        with self._lock:
+            if self._encoder is not None:
+                self.flush()
+            if len(data):
+                self._device.queue.write_buffer(buffer, offset, data)
+
+    def read(self, buffer: Any, offset: int, nbytes: int) -> bytes:
+        """Copy ``nbytes`` back to the host through a reused staging buffer; waits by mapping."""
+        import wgpu
+
+        if nbytes == 0:
+            return b""
+        with self._lock:
+            staging = self.staging.acquire(nbytes)
+            try:
+                self.copy(buffer, offset, staging, 0, nbytes)
+                self.flush()
+                staging.map_sync(wgpu.MapMode.READ, 0, staging.size)
+                try:
+                    data = bytes(staging.read_mapped(0, nbytes, copy=False))
+                finally:
+                    staging.unmap()
+            finally:
+                self.staging.release(staging)
+        return data
+
+    def synchronize(self) -> None:
+        """Submit the batch and wait until the device has finished all of it."""
+        with self._lock:
+            if self._device is None:
+                return
+            probe = self.pool.acquire(4)
+            try:
+                self.read(probe, 0, 4)
+            finally:
+                self.pool.release(probe)
+
+    def memory_stats(self) -> dict[str, int]:
+        """Bytes of GPU buffers allocated (pooled included) and in use by arrays, and counters."""
+        if self._device is None:
+            return {"allocated_bytes": 0, "in_use_bytes": 0, "buffers_created": 0, "pipelines": 0,
+                    "dispatches": 0, "submits": 0}
+        return {
+            "allocated_bytes": self.pool.allocated_bytes + self.staging.allocated_bytes + PARAM_ARENA_BYTES,
+            "in_use_bytes": self.pool.in_use_bytes,
+            "buffers_created": self.pool.buffers_created + self.staging.buffers_created,
+            "pipelines": len(self._pipelines),
+            "dispatches": self.dispatches,
+            "submits": self.submits,
+        }
+
+
+@functools.cache
+def devices() -> tuple[GpuDevice, ...]:
+    """Every adapter wgpu finds, best first, as ``wgpu:0``, ``wgpu:1``, ..."""
+    import wgpu
+
+    adapters = list(wgpu.gpu.enumerate_adapters_sync())
+
+    def rank(a: Any) -> tuple[int, int]:
+        info = a.info
+        return _BACKEND_RANK.get(info["backend_type"], 1), _TYPE_RANK.get(info["adapter_type"], 4)
+
+    adapters.sort(key=rank)
+    return tuple(GpuDevice(i, a) for i, a in enumerate(adapters))
+
+
+def default_device() -> GpuDevice:
+    """``wgpu:0``, the best adapter; a RuntimeError saying how to get one when there is none."""
+    found = devices()
+    if not found:
+        raise RuntimeError(
+            "wgpu found no GPU adapter: install a Vulkan, Metal or DX12 driver "
+            "(on Linux without a GPU: apt-get install mesa-vulkan-drivers libvulkan1)"
+        )
+    return found[0]
+
+
+def resolve_device(device: Any) -> GpuDevice:
+    """A :class:`GpuDevice` from ``None`` (the default), a GpuDevice, or a name like ``"wgpu:1"``."""
+    if device is None:
+        return default_device()
+    if isinstance(device, GpuDevice):
+        return device
+    text = str(device)
+    for dev in devices():
+        if dev.name == text:
+            return dev
+    raise ValueError(f"ruda_wgpu has no device {device!r}: it has {[d.name for d in devices()]}")
+
+
+def storage_itemsize(dtype: np.dtype[Any]) -> int:
+    """Bytes per stored element (narrow ints and bool are widened to 4)."""
+    return int(_dtypes.STORAGE_NP[dtype.name].itemsize)

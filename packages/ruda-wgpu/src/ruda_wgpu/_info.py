@@ -1,0 +1,64 @@
+"""``__array_namespace_info__`` for ruda_wgpu: what each device really computes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ruda_wgpu import _dtypes
+from ruda_wgpu._engine import GpuDevice, default_device, devices, resolve_device
+
+
+def default_dtypes_of(dev: GpuDevice) -> dict[str, np.dtype[Any]]:
+    """float32 (no device here computes float64 correctly); int64 indices with shader-int64, else int32."""
+    integral = _dtypes.int64 if "int64" in dev.dtype_names else _dtypes.int32
+    return {
+        "real floating": _dtypes.float32,
+        # No complex dtype is computed; this is the dtype complex results would take.
+        "complex floating": _dtypes.complex64,
+        "integral": integral,
+        "indexing": integral,
+    }
+
+
+class __array_namespace_info__:  # noqa: N801  (the spec's name)
+    """Capabilities, devices and dtypes of ruda_wgpu, per device.
+
+    Examples
+    --------
+    >>> info = ruda_wgpu.__array_namespace_info__()
+    >>> info.default_dtypes()["real floating"]
+    dtype('float32')
+    >>> "float64" in info.dtypes()
+    False
+    """
+
+    def capabilities(self) -> dict[str, Any]:
+        """No boolean-mask indexing and no data-dependent shapes yet; up to 32 dimensions."""
+        return {"boolean indexing": False, "data-dependent shapes": False, "max dimensions": 32}
+
+    def default_device(self) -> GpuDevice:
+        """``wgpu:0``, the best adapter found."""
+        return default_device()
+
+    def devices(self) -> list[GpuDevice]:
+        """Every adapter wgpu finds, best first."""
+        return list(devices())
+
+    def default_dtypes(self, *, device: Any = None) -> dict[str, np.dtype[Any]]:
+        """Default dtypes of ``device`` (see :func:`default_dtypes_of`)."""
+        return default_dtypes_of(resolve_device(device))
+
+    def dtypes(self, *, device: Any = None, kind: str | tuple[str, ...] | None = None) -> dict[str, np.dtype[Any]]:
+        """The dtypes ``device`` computes correctly, optionally only those of ``kind``."""
+        dev = resolve_device(device)
+        if kind is None:
+            wanted: tuple[str, ...] = _dtypes.ALL_NAMES
+        else:
+            kinds = kind if isinstance(kind, tuple) else (kind,)
+            for k in kinds:
+                if k not in _dtypes.KINDS:
+                    raise ValueError(f"unknown dtype kind {k!r}: expected one of {', '.join(_dtypes.KINDS)}")
+            wanted = tuple(n for n in _dtypes.ALL_NAMES if any(n in _dtypes.KINDS[k] for k in kinds))
+        return {n: np.dtype(n) for n in wanted if n in dev.dtype_names}

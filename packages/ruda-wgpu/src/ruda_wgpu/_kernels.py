@@ -1,0 +1,361 @@
+"""WGSL kernels generated from small templates, and their launchers.
+
+One generic elementwise kernel per (operation, dtypes, rank, layout): each
+operand is either contiguous over the iteration (``c``: index ``base + i``),
+strided (``s``: offset plus strides, broadcasting is a zero stride), or a
+Python scalar carried in the parameters (``k``). The launcher collapses
+dimensions that are contiguous for every operand, so most calls run at rank 1,
+and splits work that would bind more than the device's binding limit into
+windows of the buffers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ruda_wgpu import _dtypes
+from ruda_wgpu._engine import WORKGROUP, GpuDevice, Storage, storage_itemsize
+
+ZERO = {"f32": "0.0f", "i32": "0i", "u32": "0u", "i64": "0li", "u64": "0lu"}
+ONE = {"f32": "1.0f", "i32": "1i", "u32": "1u", "i64": "1li", "u64": "1lu"}
+
+
+def wgsl_type(dtype: np.dtype[Any]) -> str:
+    """The WGSL type an element of ``dtype`` is stored and computed in."""
+    return _dtypes.STORAGE[dtype.name]
+
+
+def wrap(expr: str, dtype: np.dtype[Any]) -> str:
+    """Bring a 32-bit result back into the range of a narrow dtype, as NumPy's wrapping does."""
+    name = dtype.name
+    if name == "int8":
+        return f"(({expr}) << 24u) >> 24u"
+    if name == "int16":
+        return f"(({expr}) << 16u) >> 16u"
+    if name == "uint8":
+        return f"(({expr}) & 0xffu)"
+    if name == "uint16":
+        return f"(({expr}) & 0xffffu)"
+    return expr
+
+
+def convert(expr: str, src: np.dtype[Any], dst: np.dtype[Any]) -> str:
+    """Convert a computed value of ``src`` to ``dst`` (astype semantics)."""
+    ts, td = wgsl_type(src), wgsl_type(dst)
+    if dst.name == "bool":
+        return expr if src.name == "bool" else f"select(0u, 1u, ({expr}) != {ZERO[ts]})"
+    if ts == td:
+        return wrap(expr, dst) if src.itemsize > dst.itemsize or src.kind != dst.kind else expr
+    if (ts, td) == ("u32", "i64"):
+        return f"i64(u64({expr}))"  # naga sign-extends u32 -> i64; zero-extend through u64
+    if (ts, td) == ("i32", "u64"):
+        return f"u64(i64({expr}))"
+    if td == "u32" and ts == "f32":
+        # WGSL saturates float -> unsigned at 0; go through i32/i64 so negative values wrap like C casts.
+        return wrap(f"u32(i32({expr}))", dst)
+    return wrap(f"{td}({expr})", dst)
+
+
+@dataclass(frozen=True)
+class Operand:
+    """An array operand of a kernel: storage, element offset, strides (elements), dtype."""
+
+    storage: Storage
+    offset: int
+    strides: tuple[int, ...]
+    dtype: np.dtype[Any]
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """A Python scalar operand, carried in the kernel parameters."""
+
+    value: Any
+    dtype: np.dtype[Any]
+
+    def words(self) -> list[int]:
+        arr = np.asarray(self.value).astype(_dtypes.STORAGE_NP[self.dtype.name]).reshape(1)
+        w = arr.view(np.uint32).tolist()
+        return w + [0] * (2 - len(w))
+
+
+def _scalar_load(b: int, t: str) -> str:
+    if t == "f32":
+        return f"bitcast<f32>(P[{b}])"
+    if t == "i32":
+        return f"bitcast<i32>(P[{b}])"
+    if t == "u32":
+        return f"P[{b}]"
+    return f"(({t}(P[{b + 1}]) << 32u) | {t}(P[{b}]))"
+
+
+def elementwise_source(out: np.dtype[Any], ins: Sequence[np.dtype[Any]], rank: int, layout: str,
+                       body: str, prelude: str) -> str:
+    """WGSL for ``o[...] = body(x0, x1, ...)`` over an iteration space of ``rank`` dims.
+
+    ``layout`` has one letter per operand (output first): ``c``, ``s`` or ``k``.
+    Parameters (u32 words): n, first global index, shape[rank], then per operand
+    base offset (or scalar value, two words) and strides[rank].
+    """
+    words = 2 + rank
+    lines = ["@group(0) @binding(0) var<storage, read> P: array<u32>;",
+             f"@group(0) @binding(1) var<storage, read_write> o: array<{wgsl_type(out)}>;"]
+    binding = 2
+    for k, dt in enumerate(ins):
+        if layout[k + 1] != "k":
+            lines.append(f"@group(0) @binding({binding}) var<storage, read> a{k}: array<{wgsl_type(dt)}>;")
+            binding += 1
+    lines.append(prelude)
+    lines.append(
+        f"@compute @workgroup_size({WORKGROUP})\n"
+        "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,\n"
+        "        @builtin(local_invocation_index) lid: u32) {\n"
+        f"  let i = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;\n"
+        "  if (i >= P[0]) { return; }\n"
+        "  let gi = P[1] + i;"
+    )
+    if "s" in layout:
+        lines.append("  var r = gi;")
+        for d in range(rank - 1, -1, -1):
+            lines.append(f"  let c{d} = r % P[{2 + d}]; r = r / P[{2 + d}];")
+
+    def index(k: int) -> str:
+        base = 2 + rank + k * words
+        if layout[k] == "c":
+            return f"(P[{base}] + i)"
+        terms = [f"bitcast<i32>(P[{base}])"]
+        terms += [f"i32(c{d}) * bitcast<i32>(P[{base + 2 + d}])" for d in range(rank)]
+        return f"u32({' + '.join(terms)})"
+
+    for k, dt in enumerate(ins):
+        t = wgsl_type(dt)
+        if layout[k + 1] == "k":
+            lines.append(f"  let x{k}: {t} = {_scalar_load(2 + rank + (k + 1) * words, t)};")
+        else:
+            lines.append(f"  let x{k}: {t} = a{k}[{index(k + 1)}];")
+    lines.append(f"  o[{index(0)}] = {wrap(body, out)};\n}}")
+    return "\n".join(lines)
+
+
+def _collapse(shape: tuple[int, ...], strides: list[tuple[int, ...] | None]) -> tuple[tuple[int, ...], list[Any]]:
+    """Drop size-1 dims and merge neighbours that are contiguous in every strided operand."""
+    keep = [d for d, n in enumerate(shape) if n != 1]
+    shp = [shape[d] for d in keep]
+    sts = [None if s is None else [s[d] for d in keep] for s in strides]
+    d = len(shp) - 2
+    while d >= 0:
+        if all(s is None or s[d] == s[d + 1] * shp[d + 1] for s in sts):
+            shp[d] *= shp[d + 1]
+            del shp[d + 1]
+            for s in sts:
+                if s is not None:
+                    s[d] = s[d + 1]
+                    del s[d + 1]
+        d -= 1
+    return tuple(shp), [None if s is None else tuple(s) for s in sts]
+
+
+def c_strides(shape: Sequence[int]) -> tuple[int, ...]:
+    """Row-major strides in elements."""
+    out = []
+    acc = 1
+    for n in reversed(shape):
+        out.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(out))
+
+
+def _span(offset: int, shape: Sequence[int], strides: Sequence[int]) -> tuple[int, int]:
+    """Lowest and one-past-highest element a strided view touches."""
+    lo = offset + sum(s * (n - 1) for n, s in zip(shape, strides, strict=True) if s < 0)
+    hi = offset + sum(s * (n - 1) for n, s in zip(shape, strides, strict=True) if s > 0) + 1
+    return lo, hi
+
+
+def window(dev: GpuDevice, storage: Storage, lo: int, hi: int, isz: int, what: str) -> tuple[tuple[Any, int, int], int]:
+    """Bind elements [lo, hi) of ``storage``: ``((buffer, byte offset, size), elements before lo)``.
+
+    Bindings start at the device's offset alignment, so the kernel adds the
+    returned element count to its indices. Raises when the span exceeds the
+    device's storage binding limit.
+    """
+    byte_lo = lo * isz // dev.offset_align * dev.offset_align
+    size = max(hi * isz - byte_lo, 4)
+    if size > dev.max_binding:
+        raise NotImplementedError(
+            f"{what}: a span of {size} bytes exceeds {dev.name}'s storage binding limit of "
+            f"{dev.max_binding} bytes; split the work into smaller arrays"
+        )
+    size = min(-(-size // 4) * 4, storage.buffer.size - byte_lo)
+    return (storage.buffer, byte_lo, size), lo - byte_lo // isz
+
+
+def launch_elementwise(dev: GpuDevice, key: Any, body: str, prelude: str, out: Operand,
+                       operands: Sequence[Operand | Scalar], shape: tuple[int, ...]) -> None:
+    """Run ``out[idx] = body(operands[idx])`` for every index of ``shape`` (broadcast strides given)."""
+    n = math.prod(shape)
+    if n == 0:
+        return
+    arrays = [out, *operands]
+    shp, sts = _collapse(shape, [None if isinstance(op, Scalar) else op.strides for op in arrays])
+    rank = len(shp)
+    full = c_strides(shp)
+    layout = "".join("k" if isinstance(op, Scalar) else "c" if st == full else "s"
+                     for op, st in zip(arrays, sts, strict=True))
+    dtypes = [op.dtype for op in operands]
+    pipe = dev.pipeline(("ew", key, out.dtype.name, tuple(d.name for d in dtypes), rank, layout),
+                        lambda: elementwise_source(out.dtype, dtypes, rank, layout, body, prelude))
+    itemsizes = [storage_itemsize(op.dtype) for op in arrays]
+    chunk = (dev.max_binding - dev.offset_align) // max(itemsizes)
+    chunk = max(chunk // WORKGROUP * WORKGROUP, WORKGROUP)
+    for start in range(0, n, chunk):
+        count = min(chunk, n - start)
+        params = [count, start, *shp]
+        buffers = []
+        for op, st, lay, isz in zip(arrays, sts, layout, itemsizes, strict=True):
+            if isinstance(op, Scalar):
+                params += op.words() + [0] * rank
+                continue
+            assert st is not None
+            lo, hi = (op.offset + start, op.offset + start + count) if lay == "c" else _span(op.offset, shp, st)
+            binding, skip = window(dev, op.storage, lo, hi, isz, "a strided view")
+            base = skip if lay == "c" else op.offset - (lo - skip)
+            params += [base & 0xFFFFFFFF, 0] + [s & 0xFFFFFFFF for s in st]
+            buffers.append(binding)
+        dev.dispatch(pipe, buffers, np.array(params, dtype=np.uint32), -(-count // WORKGROUP))
+
+
+# -- reductions ------------------------------------------------------------------------------
+
+def reduce_source(src: np.dtype[Any], acc: np.dtype[Any], combine: str, identity: str, load: str,
+                  prelude: str) -> str:
+    """WGSL reducing rows of a contiguous (M, K) input in G parts: one workgroup per (row, part),
+    a strided loop per thread, then a tree in workgroup memory. Output (M, G).
+    Parameters: m, k, g, base (element index of the input start in the binding, mod 2^32), w0
+    (first workgroup of this dispatch)."""
+    ta = wgsl_type(acc)
+    return f"""
+@group(0) @binding(0) var<storage, read> P: array<u32>;
+@group(0) @binding(1) var<storage, read_write> o: array<{ta}>;
+@group(0) @binding(2) var<storage, read> a: array<{wgsl_type(src)}>;
+var<workgroup> t: array<{ta}, {WORKGROUP}>;
+{prelude}
+fn combine(x: {ta}, y: {ta}) -> {ta} {{ return {combine}; }}
+@compute @workgroup_size({WORKGROUP})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {{
+  let m = P[0]; let k = P[1]; let g = P[2]; let base = P[3];
+  let w = P[4] + wid.y * nwg.x + wid.x;
+  let row = w / g; let part = w % g;
+  let chunk = (k + g - 1u) / g;
+  let lo = min(part * chunk, k); let hi = min(lo + chunk, k);
+  var acc: {ta} = {identity};
+  if (row < m) {{
+    for (var j = lo + lid; j < hi; j = j + {WORKGROUP}u) {{
+      let v = a[base + row * k + j];
+      acc = combine(acc, {load});
+    }}
+  }}
+  t[lid] = acc;
+  workgroupBarrier();
+  for (var s = {WORKGROUP // 2}u; s > 0u; s = s >> 1u) {{
+    if (lid < s) {{ t[lid] = combine(t[lid], t[lid + s]); }}
+    workgroupBarrier();
+  }}
+  if (lid == 0u && row < m) {{ o[row * g + part] = t[0]; }}
+}}
+"""
+
+
+def launch_reduce(dev: GpuDevice, key: Any, src: Operand, m: int, k: int, acc: np.dtype[Any],
+                  combine: str, identity: str, load: str, prelude: str = "") -> Storage:
+    """Reduce the contiguous (m, k) operand ``src`` along k; returns a storage of m ``acc`` values.
+
+    Long rows are cut into G parts reduced by separate workgroups, then the (m, G)
+    partial results are reduced again. Inputs beyond one storage binding are
+    dispatched in windows of whole workgroups.
+    """
+    cur, cur_dt, cur_k, cur_off, cur_load = src.storage, src.dtype, k, src.offset, load
+    while True:
+        isz = storage_itemsize(cur_dt)
+        limit = (dev.max_binding - dev.offset_align) // isz
+        g = 1 if cur_k <= WORKGROUP * 8 else min(-(-cur_k // (WORKGROUP * 8)), 1024)
+        g = max(g, -(-cur_k // max(limit // 2, 1)))
+        chunk = max(-(-cur_k // g), 1)
+        out = Storage(dev, max(m * g, 1) * storage_itemsize(acc))
+        pipe = dev.pipeline(("red", key, cur_dt.name, acc.name, cur_load),
+                            lambda d=cur_dt, ld=cur_load: reduce_source(d, acc, combine, identity, ld, prelude))
+        total = m * g
+        w0 = 0
+        while w0 < total:
+            n_w = min(total - w0, max(1, limit // chunk), dev.max_groups * dev.max_groups)
+            first_row, first_part = divmod(w0, g)
+            last_row, last_part = divmod(w0 + n_w - 1, g)
+            lo = cur_off + first_row * cur_k + min(first_part * chunk, cur_k)
+            hi = cur_off + last_row * cur_k + min((last_part + 1) * chunk, cur_k)
+            binding, skip = window(dev, cur, lo, max(hi, lo + 1), isz, "a reduction")
+            base = cur_off - (lo - skip)
+            params = np.array([m, cur_k, g, base & 0xFFFFFFFF, w0], dtype=np.uint32)
+            dev.dispatch(pipe, [(out.buffer, 0, out.buffer.size), binding], params, n_w)
+            w0 += n_w
+        if g == 1:
+            return out
+        cur, cur_dt, cur_k, cur_off, cur_load = out, acc, g, 0, "v"
+
+
+# -- matmul ------------------------------------------------------------------------------------
+
+TILE = 16
+
+
+def matmul_source(dtype: np.dtype[Any]) -> str:
+    """Tiled matmul of contiguous batches (B, M, K) @ (B, K, N): 16x16 tiles in workgroup memory."""
+    t = wgsl_type(dtype)
+    return f"""
+@group(0) @binding(0) var<storage, read> P: array<u32>;
+@group(0) @binding(1) var<storage, read_write> o: array<{t}>;
+@group(0) @binding(2) var<storage, read> a: array<{t}>;
+@group(0) @binding(3) var<storage, read> b: array<{t}>;
+var<workgroup> ta: array<array<{t}, {TILE}>, {TILE}>;
+var<workgroup> tb: array<array<{t}, {TILE}>, {TILE}>;
+@compute @workgroup_size({TILE}, {TILE})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{
+  let m = P[0]; let k = P[1]; let n = P[2]; let b0 = P[3];
+  let batch = b0 + wid.z;
+  let row = wid.y * {TILE}u + lid.y; let col = wid.x * {TILE}u + lid.x;
+  let abase = P[4] + batch * m * k; let bbase = P[5] + batch * k * n;
+  var acc: {t} = {ZERO[t]};
+  for (var k0 = 0u; k0 < k; k0 = k0 + {TILE}u) {{
+    let ak = k0 + lid.x; let bk = k0 + lid.y;
+    ta[lid.y][lid.x] = select({ZERO[t]}, a[abase + row * k + ak], row < m && ak < k);
+    tb[lid.y][lid.x] = select({ZERO[t]}, b[bbase + bk * n + col], bk < k && col < n);
+    workgroupBarrier();
+    for (var j = 0u; j < {TILE}u; j = j + 1u) {{ acc = acc + ta[lid.y][j] * tb[j][lid.x]; }}
+    workgroupBarrier();
+  }}
+  if (row < m && col < n) {{ o[batch * m * n + row * n + col] = {wrap("acc", dtype)}; }}
+}}
+"""
+
+
+def launch_matmul(dev: GpuDevice, a: Operand, b: Operand, out: Storage, batch: int, m: int, k: int,
+                  n: int) -> None:
+    """``out = a @ b`` for contiguous batched operands of one dtype."""
+    isz = storage_itemsize(a.dtype)
+    if batch * m * n == 0:
+        return
+    bind_a, base_a = window(dev, a.storage, a.offset, a.offset + batch * m * k, isz, "matmul")
+    bind_b, base_b = window(dev, b.storage, b.offset, b.offset + batch * k * n, isz, "matmul")
+    bind_o, _ = window(dev, out, 0, batch * m * n, isz, "matmul")
+    pipe = dev.pipeline(("matmul", a.dtype.name), lambda: matmul_source(a.dtype))
+    gx, gy = -(-n // TILE), -(-m // TILE)
+    for b0 in range(0, batch, dev.max_groups):
+        nb = min(dev.max_groups, batch - b0)
+        params = np.array([m, k, n, b0, base_a, base_b], dtype=np.uint32)
+        dev.dispatch(pipe, [bind_o, bind_a, bind_b], params, (gx, gy, nb))
+

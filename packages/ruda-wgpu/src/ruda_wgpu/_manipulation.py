@@ -1,0 +1,342 @@
+"""Manipulation functions: views where the layout allows, one copy kernel where it does not."""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ruda_wgpu import _dtypes
+from ruda_wgpu._array import Array, assign, contiguous, copy_of, empty, from_numpy, to_numpy
+from ruda_wgpu._engine import WORKGROUP, storage_itemsize
+from ruda_wgpu._kernels import c_strides, wgsl_type, window
+
+
+def _check(x: Any, fn: str) -> Array:
+    if not isinstance(x, Array):
+        raise TypeError(f"{fn}() takes a ruda_wgpu array, not {type(x).__name__}")
+    return x
+
+
+def _axis(axis: int, ndim: int, fn: str) -> int:
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise IndexError(f"{fn}(): axis {axis} is out of range for {ndim} dimensions")
+    return axis % ndim
+
+
+def _axes(axis: int | Sequence[int] | None, ndim: int, fn: str) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    items = (axis,) if isinstance(axis, int) else tuple(axis)
+    out = tuple(_axis(a, ndim, fn) for a in items)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{fn}(): repeated axis in {axis!r}")
+    return out
+
+
+def _same_device(arrays: Sequence[Array], fn: str) -> None:
+    dev = arrays[0].device
+    for a in arrays[1:]:
+        if a.device is not dev:
+            raise ValueError(f"{fn}() got arrays on two devices, {dev} and {a.device}: move one with to_device()")
+
+
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The broadcast of several shapes; ValueError naming them when they do not broadcast."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out = []
+    for d in range(ndim):
+        sizes = {s[len(s) - ndim + d] for s in shapes if len(s) - ndim + d >= 0}
+        sizes.discard(1)
+        if len(sizes) > 1:
+            raise ValueError(f"shapes {', '.join(map(str, shapes))} do not broadcast together")
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
+
+
+def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
+    """A view of ``x`` broadcast to ``shape`` (zero strides along broadcast axes)."""
+    x = _check(x, "broadcast_to")
+    shape = tuple(operator.index(n) for n in shape)
+    if shape == x.shape:
+        return x
+    lead = len(shape) - x.ndim
+    if lead < 0 or broadcast_shapes(x.shape, shape) != shape:
+        raise ValueError(f"cannot broadcast an array of shape {x.shape} to {shape}")
+    strides = [0] * lead + [0 if n == 1 and m != 1 else s
+                            for n, m, s in zip(x.shape, shape[lead:], x._strides, strict=True)]
+    return x._view(shape, tuple(strides), x._offset)
+
+
+def broadcast_arrays(*arrays: Array) -> list[Array]:
+    """Views of every array broadcast to their common shape."""
+    shape = broadcast_shapes(*(_check(a, "broadcast_arrays").shape for a in arrays))
+    return [broadcast_to(a, shape) for a in arrays]
+
+
+def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Array:
+    """``x`` with a new shape; a view when ``x`` is contiguous, else a copy (``copy=False`` raises)."""
+    x = _check(x, "reshape")
+    shape = tuple(operator.index(n) for n in (shape if isinstance(shape, tuple | list) else (shape,)))
+    if shape.count(-1) > 1 or any(n < -1 for n in shape):
+        raise ValueError(f"reshape(): invalid shape {shape}")
+    if -1 in shape:
+        known = math.prod(n for n in shape if n != -1)
+        if known == 0 or x.size % known:
+            raise ValueError(f"cannot reshape an array of size {x.size} into shape {shape}")
+        shape = tuple(x.size // known if n == -1 else n for n in shape)
+    if math.prod(shape) != x.size:
+        raise ValueError(f"cannot reshape an array of size {x.size} into shape {shape}")
+    if copy:
+        return copy_of(x)._view(shape, c_strides(shape), 0)
+    if not x._is_contiguous():
+        if copy is False:
+            raise ValueError("reshape(copy=False) of a non-contiguous array would need a copy")
+        x = copy_of(x)
+    return x._view(shape, c_strides(shape), x._offset)
+
+
+def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
+    """A view with the axes reordered."""
+    x = _check(x, "permute_dims")
+    axes = tuple(_axis(a, x.ndim, "permute_dims") for a in axes)
+    if sorted(axes) != list(range(x.ndim)):
+        raise ValueError(f"permute_dims(): {axes} is not a permutation of {x.ndim} axes")
+    return x._view(tuple(x.shape[a] for a in axes), tuple(x._strides[a] for a in axes), x._offset)
+
+
+def matrix_transpose(x: Array, /) -> Array:
+    """Transpose of the last two axes (a view)."""
+    return _check(x, "matrix_transpose").mT
+
+
+def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
+    """A view with new axes of size 1 at ``axis`` (positions in the result)."""
+    x = _check(x, "expand_dims")
+    ndim = x.ndim + (1 if isinstance(axis, int) else len(axis))
+    axes = _axes(axis, ndim, "expand_dims")
+    shape, strides = list(x.shape), list(x._strides)
+    for a in sorted(axes):
+        shape.insert(a, 1)
+        strides.insert(a, 0)
+    return x._view(tuple(shape), tuple(strides), x._offset)
+
+
+def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
+    """A view without the given axes, which must have size 1."""
+    x = _check(x, "squeeze")
+    axes = _axes(axis, x.ndim, "squeeze")
+    for a in axes:
+        if x.shape[a] != 1:
+            raise ValueError(f"squeeze(): axis {a} has size {x.shape[a]}, not 1")
+    keep = [d for d in range(x.ndim) if d not in axes]
+    return x._view(tuple(x.shape[d] for d in keep), tuple(x._strides[d] for d in keep), x._offset)
+
+
+def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
+    """A view with the order of elements reversed along ``axis`` (all axes by default)."""
+    x = _check(x, "flip")
+    strides, offset = list(x._strides), x._offset
+    for a in _axes(axis, x.ndim, "flip"):
+        if x.shape[a] > 1:
+            offset += (x.shape[a] - 1) * strides[a]
+        strides[a] = -strides[a]
+    return x._view(x.shape, tuple(strides), offset)
+
+
+def moveaxis(x: Array, source: int | tuple[int, ...], destination: int | tuple[int, ...], /) -> Array:
+    """A view with axes moved from ``source`` to ``destination``."""
+    x = _check(x, "moveaxis")
+    src, dst = _axes(source, x.ndim, "moveaxis"), _axes(destination, x.ndim, "moveaxis")
+    if len(src) != len(dst):
+        raise ValueError("moveaxis(): source and destination need the same number of axes")
+    order = [d for d in range(x.ndim) if d not in src]
+    for d, s in sorted(zip(dst, src, strict=True)):
+        order.insert(d, s)
+    return permute_dims(x, tuple(order))
+
+
+def concat(arrays: Sequence[Array], /, *, axis: int | None = 0) -> Array:
+    """Join arrays along an existing axis (flattened when ``axis`` is None)."""
+    arrays = [_check(a, "concat") for a in arrays]
+    if not arrays:
+        raise ValueError("concat() needs at least one array")
+    _same_device(arrays, "concat")
+    dt = _dtypes.result_type(*arrays)
+    if axis is None:
+        arrays = [reshape(a, (-1,)) for a in arrays]
+        axis = 0
+    ndim = arrays[0].ndim
+    if ndim == 0 or any(a.ndim != ndim for a in arrays):
+        raise ValueError(f"concat() needs arrays of one rank >= 1, got shapes {[a.shape for a in arrays]}")
+    axis = _axis(axis, ndim, "concat")
+    rest = {a.shape[:axis] + a.shape[axis + 1:] for a in arrays}
+    if len(rest) > 1:
+        raise ValueError(f"concat(): shapes {[a.shape for a in arrays]} differ outside axis {axis}")
+    shape = list(arrays[0].shape)
+    shape[axis] = sum(a.shape[axis] for a in arrays)
+    out = empty(tuple(shape), dt, arrays[0].device)
+    start = 0
+    for a in arrays:
+        index = (slice(None),) * axis + (slice(start, start + a.shape[axis]),)
+        assign(out[index], a)
+        start += a.shape[axis]
+    return out
+
+
+def stack(arrays: Sequence[Array], /, *, axis: int = 0) -> Array:
+    """Join arrays of one shape along a new axis."""
+    arrays = [_check(a, "stack") for a in arrays]
+    if not arrays:
+        raise ValueError("stack() needs at least one array")
+    if len({a.shape for a in arrays}) > 1:
+        raise ValueError(f"stack() needs arrays of one shape, got {[a.shape for a in arrays]}")
+    axis = _axis(axis, arrays[0].ndim + 1, "stack")
+    return concat([expand_dims(a, axis=axis) for a in arrays], axis=axis)
+
+
+def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
+    """Views of ``x`` split along ``axis``."""
+    x = _check(x, "unstack")
+    if x.ndim == 0:
+        raise ValueError("unstack() needs an array of at least one dimension")
+    axis = _axis(axis, x.ndim, "unstack")
+    return tuple(x[(slice(None),) * axis + (i,)] for i in range(x.shape[axis]))
+
+
+def roll(x: Array, /, shift: int | tuple[int, ...], *, axis: int | tuple[int, ...] | None = None) -> Array:
+    """Elements shifted cyclically along ``axis`` (of the flattened array when None)."""
+    x = _check(x, "roll")
+    if axis is None:
+        if not isinstance(shift, int):
+            raise ValueError("roll() with axis=None takes one integer shift")
+        return reshape(roll(reshape(x, (-1,)), shift, axis=0), x.shape)
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    shifts = (shift,) * len(axes) if isinstance(shift, int) else tuple(shift)
+    if len(shifts) != len(axes):
+        raise ValueError("roll(): shift and axis need the same length")
+    totals: dict[int, int] = {}
+    for s, a in zip(shifts, axes, strict=True):
+        a = _axis(a, x.ndim, "roll")
+        totals[a] = totals.get(a, 0) + operator.index(s)
+    out = copy_of(x)
+    for a, s in totals.items():
+        n = x.shape[a]
+        if n == 0 or s % n == 0:
+            continue
+        s %= n
+        src = out
+        out = empty(x.shape, x.dtype, x.device)
+        pre = (slice(None),) * a
+        assign(out[(*pre, slice(s, None))], src[(*pre, slice(None, n - s))])
+        assign(out[(*pre, slice(None, s))], src[(*pre, slice(n - s, None))])
+    return out
+
+
+def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
+    """``x`` repeated ``repetitions`` times along each axis (a broadcast view, then one copy)."""
+    x = _check(x, "tile")
+    reps = tuple(operator.index(r) for r in repetitions)
+    if any(r < 0 for r in reps):
+        raise ValueError(f"tile(): repetitions must be non-negative, got {reps}")
+    ndim = max(x.ndim, len(reps))
+    reps = (1,) * (ndim - len(reps)) + reps
+    x = reshape(x, (1,) * (ndim - x.ndim) + x.shape)
+    inter = tuple(v for d in range(ndim) for v in (1, x.shape[d]))
+    wide = tuple(v for d in range(ndim) for v in (reps[d], x.shape[d]))
+    spread = broadcast_to(reshape(x, inter), wide)
+    return reshape(copy_of(spread), tuple(r * n for r, n in zip(reps, x.shape, strict=True)))
+
+
+def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Array:
+    """Each element repeated ``repeats`` times along ``axis`` (of the flattened array when None).
+
+    Integer repeats are a broadcast view and one copy. Array repeats make the
+    result's shape depend on data: their values are read back to size the
+    result, then one gather kernel copies the elements.
+    """
+    x = _check(x, "repeat")
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    axis = _axis(axis, x.ndim, "repeat")
+    n = x.shape[axis]
+    if isinstance(repeats, Array):
+        if repeats.dtype.kind not in "iu":
+            raise TypeError(f"repeat(): repeats must be integers, not {repeats.dtype.name}")
+        counts = to_numpy(repeats).astype(np.int64)
+        if counts.ndim > 1 or counts.size not in (1, n):
+            raise ValueError(f"repeat(): repeats of shape {repeats.shape} do not match axis size {n}")
+        if counts.size == 1:
+            repeats = int(counts.reshape(()))
+        else:
+            if (counts < 0).any():
+                raise ValueError("repeat(): repeats must be non-negative")
+            index = np.repeat(np.arange(n, dtype=np.int32), counts)
+            return take(x, from_numpy(index, _dtypes.int32, x.device), axis=axis)
+    r = operator.index(repeats)
+    if r < 0:
+        raise ValueError("repeat(): repeats must be non-negative")
+    spread = broadcast_to(expand_dims(x, axis=axis + 1), x.shape[: axis + 1] + (r,) + x.shape[axis + 1:])
+    shape = list(x.shape)
+    shape[axis] = n * r
+    return reshape(copy_of(spread), tuple(shape))
+
+
+def _take_source(dtype: np.dtype[Any], index: np.dtype[Any]) -> str:
+    t, ti = wgsl_type(dtype), wgsl_type(index)
+    return f"""
+@group(0) @binding(0) var<storage, read> P: array<u32>;
+@group(0) @binding(1) var<storage, read_write> o: array<{t}>;
+@group(0) @binding(2) var<storage, read> a: array<{t}>;
+@group(0) @binding(3) var<storage, read> ix: array<{ti}>;
+@compute @workgroup_size({WORKGROUP})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {{
+  let i = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;
+  let total = P[0]; let k = P[1]; let n = P[2]; let inner = P[3];
+  if (i >= total) {{ return; }}
+  let r = i % inner; let j = (i / inner) % k; let outer = i / (inner * k);
+  var v = i32(ix[P[5] + j]);
+  if (v < 0) {{ v = v + i32(n); }}
+  o[i] = a[P[4] + (outer * n + u32(v)) * inner + r];
+}}
+"""
+
+
+def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
+    """Elements of ``x`` at integer ``indices`` along ``axis`` (a gather kernel).
+
+    Indices must be in range (negative ones count from the end); they are not
+    checked on the device.
+    """
+    x = _check(x, "take")
+    if not isinstance(indices, Array) or indices.dtype.kind not in "iu" or indices.ndim != 1:
+        raise TypeError("take() needs a one-dimensional integer ruda_wgpu array of indices")
+    _same_device([x, indices], "take")
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError("take() needs axis= for arrays of more than one dimension")
+        axis = 0
+    axis = _axis(axis, x.ndim, "take")
+    src, ix = contiguous(x), contiguous(indices)
+    k, n = ix.shape[0], x.shape[axis]
+    inner = math.prod(x.shape[axis + 1:])
+    shape = x.shape[:axis] + (k,) + x.shape[axis + 1:]
+    out = empty(shape, x.dtype, x.device)
+    total = math.prod(shape)
+    if total:
+        dev = x.device
+        pipe = dev.pipeline(("take", x.dtype.name, indices.dtype.name),
+                            lambda: _take_source(x.dtype, indices.dtype))
+        isz = storage_itemsize(x.dtype)
+        bind_o, _ = window(dev, out._storage, 0, total, isz, "take")
+        bind_a, base_a = window(dev, src._storage, src._offset, src._offset + src.size, isz, "take")
+        bind_i, base_i = window(dev, ix._storage, ix._offset, ix._offset + k, storage_itemsize(ix.dtype), "take")
+        params = np.array([total, k, n, max(inner, 1), base_a, base_i], dtype=np.uint32)
+        dev.dispatch(pipe, [bind_o, bind_a, bind_i], params, -(-total // WORKGROUP))
+    return out
+

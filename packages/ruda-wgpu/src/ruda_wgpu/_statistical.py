@@ -1,0 +1,235 @@
+"""Reductions: the reduced axes are moved last and made contiguous, then a workgroup tree reduces
+each row (in several parts, then once more over the parts, when rows are long)."""
+
+from __future__ import annotations
+
+import builtins
+import math
+from typing import Any
+
+import numpy as np
+
+from ruda_wgpu import _dtypes
+from ruda_wgpu._array import Array, contiguous, copy_of, empty
+from ruda_wgpu._elementwise import F32_HELPERS, apply, astype
+from ruda_wgpu._engine import WORKGROUP, storage_itemsize
+from ruda_wgpu._info import default_dtypes_of
+from ruda_wgpu._kernels import ONE, ZERO, Operand, convert, launch_reduce, wgsl_type, window
+from ruda_wgpu._manipulation import _axes, permute_dims
+
+# This module defines min, max, sum, any and all: keep the builtins at hand.
+builtins_max = builtins.max
+
+_MAX = {"i32": "2147483647i", "u32": "0xffffffffu", "i64": "9223372036854775807li",
+        "u64": "0xfffffffffffffffflu", "f32": "inf_f()"}
+_MIN = {"i32": "(-2147483647i - 1i)", "u32": "0u", "i64": "(-9223372036854775807li - 1li)", "u64": "0lu",
+        "f32": "(-inf_f())"}
+
+
+def _check(x: Any, fn: str) -> Array:
+    if not isinstance(x, Array):
+        raise TypeError(f"{fn}() takes a ruda_wgpu array, not {type(x).__name__}")
+    return x
+
+
+def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, fn: str) -> Array:
+    """Reduce ``x`` over ``axis`` with ``kind`` in sum/prod/min/max/all/any; result dtype ``acc``."""
+    axes = _axes(axis, x.ndim, fn)
+    keep = [d for d in range(x.ndim) if d not in axes]
+    out_shape = tuple(1 if d in axes else x.shape[d] for d in range(x.ndim)) if keepdims else \
+        tuple(x.shape[d] for d in keep)
+    m = math.prod(x.shape[d] for d in keep)
+    k = math.prod(x.shape[d] for d in axes)
+    if not axes:
+        return astype(x, acc) if x.dtype != acc else copy_of(x)
+    src = contiguous(permute_dims(x, (*keep, *axes)))
+    t = wgsl_type(acc)
+    combine = {
+        "sum": "x + y", "prod": "x * y", "all": "min(x, y)", "any": "max(x, y)",
+        "min": "select(select(min(x, y), y, isnan_f(y)), x, isnan_f(x))" if t == "f32" else "min(x, y)",
+        "max": "select(select(max(x, y), y, isnan_f(y)), x, isnan_f(x))" if t == "f32" else "max(x, y)",
+    }[kind]
+    identity = {"sum": ZERO[t], "prod": ONE[t], "all": "1u", "any": "0u", "min": _MAX[t], "max": _MIN[t]}[kind]
+    load = convert("v", src.dtype, acc)
+    storage = launch_reduce(x.device, kind, Operand(src._storage, src._offset, (), src.dtype), m, k, acc,
+                            combine, identity, load, F32_HELPERS if "f32" in (t, wgsl_type(src.dtype)) else "")
+    out = Array._new(storage, out_shape, acc, x.device)
+    if acc.name in ("int8", "int16", "uint8", "uint16"):
+        out = astype(astype(out, _dtypes.int32 if acc.kind == "i" else _dtypes.uint32), acc)
+    return out
+
+
+def _sum_dtype(x: Array, dtype: Any) -> np.dtype[Any]:
+    if dtype is not None:
+        dt = _dtypes.check_dtype(dtype)
+        x.device.check_dtype(dt)
+        return dt
+    defaults = default_dtypes_of(x.device)
+    if x.dtype.kind in "ib":
+        return defaults["integral"] if x.dtype.itemsize <= defaults["integral"].itemsize else x.dtype
+    if x.dtype.kind == "u":
+        wide = _dtypes.uint64 if "uint64" in x.device.dtype_names else _dtypes.uint32
+        return wide if x.dtype.itemsize <= wide.itemsize else x.dtype
+    return x.dtype
+
+
+def _numeric(x: Array, fn: str) -> None:
+    if x.dtype.kind not in "iuf":
+        raise TypeError(f"{fn}() needs a numeric array, not {x.dtype.name}")
+
+
+def sum(x: Array, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Array:  # noqa: A001
+    """Sum over ``axis``; integers accumulate in the device's default integer dtype."""
+    x = _check(x, "sum")
+    _numeric(x, "sum")
+    return _reduce(x, axis, keepdims, _sum_dtype(x, dtype), "sum", "sum")
+
+
+def prod(x: Array, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Array:
+    """Product over ``axis``; integers accumulate in the device's default integer dtype."""
+    x = _check(x, "prod")
+    _numeric(x, "prod")
+    return _reduce(x, axis, keepdims, _sum_dtype(x, dtype), "prod", "prod")
+
+
+def _minmax(x: Array, axis: Any, keepdims: bool, kind: str) -> Array:
+    x = _check(x, kind)
+    _numeric(x, kind)
+    axes = _axes(axis, x.ndim, kind)
+    if builtins.any(x.shape[a] == 0 for a in axes) or (x.size == 0 and axis is None):
+        raise ValueError(f"{kind}() of an empty set of elements has no identity: reduce a non-empty axis")
+    return _reduce(x, axis, keepdims, x.dtype, kind, kind)
+
+
+def min(x: Array, /, *, axis: Any = None, keepdims: bool = False) -> Array:  # noqa: A001
+    """Smallest element over ``axis`` (NaN propagates)."""
+    return _minmax(x, axis, keepdims, "min")
+
+
+def max(x: Array, /, *, axis: Any = None, keepdims: bool = False) -> Array:  # noqa: A001
+    """Largest element over ``axis`` (NaN propagates)."""
+    return _minmax(x, axis, keepdims, "max")
+
+
+def all(x: Array, /, *, axis: Any = None, keepdims: bool = False) -> Array:  # noqa: A001
+    """Whether every element over ``axis`` is true (non-zero)."""
+    return _reduce(_check(x, "all"), axis, keepdims, _dtypes.bool_, "all", "all")
+
+
+def any(x: Array, /, *, axis: Any = None, keepdims: bool = False) -> Array:  # noqa: A001
+    """Whether some element over ``axis`` is true (non-zero)."""
+    return _reduce(_check(x, "any"), axis, keepdims, _dtypes.bool_, "any", "any")
+
+
+def _count(x: Array, axis: Any) -> int:
+    return math.prod(x.shape[a] for a in _axes(axis, x.ndim, "mean"))
+
+
+def _floating(x: Array, fn: str) -> None:
+    if x.dtype.kind != "f":
+        raise TypeError(f"{fn}() needs a floating-point array, not {x.dtype.name}: use astype() first")
+
+
+def mean(x: Array, /, *, axis: Any = None, keepdims: bool = False) -> Array:
+    """Arithmetic mean over ``axis`` (NaN for an empty set)."""
+    x = _check(x, "mean")
+    _floating(x, "mean")
+    return apply("divide", sum(x, axis=axis, keepdims=keepdims), float(_count(x, axis)))
+
+
+def var(x: Array, /, *, axis: Any = None, correction: int | float = 0.0, keepdims: bool = False) -> Array:
+    """Variance over ``axis``: mean squared deviation, divided by ``N - correction``."""
+    x = _check(x, "var")
+    _floating(x, "var")
+    n = _count(x, axis)
+    mu = mean(x, axis=axis, keepdims=True)
+    d = apply("subtract", x, mu)
+    ss = sum(apply("multiply", d, d), axis=axis, keepdims=keepdims)
+    return apply("divide", ss, float(n - correction) if n - correction > 0 else 0.0)
+
+
+def std(x: Array, /, *, axis: Any = None, correction: int | float = 0.0, keepdims: bool = False) -> Array:
+    """Standard deviation over ``axis`` (square root of :func:`var`)."""
+    return apply("sqrt", var(x, axis=axis, correction=correction, keepdims=keepdims))
+
+
+def _scan_source(src: np.dtype[Any], acc: np.dtype[Any], combine: str, identity: str, include: bool) -> str:
+    t = wgsl_type(acc)
+    load = convert("a[base + j * inner]", src, acc)
+    out_n = "n + 1u" if include else "n"
+    first = f"o[obase] = {identity};" if include else ""
+    shift = "1u" if include else "0u"
+    return f"""
+@group(0) @binding(0) var<storage, read> P: array<u32>;
+@group(0) @binding(1) var<storage, read_write> o: array<{t}>;
+@group(0) @binding(2) var<storage, read> a: array<{wgsl_type(src)}>;
+@compute @workgroup_size({WORKGROUP})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {{
+  let i = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;
+  let rows = P[0]; let n = P[1]; let inner = P[2];
+  if (i >= rows) {{ return; }}
+  let outer = i / inner; let r = i % inner;
+  let base = P[3] + outer * n * inner + r;
+  let obase = outer * ({out_n}) * inner + r;
+  var acc: {t} = {identity};
+  {first}
+  for (var j = 0u; j < n; j = j + 1u) {{
+    let x = acc; let y = {load};
+    acc = {combine};
+    o[obase + (j + {shift}) * inner] = {_wrap_acc(acc)};
+  }}
+}}
+"""
+
+
+def _wrap_acc(acc: np.dtype[Any]) -> str:
+    from ruda_wgpu._kernels import wrap
+
+    return wrap("acc", acc)
+
+
+def _cumulative(x: Array, axis: int | None, dtype: Any, include_initial: bool, kind: str) -> Array:
+    fn = f"cumulative_{kind}"
+    x = _check(x, fn)
+    _numeric(x, fn) if x.dtype.kind != "b" else None
+    if axis is None:
+        if x.ndim > 1:
+            raise ValueError(f"{fn}() needs axis= for arrays of more than one dimension")
+        axis = 0
+    if x.ndim == 0:
+        raise ValueError(f"{fn}() needs an array of at least one dimension")
+    (axis,) = _axes(axis, x.ndim, fn)
+    acc = _sum_dtype(x, dtype)
+    src = contiguous(x)
+    n = x.shape[axis]
+    inner = math.prod(x.shape[axis + 1:])
+    rows = math.prod(x.shape[:axis]) * inner
+    shape = list(x.shape)
+    shape[axis] = n + (1 if include_initial else 0)
+    out = empty(tuple(shape), acc, x.device)
+    t = wgsl_type(acc)
+    combine, identity = ("x + y", ZERO[t]) if kind == "sum" else ("x * y", ONE[t])
+    if rows and math.prod(shape):
+        dev = x.device
+        pipe = dev.pipeline(("scan", kind, src.dtype.name, acc.name, include_initial),
+                            lambda: _scan_source(src.dtype, acc, combine, identity, include_initial))
+        bind_o, _ = window(dev, out._storage, 0, out.size, storage_itemsize(acc), fn)
+        bind_a, base = window(dev, src._storage, src._offset, src._offset + src.size,
+                              storage_itemsize(src.dtype), fn)
+        params = np.array([rows, n, builtins_max(inner, 1), base], dtype=np.uint32)
+        dev.dispatch(pipe, [bind_o, bind_a], params, -(-rows // WORKGROUP))
+    return out
+
+
+def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype: Any = None,
+                   include_initial: bool = False) -> Array:
+    """Running sums along ``axis`` (one thread scans each row)."""
+    return _cumulative(x, axis, dtype, include_initial, "sum")
+
+
+def cumulative_prod(x: Array, /, *, axis: int | None = None, dtype: Any = None,
+                    include_initial: bool = False) -> Array:
+    """Running products along ``axis`` (one thread scans each row)."""
+    return _cumulative(x, axis, dtype, include_initial, "prod")
+

@@ -1,0 +1,139 @@
+"""Every elementwise function, on every dtype the device has, against NumPy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ruda_wgpu
+from ruda.testing import assert_matches_numpy, parametrize_backends
+from ruda_wgpu._elementwise import _OPS
+
+pytestmark = parametrize_backends("wgpu")
+
+DEVICE_DTYPES = list(ruda_wgpu.__array_namespace_info__().dtypes())
+KINDS = {"b": "bool", "i": "signed", "u": "unsigned", "f": "float"}
+SPECIAL = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.5, 1e-7, 1e30, -1e30, np.inf, -np.inf, np.nan],
+                   dtype=np.float32)
+
+
+def _values(dtype: str, n: int = 40, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return rng.integers(0, 2, n).astype(bool)
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        edges = np.array([info.min, info.max, 0, 1, info.max - 1], dtype=dt)
+        return np.concatenate([edges, rng.integers(info.min, info.max, n - 5, dtype=dt, endpoint=True)])
+    return np.concatenate([SPECIAL, (rng.standard_normal(n) * 4).astype(np.float32)])
+
+
+def _cases(nargs: int) -> list:
+    cases = []
+    for name, op in _OPS.items():
+        if op.nargs != nargs:
+            continue
+        for dtype in DEVICE_DTYPES:
+            if np.dtype(dtype).kind in op.kinds:
+                cases.append(pytest.param(name, dtype, id=f"{name}-{dtype}"))
+    return cases
+
+
+NUMPY_NAME = {"bitwise_invert": "invert", "pow": "power", "atan2": "arctan2", "asin": "arcsin",
+              "acos": "arccos", "atan": "arctan", "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh",
+              "bitwise_left_shift": "left_shift", "bitwise_right_shift": "right_shift"}
+
+
+def _numpy(name: str, *args: np.ndarray) -> np.ndarray:
+    fn = getattr(np, NUMPY_NAME.get(name, name))
+    with np.errstate(all="ignore"):
+        return np.asarray(fn(*args))
+
+
+@pytest.mark.parametrize(("name", "dtype"), _cases(1))
+def test_unary(xp, name, dtype):
+    host = _values(dtype)
+    if name in ("sin", "cos", "tan"):
+        host = host[~(np.abs(host) > 1e4)]  # GPUs reduce huge arguments inexactly (no accuracy promise)
+    got = getattr(xp, name)(xp.asarray(host))
+    want = _numpy(name, host)
+    if np.dtype(dtype).kind == "f":
+        # GPU transcendental functions are accurate to a few ulp, not correctly rounded.
+        assert_matches_numpy(got, want, rtol=3e-5 if name not in ("tan",) else 1e-4, atol=1e-6, err_msg=name)
+    else:
+        assert_matches_numpy(got, want, err_msg=name)
+
+
+@pytest.mark.parametrize(("name", "dtype"), _cases(2))
+def test_binary(xp, name, dtype):
+    a, b = _values(dtype, seed=1), _values(dtype, seed=2)[::-1].copy()
+    if name in ("bitwise_left_shift", "bitwise_right_shift"):
+        b = np.abs(b.astype(np.int64)) % (np.dtype(dtype).itemsize * 8 + 4)
+        b = b.astype(dtype)
+    if name == "pow" and np.dtype(dtype).kind in "iu":
+        b = (np.abs(b.astype(np.int64)) % 5).astype(dtype)
+    if name in ("floor_divide", "remainder") and np.dtype(dtype).kind in "iu":
+        b = np.where(b == 0, 1, b).astype(dtype)  # NumPy's integer division by zero is a warning and 0
+        if np.dtype(dtype).kind == "i":
+            b = np.where(b == -1, 3, b).astype(dtype)
+    got = getattr(xp, name)(xp.asarray(a), xp.asarray(b))
+    want = _numpy(name, a, b)
+    rtol = 1e-5 if name in ("pow", "logaddexp", "hypot", "atan2") else None
+    assert_matches_numpy(got, want, rtol=rtol, atol=1e-6 if rtol else None, err_msg=name)
+
+
+@pytest.mark.parametrize("dtype", [d for d in DEVICE_DTYPES if d != "bool"])
+def test_broadcasting_strides_and_scalars(xp, dtype):
+    a = _values(dtype, 24, seed=3)[:24].reshape(2, 3, 4)
+    b = _values(dtype, 8, seed=4)[-4:]
+    x, y = xp.asarray(a), xp.asarray(b)
+    assert_matches_numpy(x + y, _numpy("add", a, b))
+    assert_matches_numpy(x[:, ::-1, 1:] * y[1:], _numpy("multiply", a[:, ::-1, 1:], b[1:]))
+    assert_matches_numpy(xp.permute_dims(x, (2, 0, 1)) - y[:, None, None],
+                         _numpy("subtract", a.transpose(2, 0, 1), b[:, None, None]))
+    scalar = 3 if np.dtype(dtype).kind in "iu" else 2.5
+    assert_matches_numpy(x * scalar, _numpy("multiply", a, np.asarray(scalar, dtype=dtype)))
+    assert_matches_numpy(scalar - x, _numpy("subtract", np.asarray(scalar, dtype=dtype), a))
+
+
+@pytest.mark.parametrize(("a", "b"), [("int8", "uint8"), ("int16", "uint8"), ("uint16", "int32"),
+                                      ("int8", "int16"), ("uint8", "uint32")])
+def test_mixed_integer_promotion(xp, a, b):
+    x, y = _values(a, seed=5), _values(b, seed=6)
+    got = xp.add(xp.asarray(x), xp.asarray(y))
+    assert_matches_numpy(got, _numpy("add", x, y))
+    assert_matches_numpy(xp.less(xp.asarray(x), xp.asarray(y)), np.less(x, y))
+
+
+def test_mixed_kinds_are_refused(xp):
+    with pytest.raises(TypeError, match="promote"):
+        xp.add(xp.asarray([1, 2]), xp.asarray([1.0, 2.0]))
+    with pytest.raises(TypeError, match="float"):
+        xp.asarray([1, 2]) + 1.5
+    with pytest.raises(TypeError, match="not defined for int32"):
+        xp.exp(xp.asarray([1, 2], dtype=xp.int32))
+
+
+@pytest.mark.parametrize("dtype", [d for d in DEVICE_DTYPES if d != "bool"])
+def test_astype_matches_numpy(xp, dtype):
+    for src in DEVICE_DTYPES:
+        host = _values(src, seed=7)
+        if np.dtype(src).kind == "f":
+            host = host[np.isfinite(host) & (np.abs(host) < 100)]  # out-of-range casts are undefined
+            if np.dtype(dtype).kind == "u":
+                host = np.abs(host)
+        got = xp.astype(xp.asarray(host), getattr(xp, dtype))
+        assert_matches_numpy(got, host.astype(dtype), err_msg=f"{src} -> {dtype}")
+
+
+def test_where_and_clip(xp):
+    a = _values("float32", seed=8)
+    b = _values("float32", seed=9)
+    c = a > b
+    assert_matches_numpy(xp.where(xp.asarray(c), xp.asarray(a), xp.asarray(b)), np.where(c, a, b))
+    assert_matches_numpy(xp.where(xp.asarray(c), xp.asarray(a), 0.0), np.where(c, a, np.float32(0)))
+    ints = _values("int16", seed=10)
+    assert_matches_numpy(xp.clip(xp.asarray(ints), -5, 7), np.clip(ints, -5, 7))
+    finite = a[np.isfinite(a)]
+    assert_matches_numpy(xp.clip(xp.asarray(finite), min=-1.0), np.clip(finite, -1.0, None))

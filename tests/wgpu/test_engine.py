@@ -1,0 +1,161 @@
+"""The engine: pool reuse, flat memory over a long loop, batching, pipeline cache, devices."""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+
+from ruda.testing import assert_matches_numpy, parametrize_backends
+
+pytestmark = parametrize_backends("wgpu")
+
+
+def test_size_classes_are_monotonic_and_bounded(xp):
+    from ruda_wgpu._engine import size_class
+
+    sizes = [size_class(n) for n in range(1, 1 << 16, 37)]
+    assert sizes == sorted(sizes)
+    assert all(s >= n for s, n in zip(sizes, range(1, 1 << 16, 37), strict=True))
+    assert all(s <= max(256, n) * 1.25 + 4 for s, n in zip(sizes, range(1, 1 << 16, 37), strict=True))
+
+
+def test_steady_state_work_creates_no_buffers(xp):
+    x = xp.ones((1000,))
+    y = xp.ones((1000,))
+    def work() -> None:
+        for _ in range(5):
+            z = xp.sum(xp.exp(x + y) * 2.0)
+            float(z)
+
+    work()  # warm-up: the same work creates its buffers once
+    before = xp.memory_stats()["buffers_created"]
+    for _ in range(10):
+        work()
+    assert xp.memory_stats()["buffers_created"] == before
+
+
+def test_memory_is_flat_after_10000_mixed_ops(xp):
+    """Burn's users' top complaint is GPU memory growth: 10,000 ops must leave allocated bytes flat."""
+    rng = np.random.default_rng(0)
+    a = xp.asarray(rng.standard_normal((64, 64)).astype(np.float32))
+    b = xp.asarray(rng.standard_normal((64,)).astype(np.float32))
+    i = xp.asarray(rng.integers(-100, 100, (64, 64)).astype(np.int8))
+
+    def step(k: int) -> None:
+        m = k % 10
+        if m == 0:
+            r = a + b
+        elif m == 1:
+            r = xp.exp(a) * 0.5
+        elif m == 2:
+            r = xp.sum(a, axis=1)
+        elif m == 3:
+            r = a @ a
+        elif m == 4:
+            r = xp.where(a > 0, a, b)
+        elif m == 5:
+            r = i * i + 3
+        elif m == 6:
+            r = xp.reshape(a.T, (-1,))
+        elif m == 7:
+            r = xp.concat([a, a], axis=0)
+        elif m == 8:
+            r = xp.max(xp.abs(a - 1.0))
+        else:
+            r = xp.astype(i, xp.float32)[::2, 1:]
+            float(xp.sum(r))
+        del r
+
+    for k in range(200):  # warm-up: every size class and pipeline exists
+        step(k)
+    xp.synchronize()
+    gc.collect()
+    before = xp.memory_stats()
+    for k in range(10_000):
+        step(k)
+    xp.synchronize()
+    gc.collect()
+    after = xp.memory_stats()
+    assert after["dispatches"] - before["dispatches"] >= 10_000
+    assert abs(after["allocated_bytes"] - before["allocated_bytes"]) <= 0.01 * before["allocated_bytes"], (
+        before, after)
+    assert after["in_use_bytes"] <= before["in_use_bytes"]
+
+
+def test_buffers_return_to_the_pool_when_arrays_are_collected(xp):
+    xp.synchronize()
+    gc.collect()
+    base = xp.memory_stats()["in_use_bytes"]
+    arrays = [xp.ones((10_000,)) for _ in range(10)]
+    assert xp.memory_stats()["in_use_bytes"] >= base + 10 * 40_000
+    view = arrays[0][::2]
+    del arrays
+    gc.collect()
+    # the view keeps its buffer alive; the other nine went back to the pool
+    assert base + 40_000 <= xp.memory_stats()["in_use_bytes"] < base + 2 * 40_000 + 1024
+    assert_matches_numpy(view, np.ones(5000, np.float32))
+
+
+def test_batches_are_submitted_on_read_and_at_the_bound(xp):
+    from ruda_wgpu._engine import BATCH_DISPATCHES
+
+    x = xp.zeros((10,))
+    float(xp.sum(x))
+    submits = xp.memory_stats()["submits"]
+    for _ in range(BATCH_DISPATCHES * 2 + 10):
+        x = x + 1.0
+    mid = xp.memory_stats()["submits"]
+    assert 2 <= mid - submits <= 3  # flushed at the bound, not per dispatch
+    assert_matches_numpy(x, np.full(10, BATCH_DISPATCHES * 2 + 10, np.float32))
+
+
+def test_pipelines_are_cached_by_op_dtype_and_layout(xp):
+    x = xp.ones((7, 3))
+    y = xp.ones((3,))
+    x + y
+    n = xp.memory_stats()["pipelines"]
+    for _ in range(5):
+        x + y
+        x.T + 1.0
+    x.T + 1.0
+    assert xp.memory_stats()["pipelines"] <= n + 1
+
+
+def test_large_grid_beyond_65535_workgroups(xp):
+    n = 65535 * 256 + 1000  # more groups than one grid dimension allows
+    x = xp.ones((n,), dtype=xp.float32)
+    y = x * 2.0
+    assert float(y[-1]) == 2.0 and float(y[0]) == 2.0
+    assert float(xp.sum(y[-2000:])) == 4000.0
+
+
+@pytest.mark.slow
+def test_arrays_beyond_the_binding_limit(xp):
+    """Arrays larger than one storage binding are processed in windows."""
+    dev = xp.__array_namespace_info__().default_device()
+    n = dev.max_binding // 4 + 4096
+    x = xp.arange(n, dtype=xp.int32)
+    y = x + 1
+    assert int(y[-1]) == n and int(y[0]) == 1
+    z = y[1:] - y[:-1]
+    assert int(xp.min(z[-100:])) == 1
+    assert int(xp.max(x)) == n - 1  # a reduction over windows of the buffer
+    assert int(xp.sum(xp.astype(z == 1, xp.int32))) == n - 1
+
+
+def test_devices_and_info_tell_the_truth(xp):
+    info = xp.__array_namespace_info__()
+    devs = info.devices()
+    assert devs and str(devs[0]) == "wgpu:0"
+    for dev in devs:
+        dtypes = info.dtypes(device=dev)
+        assert "float64" not in dtypes and "complex64" not in dtypes
+        assert ("int64" in dtypes) == ("shader-int64" in dev.features)
+        defaults = info.default_dtypes(device=dev)
+        assert defaults["real floating"] == xp.float32
+        assert defaults["indexing"] == (xp.int64 if "int64" in dtypes else xp.int32)
+    for name in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                 "float32", "float64", "complex64", "complex128"):
+        assert hasattr(xp, name)
