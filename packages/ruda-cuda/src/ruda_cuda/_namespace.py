@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from cupy import (  # noqa: F401  (re-exported)
+from cupy import bool_ as bool  # noqa: A004  (the standard's dtype name)
+from cupy import (
     complex64,
     complex128,
     float32,
@@ -17,14 +18,25 @@ from cupy import (  # noqa: F401  (re-exported)
     uint64,
 )
 
+import ruda_cuda.fft as fft
+import ruda_cuda.linalg as linalg
+from ruda.spec import API_VERSION as __array_api_version__
+from ruda_cuda._array import Array
 from ruda_cuda._creation import *  # noqa: F403
 from ruda_cuda._dtypes import *  # noqa: F403
 from ruda_cuda._elementwise import *  # noqa: F403
 from ruda_cuda._functions import *  # noqa: F403
+from ruda_cuda._info import __array_namespace_info__
 
 e = 2.718281828459045
 inf = float("inf")
 nan = float("nan")
 newaxis = None
 pi = 3.141592653589793
+
+__all__ = [  # what ruda_cuda re-exports (the package checks it against the standard's names)
+    "Array", "__array_api_version__", "__array_namespace_info__", "bool", "complex64", "complex128",
+    "e", "fft", "float32", "float64", "inf", "int8", "int16", "int32", "int64", "linalg", "nan",
+    "newaxis", "pi", "uint8", "uint16", "uint32", "uint64",
+]
 
