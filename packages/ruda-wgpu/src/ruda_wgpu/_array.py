@@ -186,8 +186,8 @@ class Array:
 def from_numpy(host: np.ndarray[Any, Any], dtype: np.dtype[Any], device: GpuDevice) -> Array:
     """Upload a host array as ``dtype`` (converted to the stored word type) to ``device``."""
     device.check_dtype(dtype)
-    words = np.ascontiguousarray(np.asarray(host).astype(dtype, copy=False).astype(
-        _dtypes.STORAGE_NP[dtype.name], copy=False))
+    words = np.asarray(np.asarray(host).astype(dtype, copy=False).astype(
+        _dtypes.STORAGE_NP[dtype.name], copy=False), order="C")
     storage = Storage(device, max(words.nbytes, 4))
     device.write(storage.buffer, 0, memoryview(words).cast("B"))
     return Array._new(storage, words.shape, dtype, device)
@@ -247,6 +247,13 @@ def copy_of(x: Array) -> Array:
     return out
 
 
+def python_scalar(value: Any) -> Any:
+    """NumPy scalars (``np.float32(2)``) as the Python scalars the standard's rules are written for."""
+    if isinstance(value, np.generic) and value.dtype.kind in "biufc":
+        return value.item()
+    return value
+
+
 def check_scalar_range(value: Any, dtype: np.dtype[Any]) -> None:
     """Raise OverflowError when a Python int does not fit ``dtype``."""
     if isinstance(value, int) and not isinstance(value, bool) and dtype.kind in "iu":
@@ -272,11 +279,13 @@ def _install_operators() -> None:
 
     def binary(fn: Any) -> tuple[Any, Any, Any]:
         def op(self: Array, other: Any) -> Any:
+            other = python_scalar(other)
             if not isinstance(other, Array | bool | int | float | complex):
                 return NotImplemented
             return fn(self, other)
 
         def rop(self: Array, other: Any) -> Any:
+            other = python_scalar(other)
             if not isinstance(other, Array | bool | int | float | complex):
                 return NotImplemented
             return fn(other, self)

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ruda_wgpu import _dtypes
-from ruda_wgpu._array import Array, check_scalar_range, empty
+from ruda_wgpu._array import Array, check_scalar_range, empty, python_scalar
 from ruda_wgpu._kernels import ONE, ZERO, Operand, Scalar, convert, launch_elementwise, wgsl_type
 
 F32_HELPERS = """
@@ -304,6 +304,7 @@ def apply(name: str, *args: Any) -> Array:
     from ruda_wgpu._manipulation import broadcast_shapes, broadcast_to
 
     op = _OPS[name]
+    args = tuple(python_scalar(a) for a in args)
     arrays = [a for a in args if isinstance(a, Array)]
     if not arrays:
         raise TypeError(f"{name}() needs at least one ruda_wgpu array, got {[type(a).__name__ for a in args]}")

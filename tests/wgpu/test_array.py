@@ -1,0 +1,200 @@
+"""The array object: operators, indexing, conversions, DLPack, devices and errors."""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+import pytest
+
+from ruda.testing import assert_matches_numpy, parametrize_backends
+
+pytestmark = parametrize_backends("wgpu")
+
+BINARY = ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor", "lshift", "rshift"]
+COMPARE = ["eq", "ne", "lt", "le", "gt", "ge"]
+
+
+def _pair(xp, kind: str):
+    rng = np.random.default_rng(1)
+    if kind == "float":
+        a = rng.uniform(0.5, 4, (3, 4)).astype(np.float32)
+        b = rng.uniform(0.5, 4, (4,)).astype(np.float32)
+    else:
+        a = rng.integers(1, 50, (3, 4)).astype(np.int32)
+        b = rng.integers(1, 5, (4,)).astype(np.int32)
+    return a, b, xp.asarray(a), xp.asarray(b)
+
+
+@pytest.mark.parametrize("op", BINARY)
+def test_binary_operators_forward_reflected_inplace(xp, op):
+    kind = "int" if op in ("and", "or", "xor", "lshift", "rshift") else "float"
+    if op == "floordiv":
+        kind = "int"
+    a, b, x, y = _pair(xp, kind)
+    name = op + "_" if op in ("and", "or") else op
+    fn = getattr(operator, name)
+    with np.errstate(all="ignore"):
+        want = fn(a, b)
+    assert_matches_numpy(fn(x, y), want, rtol=1e-5 if op == "pow" else None)
+    scalar = 2 if kind == "int" else 2.0
+    with np.errstate(all="ignore"):
+        assert_matches_numpy(fn(x, scalar), fn(a, a.dtype.type(scalar)), rtol=1e-5 if op == "pow" else None)
+        assert_matches_numpy(fn(scalar, y), fn(b.dtype.type(scalar), b), rtol=1e-5 if op == "pow" else None)
+    z = xp.asarray(a)
+    alias = z
+    inplace = getattr(operator, f"i{op}")
+    z = inplace(z, y)
+    assert z is alias  # in place: the same array object, its buffer overwritten
+    assert_matches_numpy(z, want, rtol=1e-5 if op == "pow" else None)
+
+
+@pytest.mark.parametrize("op", COMPARE)
+def test_comparison_operators(xp, op):
+    a, b, x, y = _pair(xp, "float")
+    fn = getattr(operator, op)
+    assert_matches_numpy(fn(x, y), fn(a, b))
+    assert_matches_numpy(fn(x, 2.0), fn(a, np.float32(2.0)))
+
+
+def test_unary_operators_and_matmul(xp):
+    a, b, x, y = _pair(xp, "int")
+    assert_matches_numpy(-x, -a)
+    assert_matches_numpy(+x, +a)
+    assert_matches_numpy(abs(-x), a)
+    assert_matches_numpy(~x, ~a)
+    assert_matches_numpy(x @ x.T, a @ a.T)
+    f = xp.asarray(a.astype(np.float32))
+    g = f
+    g @= xp.ones((4, 4))
+    assert g is f
+    assert_matches_numpy(f, a.astype(np.float32) @ np.ones((4, 4), np.float32))
+
+
+def test_inplace_refuses_to_change_dtype_or_shape(xp):
+    x = xp.asarray([1, 2, 3], dtype=xp.int8)
+    with pytest.raises(TypeError):
+        x += xp.asarray([1, 2, 3], dtype=xp.int16)
+    y = xp.ones((3,))
+    with pytest.raises(TypeError):
+        y += xp.ones((2, 3))
+
+
+def test_numpy_scalars_defer_to_the_array(xp):
+    x = xp.asarray([1.0, 2.0])
+    out = np.float32(2.0) * x
+    assert type(out) is type(x)
+    assert_matches_numpy(out, np.array([2.0, 4.0], np.float32))
+
+
+@pytest.mark.parametrize("key", [
+    1, -1, (1, 2), (slice(None), 2), (slice(1, None, 2),), (Ellipsis, 1), (None, 1), (1, None, slice(None, None, -1)),
+    (slice(None, None, -2), Ellipsis, None), (), Ellipsis, (slice(5, 1),), (0, slice(None), -3),
+])
+def test_getitem_basic(xp, key):
+    host = np.arange(60, dtype=np.int32).reshape(3, 4, 5)
+    x = xp.asarray(host)
+    assert_matches_numpy(x[key], host[key], err_msg=repr(key))
+
+
+def test_getitem_errors(xp):
+    x = xp.zeros((2, 3))
+    with pytest.raises(IndexError):
+        x[2]
+    with pytest.raises(IndexError):
+        x[0, 0, 0]
+    with pytest.raises(NotImplementedError, match="mask"):
+        x[xp.asarray([True, False])]
+
+
+def test_setitem_views_and_aliasing(xp):
+    host = np.arange(24, dtype=np.float32).reshape(4, 6)
+    x = xp.asarray(host)
+    x[1] = 7.0
+    host[1] = 7.0
+    x[:, ::2] = xp.asarray(np.array([1.0, 2.0, 3.0], np.float32))
+    host[:, ::2] = [1.0, 2.0, 3.0]
+    x[1:, 1:] = x[:-1, :-1]  # overlapping source and target
+    host[1:, 1:] = host[:-1, :-1].copy()
+    x[..., -1] = 0
+    host[..., -1] = 0
+    assert_matches_numpy(x, host)
+    v = x[::2]
+    v[...] = -1.0
+    host[::2] = -1.0
+    assert_matches_numpy(x, host)  # writing through a view changes the base
+
+
+def test_views_share_the_buffer(xp):
+    x = xp.reshape(xp.arange(12, dtype=xp.int32), (3, 4))
+    t = x.T
+    m = x.mT
+    assert t._storage is x._storage and m._storage is x._storage
+    assert_matches_numpy(t, np.arange(12, dtype=np.int32).reshape(3, 4).T)
+    assert x.shape == (3, 4) and x.ndim == 2 and x.size == 12 and x.dtype == xp.int32
+
+
+def test_scalar_conversions(xp):
+    assert bool(xp.asarray(True)) is True
+    assert int(xp.asarray(-7, dtype=xp.int8)) == -7
+    assert float(xp.asarray(2.5)) == 2.5
+    assert operator.index(xp.asarray(3, dtype=xp.uint16)) == 3
+    with pytest.raises(TypeError):
+        operator.index(xp.asarray(3.0))
+    with pytest.raises(TypeError):
+        float(xp.ones((2,)))
+
+
+def test_dlpack_and_array_are_host_copies(xp):
+    host = np.arange(6, dtype=np.int16).reshape(2, 3)
+    x = xp.asarray(host)
+    assert x.__dlpack_device__() == (1, 0)
+    np.testing.assert_array_equal(np.from_dlpack(x), host)
+    np.testing.assert_array_equal(np.asarray(x), host)
+    with pytest.raises(ValueError):
+        np.asarray(x, copy=False)
+    back = xp.from_dlpack(np.arange(4, dtype=np.uint8))
+    assert_matches_numpy(back, np.arange(4, dtype=np.uint8))
+
+
+def test_dtype_the_device_lacks_names_the_device_and_the_gap(xp):
+    info = xp.__array_namespace_info__()
+    for dev in info.devices():
+        missing = [n for n in ("float64", "int64", "complex64") if n not in info.dtypes(device=dev)]
+        for name in missing:
+            with pytest.raises(TypeError, match=f"{name} is not supported on {dev.name}") as err:
+                xp.zeros((2,), dtype=getattr(xp, name), device=dev)
+            assert "lacks" in str(err.value)
+
+
+def test_mixing_devices_raises(xp):
+    devs = xp.__array_namespace_info__().devices()
+    if len(devs) < 2:
+        pytest.skip("only one WebGPU adapter here")
+    a = xp.ones((3,), device=devs[0])
+    b = xp.ones((3,), device=devs[1])
+    for fn in (lambda: a + b, lambda: xp.concat([a, b]), lambda: xp.matmul(a, b), lambda: xp.where(a > 0, a, b)):
+        with pytest.raises(ValueError, match="two devices") as err:
+            fn()
+        assert devs[0].name in str(err.value) and devs[1].name in str(err.value)
+    moved = b.to_device(devs[0])
+    assert moved.device is devs[0]
+    assert_matches_numpy(a + moved, np.full(3, 2.0, np.float32))
+
+
+def test_to_device_through_ruda(xp):
+    import ruda
+
+    x = xp.arange(5, dtype=xp.int32)
+    host = ruda.to_device(x, "cpu")
+    np.testing.assert_array_equal(host, np.arange(5, dtype=np.int32))
+    back = ruda.to_device(host, "wgpu:0")
+    assert_matches_numpy(back, np.arange(5, dtype=np.int32))
+    assert str(ruda.device_of(back)) == "wgpu:0"
+
+
+def test_unimplemented_functions_say_so(xp):
+    with pytest.raises(NotImplementedError, match="sort"):
+        xp.sort(xp.ones((3,)))
+    with pytest.raises(NotImplementedError, match="linalg.inv"):
+        xp.linalg.inv(xp.ones((2, 2)))

@@ -1,0 +1,137 @@
+"""Creation, manipulation, reductions and linear algebra against NumPy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ruda_wgpu
+from ruda.testing import assert_matches_numpy, parametrize_backends
+
+pytestmark = parametrize_backends("wgpu")
+
+NUMERIC = [d for d in ruda_wgpu.__array_namespace_info__().dtypes(kind="numeric")]
+
+
+def _host(dtype: str, shape=(3, 4, 5), seed=0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        return rng.standard_normal(shape).astype(dt)
+    if dt.kind == "b":
+        return rng.integers(0, 2, shape).astype(bool)
+    info = np.iinfo(dt)
+    return rng.integers(max(info.min, -20), min(info.max, 20), shape).astype(dt)
+
+
+def test_creation(xp):
+    assert_matches_numpy(xp.zeros((2, 3), dtype=xp.int16), np.zeros((2, 3), np.int16))
+    assert_matches_numpy(xp.ones(4, dtype=xp.uint8), np.ones(4, np.uint8))
+    assert_matches_numpy(xp.full((2, 2), -3, dtype=xp.int8), np.full((2, 2), -3, np.int8))
+    assert_matches_numpy(xp.full((2,), True), np.full((2,), True))
+    assert_matches_numpy(xp.arange(2, 20, 3, dtype=xp.int32), np.arange(2, 20, 3, dtype=np.int32))
+    assert_matches_numpy(xp.arange(1.0, 0.0, -0.25), np.arange(1.0, 0.0, -0.25, dtype=np.float32))
+    assert_matches_numpy(xp.linspace(-1, 1, 7), np.linspace(-1, 1, 7, dtype=np.float32))
+    assert_matches_numpy(xp.linspace(0, 1, 4, endpoint=False), np.linspace(0, 1, 4, endpoint=False, dtype=np.float32))
+    assert_matches_numpy(xp.eye(3, 5, k=-1, dtype=xp.int32), np.eye(3, 5, k=-1, dtype=np.int32))
+    base = _host("float32", (4, 5))
+    assert_matches_numpy(xp.tril(xp.asarray(base), k=1), np.tril(base, k=1))
+    assert_matches_numpy(xp.triu(xp.asarray(base), k=-1), np.triu(base, k=-1))
+    g = xp.meshgrid(xp.arange(3, dtype=xp.int32), xp.arange(2, dtype=xp.int32))
+    for got, want in zip(g, np.meshgrid(np.arange(3, dtype=np.int32), np.arange(2, dtype=np.int32)), strict=True):
+        assert_matches_numpy(got, want)
+    assert_matches_numpy(xp.zeros_like(xp.asarray(base)), np.zeros_like(base))
+    assert_matches_numpy(xp.full_like(xp.asarray(base), 2.0), np.full_like(base, 2.0))
+    assert xp.asarray([1.5, 2]).dtype == xp.float32
+    assert xp.asarray([[1, 2], [3, 4]]).dtype == xp.__array_namespace_info__().default_dtypes()["integral"]
+
+
+@pytest.mark.parametrize("dtype", NUMERIC)
+@pytest.mark.parametrize("name", ["sum", "prod", "min", "max"])
+@pytest.mark.parametrize("axis", [None, 0, -1, (0, 2), ()])
+def test_reductions(xp, name, dtype, axis):
+    host = _host(dtype)
+    if name == "prod":
+        host = host[:, :2, :3]
+    for keepdims in (False, True):
+        got = getattr(xp, name)(xp.asarray(host), axis=axis, keepdims=keepdims)
+        want = getattr(np, name)(host, axis=axis, keepdims=keepdims)
+        if name in ("sum", "prod") and np.dtype(dtype).kind == "u":
+            want = want.astype(got.dtype)
+        assert_matches_numpy(got, want, rtol=1e-5 if np.dtype(dtype).kind == "f" else None, atol=1e-5,
+                             check_dtype=name in ("min", "max") or np.dtype(dtype).kind == "f")
+
+
+def test_statistics_and_logic(xp):
+    host = _host("float32", (6, 7))
+    x = xp.asarray(host)
+    for axis in (None, 0, 1):
+        assert_matches_numpy(xp.mean(x, axis=axis), host.mean(axis=axis), rtol=1e-5, atol=1e-6)
+        assert_matches_numpy(xp.var(x, axis=axis, correction=1), host.var(axis=axis, ddof=1), rtol=1e-4)
+        assert_matches_numpy(xp.std(x, axis=axis, keepdims=True), host.std(axis=axis, keepdims=True), rtol=1e-4)
+        assert_matches_numpy(xp.all(x > -1, axis=axis), np.all(host > -1, axis=axis))
+        assert_matches_numpy(xp.any(x > 1, axis=axis), np.any(host > 1, axis=axis))
+    assert_matches_numpy(xp.cumulative_sum(x, axis=1), np.cumsum(host, axis=1), rtol=1e-5, atol=1e-6)
+    ints = _host("int32", (3, 4))
+    assert_matches_numpy(xp.cumulative_prod(xp.asarray(ints), axis=0, include_initial=True),
+                         np.concatenate([np.ones((1, 4), np.int64), np.cumprod(ints, axis=0)]), check_dtype=False)
+    with pytest.raises(ValueError):
+        xp.max(xp.zeros((0, 3)), axis=0)
+
+
+def test_long_reduction_uses_several_passes(xp):
+    host = np.arange(1_000_003, dtype=np.int32) % 7
+    assert int(xp.sum(xp.asarray(host))) == int(host.sum())
+    f = np.random.default_rng(0).standard_normal(500_000).astype(np.float32)
+    assert float(xp.max(xp.asarray(f))) == float(f.max())
+    assert abs(float(xp.sum(xp.asarray(f))) - float(f.astype(np.float64).sum())) < 1e-2
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "int8", "uint16"] + (["int64"] if "int64" in NUMERIC else []))
+def test_matmul(xp, dtype):
+    for sa, sb in [((5, 7), (7, 3)), ((33, 17), (17, 40)), ((2, 1, 4, 5), (3, 5, 2)), ((5,), (5, 4)),
+                   ((4, 5), (5,)), ((6,), (6,))]:
+        a, b = _host(dtype, sa, 1), _host(dtype, sb, 2)
+        want = np.matmul(a, b)
+        got = xp.matmul(xp.asarray(a), xp.asarray(b))
+        assert_matches_numpy(got, want, rtol=1e-5, atol=1e-5)
+    a, b = _host("float32", (3, 4, 5)), _host("float32", (4, 5, 2))
+    assert_matches_numpy(xp.tensordot(xp.asarray(a), xp.asarray(b), axes=([1, 2], [0, 1])),
+                         np.tensordot(a, b, axes=([1, 2], [0, 1])), rtol=1e-5, atol=1e-5)
+    assert_matches_numpy(xp.tensordot(xp.asarray(a), xp.asarray(a), axes=0), np.tensordot(a, a, axes=0))
+    c = _host("float32", (4, 5))
+    assert_matches_numpy(xp.vecdot(xp.asarray(a), xp.asarray(c)), np.vecdot(a, c), rtol=1e-5, atol=1e-5)
+    assert_matches_numpy(xp.matrix_transpose(xp.asarray(a)), np.matrix_transpose(a))
+    with pytest.raises(ValueError, match="align"):
+        xp.matmul(xp.ones((2, 3)), xp.ones((2, 3)))
+
+
+def test_manipulation(xp):
+    host = _host("int16", (2, 3, 4))
+    x = xp.asarray(host)
+    assert_matches_numpy(xp.reshape(x, (4, -1)), host.reshape(4, -1))
+    assert_matches_numpy(xp.reshape(x.mT, (-1,)), host.swapaxes(-1, -2).reshape(-1))
+    assert_matches_numpy(xp.permute_dims(x, (2, 0, 1)), host.transpose(2, 0, 1))
+    assert_matches_numpy(xp.expand_dims(x, axis=1), np.expand_dims(host, 1))
+    assert_matches_numpy(xp.squeeze(xp.expand_dims(x, axis=0), axis=0), host)
+    assert_matches_numpy(xp.flip(x, axis=(0, 2)), np.flip(host, (0, 2)))
+    assert_matches_numpy(xp.roll(x, 2, axis=2), np.roll(host, 2, axis=2))
+    assert_matches_numpy(xp.roll(x, (1, -1), axis=(0, 1)), np.roll(host, (1, -1), axis=(0, 1)))
+    assert_matches_numpy(xp.roll(x, 5), np.roll(host, 5))
+    assert_matches_numpy(xp.concat([x, x[:, :1]], axis=1), np.concatenate([host, host[:, :1]], axis=1))
+    assert_matches_numpy(xp.concat([x, x], axis=None), np.concatenate([host, host], axis=None))
+    assert_matches_numpy(xp.stack([x, x], axis=-1), np.stack([host, host], axis=-1))
+    assert_matches_numpy(xp.broadcast_to(x[:, :1], (2, 3, 4)), np.broadcast_to(host[:, :1], (2, 3, 4)))
+    assert_matches_numpy(xp.moveaxis(x, 0, -1), np.moveaxis(host, 0, -1))
+    assert_matches_numpy(xp.repeat(x, 2, axis=1), np.repeat(host, 2, axis=1))
+    reps = np.array([1, 0, 3], np.int64)
+    assert_matches_numpy(xp.repeat(x, xp.asarray(reps), axis=1), np.repeat(host, reps, axis=1))
+    assert_matches_numpy(xp.tile(x, (2, 1, 2)), np.tile(host, (2, 1, 2)))
+    for got, want in zip(xp.unstack(x, axis=1), [host[:, i] for i in range(3)], strict=True):
+        assert_matches_numpy(got, want)
+    a, b = xp.broadcast_arrays(x, xp.asarray(host[0, 0]))
+    assert a.shape == b.shape == (2, 3, 4)
+    with pytest.raises(ValueError):
+        xp.reshape(x, (5, -1))
+    with pytest.raises(ValueError):
+        xp.squeeze(x, axis=0)
