@@ -1,0 +1,267 @@
+"""The remote array: a handle to an array in the server's session, with its shape and dtype.
+
+Operators and methods send ops without waiting. Reading values waits: ``bool()``,
+``int()``, ``float()``, ``complex()``, ``operator.index()`` and DLPack export (which
+hands over a host copy, so ``numpy.from_dlpack(x)`` and ``ruda.to_numpy(x)`` work).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ruda_remote import _dispatch, _meta, wire
+from ruda_remote._client import RemoteDevice
+
+_OPERAND_TYPES = (bool, int, float, complex, np.generic)
+
+
+class Array:
+    """An array that lives on a ruda remote server."""
+
+    __slots__ = ("__weakref__", "_device", "_dtype", "_handle", "_origin", "_shape")
+    __array_ufunc__ = None  # NumPy must not treat a remote array as an object scalar
+    __hash__ = None  # type: ignore[assignment]  # arrays are not hashable (the spec's == is elementwise)
+
+    _device: RemoteDevice
+    _handle: int | None  # None until a deferred ``source[index]`` is first needed on the server
+    _shape: tuple[int, ...]
+    _dtype: np.dtype[Any]
+    #: (source array, basic index) when this array is ``source[index]``: its values can be read
+    #: from a cached copy of the source
+    _origin: tuple[Array, Any] | None
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        raise TypeError(
+            "remote arrays are made by the namespace: use ruda_remote.asarray(...), zeros(...), ..."
+        )
+
+    @classmethod
+    def _new(cls, device: RemoteDevice, handle: int, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
+        self = object.__new__(cls)
+        self._device, self._handle, self._shape, self._dtype = device, handle, shape, dtype
+        self._origin = None
+        return self
+
+    def __del__(self) -> None:
+        device = getattr(self, "_device", None)
+        if device is not None and getattr(self, "_handle", None) is not None:
+            device.release(self._handle)
+
+    def _ensure(self) -> int:
+        """This array's handle; a deferred ``source[index]`` is sent to the server now."""
+        if self._handle is None:
+            assert self._origin is not None
+            source, key = self._origin
+            with self._device._lock:
+                if self._handle is None:
+                    handle = self._device.new_handle()
+                    self._device.submit(
+                        wire.OP_CODES["__getitem__"],
+                        [handle],
+                        [wire.Handle(source._ensure()), key],
+                        {},
+                        expect=[(self._shape, self._dtype.name)],
+                    )
+                    self._handle = handle
+        return self._handle
+
+    # -- attributes --------------------------------------------------------------------------------
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        return self._dtype
+
+    @property
+    def device(self) -> RemoteDevice:
+        return self._device
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self._shape)
+
+    @property
+    def mT(self) -> Array:  # noqa: N802  (the spec's name)
+        return _dispatch.call("mT", (self,), {})
+
+    @property
+    def T(self) -> Array:  # noqa: N802  (the spec's name)
+        if self.ndim != 2:
+            raise ValueError(f"x.T needs a 2-d array, got {self.ndim} dimensions; use mT or permute_dims")
+        return _dispatch.call("T", (self,), {})
+
+    def __repr__(self) -> str:
+        return f"ruda_remote.Array(shape={self._shape}, dtype={self._dtype.name}, device='{self._device}')"
+
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
+        import ruda_remote
+
+        if api_version not in (
+            None,
+            "2021.12",
+            "2022.12",
+            "2023.12",
+            "2024.12",
+            ruda_remote.__array_api_version__,
+        ):
+            raise ValueError(
+                f"ruda_remote implements the Array API {ruda_remote.__array_api_version__}, "
+                f"not {api_version!r}"
+            )
+        return ruda_remote
+
+    def to_device(self, device: Any, /, *, stream: Any = None) -> Array:
+        """This array on another remote device (a copy through the client), or itself."""
+        if device is self._device:
+            return self
+        if not isinstance(device, RemoteDevice):
+            raise ValueError(
+                f"ruda_remote arrays move only between RemoteDevices, not to {device!r}; "
+                "to bring one to another backend use ruda.to_device(x, 'cpu')"
+            )
+        return _dispatch.upload(self._read(), device)
+
+    # -- reads (these wait) ------------------------------------------------------------------------
+    def _read(self) -> np.ndarray:
+        if self._origin is not None:
+            source, key = self._origin
+            host = self._device.cached_read(source._ensure(), source.size * source.dtype.itemsize)
+            if host is not None:
+                return np.asarray(host[key])
+        return self._device.read(self._ensure())
+
+    def __bool__(self) -> bool:
+        return bool(self._scalar("bool"))
+
+    def __int__(self) -> int:
+        return int(self._scalar("int"))
+
+    def __float__(self) -> float:
+        return float(self._scalar("float"))
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar("complex"))
+
+    def __index__(self) -> int:
+        if self._dtype.kind not in "iu":
+            raise TypeError(f"only integer arrays can be used as an index, not {self._dtype.name}")
+        return int(self._scalar("index"))
+
+    def _scalar(self, what: str) -> Any:
+        if self.size != 1:
+            raise TypeError(f"{what}() needs an array of one element, got shape {self._shape}")
+        return self._read().reshape(())[()]
+
+    def __dlpack__(
+        self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None, copy: bool | None = None
+    ) -> Any:
+        """DLPack export of a host copy of the values (the data comes over the network)."""
+        if copy is False:
+            raise BufferError("a remote array can only be exported as a copy (copy=False is impossible)")
+        if dl_device is not None and tuple(dl_device) != (1, 0):
+            raise BufferError(f"a remote array exports to the host (DLPack device (1, 0)), not {dl_device}")
+        host = np.array(self._read())  # writable, owned by the exporter
+        kwargs: dict[str, Any] = {}
+        if max_version is not None:
+            kwargs["max_version"] = max_version
+        return host.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (1, 0)
+
+    # -- indexing ----------------------------------------------------------------------------------
+    def __getitem__(self, key: Any) -> Array:
+        key = _scalar_indices(key)
+        if not _meta.is_basic_key(key):
+            return _dispatch.call("__getitem__", (self, key), {})
+        # A view: checked here, sent only when used on the server; reading its values needs
+        # only a (cached) read of this array.
+        ((shape, dtype),) = _meta.infer("__getitem__", (self, key), {}, _dispatch.is_array)
+        result = Array._new(self._device, None, shape, np.dtype(dtype))  # type: ignore[arg-type]
+        result._origin = (self, key)
+        return result
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if not isinstance(value, (Array, *_OPERAND_TYPES)):
+            raise TypeError(
+                f"cannot assign a {type(value).__name__} into a remote array: assign a scalar or "
+                "an array on the same device"
+            )
+        _meta.check_setitem(self, key, value, _dispatch.is_array)
+        _dispatch.call_in_place("__setitem__", self, (key, value))
+
+    # -- operators ---------------------------------------------------------------------------------
+    def _binary(self, name: str, other: Any) -> Any:
+        if not isinstance(other, (Array, *_OPERAND_TYPES)):
+            _refuse_foreign_array(other)
+            return NotImplemented
+        return _dispatch.call(name, (self, other), {})
+
+    def _in_place(self, name: str, other: Any) -> Any:
+        if not isinstance(other, (Array, *_OPERAND_TYPES)):
+            _refuse_foreign_array(other)
+            return NotImplemented
+        _meta.infer_in_place(name, self, other, _dispatch.is_array)
+        _dispatch.call_in_place(name, self, (other,))
+        return self
+
+    def __abs__(self) -> Array:
+        return _dispatch.call("__abs__", (self,), {})
+
+    def __neg__(self) -> Array:
+        return _dispatch.call("__neg__", (self,), {})
+
+    def __pos__(self) -> Array:
+        return _dispatch.call("__pos__", (self,), {})
+
+    def __invert__(self) -> Array:
+        return _dispatch.call("__invert__", (self,), {})
+
+
+def _scalar_indices(key: Any) -> Any:
+    """``key`` with 0-d integer remote arrays read as Python ints: indexing by them selects what
+    indexing by their values does, and the key becomes a view key (see Array.__getitem__)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    if not any(isinstance(p, Array) for p in parts):
+        return key
+    if not all(not isinstance(p, Array) or (p.ndim == 0 and p.dtype.kind in "iu") for p in parts):
+        return key
+    if not _meta.is_basic_key(tuple(0 if isinstance(p, Array) else p for p in parts)):
+        return key
+    converted = tuple(int(p) if isinstance(p, Array) else p for p in parts)
+    return converted if isinstance(key, tuple) else converted[0]
+
+
+def _refuse_foreign_array(other: Any) -> None:
+    """Arrays of other libraries are refused with advice (their operators would not know ours)."""
+    if hasattr(other, "__array_namespace__") or hasattr(other, "__dlpack__") or isinstance(other, np.ndarray):
+        raise TypeError(
+            f"a {type(other).__module__}.{type(other).__qualname__} cannot be used with remote arrays; "
+            "move it to the device first with ruda_remote.asarray(x, device=...)"
+        )
+
+
+def _define_operators() -> None:
+    def binary(name: str) -> Any:
+        return lambda self, other: self._binary(name, other)
+
+    def in_place(name: str) -> Any:
+        return lambda self, other: self._in_place(name, other)
+
+    for name in wire.BINARY_DUNDERS + wire.COMPARISON_DUNDERS + wire.REFLECTED_DUNDERS:
+        setattr(Array, name, binary(name))
+    for name in wire.INPLACE_DUNDERS:
+        setattr(Array, name, in_place(name))
+
+
+_define_operators()
+_dispatch.Array = Array

@@ -1,0 +1,287 @@
+"""``RemoteDevice``: one connection to a server, and the session of arrays that lives there.
+
+Operations are queued and sent in batches without waiting for an answer; only reads wait
+(:meth:`RemoteDevice.request`). Arrays the program drops are released in the next batch.
+The server reports a failed operation when it happens; the client raises it at the next
+point that waits, naming the operation.
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import os
+import ssl as ssl_module
+import threading
+import weakref
+from typing import Any
+
+import numpy as np
+import websockets
+from websockets.sync.client import ClientConnection, connect
+
+from ruda_remote import wire
+from ruda_remote.errors import RemoteConnectionError, RemoteError, RemoteTimeoutError, remote_error
+from ruda_remote.server import prove
+
+#: ops queued before a batch is sent without being asked
+BATCH_OPS = 256
+#: arrays up to this size are read whole when one of their elements is read (see cached_read)
+READ_AHEAD_BYTES = 1 << 20
+READ_CACHE_ENTRIES = 32
+
+_open_devices: weakref.WeakSet[RemoteDevice] = weakref.WeakSet()
+
+
+class RemoteDevice:
+    """A session on a ruda remote server: ``RemoteDevice("ws://127.0.0.1:3000", token=...)``.
+
+    ``timeout``: seconds to wait for any one answer (None: as long as the connection is
+    alive; WebSocket pings notice a dead server within about 40 s). ``ssl``: an
+    ``ssl.SSLContext`` for ``wss://`` URLs with a private certificate authority.
+    Devices compare by identity: each one is its own session on the server.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        token: str | None = None,
+        *,
+        ssl: ssl_module.SSLContext | None = None,
+        timeout: float | None = None,
+        connect_timeout: float = 10.0,
+    ) -> None:
+        if not isinstance(url, str) or not url.startswith(("ws://", "wss://")):
+            raise ValueError(f"a remote device URL starts with ws:// or wss://, got {url!r}")
+        self.url = url
+        self.timeout = timeout
+        self._lock = threading.RLock()
+        self._ops: list[list[Any]] = []
+        self._free: collections.deque[int] = collections.deque()
+        self._seq = itertools.count()
+        self._handles = itertools.count(1)
+        self._errors: list[RemoteError] = []
+        self._closed = False
+        # Host copies of whole arrays, valid until the next op that changes any array of the
+        # session (an in-place op on one array may change another that shares its memory).
+        self._reads: dict[int, np.ndarray] = {}
+        try:
+            self._ws: ClientConnection = connect(
+                url,
+                ssl=ssl,
+                max_size=None,
+                max_queue=None,
+                compression=None,
+                proxy=None,
+                open_timeout=connect_timeout,
+                user_agent_header=None,
+                legacy=True,
+            )
+        except (OSError, websockets.InvalidHandshake, TimeoutError) as err:
+            raise RemoteConnectionError(f"cannot connect to ruda server {url}: {err}") from err
+        try:
+            self.info: dict[str, Any] = self._handshake(token, connect_timeout)
+        except BaseException:
+            self._ws.close()
+            raise
+        self.limits: dict[str, int] = dict(self.info.get("limits", {}))
+        _open_devices.add(self)
+
+    def _handshake(self, token: str | None, timeout: float) -> dict[str, Any]:
+        challenge = self._receive(timeout, "the server's challenge")
+        if challenge[0] != "challenge":
+            raise RemoteConnectionError(f"{self.url} did not open with a ruda challenge: {challenge[0]!r}")
+        proof = prove(token, challenge[2]) if token is not None else None
+        self._ws.send(wire.encode(["hello", wire.PROTOCOL_VERSION, proof]))
+        welcome = self._receive(timeout, "the server's welcome")
+        if welcome[0] == "error":
+            raise RemoteConnectionError(f"{self.url} refused the session: {welcome[4]}")
+        if welcome[0] != "welcome":
+            raise RemoteConnectionError(f"{self.url} answered the hello with {welcome[0]!r}")
+        info = dict(welcome[2])
+        if info.get("ops_digest") != wire.OPS_DIGEST:
+            raise RemoteConnectionError(
+                f"{self.url} numbers its operations differently (table {info.get('ops_digest')}, this client "
+                f"{wire.OPS_DIGEST}): install the same ruda and ruda-remote versions on both sides"
+            )
+        return info
+
+    # -- the device object -------------------------------------------------------------------------
+    def __repr__(self) -> str:
+        backend, device = self.info.get("backend"), self.info.get("device")
+        return f"RemoteDevice({self.url!r}, backend={backend!r}, device={device!r})"
+
+    def __str__(self) -> str:
+        return f"remote:{self.url}"
+
+    def close(self) -> None:
+        """End the session: the server frees every array of it."""
+        with self._lock:
+            self._closed = True
+            self._ws.close()
+
+    def __enter__(self) -> RemoteDevice:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- sending -----------------------------------------------------------------------------------
+    def new_handle(self) -> int:
+        return next(self._handles)
+
+    def release(self, handle: int) -> None:
+        """Queue a handle for release (safe from ``__del__``: it sends nothing itself)."""
+        self._free.append(handle)
+        self._reads.pop(handle, None)
+
+    def submit(
+        self,
+        code: int,
+        out: list[int],
+        args: list[Any],
+        kwargs: dict[str, Any],
+        expect: list[tuple[tuple[int, ...], str]] | None = None,
+        flags: int = 0,
+        alone: bool = False,
+        mutates: bool = False,
+    ) -> int:
+        """Queue one op; send the queue when it is long (or at once when ``alone``). Returns its seq.
+        ``mutates``: the op changes an existing array (so cached reads are stale)."""
+        with self._lock:
+            self._check_open()
+            if mutates:
+                self._reads.clear()
+            seq = next(self._seq)
+            ex = None if expect is None else [[list(s), d] for s, d in expect]
+            op = [seq, code, out, args, kwargs, flags, ex]
+            if alone:
+                self.flush()
+                self._send([op])
+            else:
+                self._ops.append(op)
+                if len(self._ops) >= BATCH_OPS:
+                    self.flush()
+            return seq
+
+    def flush(self) -> None:
+        """Send every queued op and release."""
+        with self._lock:
+            if self._ops or self._free:
+                ops, self._ops = self._ops, []
+                self._send(ops)
+
+    def _send(self, ops: list[list[Any]]) -> None:
+        free = []
+        while self._free:
+            free.append(self._free.popleft())
+        frame = wire.encode(["batch", ops, free])
+        limit = self.limits.get("max_message_bytes")
+        if limit is not None and len(frame) > limit:
+            for handle in free:
+                self._free.append(handle)
+            raise ValueError(
+                f"a message of {len(frame)} bytes is larger than the server's limit of {limit} bytes "
+                f"(op {wire.OPS[ops[-1][1]]}); send smaller arrays, or start the server with a larger "
+                "--max-message-mb"
+            )
+        try:
+            self._ws.send(frame)
+        except websockets.ConnectionClosed as err:
+            raise self._lost(err) from None
+
+    # -- waiting -----------------------------------------------------------------------------------
+    def request(
+        self, code: int, out: list[int], args: list[Any], kwargs: dict[str, Any], flags: int = 0
+    ) -> list[Any]:
+        """Send an op that the server answers, and wait for the answer."""
+        with self._lock:
+            seq = self.submit(code, out, args, kwargs, flags=flags)
+            self.flush()
+            return self._wait(seq)
+
+    def sync(self) -> None:
+        """Wait until the server has run every op sent so far; raise the first error among them."""
+        self.request(wire.OP_CODES["__stats__"], [], [], {})
+
+    def stats(self) -> dict[str, int]:
+        """Live arrays and bytes of this session on the server (after running everything queued)."""
+        with self._lock:
+            self.flush()  # releases queued so far are counted
+            reply = self.request(wire.OP_CODES["__stats__"], [], [], {})
+        return dict(reply[2])
+
+    def read(self, handle: int) -> np.ndarray:
+        """The array's values, as a read-only NumPy array."""
+        reply = self.request(wire.OP_CODES["__read__"], [], [wire.Handle(handle)], {})
+        _, _, dtype, shape, data = reply
+        return np.frombuffer(data, dtype=dtype).reshape(shape)
+
+    def cached_read(self, handle: int, nbytes: int) -> np.ndarray | None:
+        """The whole array's values from a read made since the session last changed an array;
+        for a small array not read yet, read it whole now (so reading its elements one by one
+        costs one round trip, not one each). None for a large array not in the cache."""
+        with self._lock:
+            host = self._reads.get(handle)
+            if host is None and nbytes <= READ_AHEAD_BYTES:
+                host = self.read(handle)
+                if len(self._reads) >= READ_CACHE_ENTRIES:
+                    self._reads.clear()
+                self._reads[handle] = host
+            return host
+
+    def _wait(self, seq: int) -> list[Any]:
+        while True:
+            message = self._receive(self.timeout, f"the answer to op {seq}")
+            if message[0] == "error" and message[1] != seq:
+                self._errors.append(remote_error(message[3], f"{message[4]}"))
+                continue
+            if message[1] != seq:
+                continue  # an answer nobody waits for any longer (its wait was interrupted)
+            if self._errors:
+                first, rest = self._errors[0], len(self._errors) - 1
+                self._errors.clear()
+                if rest:
+                    first.add_note(f"{rest} more operation(s) failed after it")
+                raise first
+            if message[0] == "error":
+                raise remote_error(message[3], message[4])
+            return message
+
+    def _receive(self, timeout: float | None, what: str) -> list[Any]:
+        try:
+            raw = self._ws.recv(timeout=timeout)
+        except TimeoutError:
+            raise RemoteTimeoutError(
+                f"no answer from {self.url} within {timeout} s while waiting for {what}"
+            ) from None
+        except websockets.ConnectionClosed as err:
+            raise self._lost(err) from None
+        try:
+            return wire.decode_server_message(raw)
+        except wire.WireError as err:
+            raise RemoteConnectionError(f"malformed message from {self.url}: {err}") from None
+
+    def _lost(self, err: websockets.ConnectionClosed) -> RemoteConnectionError:
+        self._closed = True
+        reason = f" ({err.rcvd.code}: {err.rcvd.reason})" if err.rcvd is not None and err.rcvd.reason else ""
+        return RemoteConnectionError(
+            f"connection to ruda server {self.url} lost{reason}; arrays of this session are gone"
+        )
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RemoteConnectionError(f"the session with {self.url} is closed; create a new RemoteDevice")
+
+
+def open_devices() -> list[RemoteDevice]:
+    """Every RemoteDevice of this process that is still open."""
+    return [d for d in list(_open_devices) if not d._closed]
+
+
+def device_from_env() -> RemoteDevice | None:
+    """A device for ``RUDA_REMOTE_URL`` (token from ``RUDA_REMOTE_TOKEN``), or None when unset."""
+    url = os.environ.get("RUDA_REMOTE_URL")
+    if not url:
+        return None
+    return RemoteDevice(url, token=os.environ.get("RUDA_REMOTE_TOKEN") or None)

@@ -1,0 +1,179 @@
+"""Turning a call on remote arrays into an op: find the device, encode the arguments,
+infer or ask for the result's shape and dtype, and wrap the result handles as arrays."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ruda_remote import _meta, wire
+from ruda_remote._client import RemoteDevice, device_from_env
+
+_default_device: RemoteDevice | None = None
+
+#: ops with a fixed number of results other than one
+N_OUT = {
+    "unique_all": 4,
+    "unique_counts": 2,
+    "unique_inverse": 2,
+    "linalg.eig": 2,
+    "linalg.eigh": 2,
+    "linalg.qr": 2,
+    "linalg.slogdet": 2,
+    "linalg.svd": 3,
+}
+
+_SCALARS = (bool, int, float, complex)
+
+
+def default_device() -> RemoteDevice:
+    """The device ops use when none is given: set with :func:`set_default_device`, or from
+    the ``RUDA_REMOTE_URL`` environment variable (token in ``RUDA_REMOTE_TOKEN``)."""
+    global _default_device
+    if _default_device is None or _default_device._closed:
+        _default_device = device_from_env()
+        if _default_device is None:
+            raise RuntimeError(
+                "no remote device: set RUDA_REMOTE_URL (e.g. ws://127.0.0.1:3000, a server started with "
+                "`ruda serve --backend host --port 3000`), call ruda_remote.set_default_device(...), "
+                "or pass device=ruda_remote.RemoteDevice(url)"
+            )
+    return _default_device
+
+
+def set_default_device(device: RemoteDevice | None) -> None:
+    """Make ``device`` the default for functions called without ``device=`` (None: back to the
+    environment variable)."""
+    global _default_device
+    if device is not None and not isinstance(device, RemoteDevice):
+        raise TypeError(f"expected a RemoteDevice, got {type(device).__name__}")
+    _default_device = device
+
+
+def device_or_default(device: Any) -> RemoteDevice:
+    """``device`` checked to be a RemoteDevice, or the default device when None."""
+    if device is None:
+        return default_device()
+    if not isinstance(device, RemoteDevice):
+        raise ValueError(f"ruda_remote devices are RemoteDevice objects, not {device!r}")
+    return device
+
+
+#: the remote array class, set by ruda_remote._array (which imports this module)
+Array: type = type(None)
+
+
+def is_array(x: Any) -> bool:
+    return isinstance(x, Array)
+
+
+class _Encoder:
+    """Encodes argument values for the wire and finds the one device they share."""
+
+    def __init__(self, device: RemoteDevice | None = None) -> None:
+        self.device = device
+
+    def __call__(self, value: Any) -> Any:
+        if isinstance(value, Array):
+            if self.device is None:
+                self.device = value.device
+            elif value.device is not self.device:
+                raise ValueError(
+                    f"arrays on two devices in one operation: {value.device} and {self.device}; "
+                    "move one with x.to_device(device) first"
+                )
+            return wire.Handle(value._ensure())
+        if value is None or value is Ellipsis or isinstance(value, (str, *_SCALARS)):
+            return value
+        if isinstance(value, np.dtype):
+            return wire.DType(value.name)
+        if isinstance(value, tuple):
+            return tuple(self(v) for v in value)
+        if isinstance(value, list):
+            return [self(v) for v in value]
+        if isinstance(value, dict):
+            return {k: self(v) for k, v in value.items()}
+        if isinstance(value, slice):
+            return slice(self._index(value.start), self._index(value.stop), self._index(value.step))
+        if isinstance(value, np.generic) and value.ndim == 0 and value.dtype.kind in "biufc":
+            return value.item()
+        if isinstance(value, type) and value in _SCALARS:
+            raise TypeError(f"pass a dtype such as xp.float64, not the Python type {value.__name__}")
+        raise TypeError(
+            f"a {type(value).__module__}.{type(value).__qualname__} cannot be used with remote arrays; "
+            "move arrays to the device first with ruda_remote.asarray(x, device=...)"
+        )
+
+    @staticmethod
+    def _index(v: Any) -> Any:
+        if v is None or isinstance(v, int):
+            return v
+        if hasattr(v, "__index__"):
+            return v.__index__()
+        raise TypeError(f"slice bounds must be integers or None, got {type(v).__name__}")
+
+
+def call(
+    name: str,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    *,
+    device: RemoteDevice | None = None,
+    n_out: int | None = None,
+) -> Any:
+    """Run op ``name`` remotely; return its array (or list of arrays when ``n_out`` is given)."""
+    encode = _Encoder(device)
+    wire_args = [encode(a) for a in args]
+    wire_kwargs = {k: encode(v) for k, v in kwargs.items()}
+    dev = encode.device or default_device()
+    metas = _meta.infer(name, args, kwargs, is_array)
+    count = n_out if n_out is not None else N_OUT.get(name, 1)
+    out = [dev.new_handle() for _ in range(count)]
+    code = wire.OP_CODES[name]
+    if metas is None:
+        reply = dev.request(code, out, wire_args, wire_kwargs, flags=wire.FLAG_META)
+        metas = reply[2]
+    else:
+        dev.submit(code, out, wire_args, wire_kwargs, expect=metas)
+    arrays = [wrap(dev, h, m) for h, m in zip(out, metas, strict=True)]
+    return arrays if n_out is not None or count != 1 else arrays[0]
+
+
+def call_in_place(name: str, target: Any, args: tuple[Any, ...]) -> None:
+    """Run an op that changes ``target`` (``__setitem__``, ``__iadd__``, ...); nothing waits."""
+    encode = _Encoder(target.device)
+    wire_args = [encode(target)] + [encode(a) for a in args]
+    target.device.submit(wire.OP_CODES[name], [], wire_args, {}, mutates=True)
+
+
+def upload(host: np.ndarray, device: RemoteDevice) -> Any:
+    """A new remote array holding a copy of ``host``'s values."""
+    host = np.asarray(host, order="C")  # (ascontiguousarray would make a 0-d array 1-d)
+    if host.dtype.name not in wire.ITEMSIZE:
+        raise TypeError(f"arrays of dtype {host.dtype} cannot be sent: the Array API has no such dtype")
+    if not host.dtype.isnative:
+        host = host.astype(host.dtype.newbyteorder("="))
+    data: Any = host.reshape(-1).view(np.uint8).data
+    small = host.nbytes <= 64 * 1024
+    if small:
+        data = bytes(data)  # a snapshot: the op may wait in the queue while the caller changes host
+    handle = device.new_handle()
+    meta = (tuple(host.shape), host.dtype.name)
+    device.submit(
+        wire.OP_CODES["__upload__"],
+        [handle],
+        [host.dtype.name, list(host.shape), data],
+        {},
+        expect=[meta],
+        alone=not small,
+    )
+    return wrap(device, handle, meta)
+
+
+_DTYPES = {name: np.dtype(name) for name in wire.ITEMSIZE}
+
+
+def wrap(device: RemoteDevice, handle: int, meta: Any) -> Any:
+    shape, dtype = meta
+    return Array._new(device, handle, tuple(shape), _DTYPES[dtype])

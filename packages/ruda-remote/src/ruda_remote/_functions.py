@@ -1,0 +1,313 @@
+"""Namespace functions that need more than forwarding: data from the host, creation on a
+device, dtype queries answered locally, and results with several arrays."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+import ruda.host as host
+from ruda import to_numpy
+
+from ruda_remote import _dispatch
+from ruda_remote._array import Array
+from ruda_remote._client import RemoteDevice
+
+
+class UniqueAllResult(NamedTuple):
+    values: Array
+    indices: Array
+    inverse_indices: Array
+    counts: Array
+
+
+class UniqueCountsResult(NamedTuple):
+    values: Array
+    counts: Array
+
+
+class UniqueInverseResult(NamedTuple):
+    values: Array
+    inverse_indices: Array
+
+
+class EigResult(NamedTuple):
+    eigenvalues: Array
+    eigenvectors: Array
+
+
+class EighResult(NamedTuple):
+    eigenvalues: Array
+    eigenvectors: Array
+
+
+class QRResult(NamedTuple):
+    Q: Array
+    R: Array
+
+
+class SlogdetResult(NamedTuple):
+    sign: Array
+    logabsdet: Array
+
+
+class SVDResult(NamedTuple):
+    U: Array
+    S: Array
+    Vh: Array
+
+
+RESULT_TYPES: dict[str, type] = {
+    "unique_all": UniqueAllResult,
+    "unique_counts": UniqueCountsResult,
+    "unique_inverse": UniqueInverseResult,
+    "linalg.eig": EigResult,
+    "linalg.eigh": EighResult,
+    "linalg.qr": QRResult,
+    "linalg.slogdet": SlogdetResult,
+    "linalg.svd": SVDResult,
+}
+
+
+def forward(name: str) -> Callable[..., Any]:
+    """A namespace function that runs op ``name`` on the server."""
+    result_type = RESULT_TYPES.get(name)
+
+    def function(*args: Any, **kwargs: Any) -> Any:
+        out = _dispatch.call(name, args, kwargs)
+        return result_type(*out) if result_type is not None else out
+
+    prefix, _, short = name.rpartition(".")
+    function.__name__ = function.__qualname__ = short
+    function.__doc__ = f"The Array API's ``{name}``, computed on the remote server."
+    reference = getattr(getattr(host, prefix) if prefix else host, short, None)
+    if reference is not None:  # the specification's signature, as the reference namespace spells it
+        function.__signature__ = inspect.signature(reference)  # type: ignore[attr-defined]
+    return function
+
+
+_device = _dispatch.device_or_default
+
+
+def _default_dtype(device: RemoteDevice, kind: str) -> np.dtype[Any]:
+    return np.dtype(device.info["default_dtypes"][kind])
+
+
+def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | None = None) -> Array:
+    """An array on the remote device from a remote array, any host or DLPack array, a scalar
+    or nested sequences (those are converted on the host, then sent)."""
+    if isinstance(obj, Array):
+        target = obj.device if device is None else _device(device)
+        if target is not obj.device:
+            if copy is False:
+                raise ValueError("copy=False is impossible: the array is on another remote device")
+            obj = obj.to_device(target)
+            copy = False
+        if (dtype is None or np.dtype(dtype) == obj.dtype) and copy is not True:
+            return obj
+        if copy is False:
+            raise ValueError(
+                f"copy=False is impossible: converting {obj.dtype} to {np.dtype(dtype)} needs a copy"
+            )
+        return _dispatch.call("astype", (obj, np.dtype(dtype) if dtype is not None else obj.dtype), {})
+    if copy is False:
+        raise ValueError("copy=False is impossible: host data must be copied to the remote server")
+    target = _device(device)
+    has_dtype = hasattr(obj, "dtype") and not isinstance(obj, (list, tuple))
+    if has_dtype or hasattr(obj, "__dlpack__"):
+        values = to_numpy(obj) if not isinstance(obj, np.generic) else np.asarray(obj)
+        if dtype is not None:
+            values = host.astype(values, np.dtype(dtype))
+    else:
+        values = np.asarray(host.asarray(obj, dtype=dtype))
+        if dtype is None:
+            values = values.astype(_default_for(values.dtype, target), copy=False)
+    return _dispatch.upload(values, target)
+
+
+def _default_for(dtype: np.dtype[Any], device: RemoteDevice) -> np.dtype[Any]:
+    """The device's default dtype of the same kind as a dtype NumPy chose for Python values."""
+    kind = {"f": "real floating", "c": "complex floating", "i": "integral"}.get(dtype.kind)
+    return _default_dtype(device, kind) if kind else dtype
+
+
+def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Array:
+    """A remote array from any DLPack array (its values travel to the server)."""
+    return asarray(x, device=device, copy=copy)
+
+
+def _creation(name: str, shape: Any, dtype: Any, device: Any, kind: str, **kwargs: Any) -> Array:
+    target = _device(device)
+    dtype = _default_dtype(target, kind) if dtype is None else np.dtype(dtype)
+    dims = (shape,) if isinstance(shape, int) else tuple(shape)
+    if not all(isinstance(n, int) and n >= 0 for n in dims):
+        raise ValueError(f"invalid shape {shape!r}: expected non-negative integers")
+    return _dispatch.call(name, (dims,), {"dtype": dtype, **kwargs}, device=target)
+
+
+def zeros(shape: Any, *, dtype: Any = None, device: Any = None) -> Array:
+    """An array of zeros, made on the server."""
+    return _creation("zeros", shape, dtype, device, "real floating")
+
+
+def ones(shape: Any, *, dtype: Any = None, device: Any = None) -> Array:
+    """An array of ones, made on the server."""
+    return _creation("ones", shape, dtype, device, "real floating")
+
+
+def empty(shape: Any, *, dtype: Any = None, device: Any = None) -> Array:
+    """An uninitialised array, made on the server."""
+    return _creation("empty", shape, dtype, device, "real floating")
+
+
+def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Array:
+    """An array filled with ``fill_value``, made on the server."""
+    if dtype is None:
+        kind = (
+            "bool"
+            if isinstance(fill_value, bool)
+            else "integral"
+            if isinstance(fill_value, int)
+            else "complex floating"
+            if isinstance(fill_value, complex)
+            else "real floating"
+        )
+        if kind == "bool":
+            dtype = np.dtype("bool")
+        return _creation(
+            "full", shape, dtype, device, kind if kind != "bool" else "integral", fill_value=fill_value
+        )
+    return _creation("full", shape, dtype, device, "real floating", fill_value=fill_value)
+
+
+def _like(name: str, x: Array, dtype: Any, device: Any, **kwargs: Any) -> Array:
+    if not isinstance(x, Array):
+        raise TypeError(f"{name} needs a remote array, got {type(x).__name__}")
+    dtype = x.dtype if dtype is None else np.dtype(dtype)
+    if device is not None and device is not x.device:
+        return _creation(name.removesuffix("_like"), x.shape, dtype, device, "real floating", **kwargs)
+    return _dispatch.call(name, (x,), {"dtype": dtype, **kwargs})
+
+
+def zeros_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
+    """Zeros with the shape of ``x``."""
+    return _like("zeros_like", x, dtype, device)
+
+
+def ones_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
+    """Ones with the shape of ``x``."""
+    return _like("ones_like", x, dtype, device)
+
+
+def empty_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
+    """An uninitialised array with the shape of ``x``."""
+    return _like("empty_like", x, dtype, device)
+
+
+def full_like(x: Array, /, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Array:
+    """``fill_value`` with the shape of ``x``."""
+    return _like("full_like", x, dtype, device, fill_value=fill_value)
+
+
+def eye(
+    n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = None, device: Any = None
+) -> Array:
+    """An identity-like matrix, made on the server."""
+    target = _device(device)
+    dtype = _default_dtype(target, "real floating") if dtype is None else np.dtype(dtype)
+    return _dispatch.call("eye", (n_rows, n_cols), {"k": k, "dtype": dtype}, device=target)
+
+
+def arange(start: Any, /, stop: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None) -> Array:
+    """Evenly spaced values, made on the server."""
+    target = _device(device)
+    if dtype is None:
+        floats = any(isinstance(v, float) for v in (start, stop, step))
+        dtype = _default_dtype(target, "real floating" if floats else "integral")
+    return _dispatch.call("arange", (start, stop, step), {"dtype": np.dtype(dtype)}, device=target)
+
+
+def linspace(
+    start: Any, stop: Any, /, num: int, *, dtype: Any = None, device: Any = None, endpoint: bool = True
+) -> Array:
+    """``num`` evenly spaced values, made on the server."""
+    target = _device(device)
+    if dtype is None:
+        complex_ = isinstance(start, complex) or isinstance(stop, complex)
+        dtype = _default_dtype(target, "complex floating" if complex_ else "real floating")
+    return _dispatch.call(
+        "linspace", (start, stop, num), {"dtype": np.dtype(dtype), "endpoint": endpoint}, device=target
+    )
+
+
+def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
+    """Coordinate matrices; one result per input."""
+    if not arrays:
+        return ()
+    return tuple(_dispatch.call("meshgrid", arrays, {"indexing": indexing}, n_out=len(arrays)))
+
+
+def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
+    """The inputs broadcast to one shape; one result per input."""
+    if not arrays:
+        return ()
+    return tuple(_dispatch.call("broadcast_arrays", arrays, {}, n_out=len(arrays)))
+
+
+def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
+    """The slices of ``x`` along ``axis``."""
+    if not isinstance(x, Array):
+        raise TypeError(f"unstack needs a remote array, got {type(x).__name__}")
+    if not -x.ndim <= axis < x.ndim:
+        raise IndexError(f"axis {axis} is out of bounds for an array of {x.ndim} dimensions")
+    if x.shape[axis] == 0:
+        return ()
+    return tuple(_dispatch.call("unstack", (x,), {"axis": axis}, n_out=x.shape[axis]))
+
+
+def nonzero(x: Array, /) -> tuple[Array, ...]:
+    """Indices of the non-zero elements, one array per dimension (waits: data-dependent)."""
+    if not isinstance(x, Array):
+        raise TypeError(f"nonzero needs a remote array, got {type(x).__name__}")
+    if x.ndim == 0:
+        raise ValueError("nonzero is not defined for 0-d arrays")
+    return tuple(_dispatch.call("nonzero", (x,), {}, n_out=x.ndim))
+
+
+# -- dtype queries: answered from dtypes alone, no server needed ----------------------------------
+
+
+def _dtype_of(x: Any) -> Any:
+    return x.dtype if isinstance(x, Array) else x
+
+
+def result_type(*arrays_and_dtypes: Any) -> np.dtype[Any]:
+    """The promoted dtype of arrays, dtypes and Python scalars."""
+    return np.dtype(host.result_type(*(_dtype_of(a) for a in arrays_and_dtypes)))
+
+
+def can_cast(from_: Any, to: Any, /) -> bool:
+    """Whether ``from_`` (a dtype or array) casts to ``to`` under the promotion rules."""
+    return bool(host.can_cast(_dtype_of(from_), to))
+
+
+def finfo(type: Any, /) -> Any:
+    """Machine limits of a floating dtype (or of an array's dtype)."""
+    return host.finfo(_dtype_of(type))
+
+
+def iinfo(type: Any, /) -> Any:
+    """Machine limits of an integer dtype (or of an array's dtype)."""
+    return host.iinfo(_dtype_of(type))
+
+
+def isdtype(dtype: Any, kind: Any) -> bool:
+    """Whether ``dtype`` is of ``kind`` (a dtype, a kind name, or a tuple of them)."""
+    return bool(host.isdtype(dtype, kind))
+
+
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape that ``shapes`` broadcast to."""
+    return tuple(host.broadcast_shapes(*shapes))

@@ -1,0 +1,218 @@
+"""Shapes and dtypes of results, worked out on the client so that ops need not wait.
+
+An op whose result shape and dtype the client can infer is sent without waiting; the
+server checks its result against the inference, so a backend that disagrees is reported
+rather than silently believed. The client infers with the reference semantics of
+``ruda.host`` applied to stand-ins that cost nothing: 0-d arrays for elementwise dtypes,
+and zero-stride views (``broadcast_to`` of one element) for view operations, so invalid
+arguments raise here, at the call, with the same error as on the server.
+
+Any op not covered here asks the server (one round trip) before returning.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import ruda.host as host
+from ruda import spec
+
+from ruda_remote import wire
+
+Meta = tuple[tuple[int, ...], str]
+
+ELEMENTWISE = frozenset(spec.ELEMENTWISE_FUNCTIONS) | {"where"}
+_DUNDER_FNS: dict[str, Callable[..., Any]] = {}
+for _name in wire.BINARY_DUNDERS + wire.COMPARISON_DUNDERS + wire.UNARY_DUNDERS:
+    _base = _name[2:-2]
+    _DUNDER_FNS[_name] = getattr(operator, _base + "_" if _base in ("and", "or") else _base)
+for _name in wire.BINARY_DUNDERS:
+    _fn = _DUNDER_FNS[_name]
+    _DUNDER_FNS["__r" + _name[2:]] = (lambda f: lambda a, b: f(b, a))(_fn)
+_DUNDER_FNS.pop("__matmul__")
+_DUNDER_FNS.pop("__rmatmul__")
+
+#: ops that return views of their (first) input: inferred on zero-stride stand-ins
+VIEWS: dict[str, Callable[..., Any]] = {
+    "permute_dims": host.permute_dims,
+    "expand_dims": host.expand_dims,
+    "squeeze": host.squeeze,
+    "flip": host.flip,
+    "broadcast_to": host.broadcast_to,
+    "matrix_transpose": host.matrix_transpose,
+    "moveaxis": host.moveaxis,
+    "mT": operator.attrgetter("mT"),
+    "T": operator.attrgetter("T"),
+    "linalg.matrix_transpose": host.matrix_transpose,
+}
+
+
+def _stand_in(x: Any) -> Any:
+    """A 0-d NumPy array of the same dtype (for dtype inference)."""
+    return np.ones((), dtype=x.dtype)
+
+
+def _view_stand_in(x: Any) -> np.ndarray:
+    """A zero-stride NumPy view with the same shape and dtype, using one element of memory."""
+    return np.broadcast_to(np.zeros((), dtype=x.dtype), x.shape)
+
+
+def _map(value: Any, fn: Callable[[Any], Any], is_array: Callable[[Any], bool]) -> Any:
+    if is_array(value):
+        return fn(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_map(v, fn, is_array) for v in value)
+    return value
+
+
+def infer(
+    name: str, args: tuple[Any, ...], kwargs: dict[str, Any], is_array: Callable[[Any], bool]
+) -> list[Meta] | None:
+    """Result metas of op ``name``, or None when only the server can tell."""
+    if name in ELEMENTWISE or name in _DUNDER_FNS:
+        return [_elementwise(name, args, kwargs, is_array)]
+    if name in VIEWS:
+        return [_meta(_call_on_views(VIEWS[name], args, kwargs, is_array))]
+    if name == "__getitem__":
+        return _getitem(args[0], args[1], is_array)
+    if name == "reshape":
+        return _reshape(args, kwargs, is_array)
+    if name in ("zeros", "ones", "empty", "full"):
+        return [(tuple(args[0]), np.dtype(kwargs["dtype"]).name)]
+    if name.endswith("_like") and is_array(args[0]):
+        return [(tuple(args[0].shape), np.dtype(kwargs["dtype"]).name)]
+    if name == "eye":
+        rows, cols = args
+        cols = rows if cols is None else cols
+        if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in (rows, cols)):
+            raise ValueError(f"eye needs non-negative integer sizes, got {rows!r} and {cols!r}")
+        return [((rows, cols), np.dtype(kwargs["dtype"]).name)]
+    if name == "astype":
+        return [(tuple(args[0].shape), np.dtype(args[1]).name)] if len(args) == 2 else None
+    return None
+
+
+def _meta(x: Any) -> Meta:
+    return tuple(int(n) for n in x.shape), x.dtype.name
+
+
+_DTYPE_CACHE: dict[tuple[Any, ...], str] = {}
+
+
+def _signature(value: Any, is_array: Callable[[Any], bool]) -> Any:
+    # A Python int's value matters (it may not fit the array's dtype); other scalars' types suffice.
+    if is_array(value):
+        return value.dtype
+    if isinstance(value, bool) or value is None or isinstance(value, (float, complex)):
+        return type(value)
+    if isinstance(value, int):
+        return (int, value)
+    raise _UncachedError
+
+
+class _UncachedError(Exception):
+    pass
+
+
+def _elementwise(
+    name: str, args: tuple[Any, ...], kwargs: dict[str, Any], is_array: Callable[[Any], bool]
+) -> Meta:
+    shapes = [tuple(a.shape) for a in args if is_array(a)] + [
+        tuple(v.shape) for v in kwargs.values() if is_array(v)
+    ]
+    shape = shapes[0] if len(shapes) == 1 else tuple(np.broadcast_shapes(*shapes))
+    try:
+        key: tuple[Any, ...] | None = (
+            name,
+            *(_signature(a, is_array) for a in args),
+            *((k, _signature(v, is_array)) for k, v in kwargs.items()),
+        )
+        dtype = _DTYPE_CACHE.get(key)  # type: ignore[arg-type]
+        if dtype is not None:
+            return shape, dtype
+    except (_UncachedError, TypeError):
+        key = None
+    fn = _DUNDER_FNS.get(name) or getattr(host, name)
+    with np.errstate(all="ignore"):
+        result = fn(
+            *_map(args, _stand_in, is_array), **{k: _map(v, _stand_in, is_array) for k, v in kwargs.items()}
+        )
+    if result is NotImplemented:
+        raise TypeError(f"unsupported operand types for {name}")
+    dtype = np.asarray(result).dtype.name
+    if key is not None:
+        if len(_DTYPE_CACHE) > 4096:
+            _DTYPE_CACHE.clear()
+        _DTYPE_CACHE[key] = dtype
+    return shape, dtype
+
+
+def infer_in_place(name: str, target: Any, other: Any, is_array: Callable[[Any], bool]) -> None:
+    """Raise here what ``target <op>= other`` would raise: a dtype or shape the target cannot hold."""
+    if name == "__imatmul__":
+        raise TypeError("in-place matmul (@=) is not supported on remote arrays; write x = x @ y")
+    fn = getattr(operator, "i" + name[3:-2])
+    shape = np.broadcast_shapes(tuple(target.shape), tuple(other.shape) if is_array(other) else ())
+    if shape != tuple(target.shape):
+        raise ValueError(
+            f"in-place {name}: operand of shape {tuple(other.shape)} does not broadcast "
+            f"to the target's shape {tuple(target.shape)}"
+        )
+    stand_in = np.ones((1,), dtype=target.dtype)
+    with np.errstate(all="ignore"):
+        fn(stand_in, _stand_in(other) if is_array(other) else other)
+
+
+def _call_on_views(
+    fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], is_array: Callable[[Any], bool]
+) -> Any:
+    return fn(*_map(args, _view_stand_in, is_array), **kwargs)
+
+
+def is_basic_key(key: Any) -> bool:
+    """Whether ``key`` holds only integers, slices, ``...`` and None (a view, never data-dependent)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    return all(p is None or p is Ellipsis or isinstance(p, (int, slice)) for p in parts)
+
+
+def _getitem(x: Any, key: Any, is_array: Callable[[Any], bool]) -> list[Meta] | None:
+    if not is_basic_key(key):
+        return None
+    return [_meta(_view_stand_in(x)[key])]
+
+
+def check_setitem(x: Any, key: Any, value: Any, is_array: Callable[[Any], bool]) -> None:
+    """Raise here what ``x[key] = value`` would raise, for keys of ints, slices, ``...`` and None."""
+    if not is_basic_key(key):
+        return
+    target = _view_stand_in(x)[key]
+    if is_array(value):
+        np.broadcast_shapes(tuple(value.shape), target.shape)
+        if np.broadcast_shapes(tuple(value.shape), target.shape) != target.shape:
+            raise ValueError(
+                f"cannot assign an array of shape {tuple(value.shape)} to a selection of shape {target.shape}"
+            )
+
+
+def _reshape(
+    args: tuple[Any, ...], kwargs: dict[str, Any], is_array: Callable[[Any], bool]
+) -> list[Meta] | None:
+    if len(args) != 2 or set(kwargs) - {"copy"}:
+        return None
+    x, shape = args
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    known = [n for n in shape if n != -1]
+    if any(not isinstance(n, int) or n < -1 for n in shape) or len(shape) - len(known) > 1:
+        raise ValueError(f"invalid shape {shape} for reshape: non-negative integers and at most one -1")
+    size, rest = math.prod(x.shape), math.prod(known)
+    if len(known) < len(shape):
+        if rest == 0 or size % rest:
+            raise ValueError(f"cannot reshape an array of size {size} into shape {shape}")
+        shape = tuple(size // rest if n == -1 else n for n in shape)
+    elif rest != size:
+        raise ValueError(f"cannot reshape an array of size {size} into shape {shape}")
+    return [(shape, np.dtype(x.dtype).name)]

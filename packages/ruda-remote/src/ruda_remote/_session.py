@@ -1,0 +1,278 @@
+"""One client's session on the server: its arrays, its memory, and the ops it runs.
+
+A session sees only the handles it created: any other number is an error, never a lookup
+elsewhere. An op that fails marks its outputs failed; later ops that use them fail with
+the original error without repeating it, so the client hears of each failure once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ruda_remote import wire
+from ruda_remote._table import OpTable
+
+#: exception types the client re-raises as such; anything else becomes RuntimeError
+ERROR_KINDS = (
+    "IndexError",
+    "ValueError",
+    "TypeError",
+    "ZeroDivisionError",
+    "OverflowError",
+    "NotImplementedError",
+    "MemoryError",
+    "KeyError",
+    "RuntimeError",
+)
+
+_IN_PLACE = frozenset(wire.INPLACE_DUNDERS) | {"__setitem__"}
+
+
+class OpFailedError(Exception):
+    """An op failed; carries the kind and text the client will see."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+def error_kind(err: BaseException) -> str:
+    """The most specific exception kind in :data:`ERROR_KINDS` that ``err`` is an instance of."""
+    for cls in type(err).__mro__:
+        if cls.__name__ in ERROR_KINDS and cls.__module__ == "builtins":
+            return cls.__name__
+    return "RuntimeError"
+
+
+class Session:
+    """The arrays and memory of one connection."""
+
+    def __init__(self, table: OpTable, limits: wire.Limits) -> None:
+        self.table = table
+        self.limits = limits
+        self.arrays: dict[int, Any] = {}
+        self.sizes: dict[int, int] = {}
+        self.failed: dict[int, OpFailedError] = {}
+        self.used_bytes = 0
+
+    # -- public ------------------------------------------------------------------------------------
+    def run(self, batch: wire.Batch) -> list[bytes]:
+        """Run a batch in order, then release its handles; return the encoded replies."""
+        replies = []
+        # Floating-point warnings are values (inf, nan) the client sees, not server events to print.
+        with np.errstate(all="ignore"):
+            for op in batch.ops:
+                reply = self._run_op(op)
+                if reply is not None:
+                    replies.append(reply)
+        unknown = [h for h in batch.free if not self._release(h)]
+        if unknown:
+            shown = ", ".join(map(str, unknown[:5])) + (" ..." if len(unknown) > 5 else "")
+            replies.append(
+                wire.encode(
+                    [
+                        "error",
+                        -1,
+                        "release",
+                        "KeyError",
+                        f"released unknown handle(s) {shown}: not created in this session",
+                    ]
+                )
+            )
+        return replies
+
+    def close(self) -> None:
+        """Free every array of the session (the client disconnected)."""
+        self.arrays.clear()
+        self.sizes.clear()
+        self.failed.clear()
+        self.used_bytes = 0
+
+    # -- one op ------------------------------------------------------------------------------------
+    def _run_op(self, op: wire.Op) -> bytes | None:
+        name = op.name
+        try:
+            return self._execute(op)
+        except _InheritedError as inherited:
+            self._fail(op, inherited.cause)
+            if op.flags & wire.FLAG_META or name == "__read__":
+                return wire.encode(["error", op.seq, name, inherited.cause.kind, inherited.cause.message])
+            return None
+        except Exception as err:  # the backend's own errors too: reported to the client, never fatal
+            if isinstance(err, OpFailedError):
+                kind, text = err.kind, err.message
+            else:
+                kind, text = error_kind(err), f"{type(err).__name__}: {err}"
+            cause = OpFailedError(kind, f"op {op.seq} ({name}) failed: {text}")
+            if not isinstance(err, _BadOutputsError):
+                self._fail(op, cause)
+            return wire.encode(["error", op.seq, name, cause.kind, cause.message])
+
+    def _execute(self, op: wire.Op) -> bytes | None:
+        name = op.name
+        if name == "__stats__":
+            return wire.encode(["stats", op.seq, {"arrays": len(self.arrays), "bytes": self.used_bytes}])
+        if name == "__read__":
+            if len(op.args) != 1 or not isinstance(op.args[0], wire.Handle):
+                raise OpFailedError("TypeError", "__read__ takes one array handle")
+            dtype, shape, data = self.table.read(self._array(op.args[0].id))
+            return wire.encode(["data", op.seq, dtype, list(shape), data])
+        self._check_outputs(op)
+        if op.expect is not None:
+            self._reserve(sum(_nbytes(m) for m in op.expect), name)
+        if name == "__upload__":
+            dtype, shape, data = op.args
+            results = [self.table.upload(dtype, tuple(shape), data)]
+        else:
+            args = [self._resolve(a) for a in op.args]
+            kwargs = {k: self._resolve(v) for k, v in op.kwargs.items()}
+            result = self.table.call(op.code, args, kwargs)
+            if name in _IN_PLACE:
+                return self._store_in_place(op, args[0], result)
+            results = self._outputs(op, result)
+        metas = [self.table.meta(r) for r in results]
+        if op.expect is not None and tuple(metas) != op.expect:
+            raise OpFailedError(
+                "RuntimeError",
+                f"the backend's result {_fmt(metas)} differs from the Array API "
+                f"result the client expected {_fmt(op.expect)}",
+            )
+        self._store(op, results)
+        if op.flags & wire.FLAG_META:
+            return wire.encode(["meta", op.seq, [[list(s), d] for s, d in metas]])
+        return None
+
+    def _outputs(self, op: wire.Op, result: Any) -> list[Any]:
+        if isinstance(result, (tuple, list)):
+            results = [self.table.as_array(r) for r in result]
+        else:
+            results = [self.table.as_array(result)]
+        if len(results) != len(op.out):
+            raise OpFailedError(
+                "RuntimeError", f"{op.name} returned {len(results)} arrays; the client expected {len(op.out)}"
+            )
+        return results
+
+    def _store(self, op: wire.Op, results: list[Any]) -> None:
+        sizes = [self.table.nbytes(r) for r in results]
+        if op.expect is None:
+            self._reserve(sum(sizes), op.name)
+        for handle, result, size in zip(op.out, results, sizes, strict=True):
+            self.arrays[handle] = result
+            self.sizes[handle] = size
+            self.used_bytes += size
+
+    def _store_in_place(self, op: wire.Op, target: Any, result: Any) -> None:
+        handle = op.args[0].id
+        if op.name == "__setitem__":
+            return None
+        result = self.table.as_array(result)
+        if self.table.meta(result) != self.table.meta(target):
+            raise OpFailedError(
+                "TypeError",
+                f"{op.name} would change the array's shape or dtype "
+                f"from {_fmt([self.table.meta(target)])} to {_fmt([self.table.meta(result)])}",
+            )
+        self.arrays[handle] = result
+        return None
+
+    # -- handles -----------------------------------------------------------------------------------
+    def _array(self, handle: int) -> Any:
+        try:
+            return self.arrays[handle]
+        except KeyError:
+            pass
+        if handle in self.failed:
+            raise _InheritedError(self.failed[handle])
+        raise OpFailedError(
+            "KeyError", f"unknown handle {handle}: not created in this session, or already released"
+        )
+
+    def _resolve(self, value: Any) -> Any:
+        if isinstance(value, wire.Handle):
+            return self._array(value.id)
+        if isinstance(value, wire.DType):
+            return self.table.dtype(value.name)
+        if isinstance(value, list):
+            return [self._resolve(v) for v in value]
+        if isinstance(value, tuple):
+            return tuple(self._resolve(v) for v in value)
+        if isinstance(value, dict):
+            return {k: self._resolve(v) for k, v in value.items()}
+        return value
+
+    def _check_outputs(self, op: wire.Op) -> None:
+        if op.name in _IN_PLACE:
+            if op.out or not op.args or not isinstance(op.args[0], wire.Handle):
+                raise _BadOutputsError(
+                    "TypeError", f"{op.name} takes the target array's handle first and has no outputs"
+                )
+            return
+        if not op.out:
+            raise _BadOutputsError("TypeError", f"{op.name} needs at least one output handle")
+        if len(set(op.out)) != len(op.out):
+            raise _BadOutputsError("ValueError", f"output handles of {op.name} repeat: {list(op.out)}")
+        for handle in op.out:
+            if handle in self.arrays or handle in self.failed:
+                raise _BadOutputsError("ValueError", f"output handle {handle} is already in use here")
+        if len(self.arrays) + len(op.out) > self.limits.max_arrays:
+            raise OpFailedError(
+                "MemoryError",
+                f"session array limit reached: {len(self.arrays)} live arrays, "
+                f"limit {self.limits.max_arrays}; release arrays you no longer need",
+            )
+
+    def _reserve(self, nbytes: int, name: str) -> None:
+        limit = self.limits.max_session_bytes
+        if self.used_bytes + nbytes > limit:
+            raise OpFailedError(
+                "MemoryError",
+                f"session memory limit exceeded: {name} needs {nbytes} bytes and the session already holds "
+                f"{self.used_bytes} of its {limit} bytes; release arrays you no longer need, or ask the "
+                "server's operator for a larger limit (ruda serve --max-session-mb)",
+            )
+
+    def _fail(self, op: wire.Op, cause: OpFailedError) -> None:
+        targets = list(op.out)
+        if op.name in _IN_PLACE and op.args and isinstance(op.args[0], wire.Handle):
+            targets.append(op.args[0].id)
+        for handle in targets:
+            if handle in self.arrays:
+                self.used_bytes -= self.sizes.pop(handle)
+                del self.arrays[handle]
+            if len(self.failed) < self.limits.max_arrays:
+                self.failed[handle] = cause
+
+    def _release(self, handle: int) -> bool:
+        if handle in self.arrays:
+            del self.arrays[handle]
+            self.used_bytes -= self.sizes.pop(handle)
+            return True
+        return self.failed.pop(handle, None) is not None
+
+
+class _BadOutputsError(OpFailedError):
+    """The op's output handles are unusable; the arrays they name are left alone."""
+
+
+class _InheritedError(Exception):
+    """An op used an array whose own op had failed."""
+
+    def __init__(self, cause: OpFailedError) -> None:
+        super().__init__(cause.message)
+        self.cause = cause
+
+
+def _nbytes(meta: tuple[tuple[int, ...], str]) -> int:
+    shape, dtype = meta
+    n = wire.ITEMSIZE[dtype]
+    for side in shape:
+        n *= side
+    return n
+
+
+def _fmt(metas: Any) -> str:
+    return ", ".join(f"{d}{list(s)}" for s, d in metas)

@@ -1,0 +1,185 @@
+"""The server's table of operations: each code of :data:`wire.OPS` bound to a callable of one
+backend namespace, once, when the server starts.
+
+Names are looked up here only from the fixed table, never from what a client sends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import operator
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+from ruda import spec, to_numpy
+
+from ruda_remote import wire
+
+#: functions whose ``device=`` argument the server fills in with its own device
+_NEEDS_DEVICE = frozenset(
+    {"arange", "asarray", "empty", "eye", "full", "linspace", "ones", "zeros", "fft.fftfreq", "fft.rfftfreq"}
+)
+
+#: operators run as the namespace's functions, whose special cases the spec defines
+#: (NumPy's own ``//`` differs from ``floor_divide`` for infinities, for example)
+DUNDER_FUNCTIONS: dict[str, str] = {
+    "__add__": "add",
+    "__sub__": "subtract",
+    "__mul__": "multiply",
+    "__truediv__": "divide",
+    "__floordiv__": "floor_divide",
+    "__mod__": "remainder",
+    "__pow__": "pow",
+    "__matmul__": "matmul",
+    "__and__": "bitwise_and",
+    "__or__": "bitwise_or",
+    "__xor__": "bitwise_xor",
+    "__lshift__": "bitwise_left_shift",
+    "__rshift__": "bitwise_right_shift",
+    "__eq__": "equal",
+    "__ne__": "not_equal",
+    "__lt__": "less",
+    "__le__": "less_equal",
+    "__gt__": "greater",
+    "__ge__": "greater_equal",
+    "__abs__": "abs",
+    "__neg__": "negative",
+    "__pos__": "positive",
+    "__invert__": "bitwise_invert",
+}
+
+_ATTRIBUTES: dict[str, Callable[..., Any]] = {
+    "__getitem__": operator.getitem,
+    "__setitem__": operator.setitem,
+    "mT": operator.attrgetter("mT"),
+    "T": operator.attrgetter("T"),
+}
+
+
+def _reflected(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return lambda a, b: fn(b, a)
+
+
+def _in_place(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def run(target: Any, other: Any) -> Any:
+        result = fn(target, other)
+        try:
+            target[...] = result  # in place, so that views of the target see the change
+        except (TypeError, ValueError):
+            return result  # an immutable target (a NumPy scalar): the handle takes the result
+        return target
+
+    return run
+
+
+class OpTable:
+    """Callables of one namespace on one device, indexed by operation code."""
+
+    def __init__(self, namespace: ModuleType, device: Any) -> None:
+        self.namespace = namespace
+        self.device = device
+        self._calls: list[Callable[..., Any] | None] = [self._bind(name) for name in wire.OPS]
+        self._dtypes: dict[str, Any] = {
+            n: getattr(namespace, n) for n in spec.DTYPES if hasattr(namespace, n)
+        }
+        self._dtype_names: list[tuple[Any, str]] = [(d, n) for n, d in self._dtypes.items()]
+        self._name_cache: dict[Any, str] = {}
+
+    def _bind(self, name: str) -> Callable[..., Any] | None:
+        if name in wire.PROTOCOL_OPS:
+            return None
+        if name in _ATTRIBUTES:
+            return _ATTRIBUTES[name]
+        base = name.replace("__r", "__", 1) if name in wire.REFLECTED_DUNDERS else name
+        base = base.replace("__i", "__", 1) if name in wire.INPLACE_DUNDERS else base
+        if base in DUNDER_FUNCTIONS:
+            fn = getattr(self.namespace, DUNDER_FUNCTIONS[base], None)
+            if fn is None:
+                return None
+            if name in wire.REFLECTED_DUNDERS:
+                return _reflected(fn)
+            return _in_place(fn) if name in wire.INPLACE_DUNDERS else fn
+        module: Any = self.namespace
+        prefix, _, short = name.rpartition(".")
+        if prefix:
+            module = getattr(self.namespace, prefix, None)
+        fn = getattr(module, short, None) if module is not None else None
+        if fn is None or name not in _NEEDS_DEVICE:
+            return fn
+        device = self.device
+        return lambda *args, **kwargs: fn(*args, device=device, **kwargs)
+
+    def call(self, code: int, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """Run operation ``code``; a backend that lacks it raises NotImplementedError naming it."""
+        fn = self._calls[code]
+        if fn is None:
+            raise NotImplementedError(
+                f"operation {wire.OPS[code]} is not provided by the server's backend "
+                f"({getattr(self.namespace, '__name__', '?')})"
+            )
+        return fn(*args, **kwargs)
+
+    def dtype(self, name: str) -> Any:
+        """The backend's dtype object for an Array API dtype name."""
+        try:
+            return self._dtypes[name]
+        except KeyError:
+            raise TypeError(f"the server's backend has no dtype {name}") from None
+
+    def dtype_name(self, dtype: Any) -> str:
+        """The Array API name of one of the backend's dtype objects."""
+        try:
+            return self._name_cache[dtype]
+        except (KeyError, TypeError):
+            pass
+        name = self._find_dtype_name(dtype)
+        with contextlib.suppress(TypeError):  # an unhashable dtype object is looked up each time
+            self._name_cache[dtype] = name
+        return name
+
+    def _find_dtype_name(self, dtype: Any) -> str:
+        for candidate, name in self._dtype_names:
+            if candidate is dtype:
+                return name
+        for candidate, name in self._dtype_names:
+            if candidate == dtype:
+                return name
+        raise TypeError(
+            f"the backend returned an array of dtype {dtype!r}, which the Array API does not define"
+        )
+
+    def meta(self, x: Any) -> tuple[tuple[int, ...], str]:
+        """Shape and dtype name of a backend array."""
+        shape = tuple(int(n) for n in x.shape)
+        return shape, self.dtype_name(x.dtype)
+
+    def nbytes(self, x: Any) -> int:
+        shape, dtype = self.meta(x)
+        return math.prod(shape) * wire.ITEMSIZE[dtype]
+
+    def upload(self, dtype: str, shape: tuple[int, ...], data: bytes) -> Any:
+        """A new array on the server's device holding the client's bytes."""
+        host = np.frombuffer(data, dtype=dtype).reshape(shape)
+        return self.namespace.asarray(host, device=self.device, copy=True)
+
+    def read(self, x: Any) -> tuple[str, tuple[int, ...], memoryview]:
+        """Dtype name, shape and C-contiguous bytes of a backend array, for the client."""
+        shape, dtype = self.meta(x)
+        host = np.ascontiguousarray(to_numpy(x))
+        return dtype, shape, host.reshape(-1).view(np.uint8).data
+
+    def is_array(self, x: Any) -> bool:
+        return hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, (tuple, list))
+
+    def as_array(self, x: Any) -> Any:
+        """A backend array for an op's result (a Python scalar becomes a 0-d array)."""
+        if isinstance(x, np.generic):
+            return np.asarray(x)  # NumPy's scalars are immutable: hold a 0-d array, as the spec has
+        if self.is_array(x):
+            return x
+        if isinstance(x, (bool, int, float, complex)):
+            return self.namespace.asarray(x, device=self.device)
+        raise TypeError(f"the operation returned a {type(x).__name__}, not an array")

@@ -1,0 +1,136 @@
+"""``ruda serve``: run a remote server from the command line.
+
+    ruda serve --backend host --port 3000
+    ruda serve --backend cuda --device cuda:0 --host 0.0.0.0 --port 3000 \\
+        --token-file token.txt --cert cert.pem --key key.pem
+
+Binding anything but a loopback address without a token is refused unless ``--insecure``
+is given, and then it warns. The token is read from a file so that it never appears in
+the process list or in shell history.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import ipaddress
+import logging
+import ssl
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+from ruda_remote.wire import Limits
+
+log = logging.getLogger("ruda_remote.cli")
+
+
+def add_parser(subparsers: Any) -> None:
+    """Add the ``serve`` subcommand to the ``ruda`` command line."""
+    parser = subparsers.add_parser(
+        "serve",
+        help="serve a backend to ruda_remote clients over WebSocket",
+        description="Run a ruda remote server: clients connect with ruda_remote.RemoteDevice(url).",
+    )
+    parser.add_argument(
+        "--backend", required=True, help="backend that computes (e.g. host, cuda, wgpu, torch)"
+    )
+    parser.add_argument("--device", default=None, help="device of that backend (default: its default device)")
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1, loopback only)"
+    )
+    parser.add_argument("--port", type=int, required=True, help="TCP port (0 picks a free one)")
+    parser.add_argument(
+        "--token-file", type=Path, default=None, help="file holding the token clients must know"
+    )
+    parser.add_argument("--cert", type=Path, default=None, help="TLS certificate (PEM); serves wss://")
+    parser.add_argument("--key", type=Path, default=None, help="TLS private key (PEM) for --cert")
+    parser.add_argument(
+        "--insecure",
+        action="store_true",
+        help="allow a non-loopback bind without a token (anyone who can reach it can run ops)",
+    )
+    parser.add_argument(
+        "--max-message-mb",
+        type=int,
+        default=Limits.max_message_bytes // 2**20,
+        help="largest message accepted, in MiB",
+    )
+    parser.add_argument(
+        "--max-session-mb",
+        type=int,
+        default=Limits.max_session_bytes // 2**20,
+        help="memory each session's arrays may hold, in MiB",
+    )
+    parser.set_defaults(func=serve_command)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is a loopback address or ``localhost``."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def serve_command(args: argparse.Namespace) -> int:
+    """Check the security options, then serve until interrupted."""
+    from ruda_remote.server import start_websocket
+
+    token = None
+    if args.token_file is not None:
+        try:
+            token = args.token_file.read_text().strip()
+        except OSError as err:
+            print(f"ruda serve: cannot read --token-file: {err}", file=sys.stderr)
+            return 2
+        if not token:
+            print(f"ruda serve: the token file {args.token_file} is empty", file=sys.stderr)
+            return 2
+    if not is_loopback(args.host) and token is None:
+        if not args.insecure:
+            print(
+                f"ruda serve: refusing to bind {args.host} without a token: anyone who can reach it could "
+                "run "
+                "operations and read data. Pass --token-file FILE (and --cert/--key for TLS), or --insecure "
+                "if this network is trusted.",
+                file=sys.stderr,
+            )
+            return 2
+        warnings.warn(
+            f"serving on {args.host} WITHOUT authentication (--insecure): anyone who can reach this "
+            "port can run operations and read data",
+            stacklevel=1,
+        )
+    if (args.cert is None) != (args.key is None):
+        print("ruda serve: --cert and --key go together", file=sys.stderr)
+        return 2
+    context = None
+    if args.cert is not None:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(args.cert, args.key)
+    elif not is_loopback(args.host):
+        warnings.warn(
+            f"serving on {args.host} without TLS: data travels unencrypted (pass --cert and --key)",
+            stacklevel=1,
+        )
+    limits = Limits(
+        max_message_bytes=args.max_message_mb * 2**20, max_session_bytes=args.max_session_mb * 2**20
+    )
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a foreground server stops
+        start_websocket(
+            args.backend, args.device, args.port, host=args.host, token=token, ssl=context, limits=limits
+        )
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m ruda_remote serve ...``: the same as ``ruda serve ...``."""
+    parser = argparse.ArgumentParser(prog="python -m ruda_remote")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return int(args.func(args))

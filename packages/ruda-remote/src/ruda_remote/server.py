@@ -1,0 +1,268 @@
+"""The remote server: runs the operations clients send on one backend namespace and device.
+
+    from ruda_remote.server import start_websocket
+    start_websocket("host", None, 3000)                       # blocks; ws://127.0.0.1:3000
+    start_websocket(ruda.cuda, "cuda:0", 3000, token=secret)  # a namespace works as well as a name
+
+Secure by default: it binds 127.0.0.1 unless told otherwise, checks a token when given one
+(the client proves it knows the token with an HMAC of a fresh nonce, so the token itself
+never crosses the network or reaches a log), speaks TLS when given an ``ssl.SSLContext``,
+and limits message size and each session's memory (:class:`ruda_remote.wire.Limits`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import logging
+import secrets
+import ssl as ssl_module
+from concurrent.futures import ThreadPoolExecutor
+from types import ModuleType
+from typing import Any
+
+import ruda
+import websockets
+from websockets.asyncio.server import Server, ServerConnection, serve
+
+from ruda_remote import wire
+from ruda_remote._session import Session
+from ruda_remote._table import OpTable
+from ruda_remote.wire import Limits
+
+log = logging.getLogger("ruda_remote.server")
+
+HELLO_TIMEOUT = 10.0
+
+__all__ = ["Limits", "RemoteServer", "start_websocket", "start_websocket_async"]
+
+
+def prove(token: str, nonce: bytes) -> bytes:
+    """The client's answer to a challenge: HMAC-SHA256 of the nonce keyed by the token."""
+    return hmac.new(token.encode(), nonce, hashlib.sha256).digest()
+
+
+class RemoteServer:
+    """A WebSocket server for one backend namespace on one device.
+
+    ``await server.start()`` binds (``port=0`` picks a free port, then read
+    :attr:`port`); ``await server.serve_forever()`` runs until :meth:`close`.
+    """
+
+    def __init__(
+        self,
+        backend: ModuleType | str,
+        device: Any = None,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        token: str | None = None,
+        ssl: ssl_module.SSLContext | None = None,
+        limits: Limits | None = None,
+    ) -> None:
+        self.namespace = ruda.namespace(backend) if isinstance(backend, str) else backend
+        self.backend_name = backend if isinstance(backend, str) else getattr(backend, "__name__", "?")
+        if token is not None and not token:
+            raise ValueError(
+                "the token is empty: pass a non-empty token, or token=None for no authentication"
+            )
+        self.host, self.port = host, port
+        self._token = token
+        self._ssl = ssl
+        self.limits = limits or Limits()
+        self.device = _resolve_device(self.namespace, device)
+        self.table = OpTable(self.namespace, self.device)
+        self._info = self._describe()
+        self._sessions: set[Session] = set()
+        self._executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="ruda-remote")
+        self._server: Server | None = None
+
+    @property
+    def url(self) -> str:
+        scheme = "wss" if self._ssl is not None else "ws"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{scheme}://{host}:{self.port}"
+
+    def array_count(self) -> int:
+        """Live arrays across all sessions (for monitoring and tests)."""
+        return sum(len(s.arrays) for s in list(self._sessions))
+
+    def session_count(self) -> int:
+        return len(self._sessions)
+
+    async def start(self) -> None:
+        """Bind and start accepting connections."""
+        self._server = await serve(
+            self._handle,
+            self.host,
+            self.port,
+            ssl=self._ssl,
+            max_size=self.limits.max_message_bytes,
+            compression=None,
+            max_queue=64,
+            logger=log,
+        )
+        sockets = list(self._server.sockets)
+        if sockets and self.port == 0:
+            self.port = sockets[0].getsockname()[1]
+        log.info(
+            "ruda remote server: backend %s on %s at %s", self.backend_name, self._info["device"], self.url
+        )
+
+    async def serve_forever(self) -> None:
+        if self._server is None:
+            await self.start()
+        assert self._server is not None
+        try:
+            await self._server.serve_forever()
+        finally:
+            self._executor.shutdown(wait=False)
+
+    def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+
+    async def wait_closed(self) -> None:
+        if self._server is not None:
+            await self._server.wait_closed()
+
+    # -- one connection ----------------------------------------------------------------------------
+    async def _handle(self, ws: ServerConnection) -> None:
+        peer = ws.remote_address
+        session = await self._greet(ws)
+        if session is None:
+            return
+        self._sessions.add(session)
+        log.debug("session opened for %s", peer)
+        loop = asyncio.get_running_loop()
+        try:
+            async for raw in ws:
+                try:
+                    message = wire.decode_client_message(raw, self.limits)
+                except wire.WireError as err:
+                    await ws.send(wire.encode(["error", -1, "decode", "ValueError", str(err)]))
+                    continue
+                if isinstance(message, wire.Hello):
+                    await ws.send(wire.encode(["error", -1, "hello", "ValueError", "already greeted"]))
+                    continue
+                for reply in await loop.run_in_executor(self._executor, session.run, message):
+                    await ws.send(reply)
+        except websockets.ConnectionClosed:
+            pass
+        finally:
+            self._sessions.discard(session)
+            freed = len(session.arrays)
+            session.close()
+            log.debug("session of %s closed; %d arrays freed", peer, freed)
+
+    async def _greet(self, ws: ServerConnection) -> Session | None:
+        nonce = secrets.token_bytes(32)
+        try:
+            await ws.send(wire.encode(["challenge", wire.PROTOCOL_VERSION, nonce]))
+            raw = await asyncio.wait_for(ws.recv(), HELLO_TIMEOUT)
+            hello = wire.decode_client_message(raw, self.limits)
+        except (websockets.ConnectionClosed, TimeoutError):
+            return None
+        except wire.WireError as err:
+            await _refuse(ws, 1002, f"malformed hello: {err}")
+            return None
+        if not isinstance(hello, wire.Hello):
+            await _refuse(ws, 1002, "the first message must be a hello")
+            return None
+        if hello.version != wire.PROTOCOL_VERSION:
+            await _refuse(
+                ws,
+                1002,
+                f"protocol version mismatch: the client speaks version {hello.version}, "
+                f"this server speaks version {wire.PROTOCOL_VERSION}; install matching "
+                "ruda-remote versions",
+            )
+            return None
+        if self._token is not None:
+            expected = prove(self._token, nonce)
+            if hello.proof is None or not hmac.compare_digest(hello.proof, expected):
+                log.warning("authentication failed for %s", ws.remote_address)
+                await _refuse(
+                    ws,
+                    1008,
+                    "authentication failed: wrong or missing token (pass token=... to "
+                    "RemoteDevice, or set RUDA_REMOTE_TOKEN)",
+                )
+                return None
+        await ws.send(wire.encode(["welcome", wire.PROTOCOL_VERSION, self._info]))
+        return Session(self.table, self.limits)
+
+    def _describe(self) -> dict[str, Any]:
+        info = self.namespace.__array_namespace_info__()
+        names = self.table.dtype_name
+        caps = dict(info.capabilities())
+        return {
+            "backend": self.backend_name,
+            "device": str(self.device),
+            "ops_digest": wire.OPS_DIGEST,
+            "api_version": str(getattr(self.namespace, "__array_api_version__", "")),
+            "default_dtypes": {k: names(v) for k, v in info.default_dtypes(device=self.device).items()},
+            "dtypes": [names(d) for d in info.dtypes(device=self.device).values()],
+            "max_dimensions": caps.get("max dimensions"),
+            "limits": {
+                "max_message_bytes": self.limits.max_message_bytes,
+                "max_session_bytes": self.limits.max_session_bytes,
+                "max_arrays": self.limits.max_arrays,
+            },
+        }
+
+
+async def _refuse(ws: ServerConnection, code: int, text: str) -> None:
+    try:
+        await ws.send(wire.encode(["error", -1, "hello", "ConnectionRefusedError", text]))
+        await ws.close(code, text[:120])
+    except websockets.ConnectionClosed:
+        pass
+
+
+def _resolve_device(namespace: ModuleType, device: Any) -> Any:
+    info = namespace.__array_namespace_info__()
+    if device is None:
+        return info.default_device()
+    if not isinstance(device, str):
+        return device
+    devices = list(info.devices())
+    for candidate in devices:
+        if str(candidate) == device:
+            return candidate
+    wanted = ruda.Device.parse(device)
+    for candidate in devices:
+        try:
+            if ruda.Device.parse(str(candidate)) == wanted:
+                return candidate
+        except ValueError:
+            continue
+    raise ValueError(f"device {device!r} is not one of the backend's devices: {', '.join(map(str, devices))}")
+
+
+async def start_websocket_async(
+    backend: ModuleType | str,
+    device: Any,
+    port: int,
+    host: str = "127.0.0.1",
+    token: str | None = None,
+    ssl: ssl_module.SSLContext | None = None,
+    limits: Limits | None = None,
+) -> None:
+    """Serve ``backend`` on ``device`` at ``host:port`` within the running event loop, until cancelled."""
+    server = RemoteServer(backend, device, host=host, port=port, token=token, ssl=ssl, limits=limits)
+    await server.serve_forever()
+
+
+def start_websocket(
+    backend: ModuleType | str,
+    device: Any,
+    port: int,
+    host: str = "127.0.0.1",
+    token: str | None = None,
+    ssl: ssl_module.SSLContext | None = None,
+    limits: Limits | None = None,
+) -> None:
+    """Serve ``backend`` on ``device`` at ``host:port``; blocks, running its own event loop."""
+    asyncio.run(start_websocket_async(backend, device, port, host=host, token=token, ssl=ssl, limits=limits))

@@ -1,0 +1,472 @@
+"""The remote wire format: every message between client and server, checked on the way in.
+
+Each WebSocket binary message (the framing is the ``websockets`` library's) holds one
+msgpack array whose first item names the message kind::
+
+    server -> client   ["challenge", version, nonce]
+    client -> server   ["hello", version, proof]            proof = HMAC-SHA256(token, nonce) or nil
+    server -> client   ["welcome", version, info]           or ["error", -1, "hello", kind, message]
+    client -> server   ["batch", [op, ...], [released handle, ...]]
+        op = [seq, code, [out handle, ...], [arg, ...], {kwarg: value}, flags, expect]
+    server -> client   ["meta", seq, [[shape, dtype], ...]]  when the op asked for it (FLAG_META)
+                       ["data", seq, dtype, shape, bytes]   answer to the ``__read__`` op
+                       ["stats", seq, {"arrays": n, "bytes": n}]
+                       ["error", seq, op name, kind, message]
+
+``code`` indexes :data:`OPS`, a fixed table built from the names of the Array API
+specification: the server looks a code up in that table and nothing else, so a client
+can name only operations the table holds (no pickle, no eval, no attribute lookup by a
+received name). Argument values are msgpack scalars, strings, lists and maps plus the
+extension types below (array handles, slices, ``...``, dtypes, complex numbers, tuples).
+Raw array bytes travel as msgpack ``bin`` payloads, only in ``__upload__`` and ``data``,
+and their length is checked against shape and dtype.
+
+This module imports no backend, so it can be fuzzed on its own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import struct
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+from ruda import spec
+
+PROTOCOL_VERSION = 1
+
+#: extension type codes of argument values
+EXT_HANDLE, EXT_SLICE, EXT_ELLIPSIS, EXT_DTYPE, EXT_COMPLEX, EXT_TUPLE = 1, 2, 3, 4, 5, 6
+
+#: op flag: the server answers with the result's shapes and dtypes (or the error) at once
+FLAG_META = 1
+
+#: bytes per element of each dtype the wire carries
+ITEMSIZE: dict[str, int] = {
+    "bool": 1,
+    "int8": 1,
+    "int16": 2,
+    "int32": 4,
+    "int64": 8,
+    "uint8": 1,
+    "uint16": 2,
+    "uint32": 4,
+    "uint64": 8,
+    "float32": 4,
+    "float64": 8,
+    "complex64": 8,
+    "complex128": 16,
+}
+
+MAX_DEPTH = 32  # nesting of argument values (lists, maps, tuples)
+MAX_DIMS = 64
+MAX_OUTPUTS = 4096
+MAX_HANDLE = 2**63 - 1
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one session may ask of a server.
+
+    ``max_message_bytes``: largest WebSocket message accepted (bigger ones close the
+    connection with code 1009; the client refuses to send them in the first place).
+    ``max_session_bytes``: memory all of a session's live arrays may hold on the server.
+    ``max_arrays``: live arrays per session.
+    """
+
+    max_message_bytes: int = 256 * 2**20
+    max_session_bytes: int = 4 * 2**30
+    max_arrays: int = 1_000_000
+
+    def __post_init__(self) -> None:
+        for name in ("max_message_bytes", "max_session_bytes", "max_arrays"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise ValueError(f"Limits.{name} must be a positive integer, got {value!r}")
+        if self.max_message_bytes < 4096:
+            raise ValueError(f"Limits.max_message_bytes must be at least 4096, got {self.max_message_bytes}")
+
+
+class WireError(ValueError):
+    """A message that does not follow the wire format; the text says what was wrong."""
+
+
+@dataclass(frozen=True, slots=True)
+class Handle:
+    """A reference to an array that lives in the server's session."""
+
+    id: int
+
+
+@dataclass(frozen=True, slots=True)
+class DType:
+    """A dtype by its Array API name."""
+
+    name: str
+
+
+# -- the table of operations ---------------------------------------------------------------------
+
+#: operations of the protocol itself
+PROTOCOL_OPS: tuple[str, ...] = ("__read__", "__upload__", "__stats__")
+
+#: functions a client answers from dtypes and shapes alone; they never travel
+LOCAL_FUNCTIONS = frozenset(
+    {"broadcast_shapes", "can_cast", "finfo", "from_dlpack", "iinfo", "isdtype", "result_type"}
+)
+
+BINARY_DUNDERS: tuple[str, ...] = (
+    "__add__",
+    "__sub__",
+    "__mul__",
+    "__truediv__",
+    "__floordiv__",
+    "__mod__",
+    "__pow__",
+    "__matmul__",
+    "__and__",
+    "__or__",
+    "__xor__",
+    "__lshift__",
+    "__rshift__",
+)
+COMPARISON_DUNDERS: tuple[str, ...] = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__")
+UNARY_DUNDERS: tuple[str, ...] = ("__abs__", "__neg__", "__pos__", "__invert__")
+REFLECTED_DUNDERS: tuple[str, ...] = tuple("__r" + n[2:] for n in BINARY_DUNDERS)
+INPLACE_DUNDERS: tuple[str, ...] = tuple("__i" + n[2:] for n in BINARY_DUNDERS)
+
+#: operations on the array object: operators, indexing, attributes that return arrays
+ARRAY_OPS: tuple[str, ...] = (
+    "__getitem__",
+    "__setitem__",
+    "mT",
+    "T",
+    *BINARY_DUNDERS,
+    *COMPARISON_DUNDERS,
+    *UNARY_DUNDERS,
+    *REFLECTED_DUNDERS,
+    *INPLACE_DUNDERS,
+)
+
+#: every operation a client can ask for; its index in this tuple is its code on the wire
+OPS: tuple[str, ...] = (
+    PROTOCOL_OPS
+    + tuple(name for name in spec.FUNCTIONS if name not in LOCAL_FUNCTIONS)
+    + tuple(f"linalg.{name}" for name in spec.LINALG)
+    + tuple(f"fft.{name}" for name in spec.FFT)
+    + ARRAY_OPS
+)
+OP_CODES: dict[str, int] = {name: code for code, name in enumerate(OPS)}
+#: fingerprint of the table: client and server must number operations alike
+OPS_DIGEST: str = hashlib.sha256("\n".join(OPS).encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True, slots=True)
+class Op:
+    """One operation of a batch: run ``OPS[code]`` on ``args``, store results as ``out``."""
+
+    seq: int
+    code: int
+    out: tuple[int, ...]
+    args: list[Any]
+    kwargs: dict[str, Any]
+    flags: int = 0
+    expect: tuple[tuple[tuple[int, ...], str], ...] | None = None
+
+    @property
+    def name(self) -> str:
+        return OPS[self.code]
+
+
+@dataclass(frozen=True, slots=True)
+class Hello:
+    version: int
+    proof: bytes | None
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    ops: list[Op]
+    free: list[int]
+
+
+# -- encoding ------------------------------------------------------------------------------------
+
+
+def _default(obj: Any) -> msgpack.ExtType:
+    if isinstance(obj, Handle):
+        return msgpack.ExtType(EXT_HANDLE, struct.pack(">q", obj.id))
+    if isinstance(obj, tuple):
+        return msgpack.ExtType(EXT_TUPLE, _pack(list(obj)))
+    if isinstance(obj, slice):
+        return msgpack.ExtType(EXT_SLICE, _pack([obj.start, obj.stop, obj.step]))
+    if obj is Ellipsis:
+        return msgpack.ExtType(EXT_ELLIPSIS, b"")
+    if isinstance(obj, DType):
+        return msgpack.ExtType(EXT_DTYPE, obj.name.encode())
+    if isinstance(obj, complex):
+        return msgpack.ExtType(EXT_COMPLEX, struct.pack("<dd", obj.real, obj.imag))
+    raise TypeError(f"a {type(obj).__qualname__} cannot be sent to a remote server")
+
+
+def _pack(obj: Any) -> bytes:
+    return msgpack.packb(obj, default=_default, strict_types=True, use_bin_type=True)
+
+
+def encode(message: list[Any]) -> bytes:
+    """Encode one message (a list whose first item is its kind)."""
+    return _pack(message)
+
+
+def encode_op(op: Op) -> list[Any]:
+    """The list form of an op, ready to go into a ``batch`` message."""
+    expect = None if op.expect is None else [[list(s), d] for s, d in op.expect]
+    return [op.seq, op.code, list(op.out), op.args, op.kwargs, op.flags, expect]
+
+
+# -- decoding ------------------------------------------------------------------------------------
+
+_local = threading.local()
+
+
+def _ext_hook(code: int, data: bytes) -> Any:
+    if code == EXT_HANDLE:
+        if len(data) != 8:
+            raise WireError(f"a handle is 8 bytes, got {len(data)}")
+        return Handle(struct.unpack(">q", data)[0])
+    if code == EXT_ELLIPSIS:
+        if data:
+            raise WireError("the ellipsis extension carries no bytes")
+        return Ellipsis
+    if code == EXT_DTYPE:
+        name = data.decode("ascii", errors="replace")
+        if name not in ITEMSIZE:
+            raise WireError(f"unknown dtype {name!r}: expected one of {', '.join(ITEMSIZE)}")
+        return DType(name)
+    if code == EXT_COMPLEX:
+        if len(data) != 16:
+            raise WireError(f"a complex number is 16 bytes, got {len(data)}")
+        real, imag = struct.unpack("<dd", data)
+        return complex(real, imag)
+    if code in (EXT_TUPLE, EXT_SLICE):
+        depth = getattr(_local, "depth", 0)
+        if depth >= MAX_DEPTH:
+            raise WireError(f"values nested more than {MAX_DEPTH} deep")
+        _local.depth = depth + 1
+        try:
+            inner = _unpack(data)
+        finally:
+            _local.depth = depth
+        if not isinstance(inner, list):
+            raise WireError("a tuple or slice extension must hold a msgpack array")
+        if code == EXT_TUPLE:
+            return tuple(inner)
+        if len(inner) != 3 or not all(v is None or _is_int(v) for v in inner):
+            raise WireError("a slice is [start, stop, step] of integers or nil")
+        return slice(*inner)
+    raise WireError(f"unknown extension type {code}")
+
+
+def _unpack(data: bytes, max_len: int = 2**31 - 1) -> Any:
+    return msgpack.unpackb(
+        data,
+        ext_hook=_ext_hook,
+        raw=False,
+        strict_map_key=True,
+        use_list=True,
+        max_bin_len=max_len,
+        max_str_len=min(max_len, 2**20),
+        max_array_len=max_len,
+        max_map_len=max_len,
+        max_ext_len=max_len,
+    )
+
+
+def _decode_frame(data: Any, max_len: int) -> list[Any]:
+    if not isinstance(data, bytes):
+        raise WireError(f"expected a binary message, got {type(data).__name__}")
+    try:
+        message = _unpack(data, max_len)
+    except WireError:
+        raise
+    except Exception as err:  # msgpack reports bad input with several exception types
+        raise WireError(f"malformed message: {type(err).__name__}: {err}") from None
+    if not isinstance(message, list) or not message or not isinstance(message[0], str):
+        raise WireError("a message is a msgpack array whose first item is its kind (a string)")
+    return message
+
+
+def decode_client_message(data: Any, limits: Limits) -> Hello | Batch:
+    """Decode and check a message sent by a client; raise :class:`WireError` if it is malformed."""
+    message = _decode_frame(data, limits.max_message_bytes)
+    kind = message[0]
+    if kind == "hello":
+        _expect_len(message, 3, "hello")
+        version, proof = message[1], message[2]
+        if not _is_int(version):
+            raise WireError("hello: the protocol version must be an integer")
+        if proof is not None and not isinstance(proof, bytes):
+            raise WireError("hello: the proof must be bytes or nil")
+        return Hello(version, proof)
+    if kind == "batch":
+        _expect_len(message, 3, "batch")
+        ops, free = message[1], message[2]
+        if not isinstance(ops, list) or not isinstance(free, list):
+            raise WireError('batch: expected ["batch", [op, ...], [handle, ...]]')
+        return Batch([_decode_op(op) for op in ops], [_handle_id(h, "released handle") for h in free])
+    raise WireError(f"unknown message kind {kind!r}: a client sends 'hello' or 'batch'")
+
+
+def _decode_op(raw: Any) -> Op:
+    if not isinstance(raw, list) or len(raw) != 7:
+        raise WireError("an op is [seq, code, out, args, kwargs, flags, expect]")
+    seq, code, out, args, kwargs, flags, expect = raw
+    if not _is_int(seq) or seq < 0:
+        raise WireError(f"op seq must be a non-negative integer, got {seq!r}")
+    if not _is_int(code) or not 0 <= code < len(OPS):
+        raise WireError(f"op {seq}: unknown operation code {code!r} (the table has {len(OPS)} operations)")
+    name = OPS[code]
+    if not isinstance(out, list) or len(out) > MAX_OUTPUTS:
+        raise WireError(f"op {seq} ({name}): out must be a list of at most {MAX_OUTPUTS} handles")
+    if not isinstance(args, list):
+        raise WireError(f"op {seq} ({name}): args must be a list")
+    if not isinstance(kwargs, dict):
+        raise WireError(f"op {seq} ({name}): kwargs must be a map")
+    if "device" in kwargs:
+        raise WireError(f"op {seq} ({name}): the server chooses the device; do not send 'device'")
+    if not _is_int(flags) or flags < 0:
+        raise WireError(f"op {seq} ({name}): flags must be a non-negative integer")
+    out_ids = tuple(_handle_id(h, f"op {seq} ({name}) output") for h in out)
+    if name == "__upload__":
+        _check_upload(seq, args)
+    else:
+        for value in args:
+            _check_value(value, 0, seq, name)
+    for key, value in kwargs.items():
+        if not isinstance(key, str):
+            raise WireError(f"op {seq} ({name}): keyword names must be strings")
+        _check_value(value, 0, seq, name)
+    return Op(seq, code, out_ids, args, kwargs, flags, _decode_expect(expect, len(out_ids), seq, name))
+
+
+def _decode_expect(
+    expect: Any, n_out: int, seq: int, name: str
+) -> tuple[tuple[tuple[int, ...], str], ...] | None:
+    if expect is None:
+        return None
+    if not isinstance(expect, list) or len(expect) != n_out:
+        raise WireError(f"op {seq} ({name}): expect must list one [shape, dtype] per output")
+    return tuple(_decode_meta(m, f"op {seq} ({name}) expect") for m in expect)
+
+
+def _decode_meta(meta: Any, where: str) -> tuple[tuple[int, ...], str]:
+    if not isinstance(meta, list) or len(meta) != 2:
+        raise WireError(f"{where}: expected [shape, dtype]")
+    return _shape(meta[0], where), _dtype_name(meta[1], where)
+
+
+def _check_upload(seq: int, args: list[Any]) -> None:
+    where = f"op {seq} (__upload__)"
+    if len(args) != 3:
+        raise WireError(f"{where}: expected [dtype, shape, bytes]")
+    dtype, shape, data = _dtype_name(args[0], where), _shape(args[1], where), args[2]
+    if not isinstance(data, bytes):
+        raise WireError(f"{where}: the payload must be bytes")
+    _check_payload(where, dtype, shape, data)
+
+
+def _check_payload(where: str, dtype: str, shape: tuple[int, ...], data: bytes) -> None:
+    expected = math.prod(shape) * ITEMSIZE[dtype]
+    if len(data) != expected:
+        raise WireError(
+            f"{where}: payload of {len(data)} bytes does not match shape {shape} and dtype {dtype} "
+            f"({expected} bytes)"
+        )
+
+
+def _check_value(value: Any, depth: int, seq: int, name: str) -> None:
+    if depth > MAX_DEPTH:
+        raise WireError(f"op {seq} ({name}): argument values nested more than {MAX_DEPTH} deep")
+    if (
+        value is None
+        or value is Ellipsis
+        or isinstance(value, (bool, int, float, str, complex, Handle, DType))
+    ):
+        return
+    if isinstance(value, slice):
+        return  # parts checked when decoded
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            _check_value(item, depth + 1, seq, name)
+        return
+    if isinstance(value, dict):
+        for item in value.values():
+            _check_value(item, depth + 1, seq, name)
+        return
+    raise WireError(f"op {seq} ({name}): a {type(value).__name__} is not a valid argument value")
+
+
+def _handle_id(value: Any, what: str) -> int:
+    if not _is_int(value) or not 1 <= value <= MAX_HANDLE:
+        raise WireError(f"{what} must be an integer handle in 1..2**63-1, got {value!r}")
+    return int(value)
+
+
+def _shape(value: Any, where: str) -> tuple[int, ...]:
+    if not isinstance(value, list) or len(value) > MAX_DIMS or not all(_is_int(n) and n >= 0 for n in value):
+        raise WireError(f"{where}: a shape is a list of at most {MAX_DIMS} non-negative integers")
+    return tuple(value)
+
+
+def _dtype_name(value: Any, where: str) -> str:
+    if not isinstance(value, str) or value not in ITEMSIZE:
+        raise WireError(f"{where}: unknown dtype {value!r}: expected one of {', '.join(ITEMSIZE)}")
+    return value
+
+
+def _expect_len(message: list[Any], n: int, kind: str) -> None:
+    if len(message) != n:
+        raise WireError(f"a {kind!r} message has {n} items, got {len(message)}")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+# -- messages from the server, decoded by the client -----------------------------------------------
+
+
+def decode_server_message(data: Any) -> list[Any]:
+    """Decode and check a message sent by a server; raise :class:`WireError` if it is malformed.
+
+    Returns the message as a list with shapes as tuples: ``["meta", seq, [(shape, dtype), ...]]``,
+    ``["data", seq, dtype, shape, bytes]``, ``["error", seq, op, kind, text]``, ...
+    """
+    message = _decode_frame(data, 2**31 - 1)
+    kind = message[0]
+    sizes = {"challenge": 3, "welcome": 3, "error": 5, "meta": 3, "data": 5, "stats": 3}
+    if kind not in sizes:
+        raise WireError(f"unknown message kind {kind!r} from the server")
+    _expect_len(message, sizes[kind], kind)
+    if kind in ("error", "meta", "data", "stats") and not _is_int(message[1]):
+        raise WireError(f"{kind}: seq must be an integer")
+    if kind == "meta":
+        if not isinstance(message[2], list):
+            raise WireError("meta: expected a list of [shape, dtype]")
+        message[2] = [_decode_meta(m, "meta") for m in message[2]]
+    elif kind == "data":
+        dtype, shape = _dtype_name(message[2], "data"), _shape(message[3], "data")
+        if not isinstance(message[4], bytes):
+            raise WireError("data: the payload must be bytes")
+        _check_payload("data", dtype, shape, message[4])
+        message[2], message[3] = dtype, shape
+    elif kind == "error" and not all(isinstance(v, str) for v in message[2:]):
+        raise WireError("error: op, kind and message must be strings")
+    elif kind in ("welcome", "stats") and not isinstance(message[2], dict):
+        raise WireError(f"{kind}: expected a map")
+    elif kind == "challenge" and not (_is_int(message[1]) and isinstance(message[2], bytes)):
+        raise WireError('challenge: expected ["challenge", version, nonce]')
+    return message

@@ -1,0 +1,171 @@
+"""The remote namespace against a real loopback server: results equal NumPy's, ops are pipelined,
+errors surface at the next wait naming the op, and dropped arrays are released."""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+import ruda
+import ruda_remote
+from ruda.testing import assert_matches_numpy
+from ruda_remote import wire
+
+
+def test_arithmetic_and_reductions_match_numpy(xp):
+    host = np.linspace(-2, 2, 24).reshape(4, 6)
+    x = xp.asarray(host)
+    assert_matches_numpy(x * 2 + 1, host * 2 + 1)
+    assert_matches_numpy(xp.exp(x) - x**2, np.exp(host) - host**2)
+    assert_matches_numpy(xp.sum(x, axis=1), host.sum(axis=1))
+    assert_matches_numpy(xp.mean(x), np.mean(host))
+    assert_matches_numpy(x @ x.mT, host @ host.T)
+    assert_matches_numpy(xp.argmax(x, axis=0), np.argmax(host, axis=0))
+    assert float(xp.max(x)) == 2.0
+
+
+def test_indexing_views_and_setitem(xp):
+    host = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
+    x = xp.asarray(host)
+    assert_matches_numpy(x[1, :, ::2], host[1, :, ::2])
+    assert_matches_numpy(x[..., None, 0], host[..., None, 0])
+    assert_matches_numpy(xp.permute_dims(x, (2, 0, 1)), host.transpose(2, 0, 1))
+    assert_matches_numpy(xp.reshape(x, (6, -1)), host.reshape(6, -1))
+    x[0, 1] = 100
+    host[0, 1] = 100
+    x[1] = xp.asarray(host[0])
+    host[1] = host[0]
+    assert_matches_numpy(x, host)
+
+
+def test_in_place_operators_change_the_array(xp):
+    host = np.arange(6, dtype=np.float32)
+    x = xp.asarray(host)
+    alias = x
+    x += 2
+    x *= xp.asarray(np.full(6, 3, dtype=np.float32))
+    assert alias is x
+    assert_matches_numpy(x, (host + 2) * 3)
+    with pytest.raises(TypeError):  # float64 result cannot go into float32 ... of int: refused at once
+        y = xp.asarray(np.arange(3, dtype=np.int32))
+        y += 1.5
+
+
+def test_data_dependent_shapes_wait_for_the_server(xp):
+    host = np.array([3, 1, 4, 1, 5, 9, 2, 6, 5, 3])
+    x = xp.asarray(host)
+    assert_matches_numpy(x[x > 3], host[host > 3])
+    u = xp.unique_counts(x)
+    assert_matches_numpy(u.values, np.unique(host))
+    assert_matches_numpy(u.counts, np.unique(host, return_counts=True)[1])
+    assert tuple(a.shape for a in xp.nonzero(x > 4)) == ((4,),)
+
+
+def test_linalg_and_fft(xp):
+    rng = np.random.default_rng(0)
+    host = rng.standard_normal((5, 5)) + 5 * np.eye(5)
+    a = xp.asarray(host)
+    assert_matches_numpy(xp.linalg.inv(a), np.linalg.inv(host), rtol=1e-9, atol=1e-12)
+    q, r = xp.linalg.qr(a)
+    assert_matches_numpy(q @ r, host, rtol=1e-9, atol=1e-12)
+    assert_matches_numpy(xp.fft.fft(a[0]), np.fft.fft(host[0]))
+    assert_matches_numpy(xp.fft.fftfreq(8, device=xp.default_device()), np.fft.fftfreq(8))
+
+
+def test_creation_uses_the_server_defaults(xp):
+    info = xp.__array_namespace_info__()
+    assert info.default_dtypes()["real floating"] == xp.float64
+    assert_matches_numpy(xp.zeros((2, 3)), np.zeros((2, 3)))
+    assert_matches_numpy(xp.full((2,), 7), np.full((2,), 7))
+    assert_matches_numpy(xp.eye(3, 4, k=1), np.eye(3, 4, k=1))
+    assert_matches_numpy(xp.arange(0, 5, 2), np.arange(0, 5, 2))
+    assert_matches_numpy(xp.asarray([[1, 2], [3, 4]]), np.array([[1, 2], [3, 4]]))
+    assert xp.asarray(True).shape == ()
+
+
+def test_elementwise_ops_do_not_wait(xp, monkeypatch):
+    waits = []
+    device = xp.default_device()
+    original = device._wait
+    monkeypatch.setattr(device, "_wait", lambda seq: waits.append(seq) or original(seq))
+    x = xp.ones((8,), dtype=xp.float32)
+    for _ in range(300):  # more than one batch
+        x = xp.sqrt(x * 4.0) - 1.0
+    y = x[2:5]
+    assert y.shape == (3,) and y.dtype == xp.float32
+    assert waits == [], "elementwise ops, slicing and creation must not wait for the server"
+    assert float(y[0]) == pytest.approx(1.0)
+    assert len(waits) == 1
+
+
+def test_server_error_is_raised_at_the_next_wait_naming_the_op(xp):
+    x = xp.reshape(xp.arange(6.0), (2, 3))
+    # Valid by shape, so it is sent without waiting; NumPy cannot do it without a copy.
+    flat = xp.reshape(x.mT, (-1,), copy=False)
+    doubled = flat * 2  # uses the failed result: fails too, without a second report
+    with pytest.raises(ValueError, match=r"op \d+ \(reshape\) failed") as info:
+        float(doubled[0])
+    assert isinstance(info.value, ruda_remote.RemoteError)
+    assert float(xp.sum(x)) == 15.0  # the session goes on
+
+
+def test_ops_that_wait_raise_at_the_call(xp):
+    with pytest.raises(ValueError, match=r"op \d+ \(linalg.inv\) failed: LinAlgError"):
+        xp.linalg.inv(xp.zeros((3, 3)))  # its result's shape is the server's to tell, so it waits
+
+
+def test_invalid_arguments_raise_at_the_call(xp):
+    x = xp.ones((2, 3))
+    with pytest.raises(ValueError):
+        x + xp.ones((4,))
+    with pytest.raises(IndexError):
+        x[5]
+    with pytest.raises(IndexError):
+        xp.expand_dims(x, axis=7)
+    with pytest.raises(ValueError):
+        xp.reshape(x, (4, 2))
+    with pytest.raises(TypeError, match="cannot be used with remote arrays"):
+        x + np.ones(3)
+
+
+def test_arrays_of_two_sessions_do_not_mix(xp, server):
+    other = ruda_remote.RemoteDevice(server.url)
+    try:
+        a = xp.ones(3)
+        b = xp.ones(3, device=other)
+        with pytest.raises(ValueError, match="two devices"):
+            a + b
+        moved = b.to_device(a.device)
+        assert_matches_numpy(a + moved, np.full(3, 2.0))
+    finally:
+        other.close()
+
+
+def test_dropped_arrays_are_released_in_batches(xp):
+    device = xp.default_device()
+    base = device.stats()["arrays"]
+    arrays = [xp.full((100,), i) for i in range(50)]
+    assert device.stats()["arrays"] == base + 50
+    del arrays
+    gc.collect()
+    assert device.stats() == {"arrays": base, "bytes": device.stats()["bytes"]}
+    assert device.stats()["arrays"] == base
+
+
+def test_to_numpy_and_to_device_through_the_core(xp):
+    host = np.arange(5.0)
+    x = xp.asarray(host)
+    assert_matches_numpy(ruda.to_numpy(x), host)
+    back = ruda.to_device(x, "cpu")
+    assert isinstance(back, np.ndarray)
+    assert_matches_numpy(back, host)
+    assert str(x.device).startswith("remote:ws://127.0.0.1:")
+
+
+def test_functions_carry_the_spec_signatures():
+    import inspect
+
+    assert inspect.signature(ruda_remote.sum) == inspect.signature(ruda.host.sum)
+    assert inspect.signature(ruda_remote.linalg.svd) == inspect.signature(ruda.host.linalg.svd)
+    assert set(wire.OPS) >= {"add", "linalg.solve", "fft.rfft", "__getitem__"}

@@ -1,0 +1,183 @@
+"""A real server on loopback under abuse: malformed frames, wrong versions, oversized messages,
+unknown ops, foreign handles, memory limits, killed servers and clients, many clients at once."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import numpy as np
+import pytest
+import ruda_remote
+import websockets
+from ruda.testing import assert_matches_numpy
+from ruda_remote import wire
+from websockets.sync.client import connect
+
+
+def _raw(url: str, version: int = wire.PROTOCOL_VERSION, proof: bytes | None = None):
+    """A bare WebSocket session: the challenge, our hello, and the server's answer."""
+    ws = connect(url, compression=None, max_size=None, proxy=None, legacy=True)
+    challenge = wire.decode_server_message(ws.recv(timeout=10))
+    assert challenge[0] == "challenge" and challenge[1] == wire.PROTOCOL_VERSION
+    ws.send(wire.encode(["hello", version, proof]))
+    return ws, wire.decode_server_message(ws.recv(timeout=10))
+
+
+def _stats(ws) -> dict:
+    ws.send(wire.encode(["batch", [[99, wire.OP_CODES["__stats__"], [], [], {}, 0, None]], []]))
+    reply = wire.decode_server_message(ws.recv(timeout=10))
+    assert reply[0] == "stats", reply
+    return reply[2]
+
+
+def test_malformed_frames_get_an_error_and_the_connection_stays(server):
+    ws, welcome = _raw(server.url)
+    assert welcome[0] == "welcome"
+    for junk in (b"\xc1\xff garbage", b"", wire.encode(["batch", "not a list", []]), "a text frame"):
+        ws.send(junk)
+        reply = wire.decode_server_message(ws.recv(timeout=10))
+        assert reply[0] == "error" and reply[1] == -1, reply
+        assert reply[4]  # says what was wrong
+    assert _stats(ws) == {"arrays": 0, "bytes": 0}  # still served
+    ws.close()
+
+
+def test_wrong_protocol_version_is_refused_naming_both(server):
+    ws, reply = _raw(server.url, version=wire.PROTOCOL_VERSION + 41)
+    assert reply[0] == "error"
+    assert (
+        f"version {wire.PROTOCOL_VERSION + 41}" in reply[4] and f"version {wire.PROTOCOL_VERSION}" in reply[4]
+    )
+    with pytest.raises(websockets.ConnectionClosed) as info:
+        ws.recv(timeout=10)
+    assert info.value.rcvd is not None and info.value.rcvd.code == 1002
+
+
+def test_unknown_operation_code_is_an_error(server):
+    ws, _ = _raw(server.url)
+    ws.send(wire.encode(["batch", [[0, len(wire.OPS) + 3, [1], [], {}, 0, None]], []]))
+    reply = wire.decode_server_message(ws.recv(timeout=10))
+    assert reply[0] == "error" and "unknown operation code" in reply[4]
+    assert _stats(ws)["arrays"] == 0
+    ws.close()
+
+
+def test_handles_of_another_session_are_unknown(server):
+    a, b = ruda_remote.RemoteDevice(server.url), ruda_remote.RemoteDevice(server.url)
+    try:
+        x = ruda_remote.asarray(np.arange(4.0), device=a)
+        # Forge an op in session b that names x's handle number from session a.
+        forged = ruda_remote._dispatch.wrap(b, x._handle, (x.shape, x.dtype.name))
+        with pytest.raises(KeyError, match=f"unknown handle {x._handle}: not created in this session"):
+            float(ruda_remote.sum(forged))
+        assert float(ruda_remote.sum(x)) == 6.0  # a's array is untouched
+        forged._device = None  # never release a handle b does not own
+    finally:
+        a.close()
+        b.close()
+
+
+def test_oversized_messages(make_server):
+    srv = make_server(limits=wire.Limits(max_message_bytes=64 * 1024))
+    dev = ruda_remote.RemoteDevice(srv.url)
+    # The client knows the limit: it refuses to send, and the session goes on.
+    with pytest.raises(ValueError, match="larger than the server's limit of 65536 bytes"):
+        ruda_remote.asarray(np.zeros(20_000), device=dev)
+    assert float(ruda_remote.sum(ruda_remote.ones(10, device=dev))) == 10.0
+    dev.close()
+    # A raw client that sends one anyway is disconnected with 1009 (message too big).
+    ws, _ = _raw(srv.url)
+    ws.send(b"\x00" * 100_000)
+    with pytest.raises(websockets.ConnectionClosed) as info:
+        ws.recv(timeout=10)
+    assert info.value.rcvd is not None and info.value.rcvd.code == 1009
+
+
+def test_session_memory_limit_is_a_clear_error_and_the_connection_stays(make_server):
+    srv = make_server(limits=wire.Limits(max_session_bytes=100_000))
+    dev = ruda_remote.RemoteDevice(srv.url)
+    small = ruda_remote.ones(1000, device=dev)
+    with pytest.raises(MemoryError, match="session memory limit exceeded"):
+        big = ruda_remote.zeros((100, 1000), device=dev)
+        float(big[0, 0])
+    assert float(ruda_remote.sum(small)) == 1000.0
+    assert dev.stats()["bytes"] <= 100_000
+    dev.close()
+
+
+def test_server_killed_mid_stream_raises_within_a_timeout(server_process):
+    proc, url = server_process()
+    dev = ruda_remote.RemoteDevice(url, timeout=20)
+    x = ruda_remote.ones(1000, device=dev)
+    assert float(ruda_remote.sum(x)) == 1000.0
+    for _ in range(500):
+        x = x + 1  # queued and streaming
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(10)
+    start = time.monotonic()
+    with pytest.raises(ruda_remote.RemoteConnectionError, match="lost|closed"):
+        for _ in range(100_000):
+            x = x + 1
+        float(ruda_remote.sum(x))
+    assert time.monotonic() - start < 10
+
+
+def test_killed_client_frees_its_arrays(server):
+    code = textwrap.dedent(f"""
+        import sys, time, numpy as np, ruda_remote
+        dev = ruda_remote.RemoteDevice({server.url!r})
+        arrays = [ruda_remote.asarray(np.arange(100.0), device=dev) + i for i in range(40)]
+        dev.sync()
+        print("ready", flush=True)
+        time.sleep(60)
+    """)
+    before = server.array_count()
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        assert server.array_count() >= before + 40
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+        deadline = time.monotonic() + 10
+        while server.array_count() > before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert server.array_count() == before
+    finally:
+        proc.kill()
+        proc.wait(10)
+
+
+def test_fifty_concurrent_clients(server):
+    clients, ops = 50, 1000
+    errors: list[BaseException] = []
+    results: dict[int, np.ndarray] = {}
+
+    def client(i: int) -> None:
+        try:
+            with ruda_remote.RemoteDevice(server.url, timeout=60) as dev:
+                x = ruda_remote.asarray(np.full(8, float(i)), device=dev)
+                for k in range(ops // 2):
+                    x = x * 1.0 + (k % 3)  # two ops per step
+                results[i] = np.from_dlpack(x)
+        except BaseException as err:
+            errors.append(err)
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors, errors[:3]
+    added = sum(k % 3 for k in range(ops // 2))
+    for i in range(clients):
+        assert_matches_numpy(results[i], np.full(8, float(i) + added))
+    deadline = time.monotonic() + 10
+    while server.server.session_count() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.server.session_count() == 0  # every session closed, its arrays freed
