@@ -155,8 +155,8 @@ def linspace(start: int | float, stop: int | float, /, num: int, *, dtype: Any =
     step = (stop - start) / div if div > 0 else 0.0
     out = empty((num,), dt, dev)
     last = num - 1 if endpoint and num > 1 else 0xFFFFFFFF
-    body = f"select(x0 + f32(gi) * x1, x2, gi == {last}u)"
-    ops = [Scalar(float(start), dt), Scalar(float(step), dt), Scalar(float(stop), dt)]
+    body = "select(x0 + f32(gi) * x1, x2, gi == x3)"
+    ops = [Scalar(float(start), dt), Scalar(float(step), dt), Scalar(float(stop), dt), Scalar(last, _dtypes.uint32)]
     launch_elementwise(dev, ("linspace", body), body, "", out._operand(), ops, out.shape)
     return out
 
@@ -169,8 +169,9 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = N
     dt = default_dtypes_of(dev)["real floating"] if dtype is None else _dtypes.check_dtype(dtype)
     out = empty(_shape((n_rows, n_cols)), dt, dev)
     t = _dtypes.STORAGE[dt.name]
-    body = f"select({t}(0), {t}(1), i32(gi % x0) - i32(gi / x0) == {int(k)}i)"
-    ops = [Scalar(max(n_cols, 1), _dtypes.uint32)]
+    body = f"select({t}(0), {t}(1), i32(gi % x0) - i32(gi / x0) == x1)"
+    k = max(-n_rows - 1, min(int(k), n_cols + 1))  # any k beyond the matrix gives zeros
+    ops = [Scalar(max(n_cols, 1), _dtypes.uint32), Scalar(k, _dtypes.int32)]
     launch_elementwise(dev, ("eye", body), body, "", out._operand(), ops, out.shape)
     return out
 
@@ -198,7 +199,7 @@ def triu(x: Array, /, *, k: int = 0) -> Array:
     return _tri(x, k, upper=True)
 
 
-def meshgrid(*arrays: Array, indexing: str = "xy") -> list[Array]:
+def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
     """Coordinate grids from one-dimensional arrays (copies of broadcast views)."""
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid(): indexing must be 'xy' or 'ij', not {indexing!r}")
@@ -221,7 +222,7 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> list[Array]:
         shape = [1] * n
         shape[pos] = a.size
         out.append(copy_of(broadcast_to(reshape(a, tuple(shape)), tuple(sizes))))
-    return out
+    return tuple(out)
 
 
 def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | None = None) -> Array:

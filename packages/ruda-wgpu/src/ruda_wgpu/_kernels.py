@@ -91,7 +91,8 @@ def _scalar_load(b: int, t: str) -> str:
         return f"bitcast<i32>(P[{b}])"
     if t == "u32":
         return f"P[{b}]"
-    return f"(({t}(P[{b + 1}]) << 32u) | {t}(P[{b}]))"
+    # naga sign-extends u32 -> i64, so both words go through u64
+    return f"{t}((u64(P[{b + 1}]) << 32u) | u64(P[{b}]))"
 
 
 def elementwise_source(out: np.dtype[Any], ins: Sequence[np.dtype[Any]], rank: int, layout: str,
