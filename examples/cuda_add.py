@@ -31,6 +31,8 @@ def main() -> None:
     stream.synchronize()
 
     print(f"Sum is {result.get()}")
+    for owned in (x, y, result, stream, module):  # free what lives in the context before it goes
+        owned.close()
     context.close()
 
 

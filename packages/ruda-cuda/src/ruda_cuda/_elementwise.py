@@ -9,6 +9,7 @@ the kernels of :mod:`ruda_cuda._kernels` instead.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -20,8 +21,42 @@ from ruda_cuda import _kernels
 from ruda_cuda._array import Array, as_array
 
 
+#: Arrays at least this large, contiguous, 16-byte aligned float32/float64, take the
+#: streaming kernels of :mod:`ruda_cuda._kernels`.
+STREAM_MIN_SIZE = 1 << 20
+
+
+@functools.cache
+def _multiprocessors(device_id: int) -> int:
+    return int(cupy.cuda.Device(device_id).attributes["MultiProcessorCount"])
+
+
+def _streamable(x: Any) -> bool:
+    return (isinstance(x, cupy.ndarray) and x.size >= STREAM_MIN_SIZE and x.dtype.name in _kernels.VECTOR_DTYPES
+            and x.flags.c_contiguous and x.data.ptr % 16 == 0)
+
+
+def _stream(name: str, *arrays: Any) -> Array | None:
+    """``name`` on ``arrays`` through a streaming kernel, or None when they do not qualify
+    (then CuPy's own kernel runs)."""
+    first = arrays[0]
+    if not all(_streamable(x) for x in arrays):
+        return None
+    if any(x.shape != first.shape or x.dtype != first.dtype or x.device != first.device for x in arrays):
+        return None
+    with first.device:
+        out = cupy.empty(first.shape, first.dtype)
+        blocks = min((first.size + 511) // 512, 8 * _multiprocessors(int(first.device.id)))
+        _kernels.stream_kernel(name, first.dtype.name)((blocks,), (512,), (*arrays, out, np.int64(first.size)))
+    return out.view(type=Array)
+
+
 def _unary(name: str, ufunc: Callable[[Any], Any]) -> Callable[[Any], Array]:
+    streaming = name in _kernels.STREAM_UNARY
+
     def function(x: Any, /) -> Array:
+        if streaming and (out := _stream(name, x)) is not None:
+            return out
         return as_array(ufunc(x))
 
     function.__name__ = function.__qualname__ = name
@@ -30,7 +65,11 @@ def _unary(name: str, ufunc: Callable[[Any], Any]) -> Callable[[Any], Array]:
 
 
 def _binary(name: str, ufunc: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Array]:
+    streaming = name in _kernels.STREAM_BINARY
+
     def function(x1: Any, x2: Any, /) -> Array:
+        if streaming and (out := _stream(name, x1, x2)) is not None:
+            return out
         return as_array(ufunc(x1, x2))
 
     function.__name__ = function.__qualname__ = name
@@ -58,8 +97,7 @@ _UNARY = {
     "abs": cupy.absolute, "acos": cupy.arccos, "asin": cupy.arcsin, "asinh": cupy.arcsinh,
     "atan": cupy.arctan, "atanh": cupy.arctanh, "bitwise_invert": cupy.invert, "conj": cupy.conj,
     "cos": cupy.cos, "cosh": cupy.cosh, "exp": cupy.exp, "expm1": cupy.expm1, "imag": cupy.imag,
-    "isfinite": cupy.isfinite, "isinf": cupy.isinf, "isnan": cupy.isnan, "log2": cupy.log2,
-    "log10": cupy.log10, "logical_not": cupy.logical_not, "negative": cupy.negative,
+    "isfinite": cupy.isfinite, "isinf": cupy.isinf, "isnan": cupy.isnan, "logical_not": cupy.logical_not, "negative": cupy.negative,
     "positive": cupy.positive, "real": cupy.real, "reciprocal": cupy.reciprocal,
     "signbit": cupy.signbit, "sin": cupy.sin, "sinh": cupy.sinh, "square": cupy.square,
     "tan": cupy.tan,
@@ -109,6 +147,23 @@ def round(x: Any, /) -> Array:
     return as_array(cupy.rint(x) if x.dtype.kind == "f" else cupy.around(x))
 
 
+def _real_log(name: str, ufunc: Callable[[Any], Any]) -> Callable[[Any], Array]:
+    kernel = _kernels.REAL_LOG[name]
+
+    def function(x: Any, /) -> Array:
+        if isinstance(x, cupy.ndarray) and x.dtype.kind == "f":
+            return as_array(kernel(x))
+        return as_array(ufunc(x))
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"The Array API ``{name}``; NaN for every negative input, subnormals included."
+    return function
+
+
+log2 = _real_log("log2", cupy.log2)
+log10 = _real_log("log10", cupy.log10)
+
+
 def _same_dtype(x1: Any, x2: Any) -> tuple[Any, Any, np.dtype[Any]]:
     """Both operands at their promoted dtype (a Python scalar becomes a NumPy scalar of it)."""
     if not isinstance(x1, cupy.ndarray) and not isinstance(x2, cupy.ndarray):
@@ -146,5 +201,5 @@ def nextafter(x1: Any, x2: Any, /) -> Array:
 
 __all__ = sorted(
     set(_UNARY) | set(_BINARY) | set(_PATCHED)
-    | {"ceil", "floor", "trunc", "sign", "clip", "floor_divide", "remainder", "nextafter", "round"}
+    | {"ceil", "floor", "trunc", "sign", "clip", "floor_divide", "remainder", "nextafter", "round", "log2", "log10"}
 )

@@ -31,7 +31,10 @@ def solve(x1: Any, x2: Any, /) -> Array:
     batch = np.broadcast_shapes(x1.shape[:-2], b.shape[:-2])
     a = cupy.broadcast_to(x1, batch + x1.shape[-2:])
     b = cupy.broadcast_to(b, batch + b.shape[-2:])
-    out = cupy.linalg.solve(a, b)
+    if 0 in a.shape or 0 in b.shape:  # CuPy's batched solver divides by the batch size
+        out = cupy.empty(b.shape, dtype=np.result_type(x1.dtype, x2.dtype))
+    else:
+        out = cupy.linalg.solve(a, b)
     return as_array(out[..., 0] if vector else out)
 
 
