@@ -218,7 +218,8 @@ def test_load_ptx_cubin_and_fatbin(context: Context, tmp_path: Path) -> None:
         source.write_text(SOURCE)
         major, minor = Device.get(0).compute_capability()
         fatbin = tmp_path / "kernels.fatbin"
-        subprocess.run([nvcc, "-fatbin", f"-arch=sm_{major}{minor}", "-o", str(fatbin), str(source)], check=True)
+        command = [nvcc, "-fatbin", f"-arch=sm_{major}{minor}", "-o", str(fatbin), str(source)]
+        subprocess.run(command, check=True)
         modules.append(Module.load_from_bytes(fatbin.read_bytes()))
         modules.append(Module.load_from_file(fatbin))
     for loaded in modules:

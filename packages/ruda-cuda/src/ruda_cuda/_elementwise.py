@@ -20,7 +20,6 @@ from array_api_compat import cupy as _compat
 from ruda_cuda import _kernels
 from ruda_cuda._array import Array, as_array
 
-
 #: Arrays at least this large, contiguous, 16-byte aligned float32/float64, take the
 #: streaming kernels of :mod:`ruda_cuda._kernels`.
 STREAM_MIN_SIZE = 1 << 20
@@ -32,7 +31,8 @@ def _multiprocessors(device_id: int) -> int:
 
 
 def _streamable(x: Any) -> bool:
-    return (isinstance(x, cupy.ndarray) and x.size >= STREAM_MIN_SIZE and x.dtype.name in _kernels.VECTOR_DTYPES
+    return (isinstance(x, cupy.ndarray) and x.size >= STREAM_MIN_SIZE
+            and x.dtype.name in _kernels.VECTOR_DTYPES
             and x.flags.c_contiguous and x.data.ptr % 16 == 0)
 
 
@@ -47,7 +47,8 @@ def _stream(name: str, *arrays: Any) -> Array | None:
     with first.device:
         out = cupy.empty(first.shape, first.dtype)
         blocks = min((first.size + 511) // 512, 8 * _multiprocessors(int(first.device.id)))
-        _kernels.stream_kernel(name, first.dtype.name)((blocks,), (512,), (*arrays, out, np.int64(first.size)))
+        kernel = _kernels.stream_kernel(name, first.dtype.name)
+        kernel((blocks,), (512,), (*arrays, out, np.int64(first.size)))
     return out.view(type=Array)
 
 
@@ -97,7 +98,8 @@ _UNARY = {
     "abs": cupy.absolute, "acos": cupy.arccos, "asin": cupy.arcsin, "asinh": cupy.arcsinh,
     "atan": cupy.arctan, "atanh": cupy.arctanh, "bitwise_invert": cupy.invert, "conj": cupy.conj,
     "cos": cupy.cos, "cosh": cupy.cosh, "exp": cupy.exp, "expm1": cupy.expm1, "imag": cupy.imag,
-    "isfinite": cupy.isfinite, "isinf": cupy.isinf, "isnan": cupy.isnan, "logical_not": cupy.logical_not, "negative": cupy.negative,
+    "isfinite": cupy.isfinite, "isinf": cupy.isinf, "isnan": cupy.isnan, "logical_not": cupy.logical_not,
+    "negative": cupy.negative,
     "positive": cupy.positive, "real": cupy.real, "reciprocal": cupy.reciprocal,
     "signbit": cupy.signbit, "sin": cupy.sin, "sinh": cupy.sinh, "square": cupy.square,
     "tan": cupy.tan,
@@ -201,5 +203,6 @@ def nextafter(x1: Any, x2: Any, /) -> Array:
 
 __all__ = sorted(
     set(_UNARY) | set(_BINARY) | set(_PATCHED)
-    | {"ceil", "floor", "trunc", "sign", "clip", "floor_divide", "remainder", "nextafter", "round", "log2", "log10"}
+    | {"ceil", "floor", "trunc", "sign", "clip", "floor_divide", "remainder", "nextafter", "round", "log2",
+       "log10"}
 )

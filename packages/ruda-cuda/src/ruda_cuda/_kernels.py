@@ -140,7 +140,8 @@ def _stream_source(expr: str, dtype: str, binary: bool) -> str:
     if binary:
         args = f"const {scalar}* __restrict__ a, const {scalar}* __restrict__ b, {scalar}* __restrict__ c"
         vload = (f"const {vector} x0 = {va}[i]; const {vector} y0 = {vb}[i]; "
-                 f"const {vector} x1 = second ? {va}[k] : {zero}; const {vector} y1 = second ? {vb}[k] : {zero};")
+                 f"const {vector} x1 = second ? {va}[k] : {zero}; "
+                 f"const {vector} y1 = second ? {vb}[k] : {zero};")
         results = [", ".join(f"OP(x{m}.{lane}, y{m}.{lane})" for lane in lanes) for m in (0, 1)]
         sstore = "c[j] = OP(a[j], b[j]);"
     else:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cupy import bool_ as bool  # noqa: A004  (the standard's dtype name)
+from cupy import bool_ as bool
 from cupy import (
     complex64,
     complex128,
@@ -17,10 +17,10 @@ from cupy import (
     uint32,
     uint64,
 )
+from ruda.spec import API_VERSION as __array_api_version__  # noqa: N811
 
 import ruda_cuda.fft as fft
 import ruda_cuda.linalg as linalg
-from ruda.spec import API_VERSION as __array_api_version__
 from ruda_cuda._array import Array
 from ruda_cuda._creation import *  # noqa: F403
 from ruda_cuda._dtypes import *  # noqa: F403

@@ -9,6 +9,7 @@ the CUDA driver API does: memory allocated in it belongs to it alone.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 
 from cupy.cuda import driver as cupy_driver
@@ -126,10 +127,8 @@ class Context(UnownedContext):
         self.close()
 
     def __del__(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # the driver may be gone at interpreter exit
             self.close()
-        except Exception:  # the driver may be gone at interpreter exit
-            pass
 
 
 class ContextStack:

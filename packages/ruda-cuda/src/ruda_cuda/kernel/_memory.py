@@ -8,6 +8,7 @@ an error that says what was expected, never a silent reinterpretation.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import cupyx
@@ -39,9 +40,11 @@ class _DeviceMemory:
 
     def _host(self, host: Any, writable: bool) -> np.ndarray:
         if not isinstance(host, np.ndarray):
-            raise TypeError(f"expected a NumPy array of {self.length} {self.dtype}, not {type(host).__name__}")
+            raise TypeError(f"expected a NumPy array of {self.length} {self.dtype}, "
+                            f"not {type(host).__name__}")
         if host.dtype != self.dtype or host.size != self.length:
-            raise ValueError(f"expected {self.length} elements of {self.dtype}, got {host.size} of {host.dtype}")
+            raise ValueError(f"expected {self.length} elements of {self.dtype}, "
+                             f"got {host.size} of {host.dtype}")
         if not host.flags.c_contiguous or (writable and not host.flags.writeable):
             raise ValueError("the host array must be C-contiguous" + (" and writable" if writable else ""))
         return host
@@ -70,7 +73,8 @@ class _DeviceMemory:
     def copy_from_device(self, other: _DeviceMemory, stream: Stream | None = None) -> None:
         """Copy another device allocation of the same dtype and length (async on ``stream``)."""
         if other.dtype != self.dtype or other.length != self.length:
-            raise ValueError(f"expected {self.length} elements of {self.dtype}, got {other.length} of {other.dtype}")
+            raise ValueError(f"expected {self.length} elements of {self.dtype}, "
+                             f"got {other.length} of {other.dtype}")
         if stream is None:
             check(driver().cuMemcpyDtoD(self.ptr, other.ptr, self.nbytes), "cuMemcpyDtoD")
         else:
@@ -125,10 +129,8 @@ class DeviceBuffer(_DeviceMemory):
         self.close()
 
     def __del__(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # the context or the driver may be gone already
             self.close()
-        except Exception:  # the context or the driver may be gone already
-            pass
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.dtype}, {self.length}, ptr=0x{self.ptr:x})"

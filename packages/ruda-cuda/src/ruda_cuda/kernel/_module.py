@@ -300,7 +300,10 @@ def _parse_config(config: Any) -> tuple[tuple[int, int, int], tuple[int, int, in
 
 
 def _dim3(value: Any, what: str) -> tuple[int, int, int]:
-    dims = (value,) if isinstance(value, (int, np.integer)) else tuple(value) if isinstance(value, tuple) else None
+    if isinstance(value, (int, np.integer)):
+        dims: tuple[Any, ...] | None = (value,)
+    else:
+        dims = tuple(value) if isinstance(value, tuple) else None
     if dims is None or not 1 <= len(dims) <= 3 or not all(isinstance(d, (int, np.integer)) and d > 0
                                                           for d in dims):
         raise ValueError(f"{what} is a positive int or a tuple of 1 to 3 positive ints, not {value!r}")

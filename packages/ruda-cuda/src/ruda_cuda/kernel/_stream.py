@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import enum
 from collections.abc import Callable
 
@@ -67,10 +68,8 @@ class Event:
             check(driver().cuEventDestroy(handle), "cuEventDestroy")
 
     def __del__(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # the driver may be gone at interpreter exit
             self.close()
-        except Exception:  # the driver may be gone at interpreter exit
-            pass
 
 
 class Stream:
@@ -108,7 +107,8 @@ class Stream:
         """Whether all queued work has finished (never blocks)."""
         return _ready(driver().cuStreamQuery(self.handle), "cuStreamQuery")
 
-    def wait_event(self, event: Event, flags: StreamWaitEventFlags | int = StreamWaitEventFlags.DEFAULT) -> None:
+    def wait_event(self, event: Event,
+                   flags: StreamWaitEventFlags | int = StreamWaitEventFlags.DEFAULT) -> None:
         """Make later work in this stream wait until ``event`` completes."""
         check(driver().cuStreamWaitEvent(self.handle, event.handle, int(flags)), "cuStreamWaitEvent")
 
@@ -137,10 +137,8 @@ class Stream:
         self.close()
 
     def __del__(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # the driver may be gone at interpreter exit
             self.close()
-        except Exception:  # the driver may be gone at interpreter exit
-            pass
 
     def __repr__(self) -> str:
         return f"Stream(0x{self.handle:x})"
