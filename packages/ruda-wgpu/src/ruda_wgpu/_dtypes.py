@@ -27,6 +27,9 @@ complex64, complex128 = np.dtype("complex64"), np.dtype("complex128")
 ALL_NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
              "float32", "float64", "complex64", "complex128")
 
+#: dtype -> name; ``np.dtype.name`` is slow enough to matter on the per-operation path
+NAME: dict[np.dtype[Any], str] = {np.dtype(n): n for n in ALL_NAMES}
+
 #: the WGSL element type of the storage buffer for each dtype
 STORAGE: dict[str, str] = {
     "bool": "u32", "int8": "i32", "int16": "i32", "int32": "i32", "int64": "i64",
@@ -54,7 +57,7 @@ _UNSIGNED = {"uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64}
 
 def is_dtype(x: Any) -> bool:
     """Whether ``x`` is one of this namespace's dtype objects."""
-    return isinstance(x, np.dtype) and x.name in ALL_NAMES
+    return isinstance(x, np.dtype) and x in NAME
 
 
 def check_dtype(dtype: Any) -> np.dtype[Any]:
@@ -77,7 +80,7 @@ def isdtype(dtype: Any, kind: Any) -> bool:
     if isinstance(kind, str):
         if kind not in KINDS:
             raise ValueError(f"unknown dtype kind {kind!r}: expected one of {', '.join(KINDS)}")
-        return dtype.name in KINDS[kind]
+        return NAME[dtype] in KINDS[kind]
     return dtype == check_dtype(kind)
 
 

@@ -10,6 +10,7 @@ fast-math assumptions (lavapipe folds ``x != x`` to false).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -344,11 +345,17 @@ def apply(name: str, *args: Any) -> Array:
             loads.append(f"x{k}")
     out_dt = _result_dtype(op, dt)
     out = empty(shape, out_dt, dev)
-    t, tr = wgsl_type(dt), wgsl_type(out_dt)
-    params = ", ".join(f"{v}: {t}" for v in "abc"[: op.nargs])
-    prelude = (F32_HELPERS if t == "f32" else "") + f"fn f({params}) -> {tr} {{ {_fmt(op.body_for(dt), t)} }}"
-    launch_elementwise(dev, name, f"f({', '.join(loads)})", prelude, out._operand(), operands, shape)
+    launch_elementwise(dev, name, f"f({', '.join(loads)})", _prelude(name, dt), out._operand(), operands, shape)
     return out
+
+
+@functools.cache
+def _prelude(name: str, dt: np.dtype[Any]) -> str:
+    """The WGSL function ``f`` of operation ``name`` for promoted dtype ``dt`` (and its helpers)."""
+    op = _OPS[name]
+    t, tr = wgsl_type(dt), wgsl_type(_result_dtype(op, dt))
+    params = ", ".join(f"{v}: {t}" for v in "abc"[: op.nargs])
+    return (F32_HELPERS if t == "f32" else "") + f"fn f({params}) -> {tr} {{ {_fmt(op.body_for(dt), t)} }}"
 
 
 def _make(name: str) -> Callable[..., Array]:

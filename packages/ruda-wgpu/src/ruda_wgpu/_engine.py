@@ -187,7 +187,7 @@ class GpuDevice:
     # -- dtypes -----------------------------------------------------------------------
     def check_dtype(self, dtype: np.dtype[Any]) -> None:
         """Raise a TypeError naming this device and what it lacks when it cannot hold ``dtype``."""
-        if dtype.name in self.dtype_names:
+        if _dtypes.NAME.get(dtype) in self.dtype_names:
             return
         if dtype.name in ("int64", "uint64"):
             lack = "the 'shader-int64' feature"
@@ -374,4 +374,7 @@ def resolve_device(device: Any) -> GpuDevice:
 
 def storage_itemsize(dtype: np.dtype[Any]) -> int:
     """Bytes per stored element (narrow ints and bool are widened to 4)."""
-    return int(_dtypes.STORAGE_NP[dtype.name].itemsize)
+    return _ITEMSIZE[dtype]
+
+
+_ITEMSIZE = {dt: int(_dtypes.STORAGE_NP[name].itemsize) for dt, name in _dtypes.NAME.items() if name in _dtypes.STORAGE}

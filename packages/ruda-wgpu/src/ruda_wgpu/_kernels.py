@@ -27,12 +27,12 @@ ONE = {"f32": "1.0f", "i32": "1i", "u32": "1u", "i64": "1li", "u64": "1lu"}
 
 def wgsl_type(dtype: np.dtype[Any]) -> str:
     """The WGSL type an element of ``dtype`` is stored and computed in."""
-    return _dtypes.STORAGE[dtype.name]
+    return _dtypes.STORAGE[_dtypes.NAME[dtype]]
 
 
 def wrap(expr: str, dtype: np.dtype[Any]) -> str:
     """Bring a 32-bit result back into the range of a narrow dtype, as NumPy's wrapping does."""
-    name = dtype.name
+    name = _dtypes.NAME[dtype]
     if name == "int8":
         return f"(({expr}) << 24u) >> 24u"
     if name == "int16":
@@ -47,14 +47,16 @@ def wrap(expr: str, dtype: np.dtype[Any]) -> str:
 def convert(expr: str, src: np.dtype[Any], dst: np.dtype[Any]) -> str:
     """Convert a computed value of ``src`` to ``dst`` (astype semantics)."""
     ts, td = wgsl_type(src), wgsl_type(dst)
-    if dst.name == "bool":
-        return expr if src.name == "bool" else f"select(0u, 1u, ({expr}) != {ZERO[ts]})"
+    if dst == _dtypes.bool_:
+        return expr if src == _dtypes.bool_ else f"select(0u, 1u, ({expr}) != {ZERO[ts]})"
     if ts == td:
         return wrap(expr, dst) if src.itemsize > dst.itemsize or src.kind != dst.kind else expr
+    # 32 -> 64-bit conversions are spelled out: naga sign-extends u32 -> i64, and lavapipe
+    # miscompiles comparisons of a sign-extended i32 with a constant (i64(x) < 64li is false).
+    if ts == "i32" and td in ("i64", "u64"):
+        return f"{td}(u64(bitcast<u32>({expr})) - select(0lu, 4294967296lu, ({expr}) < 0i))"
     if (ts, td) == ("u32", "i64"):
-        return f"i64(u64({expr}))"  # naga sign-extends u32 -> i64; zero-extend through u64
-    if (ts, td) == ("i32", "u64"):
-        return f"u64(i64({expr}))"
+        return f"i64(u64({expr}))"
     if td == "u32" and ts == "f32":
         # WGSL saturates float -> unsigned at 0; go through i32/i64 so negative values wrap like C casts.
         return wrap(f"u32(i32({expr}))", dst)
@@ -79,7 +81,7 @@ class Scalar:
     dtype: np.dtype[Any]
 
     def words(self) -> list[int]:
-        arr = np.asarray(self.value).astype(_dtypes.STORAGE_NP[self.dtype.name]).reshape(1)
+        arr = np.asarray(self.value).astype(_dtypes.STORAGE_NP[_dtypes.NAME[self.dtype]]).reshape(1)
         w = arr.view(np.uint32).tolist()
         return w + [0] * (2 - len(w))
 
@@ -209,7 +211,7 @@ def launch_elementwise(dev: GpuDevice, key: Any, body: str, prelude: str, out: O
     layout = "".join("k" if isinstance(op, Scalar) else "c" if st == full else "s"
                      for op, st in zip(arrays, sts, strict=True))
     dtypes = [op.dtype for op in operands]
-    pipe = dev.pipeline(("ew", key, out.dtype.name, tuple(d.name for d in dtypes), rank, layout),
+    pipe = dev.pipeline(("ew", key, out.dtype, tuple(dtypes), rank, layout),
                         lambda: elementwise_source(out.dtype, dtypes, rank, layout, body, prelude))
     itemsizes = [storage_itemsize(op.dtype) for op in arrays]
     chunk = (dev.max_binding - dev.offset_align) // max(itemsizes)
