@@ -1,0 +1,213 @@
+"""The router's array: a backend's own array plus the backend position that holds it.
+
+Operators run the holding backend's namespace *functions* (``x // y`` is that
+backend's ``floor_divide``), so a router array follows the backend's
+conforming functions even where the backend's own array operators do not.
+In-place operators compute the same function and write the result back into
+the held array, so views and aliases see the change. Nothing here moves data:
+mixing arrays of two backends raises (see :mod:`ruda_router._router`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from array_api_compat import device as _device_of
+
+if TYPE_CHECKING:
+    from ruda_router._device import MultiDeviceBase
+    from ruda_router._dtypes import DType
+    from ruda_router._router import Router
+
+_SCALARS = (bool, int, float, complex)
+
+
+class Array:
+    """An array of a :class:`~ruda_router.Router`, held by one of its backends.
+
+    Create arrays through the router (``xp.asarray``, ``xp.zeros(..., device=...)``);
+    ``x.device`` says which backend holds it (``duo.MultiDevice.B2(...)``) and
+    ``x.to_device(device)`` moves it explicitly.
+    """
+
+    __slots__ = ("__weakref__", "_index", "_inner", "_router")
+    # NumPy defers to us instead of treating a router array as an object scalar,
+    # so ``numpy_array + x`` raises our clear error rather than computing on the host.
+    __array_ufunc__ = None
+
+    _inner: Any
+    _index: int
+    _router: Router
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("router arrays are made by a Router: use xp.asarray(obj, device=...) or xp.zeros")
+
+    @classmethod
+    def _new(cls, inner: Any, index: int, router: Router) -> Array:
+        self = object.__new__(cls)
+        self._inner = inner
+        self._index = index
+        self._router = router
+        return self
+
+    # -- attributes ----------------------------------------------------------------------------
+    @property
+    def inner(self) -> Any:
+        """The holding backend's own array (no copy): for handing it to code of that library."""
+        return self._inner
+
+    @property
+    def dtype(self) -> DType:
+        return self._router._dtype_out(self._inner.dtype, self._index)
+
+    @property
+    def device(self) -> MultiDeviceBase:
+        """The router device: the variant of the holding backend around that backend's device."""
+        return self._router.MultiDevice.variants[self._index](_device_of(self._inner))
+
+    @property
+    def shape(self) -> tuple[int | None, ...]:
+        return tuple(self._inner.shape)
+
+    @property
+    def ndim(self) -> int:
+        return int(self._inner.ndim)
+
+    @property
+    def size(self) -> int | None:
+        shape = self.shape
+        return None if None in shape else math.prod(shape)  # type: ignore[arg-type]
+
+    @property
+    def mT(self) -> Array:  # noqa: N802  (the standard's name)
+        return self._router._apply("matrix_transpose", self._index, self._inner)
+
+    @property
+    def T(self) -> Array:  # noqa: N802  (the standard's name)
+        if self.ndim != 2:
+            raise ValueError(f"x.T is defined for 2-D arrays only, not {self.ndim}-D: use x.mT instead")
+        return self._router._apply("permute_dims", self._index, self._inner, (1, 0))
+
+    def to_device(self, device: MultiDeviceBase, /, *, stream: Any = None) -> Array:
+        """This array on ``device``; to another backend's variant it migrates explicitly
+        (DLPack first, else through host bytes), see :meth:`Router.to_device`."""
+        return self._router.to_device(self, device, stream=stream)
+
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> Router:
+        self._router._check_api_version(api_version)
+        return self._router
+
+    # -- conversions: the holding backend's own ------------------------------------------------
+    def __bool__(self) -> bool:
+        return bool(self._inner)
+
+    def __int__(self) -> int:
+        return int(self._inner)
+
+    def __float__(self) -> float:
+        return float(self._inner)
+
+    def __complex__(self) -> complex:
+        return complex(self._inner)
+
+    def __index__(self) -> int:
+        return self._inner.__index__()  # type: ignore[no-any-return]
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        # Keywords pass through as given: a consumer retries without ``max_version`` when an
+        # older producer refuses it, and that protocol must reach the real producer.
+        return self._inner.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self) -> tuple[Any, int]:
+        return self._inner.__dlpack_device__()  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        return f"Array({self._inner!r}, device={self.device!r})"
+
+    # -- indexing --------------------------------------------------------------------------------
+    def __getitem__(self, key: Any) -> Array:
+        router = self._router
+        inner_key = router._index_key(key, self)
+        return router._wrap(self._inner[inner_key], self._index)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        router = self._router
+        inner_key = router._index_key(key, self)
+        self._inner[inner_key] = router._operand(value, self, "__setitem__")
+
+    # -- operators: the holding backend's functions ------------------------------------------------
+    def _binary(self, name: str, other: Any, reflected: bool = False) -> Any:
+        if type(other) is Array and other._router is self._router and other._index == self._index:
+            operand = other._inner
+        elif isinstance(other, _SCALARS):
+            operand = other
+        elif not self._router._is_array_like(other):
+            return NotImplemented
+        else:
+            operand = self._router._operand(other, self, name)
+        args = (operand, self._inner) if reflected else (self._inner, operand)
+        return self._router._apply(name, self._index, *args)
+
+    def _inplace(self, name: str, other: Any) -> Array:
+        result = self._binary(name, other)
+        if result is NotImplemented:
+            return result  # type: ignore[no-any-return]
+        if result._inner.dtype != self._inner.dtype or result.shape != self.shape:
+            raise TypeError(
+                f"in-place {name} would turn this {self.dtype.name} array of shape {self.shape} into "
+                f"{result.dtype.name} of shape {result.shape}; an in-place operator keeps the left "
+                "operand's dtype and shape: write x = x <op> y instead"
+            )
+        self._inner[...] = result._inner
+        return self
+
+    def __neg__(self) -> Array:
+        return self._router._apply("negative", self._index, self._inner)
+
+    def __pos__(self) -> Array:
+        return self._router._apply("positive", self._index, self._inner)
+
+    def __abs__(self) -> Array:
+        return self._router._apply("abs", self._index, self._inner)
+
+    def __invert__(self) -> Array:
+        return self._router._apply("bitwise_invert", self._index, self._inner)
+
+
+# name of the dunder stem -> namespace function
+_BINARY = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
+    "floordiv": "floor_divide", "mod": "remainder", "pow": "pow", "matmul": "matmul",
+    "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+    "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift",
+}
+_COMPARISONS = {
+    "eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal", "gt": "greater",
+    "ge": "greater_equal",
+}
+
+
+def _define(stem: str, function: str, kind: str) -> None:
+    if kind == "reflected":
+        def op(self: Array, other: Any) -> Any:
+            return self._binary(function, other, reflected=True)
+    elif kind == "inplace":
+        def op(self: Array, other: Any) -> Any:
+            return self._inplace(function, other)
+    else:
+        def op(self: Array, other: Any) -> Any:
+            return self._binary(function, other)
+    prefix = {"reflected": "r", "inplace": "i"}.get(kind, "")
+    op.__name__ = f"__{prefix}{stem}__"
+    op.__qualname__ = f"Array.{op.__name__}"
+    op.__doc__ = f"The holding backend's ``{function}``."
+    setattr(Array, op.__name__, op)
+
+
+for _stem, _function in _BINARY.items():
+    for _kind in ("plain", "reflected", "inplace"):
+        _define(_stem, _function, _kind)
+for _stem, _function in _COMPARISONS.items():
+    _define(_stem, _function, "plain")
+Array.__hash__ = None  # type: ignore[assignment]  # arrays compare elementwise: unhashable

@@ -1,0 +1,21 @@
+"""Devices of a router over two backends: ``MultiDevice.B1(device)`` .. ``MultiDevice.B2(device)``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ruda_router._device import MultiDeviceBase, add_variants
+
+
+class MultiDevice(MultiDeviceBase):
+    """The device enum of a router over two backends; each variant wraps that backend's device."""
+
+    __slots__ = ()
+    if TYPE_CHECKING:
+        B1: type[MultiDevice]
+        B2: type[MultiDevice]
+
+
+add_variants(MultiDevice, 2)
+
+__all__ = ["MultiDevice"]

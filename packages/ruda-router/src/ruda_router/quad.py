@@ -1,0 +1,23 @@
+"""Devices of a router over four backends: ``MultiDevice.B1(device)`` .. ``MultiDevice.B4(device)``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ruda_router._device import MultiDeviceBase, add_variants
+
+
+class MultiDevice(MultiDeviceBase):
+    """The device enum of a router over four backends; each variant wraps that backend's device."""
+
+    __slots__ = ()
+    if TYPE_CHECKING:
+        B1: type[MultiDevice]
+        B2: type[MultiDevice]
+        B3: type[MultiDevice]
+        B4: type[MultiDevice]
+
+
+add_variants(MultiDevice, 4)
+
+__all__ = ["MultiDevice"]

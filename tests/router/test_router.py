@@ -1,0 +1,353 @@
+"""The router over the host (NumPy) and torch: results against NumPy on each backend, the
+backend that really computed, device mixing, explicit migration both ways, devices, dtypes."""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import array_api_compat
+import numpy as np
+import pytest
+import ruda
+import torch
+from router_backends import second_backend
+from ruda.testing import assert_matches_numpy
+from ruda_router import Array, DeviceMismatchError, Router, duo, quad, trio
+from ruda_router._transfer import migrate
+
+TORCH = second_backend()
+XP = Router((ruda.host, TORCH))
+HOST = duo.MultiDevice.B1("cpu")
+TDEV = duo.MultiDevice.B2(torch.device("cpu"))
+# Each case: the backend position, and the library type its arrays must be.
+PLACES = [pytest.param(HOST, np.ndarray, id="B1-host"), pytest.param(TDEV, torch.Tensor, id="B2-torch")]
+
+
+def _on(device: Any, values: Any, dtype: Any = None) -> Array:
+    return XP.asarray(values, dtype=dtype, device=device)
+
+
+# -- results against NumPy, computed by the holding backend -------------------------------------
+@pytest.mark.parametrize(("device", "library"), PLACES)
+def test_elementwise_and_operators_match_numpy(device: Any, library: type) -> None:
+    a = np.linspace(-2, 3, 12, dtype=np.float32).reshape(3, 4)
+    b = np.arange(1, 5, dtype=np.float32)
+    x, y = _on(device, a), _on(device, b)
+    for got, want in [
+        (XP.add(x, y), a + b), (x - y, a - b), (x * 2.5, a * 2.5), (1.0 / y, 1.0 / b),
+        (x ** 2, a ** 2), (-x, -a), (abs(x), np.abs(a)), (XP.exp(x), np.exp(a)),
+        (XP.where(x > 0, x, 0.0), np.where(a > 0, a, 0.0)), (x @ XP.reshape(y, (4, 1)), a @ b.reshape(4, 1)),
+        (x.mT, a.T), (x.T, a.T), (x // y, a // b), (x % y, a % b), (x >= 1.0, a >= 1.0),
+    ]:
+        assert isinstance(got.inner, library), f"computed by {type(got.inner)}, not {library}"
+        assert got.device == device
+        assert_matches_numpy(got, want)
+
+
+@pytest.mark.parametrize(("device", "library"), PLACES)
+def test_reductions_sorting_sets_and_tuples_match_numpy(device: Any, library: type) -> None:
+    a = np.array([[3, 1, 2, 3], [0, 5, 5, 1]], dtype=np.int64)
+    x = _on(device, a)
+    assert_matches_numpy(XP.sum(x, axis=1), a.sum(axis=1))
+    assert_matches_numpy(XP.max(x), np.max(a))
+    assert_matches_numpy(XP.sort(x, axis=1), np.sort(a, axis=1))
+    assert_matches_numpy(XP.cumulative_sum(x, axis=1), np.cumulative_sum(a, axis=1))
+    unique = XP.unique_all(x)  # a named tuple of four arrays
+    assert type(unique).__name__ == "UniqueAllResult" and all(isinstance(u, Array) for u in unique)
+    assert_matches_numpy(unique.values, np.unique(a))
+    assert_matches_numpy(unique.counts, np.unique(a, return_counts=True)[1])
+    first, second = XP.broadcast_arrays(x, _on(device, [[1], [2]]))
+    assert isinstance(first.inner, library) and second.shape == (2, 4)
+    grids = XP.meshgrid(_on(device, [1, 2]), _on(device, [3, 4, 5]))
+    assert [g.shape for g in grids] == [(3, 2), (3, 2)]
+    assert_matches_numpy(grids[1], np.meshgrid([1, 2], [3, 4, 5])[1])
+    assert XP.broadcast_shapes((2, 1), (3,)) == (2, 3)
+
+
+@pytest.mark.parametrize(("device", "library"), PLACES)
+def test_linalg_and_fft_match_numpy(device: Any, library: type) -> None:
+    a = np.array([[4.0, 1.0], [1.0, 3.0]])
+    x = _on(device, a)
+    values, _ = XP.linalg.eigh(x)
+    assert isinstance(values.inner, library)
+    assert_matches_numpy(values, np.linalg.eigvalsh(a))
+    assert_matches_numpy(XP.linalg.inv(x), np.linalg.inv(a))
+    assert_matches_numpy(XP.linalg.vector_norm(x), np.linalg.norm(a))
+    signal = np.array([1.0, 2.0, 0.0, -1.0])
+    spectrum = XP.fft.fft(_on(device, signal))
+    assert isinstance(spectrum.inner, library)
+    assert_matches_numpy(spectrum, np.fft.fft(signal))
+    default_float = XP.__array_namespace_info__().default_dtypes(device=device)["real floating"].name
+    assert_matches_numpy(XP.fft.fftfreq(4, device=device), np.fft.fftfreq(4).astype(default_float))
+
+
+@pytest.mark.parametrize(("device", "library"), PLACES)
+def test_indexing_and_in_place_write_into_the_held_array(device: Any, library: type) -> None:
+    a = np.arange(12, dtype=np.float64).reshape(3, 4)
+    x = _on(device, a)
+    assert_matches_numpy(x[1], a[1])
+    assert_matches_numpy(x[x > 5.0], a[a > 5.0])
+    assert_matches_numpy(x[:, _on(device, [0, 2])], a[:, [0, 2]])
+    x[0, :] = _on(device, [9.0, 9.0, 9.0, 9.0])
+    x[x > 10.0] = -1.0
+    b = a.copy()
+    b[0, :] = 9.0
+    b[b > 10.0] = -1.0
+    assert_matches_numpy(x, b)
+    held = x.inner
+    row = x[1]  # a view of the held array on both libraries
+    x += 1.0
+    x *= _on(device, [1.0, 2.0, 1.0, 2.0])
+    assert x.inner is held, "in-place operators must write into the held array"
+    b = (b + 1.0) * np.array([1.0, 2.0, 1.0, 2.0])
+    assert_matches_numpy(x, b)
+    assert_matches_numpy(row, b[1])
+
+
+def test_in_place_operator_refuses_to_change_dtype_or_shape() -> None:
+    x = _on(HOST, [1, 2, 3], XP.int32)
+    with pytest.raises(TypeError, match="int32 array of shape .* into float64"):
+        x += _on(HOST, [0.5, 0.5, 0.5])
+    with pytest.raises(TypeError, match=r"shape \(3,\) into .* shape \(2, 3\)"):
+        x += _on(HOST, [[1, 1, 1], [2, 2, 2]], XP.int32)
+
+
+@pytest.mark.parametrize(("device", "library"), PLACES)
+def test_scalar_conversions_and_attributes(device: Any, library: type) -> None:
+    x = _on(device, [[1.5, 2.0, 3.0]], XP.float32)
+    assert (x.shape, x.ndim, x.size, x.dtype) == ((1, 3), 2, 3, XP.float32)
+    one = x[0, 1]
+    assert float(one) == 2.0 and int(one) == 2 and complex(one) == 2 + 0j and bool(one)
+    index = _on(device, 2, XP.int64)
+    assert [10, 20, 30][index] == 30 and int(index) == 2
+    assert array_api_compat.array_namespace(x) is XP and x.__array_namespace__(api_version="2024.12") is XP
+    with pytest.raises(ValueError, match="unknown Array API version"):
+        x.__array_namespace__(api_version="1999.01")
+    with pytest.raises(ValueError, match="2-D arrays only"):
+        _ = _on(device, [1.0, 2.0]).T
+
+
+@pytest.mark.parametrize(("device", "library"), PLACES)
+def test_dlpack_exports_the_held_array(device: Any, library: type) -> None:
+    x = _on(device, [1.0, 2.0, 4.0], XP.float32)
+    assert x.__dlpack_device__() == x.inner.__dlpack_device__()
+    np.testing.assert_array_equal(np.from_dlpack(x), [1.0, 2.0, 4.0])
+    assert torch.from_dlpack(x).tolist() == [1.0, 2.0, 4.0]
+
+
+# -- no implicit movement: mixing raises, naming both devices ------------------------------------
+def test_mixing_backends_raises_naming_both_devices() -> None:
+    x, y = _on(HOST, [1.0, 2.0]), _on(TDEV, [1.0, 2.0])
+    both = r"B1\('cpu'\).*B2\(device\(type='cpu'\)\)"
+    for call in (lambda: XP.add(x, y), lambda: x + y, lambda: y * x, lambda: XP.where(x > 0, x, y),
+                 lambda: XP.concat([x, y]), lambda: XP.stack((y, x)), lambda: XP.clip(x, min=y),
+                 lambda: x[y > 0], lambda: XP.searchsorted(x, y)):
+        with pytest.raises(DeviceMismatchError, match="never moves data implicitly"):
+            call()
+    with pytest.raises(DeviceMismatchError, match=both):
+        XP.add(x, y)
+    with pytest.raises(DeviceMismatchError):
+        x[0] = y[0]
+    with pytest.raises(DeviceMismatchError):
+        x += y
+    assert float(XP.sum(x)) == 3.0, "a refused in-place operation must leave the array unchanged"
+
+
+def test_device_argument_on_another_backend_raises() -> None:
+    x = _on(HOST, [1, 2, 3])
+    for call in (lambda: XP.asarray(x, device=TDEV), lambda: XP.astype(x, XP.float32, device=TDEV),
+                 lambda: XP.from_dlpack(x, device=TDEV)):
+        with pytest.raises(DeviceMismatchError, match=r"device=duo.MultiDevice.B2.*input is on.*B1"):
+            call()
+
+
+def test_foreign_arrays_are_refused_not_computed() -> None:
+    x = _on(HOST, [1.0, 2.0])
+    with pytest.raises(TypeError, match=r"numpy.ndarray.*own arrays only.*asarray"):
+        XP.add(x, np.ones(2))
+    with pytest.raises(TypeError, match="own arrays only"):
+        XP.concat([x, torch.ones(2)])
+    with pytest.raises(TypeError, match="own arrays only"):
+        x + np.ones(2)
+    with pytest.raises(TypeError):
+        np.ones(2) + x  # NumPy defers (__array_ufunc__ = None) and our reflected operator refuses
+    other = Router((ruda.host, TORCH))
+    with pytest.raises(TypeError, match="belong to the router that made them"):
+        XP.add(x, other.asarray([1.0, 2.0]))
+    with pytest.raises(TypeError, match="made by a Router"):
+        Array(np.ones(2))
+
+
+def test_a_device_that_is_not_this_routers_is_refused() -> None:
+    for device in ("cpu", trio.MultiDevice.B1("cpu"), torch.device("cpu")):
+        with pytest.raises(TypeError, match=r"must be a device of this router.*MultiDevice.B1\('cpu'\)"):
+            XP.zeros(3, device=device)
+
+
+def test_backend_without_a_function_says_so() -> None:
+    names = [n for n in dir(ruda.host) if n != "searchsorted"]
+    partial = types.SimpleNamespace(**{n: getattr(ruda.host, n) for n in names})
+    partial.__name__ = "partial_host"
+    xp = Router((TORCH, partial))
+    where = duo.MultiDevice.B2("cpu")
+    with pytest.raises(NotImplementedError, match=r"searchsorted is not provided by backend 2"):
+        xp.searchsorted(xp.asarray([1, 2], device=where), xp.asarray([1], device=where))
+    assert_matches_numpy(xp.searchsorted(xp.asarray([1, 2]), xp.asarray([2])), np.array([1]))
+
+
+# -- explicit migration --------------------------------------------------------------------------
+MIGRATED_DTYPES = ["bool", "int8", "uint8", "int32", "int64", "float32", "float64", "complex64"]
+
+
+@pytest.mark.parametrize("dtype", MIGRATED_DTYPES)
+@pytest.mark.parametrize(("source", "target"), [(HOST, TDEV), (TDEV, HOST)], ids=["to-torch", "to-host"])
+def test_migration_moves_values_dtype_and_shape(dtype: str, source: Any, target: Any) -> None:
+    values = (np.arange(24).reshape(2, 3, 4) % 7 - 3).astype(dtype)
+    x = _on(source, values)
+    y = x.to_device(target)
+    assert y.device == target and y.dtype is getattr(XP, dtype) and y.shape == (2, 3, 4)
+    assert isinstance(y.inner, torch.Tensor if target == TDEV else np.ndarray)
+    assert_matches_numpy(y, values)
+    assert_matches_numpy(XP.to_device(x[:, 1:], target), values[:, 1:])  # a strided view
+    assert_matches_numpy(XP.to_device(XP.zeros((0, 3), dtype=x.dtype, device=source), target),
+                         np.zeros((0, 3), dtype=dtype))
+
+
+def test_migrated_arrays_compute_on_their_new_backend() -> None:
+    x = _on(HOST, [1.0, 4.0, 9.0])
+    y = x.to_device(TDEV)
+    z = XP.sqrt(y) + _on(TDEV, [1.0, 1.0, 1.0])
+    assert isinstance(z.inner, torch.Tensor)
+    back = z.to_device(HOST)
+    assert isinstance(back.inner, np.ndarray)
+    assert_matches_numpy(back, np.array([2.0, 3.0, 4.0]))
+
+
+def test_migration_falls_back_to_host_bytes_when_dlpack_refuses() -> None:
+    class NoDLPack:
+        """The host namespace with a from_dlpack that refuses, as a device without a shared
+        DLPack device does."""
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(ruda.host, name)
+
+        def from_dlpack(self, x: Any, **kwargs: Any) -> Any:
+            raise BufferError("no DLPack exchange with this device")
+
+    source = torch.arange(6, dtype=torch.int16).reshape(2, 3)
+    moved = migrate(source, NoDLPack(), "cpu")
+    assert isinstance(moved, np.ndarray) and moved.dtype == np.int16
+    np.testing.assert_array_equal(moved, source.numpy())
+    source[0, 0] = 100  # the copy path never aliases
+    assert moved[0, 0] == 0
+
+
+def test_to_device_within_a_backend_keeps_the_backend() -> None:
+    x = _on(TDEV, [1, 2])
+    y = x.to_device(TDEV)
+    assert y.device == TDEV and isinstance(y.inner, torch.Tensor)
+    with pytest.raises(ValueError, match="stream applies within one backend"):
+        x.to_device(HOST, stream=1)
+    with pytest.raises(TypeError, match="to_device takes an array of this router"):
+        XP.to_device(np.ones(2), HOST)
+
+
+# -- devices, dtypes, namespace info -------------------------------------------------------------
+def test_multidevice_is_an_enum_of_backend_positions() -> None:
+    assert duo.MultiDevice.B1("cpu") == duo.MultiDevice.B1("cpu")
+    assert duo.MultiDevice.B1("cpu") != duo.MultiDevice.B2("cpu")
+    assert duo.MultiDevice.B1("cpu") != trio.MultiDevice.B1("cpu")
+    assert len({duo.MultiDevice.B1("cpu"), duo.MultiDevice.B1("cpu"), duo.MultiDevice.B2("cpu")}) == 2
+    assert [v.variant for v in quad.MultiDevice.variants] == ["B1", "B2", "B3", "B4"]
+    assert isinstance(trio.MultiDevice.B3("x"), trio.MultiDevice)
+    assert repr(TDEV) == "duo.MultiDevice.B2(device(type='cpu'))" and str(HOST) == "B1(cpu)"
+    match TDEV:
+        case duo.MultiDevice.B1(_):
+            raise AssertionError("B2 matched B1")
+        case duo.MultiDevice.B2(inner):
+            assert inner == torch.device("cpu")
+    with pytest.raises(TypeError, match="enum: pick a variant"):
+        duo.MultiDevice("cpu")
+    with pytest.raises(AttributeError, match="immutable"):
+        HOST._device = "gpu"  # type: ignore[misc]
+
+
+def test_router_size_picks_the_device_enum_and_bad_backends_are_refused() -> None:
+    assert Router((ruda.host, TORCH, ruda.host)).MultiDevice is trio.MultiDevice
+    assert Router(("host", "host", "host", "host")).MultiDevice is quad.MultiDevice
+    with pytest.raises(ValueError, match="2 to 4 backends"):
+        Router((ruda.host,))
+    with pytest.raises(ValueError, match="2 to 4 backends"):
+        Router((ruda.host,) * 5)
+    with pytest.raises(TypeError, match="backend 2 is 42, not an Array API namespace"):
+        Router((ruda.host, 42))
+    with pytest.raises(ruda.BackendNotFoundError, match="unknown backend 'nope'"):
+        Router(("host", "nope"))
+    with pytest.raises(TypeError, match="tuple of 2 to 4 backends"):
+        Router("host")
+
+
+def test_default_device_is_the_first_backends() -> None:
+    assert XP.__array_namespace_info__().default_device() == HOST
+    assert XP.ones(2).device == HOST and isinstance(XP.ones(2).inner, np.ndarray)
+    flipped = Router((TORCH, ruda.host))
+    assert isinstance(flipped.ones(2).inner, torch.Tensor)
+    assert flipped.ones(2).device == duo.MultiDevice.B1(torch.device("cpu"))
+
+
+def test_dtypes_are_the_routers_whichever_backend_holds_the_array() -> None:
+    for device in (HOST, TDEV):
+        x = XP.asarray([1, 2], dtype=XP.int16, device=device)
+        assert x.dtype is XP.int16 and XP.astype(x, XP.float32).dtype is XP.float32
+        assert XP.isdtype(x.dtype, "signed integer") and not XP.isdtype(x.dtype, ("bool", XP.float32))
+        assert XP.result_type(x, XP.float32) is XP.float32
+        assert XP.finfo(XP.float32).dtype is XP.float32 and XP.iinfo(x).max == 32767
+    assert XP.result_type(XP.uint8, XP.int8) is XP.int16 and XP.can_cast(XP.int8, XP.int32)
+    assert XP.zeros(2, device=TDEV).dtype is XP.float32, "torch's default float is float32"
+    assert XP.zeros(2, device=HOST).dtype is XP.float64
+    with pytest.raises(ValueError, match="unknown dtype kind"):
+        XP.isdtype(XP.int8, "integer-ish")
+
+
+def test_namespace_info_tells_each_devices_truth() -> None:
+    info = XP.__array_namespace_info__()
+    assert info.devices() == [HOST, TDEV]
+    torch_names = set(TORCH.__array_namespace_info__().dtypes())
+    assert set(info.dtypes(device=TDEV)) == torch_names
+    assert set(info.dtypes(device=HOST)) == set(ruda.host.__array_namespace_info__().dtypes())
+    assert info.dtypes(device=TDEV, kind="real floating") == {"float32": XP.float32, "float64": XP.float64}
+    assert info.default_dtypes(device=TDEV)["real floating"] is XP.float32
+    assert info.default_dtypes()["real floating"] is XP.float64
+    assert info.capabilities()["boolean indexing"] is True
+
+
+def test_like_functions_create_on_the_named_backend_without_moving_data() -> None:
+    x = _on(HOST, [[1, 2, 3]], XP.int32)
+    for got, fill in ((XP.zeros_like(x, device=TDEV), 0), (XP.ones_like(x, device=TDEV), 1),
+                      (XP.full_like(x, 7, device=TDEV), 7)):
+        assert got.device == TDEV and got.dtype is XP.int32 and isinstance(got.inner, torch.Tensor)
+        assert_matches_numpy(got, np.full((1, 3), fill, dtype=np.int32))
+    assert XP.empty_like(x, device=TDEV, dtype=XP.float32).dtype is XP.float32
+    assert XP.zeros_like(x).device == HOST
+
+
+def test_any_namespace_is_a_backend() -> None:
+    import array_api_compat.torch as compat_torch
+
+    xp = Router((ruda.host, compat_torch))
+    y = xp.asarray([1.0, 2.0]).to_device(duo.MultiDevice.B2(torch.device("cpu")))
+    assert isinstance(y.inner, torch.Tensor)
+    assert_matches_numpy(xp.cumulative_sum(y), np.array([1.0, 3.0]))
+
+
+def test_default_router_and_registry_entry() -> None:
+    row = {b.name: b for b in ruda.backends()}["router"]
+    assert row.available and "Router((ns1, ns2, ...))" in row.details["note"]
+    xp = ruda.namespace("router")
+    assert xp is ruda.router and repr(xp) == "ruda.router"
+    assert xp._namespaces[0] is ruda.host, "the default router puts the host first"
+    available = [b.name for b in ruda.backends() if b.available and b.name != "router"]
+    assert len(xp._namespaces) == max(2, min(4, len(available)))
+    assert_matches_numpy(xp.sum(xp.arange(4.0)), np.array(6.0))
+    assert ruda.to_numpy(xp.arange(3)).tolist() == [0, 1, 2]
