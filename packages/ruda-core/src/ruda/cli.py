@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ruda import __version__, _registry
@@ -35,10 +36,10 @@ def _info(args: argparse.Namespace) -> int:
         if row.available:
             status = "[green]available[/green]"
         else:
-            fix = f"\n[yellow]fix:[/yellow] {row.fix}" if row.fix else ""
-            status = f"[red]unavailable[/red]: {row.reason}{fix}"
-        details = ", ".join(f"{k} {v}" for k, v in row.details.items())
-        table.add_row(row.name, package, status, ", ".join(map(str, row.devices)), details)
+            fix = f"\n[yellow]fix:[/yellow] {escape(row.fix)}" if row.fix else ""
+            status = f"[red]unavailable[/red]: {escape(row.reason or '')}{fix}"
+        details = escape(", ".join(f"{k} {v}" for k, v in row.details.items()))
+        table.add_row(row.name, escape(package), status, ", ".join(map(str, row.devices)), details)
     Console().print(table)
     missing = [name for name in _registry.KNOWN_EXTRAS if name not in _registry.installed()]
     if missing:
@@ -60,7 +61,7 @@ def _demo(args: argparse.Namespace) -> int:
         verdict = "[green]ok[/green]" if r.ok else "[dim]skipped[/dim]" if r.seconds is None and \
             r.message.startswith("unavailable") else "[red]FAILED[/red]"
         table.add_row(r.backend, verdict, "" if r.seconds is None else f"{r.seconds:.3f}",
-                      "" if r.max_error is None else f"{r.max_error:.1e}", r.message)
+                      "" if r.max_error is None else f"{r.max_error:.1e}", escape(r.message))
     Console().print(table)
     return 1 if failed else 0
 
