@@ -34,8 +34,7 @@ from ruda_wgpu._manipulation import (
     broadcast_arrays, broadcast_shapes, broadcast_to, concat, expand_dims, flip, matrix_transpose, moveaxis,
     permute_dims, repeat, reshape, roll, squeeze, stack, take, tile, unstack,
 )
-from ruda_wgpu._missing import MISSING as _MISSING
-from ruda_wgpu._missing import not_implemented as _not_implemented
+from ruda_wgpu._missing import fill as _fill
 from ruda_wgpu._statistical import (
     all, any, cumulative_prod, cumulative_sum, max, mean, min, prod, std, sum, var,  # noqa: A004
 )
@@ -54,8 +53,8 @@ complex64, complex128 = _dtypes.complex64, _dtypes.complex128
 e, pi, inf, nan = _math.e, _math.pi, _math.inf, _math.nan
 newaxis = None
 
-for _name in _MISSING:
-    globals()[_name] = _not_implemented(_name)
+# Functions of the standard not computed yet: each raises NotImplementedError naming itself.
+_MISSING = _fill(globals())
 
 _install_operators()
 

@@ -209,8 +209,21 @@ def contiguous(x: Array) -> Array:
     return out
 
 
+#: small buffers are read back whole and kept on the host until written again, so reading many
+#: single elements (``float(x[i])`` in a loop) costs one transfer, not one per element
+HOST_CACHE_BYTES = 1 << 20
+
+
 def to_numpy(x: Array) -> np.ndarray[Any, Any]:
     """Read an array back to the host as a NumPy array of its dtype."""
+    st = x._storage
+    if st.host is None and st.nbytes <= HOST_CACHE_BYTES and x.size:
+        st.host = np.frombuffer(x.device.read(st.buffer, 0, st.nbytes), dtype=_dtypes.STORAGE_NP[x.dtype.name])
+    if st.host is not None:
+        isz = st.host.itemsize
+        view = np.lib.stride_tricks.as_strided(st.host[x._offset:], shape=x.shape,
+                                               strides=[s * isz for s in x._strides], writeable=False)
+        return view.astype(x.dtype)
     x = contiguous(x)
     isz = storage_itemsize(x.dtype)
     raw = x.device.read(x._storage.buffer, x._offset * isz, x.size * isz)

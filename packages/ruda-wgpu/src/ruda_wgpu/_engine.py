@@ -100,12 +100,14 @@ class BufferPool:
 class Storage:
     """One pooled GPU buffer shared by an array and its views; returned to the pool on collection."""
 
-    __slots__ = ("__weakref__", "buffer", "device", "nbytes")
+    __slots__ = ("__weakref__", "buffer", "device", "host", "nbytes")
 
     def __init__(self, device: GpuDevice, nbytes: int) -> None:
         self.device = device
         self.nbytes = nbytes
         self.buffer = device.pool.acquire(nbytes)
+        #: a host copy of the words while nothing has written to the buffer since it was read
+        self.host: Any = None
 
     def __del__(self) -> None:
         try:

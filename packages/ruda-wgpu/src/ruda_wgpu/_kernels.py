@@ -204,6 +204,7 @@ def launch_elementwise(dev: GpuDevice, key: Any, body: str, prelude: str, out: O
     n = math.prod(shape)
     if n == 0:
         return
+    out.storage.host = None  # the buffer changes: its host copy is stale
     arrays = [out, *operands]
     shp, sts = _collapse(shape, [None if isinstance(op, Scalar) else op.strides for op in arrays])
     rank = len(shp)

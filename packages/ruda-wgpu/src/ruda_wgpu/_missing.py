@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NoReturn
 
-MISSING = ("take_along_axis", "argmax", "argmin", "nonzero", "searchsorted", "isin", "unique_all",
-           "unique_counts", "unique_inverse", "unique_values", "argsort", "sort")
-MISSING_LINALG = ("cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matrix_norm",
-                  "matrix_power", "matrix_rank", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals",
-                  "trace", "vector_norm")
+from ruda import spec
 
+
+def missing_names(defined: dict[str, Any], names: tuple[str, ...]) -> tuple[str, ...]:
+    """The names of the standard in ``names`` that ``defined`` (a module's globals) lacks."""
+    return tuple(n for n in names if n not in defined)
 
 def not_implemented(name: str) -> Callable[..., NoReturn]:
     """A function named ``name`` that raises NotImplementedError saying so."""
@@ -28,4 +28,12 @@ def not_implemented(name: str) -> Callable[..., NoReturn]:
 
     missing.__name__ = missing.__qualname__ = name
     missing.__doc__ = "Not implemented yet on ruda_wgpu: raises NotImplementedError."
+    return missing
+
+
+def fill(defined: dict[str, Any], names: tuple[str, ...] = spec.FUNCTIONS, prefix: str = "") -> tuple[str, ...]:
+    """Define a raising stand-in in ``defined`` for every name of ``names`` it lacks; return them."""
+    missing = missing_names(defined, names)
+    for name in missing:
+        defined[name] = not_implemented(prefix + name)
     return missing

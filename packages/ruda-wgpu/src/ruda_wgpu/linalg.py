@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from ruda_wgpu._linalg import matmul, tensordot, vecdot
 from ruda_wgpu._manipulation import matrix_transpose
-from ruda_wgpu._missing import MISSING_LINALG, not_implemented
+from ruda import spec
+from ruda_wgpu._missing import fill
 
-for _name in MISSING_LINALG:
-    globals()[_name] = not_implemented(f"linalg.{_name}")
-
-__all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot", *MISSING_LINALG]
+__all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot", *fill(globals(), spec.LINALG, "linalg.")]
