@@ -46,6 +46,80 @@ fn log1p_f(x: f32) -> f32 {
   if (u == 1.0f) { return x; }
   return log(u) * x / (u - 1.0f);
 }
+fn mulwide(a: u32, b: u32) -> vec2<u32> {
+  // 32 x 32 -> 64-bit product (lo, hi) from 16-bit halves: WGSL has no portable 64-bit integers.
+  let a0 = a & 0xffffu; let a1 = a >> 16u; let b0 = b & 0xffffu; let b1 = b >> 16u;
+  let p00 = a0 * b0; let p01 = a0 * b1; let p10 = a1 * b0;
+  let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
+  return vec2<u32>((p00 & 0xffffu) | (mid << 16u), a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u));
+}
+fn bits_at(p: array<u32, 8>, off: u32) -> u32 {
+  let w = off >> 5u; let s = off & 31u;
+  if (s == 0u) { return p[w]; }
+  return (p[w] >> s) | (p[w + 1u] << (32u - s));
+}
+struct Reduced { r: f32, q: u32 }
+fn reduce_pio2(x: f32) -> Reduced {
+  // x = r + q * pi/2 with |r| <= pi/4. Large |x|: Payne-Hanek with 192 bits of 2/pi, so
+  // sin(1e30) is right; GPU sin/cos reduce large arguments with a few bits of pi only.
+  let ax = abs(x);
+  if (ax < 64.0f) {
+    let k = round(ax * 0.63661977236758134f);
+    let r = ((ax - k * 1.5703125f) - k * 4.8375129699707031e-4f) - k * 7.5497899548918821e-8f;
+    let q = u32(k) & 3u;
+    return Reduced(select(r, -r, signbit_f(x)), select(q, (4u - q) & 3u, signbit_f(x)));
+  }
+  let two_over_pi = array<u32, 6>(0x3c439041u, 0xdb629599u, 0xf534ddc0u, 0xfc2757d1u, 0x4e441529u, 0xa2f9836eu);
+  let bits = bitcast<u32>(ax);
+  let e = bits >> 23u;
+  let m = (bits << 8u) | 0x80000000u;
+  var p: array<u32, 8>;
+  var carry = 0u;
+  for (var i = 0u; i < 6u; i = i + 1u) {
+    let w = mulwide(m, two_over_pi[i]);
+    let lo = w.x + carry;
+    carry = w.y + select(0u, 1u, lo < w.x);
+    p[i] = lo;
+  }
+  p[6] = carry; p[7] = 0u;
+  let unit = 350u - e;             // bit of p worth 2^0 in x * 2/pi
+  var hi = bits_at(p, unit - 30u); // 2 integer bits, 30 fraction bits
+  var lo = bits_at(p, unit - 62u);
+  var q = hi >> 30u;
+  hi = (hi << 2u) | (lo >> 30u); lo = lo << 2u;
+  var neg = false;
+  if (hi >= 0x80000000u) {         // fraction >= 1/2: round the quadrant up, negate the fraction
+    q = q + 1u; neg = true;
+    hi = ~hi; lo = ~lo + 1u;
+    if (lo == 0u) { hi = hi + 1u; }
+  }
+  let f = f32(hi) * 2.3283064365386963e-10f + f32(lo) * 5.421010862427522e-20f;
+  var r = f * 1.5707963267948966f;
+  if (neg) { r = -r; }
+  q = q & 3u;
+  if (signbit_f(x)) { r = -r; q = (4u - q) & 3u; }
+  return Reduced(r, q);
+}
+fn sin_f(x: f32) -> f32 {
+  if (isinf_f(x) || isnan_f(x)) { return nan_f(); }
+  if (x == 0.0f) { return x; }
+  let t = reduce_pio2(x);
+  let s = select(sin(t.r), cos(t.r), (t.q & 1u) == 1u);
+  return select(s, -s, t.q >= 2u);
+}
+fn cos_f(x: f32) -> f32 {
+  if (isinf_f(x) || isnan_f(x)) { return nan_f(); }
+  let t = reduce_pio2(x);
+  let c = select(cos(t.r), sin(t.r), (t.q & 1u) == 1u);
+  return select(c, -c, t.q == 1u || t.q == 2u);
+}
+fn tan_f(x: f32) -> f32 {
+  if (isinf_f(x) || isnan_f(x)) { return nan_f(); }
+  if (x == 0.0f) { return x; }
+  let t = reduce_pio2(x);
+  let v = sin(t.r) / cos(t.r);
+  return select(v, -1.0f / v, (t.q & 1u) == 1u);
+}
 fn atan_f(v: f32) -> f32 {
   // Cephes atanf: a few ulp, where GPU atan() may be off by thousands (Vulkan allows 4096 ulp).
   var x = abs(v); var y0 = 0.0f;
@@ -153,9 +227,9 @@ _op("log", 1, "f", _float_unary("select(log_f(a), nan_f(), a < 0.0f)"))
 _op("log2", 1, "f", _float_unary("select(log2_f(a), nan_f(), a < 0.0f)"))
 _op("log10", 1, "f", _float_unary("select(log2_f(a) * 0.30102999566398120f, nan_f(), a < 0.0f)"))
 _op("log1p", 1, "f", _float_unary("log1p_f(a)"))
-_op("sin", 1, "f", _float_unary("select(sin(a), nan_f(), isinf_f(a))"))
-_op("cos", 1, "f", _float_unary("select(cos(a), nan_f(), isinf_f(a))"))
-_op("tan", 1, "f", _float_unary("select(tan(a), nan_f(), isinf_f(a))"))
+_op("sin", 1, "f", _float_unary("sin_f(a)"))
+_op("cos", 1, "f", _float_unary("cos_f(a)"))
+_op("tan", 1, "f", _float_unary("tan_f(a)"))
 _op("asin", 1, "f", _float_unary("select(atan2_f(a, sqrt((1.0f - a) * (1.0f + a))), nan_f(), abs(a) > 1.0f)"))
 _op("acos", 1, "f", _float_unary("select(atan2_f(sqrt((1.0f - a) * (1.0f + a)), a), nan_f(), abs(a) > 1.0f)"))
 _op("atan", 1, "f", _float_unary("select(atan_f(a), a, isnan_f(a))"))

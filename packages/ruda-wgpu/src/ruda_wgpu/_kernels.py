@@ -188,7 +188,7 @@ def window(dev: GpuDevice, storage: Storage, lo: int, hi: int, isz: int, what: s
     device's storage binding limit.
     """
     byte_lo = lo * isz // dev.offset_align * dev.offset_align
-    size = max(hi * isz - byte_lo, 4)
+    size = max(hi * isz - byte_lo, isz)  # a binding holds at least one element
     if size > dev.max_binding:
         raise NotImplementedError(
             f"{what}: a span of {size} bytes exceeds {dev.name}'s storage binding limit of "
