@@ -157,9 +157,22 @@ def test_mixing_backends_raises_naming_both_devices() -> None:
 def test_device_argument_on_another_backend_raises() -> None:
     x = _on(HOST, [1, 2, 3])
     for call in (lambda: XP.asarray(x, device=TDEV), lambda: XP.astype(x, XP.float32, device=TDEV),
-                 lambda: XP.from_dlpack(x, device=TDEV)):
-        with pytest.raises(DeviceMismatchError, match=r"device=duo.MultiDevice.B2.*input is on.*B1"):
+                 lambda: XP.ones_like(x) + XP.zeros(3, device=TDEV)):
+        with pytest.raises(DeviceMismatchError, match=r"B2.*B1|B1.*B2"):
             call()
+
+
+def test_from_dlpack_onto_another_backend_is_an_explicit_import() -> None:
+    x = _on(HOST, [1, 2, 3])
+    y = XP.from_dlpack(x, device=TDEV)
+    assert y.device == TDEV and isinstance(y.inner, torch.Tensor)
+    assert_matches_numpy(y, np.array([1, 2, 3]))
+    with pytest.raises(BufferError, match="copy=False"):
+        XP.from_dlpack(x, device=TDEV, copy=False)
+    same = XP.from_dlpack(x)
+    assert same.device == HOST and isinstance(same.inner, np.ndarray)
+    foreign = XP.from_dlpack(torch.arange(3), device=TDEV)  # an object of another library
+    assert isinstance(foreign.inner, torch.Tensor) and foreign.dtype is XP.int64
 
 
 def test_foreign_arrays_are_refused_not_computed() -> None:
@@ -312,7 +325,7 @@ def test_dtypes_are_the_routers_whichever_backend_holds_the_array() -> None:
 
 def test_namespace_info_tells_each_devices_truth() -> None:
     info = XP.__array_namespace_info__()
-    assert info.devices() == [HOST, TDEV]
+    assert info.devices() == (HOST, TDEV)
     torch_names = set(TORCH.__array_namespace_info__().dtypes())
     assert set(info.dtypes(device=TDEV)) == torch_names
     assert set(info.dtypes(device=HOST)) == set(ruda.host.__array_namespace_info__().dtypes())

@@ -7,6 +7,8 @@ behind the router, and results are compared with NumPy's.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import ruda
 from router_backends import second_backend
 from ruda.testing.conformance import ConformanceChecks
@@ -25,7 +27,7 @@ class TestRouterTorchFirst(ConformanceChecks):
     max_examples = 10
     # The kit draws complex arrays for min and max, whose order the standard leaves undefined;
     # torch refuses them ("max_values_cpu" not implemented for 'ComplexFloat').
-    unsupported = {"min": "complex min/max: undefined by the standard, refused by torch",
+    unsupported: ClassVar[dict[str, str]] = {"min": "complex min/max: undefined by the standard, refused by torch",
                    "max": "complex min/max: undefined by the standard, refused by torch",
                    # torch tensors refuse negative slice steps (x[::-1]); the router hands keys
                    # to the holding backend unchanged and surfaces its error

@@ -114,10 +114,12 @@ class Array:
     def __index__(self) -> int:
         return self._inner.__index__()  # type: ignore[no-any-return]
 
-    def __dlpack__(self, **kwargs: Any) -> Any:
-        # Keywords pass through as given: a consumer retries without ``max_version`` when an
+    def __dlpack__(self, /, *, stream: Any = None, max_version: tuple[int, int] | None = None,
+                   dl_device: tuple[Any, int] | None = None, copy: bool | None = None) -> Any:
+        # Only the keywords given pass on: a consumer retries without ``max_version`` when an
         # older producer refuses it, and that protocol must reach the real producer.
-        return self._inner.__dlpack__(**kwargs)
+        given = {"stream": stream, "max_version": max_version, "dl_device": dl_device, "copy": copy}
+        return self._inner.__dlpack__(**{k: v for k, v in given.items() if v is not None})
 
     def __dlpack_device__(self) -> tuple[Any, int]:
         return self._inner.__dlpack_device__()  # type: ignore[no-any-return]

@@ -46,10 +46,10 @@ class RouterInfo:
         """The first backend's default device, as variant ``B1``."""
         return self._router.MultiDevice.variants[0](self._inner[0].default_device())
 
-    def devices(self) -> list[MultiDeviceBase]:
+    def devices(self) -> tuple[MultiDeviceBase, ...]:
         """Every device of every backend, in backend order."""
         variants = self._router.MultiDevice.variants
-        return [variants[i](d) for i, info in enumerate(self._inner) for d in info.devices()]
+        return tuple(variants[i](d) for i, info in enumerate(self._inner) for d in info.devices())
 
     def default_dtypes(self, *, device: MultiDeviceBase | None = None) -> dict[str, DType]:
         """The default dtypes of ``device``'s backend on that device (default: the default device)."""

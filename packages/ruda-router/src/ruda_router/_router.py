@@ -11,6 +11,7 @@ backends raise :class:`DeviceMismatchError`; data moves only through
 from __future__ import annotations
 
 import contextlib
+import inspect
 import math
 from collections.abc import Callable, Sequence
 from types import ModuleType
@@ -103,6 +104,11 @@ class Router:
             function = self._dispatcher(qualname, impls, foreign_ok=name in _IMPORTERS)
             if not prefix and name in _LIKE:
                 function = self._like(name, function)
+            if not prefix and name == "from_dlpack":
+                function = self._importer(function)
+            signature = _signature(impls)
+            if signature is not None:  # the backend's own: what it accepts is what the router passes on
+                function.__signature__ = signature  # type: ignore[attr-defined]
             setattr(target, name, function)
 
     def _dispatcher(self, name: str, impls: tuple[Callable[..., Any] | None, ...],
@@ -114,7 +120,9 @@ class Router:
             impl = impls[index]
             if impl is None:
                 raise self._missing(name, index)
-            args = inner(args, index, name, foreign_ok)
+            # the common arguments (router arrays, scalars) inline: this is the per-call cost
+            args = tuple([a._inner if type(a) is Array else a if type(a) in _PLAIN
+                          else inner(a, index, name, foreign_ok) for a in args])
             if kwargs:
                 kwargs = {k: inner(v, index, name, foreign_ok) for k, v in kwargs.items()}
             return wrap(impl(*args, **kwargs), index)
@@ -142,6 +150,25 @@ class Router:
         like.__doc__ = same_backend.__doc__
         return like
 
+    def _importer(self, same_backend: Callable[..., Any]) -> Callable[..., Any]:
+        """``from_dlpack(x, device=...)`` is an explicit import: onto another backend's device
+        it migrates a router array the way ``to_device`` does (a copy unless DLPack shares
+        the memory; ``copy=False`` refuses, since it cannot be honoured across backends)."""
+
+        def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Any:
+            if device is not None and type(x) is Array and x._router is self \
+                    and self._device_index(device, "from_dlpack") != x._index:
+                if copy is False:
+                    raise BufferError(f"from_dlpack(copy=False) cannot bring an array of {x.device!r} to "
+                                      f"{device!r}: that is a copy between backends")
+                index = device.index
+                return self._wrap(migrate(x._inner, self._namespaces[index], device.device), index)
+            kwargs = {k: v for k, v in (("device", device), ("copy", copy)) if v is not None}
+            return same_backend(x, **kwargs)
+
+        from_dlpack.__doc__ = same_backend.__doc__
+        return from_dlpack
+
     # -- placing a call ----------------------------------------------------------------------------
     def _place(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
         """The backend position that runs ``name``: where the array inputs are (all on one),
@@ -150,7 +177,10 @@ class Router:
         for a in args:
             t = type(a)
             if t is Array:
-                holder = self._join(name, holder, a)
+                if a._router is self and holder is None:
+                    holder = a
+                elif a._router is not self or holder._index != a._index:  # type: ignore[union-attr]
+                    self._join(name, holder, a)  # raises, naming both devices
             elif t is tuple or t is list:
                 for b in a:
                     if type(b) is Array:
@@ -204,7 +234,7 @@ class Router:
         if t is DType:
             return self._dtype_in(obj, index)
         if t is tuple or t is list:
-            return t(self._inner(o, index, name, foreign_ok) for o in obj)
+            return t([self._inner(o, index, name, foreign_ok) for o in obj])
         if isinstance(obj, MultiDeviceBase):
             return obj.device
         if isinstance(obj, (int, float, complex)):
@@ -220,7 +250,7 @@ class Router:
         if t in _PLAIN:
             return result
         if t is tuple or t is list:
-            return t(self._wrap(r, index) for r in result)
+            return t([self._wrap(r, index) for r in result])
         if isinstance(result, tuple):  # named results (eigh, svd, unique_all, ...), field names kept
             items = [self._wrap(r, index) for r in result]
             # a namedtuple has _make; a C struct sequence (torch.return_types) takes one sequence
@@ -372,6 +402,16 @@ class Extension:
 
     def __repr__(self) -> str:
         return self.__name__
+
+
+def _signature(impls: tuple[Callable[..., Any] | None, ...]) -> inspect.Signature | None:
+    for impl in impls:
+        if impl is not None:
+            try:
+                return inspect.signature(impl)
+            except (TypeError, ValueError):  # a builtin or ufunc without one: try the next
+                continue
+    return None
 
 
 def _resolve(backend: Any, position: int) -> Any:
