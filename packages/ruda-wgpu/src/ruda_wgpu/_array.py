@@ -190,6 +190,8 @@ def from_numpy(host: np.ndarray[Any, Any], dtype: np.dtype[Any], device: GpuDevi
         _dtypes.STORAGE_NP[dtype.name], copy=False), order="C")
     storage = Storage(device, max(words.nbytes, 4))
     device.write(storage.buffer, 0, memoryview(words).cast("B"))
+    if words.nbytes <= HOST_CACHE_BYTES:
+        storage.host = words.reshape(-1).copy()  # what the buffer now holds: reads need no transfer
     return Array._new(storage, words.shape, dtype, device)
 
 
