@@ -189,7 +189,7 @@ def from_numpy(host: np.ndarray[Any, Any], dtype: np.dtype[Any], device: GpuDevi
     words = np.asarray(np.asarray(host).astype(dtype, copy=False).astype(
         _dtypes.STORAGE_NP[dtype.name], copy=False), order="C")
     storage = Storage(device, max(words.nbytes, 4))
-    device.write(storage.buffer, 0, memoryview(words).cast("B"))
+    device.write(storage.buffer, 0, memoryview(words.reshape(-1).view(np.uint8)))
     if words.nbytes <= HOST_CACHE_BYTES:
         storage.host = words.reshape(-1).copy()  # what the buffer now holds: reads need no transfer
     return Array._new(storage, words.shape, dtype, device)
