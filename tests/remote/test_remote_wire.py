@@ -61,6 +61,21 @@ def test_malformed_messages_are_refused_with_the_reason(message, match):
         wire.decode_client_message(wire.encode(message), LIMITS)
 
 
+def test_payload_follows_the_header_and_is_length_checked():
+    data = bytes(range(16))
+    head, payload = wire.encode(
+        ["batch", [[0, 1, [1], ["float64", [2], wire.PAYLOAD], {}, 0, None]], []], data
+    )
+    (op,) = wire.decode_client_message(head + payload, LIMITS).ops
+    assert bytes(op.args[2]) == data
+    with pytest.raises(wire.WireError, match="does not match shape"):
+        wire.decode_client_message(head + payload[:-1], LIMITS)
+    with pytest.raises(wire.WireError, match="no __upload__ op uses"):
+        wire.decode_client_message(_batch() + b"stray", LIMITS)
+    with pytest.raises(wire.WireError, match="header length"):
+        wire.decode_client_message(b"\xff\xff\xff\xff" + head, LIMITS)
+
+
 def test_deep_nesting_is_refused():
     value: object = 1
     for _ in range(wire.MAX_DEPTH + 5):
@@ -70,7 +85,8 @@ def test_deep_nesting_is_refused():
 
 
 def test_no_pickle_or_code_objects():
-    raw = msgpack.packb(["batch", [[0, 5, [1], [msgpack.ExtType(99, b"\x80\x04")], {}, 0, None]], []])
+    header = msgpack.packb(["batch", [[0, 5, [1], [msgpack.ExtType(99, b"\x80\x04")], {}, 0, None]], []])
+    raw = len(header).to_bytes(4, "big") + header
     with pytest.raises(wire.WireError, match="unknown extension type 99"):
         wire.decode_client_message(raw, LIMITS)
 

@@ -56,9 +56,11 @@ for _name in _spec.FUNCTIONS:
     if _name not in globals():
         globals()[_name] = _forward(_name)
 
-# Dtypes are NumPy's dtype objects: the client only names them, the server's backend holds the data.
+# Dtypes are NumPy's scalar types, as in ruda.host (``x.dtype`` is a numpy.dtype equal to them):
+# the client only names dtypes; the server's backend holds the data. (Not numpy.dtype objects:
+# ``numpy.dtype("float64") == None`` is True.)
 for _name in _spec.DTYPES:
-    globals()[_name] = _np.dtype(_name)
+    globals()[_name] = _np.dtype(_name).type
 
 e, inf, nan, pi = _np.e, _np.inf, _np.nan, _np.pi
 newaxis = None

@@ -8,8 +8,11 @@ hands over a host copy, so ``numpy.from_dlpack(x)`` and ``ruda.to_numpy(x)`` wor
 from __future__ import annotations
 
 import math
+import operator
+import struct
 from typing import Any
 
+import msgpack
 import numpy as np
 
 from ruda_remote import _dispatch, _meta, wire
@@ -21,7 +24,7 @@ _OPERAND_TYPES = (bool, int, float, complex, np.generic)
 class Array:
     """An array that lives on a ruda remote server."""
 
-    __slots__ = ("__weakref__", "_device", "_dtype", "_handle", "_origin", "_shape")
+    __slots__ = ("__weakref__", "_device", "_dtype", "_ext", "_handle", "_origin", "_shape")
     __array_ufunc__ = None  # NumPy must not treat a remote array as an object scalar
     __hash__ = None  # type: ignore[assignment]  # arrays are not hashable (the spec's == is elementwise)
 
@@ -43,12 +46,20 @@ class Array:
         self = object.__new__(cls)
         self._device, self._handle, self._shape, self._dtype = device, handle, shape, dtype
         self._origin = None
+        self._ext = None
         return self
 
     def __del__(self) -> None:
         device = getattr(self, "_device", None)
         if device is not None and getattr(self, "_handle", None) is not None:
             device.release(self._handle)
+
+    def _wire(self) -> msgpack.ExtType:
+        """This array's handle as the wire's extension value (made once: arrays are reused)."""
+        ext = self._ext
+        if ext is None:
+            ext = self._ext = msgpack.ExtType(wire.EXT_HANDLE, struct.pack(">q", self._ensure()))
+        return ext
 
     def _ensure(self) -> int:
         """This array's handle; a deferred ``source[index]`` is sent to the server now."""
@@ -231,6 +242,12 @@ def _scalar_indices(key: Any) -> Any:
     """``key`` with 0-d integer remote arrays read as Python ints: indexing by them selects what
     indexing by their values does, and the key becomes a view key (see Array.__getitem__)."""
     parts = key if isinstance(key, tuple) else (key,)
+    if any(isinstance(p, slice) for p in parts):  # slice bounds: anything with __index__, as ints
+        parts = tuple(
+            slice(*(_index(b) for b in (p.start, p.stop, p.step))) if isinstance(p, slice) else p
+            for p in parts
+        )
+        key = parts if isinstance(key, tuple) else parts[0]
     if not any(isinstance(p, Array) for p in parts):
         return key
     if not all(not isinstance(p, Array) or (p.ndim == 0 and p.dtype.kind in "iu") for p in parts):
@@ -239,6 +256,14 @@ def _scalar_indices(key: Any) -> Any:
         return key
     converted = tuple(int(p) if isinstance(p, Array) else p for p in parts)
     return converted if isinstance(key, tuple) else converted[0]
+
+
+def _index(bound: Any) -> Any:
+    if bound is None or type(bound) is int:
+        return bound
+    if not hasattr(bound, "__index__"):
+        raise TypeError(f"slice bounds must be integers or None, not {type(bound).__name__}")
+    return operator.index(bound)
 
 
 def _refuse_foreign_array(other: Any) -> None:

@@ -56,7 +56,7 @@ class RemoteDevice:
         self.url = url
         self.timeout = timeout
         self._lock = threading.RLock()
-        self._ops: list[list[Any]] = []
+        self._ops: list[bytes] = []  # packed ops, waiting to be sent
         self._free: collections.deque[int] = collections.deque()
         self._seq = itertools.count()
         self._handles = itertools.count(1)
@@ -85,6 +85,8 @@ class RemoteDevice:
             self._ws.close()
             raise
         self.limits: dict[str, int] = dict(self.info.get("limits", {}))
+        self._max_message = int(self.limits.get("max_message_bytes", wire.Limits.max_message_bytes))
+        self._queued = 0  # bytes of the queued ops
         _open_devices.add(self)
 
     def _handshake(self, token: str | None, timeout: float) -> dict[str, Any]:
@@ -143,48 +145,51 @@ class RemoteDevice:
         kwargs: dict[str, Any],
         expect: list[tuple[tuple[int, ...], str]] | None = None,
         flags: int = 0,
-        alone: bool = False,
         mutates: bool = False,
+        payload: Any = None,
     ) -> int:
-        """Queue one op; send the queue when it is long (or at once when ``alone``). Returns its seq.
-        ``mutates``: the op changes an existing array (so cached reads are stale)."""
+        """Queue one op; send the queue when it is long. Returns its seq. ``mutates``: the op
+        changes an existing array (so cached reads are stale). ``payload``: raw bytes the op
+        names with ``wire.PAYLOAD``; the op is then sent at once, straight from that memory."""
         with self._lock:
             self._check_open()
             if mutates:
                 self._reads.clear()
             seq = next(self._seq)
             ex = None if expect is None else [[list(s), d] for s, d in expect]
-            op = [seq, code, out, args, kwargs, flags, ex]
-            if alone:
+            op = wire.pack_op([seq, code, out, args, kwargs, flags, ex])
+            size = len(op) + (0 if payload is None else memoryview(payload).nbytes)
+            self._check_size(size)  # before anything is queued: a refused op leaves no trace
+            if payload is not None or self._queued + size > self._max_message // 2:
                 self.flush()
-                self._send([op])
+            if payload is not None:
+                self._send([op], payload)
             else:
                 self._ops.append(op)
+                self._queued += size
                 if len(self._ops) >= BATCH_OPS:
                     self.flush()
             return seq
+
+    def _check_size(self, size: int) -> None:
+        if size > self._max_message - 1024:
+            raise ValueError(
+                f"a message of {size} bytes is larger than the server's limit of {self._max_message} bytes; "
+                "send smaller arrays, or start the server with a larger --max-message-mb"
+            )
 
     def flush(self) -> None:
         """Send every queued op and release."""
         with self._lock:
             if self._ops or self._free:
-                ops, self._ops = self._ops, []
+                ops, self._ops, self._queued = self._ops, [], 0
                 self._send(ops)
 
-    def _send(self, ops: list[list[Any]]) -> None:
+    def _send(self, ops: list[bytes], payload: Any = None) -> None:
         free = []
         while self._free:
             free.append(self._free.popleft())
-        frame = wire.encode(["batch", ops, free])
-        limit = self.limits.get("max_message_bytes")
-        if limit is not None and len(frame) > limit:
-            for handle in free:
-                self._free.append(handle)
-            raise ValueError(
-                f"a message of {len(frame)} bytes is larger than the server's limit of {limit} bytes "
-                f"(op {wire.OPS[ops[-1][1]]}); send smaller arrays, or start the server with a larger "
-                "--max-message-mb"
-            )
+        frame = wire.encode_batch(ops, free, payload)
         try:
             self._ws.send(frame)
         except websockets.ConnectionClosed as err:

@@ -83,11 +83,13 @@ class _Encoder:
                     f"arrays on two devices in one operation: {value.device} and {self.device}; "
                     "move one with x.to_device(device) first"
                 )
-            return wire.Handle(value._ensure())
+            return value._wire()
         if value is None or value is Ellipsis or isinstance(value, (str, *_SCALARS)):
             return value
         if isinstance(value, np.dtype):
             return wire.DType(value.name)
+        if isinstance(value, type) and issubclass(value, np.generic):
+            return wire.DType(np.dtype(value).name)
         if isinstance(value, tuple):
             return tuple(self(v) for v in value)
         if isinstance(value, list):
@@ -123,6 +125,10 @@ def call(
     n_out: int | None = None,
 ) -> Any:
     """Run op ``name`` remotely; return its array (or list of arrays when ``n_out`` is given)."""
+    if not kwargs and n_out is None and name in _meta.ELEMENTWISE_OPS:
+        fast = _elementwise(name, args, device)
+        if fast is not None:
+            return fast
     encode = _Encoder(device)
     wire_args = [encode(a) for a in args]
     wire_kwargs = {k: encode(v) for k, v in kwargs.items()}
@@ -132,12 +138,49 @@ def call(
     out = [dev.new_handle() for _ in range(count)]
     code = wire.OP_CODES[name]
     if metas is None:
-        reply = dev.request(code, out, wire_args, wire_kwargs, flags=wire.FLAG_META)
+        try:
+            reply = dev.request(code, out, wire_args, wire_kwargs, flags=wire.FLAG_META)
+        except BaseException:
+            for handle in out:  # whatever the server made of them, nobody will use them
+                dev.release(handle)
+            raise
         metas = reply[2]
     else:
         dev.submit(code, out, wire_args, wire_kwargs, expect=metas)
     arrays = [wrap(dev, h, m) for h, m in zip(out, metas, strict=True)]
     return arrays if n_out is not None or count != 1 else arrays[0]
+
+
+def _elementwise(name: str, args: tuple[Any, ...], device: RemoteDevice | None) -> Any:
+    """The common case of :func:`call`, without its generality: an elementwise op on arrays of
+    one shape and Python scalars whose result dtype is already known. None: take the general path."""
+    wire_args: list[Any] = []
+    shape = None
+    key: list[Any] = [name]
+    for a in args:
+        kind = type(a)
+        if kind is Array:
+            if device is None:
+                device = a._device
+            elif a._device is not device or (shape is not None and a._shape != shape):
+                return None
+            shape = a._shape
+            wire_args.append(a._wire())
+            key.append(a._dtype)
+        elif kind is float or kind is bool or kind is complex:
+            wire_args.append(a)
+            key.append(kind)
+        elif kind is int:
+            wire_args.append(a)
+            key.append((int, a))
+        else:
+            return None
+    dtype = _meta.cached_dtype(tuple(key))
+    if dtype is None or device is None or shape is None:
+        return None
+    handle = device.new_handle()
+    device.submit(wire.OP_CODES[name], [handle], wire_args, {}, expect=[(shape, dtype)])
+    return Array._new(device, handle, shape, _DTYPES[dtype])
 
 
 def call_in_place(name: str, target: Any, args: tuple[Any, ...]) -> None:
@@ -155,19 +198,15 @@ def upload(host: np.ndarray, device: RemoteDevice) -> Any:
     if not host.dtype.isnative:
         host = host.astype(host.dtype.newbyteorder("="))
     data: Any = host.reshape(-1).view(np.uint8).data
-    small = host.nbytes <= 64 * 1024
-    if small:
-        data = bytes(data)  # a snapshot: the op may wait in the queue while the caller changes host
     handle = device.new_handle()
     meta = (tuple(host.shape), host.dtype.name)
-    device.submit(
-        wire.OP_CODES["__upload__"],
-        [handle],
-        [host.dtype.name, list(host.shape), data],
-        {},
-        expect=[meta],
-        alone=not small,
-    )
+    code, out, head = wire.OP_CODES["__upload__"], [handle], [host.dtype.name, list(host.shape)]
+    if host.nbytes <= 64 * 1024:
+        # Small: a copy joins the queue (the caller may change ``host`` before the queue is sent).
+        device.submit(code, out, [*head, bytes(data)], {}, expect=[meta])
+    else:
+        # Large: sent at once, straight from ``host``'s memory, after the message's header.
+        device.submit(code, out, [*head, wire.PAYLOAD], {}, expect=[meta], payload=data)
     return wrap(device, handle, meta)
 
 

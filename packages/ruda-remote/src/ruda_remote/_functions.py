@@ -217,6 +217,9 @@ def eye(
     """An identity-like matrix, made on the server."""
     target = _device(device)
     dtype = _default_dtype(target, "real floating") if dtype is None else np.dtype(dtype)
+    if isinstance(k, int) and isinstance(n_rows, int) and isinstance(n_cols, int | None):
+        # Beyond the matrix every diagonal is empty: keep k within 64 bits for the wire.
+        k = max(-n_rows - 1, min(k, (n_rows if n_cols is None else n_cols) + 1))
     return _dispatch.call("eye", (n_rows, n_cols), {"k": k, "dtype": dtype}, device=target)
 
 

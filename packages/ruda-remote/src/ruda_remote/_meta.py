@@ -102,6 +102,14 @@ def _meta(x: Any) -> Meta:
 
 _DTYPE_CACHE: dict[tuple[Any, ...], str] = {}
 
+#: elementwise functions and operators (their result dtype is cached by argument types)
+ELEMENTWISE_OPS = ELEMENTWISE | frozenset(_DUNDER_FNS)
+
+
+def cached_dtype(key: tuple[Any, ...]) -> str | None:
+    """The result dtype of an elementwise op already inferred for the same argument types."""
+    return _DTYPE_CACHE.get(key)
+
 
 def _signature(value: Any, is_array: Callable[[Any], bool]) -> Any:
     # A Python int's value matters (it may not fit the array's dtype); other scalars' types suffice.
@@ -176,7 +184,13 @@ def _call_on_views(
 def is_basic_key(key: Any) -> bool:
     """Whether ``key`` holds only integers, slices, ``...`` and None (a view, never data-dependent)."""
     parts = key if isinstance(key, tuple) else (key,)
-    return all(p is None or p is Ellipsis or isinstance(p, (int, slice)) for p in parts)
+    return all(
+        p is None
+        or p is Ellipsis
+        or (isinstance(p, int) and not isinstance(p, bool))
+        or (isinstance(p, slice) and all(b is None or type(b) is int for b in (p.start, p.stop, p.step)))
+        for p in parts
+    )
 
 
 def _getitem(x: Any, key: Any, is_array: Callable[[Any], bool]) -> list[Meta] | None:

@@ -153,7 +153,9 @@ class OpTable:
 
     def meta(self, x: Any) -> tuple[tuple[int, ...], str]:
         """Shape and dtype name of a backend array."""
-        shape = tuple(int(n) for n in x.shape)
+        shape = x.shape
+        if type(shape) is not tuple or not all(type(n) is int for n in shape):
+            shape = tuple(int(n) for n in shape)
         return shape, self.dtype_name(x.dtype)
 
     def nbytes(self, x: Any) -> int:

@@ -1,7 +1,9 @@
 """The remote wire format: every message between client and server, checked on the way in.
 
-Each WebSocket binary message (the framing is the ``websockets`` library's) holds one
-msgpack array whose first item names the message kind::
+Each WebSocket binary message (the framing is the ``websockets`` library's) is a 4-byte
+big-endian length, a msgpack array of that length whose first item names the message kind,
+and then, for the two messages that carry array data, the raw bytes of the array (so bulk
+data is never copied through msgpack)::
 
     server -> client   ["challenge", version, nonce]
     client -> server   ["hello", version, proof]            proof = HMAC-SHA256(token, nonce) or nil
@@ -9,7 +11,7 @@ msgpack array whose first item names the message kind::
     client -> server   ["batch", [op, ...], [released handle, ...]]
         op = [seq, code, [out handle, ...], [arg, ...], {kwarg: value}, flags, expect]
     server -> client   ["meta", seq, [[shape, dtype], ...]]  when the op asked for it (FLAG_META)
-                       ["data", seq, dtype, shape, bytes]   answer to the ``__read__`` op
+                       ["data", seq, dtype, shape, PAYLOAD] + bytes   answer to ``__read__``
                        ["stats", seq, {"arrays": n, "bytes": n}]
                        ["error", seq, op name, kind, message]
 
@@ -18,8 +20,9 @@ specification: the server looks a code up in that table and nothing else, so a c
 can name only operations the table holds (no pickle, no eval, no attribute lookup by a
 received name). Argument values are msgpack scalars, strings, lists and maps plus the
 extension types below (array handles, slices, ``...``, dtypes, complex numbers, tuples).
-Raw array bytes travel as msgpack ``bin`` payloads, only in ``__upload__`` and ``data``,
-and their length is checked against shape and dtype.
+Array bytes travel only in ``__upload__`` (as a msgpack ``bin`` for small arrays, or as the
+message's trailing payload, named by the ``PAYLOAD`` marker) and in ``data`` (always the
+trailing payload); their length is checked against shape and dtype.
 
 This module imports no backend, so it can be fuzzed on its own.
 """
@@ -39,7 +42,7 @@ from ruda import spec
 PROTOCOL_VERSION = 1
 
 #: extension type codes of argument values
-EXT_HANDLE, EXT_SLICE, EXT_ELLIPSIS, EXT_DTYPE, EXT_COMPLEX, EXT_TUPLE = 1, 2, 3, 4, 5, 6
+EXT_HANDLE, EXT_SLICE, EXT_ELLIPSIS, EXT_DTYPE, EXT_COMPLEX, EXT_TUPLE, EXT_PAYLOAD = 1, 2, 3, 4, 5, 6, 7
 
 #: op flag: the server answers with the result's shapes and dtypes (or the error) at once
 FLAG_META = 1
@@ -106,6 +109,19 @@ class DType:
     """A dtype by its Array API name."""
 
     name: str
+
+
+class _Payload:
+    """Marks where a message's trailing payload (raw array bytes) belongs."""
+
+    def __repr__(self) -> str:
+        return "PAYLOAD"
+
+
+PAYLOAD = _Payload()
+
+Frame = bytes | list[bytes | memoryview]
+"""An encoded message: bytes, or [header, payload] sent as the fragments of one message."""
 
 
 # -- the table of operations ---------------------------------------------------------------------
@@ -209,6 +225,8 @@ def _default(obj: Any) -> msgpack.ExtType:
         return msgpack.ExtType(EXT_DTYPE, obj.name.encode())
     if isinstance(obj, complex):
         return msgpack.ExtType(EXT_COMPLEX, struct.pack("<dd", obj.real, obj.imag))
+    if obj is PAYLOAD:
+        return msgpack.ExtType(EXT_PAYLOAD, b"")
     raise TypeError(f"a {type(obj).__qualname__} cannot be sent to a remote server")
 
 
@@ -216,15 +234,47 @@ def _pack(obj: Any) -> bytes:
     return msgpack.packb(obj, default=_default, strict_types=True, use_bin_type=True)
 
 
-def encode(message: list[Any]) -> bytes:
-    """Encode one message (a list whose first item is its kind)."""
-    return _pack(message)
+def encode(message: list[Any], payload: bytes | memoryview | None = None) -> Frame:
+    """Encode one message (a list whose first item is its kind), with raw bytes after it."""
+    header = _pack(message)
+    head = struct.pack(">I", len(header)) + header
+    if payload is None:
+        return head
+    return [head, payload]
 
 
-def encode_op(op: Op) -> list[Any]:
-    """The list form of an op, ready to go into a ``batch`` message."""
-    expect = None if op.expect is None else [[list(s), d] for s, d in op.expect]
-    return [op.seq, op.code, list(op.out), op.args, op.kwargs, op.flags, expect]
+def frame_size(frame: Frame) -> int:
+    """Bytes of an encoded message."""
+    if isinstance(frame, bytes):
+        return len(frame)
+    return sum(memoryview(part).nbytes for part in frame)
+
+
+def pack_op(op: list[Any]) -> bytes:
+    """One op ``[seq, code, out, args, kwargs, flags, expect]`` in msgpack, to be queued: an
+    argument that cannot be sent raises here, at the call, not when the queue is sent."""
+    try:
+        return _pack(op)
+    except (TypeError, OverflowError, ValueError) as err:
+        raise TypeError(f"cannot send the arguments of {OPS[op[1]]} to a remote server: {err}") from None
+
+
+def encode_batch(
+    packed_ops: list[bytes], free: list[int], payload: bytes | memoryview | None = None
+) -> Frame:
+    """A ``batch`` message of ops packed with :func:`pack_op`."""
+    packer = msgpack.Packer(use_bin_type=True)
+    header = b"".join(
+        [
+            packer.pack_array_header(3),
+            packer.pack("batch"),
+            packer.pack_array_header(len(packed_ops)),
+            *packed_ops,
+            packer.pack(free),
+        ]
+    )
+    head = struct.pack(">I", len(header)) + header
+    return head if payload is None else [head, payload]
 
 
 # -- decoding ------------------------------------------------------------------------------------
@@ -237,10 +287,10 @@ def _ext_hook(code: int, data: bytes) -> Any:
         if len(data) != 8:
             raise WireError(f"a handle is 8 bytes, got {len(data)}")
         return Handle(struct.unpack(">q", data)[0])
-    if code == EXT_ELLIPSIS:
+    if code in (EXT_ELLIPSIS, EXT_PAYLOAD):
         if data:
-            raise WireError("the ellipsis extension carries no bytes")
-        return Ellipsis
+            raise WireError("the ellipsis and payload extensions carry no bytes")
+        return Ellipsis if code == EXT_ELLIPSIS else PAYLOAD
     if code == EXT_DTYPE:
         name = data.decode("ascii", errors="replace")
         if name not in ITEMSIZE:
@@ -285,24 +335,32 @@ def _unpack(data: bytes, max_len: int = 2**31 - 1) -> Any:
     )
 
 
-def _decode_frame(data: Any, max_len: int) -> list[Any]:
+def _decode_frame(data: Any, max_len: int) -> tuple[list[Any], memoryview | None]:
     if not isinstance(data, bytes):
         raise WireError(f"expected a binary message, got {type(data).__name__}")
+    if len(data) < 4:
+        raise WireError(f"a message starts with a 4-byte header length; got {len(data)} bytes")
+    size = int.from_bytes(data[:4], "big")
+    if size > len(data) - 4:
+        raise WireError(f"the header length {size} exceeds the message ({len(data)} bytes)")
+    payload = memoryview(data)[4 + size :] if len(data) > 4 + size else None
     try:
-        message = _unpack(data, max_len)
+        message = _unpack(data[4 : 4 + size], max_len)
     except WireError:
         raise
     except Exception as err:  # msgpack reports bad input with several exception types
         raise WireError(f"malformed message: {type(err).__name__}: {err}") from None
     if not isinstance(message, list) or not message or not isinstance(message[0], str):
         raise WireError("a message is a msgpack array whose first item is its kind (a string)")
-    return message
+    return message, payload
 
 
 def decode_client_message(data: Any, limits: Limits) -> Hello | Batch:
     """Decode and check a message sent by a client; raise :class:`WireError` if it is malformed."""
-    message = _decode_frame(data, limits.max_message_bytes)
+    message, payload = _decode_frame(data, limits.max_message_bytes)
     kind = message[0]
+    if payload is not None and kind != "batch":
+        raise WireError(f"a {kind!r} message carries no payload")
     if kind == "hello":
         _expect_len(message, 3, "hello")
         version, proof = message[1], message[2]
@@ -316,11 +374,15 @@ def decode_client_message(data: Any, limits: Limits) -> Hello | Batch:
         ops, free = message[1], message[2]
         if not isinstance(ops, list) or not isinstance(free, list):
             raise WireError('batch: expected ["batch", [op, ...], [handle, ...]]')
-        return Batch([_decode_op(op) for op in ops], [_handle_id(h, "released handle") for h in free])
+        slot = [payload]
+        batch = Batch([_decode_op(op, slot) for op in ops], [_handle_id(h, "released handle") for h in free])
+        if slot[0] is not None:
+            raise WireError("the message carries a payload that no __upload__ op uses")
+        return batch
     raise WireError(f"unknown message kind {kind!r}: a client sends 'hello' or 'batch'")
 
 
-def _decode_op(raw: Any) -> Op:
+def _decode_op(raw: Any, payload: list[memoryview | None]) -> Op:
     if not isinstance(raw, list) or len(raw) != 7:
         raise WireError("an op is [seq, code, out, args, kwargs, flags, expect]")
     seq, code, out, args, kwargs, flags, expect = raw
@@ -339,9 +401,14 @@ def _decode_op(raw: Any) -> Op:
         raise WireError(f"op {seq} ({name}): the server chooses the device; do not send 'device'")
     if not _is_int(flags) or flags < 0:
         raise WireError(f"op {seq} ({name}): flags must be a non-negative integer")
-    out_ids = tuple(_handle_id(h, f"op {seq} ({name}) output") for h in out)
+    for handle in out:
+        if type(handle) is not int or not 1 <= handle <= MAX_HANDLE:
+            raise WireError(
+                f"op {seq} ({name}) output must be an integer handle in 1..2**63-1, got {handle!r}"
+            )
+    out_ids = tuple(out)
     if name == "__upload__":
-        _check_upload(seq, args)
+        _check_upload(seq, args, payload)
     else:
         for value in args:
             _check_value(value, 0, seq, name)
@@ -363,41 +430,50 @@ def _decode_expect(
 
 
 def _decode_meta(meta: Any, where: str) -> tuple[tuple[int, ...], str]:
-    if not isinstance(meta, list) or len(meta) != 2:
+    if type(meta) is not list or len(meta) != 2:
         raise WireError(f"{where}: expected [shape, dtype]")
-    return _shape(meta[0], where), _dtype_name(meta[1], where)
+    shape, dtype = meta
+    if type(shape) is not list or len(shape) > MAX_DIMS or not all(type(n) is int and n >= 0 for n in shape):
+        raise WireError(f"{where}: a shape is a list of at most {MAX_DIMS} non-negative integers")
+    if dtype not in ITEMSIZE:
+        raise WireError(f"{where}: unknown dtype {dtype!r}: expected one of {', '.join(ITEMSIZE)}")
+    return tuple(shape), dtype
 
 
-def _check_upload(seq: int, args: list[Any]) -> None:
+def _check_upload(seq: int, args: list[Any], payload: list[memoryview | None]) -> None:
     where = f"op {seq} (__upload__)"
     if len(args) != 3:
-        raise WireError(f"{where}: expected [dtype, shape, bytes]")
+        raise WireError(f"{where}: expected [dtype, shape, bytes or PAYLOAD]")
     dtype, shape, data = _dtype_name(args[0], where), _shape(args[1], where), args[2]
-    if not isinstance(data, bytes):
-        raise WireError(f"{where}: the payload must be bytes")
+    if data is PAYLOAD:
+        if payload[0] is None:
+            raise WireError(
+                f"{where}: names the message's payload, but there is none (or another op took it)"
+            )
+        data, payload[0] = payload[0], None
+        args[2] = data
+    if not isinstance(data, (bytes, memoryview)):
+        raise WireError(f"{where}: the array's bytes must be bytes or the message's payload")
     _check_payload(where, dtype, shape, data)
 
 
-def _check_payload(where: str, dtype: str, shape: tuple[int, ...], data: bytes) -> None:
+def _check_payload(where: str, dtype: str, shape: tuple[int, ...], data: bytes | memoryview) -> None:
     expected = math.prod(shape) * ITEMSIZE[dtype]
-    if len(data) != expected:
+    if memoryview(data).nbytes != expected:
         raise WireError(
-            f"{where}: payload of {len(data)} bytes does not match shape {shape} and dtype {dtype} "
-            f"({expected} bytes)"
+            f"{where}: payload of {memoryview(data).nbytes} bytes does not match shape {shape} and dtype "
+            f"{dtype} ({expected} bytes)"
         )
+
+
+_LEAVES = frozenset({bool, int, float, str, complex, Handle, DType, slice})
 
 
 def _check_value(value: Any, depth: int, seq: int, name: str) -> None:
     if depth > MAX_DEPTH:
         raise WireError(f"op {seq} ({name}): argument values nested more than {MAX_DEPTH} deep")
-    if (
-        value is None
-        or value is Ellipsis
-        or isinstance(value, (bool, int, float, str, complex, Handle, DType))
-    ):
-        return
-    if isinstance(value, slice):
-        return  # parts checked when decoded
+    if type(value) in _LEAVES or value is None or value is Ellipsis:
+        return  # (a slice's parts were checked when it was decoded)
     if isinstance(value, (list, tuple)):
         for item in value:
             _check_value(item, depth + 1, seq, name)
@@ -433,7 +509,7 @@ def _expect_len(message: list[Any], n: int, kind: str) -> None:
 
 
 def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    return type(value) is int  # msgpack gives plain ints; bool is not one
 
 
 # -- messages from the server, decoded by the client -----------------------------------------------
@@ -443,10 +519,12 @@ def decode_server_message(data: Any) -> list[Any]:
     """Decode and check a message sent by a server; raise :class:`WireError` if it is malformed.
 
     Returns the message as a list with shapes as tuples: ``["meta", seq, [(shape, dtype), ...]]``,
-    ``["data", seq, dtype, shape, bytes]``, ``["error", seq, op, kind, text]``, ...
+    ``["data", seq, dtype, shape, memoryview]``, ``["error", seq, op, kind, text]``, ...
     """
-    message = _decode_frame(data, 2**31 - 1)
+    message, payload = _decode_frame(data, 2**31 - 1)
     kind = message[0]
+    if (payload is not None) != (kind == "data"):
+        raise WireError("only a 'data' message carries a payload, and it always does")
     sizes = {"challenge": 3, "welcome": 3, "error": 5, "meta": 3, "data": 5, "stats": 3}
     if kind not in sizes:
         raise WireError(f"unknown message kind {kind!r} from the server")
@@ -459,10 +537,10 @@ def decode_server_message(data: Any) -> list[Any]:
         message[2] = [_decode_meta(m, "meta") for m in message[2]]
     elif kind == "data":
         dtype, shape = _dtype_name(message[2], "data"), _shape(message[3], "data")
-        if not isinstance(message[4], bytes):
-            raise WireError("data: the payload must be bytes")
-        _check_payload("data", dtype, shape, message[4])
-        message[2], message[3] = dtype, shape
+        if message[4] is not PAYLOAD or payload is None:
+            raise WireError("data: the array's bytes follow the header")
+        _check_payload("data", dtype, shape, payload)
+        message[2], message[3], message[4] = dtype, shape, payload
     elif kind == "error" and not all(isinstance(v, str) for v in message[2:]):
         raise WireError("error: op, kind and message must be strings")
     elif kind in ("welcome", "stats") and not isinstance(message[2], dict):
