@@ -28,9 +28,8 @@ import numpy as np
 if not os.environ.get("XDG_RUNTIME_DIR"):
     os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="ruda-wgpu-xdg-")
 
-import wgpu  # noqa: E402
-
-import ruda_wgpu as xp  # noqa: E402
+import ruda_wgpu as xp
+import wgpu
 
 RESULTS = Path(__file__).resolve().parent / "results"
 WG = 256
@@ -100,17 +99,23 @@ class HandWritten:
         adapter = xp.__array_namespace_info__().default_device().adapter
         self.device = adapter.request_device_sync()
         self.usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
-        self.probe = self.device.create_buffer(size=4, usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST)
+        self.probe = self.device.create_buffer(
+            size=4, usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
+        )
 
     def buffer(self, host: np.ndarray | None, nbytes: int = 0) -> Any:
-        buf = self.device.create_buffer(size=max(host.nbytes if host is not None else nbytes, 4), usage=self.usage)
+        buf = self.device.create_buffer(
+            size=max(host.nbytes if host is not None else nbytes, 4), usage=self.usage
+        )
         if host is not None:
             self.device.queue.write_buffer(buf, 0, host)
         return buf
 
     def pipeline(self, code: str, buffers: list[Any]) -> tuple[Any, Any]:
         module = self.device.create_shader_module(code=code)
-        pipe = self.device.create_compute_pipeline(layout="auto", compute={"module": module, "entry_point": "main"})
+        pipe = self.device.create_compute_pipeline(
+            layout="auto", compute={"module": module, "entry_point": "main"}
+        )
         group = self.device.create_bind_group(
             layout=pipe.get_bind_group_layout(0),
             entries=[{"binding": i, "resource": {"buffer": b}} for i, b in enumerate(buffers)],
@@ -174,8 +179,9 @@ def bench_elementwise(hand: HandWritten, op: str, n: int, reps: int, trials: int
         pipe, group = hand.pipeline(ELEMENTWISE.replace("EXPR", "a[i] + b[i]"), [ba, bb, bo])
     else:  # exp reads one input: drop the second binding
         code = ELEMENTWISE.replace("@group(0) @binding(1) var<storage, read> b: array<f32>;\n", "")
-        pipe, group = hand.pipeline(code.replace("@binding(2)", "@binding(1)").replace("EXPR", "exp(a[i])"),
-                                    [ba, bo])
+        pipe, group = hand.pipeline(
+            code.replace("@binding(2)", "@binding(1)").replace("EXPR", "exp(a[i])"), [ba, bo]
+        )
 
     def handwritten() -> None:
         hand.run([(pipe, group, grid(-(-n // WG)))], reps)
@@ -243,7 +249,9 @@ def bench_matmul(hand: HandWritten, n: int, reps: int, trials: int) -> dict[str,
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--full", action="store_true", help="every size, also on CPU adapters")
     args = parser.parse_args()
     dev = xp.__array_namespace_info__().default_device()
@@ -252,8 +260,14 @@ def main() -> int:
     mm_sizes = [256, 512] if cpu else [256, 512, 1024, 2048]
     hand = HandWritten()
     rows = []
-    print(f"device: {dev.name} = {dev.description}{'  (sizes capped for a CPU adapter; --full for all)' if cpu else ''}")
-    print(f"{'op':8} {'size':>9} {'ours ms':>10} {'hand ms':>10} {'numpy ms':>10} {'ours/hand':>10} {'ours/numpy':>11}")
+    print(
+        f"device: {dev.name} = {dev.description}"
+        + ("  (sizes capped for a CPU adapter; --full for all)" if cpu else "")
+    )
+    print(
+        f"{'op':8} {'size':>9} {'ours ms':>10} {'hand ms':>10} {'numpy ms':>10} "
+        f"{'ours/hand':>10} {'ours/numpy':>11}"
+    )
     for op in ("add", "exp", "sum", "matmul"):
         for n in mm_sizes if op == "matmul" else sizes:
             reps = 1 if op == "matmul" else (20 if n <= 10**5 else 5)
@@ -264,12 +278,23 @@ def main() -> int:
                 t = bench_sum(hand, n, reps, trials)
             else:
                 t = bench_elementwise(hand, op, n, reps, trials)
-            row = {"op": op, "size": n, **t, "ours/hand": t["ours"] / t["hand"], "ours/numpy": t["ours"] / t["numpy"]}
+            row = {
+                "op": op,
+                "size": n,
+                **t,
+                "ours/hand": t["ours"] / t["hand"],
+                "ours/numpy": t["ours"] / t["numpy"],
+            }
             rows.append(row)
-            print(f"{op:8} {n:>9} {t['ours'] * 1e3:>10.3f} {t['hand'] * 1e3:>10.3f} {t['numpy'] * 1e3:>10.3f} "
-                  f"{row['ours/hand']:>10.2f} {row['ours/numpy']:>11.2f}", flush=True)
+            print(
+                f"{op:8} {n:>9} {t['ours'] * 1e3:>10.3f} {t['hand'] * 1e3:>10.3f} {t['numpy'] * 1e3:>10.3f} "
+                f"{row['ours/hand']:>10.2f} {row['ours/numpy']:>11.2f}",
+                flush=True,
+            )
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "wgpu_overhead.json").write_text(json.dumps({"device": dev.description, "rows": rows}, indent=1))
+    (RESULTS / "wgpu_overhead.json").write_text(
+        json.dumps({"device": dev.description, "rows": rows}, indent=1)
+    )
     try:
         import matplotlib
 

@@ -6,7 +6,6 @@ import operator
 
 import numpy as np
 import pytest
-
 from ruda.testing import assert_matches_numpy, parametrize_backends
 
 pytestmark = parametrize_backends("wgpu")
@@ -58,7 +57,7 @@ def test_comparison_operators(xp, op):
 
 
 def test_unary_operators_and_matmul(xp):
-    a, b, x, y = _pair(xp, "int")
+    a, _, x, _ = _pair(xp, "int")
     assert_matches_numpy(-x, -a)
     assert_matches_numpy(+x, +a)
     assert_matches_numpy(abs(-x), a)
@@ -87,10 +86,24 @@ def test_numpy_scalars_defer_to_the_array(xp):
     assert_matches_numpy(out, np.array([2.0, 4.0], np.float32))
 
 
-@pytest.mark.parametrize("key", [
-    1, -1, (1, 2), (slice(None), 2), (slice(1, None, 2),), (Ellipsis, 1), (None, 1), (1, None, slice(None, None, -1)),
-    (slice(None, None, -2), Ellipsis, None), (), Ellipsis, (slice(5, 1),), (0, slice(None), -3),
-])
+@pytest.mark.parametrize(
+    "key",
+    [
+        1,
+        -1,
+        (1, 2),
+        (slice(None), 2),
+        (slice(1, None, 2),),
+        (Ellipsis, 1),
+        (None, 1),
+        (1, None, slice(None, None, -1)),
+        (slice(None, None, -2), Ellipsis, None),
+        (),
+        Ellipsis,
+        (slice(5, 1),),
+        (0, slice(None), -3),
+    ],
+)
 def test_getitem_basic(xp, key):
     host = np.arange(60, dtype=np.int32).reshape(3, 4, 5)
     x = xp.asarray(host)
@@ -173,7 +186,12 @@ def test_mixing_devices_raises(xp):
         pytest.skip("only one WebGPU adapter here")
     a = xp.ones((3,), device=devs[0])
     b = xp.ones((3,), device=devs[1])
-    for fn in (lambda: a + b, lambda: xp.concat([a, b]), lambda: xp.matmul(a, b), lambda: xp.where(a > 0, a, b)):
+    for fn in (
+        lambda: a + b,
+        lambda: xp.concat([a, b]),
+        lambda: xp.matmul(a, b),
+        lambda: xp.where(a > 0, a, b),
+    ):
         with pytest.raises(ValueError, match="two devices") as err:
             fn()
         assert devs[0].name in str(err.value) and devs[1].name in str(err.value)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 import ruda_wgpu
 from ruda.testing import assert_matches_numpy, parametrize_backends
 from ruda_wgpu._elementwise import _OPS
@@ -13,8 +12,9 @@ pytestmark = parametrize_backends("wgpu")
 
 DEVICE_DTYPES = list(ruda_wgpu.__array_namespace_info__().dtypes())
 KINDS = {"b": "bool", "i": "signed", "u": "unsigned", "f": "float"}
-SPECIAL = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.5, 1e-7, 1e30, -1e30, np.inf, -np.inf, np.nan],
-                   dtype=np.float32)
+SPECIAL = np.array(
+    [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.5, 1e-7, 1e30, -1e30, np.inf, -np.inf, np.nan], dtype=np.float32
+)
 
 
 def _values(dtype: str, n: int = 40, seed: int = 0) -> np.ndarray:
@@ -40,9 +40,19 @@ def _cases(nargs: int) -> list:
     return cases
 
 
-NUMPY_NAME = {"bitwise_invert": "invert", "pow": "power", "atan2": "arctan2", "asin": "arcsin",
-              "acos": "arccos", "atan": "arctan", "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh",
-              "bitwise_left_shift": "left_shift", "bitwise_right_shift": "right_shift"}
+NUMPY_NAME = {
+    "bitwise_invert": "invert",
+    "pow": "power",
+    "atan2": "arctan2",
+    "asin": "arcsin",
+    "acos": "arccos",
+    "atan": "arctan",
+    "asinh": "arcsinh",
+    "acosh": "arccosh",
+    "atanh": "arctanh",
+    "bitwise_left_shift": "left_shift",
+    "bitwise_right_shift": "right_shift",
+}
 
 
 def _numpy(name: str, *args: np.ndarray) -> np.ndarray:
@@ -88,15 +98,19 @@ def test_broadcasting_strides_and_scalars(xp, dtype):
     x, y = xp.asarray(a), xp.asarray(b)
     assert_matches_numpy(x + y, _numpy("add", a, b))
     assert_matches_numpy(x[:, ::-1, 1:] * y[1:], _numpy("multiply", a[:, ::-1, 1:], b[1:]))
-    assert_matches_numpy(xp.permute_dims(x, (2, 0, 1)) - y[:, None, None],
-                         _numpy("subtract", a.transpose(2, 0, 1), b[:, None, None]))
+    assert_matches_numpy(
+        xp.permute_dims(x, (2, 0, 1)) - y[:, None, None],
+        _numpy("subtract", a.transpose(2, 0, 1), b[:, None, None]),
+    )
     scalar = 3 if np.dtype(dtype).kind in "iu" else 2.5
     assert_matches_numpy(x * scalar, _numpy("multiply", a, np.asarray(scalar, dtype=dtype)))
     assert_matches_numpy(scalar - x, _numpy("subtract", np.asarray(scalar, dtype=dtype), a))
 
 
-@pytest.mark.parametrize(("a", "b"), [("int8", "uint8"), ("int16", "uint8"), ("uint16", "int32"),
-                                      ("int8", "int16"), ("uint8", "uint32")])
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [("int8", "uint8"), ("int16", "uint8"), ("uint16", "int32"), ("int8", "int16"), ("uint8", "uint32")],
+)
 def test_mixed_integer_promotion(xp, a, b):
     x, y = _values(a, seed=5), _values(b, seed=6)
     got = xp.add(xp.asarray(x), xp.asarray(y))

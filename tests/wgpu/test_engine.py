@@ -6,7 +6,6 @@ import gc
 
 import numpy as np
 import pytest
-
 from ruda.testing import assert_matches_numpy, parametrize_backends
 
 pytestmark = parametrize_backends("wgpu")
@@ -24,6 +23,7 @@ def test_size_classes_are_monotonic_and_bounded(xp):
 def test_steady_state_work_creates_no_buffers(xp):
     x = xp.ones((1000,))
     y = xp.ones((1000,))
+
     def work() -> None:
         for _ in range(5):
             z = xp.sum(xp.exp(x + y) * 2.0)
@@ -80,7 +80,9 @@ def test_memory_is_flat_after_10000_mixed_ops(xp):
     after = xp.memory_stats()
     assert after["dispatches"] - before["dispatches"] >= 10_000
     assert abs(after["allocated_bytes"] - before["allocated_bytes"]) <= 0.01 * before["allocated_bytes"], (
-        before, after)
+        before,
+        after,
+    )
     assert after["in_use_bytes"] <= before["in_use_bytes"]
 
 
@@ -156,6 +158,19 @@ def test_devices_and_info_tell_the_truth(xp):
         defaults = info.default_dtypes(device=dev)
         assert defaults["real floating"] == xp.float32
         assert defaults["indexing"] == (xp.int64 if "int64" in dtypes else xp.int32)
-    for name in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-                 "float32", "float64", "complex64", "complex128"):
+    for name in (
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ):
         assert hasattr(xp, name)

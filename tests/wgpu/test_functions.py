@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 import ruda_wgpu
 from ruda.testing import assert_matches_numpy, parametrize_backends
 
@@ -32,13 +31,17 @@ def test_creation(xp):
     assert_matches_numpy(xp.arange(2, 20, 3, dtype=xp.int32), np.arange(2, 20, 3, dtype=np.int32))
     assert_matches_numpy(xp.arange(1.0, 0.0, -0.25), np.arange(1.0, 0.0, -0.25, dtype=np.float32))
     assert_matches_numpy(xp.linspace(-1, 1, 7), np.linspace(-1, 1, 7, dtype=np.float32))
-    assert_matches_numpy(xp.linspace(0, 1, 4, endpoint=False), np.linspace(0, 1, 4, endpoint=False, dtype=np.float32))
+    assert_matches_numpy(
+        xp.linspace(0, 1, 4, endpoint=False), np.linspace(0, 1, 4, endpoint=False, dtype=np.float32)
+    )
     assert_matches_numpy(xp.eye(3, 5, k=-1, dtype=xp.int32), np.eye(3, 5, k=-1, dtype=np.int32))
     base = _host("float32", (4, 5))
     assert_matches_numpy(xp.tril(xp.asarray(base), k=1), np.tril(base, k=1))
     assert_matches_numpy(xp.triu(xp.asarray(base), k=-1), np.triu(base, k=-1))
     g = xp.meshgrid(xp.arange(3, dtype=xp.int32), xp.arange(2, dtype=xp.int32))
-    for got, want in zip(g, np.meshgrid(np.arange(3, dtype=np.int32), np.arange(2, dtype=np.int32)), strict=True):
+    for got, want in zip(
+        g, np.meshgrid(np.arange(3, dtype=np.int32), np.arange(2, dtype=np.int32)), strict=True
+    ):
         assert_matches_numpy(got, want)
     assert_matches_numpy(xp.zeros_like(xp.asarray(base)), np.zeros_like(base))
     assert_matches_numpy(xp.full_like(xp.asarray(base), 2.0), np.full_like(base, 2.0))
@@ -58,8 +61,13 @@ def test_reductions(xp, name, dtype, axis):
         want = getattr(np, name)(host, axis=axis, keepdims=keepdims)
         if name in ("sum", "prod") and np.dtype(dtype).kind == "u":
             want = want.astype(got.dtype)
-        assert_matches_numpy(got, want, rtol=1e-5 if np.dtype(dtype).kind == "f" else None, atol=1e-5,
-                             check_dtype=name in ("min", "max") or np.dtype(dtype).kind == "f")
+        assert_matches_numpy(
+            got,
+            want,
+            rtol=1e-5 if np.dtype(dtype).kind == "f" else None,
+            atol=1e-5,
+            check_dtype=name in ("min", "max") or np.dtype(dtype).kind == "f",
+        )
 
 
 def test_statistics_and_logic(xp):
@@ -68,13 +76,18 @@ def test_statistics_and_logic(xp):
     for axis in (None, 0, 1):
         assert_matches_numpy(xp.mean(x, axis=axis), host.mean(axis=axis), rtol=1e-5, atol=1e-6)
         assert_matches_numpy(xp.var(x, axis=axis, correction=1), host.var(axis=axis, ddof=1), rtol=1e-4)
-        assert_matches_numpy(xp.std(x, axis=axis, keepdims=True), host.std(axis=axis, keepdims=True), rtol=1e-4)
+        assert_matches_numpy(
+            xp.std(x, axis=axis, keepdims=True), host.std(axis=axis, keepdims=True), rtol=1e-4
+        )
         assert_matches_numpy(xp.all(x > -1, axis=axis), np.all(host > -1, axis=axis))
         assert_matches_numpy(xp.any(x > 1, axis=axis), np.any(host > 1, axis=axis))
     assert_matches_numpy(xp.cumulative_sum(x, axis=1), np.cumsum(host, axis=1), rtol=1e-5, atol=1e-6)
     ints = _host("int32", (3, 4))
-    assert_matches_numpy(xp.cumulative_prod(xp.asarray(ints), axis=0, include_initial=True),
-                         np.concatenate([np.ones((1, 4), np.int64), np.cumprod(ints, axis=0)]), check_dtype=False)
+    assert_matches_numpy(
+        xp.cumulative_prod(xp.asarray(ints), axis=0, include_initial=True),
+        np.concatenate([np.ones((1, 4), np.int64), np.cumprod(ints, axis=0)]),
+        check_dtype=False,
+    )
     with pytest.raises(ValueError):
         xp.max(xp.zeros((0, 3)), axis=0)
 
@@ -87,17 +100,29 @@ def test_long_reduction_uses_several_passes(xp):
     assert abs(float(xp.sum(xp.asarray(f))) - float(f.astype(np.float64).sum())) < 1e-2
 
 
-@pytest.mark.parametrize("dtype", ["float32", "int32", "int8", "uint16"] + (["int64"] if "int64" in NUMERIC else []))
+@pytest.mark.parametrize(
+    "dtype", ["float32", "int32", "int8", "uint16"] + (["int64"] if "int64" in NUMERIC else [])
+)
 def test_matmul(xp, dtype):
-    for sa, sb in [((5, 7), (7, 3)), ((33, 17), (17, 40)), ((2, 1, 4, 5), (3, 5, 2)), ((5,), (5, 4)),
-                   ((4, 5), (5,)), ((6,), (6,))]:
+    for sa, sb in [
+        ((5, 7), (7, 3)),
+        ((33, 17), (17, 40)),
+        ((2, 1, 4, 5), (3, 5, 2)),
+        ((5,), (5, 4)),
+        ((4, 5), (5,)),
+        ((6,), (6,)),
+    ]:
         a, b = _host(dtype, sa, 1), _host(dtype, sb, 2)
         want = np.matmul(a, b)
         got = xp.matmul(xp.asarray(a), xp.asarray(b))
         assert_matches_numpy(got, want, rtol=1e-5, atol=1e-5)
     a, b = _host("float32", (3, 4, 5)), _host("float32", (4, 5, 2))
-    assert_matches_numpy(xp.tensordot(xp.asarray(a), xp.asarray(b), axes=([1, 2], [0, 1])),
-                         np.tensordot(a, b, axes=([1, 2], [0, 1])), rtol=1e-5, atol=1e-5)
+    assert_matches_numpy(
+        xp.tensordot(xp.asarray(a), xp.asarray(b), axes=([1, 2], [0, 1])),
+        np.tensordot(a, b, axes=([1, 2], [0, 1])),
+        rtol=1e-5,
+        atol=1e-5,
+    )
     assert_matches_numpy(xp.tensordot(xp.asarray(a), xp.asarray(a), axes=0), np.tensordot(a, a, axes=0))
     c = _host("float32", (4, 5))
     assert_matches_numpy(xp.vecdot(xp.asarray(a), xp.asarray(c)), np.vecdot(a, c), rtol=1e-5, atol=1e-5)

@@ -18,8 +18,21 @@ import math as _math
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, _install_operators
 from ruda_wgpu._creation import (
-    arange, asarray, empty_like, eye, from_dlpack, full, full_like, linspace, meshgrid, ones, ones_like, tril,
-    triu, zeros, zeros_like,
+    arange,
+    asarray,
+    empty_like,
+    eye,
+    from_dlpack,
+    full,
+    full_like,
+    linspace,
+    meshgrid,
+    ones,
+    ones_like,
+    tril,
+    triu,
+    zeros,
+    zeros_like,
 )
 from ruda_wgpu._creation import empty_ as empty
 from ruda_wgpu._dtypes import can_cast, finfo, iinfo, isdtype, result_type
@@ -31,12 +44,37 @@ from ruda_wgpu._engine import devices as _devices
 from ruda_wgpu._info import __array_namespace_info__
 from ruda_wgpu._linalg import matmul, tensordot, vecdot
 from ruda_wgpu._manipulation import (
-    broadcast_arrays, broadcast_shapes, broadcast_to, concat, expand_dims, flip, matrix_transpose, moveaxis,
-    permute_dims, repeat, reshape, roll, squeeze, stack, take, tile, unstack,
+    broadcast_arrays,
+    broadcast_shapes,
+    broadcast_to,
+    concat,
+    expand_dims,
+    flip,
+    matrix_transpose,
+    moveaxis,
+    permute_dims,
+    repeat,
+    reshape,
+    roll,
+    squeeze,
+    stack,
+    take,
+    tile,
+    unstack,
 )
 from ruda_wgpu._missing import fill as _fill
 from ruda_wgpu._statistical import (
-    all, any, cumulative_prod, cumulative_sum, max, mean, min, prod, std, sum, var,  # noqa: A004
+    all,
+    any,
+    cumulative_prod,
+    cumulative_sum,
+    max,
+    mean,
+    min,
+    prod,
+    std,
+    sum,
+    var,
 )
 from ruda_wgpu._utility import count_nonzero, diff
 
@@ -44,7 +82,7 @@ from . import linalg
 
 __array_api_version__ = "2025.12"
 
-bool = _dtypes.bool_  # noqa: A001  (the spec's name)
+bool = _dtypes.bool_
 int8, int16, int32, int64 = _dtypes.int8, _dtypes.int16, _dtypes.int32, _dtypes.int64
 uint8, uint16, uint32, uint64 = _dtypes.uint8, _dtypes.uint16, _dtypes.uint32, _dtypes.uint64
 float32, float64 = _dtypes.float32, _dtypes.float64
@@ -63,7 +101,7 @@ def synchronize(device: Device | str | None = None) -> None:
     """Submit the recorded work of ``device`` (all devices when None) and wait for it to finish."""
     from ruda_wgpu._engine import resolve_device
 
-    for dev in (_devices() if device is None else (resolve_device(device),)):
+    for dev in _devices() if device is None else (resolve_device(device),):
         dev.synchronize()
 
 
@@ -87,17 +125,89 @@ def empty_cache(device: Device | str | None = None) -> None:
 
 
 __all__ = [
-    "Array", "Device", "__array_api_version__", "__array_namespace_info__", "linalg",
-    "synchronize", "memory_stats", "empty_cache",
-    "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like", "linspace",
-    "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like",
-    "astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type",
-    *_ELEMENTWISE, "clip", "where",
-    "matmul", "matrix_transpose", "tensordot", "vecdot", "take",
-    "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims", "flip", "moveaxis",
-    "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile", "unstack",
-    "all", "any", "cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var",
-    "count_nonzero", "diff", *_MISSING,
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float32", "float64", "complex64", "complex128", "e", "pi", "inf", "nan", "newaxis",
+    "Array",
+    "Device",
+    "__array_api_version__",
+    "__array_namespace_info__",
+    "linalg",
+    "synchronize",
+    "memory_stats",
+    "empty_cache",
+    "arange",
+    "asarray",
+    "empty",
+    "empty_like",
+    "eye",
+    "from_dlpack",
+    "full",
+    "full_like",
+    "linspace",
+    "meshgrid",
+    "ones",
+    "ones_like",
+    "tril",
+    "triu",
+    "zeros",
+    "zeros_like",
+    "astype",
+    "can_cast",
+    "finfo",
+    "iinfo",
+    "isdtype",
+    "result_type",
+    *_ELEMENTWISE,
+    "clip",
+    "where",
+    "matmul",
+    "matrix_transpose",
+    "tensordot",
+    "vecdot",
+    "take",
+    "broadcast_arrays",
+    "broadcast_shapes",
+    "broadcast_to",
+    "concat",
+    "expand_dims",
+    "flip",
+    "moveaxis",
+    "permute_dims",
+    "repeat",
+    "reshape",
+    "roll",
+    "squeeze",
+    "stack",
+    "tile",
+    "unstack",
+    "all",
+    "any",
+    "cumulative_prod",
+    "cumulative_sum",
+    "max",
+    "mean",
+    "min",
+    "prod",
+    "std",
+    "sum",
+    "var",
+    "count_nonzero",
+    "diff",
+    *_MISSING,
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+    "e",
+    "pi",
+    "inf",
+    "nan",
+    "newaxis",
 ]

@@ -39,8 +39,15 @@ class Array:
         raise TypeError("create ruda_wgpu arrays with ruda_wgpu.asarray(), zeros(), ... not Array()")
 
     @classmethod
-    def _new(cls, storage: Storage, shape: tuple[int, ...], dtype: np.dtype[Any], device: GpuDevice,
-             strides: tuple[int, ...] | None = None, offset: int = 0) -> Array:
+    def _new(
+        cls,
+        storage: Storage,
+        shape: tuple[int, ...],
+        dtype: np.dtype[Any],
+        device: GpuDevice,
+        strides: tuple[int, ...] | None = None,
+        offset: int = 0,
+    ) -> Array:
         self = object.__new__(cls)
         self._storage = storage
         self._shape = tuple(shape)
@@ -113,8 +120,10 @@ class Array:
         return Operand(self._storage, self._offset, self._strides, self._dtype)
 
     def _is_contiguous(self) -> bool:
-        return all(s == c or n == 1 for n, s, c in zip(self._shape, self._strides, c_strides(self._shape),
-                                                           strict=True))
+        return all(
+            s == c or n == 1
+            for n, s, c in zip(self._shape, self._strides, c_strides(self._shape), strict=True)
+        )
 
     def __repr__(self) -> str:
         body = np.array2string(to_numpy(self), separator=", ", prefix="Array(")
@@ -122,9 +131,11 @@ class Array:
 
     # -- conversions ---------------------------------------------------------------------------
     def _scalar(self, kind: str) -> Any:
-        if self.size != 1 or self.ndim != 0 and kind == "index":
-            raise TypeError(f"only a {'0-D' if kind == 'index' else 'one-element'} array converts to a "
-                            f"Python {kind}, not an array of shape {self._shape}")
+        if self.size != 1 or (self.ndim != 0 and kind == "index"):
+            raise TypeError(
+                f"only a {'0-D' if kind == 'index' else 'one-element'} array converts to a "
+                f"Python {kind}, not an array of shape {self._shape}"
+            )
         return to_numpy(self).reshape(()).item()
 
     def __bool__(self) -> bool:
@@ -147,13 +158,24 @@ class Array:
             raise TypeError(f"only integer arrays can be used as an index, not {self._dtype.name}")
         return int(self._scalar("index"))
 
-    def __dlpack__(self, /, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,
-                   copy: bool | None = None) -> Any:
+    def __dlpack__(
+        self,
+        /,
+        *,
+        stream: Any = None,
+        max_version: Any = None,
+        dl_device: Any = None,
+        copy: bool | None = None,
+    ) -> Any:
         """DLPack export of a *host copy* (the GPU memory of WebGPU cannot be shared)."""
         if copy is False:
-            raise BufferError("ruda_wgpu arrays live in GPU memory that DLPack cannot share: use copy=None/True")
-        if dl_device is not None and tuple(dl_device)[0] != 1:
-            raise BufferError(f"ruda_wgpu exports DLPack only as a host copy (device (1, 0)), not {dl_device}")
+            raise BufferError(
+                "ruda_wgpu arrays live in GPU memory that DLPack cannot share: use copy=None/True"
+            )
+        if dl_device is not None and next(iter(dl_device)) != 1:
+            raise BufferError(
+                f"ruda_wgpu exports DLPack only as a host copy (device (1, 0)), not {dl_device}"
+            )
         host = to_numpy(self)
         if max_version is None:
             return host.__dlpack__()
@@ -186,8 +208,10 @@ class Array:
 def from_numpy(host: np.ndarray[Any, Any], dtype: np.dtype[Any], device: GpuDevice) -> Array:
     """Upload a host array as ``dtype`` (converted to the stored word type) to ``device``."""
     device.check_dtype(dtype)
-    words = np.asarray(np.asarray(host).astype(dtype, copy=False).astype(
-        _dtypes.STORAGE_NP[dtype.name], copy=False), order="C")
+    words = np.asarray(
+        np.asarray(host).astype(dtype, copy=False).astype(_dtypes.STORAGE_NP[dtype.name], copy=False),
+        order="C",
+    )
     storage = Storage(device, max(words.nbytes, 4))
     device.write(storage.buffer, 0, memoryview(words.reshape(-1).view(np.uint8)))
     if words.nbytes <= HOST_CACHE_BYTES:
@@ -220,11 +244,14 @@ def to_numpy(x: Array) -> np.ndarray[Any, Any]:
     """Read an array back to the host as a NumPy array of its dtype."""
     st = x._storage
     if st.host is None and st.nbytes <= HOST_CACHE_BYTES and x.size:
-        st.host = np.frombuffer(x.device.read(st.buffer, 0, st.nbytes), dtype=_dtypes.STORAGE_NP[x.dtype.name])
+        st.host = np.frombuffer(
+            x.device.read(st.buffer, 0, st.nbytes), dtype=_dtypes.STORAGE_NP[x.dtype.name]
+        )
     if st.host is not None:
         isz = st.host.itemsize
-        view = np.lib.stride_tricks.as_strided(st.host[x._offset:], shape=x.shape,
-                                               strides=[s * isz for s in x._strides], writeable=False)
+        view = np.lib.stride_tricks.as_strided(
+            st.host[x._offset :], shape=x.shape, strides=[s * isz for s in x._strides], writeable=False
+        )
         return view.astype(x.dtype)
     x = contiguous(x)
     isz = storage_itemsize(x.dtype)
@@ -237,8 +264,10 @@ def assign(target: Array, value: Any) -> None:
     """Write ``value`` (an array broadcastable to ``target`` or a Python scalar) into the view ``target``."""
     if isinstance(value, Array):
         if value.device is not target.device:
-            raise ValueError(f"cannot assign an array on {value.device} into one on {target.device}: "
-                             "move it first with to_device()")
+            raise ValueError(
+                f"cannot assign an array on {value.device} into one on {target.device}: "
+                "move it first with to_device()"
+            )
         if value._storage is target._storage:
             value = copy_of(value)
         from ruda_wgpu._manipulation import broadcast_to
@@ -250,8 +279,9 @@ def assign(target: Array, value: Any) -> None:
         check_scalar_range(value, target.dtype)
         src, body = Scalar(value, target.dtype), "x0"
     else:
-        raise TypeError(f"cannot assign a {type(value).__name__} into a ruda_wgpu array: "
-                        "use an array or a Python scalar")
+        raise TypeError(
+            f"cannot assign a {type(value).__name__} into a ruda_wgpu array: use an array or a Python scalar"
+        )
     launch_elementwise(target.device, ("assign", body), body, "", target._operand(), [src], target.shape)
 
 
@@ -278,12 +308,27 @@ def check_scalar_range(value: Any, dtype: np.dtype[Any]) -> None:
 
 
 _BINARY = {
-    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide", "floordiv": "floor_divide",
-    "mod": "remainder", "pow": "pow", "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
-    "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift",
+    "add": "add",
+    "sub": "subtract",
+    "mul": "multiply",
+    "truediv": "divide",
+    "floordiv": "floor_divide",
+    "mod": "remainder",
+    "pow": "pow",
+    "and": "bitwise_and",
+    "or": "bitwise_or",
+    "xor": "bitwise_xor",
+    "lshift": "bitwise_left_shift",
+    "rshift": "bitwise_right_shift",
 }
-_COMPARE = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal", "gt": "greater",
-            "ge": "greater_equal"}
+_COMPARE = {
+    "eq": "equal",
+    "ne": "not_equal",
+    "lt": "less",
+    "le": "less_equal",
+    "gt": "greater",
+    "ge": "greater_equal",
+}
 _UNARY = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}
 
 
@@ -308,8 +353,10 @@ def _install_operators() -> None:
         def iop(self: Array, other: Any) -> Array:
             result = fn(self, other)
             if result.dtype != self.dtype or result.shape != self.shape:
-                raise TypeError(f"in-place {fn.__name__} would turn {self.dtype.name}{list(self.shape)} into "
-                                f"{result.dtype.name}{list(result.shape)}: use the out-of-place form")
+                raise TypeError(
+                    f"in-place {fn.__name__} would turn {self.dtype.name}{list(self.shape)} into "
+                    f"{result.dtype.name}{list(result.shape)}: use the out-of-place form"
+                )
             assign(self, result)
             return self
 

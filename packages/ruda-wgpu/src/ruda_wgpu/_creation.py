@@ -17,7 +17,9 @@ from ruda_wgpu._kernels import Scalar, launch_elementwise
 
 
 def _shape(shape: int | Sequence[int]) -> tuple[int, ...]:
-    out = (operator.index(shape),) if not isinstance(shape, tuple | list) else tuple(map(operator.index, shape))
+    out = (
+        (operator.index(shape),) if not isinstance(shape, tuple | list) else tuple(map(operator.index, shape))
+    )
     if any(n < 0 for n in out):
         raise ValueError(f"negative dimensions are not allowed: {out}")
     return out
@@ -39,8 +41,9 @@ def _fill(out: Array, value: Any) -> Array:
     return out
 
 
-def full(shape: int | Sequence[int], fill_value: bool | int | float, *, dtype: Any = None,
-         device: Any = None) -> Array:
+def full(
+    shape: int | Sequence[int], fill_value: bool | int | float, *, dtype: Any = None, device: Any = None
+) -> Array:
     """An array of ``shape`` filled with ``fill_value`` (dtype from the value when not given)."""
     dev = resolve_device(device)
     if isinstance(fill_value, Array):
@@ -80,8 +83,11 @@ def empty_(shape: int | Sequence[int], *, dtype: Any = None, device: Any = None)
 def _like(x: Array, dtype: Any, device: Any) -> tuple[tuple[int, ...], np.dtype[Any], GpuDevice]:
     if not isinstance(x, Array):
         raise TypeError(f"expected a ruda_wgpu array, not {type(x).__name__}")
-    return x.shape, x.dtype if dtype is None else _dtypes.check_dtype(dtype), (
-        x.device if device is None else resolve_device(device))
+    return (
+        x.shape,
+        x.dtype if dtype is None else _dtypes.check_dtype(dtype),
+        (x.device if device is None else resolve_device(device)),
+    )
 
 
 def empty_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
@@ -104,8 +110,15 @@ def full_like(x: Array, /, fill_value: bool | int | float, *, dtype: Any = None,
     return full(shape, fill_value, dtype=dt, device=dev)
 
 
-def arange(start: int | float, /, stop: int | float | None = None, step: int | float = 1, *,
-           dtype: Any = None, device: Any = None) -> Array:
+def arange(
+    start: int | float,
+    /,
+    stop: int | float | None = None,
+    step: int | float = 1,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+) -> Array:
     """Evenly spaced values in [start, stop), computed on the device as ``start + i * step``."""
     dev = resolve_device(device)
     if stop is None:
@@ -138,8 +151,16 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
     return out
 
 
-def linspace(start: int | float, stop: int | float, /, num: int, *, dtype: Any = None, device: Any = None,
-             endpoint: bool = True) -> Array:
+def linspace(
+    start: int | float,
+    stop: int | float,
+    /,
+    num: int,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    endpoint: bool = True,
+) -> Array:
     """``num`` evenly spaced values from start to stop (stop included when ``endpoint``)."""
     dev = resolve_device(device)
     for v in (start, stop):
@@ -156,13 +177,19 @@ def linspace(start: int | float, stop: int | float, /, num: int, *, dtype: Any =
     out = empty((num,), dt, dev)
     last = num - 1 if endpoint and num > 1 else 0xFFFFFFFF
     body = "select(x0 + f32(gi) * x1, x2, gi == x3)"
-    ops = [Scalar(float(start), dt), Scalar(float(step), dt), Scalar(float(stop), dt), Scalar(last, _dtypes.uint32)]
+    ops = [
+        Scalar(float(start), dt),
+        Scalar(float(step), dt),
+        Scalar(float(stop), dt),
+        Scalar(last, _dtypes.uint32),
+    ]
     launch_elementwise(dev, ("linspace", body), body, "", out._operand(), ops, out.shape)
     return out
 
 
-def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = None,
-        device: Any = None) -> Array:
+def eye(
+    n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = None, device: Any = None
+) -> Array:
     """Ones on the ``k``-th diagonal, zeros elsewhere."""
     dev = resolve_device(device)
     n_cols = n_rows if n_cols is None else n_cols

@@ -24,16 +24,37 @@ uint8, uint16, uint32, uint64 = (np.dtype(n) for n in ("uint8", "uint16", "uint3
 float32, float64 = np.dtype("float32"), np.dtype("float64")
 complex64, complex128 = np.dtype("complex64"), np.dtype("complex128")
 
-ALL_NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-             "float32", "float64", "complex64", "complex128")
+ALL_NAMES = (
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+)
 
 #: dtype -> name; ``np.dtype.name`` is slow enough to matter on the per-operation path
 NAME: dict[np.dtype[Any], str] = {np.dtype(n): n for n in ALL_NAMES}
 
 #: the WGSL element type of the storage buffer for each dtype
 STORAGE: dict[str, str] = {
-    "bool": "u32", "int8": "i32", "int16": "i32", "int32": "i32", "int64": "i64",
-    "uint8": "u32", "uint16": "u32", "uint32": "u32", "uint64": "u64", "float32": "f32",
+    "bool": "u32",
+    "int8": "i32",
+    "int16": "i32",
+    "int32": "i32",
+    "int64": "i64",
+    "uint8": "u32",
+    "uint16": "u32",
+    "uint32": "u32",
+    "uint64": "u64",
+    "float32": "f32",
 }
 #: NumPy dtype of the stored words (what is uploaded and read back)
 STORAGE_NP: dict[str, np.dtype[Any]] = {
@@ -64,7 +85,9 @@ def check_dtype(dtype: Any) -> np.dtype[Any]:
     """Return ``dtype`` as a dtype object, or raise a TypeError that names what was given."""
     if is_dtype(dtype):
         return dtype  # type: ignore[no-any-return]
-    raise TypeError(f"{dtype!r} is not a dtype of ruda_wgpu: use one of ruda_wgpu.{', ruda_wgpu.'.join(ALL_NAMES)}")
+    raise TypeError(
+        f"{dtype!r} is not a dtype of ruda_wgpu: use one of ruda_wgpu.{', ruda_wgpu.'.join(ALL_NAMES)}"
+    )
 
 
 def kind_of(dt: np.dtype[Any]) -> str:
@@ -188,7 +211,7 @@ class iinfo_object:  # noqa: N801  (the spec's name)
         self.bits, self.max, self.min, self.dtype = int(info.bits), int(info.max), int(info.min), dtype
 
 
-def finfo(type: Any) -> finfo_object:  # noqa: A002  (the spec's name)
+def finfo(type: Any) -> finfo_object:
     """Limits of a floating dtype (or of an array's dtype)."""
     dt = type.dtype if hasattr(type, "dtype") else check_dtype(type)
     if kind_of(dt) not in "fc":
@@ -196,7 +219,7 @@ def finfo(type: Any) -> finfo_object:  # noqa: A002  (the spec's name)
     return finfo_object(dt)
 
 
-def iinfo(type: Any) -> iinfo_object:  # noqa: A002  (the spec's name)
+def iinfo(type: Any) -> iinfo_object:
     """Limits of an integer dtype (or of an array's dtype)."""
     dt = type.dtype if hasattr(type, "dtype") else check_dtype(type)
     if kind_of(dt) not in "iu":

@@ -69,7 +69,8 @@ fn reduce_pio2(x: f32) -> Reduced {
     let q = u32(k) & 3u;
     return Reduced(select(r, -r, signbit_f(x)), select(q, (4u - q) & 3u, signbit_f(x)));
   }
-  let two_over_pi = array<u32, 6>(0x3c439041u, 0xdb629599u, 0xf534ddc0u, 0xfc2757d1u, 0x4e441529u, 0xa2f9836eu);
+  let two_over_pi = array<u32, 6>(0x3c439041u, 0xdb629599u, 0xf534ddc0u,
+                                  0xfc2757d1u, 0x4e441529u, 0xa2f9836eu);
   let bits = bitcast<u32>(ax);
   let e = bits >> 23u;
   let m = (bits << 8u) | 0x80000000u;
@@ -126,7 +127,8 @@ fn atan_f(v: f32) -> f32 {
   if (x > 2.414213562373095f) { y0 = 1.5707963267948966f; x = -1.0f / x; }
   else if (x > 0.4142135623730950f) { y0 = 0.7853981633974483f; x = (x - 1.0f) / (x + 1.0f); }
   let z = x * x;
-  let y = (((8.05374449538e-2f * z - 1.38776856032e-1f) * z + 1.99777106478e-1f) * z - 3.33329491539e-1f) * z * x + x;
+  let p = ((8.05374449538e-2f * z - 1.38776856032e-1f) * z + 1.99777106478e-1f) * z - 3.33329491539e-1f;
+  let y = p * z * x + x;
   return copysign_f(y0 + y, v);
 }
 fn atan2_f(y: f32, x: f32) -> f32 {
@@ -197,16 +199,27 @@ _op("abs", 1, "iuf", {"f": "return abs(a);", "i": "return select(a, -a, a < {Z})
 _op("negative", 1, "iuf", {"fi": "return -a;", "u": "return {Z} - a;"})
 _op("positive", 1, "iuf", {"iuf": "return a;"})
 _op("square", 1, "iuf", {"iuf": "return a * a;"})
-_op("sign", 1, "iuf", {
-    "f": "if (isnan_f(a)) { return a; } return select(select(0.0f, 1.0f, a > 0.0f), -1.0f, a < 0.0f);",
-    "i": "return select(select({Z}, {O}, a > {Z}), -{O}, a < {Z});",
-    "u": "return select({Z}, {O}, a > {Z});",
-})
+_op(
+    "sign",
+    1,
+    "iuf",
+    {
+        "f": "if (isnan_f(a)) { return a; } return select(select(0.0f, 1.0f, a > 0.0f), -1.0f, a < 0.0f);",
+        "i": "return select(select({Z}, {O}, a > {Z}), -{O}, a < {Z});",
+        "u": "return select({Z}, {O}, a > {Z});",
+    },
+)
 _op("bitwise_invert", 1, "biu", {"b": "return 1u - a;", "iu": "return ~a;"})
 _op("logical_not", 1, "b", {"b": "return 1u - a;"})
 _op("isnan", 1, "biuf", {"f": "return select(0u, 1u, isnan_f(a));", "biu": "return 0u;"}, BOOL)
 _op("isinf", 1, "biuf", {"f": "return select(0u, 1u, isinf_f(a));", "biu": "return 0u;"}, BOOL)
-_op("isfinite", 1, "biuf", {"f": "return select(1u, 0u, isnan_f(a) || isinf_f(a));", "biu": "return 1u;"}, BOOL)
+_op(
+    "isfinite",
+    1,
+    "biuf",
+    {"f": "return select(1u, 0u, isnan_f(a) || isinf_f(a));", "biu": "return 1u;"},
+    BOOL,
+)
 _op("signbit", 1, "f", {"f": "return select(0u, 1u, signbit_f(a));"}, BOOL)
 for _name in ("floor", "ceil", "trunc", "round"):
     _op(_name, 1, "iuf", {"f": f"return {_name}(a);", "iu": "return a;"})
@@ -216,13 +229,20 @@ _op("imag", 1, "f", {"f": "return 0.0f;"})
 _op("reciprocal", 1, "f", _float_unary("1.0f / a"))
 _op("sqrt", 1, "f", _float_unary("select(sqrt(a), nan_f(), a < 0.0f)"))
 _op("exp", 1, "f", _float_unary("exp(a)"))
-_op("expm1", 1, "f", {"f": """
+_op(
+    "expm1",
+    1,
+    "f",
+    {
+        "f": """
   if (isnan_f(a)) { return a; }
   if (a > 88.8f) { return inf_f(); }
   let u = exp(a);
   if (u == 1.0f) { return a; }
   if (u - 1.0f == -1.0f) { return -1.0f; }
-  return (u - 1.0f) * a / log(u);"""})
+  return (u - 1.0f) * a / log(u);"""
+    },
+)
 _op("log", 1, "f", _float_unary("select(log_f(a), nan_f(), a < 0.0f)"))
 _op("log2", 1, "f", _float_unary("select(log2_f(a), nan_f(), a < 0.0f)"))
 _op("log10", 1, "f", _float_unary("select(log2_f(a) * 0.30102999566398120f, nan_f(), a < 0.0f)"))
@@ -233,35 +253,68 @@ _op("tan", 1, "f", _float_unary("tan_f(a)"))
 _op("asin", 1, "f", _float_unary("select(atan2_f(a, sqrt((1.0f - a) * (1.0f + a))), nan_f(), abs(a) > 1.0f)"))
 _op("acos", 1, "f", _float_unary("select(atan2_f(sqrt((1.0f - a) * (1.0f + a)), a), nan_f(), abs(a) > 1.0f)"))
 _op("atan", 1, "f", _float_unary("select(atan_f(a), a, isnan_f(a))"))
-_op("sinh", 1, "f", {"f": """
+_op(
+    "sinh",
+    1,
+    "f",
+    {
+        "f": """
   if (abs(a) < 0.125f) { let a2 = a * a; return a + a * a2 * (1.0f / 6.0f + a2 / 120.0f); }
-  return sinh(a);"""})
+  return sinh(a);"""
+    },
+)
 _op("cosh", 1, "f", _float_unary("cosh(a)"))
 _op("tanh", 1, "f", _float_unary("select(tanh(a), copysign_f(1.0f, a), abs(a) > 20.0f)"))
-_op("asinh", 1, "f", {"f": """
+_op(
+    "asinh",
+    1,
+    "f",
+    {
+        "f": """
   if (isnan_f(a) || isinf_f(a) || a == 0.0f) { return a; }
   let x = abs(a);
   var r: f32;
-  if (x > 1e18f) { r = log(x) + 0.69314718055994531f; } else { r = log1p_f(x + x * x / (1.0f + sqrt(1.0f + x * x))); }
-  return copysign_f(r, a);"""})
-_op("acosh", 1, "f", {"f": """
+  if (x > 1e18f) { r = log(x) + 0.69314718055994531f; }
+  else { r = log1p_f(x + x * x / (1.0f + sqrt(1.0f + x * x))); }
+  return copysign_f(r, a);"""
+    },
+)
+_op(
+    "acosh",
+    1,
+    "f",
+    {
+        "f": """
   if (isnan_f(a) || a < 1.0f) { return nan_f(); }
   if (a > 1e18f) { return log(a) + 0.69314718055994531f; }
   let t = a - 1.0f;
-  return log1p_f(t + sqrt(2.0f * t + t * t));"""})
-_op("atanh", 1, "f", {"f": """
+  return log1p_f(t + sqrt(2.0f * t + t * t));"""
+    },
+)
+_op(
+    "atanh",
+    1,
+    "f",
+    {
+        "f": """
   if (isnan_f(a) || abs(a) > 1.0f) { return nan_f(); }
   if (abs(a) == 1.0f) { return copysign_f(inf_f(), a); }
   if (a == 0.0f) { return a; }
-  return 0.5f * log1p_f(2.0f * a / (1.0f - a));"""})
+  return 0.5f * log1p_f(2.0f * a / (1.0f - a));"""
+    },
+)
 
 # -- binary -----------------------------------------------------------------------------------------
 _op("add", 2, "iuf", {"iuf": "return a + b;"})
 _op("subtract", 2, "iuf", {"iuf": "return a - b;"})
 _op("multiply", 2, "iuf", {"iuf": "return a * b;"})
 _op("divide", 2, "f", {"f": "return a / b;"})
-_op("floor_divide", 2, "iuf", {
-    "f": """
+_op(
+    "floor_divide",
+    2,
+    "iuf",
+    {
+        "f": """
   if (isnan_f(a) || isnan_f(b) || isinf_f(a)) { return nan_f(); }
   if (b == 0.0f) { return a / b; }
   if (isinf_f(b)) { return select(select(-1.0f, -0.0f, a == 0.0f || signbit_f(a) == signbit_f(b)),
@@ -274,27 +327,37 @@ _op("floor_divide", 2, "iuf", {
   var f = floor(d);
   if (d - f > 0.5f) { f = f + 1.0f; }
   return f;""",
-    "i": """
+        "i": """
   if (b == {Z}) { return {Z}; }
   let q = a / b;
   return select(q, q - {O}, (a % b != {Z}) && ((a < {Z}) != (b < {Z})));""",
-    "u": "return select(a / b, {Z}, b == {Z});",
-})
-_op("remainder", 2, "iuf", {
-    "f": """
+        "u": "return select(a / b, {Z}, b == {Z});",
+    },
+)
+_op(
+    "remainder",
+    2,
+    "iuf",
+    {
+        "f": """
   if (isnan_f(a) || isnan_f(b) || isinf_f(a) || b == 0.0f) { return nan_f(); }
   if (isinf_f(b)) { if (a == 0.0f || signbit_f(a) == signbit_f(b)) { return a; } return b; }
   var m = fmod_f(a, b);
   if (m != 0.0f) { if ((b < 0.0f) != (m < 0.0f)) { m = m + b; } } else { m = copysign_f(0.0f, b); }
   return m;""",
-    "i": """
+        "i": """
   if (b == {Z}) { return {Z}; }
   let r = a % b;
   return select(r, r + b, r != {Z} && ((r < {Z}) != (b < {Z})));""",
-    "u": "return select(a % b, {Z}, b == {Z});",
-})
-_op("pow", 2, "iuf", {
-    "f": """
+        "u": "return select(a % b, {Z}, b == {Z});",
+    },
+)
+_op(
+    "pow",
+    2,
+    "iuf",
+    {
+        "f": """
   if (b == 0.0f) { return 1.0f; }
   if (a == 1.0f) { return 1.0f; }
   if (isnan_f(a) || isnan_f(b)) { return nan_f(); }
@@ -315,7 +378,7 @@ _op("pow", 2, "iuf", {
     return select(r, -r, odd);
   }
   return exp2(b * log2(a));""",
-    "i": """
+        "i": """
   var r = {O}; var x = a; var e = b;
   if (e < {Z}) { return select(select({Z}, select({O}, -{O}, (e & {O}) != {Z}), x == -{O}), {O}, x == {O}); }
   for (var i = 0; i < {BITS} && e > {Z}; i = i + 1) {
@@ -323,41 +386,83 @@ _op("pow", 2, "iuf", {
     x = x * x; e = e >> 1u;
   }
   return r;""",
-    "u": """
+        "u": """
   var r = {O}; var x = a; var e = b;
   for (var i = 0; i < {BITS} && e > {Z}; i = i + 1) {
     if ((e & {O}) != {Z}) { r = r * x; }
     x = x * x; e = e >> 1u;
   }
   return r;""",
-})
-_op("maximum", 2, "iuf", {"f": "if (isnan_f(a)) { return a; } if (isnan_f(b)) { return b; } return max(a, b);",
-                          "iu": "return max(a, b);"})
-_op("minimum", 2, "iuf", {"f": "if (isnan_f(a)) { return a; } if (isnan_f(b)) { return b; } return min(a, b);",
-                          "iu": "return min(a, b);"})
+    },
+)
+_op(
+    "maximum",
+    2,
+    "iuf",
+    {
+        "f": "if (isnan_f(a)) { return a; } if (isnan_f(b)) { return b; } return max(a, b);",
+        "iu": "return max(a, b);",
+    },
+)
+_op(
+    "minimum",
+    2,
+    "iuf",
+    {
+        "f": "if (isnan_f(a)) { return a; } if (isnan_f(b)) { return b; } return min(a, b);",
+        "iu": "return min(a, b);",
+    },
+)
 _op("atan2", 2, "f", _float_unary("atan2_f(a, b)"))
-_op("hypot", 2, "f", {"f": """
+_op(
+    "hypot",
+    2,
+    "f",
+    {
+        "f": """
   if (isinf_f(a) || isinf_f(b)) { return inf_f(); }
   if (isnan_f(a) || isnan_f(b)) { return nan_f(); }
   let m = max(abs(a), abs(b));
   if (m == 0.0f) { return 0.0f; }
   let x = a / m; let y = b / m;
-  return m * sqrt(x * x + y * y);"""})
+  return m * sqrt(x * x + y * y);"""
+    },
+)
 _op("copysign", 2, "f", _float_unary("copysign_f(a, b)"))
-_op("nextafter", 2, "f", {"f": """
+_op(
+    "nextafter",
+    2,
+    "f",
+    {
+        "f": """
   if (isnan_f(a) || isnan_f(b)) { return nan_f(); }
   if (a == b) { return b; }
   if (a == 0.0f) { return bitcast<f32>(1u | (bitcast<u32>(b) & 0x80000000u)); }
   let u = bitcast<u32>(a);
-  return bitcast<f32>(select(u - 1u, u + 1u, (a < b) == (a > 0.0f)));"""})
-_op("logaddexp", 2, "f", {"f": """
+  return bitcast<f32>(select(u - 1u, u + 1u, (a < b) == (a > 0.0f)));"""
+    },
+)
+_op(
+    "logaddexp",
+    2,
+    "f",
+    {
+        "f": """
   if (isnan_f(a) || isnan_f(b)) { return nan_f(); }
   if (a == b) { return a + 0.69314718055994531f; }
   let m = max(a, b);
   if (isinf_f(m)) { return m; }
-  return m + log1p_f(exp(-abs(a - b)));"""})
-for _name, _sym in (("equal", "=="), ("not_equal", "!="), ("less", "<"), ("less_equal", "<="),
-                    ("greater", ">"), ("greater_equal", ">=")):
+  return m + log1p_f(exp(-abs(a - b)));"""
+    },
+)
+for _name, _sym in (
+    ("equal", "=="),
+    ("not_equal", "!="),
+    ("less", "<"),
+    ("less_equal", "<="),
+    ("greater", ">"),
+    ("greater_equal", ">="),
+):
     _kinds = "biuf" if _name in ("equal", "not_equal") else "iuf"
     _body = f"return select(0u, 1u, a {_sym} b);"
     if _name == "not_equal":
@@ -370,13 +475,23 @@ _op("bitwise_and", 2, "biu", {"biu": "return a & b;"})
 _op("bitwise_or", 2, "biu", {"biu": "return a | b;"})
 _op("bitwise_xor", 2, "biu", {"biu": "return a ^ b;"})
 _op("bitwise_left_shift", 2, "iu", {"iu": "return select({Z}, a << u32(b), b < {T}({BITS}));"})
-_op("bitwise_right_shift", 2, "iu", {
-    "i": "return select(select({Z}, -{O}, a < {Z}), a >> u32(b), b < {T}({BITS}));",
-    "u": "return select({Z}, a >> u32(b), b < {T}({BITS}));",
-})
+_op(
+    "bitwise_right_shift",
+    2,
+    "iu",
+    {
+        "i": "return select(select({Z}, -{O}, a < {Z}), a >> u32(b), b < {T}({BITS}));",
+        "u": "return select({Z}, a >> u32(b), b < {T}({BITS}));",
+    },
+)
 
-_KIND_WORDS = {"b": "boolean", "i": "signed integer", "u": "unsigned integer", "f": "real floating",
-               "c": "complex floating"}
+_KIND_WORDS = {
+    "b": "boolean",
+    "i": "signed integer",
+    "u": "unsigned integer",
+    "f": "real floating",
+    "c": "complex floating",
+}
 
 
 def _result_dtype(op: Op, dt: np.dtype[Any]) -> np.dtype[Any]:
@@ -391,15 +506,18 @@ def apply(name: str, *args: Any) -> Array:
     args = tuple(python_scalar(a) for a in args)
     arrays = [a for a in args if isinstance(a, Array)]
     if not arrays:
-        raise TypeError(f"{name}() needs at least one ruda_wgpu array, got {[type(a).__name__ for a in args]}")
+        raise TypeError(
+            f"{name}() needs at least one ruda_wgpu array, got {[type(a).__name__ for a in args]}"
+        )
     for a in args:
         if not isinstance(a, Array | bool | int | float | complex):
             raise TypeError(f"{name}() takes ruda_wgpu arrays or Python scalars, not {type(a).__name__}")
     dev = arrays[0].device
     for a in arrays[1:]:
         if a.device is not dev:
-            raise ValueError(f"{name}() got arrays on two devices, {dev} and {a.device}: "
-                             "move one with to_device() first")
+            raise ValueError(
+                f"{name}() got arrays on two devices, {dev} and {a.device}: move one with to_device() first"
+            )
     dt = _dtypes.result_type(*arrays)
     kind = _dtypes.kind_of(dt)
     if kind not in op.kinds:
@@ -419,7 +537,9 @@ def apply(name: str, *args: Any) -> Array:
             loads.append(f"x{k}")
     out_dt = _result_dtype(op, dt)
     out = empty(shape, out_dt, dev)
-    launch_elementwise(dev, name, f"f({', '.join(loads)})", _prelude(name, dt), out._operand(), operands, shape)
+    launch_elementwise(
+        dev, name, f"f({', '.join(loads)})", _prelude(name, dt), out._operand(), operands, shape
+    )
     return out
 
 
@@ -435,14 +555,18 @@ def _prelude(name: str, dt: np.dtype[Any]) -> str:
 def _make(name: str) -> Callable[..., Array]:
     op = _OPS[name]
     if op.nargs == 1:
+
         def unary(x: Array, /) -> Array:
             if not isinstance(x, Array):
                 raise TypeError(f"{name}() takes a ruda_wgpu array, not {type(x).__name__}")
             return apply(name, x)
+
         fn = unary
     else:
+
         def binary(x1: Array | int | float | bool, x2: Array | int | float | bool, /) -> Array:
             return apply(name, x1, x2)
+
         fn = binary
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise ``{name}`` on the GPU, with broadcasting and Array API type promotion."
@@ -465,7 +589,9 @@ def where(condition: Array, x1: Array | int | float | bool, x2: Array | int | fl
     dev = condition.device
     for a in arrays:
         if a.device is not dev:
-            raise ValueError(f"where() got arrays on two devices, {dev} and {a.device}: move one with to_device()")
+            raise ValueError(
+                f"where() got arrays on two devices, {dev} and {a.device}: move one with to_device()"
+            )
     values = [a for a in (x1, x2) if isinstance(a, Array)]
     if values:
         dt = _dtypes.result_type(*values, *[v for v in (x1, x2) if not isinstance(v, Array)])
@@ -488,7 +614,7 @@ def where(condition: Array, x1: Array | int | float | bool, x2: Array | int | fl
     return out
 
 
-def clip(x: Array, /, min: Any = None, max: Any = None) -> Array:  # noqa: A002  (the spec's names)
+def clip(x: Array, /, min: Any = None, max: Any = None) -> Array:
     """Clamp ``x`` to [min, max]; bounds are arrays or scalars, NaN bounds propagate."""
     if not isinstance(x, Array):
         raise TypeError(f"clip() takes a ruda_wgpu array, not {type(x).__name__}")
@@ -504,7 +630,9 @@ def clip(x: Array, /, min: Any = None, max: Any = None) -> Array:  # noqa: A002 
             info = np.iinfo(x.dtype)
             bound = int(min_(max_(bound, info.min), info.max))
         if isinstance(bound, Array) and bound.dtype != x.dtype:
-            raise TypeError(f"clip() bounds must have the dtype of x ({x.dtype.name}), not {bound.dtype.name}")
+            raise TypeError(
+                f"clip() bounds must have the dtype of x ({x.dtype.name}), not {bound.dtype.name}"
+            )
         out = apply(fn_name, out, bound)
     if out is x:
         from ruda_wgpu._array import copy_of

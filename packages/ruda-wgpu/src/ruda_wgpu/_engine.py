@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import threading
@@ -110,10 +111,8 @@ class Storage:
         self.host: Any = None
 
     def __del__(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # interpreter shutdown: the pool may be gone already
             self.device.pool.release(self.buffer)
-        except Exception:  # interpreter shutdown: the pool may be gone already
-            pass
 
 
 class GpuDevice:
@@ -168,10 +167,16 @@ class GpuDevice:
             if self._device is not None:
                 return
             wanted = [f for f in ("shader-int64",) if f in self.features]
-            limits = {k: self.limits[k] for k in (
-                "max-storage-buffer-binding-size", "max-buffer-size", "max-storage-buffers-per-shader-stage",
-                "max-compute-workgroup-storage-size", "max-compute-invocations-per-workgroup",
-            )}
+            limits = {
+                k: self.limits[k]
+                for k in (
+                    "max-storage-buffer-binding-size",
+                    "max-buffer-size",
+                    "max-storage-buffers-per-shader-stage",
+                    "max-compute-workgroup-storage-size",
+                    "max-compute-invocations-per-workgroup",
+                )
+            }
             dev = self.adapter.request_device_sync(required_features=wanted, required_limits=limits)
             usage = wgpu.BufferUsage
             self._pool = BufferPool(dev, usage.STORAGE | usage.COPY_SRC | usage.COPY_DST)
@@ -211,7 +216,9 @@ class GpuDevice:
         if pipe is None:
             code = source()
             module = dev.create_shader_module(code=code)
-            pipe = dev.create_compute_pipeline(layout="auto", compute={"module": module, "entry_point": "main"})
+            pipe = dev.create_compute_pipeline(
+                layout="auto", compute={"module": module, "entry_point": "main"}
+            )
             self._pipelines[key] = pipe
         return pipe
 
@@ -223,8 +230,13 @@ class GpuDevice:
         gy = math.ceil(groups / self.max_groups)
         return math.ceil(groups / gy), gy
 
-    def dispatch(self, pipe: Any, buffers: list[tuple[Any, int, int]], params: np.ndarray[Any, Any],
-                 groups: int | tuple[int, ...]) -> None:
+    def dispatch(
+        self,
+        pipe: Any,
+        buffers: list[tuple[Any, int, int]],
+        params: np.ndarray[Any, Any],
+        groups: int | tuple[int, ...],
+    ) -> None:
         """Record one dispatch: binding 0 is ``params`` (u32 words), then ``(buffer, offset, size)``."""
         blob = np.ascontiguousarray(params, dtype=np.uint32).tobytes() or b"\0\0\0\0"
         with self._lock:
@@ -234,7 +246,9 @@ class GpuDevice:
                 start = 0
             self._arena_data.extend(b"\0" * (start - len(self._arena_data)))
             self._arena_data.extend(blob)
-            entries = [{"binding": 0, "resource": {"buffer": self._arena, "offset": start, "size": len(blob)}}]
+            entries = [
+                {"binding": 0, "resource": {"buffer": self._arena, "offset": start, "size": len(blob)}}
+            ]
             entries += [
                 {"binding": i + 1, "resource": {"buffer": b, "offset": off, "size": size}}
                 for i, (b, off, size) in enumerate(buffers)
@@ -323,8 +337,14 @@ class GpuDevice:
     def memory_stats(self) -> dict[str, int]:
         """Bytes of GPU buffers allocated (pooled included) and in use by arrays, and counters."""
         if self._device is None:
-            return {"allocated_bytes": 0, "in_use_bytes": 0, "buffers_created": 0, "pipelines": 0,
-                    "dispatches": 0, "submits": 0}
+            return {
+                "allocated_bytes": 0,
+                "in_use_bytes": 0,
+                "buffers_created": 0,
+                "pipelines": 0,
+                "dispatches": 0,
+                "submits": 0,
+            }
         return {
             "allocated_bytes": self.pool.allocated_bytes + self.staging.allocated_bytes + PARAM_ARENA_BYTES,
             "in_use_bytes": self.pool.in_use_bytes,
@@ -379,4 +399,6 @@ def storage_itemsize(dtype: np.dtype[Any]) -> int:
     return _ITEMSIZE[dtype]
 
 
-_ITEMSIZE = {dt: int(_dtypes.STORAGE_NP[name].itemsize) for dt, name in _dtypes.NAME.items() if name in _dtypes.STORAGE}
+_ITEMSIZE = {
+    dt: int(_dtypes.STORAGE_NP[name].itemsize) for dt, name in _dtypes.NAME.items() if name in _dtypes.STORAGE
+}

@@ -20,7 +20,9 @@ def _normalize(key: Any, ndim: int) -> list[Any]:
             )
         if isinstance(it, bool):
             raise NotImplementedError("ruda_wgpu does not support boolean scalars as indices yet")
-        if not (it is None or it is Ellipsis or isinstance(it, slice | int | Array) or hasattr(it, "__index__")):
+        if not (
+            it is None or it is Ellipsis or isinstance(it, slice | int | Array) or hasattr(it, "__index__")
+        ):
             raise IndexError(f"invalid index {it!r}: use integers, slices, ..., or None")
     ellipses = sum(1 for it in items if it is Ellipsis)
     if ellipses > 1:
@@ -30,7 +32,7 @@ def _normalize(key: Any, ndim: int) -> list[Any]:
         raise IndexError(f"too many indices for an array with {ndim} dimensions: {real} given")
     if ellipses:
         at = items.index(Ellipsis)
-        items[at: at + 1] = [slice(None)] * (ndim - real)
+        items[at : at + 1] = [slice(None)] * (ndim - real)
     else:
         items += [slice(None)] * (ndim - real)
     return items

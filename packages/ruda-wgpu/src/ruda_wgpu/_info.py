@@ -50,7 +50,9 @@ class __array_namespace_info__:  # noqa: N801  (the spec's name)
         """Default dtypes of ``device`` (see :func:`default_dtypes_of`)."""
         return default_dtypes_of(resolve_device(device))
 
-    def dtypes(self, *, device: Any = None, kind: str | tuple[str, ...] | None = None) -> dict[str, np.dtype[Any]]:
+    def dtypes(
+        self, *, device: Any = None, kind: str | tuple[str, ...] | None = None
+    ) -> dict[str, np.dtype[Any]]:
         """The dtypes ``device`` computes correctly, optionally only those of ``kind``."""
         dev = resolve_device(device)
         if kind is None:

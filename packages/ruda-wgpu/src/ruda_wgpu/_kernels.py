@@ -97,8 +97,9 @@ def _scalar_load(b: int, t: str) -> str:
     return f"{t}((u64(P[{b + 1}]) << 32u) | u64(P[{b}]))"
 
 
-def elementwise_source(out: np.dtype[Any], ins: Sequence[np.dtype[Any]], rank: int, layout: str,
-                       body: str, prelude: str) -> str:
+def elementwise_source(
+    out: np.dtype[Any], ins: Sequence[np.dtype[Any]], rank: int, layout: str, body: str, prelude: str
+) -> str:
     """WGSL for ``o[...] = body(x0, x1, ...)`` over an iteration space of ``rank`` dims.
 
     ``layout`` has one letter per operand (output first): ``c``, ``s`` or ``k``.
@@ -106,8 +107,10 @@ def elementwise_source(out: np.dtype[Any], ins: Sequence[np.dtype[Any]], rank: i
     base offset (or scalar value, two words) and strides[rank].
     """
     words = 2 + rank
-    lines = ["@group(0) @binding(0) var<storage, read> P: array<u32>;",
-             f"@group(0) @binding(1) var<storage, read_write> o: array<{wgsl_type(out)}>;"]
+    lines = [
+        "@group(0) @binding(0) var<storage, read> P: array<u32>;",
+        f"@group(0) @binding(1) var<storage, read_write> o: array<{wgsl_type(out)}>;",
+    ]
     binding = 2
     for k, dt in enumerate(ins):
         if layout[k + 1] != "k":
@@ -145,7 +148,9 @@ def elementwise_source(out: np.dtype[Any], ins: Sequence[np.dtype[Any]], rank: i
     return "\n".join(lines)
 
 
-def _collapse(shape: tuple[int, ...], strides: list[tuple[int, ...] | None]) -> tuple[tuple[int, ...], list[Any]]:
+def _collapse(
+    shape: tuple[int, ...], strides: list[tuple[int, ...] | None]
+) -> tuple[tuple[int, ...], list[Any]]:
     """Drop size-1 dims and merge neighbours that are contiguous in every strided operand."""
     keep = [d for d, n in enumerate(shape) if n != 1]
     shp = [shape[d] for d in keep]
@@ -180,7 +185,9 @@ def _span(offset: int, shape: Sequence[int], strides: Sequence[int]) -> tuple[in
     return lo, hi
 
 
-def window(dev: GpuDevice, storage: Storage, lo: int, hi: int, isz: int, what: str) -> tuple[tuple[Any, int, int], int]:
+def window(
+    dev: GpuDevice, storage: Storage, lo: int, hi: int, isz: int, what: str
+) -> tuple[tuple[Any, int, int], int]:
     """Bind elements [lo, hi) of ``storage``: ``((buffer, byte offset, size), elements before lo)``.
 
     Bindings start at the device's offset alignment, so the kernel adds the
@@ -198,8 +205,15 @@ def window(dev: GpuDevice, storage: Storage, lo: int, hi: int, isz: int, what: s
     return (storage.buffer, byte_lo, size), lo - byte_lo // isz
 
 
-def launch_elementwise(dev: GpuDevice, key: Any, body: str, prelude: str, out: Operand,
-                       operands: Sequence[Operand | Scalar], shape: tuple[int, ...]) -> None:
+def launch_elementwise(
+    dev: GpuDevice,
+    key: Any,
+    body: str,
+    prelude: str,
+    out: Operand,
+    operands: Sequence[Operand | Scalar],
+    shape: tuple[int, ...],
+) -> None:
     """Run ``out[idx] = body(operands[idx])`` for every index of ``shape`` (broadcast strides given)."""
     n = math.prod(shape)
     if n == 0:
@@ -209,11 +223,15 @@ def launch_elementwise(dev: GpuDevice, key: Any, body: str, prelude: str, out: O
     shp, sts = _collapse(shape, [None if isinstance(op, Scalar) else op.strides for op in arrays])
     rank = len(shp)
     full = c_strides(shp)
-    layout = "".join("k" if isinstance(op, Scalar) else "c" if st == full else "s"
-                     for op, st in zip(arrays, sts, strict=True))
+    layout = "".join(
+        "k" if isinstance(op, Scalar) else "c" if st == full else "s"
+        for op, st in zip(arrays, sts, strict=True)
+    )
     dtypes = [op.dtype for op in operands]
-    pipe = dev.pipeline(("ew", key, out.dtype, tuple(dtypes), rank, layout),
-                        lambda: elementwise_source(out.dtype, dtypes, rank, layout, body, prelude))
+    pipe = dev.pipeline(
+        ("ew", key, out.dtype, tuple(dtypes), rank, layout),
+        lambda: elementwise_source(out.dtype, dtypes, rank, layout, body, prelude),
+    )
     itemsizes = [storage_itemsize(op.dtype) for op in arrays]
     chunk = (dev.max_binding - dev.offset_align) // max(itemsizes)
     chunk = max(chunk // WORKGROUP * WORKGROUP, WORKGROUP)
@@ -226,7 +244,9 @@ def launch_elementwise(dev: GpuDevice, key: Any, body: str, prelude: str, out: O
                 params += op.words() + [0] * rank
                 continue
             assert st is not None
-            lo, hi = (op.offset + start, op.offset + start + count) if lay == "c" else _span(op.offset, shp, st)
+            lo, hi = (
+                (op.offset + start, op.offset + start + count) if lay == "c" else _span(op.offset, shp, st)
+            )
             binding, skip = window(dev, op.storage, lo, hi, isz, "a strided view")
             base = skip if lay == "c" else op.offset - (lo - skip)
             params += [base & 0xFFFFFFFF, 0] + [s & 0xFFFFFFFF for s in st]
@@ -236,8 +256,10 @@ def launch_elementwise(dev: GpuDevice, key: Any, body: str, prelude: str, out: O
 
 # -- reductions ------------------------------------------------------------------------------
 
-def reduce_source(src: np.dtype[Any], acc: np.dtype[Any], combine: str, identity: str, load: str,
-                  prelude: str) -> str:
+
+def reduce_source(
+    src: np.dtype[Any], acc: np.dtype[Any], combine: str, identity: str, load: str, prelude: str
+) -> str:
     """WGSL reducing rows of a contiguous (M, K) input in G parts: one workgroup per (row, part),
     a strided loop per thread, then a tree in workgroup memory. Output (M, G).
     Parameters: m, k, g, base (element index of the input start in the binding, mod 2^32), w0
@@ -276,8 +298,18 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 """
 
 
-def launch_reduce(dev: GpuDevice, key: Any, src: Operand, m: int, k: int, acc: np.dtype[Any],
-                  combine: str, identity: str, load: str, prelude: str = "") -> Storage:
+def launch_reduce(
+    dev: GpuDevice,
+    key: Any,
+    src: Operand,
+    m: int,
+    k: int,
+    acc: np.dtype[Any],
+    combine: str,
+    identity: str,
+    load: str,
+    prelude: str = "",
+) -> Storage:
     """Reduce the contiguous (m, k) operand ``src`` along k; returns a storage of m ``acc`` values.
 
     Long rows are cut into G parts reduced by separate workgroups, then the (m, G)
@@ -292,8 +324,10 @@ def launch_reduce(dev: GpuDevice, key: Any, src: Operand, m: int, k: int, acc: n
         g = max(g, -(-cur_k // max(limit // 2, 1)))
         chunk = max(-(-cur_k // g), 1)
         out = Storage(dev, max(m * g, 1) * storage_itemsize(acc))
-        pipe = dev.pipeline(("red", key, cur_dt.name, acc.name, cur_load),
-                            lambda d=cur_dt, ld=cur_load: reduce_source(d, acc, combine, identity, ld, prelude))
+        pipe = dev.pipeline(
+            ("red", key, cur_dt.name, acc.name, cur_load),
+            lambda d=cur_dt, ld=cur_load: reduce_source(d, acc, combine, identity, ld, prelude),
+        )
         total = m * g
         w0 = 0
         while w0 < total:
@@ -347,8 +381,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
 """
 
 
-def launch_matmul(dev: GpuDevice, a: Operand, b: Operand, out: Storage, batch: int, m: int, k: int,
-                  n: int) -> None:
+def launch_matmul(
+    dev: GpuDevice, a: Operand, b: Operand, out: Storage, batch: int, m: int, k: int, n: int
+) -> None:
     """``out = a @ b`` for contiguous batched operands of one dtype."""
     isz = storage_itemsize(a.dtype)
     if batch * m * n == 0:
@@ -362,4 +397,3 @@ def launch_matmul(dev: GpuDevice, a: Operand, b: Operand, out: Storage, batch: i
         nb = min(dev.max_groups, batch - b0)
         params = np.array([m, k, n, b0, base_a, base_b], dtype=np.uint32)
         dev.dispatch(pipe, [bind_o, bind_a, bind_b], params, (gx, gy, nb))
-

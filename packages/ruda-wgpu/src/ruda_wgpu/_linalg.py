@@ -18,8 +18,9 @@ def _pair(x1: Any, x2: Any, fn: str) -> Any:
     if not isinstance(x1, Array) or not isinstance(x2, Array):
         raise TypeError(f"{fn}() takes two ruda_wgpu arrays, not {type(x1).__name__} and {type(x2).__name__}")
     if x1.device is not x2.device:
-        raise ValueError(f"{fn}() got arrays on two devices, {x1.device} and {x2.device}: "
-                         "move one with to_device() first")
+        raise ValueError(
+            f"{fn}() got arrays on two devices, {x1.device} and {x2.device}: move one with to_device() first"
+        )
     dt = _dtypes.result_type(x1, x2)
     if dt.kind not in "iuf":
         raise TypeError(f"{fn}() needs numeric arrays, not {dt.name}")
@@ -64,8 +65,9 @@ def tensordot(x1: Array, x2: Array, /, *, axes: int | tuple[Sequence[int], Seque
             raise ValueError("tensordot(): the two axis lists need the same length")
     for p, q in zip(a1, a2, strict=True):
         if x1.shape[p] != x2.shape[q] and 1 not in (x1.shape[p], x2.shape[q]):
-            raise ValueError(f"tensordot(): axis {p} of x1 ({x1.shape[p]}) and axis {q} of x2 "
-                             f"({x2.shape[q]}) differ")
+            raise ValueError(
+                f"tensordot(): axis {p} of x1 ({x1.shape[p]}) and axis {q} of x2 ({x2.shape[q]}) differ"
+            )
     free1 = [d for d in range(x1.ndim) if d not in a1]
     free2 = [d for d in range(x2.ndim) if d not in a2]
     sizes = [max(x1.shape[p], x2.shape[q]) for p, q in zip(a1, a2, strict=True)]

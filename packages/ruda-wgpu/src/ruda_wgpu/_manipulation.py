@@ -42,7 +42,9 @@ def _same_device(arrays: Sequence[Array], fn: str) -> None:
     dev = arrays[0].device
     for a in arrays[1:]:
         if a.device is not dev:
-            raise ValueError(f"{fn}() got arrays on two devices, {dev} and {a.device}: move one with to_device()")
+            raise ValueError(
+                f"{fn}() got arrays on two devices, {dev} and {a.device}: move one with to_device()"
+            )
 
 
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
@@ -67,8 +69,9 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     lead = len(shape) - x.ndim
     if lead < 0 or broadcast_shapes(x.shape, shape) != shape:
         raise ValueError(f"cannot broadcast an array of shape {x.shape} to {shape}")
-    strides = [0] * lead + [0 if n == 1 and m != 1 else s
-                            for n, m, s in zip(x.shape, shape[lead:], x._strides, strict=True)]
+    strides = [0] * lead + [
+        0 if n == 1 and m != 1 else s for n, m, s in zip(x.shape, shape[lead:], x._strides, strict=True)
+    ]
     return x._view(shape, tuple(strides), x._offset)
 
 
@@ -174,7 +177,7 @@ def concat(arrays: Sequence[Array], /, *, axis: int | None = 0) -> Array:
     if ndim == 0 or any(a.ndim != ndim for a in arrays):
         raise ValueError(f"concat() needs arrays of one rank >= 1, got shapes {[a.shape for a in arrays]}")
     axis = _axis(axis, ndim, "concat")
-    rest = {a.shape[:axis] + a.shape[axis + 1:] for a in arrays}
+    rest = {a.shape[:axis] + a.shape[axis + 1 :] for a in arrays}
     if len(rest) > 1:
         raise ValueError(f"concat(): shapes {[a.shape for a in arrays]} differ outside axis {axis}")
     shape = list(arrays[0].shape)
@@ -280,7 +283,7 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
     r = operator.index(repeats)
     if r < 0:
         raise ValueError("repeat(): repeats must be non-negative")
-    spread = broadcast_to(expand_dims(x, axis=axis + 1), x.shape[: axis + 1] + (r,) + x.shape[axis + 1:])
+    spread = broadcast_to(expand_dims(x, axis=axis + 1), (*x.shape[: axis + 1], r, *x.shape[axis + 1 :]))
     shape = list(x.shape)
     shape[axis] = n * r
     return reshape(copy_of(spread), tuple(shape))
@@ -324,19 +327,21 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     axis = _axis(axis, x.ndim, "take")
     src, ix = contiguous(x), contiguous(indices)
     k, n = ix.shape[0], x.shape[axis]
-    inner = math.prod(x.shape[axis + 1:])
-    shape = x.shape[:axis] + (k,) + x.shape[axis + 1:]
+    inner = math.prod(x.shape[axis + 1 :])
+    shape = (*x.shape[:axis], k, *x.shape[axis + 1 :])
     out = empty(shape, x.dtype, x.device)
     total = math.prod(shape)
     if total:
         dev = x.device
-        pipe = dev.pipeline(("take", x.dtype.name, indices.dtype.name),
-                            lambda: _take_source(x.dtype, indices.dtype))
+        pipe = dev.pipeline(
+            ("take", x.dtype.name, indices.dtype.name), lambda: _take_source(x.dtype, indices.dtype)
+        )
         isz = storage_itemsize(x.dtype)
         bind_o, _ = window(dev, out._storage, 0, total, isz, "take")
         bind_a, base_a = window(dev, src._storage, src._offset, src._offset + src.size, isz, "take")
-        bind_i, base_i = window(dev, ix._storage, ix._offset, ix._offset + k, storage_itemsize(ix.dtype), "take")
+        bind_i, base_i = window(
+            dev, ix._storage, ix._offset, ix._offset + k, storage_itemsize(ix.dtype), "take"
+        )
         params = np.array([total, k, n, max(inner, 1), base_a, base_i], dtype=np.uint32)
         dev.dispatch(pipe, [bind_o, bind_a, bind_i], params, -(-total // WORKGROUP))
     return out
-

@@ -16,6 +16,7 @@ def missing_names(defined: dict[str, Any], names: tuple[str, ...]) -> tuple[str,
     """The names of the standard in ``names`` that ``defined`` (a module's globals) lacks."""
     return tuple(n for n in names if n not in defined)
 
+
 def not_implemented(name: str) -> Callable[..., NoReturn]:
     """A function named ``name`` that raises NotImplementedError saying so."""
 
@@ -31,7 +32,9 @@ def not_implemented(name: str) -> Callable[..., NoReturn]:
     return missing
 
 
-def fill(defined: dict[str, Any], names: tuple[str, ...] = spec.FUNCTIONS, prefix: str = "") -> tuple[str, ...]:
+def fill(
+    defined: dict[str, Any], names: tuple[str, ...] = spec.FUNCTIONS, prefix: str = ""
+) -> tuple[str, ...]:
     """Define a raising stand-in in ``defined`` for every name of ``names`` it lacks; return them."""
     missing = missing_names(defined, names)
     for name in missing:

@@ -8,8 +8,10 @@ from typing import Any
 from ruda._device import Device
 from ruda.plugin import Availability, Backend
 
-_FIX = ("install a Vulkan, Metal or DX12 driver; on Linux without a GPU: "
-        "apt-get install mesa-vulkan-drivers libvulkan1")
+_FIX = (
+    "install a Vulkan, Metal or DX12 driver; on Linux without a GPU: "
+    "apt-get install mesa-vulkan-drivers libvulkan1"
+)
 
 
 class WgpuBackend(Backend):
@@ -34,7 +36,9 @@ class WgpuBackend(Backend):
             return Availability.unavailable("wgpu found no GPU adapter", _FIX)
         details = {"wgpu": importlib.metadata.version("wgpu")}
         details.update({d.name: d.description for d in found})
-        return Availability(available=True, devices=tuple(Device.parse(d.name) for d in found), details=details)
+        return Availability(
+            available=True, devices=tuple(Device.parse(d.name) for d in found), details=details
+        )
 
     def array_type(self) -> type:
         from ruda_wgpu._array import Array

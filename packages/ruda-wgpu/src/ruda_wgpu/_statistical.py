@@ -20,10 +20,20 @@ from ruda_wgpu._manipulation import _axes, permute_dims
 # This module defines min, max, sum, any and all: keep the builtins at hand.
 builtins_max = builtins.max
 
-_MAX = {"i32": "2147483647i", "u32": "0xffffffffu", "i64": "9223372036854775807li",
-        "u64": "0xfffffffffffffffflu", "f32": "inf_f()"}
-_MIN = {"i32": "(-2147483647i - 1i)", "u32": "0u", "i64": "(-9223372036854775807li - 1li)", "u64": "0lu",
-        "f32": "(-inf_f())"}
+_MAX = {
+    "i32": "2147483647i",
+    "u32": "0xffffffffu",
+    "i64": "9223372036854775807li",
+    "u64": "0xfffffffffffffffflu",
+    "f32": "inf_f()",
+}
+_MIN = {
+    "i32": "(-2147483647i - 1i)",
+    "u32": "0u",
+    "i64": "(-9223372036854775807li - 1li)",
+    "u64": "0lu",
+    "f32": "(-inf_f())",
+}
 
 
 def _check(x: Any, fn: str) -> Array:
@@ -36,8 +46,11 @@ def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, 
     """Reduce ``x`` over ``axis`` with ``kind`` in sum/prod/min/max/all/any; result dtype ``acc``."""
     axes = _axes(axis, x.ndim, fn)
     keep = [d for d in range(x.ndim) if d not in axes]
-    out_shape = tuple(1 if d in axes else x.shape[d] for d in range(x.ndim)) if keepdims else \
-        tuple(x.shape[d] for d in keep)
+    out_shape = (
+        tuple(1 if d in axes else x.shape[d] for d in range(x.ndim))
+        if keepdims
+        else tuple(x.shape[d] for d in keep)
+    )
     m = math.prod(x.shape[d] for d in keep)
     k = math.prod(x.shape[d] for d in axes)
     if not axes:
@@ -45,14 +58,29 @@ def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, 
     src = contiguous(permute_dims(x, (*keep, *axes)))
     t = wgsl_type(acc)
     combine = {
-        "sum": "x + y", "prod": "x * y", "all": "min(x, y)", "any": "max(x, y)",
+        "sum": "x + y",
+        "prod": "x * y",
+        "all": "min(x, y)",
+        "any": "max(x, y)",
         "min": "select(select(min(x, y), y, isnan_f(y)), x, isnan_f(x))" if t == "f32" else "min(x, y)",
         "max": "select(select(max(x, y), y, isnan_f(y)), x, isnan_f(x))" if t == "f32" else "max(x, y)",
     }[kind]
-    identity = {"sum": ZERO[t], "prod": ONE[t], "all": "1u", "any": "0u", "min": _MAX[t], "max": _MIN[t]}[kind]
+    identity = {"sum": ZERO[t], "prod": ONE[t], "all": "1u", "any": "0u", "min": _MAX[t], "max": _MIN[t]}[
+        kind
+    ]
     load = convert("v", src.dtype, acc)
-    storage = launch_reduce(x.device, kind, Operand(src._storage, src._offset, (), src.dtype), m, k, acc,
-                            combine, identity, load, F32_HELPERS if "f32" in (t, wgsl_type(src.dtype)) else "")
+    storage = launch_reduce(
+        x.device,
+        kind,
+        Operand(src._storage, src._offset, (), src.dtype),
+        m,
+        k,
+        acc,
+        combine,
+        identity,
+        load,
+        F32_HELPERS if "f32" in (t, wgsl_type(src.dtype)) else "",
+    )
     out = Array._new(storage, out_shape, acc, x.device)
     if acc.name in ("int8", "int16", "uint8", "uint16"):
         out = astype(astype(out, _dtypes.int32 if acc.kind == "i" else _dtypes.uint32), acc)
@@ -78,7 +106,7 @@ def _numeric(x: Array, fn: str) -> None:
         raise TypeError(f"{fn}() needs a numeric array, not {x.dtype.name}")
 
 
-def sum(x: Array, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Array:  # noqa: A001
+def sum(x: Array, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Array:
     """Sum over ``axis``; integers accumulate in the device's default integer dtype."""
     x = _check(x, "sum")
     _numeric(x, "sum")
@@ -101,22 +129,22 @@ def _minmax(x: Array, axis: Any, keepdims: bool, kind: str) -> Array:
     return _reduce(x, axis, keepdims, x.dtype, kind, kind)
 
 
-def min(x: Array, /, *, axis: Any = None, keepdims: bool = False) -> Array:  # noqa: A001
+def min(x: Array, /, *, axis: Any = None, keepdims: bool = False) -> Array:
     """Smallest element over ``axis`` (NaN propagates)."""
     return _minmax(x, axis, keepdims, "min")
 
 
-def max(x: Array, /, *, axis: Any = None, keepdims: bool = False) -> Array:  # noqa: A001
+def max(x: Array, /, *, axis: Any = None, keepdims: bool = False) -> Array:
     """Largest element over ``axis`` (NaN propagates)."""
     return _minmax(x, axis, keepdims, "max")
 
 
-def all(x: Array, /, *, axis: Any = None, keepdims: bool = False) -> Array:  # noqa: A001
+def all(x: Array, /, *, axis: Any = None, keepdims: bool = False) -> Array:
     """Whether every element over ``axis`` is true (non-zero)."""
     return _reduce(_check(x, "all"), axis, keepdims, _dtypes.bool_, "all", "all")
 
 
-def any(x: Array, /, *, axis: Any = None, keepdims: bool = False) -> Array:  # noqa: A001
+def any(x: Array, /, *, axis: Any = None, keepdims: bool = False) -> Array:
     """Whether some element over ``axis`` is true (non-zero)."""
     return _reduce(_check(x, "any"), axis, keepdims, _dtypes.bool_, "any", "any")
 
@@ -203,7 +231,7 @@ def _cumulative(x: Array, axis: int | None, dtype: Any, include_initial: bool, k
     acc = _sum_dtype(x, dtype)
     src = contiguous(x)
     n = x.shape[axis]
-    inner = math.prod(x.shape[axis + 1:])
+    inner = math.prod(x.shape[axis + 1 :])
     rows = math.prod(x.shape[:axis]) * inner
     shape = list(x.shape)
     shape[axis] = n + (1 if include_initial else 0)
@@ -212,24 +240,28 @@ def _cumulative(x: Array, axis: int | None, dtype: Any, include_initial: bool, k
     combine, identity = ("x + y", ZERO[t]) if kind == "sum" else ("x * y", ONE[t])
     if rows and math.prod(shape):
         dev = x.device
-        pipe = dev.pipeline(("scan", kind, src.dtype.name, acc.name, include_initial),
-                            lambda: _scan_source(src.dtype, acc, combine, identity, include_initial))
+        pipe = dev.pipeline(
+            ("scan", kind, src.dtype.name, acc.name, include_initial),
+            lambda: _scan_source(src.dtype, acc, combine, identity, include_initial),
+        )
         bind_o, _ = window(dev, out._storage, 0, out.size, storage_itemsize(acc), fn)
-        bind_a, base = window(dev, src._storage, src._offset, src._offset + src.size,
-                              storage_itemsize(src.dtype), fn)
+        bind_a, base = window(
+            dev, src._storage, src._offset, src._offset + src.size, storage_itemsize(src.dtype), fn
+        )
         params = np.array([rows, n, builtins_max(inner, 1), base], dtype=np.uint32)
         dev.dispatch(pipe, [bind_o, bind_a], params, -(-rows // WORKGROUP))
     return out
 
 
-def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype: Any = None,
-                   include_initial: bool = False) -> Array:
+def cumulative_sum(
+    x: Array, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
+) -> Array:
     """Running sums along ``axis`` (one thread scans each row)."""
     return _cumulative(x, axis, dtype, include_initial, "sum")
 
 
-def cumulative_prod(x: Array, /, *, axis: int | None = None, dtype: Any = None,
-                    include_initial: bool = False) -> Array:
+def cumulative_prod(
+    x: Array, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
+) -> Array:
     """Running products along ``axis`` (one thread scans each row)."""
     return _cumulative(x, axis, dtype, include_initial, "prod")
-

@@ -20,8 +20,9 @@ def count_nonzero(x: Array, /, *, axis: Any = None, keepdims: bool = False) -> A
     return _reduce(nz, axis, keepdims, acc, "sum", "count_nonzero")
 
 
-def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = None,
-         append: Array | None = None) -> Array:
+def diff(
+    x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = None, append: Array | None = None
+) -> Array:
     """``n``-th forward difference along ``axis`` (bool arrays: not-equal)."""
     if not isinstance(x, Array) or x.ndim == 0:
         raise ValueError("diff() needs a ruda_wgpu array of at least one dimension")
