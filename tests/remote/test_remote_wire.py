@@ -61,19 +61,22 @@ def test_malformed_messages_are_refused_with_the_reason(message, match):
         wire.decode_client_message(wire.encode(message), LIMITS)
 
 
-def test_payload_follows_the_header_and_is_length_checked():
+def test_payload_follows_as_the_next_message_and_is_length_checked():
     data = bytes(range(16))
     head, payload = wire.encode(
         ["batch", [[0, 1, [1], ["float64", [2], wire.PAYLOAD], {}, 0, None]], []], data
     )
-    (op,) = wire.decode_client_message(head + payload, LIMITS).ops
-    assert bytes(op.args[2]) == data
-    with pytest.raises(wire.WireError, match="does not match shape"):
-        wire.decode_client_message(head + payload[:-1], LIMITS)
-    with pytest.raises(wire.WireError, match="no __upload__ op uses"):
-        wire.decode_client_message(_batch() + b"stray", LIMITS)
+    batch = wire.decode_client_message(head, LIMITS)
+    assert batch.payload_bytes == 16
+    with pytest.raises(wire.WireError, match="announced 16"):
+        wire.attach_payload(batch, payload[:-1])
+    wire.attach_payload(batch, payload)
+    assert batch.ops[0].args[2] == data
     with pytest.raises(wire.WireError, match="header length"):
-        wire.decode_client_message(b"\xff\xff\xff\xff" + head, LIMITS)
+        wire.decode_client_message(head + b"stray", LIMITS)
+    two = ["batch", [[i, 1, [i + 1], ["float64", [2], wire.PAYLOAD], {}, 0, None] for i in range(2)], []]
+    with pytest.raises(wire.WireError, match="at most one"):
+        wire.decode_client_message(wire.encode(two), LIMITS)
 
 
 def test_deep_nesting_is_refused():

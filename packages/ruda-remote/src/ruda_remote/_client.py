@@ -191,7 +191,8 @@ class RemoteDevice:
             free.append(self._free.popleft())
         frame = wire.encode_batch(ops, free, payload)
         try:
-            self._ws.send(frame)
+            for message in wire.messages(frame):
+                self._ws.send(message)
         except websockets.ConnectionClosed as err:
             raise self._lost(err) from None
 
@@ -263,9 +264,17 @@ class RemoteDevice:
         except websockets.ConnectionClosed as err:
             raise self._lost(err) from None
         try:
-            return wire.decode_server_message(raw)
+            message = wire.decode_server_message(raw)
+            if message[0] == "data":  # the array's bytes are the next message
+                message[4] = self._ws.recv(timeout=timeout)
+                wire.check_payload("data", message[2], message[3], message[4])
+            return message
         except wire.WireError as err:
             raise RemoteConnectionError(f"malformed message from {self.url}: {err}") from None
+        except TimeoutError:
+            raise RemoteTimeoutError(f"the data of a read from {self.url} stopped coming") from None
+        except websockets.ConnectionClosed as err:
+            raise self._lost(err) from None
 
     def _lost(self, err: websockets.ConnectionClosed) -> RemoteConnectionError:
         self._closed = True

@@ -146,8 +146,15 @@ class RemoteServer:
                 if isinstance(message, wire.Hello):
                     await ws.send(wire.encode(["error", -1, "hello", "ValueError", "already greeted"]))
                     continue
+                if message.payload_args is not None:  # an upload's bytes: the next message
+                    try:
+                        wire.attach_payload(message, await ws.recv())
+                    except wire.WireError as err:
+                        await ws.send(wire.encode(["error", -1, "decode", "ValueError", str(err)]))
+                        continue
                 for reply in await loop.run_in_executor(self._executor, session.run, message):
-                    await ws.send(reply)
+                    for part in wire.messages(reply):
+                        await ws.send(part)
         except websockets.ConnectionClosed:
             pass
         finally:

@@ -1,9 +1,10 @@
 """The remote wire format: every message between client and server, checked on the way in.
 
 Each WebSocket binary message (the framing is the ``websockets`` library's) is a 4-byte
-big-endian length, a msgpack array of that length whose first item names the message kind,
-and then, for the two messages that carry array data, the raw bytes of the array (so bulk
-data is never copied through msgpack)::
+big-endian length and a msgpack array of exactly that length whose first item names the
+message kind. The two messages that carry array data announce it with the ``PAYLOAD``
+marker, and the raw bytes follow as the next WebSocket message, on their own, so bulk data
+is never copied through msgpack or joined to a header::
 
     server -> client   ["challenge", version, nonce]
     client -> server   ["hello", version, proof]            proof = HMAC-SHA256(token, nonce) or nil
@@ -11,7 +12,7 @@ data is never copied through msgpack)::
     client -> server   ["batch", [op, ...], [released handle, ...]]
         op = [seq, code, [out handle, ...], [arg, ...], {kwarg: value}, flags, expect]
     server -> client   ["meta", seq, [[shape, dtype], ...]]  when the op asked for it (FLAG_META)
-                       ["data", seq, dtype, shape, PAYLOAD] + bytes   answer to ``__read__``
+                       ["data", seq, dtype, shape, PAYLOAD], then the bytes: ``__read__``
                        ["stats", seq, {"arrays": n, "bytes": n}]
                        ["error", seq, op name, kind, message]
 
@@ -21,8 +22,8 @@ can name only operations the table holds (no pickle, no eval, no attribute looku
 received name). Argument values are msgpack scalars, strings, lists and maps plus the
 extension types below (array handles, slices, ``...``, dtypes, complex numbers, tuples).
 Array bytes travel only in ``__upload__`` (as a msgpack ``bin`` for small arrays, or as the
-message's trailing payload, named by the ``PAYLOAD`` marker) and in ``data`` (always the
-trailing payload); their length is checked against shape and dtype.
+payload message) and in ``data`` (always the payload message); their length is checked
+against shape and dtype.
 
 This module imports no backend, so it can be fuzzed on its own.
 """
@@ -112,7 +113,7 @@ class DType:
 
 
 class _Payload:
-    """Marks where a message's trailing payload (raw array bytes) belongs."""
+    """Marks where the payload (raw array bytes, the next message) belongs."""
 
     def __repr__(self) -> str:
         return "PAYLOAD"
@@ -121,7 +122,7 @@ class _Payload:
 PAYLOAD = _Payload()
 
 Frame = bytes | list[bytes | memoryview]
-"""An encoded message: bytes, or [header, payload] sent as the fragments of one message."""
+"""An encoded message (bytes), or a header and its payload: two messages, sent in order."""
 
 
 # -- the table of operations ---------------------------------------------------------------------
@@ -203,10 +204,13 @@ class Hello:
     proof: bytes | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Batch:
     ops: list[Op]
     free: list[int]
+    #: the args of the op that named the payload, until :func:`attach_payload` fills them in
+    payload_args: list[Any] | None = None
+    payload_bytes: int = 0
 
 
 # -- encoding ------------------------------------------------------------------------------------
@@ -243,11 +247,9 @@ def encode(message: list[Any], payload: bytes | memoryview | None = None) -> Fra
     return [head, payload]
 
 
-def frame_size(frame: Frame) -> int:
-    """Bytes of an encoded message."""
-    if isinstance(frame, bytes):
-        return len(frame)
-    return sum(memoryview(part).nbytes for part in frame)
+def messages(frame: Frame) -> list[bytes | memoryview]:
+    """The WebSocket messages of an encoded frame, in the order they are sent."""
+    return [frame] if isinstance(frame, bytes) else frame
 
 
 def pack_op(op: list[Any]) -> bytes:
@@ -335,32 +337,29 @@ def _unpack(data: bytes, max_len: int = 2**31 - 1) -> Any:
     )
 
 
-def _decode_frame(data: Any, max_len: int) -> tuple[list[Any], memoryview | None]:
+def _decode_frame(data: Any, max_len: int) -> list[Any]:
     if not isinstance(data, bytes):
         raise WireError(f"expected a binary message, got {type(data).__name__}")
     if len(data) < 4:
         raise WireError(f"a message starts with a 4-byte header length; got {len(data)} bytes")
     size = int.from_bytes(data[:4], "big")
-    if size > len(data) - 4:
-        raise WireError(f"the header length {size} exceeds the message ({len(data)} bytes)")
-    payload = memoryview(data)[4 + size :] if len(data) > 4 + size else None
+    if size != len(data) - 4:
+        raise WireError(f"the header length {size} does not match the message ({len(data)} bytes)")
     try:
-        message = _unpack(data[4 : 4 + size], max_len)
+        message = _unpack(data[4:], max_len)
     except WireError:
         raise
     except Exception as err:  # msgpack reports bad input with several exception types
         raise WireError(f"malformed message: {type(err).__name__}: {err}") from None
     if not isinstance(message, list) or not message or not isinstance(message[0], str):
         raise WireError("a message is a msgpack array whose first item is its kind (a string)")
-    return message, payload
+    return message
 
 
 def decode_client_message(data: Any, limits: Limits) -> Hello | Batch:
     """Decode and check a message sent by a client; raise :class:`WireError` if it is malformed."""
-    message, payload = _decode_frame(data, limits.max_message_bytes)
+    message = _decode_frame(data, limits.max_message_bytes)
     kind = message[0]
-    if payload is not None and kind != "batch":
-        raise WireError(f"a {kind!r} message carries no payload")
     if kind == "hello":
         _expect_len(message, 3, "hello")
         version, proof = message[1], message[2]
@@ -374,15 +373,15 @@ def decode_client_message(data: Any, limits: Limits) -> Hello | Batch:
         ops, free = message[1], message[2]
         if not isinstance(ops, list) or not isinstance(free, list):
             raise WireError('batch: expected ["batch", [op, ...], [handle, ...]]')
-        slot = [payload]
+        slot: list[Any] = []
         batch = Batch([_decode_op(op, slot) for op in ops], [_handle_id(h, "released handle") for h in free])
-        if slot[0] is not None:
-            raise WireError("the message carries a payload that no __upload__ op uses")
+        if slot:
+            batch.payload_args, batch.payload_bytes = slot
         return batch
     raise WireError(f"unknown message kind {kind!r}: a client sends 'hello' or 'batch'")
 
 
-def _decode_op(raw: Any, payload: list[memoryview | None]) -> Op:
+def _decode_op(raw: Any, payload: list[Any]) -> Op:
     if not isinstance(raw, list) or len(raw) != 7:
         raise WireError("an op is [seq, code, out, args, kwargs, flags, expect]")
     seq, code, out, args, kwargs, flags, expect = raw
@@ -440,24 +439,33 @@ def _decode_meta(meta: Any, where: str) -> tuple[tuple[int, ...], str]:
     return tuple(shape), dtype
 
 
-def _check_upload(seq: int, args: list[Any], payload: list[memoryview | None]) -> None:
+def _check_upload(seq: int, args: list[Any], payload: list[Any]) -> None:
     where = f"op {seq} (__upload__)"
     if len(args) != 3:
         raise WireError(f"{where}: expected [dtype, shape, bytes or PAYLOAD]")
     dtype, shape, data = _dtype_name(args[0], where), _shape(args[1], where), args[2]
     if data is PAYLOAD:
-        if payload[0] is None:
-            raise WireError(
-                f"{where}: names the message's payload, but there is none (or another op took it)"
-            )
-        data, payload[0] = payload[0], None
-        args[2] = data
-    if not isinstance(data, (bytes, memoryview)):
-        raise WireError(f"{where}: the array's bytes must be bytes or the message's payload")
-    _check_payload(where, dtype, shape, data)
+        if payload:
+            raise WireError(f"{where}: a second op names the payload; a message has at most one")
+        payload[:] = [args, math.prod(shape) * ITEMSIZE[dtype]]
+        return
+    if not isinstance(data, bytes):
+        raise WireError(f"{where}: the array's bytes must be bytes or PAYLOAD")
+    check_payload(where, dtype, shape, data)
 
 
-def _check_payload(where: str, dtype: str, shape: tuple[int, ...], data: bytes | memoryview) -> None:
+def attach_payload(batch: Batch, data: Any) -> None:
+    """Give the batch's ``__upload__`` op the payload message that followed the batch."""
+    if not isinstance(data, bytes):
+        raise WireError(f"expected the payload as a binary message, got {type(data).__name__}")
+    if batch.payload_args is None or len(data) != batch.payload_bytes:
+        raise WireError(f"the payload has {len(data)} bytes; the batch announced {batch.payload_bytes}")
+    batch.payload_args[2] = data
+    batch.payload_args = None
+
+
+def check_payload(where: str, dtype: str, shape: tuple[int, ...], data: bytes | memoryview) -> None:
+    """Raise WireError unless ``data`` holds exactly an array of ``shape`` and ``dtype``."""
     expected = math.prod(shape) * ITEMSIZE[dtype]
     if memoryview(data).nbytes != expected:
         raise WireError(
@@ -519,12 +527,11 @@ def decode_server_message(data: Any) -> list[Any]:
     """Decode and check a message sent by a server; raise :class:`WireError` if it is malformed.
 
     Returns the message as a list with shapes as tuples: ``["meta", seq, [(shape, dtype), ...]]``,
-    ``["data", seq, dtype, shape, memoryview]``, ``["error", seq, op, kind, text]``, ...
+    ``["data", seq, dtype, shape, PAYLOAD]`` (the bytes are the next message: check them with
+    :func:`check_payload`), ``["error", seq, op, kind, text]``, ...
     """
-    message, payload = _decode_frame(data, 2**31 - 1)
+    message = _decode_frame(data, 2**31 - 1)
     kind = message[0]
-    if (payload is not None) != (kind == "data"):
-        raise WireError("only a 'data' message carries a payload, and it always does")
     sizes = {"challenge": 3, "welcome": 3, "error": 5, "meta": 3, "data": 5, "stats": 3}
     if kind not in sizes:
         raise WireError(f"unknown message kind {kind!r} from the server")
@@ -537,10 +544,9 @@ def decode_server_message(data: Any) -> list[Any]:
         message[2] = [_decode_meta(m, "meta") for m in message[2]]
     elif kind == "data":
         dtype, shape = _dtype_name(message[2], "data"), _shape(message[3], "data")
-        if message[4] is not PAYLOAD or payload is None:
-            raise WireError("data: the array's bytes follow the header")
-        _check_payload("data", dtype, shape, payload)
-        message[2], message[3], message[4] = dtype, shape, payload
+        if message[4] is not PAYLOAD:
+            raise WireError("data: the array's bytes follow as the next message")
+        message[2], message[3] = dtype, shape
     elif kind == "error" and not all(isinstance(v, str) for v in message[2:]):
         raise WireError("error: op, kind and message must be strings")
     elif kind in ("welcome", "stats") and not isinstance(message[2], dict):
