@@ -364,3 +364,19 @@ def test_default_router_and_registry_entry() -> None:
     assert len(xp._namespaces) == max(2, min(4, len(available)))
     assert_matches_numpy(xp.sum(xp.arange(4.0)), np.array(6.0))
     assert ruda.to_numpy(xp.arange(3)).tolist() == [0, 1, 2]
+
+
+def test_a_third_backend_with_its_own_array_class() -> None:
+    try:
+        wgpu = ruda.namespace("wgpu")
+    except (ruda.BackendNotFoundError, ruda.BackendUnavailableError) as err:
+        pytest.skip(f"no third backend here: {err}")
+    xp = Router((ruda.host, TORCH, wgpu))
+    assert xp.MultiDevice is trio.MultiDevice
+    gpu = xp.MultiDevice.B3(wgpu.__array_namespace_info__().default_device())
+    y = xp.asarray(np.arange(6, dtype=np.float32)).to_device(gpu)
+    assert y.device == gpu and type(y.inner).__module__.startswith("ruda_wgpu")
+    z = (y * 2.0).to_device(xp.MultiDevice.B2(torch.device("cpu")))
+    assert_matches_numpy(z, np.arange(6, dtype=np.float32) * 2)
+    own = set(wgpu.__array_namespace_info__().dtypes(device=gpu.device))
+    assert set(xp.__array_namespace_info__().dtypes(device=gpu)) == own, "the device's own dtypes, no more"

@@ -27,8 +27,10 @@ class TestRouterTorchFirst(ConformanceChecks):
     max_examples = 10
     # The kit draws complex arrays for min and max, whose order the standard leaves undefined;
     # torch refuses them ("max_values_cpu" not implemented for 'ComplexFloat').
-    unsupported: ClassVar[dict[str, str]] = {"min": "complex min/max: undefined by the standard, refused by torch",
-                   "max": "complex min/max: undefined by the standard, refused by torch",
-                   # torch tensors refuse negative slice steps (x[::-1]); the router hands keys
-                   # to the holding backend unchanged and surfaces its error
-                   "indexing": "torch refuses negative slice steps"}
+    unsupported: ClassVar[dict[str, str]] = {
+        "min": "complex min/max: undefined by the standard, refused by torch",
+        "max": "complex min/max: undefined by the standard, refused by torch",
+        # torch tensors refuse negative slice steps (x[::-1]); the router hands keys to the
+        # holding backend unchanged and surfaces its error
+        "indexing": "torch refuses negative slice steps",
+    }

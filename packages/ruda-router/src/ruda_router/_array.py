@@ -131,7 +131,8 @@ class Array:
     def __getitem__(self, key: Any) -> Array:
         router = self._router
         inner_key = router._index_key(key, self)
-        return router._wrap(self._inner[inner_key], self._index)
+        result: Array = router._wrap(self._inner[inner_key], self._index)
+        return result
 
     def __setitem__(self, key: Any, value: Any) -> None:
         router = self._router

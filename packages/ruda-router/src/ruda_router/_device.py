@@ -25,6 +25,7 @@ class MultiDeviceBase:
 
     __slots__ = ("_device",)
     __match_args__ = ("device",)
+    _device: Any
 
     #: 0-based position of the backend this variant names (set on each variant class)
     index: ClassVar[int]

@@ -262,12 +262,13 @@ class Router:
             return Array._new(result, index, self)
         return result
 
-    def _apply(self, name: str, index: int, *args: Any) -> Any:
+    def _apply(self, name: str, index: int, *args: Any) -> Array:
         """Run backend ``index``'s ``name`` on its own objects and wrap the result (operators)."""
         impl = self._impls[name][index]
         if impl is None:
             raise self._missing(name, index)
-        return self._wrap(impl(*args), index)
+        result: Array = self._wrap(impl(*args), index)
+        return result
 
     def _operand(self, value: Any, holder: Array, name: str) -> Any:
         """The backend's own form of an operator's other operand, checked against ``holder``."""
@@ -363,10 +364,13 @@ class Router:
         self._join("to_device", None, x)
         index = self._device_index(device, "to_device")
         if index == x._index:
-            return self._wrap(_to_device_within(x._inner, device.device, stream=stream), index)
-        if stream is not None:
+            moved = _to_device_within(x._inner, device.device, stream=stream)
+        elif stream is not None:
             raise ValueError("stream applies within one backend; a migration between backends takes none")
-        return self._wrap(migrate(x._inner, self._namespaces[index], device.device), index)
+        else:
+            moved = migrate(x._inner, self._namespaces[index], device.device)
+        result: Array = self._wrap(moved, index)
+        return result
 
     def __array_namespace_info__(self) -> RouterInfo:
         return RouterInfo(self)
