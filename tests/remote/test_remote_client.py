@@ -169,3 +169,45 @@ def test_functions_carry_the_spec_signatures():
     assert inspect.signature(ruda_remote.sum) == inspect.signature(ruda.host.sum)
     assert inspect.signature(ruda_remote.linalg.svd) == inspect.signature(ruda.host.linalg.svd)
     assert set(wire.OPS) >= {"add", "linalg.solve", "fft.rfft", "__getitem__"}
+
+
+def test_environment_variable_sets_the_default_device(server, monkeypatch):
+    import ruda._registry as registry
+
+    monkeypatch.delenv("RUDA_REMOTE_URL", raising=False)
+    ruda_remote.set_default_device(None)
+    registry.clear_cache()
+    status = next(b for b in ruda.backends() if b.name == "remote")
+    assert not status.available and "RUDA_REMOTE_URL is not set" in status.reason
+    with pytest.raises(RuntimeError, match="set RUDA_REMOTE_URL"):
+        ruda_remote.zeros(3)
+    monkeypatch.setenv("RUDA_REMOTE_URL", server.url)
+    registry.clear_cache()
+    try:
+        status = next(b for b in ruda.backends() if b.name == "remote")
+        assert status.available and status.details["server backend"] == "host"
+        assert ruda_remote.default_device().url == server.url
+        assert_matches_numpy(ruda.namespace("remote").arange(3), np.arange(3))
+    finally:
+        ruda_remote.default_device().close()
+        ruda_remote.set_default_device(None)
+        registry.clear_cache()
+
+
+def test_serve_is_a_ruda_subcommand():
+    from importlib.metadata import entry_points
+
+    (serve,) = [ep for ep in entry_points(group="ruda.commands") if ep.name == "serve"]
+    assert serve.value == "ruda_remote.cli:add_parser"
+
+
+def test_nested_sequences_of_remote_arrays_are_assembled_on_the_server(xp, monkeypatch):
+    x = xp.asarray(np.arange(6.0))
+    device = xp.default_device()
+    reads = []
+    monkeypatch.setattr(device, "read", lambda handle: reads.append(handle))
+    nested = xp.asarray([[x[0] * 2, x[1]], [x[4], x[5]]], dtype=xp.float32)
+    monkeypatch.undo()
+    assert reads == [], "the values must stay on the server"
+    assert nested.shape == (2, 2) and nested.dtype == xp.float32
+    assert_matches_numpy(nested, np.array([[0.0, 1.0], [4.0, 5.0]], dtype=np.float32))

@@ -112,6 +112,10 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
                 f"copy=False is impossible: converting {obj.dtype} to {np.dtype(dtype)} needs a copy"
             )
         return _dispatch.call("astype", (obj, np.dtype(dtype) if dtype is not None else obj.dtype), {})
+    if isinstance(obj, (list, tuple)):
+        stacked = _stack_nested(obj, dtype, device)
+        if stacked is not None:
+            return stacked
     if copy is False:
         raise ValueError("copy=False is impossible: host data must be copied to the remote server")
     target = _device(device)
@@ -125,6 +129,43 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
         if dtype is None:
             values = values.astype(_default_for(values.dtype, target), copy=False)
     return _dispatch.upload(values, target)
+
+
+def _stack_nested(obj: list[Any] | tuple[Any, ...], dtype: Any, device: Any) -> Array | None:
+    """Nested sequences of remote arrays, assembled on the server (their values never travel).
+    None when some leaf is not a remote array."""
+    leaves: list[Array] = []
+
+    def shape_of(node: Any) -> tuple[int, ...]:
+        if isinstance(node, Array):
+            leaves.append(node)
+            return ()
+        if not isinstance(node, (list, tuple)) or not node:
+            raise _NotRemote
+        shapes = {shape_of(item) for item in node}
+        if len(shapes) != 1:
+            raise ValueError("asarray: nested sequences of remote arrays must be rectangular")
+        return (len(node), *shapes.pop())
+
+    try:
+        outer = shape_of(obj)
+    except _NotRemote:
+        return None
+    if len({a.shape for a in leaves}) != 1:
+        raise ValueError(
+            f"asarray: the remote arrays have different shapes: {sorted({a.shape for a in leaves})}"
+        )
+    stacked = _dispatch.call("stack", (leaves,), {"axis": 0})
+    result = _dispatch.call("reshape", (stacked, outer + leaves[0].shape), {})
+    if device is not None and _device(device) is not result.device:
+        result = result.to_device(_device(device))
+    if dtype is not None and np.dtype(dtype) != result.dtype:
+        result = _dispatch.call("astype", (result, np.dtype(dtype)), {})
+    return result
+
+
+class _NotRemote(Exception):  # noqa: N818  (control flow inside _stack_nested, never escapes)
+    pass
 
 
 def _default_for(dtype: np.dtype[Any], device: RemoteDevice) -> np.dtype[Any]:
