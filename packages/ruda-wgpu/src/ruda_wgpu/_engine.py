@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+import re
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -130,6 +131,7 @@ class GpuDevice:
         self.max_binding = int(self.limits["max-storage-buffer-binding-size"])
         self.max_groups = int(self.limits["max-compute-workgroups-per-dimension"])
         self.offset_align = int(self.limits["min-storage-buffer-offset-alignment"])
+        self.uniform_align = int(self.limits["min-uniform-buffer-offset-alignment"])
         self._device: Any = None
         self._lock = threading.RLock()
 
@@ -181,7 +183,7 @@ class GpuDevice:
             usage = wgpu.BufferUsage
             self._pool = BufferPool(dev, usage.STORAGE | usage.COPY_SRC | usage.COPY_DST)
             self._staging = BufferPool(dev, usage.MAP_READ | usage.COPY_DST)
-            self._arena = dev.create_buffer(size=PARAM_ARENA_BYTES, usage=usage.STORAGE | usage.COPY_DST)
+            self._arena = dev.create_buffer(size=PARAM_ARENA_BYTES, usage=usage.UNIFORM | usage.COPY_DST)
             self._arena_data = bytearray()
             self._pipelines: dict[Any, Any] = {}
             self._encoder: Any = None
@@ -210,11 +212,16 @@ class GpuDevice:
 
     # -- pipelines ----------------------------------------------------------------------
     def pipeline(self, key: Any, source: Callable[[], str]) -> Any:
-        """The compute pipeline for ``key``, compiled from ``source()`` the first time."""
+        """The compute pipeline for ``key``, compiled from ``source()`` the first time.
+
+        Kernels read their parameters as ``P[k]`` (u32 words, constant ``k``) from binding 0;
+        here that becomes a uniform buffer of ``vec4<u32>``, which every driver reads as one
+        value for the whole dispatch (lavapipe is markedly slower with a storage buffer).
+        """
         dev = self.device
         pipe = self._pipelines.get(key)
         if pipe is None:
-            code = source()
+            code = _uniform_params(source())
             module = dev.create_shader_module(code=code)
             pipe = dev.create_compute_pipeline(
                 layout="auto", compute={"module": module, "entry_point": "main"}
@@ -238,9 +245,10 @@ class GpuDevice:
         groups: int | tuple[int, ...],
     ) -> None:
         """Record one dispatch: binding 0 is ``params`` (u32 words), then ``(buffer, offset, size)``."""
-        blob = np.ascontiguousarray(params, dtype=np.uint32).tobytes() or b"\0\0\0\0"
+        blob = np.ascontiguousarray(params, dtype=np.uint32).tobytes()
+        blob += b"\0" * (-len(blob) % 16 or (16 if not blob else 0))  # whole vec4<u32> words
         with self._lock:
-            start = -(-len(self._arena_data) // self.offset_align) * self.offset_align
+            start = -(-len(self._arena_data) // self.uniform_align) * self.uniform_align
             if start + len(blob) > PARAM_ARENA_BYTES:
                 self.flush()
                 start = 0
@@ -353,6 +361,17 @@ class GpuDevice:
             "dispatches": self.dispatches,
             "submits": self.submits,
         }
+
+
+_PARAM = re.compile(r"\bP\[(\d+)\]")
+
+
+def _uniform_params(code: str) -> str:
+    """Rewrite ``var<storage, read> P: array<u32>`` and its constant reads ``P[k]`` as a uniform."""
+    words = [int(k) for k in _PARAM.findall(code)]
+    count = max(words, default=0) // 4 + 1
+    code = code.replace("var<storage, read> P: array<u32>;", f"var<uniform> P: array<vec4<u32>, {count}>;")
+    return _PARAM.sub(lambda m: f"P[{int(m.group(1)) // 4}].{'xyzw'[int(m.group(1)) % 4]}", code)
 
 
 @functools.cache

@@ -132,6 +132,8 @@ def elementwise_source(
 
     def index(k: int) -> str:
         base = 2 + rank + k * words
+        if layout[k] == "z":
+            return "i"
         if layout[k] == "c":
             return f"(P[{base}] + i)"
         terms = [f"bitcast<i32>(P[{base}])"]
@@ -223,16 +225,20 @@ def launch_elementwise(
     shp, sts = _collapse(shape, [None if isinstance(op, Scalar) else op.strides for op in arrays])
     rank = len(shp)
     full = c_strides(shp)
+    itemsizes = [storage_itemsize(op.dtype) for op in arrays]
+    # c: contiguous; z: contiguous starting at an aligned binding offset, indexed by i alone
+    # (drivers vectorise o[i] = a[i] better than o[base + i]); s: strided; k: scalar.
     layout = "".join(
-        "k" if isinstance(op, Scalar) else "c" if st == full else "s"
-        for op, st in zip(arrays, sts, strict=True)
+        "k" if isinstance(op, Scalar)
+        else ("z" if op.offset * isz % dev.offset_align == 0 else "c") if st == full
+        else "s"
+        for op, st, isz in zip(arrays, sts, itemsizes, strict=True)
     )
     dtypes = [op.dtype for op in operands]
     pipe = dev.pipeline(
         ("ew", key, out.dtype, tuple(dtypes), rank, layout),
         lambda: elementwise_source(out.dtype, dtypes, rank, layout, body, prelude),
     )
-    itemsizes = [storage_itemsize(op.dtype) for op in arrays]
     chunk = (dev.max_binding - dev.offset_align) // max(itemsizes)
     chunk = max(chunk // WORKGROUP * WORKGROUP, WORKGROUP)
     for start in range(0, n, chunk):
@@ -245,10 +251,10 @@ def launch_elementwise(
                 continue
             assert st is not None
             lo, hi = (
-                (op.offset + start, op.offset + start + count) if lay == "c" else _span(op.offset, shp, st)
+                (op.offset + start, op.offset + start + count) if lay in "cz" else _span(op.offset, shp, st)
             )
             binding, skip = window(dev, op.storage, lo, hi, isz, "a strided view")
-            base = skip if lay == "c" else op.offset - (lo - skip)
+            base = skip if lay in "cz" else op.offset - (lo - skip)
             params += [base & 0xFFFFFFFF, 0] + [s & 0xFFFFFFFF for s in st]
             buffers.append(binding)
         dev.dispatch(pipe, buffers, np.array(params, dtype=np.uint32), -(-count // WORKGROUP))
