@@ -265,7 +265,7 @@ class RemoteDevice:
             raise self._lost(err) from None
         try:
             message = wire.decode_server_message(raw)
-            if message[0] == "data":  # the array's bytes are the next message
+            if message[0] == "data" and message[4] is wire.PAYLOAD:  # the bytes: the next message
                 message[4] = self._ws.recv(timeout=timeout)
                 wire.check_payload("data", message[2], message[3], message[4])
             return message

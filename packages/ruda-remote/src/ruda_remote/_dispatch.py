@@ -201,7 +201,7 @@ def upload(host: np.ndarray, device: RemoteDevice) -> Any:
     handle = device.new_handle()
     meta = (tuple(host.shape), host.dtype.name)
     code, out, head = wire.OP_CODES["__upload__"], [handle], [host.dtype.name, list(host.shape)]
-    if host.nbytes <= 64 * 1024:
+    if host.nbytes <= wire.INLINE_BYTES:
         # Small: a copy joins the queue (the caller may change ``host`` before the queue is sent).
         device.submit(code, out, [*head, bytes(data)], {}, expect=[meta])
     else:

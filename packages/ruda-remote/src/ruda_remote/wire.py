@@ -12,7 +12,7 @@ is never copied through msgpack or joined to a header::
     client -> server   ["batch", [op, ...], [released handle, ...]]
         op = [seq, code, [out handle, ...], [arg, ...], {kwarg: value}, flags, expect]
     server -> client   ["meta", seq, [[shape, dtype], ...]]  when the op asked for it (FLAG_META)
-                       ["data", seq, dtype, shape, PAYLOAD], then the bytes: ``__read__``
+                       ["data", seq, dtype, shape, bytes | PAYLOAD]: ``__read__``
                        ["stats", seq, {"arrays": n, "bytes": n}]
                        ["error", seq, op name, kind, message]
 
@@ -64,6 +64,9 @@ ITEMSIZE: dict[str, int] = {
     "complex64": 8,
     "complex128": 16,
 }
+
+#: arrays up to this size travel inside the header message (one message instead of two)
+INLINE_BYTES = 64 * 1024
 
 MAX_DEPTH = 32  # nesting of argument values (lists, maps, tuples)
 MAX_DIMS = 64
@@ -527,7 +530,7 @@ def decode_server_message(data: Any) -> list[Any]:
     """Decode and check a message sent by a server; raise :class:`WireError` if it is malformed.
 
     Returns the message as a list with shapes as tuples: ``["meta", seq, [(shape, dtype), ...]]``,
-    ``["data", seq, dtype, shape, PAYLOAD]`` (the bytes are the next message: check them with
+    ``["data", seq, dtype, shape, bytes | PAYLOAD]`` (PAYLOAD: the next message; check it with
     :func:`check_payload`), ``["error", seq, op, kind, text]``, ...
     """
     message = _decode_frame(data, 2**31 - 1)
@@ -544,8 +547,10 @@ def decode_server_message(data: Any) -> list[Any]:
         message[2] = [_decode_meta(m, "meta") for m in message[2]]
     elif kind == "data":
         dtype, shape = _dtype_name(message[2], "data"), _shape(message[3], "data")
-        if message[4] is not PAYLOAD:
-            raise WireError("data: the array's bytes follow as the next message")
+        if isinstance(message[4], bytes):
+            check_payload("data", dtype, shape, message[4])
+        elif message[4] is not PAYLOAD:
+            raise WireError("data: the array's bytes are inline or follow as the next message")
         message[2], message[3] = dtype, shape
     elif kind == "error" and not all(isinstance(v, str) for v in message[2:]):
         raise WireError("error: op, kind and message must be strings")
