@@ -1,0 +1,161 @@
+"""Creation functions: array-api-compat's, plus the namespace's default device and torch's gaps.
+
+Every function takes ``device`` as a ``torch.device``, ``"cuda:0"``,
+``"torch:cuda:0"`` or a ``ruda.Device``; without one, arrays go to the default
+device (``RUDA_TORCH_DEVICE``, else torch's default).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import torch
+from array_api_compat.torch import _aliases as _compat
+
+from ruda_torch._devices import resolve
+
+Tensor = torch.Tensor
+
+
+def asarray(obj: Any, /, *, dtype: torch.dtype | None = None, device: Any = None,
+            copy: bool | None = None) -> Tensor:
+    """Convert ``obj`` (tensor, nested sequence, scalar, buffer, DLPack object) to a tensor."""
+    if isinstance(obj, Tensor):
+        return _compat.asarray(obj, dtype=dtype, device=resolve(device) if device is not None else None,
+                               copy=copy)
+    if copy is False and not _exposes_memory(obj):
+        raise ValueError(f"asarray(copy=False) needs an object that shares its memory, and a "
+                         f"{type(obj).__name__} does not: pass copy=None or copy=True")
+    return torch.asarray(obj, dtype=dtype, device=resolve(device), copy=copy)
+
+
+def _exposes_memory(obj: Any) -> bool:
+    if hasattr(obj, "__dlpack__"):
+        return True
+    try:
+        memoryview(obj)
+    except TypeError:
+        return False
+    return True
+
+
+def arange(start: float, /, stop: float | None = None, step: float = 1, *,
+           dtype: torch.dtype | None = None, device: Any = None) -> Tensor:
+    """Evenly spaced values in ``[start, stop)``; the length is ``ceil((stop - start) / step)``."""
+    if stop is None:
+        start, stop = 0, start
+    if step == 0:
+        raise ValueError("arange: step must not be zero")
+    if dtype is None:
+        integral = all(isinstance(v, int) and not isinstance(v, bool) for v in (start, stop, step))
+        dtype = torch.int64 if integral else torch.get_default_dtype()
+    device = resolve(device)
+    # torch computes the length in float64 and overflows or rounds differently from the
+    # spec's ceil((stop - start) / step): build from an integer count instead.
+    count = max(math.ceil((stop - start) / step), 0)
+    if count == 0:
+        return torch.empty(0, dtype=dtype, device=device)
+    exact_ints = all(isinstance(v, int) for v in (start, step))
+    work = torch.int64 if exact_ints else torch.float64
+    return torch.arange(count, dtype=work, device=device).mul_(step).add_(start).to(dtype)
+
+
+def empty(shape: int | tuple[int, ...], *, dtype: torch.dtype | None = None, device: Any = None) -> Tensor:
+    """An uninitialised array."""
+    return torch.empty(shape, dtype=dtype, device=resolve(device))
+
+
+def zeros(shape: int | tuple[int, ...], *, dtype: torch.dtype | None = None, device: Any = None) -> Tensor:
+    """An array of zeros."""
+    return torch.zeros(shape, dtype=dtype, device=resolve(device))
+
+
+def ones(shape: int | tuple[int, ...], *, dtype: torch.dtype | None = None, device: Any = None) -> Tensor:
+    """An array of ones."""
+    return torch.ones(shape, dtype=dtype, device=resolve(device))
+
+
+def full(shape: int | tuple[int, ...], fill_value: complex, *, dtype: torch.dtype | None = None,
+         device: Any = None) -> Tensor:
+    """An array filled with ``fill_value``; the dtype follows the value's Python type by default."""
+    if isinstance(shape, int):
+        shape = (shape,)
+    if dtype is None and isinstance(fill_value, bool):
+        dtype = torch.bool
+    return torch.full(shape, fill_value, dtype=dtype, device=resolve(device))
+
+
+def _like(fn: Any) -> Any:
+    def like(x: Tensor, /, *, dtype: torch.dtype | None = None, device: Any = None) -> Tensor:
+        return fn(x, dtype=dtype, device=resolve(device) if device is not None else None)
+
+    like.__name__ = fn.__name__
+    like.__doc__ = f"``{fn.__name__}`` with the spec's keywords; same device as ``x`` unless told."
+    return like
+
+
+empty_like = _like(torch.empty_like)
+zeros_like = _like(torch.zeros_like)
+ones_like = _like(torch.ones_like)
+
+
+def full_like(x: Tensor, /, fill_value: complex, *, dtype: torch.dtype | None = None,
+              device: Any = None) -> Tensor:
+    """An array shaped like ``x`` filled with ``fill_value``; same device as ``x`` unless told."""
+    return torch.full_like(x, fill_value, dtype=dtype, device=resolve(device) if device is not None else None)
+
+
+def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: torch.dtype | None = None,
+        device: Any = None) -> Tensor:
+    """Ones on the ``k``-th diagonal, zeros elsewhere."""
+    return _compat.eye(n_rows, n_cols, k=k, dtype=dtype, device=resolve(device))
+
+
+def linspace(start: complex, stop: complex, /, num: int, *, dtype: torch.dtype | None = None,
+             device: Any = None, endpoint: bool = True) -> Tensor:
+    """``num`` evenly spaced values from ``start`` to ``stop``."""
+    if dtype is None and (isinstance(start, complex) or isinstance(stop, complex)):
+        dtype = torch.complex128 if torch.get_default_dtype() == torch.float64 else torch.complex64
+    return _compat.linspace(start, stop, num, dtype=dtype, device=resolve(device), endpoint=endpoint)
+
+
+def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Tensor:
+    """A tensor over the memory of any DLPack producer: zero-copy when the producer's memory
+    is on ``device`` (or no device is asked for), a copy only when ``device`` differs or
+    ``copy=True``."""
+    if device is None:
+        return torch.from_dlpack(x) if copy is None else torch.from_dlpack(x, copy=copy)
+    target = resolve(device)
+    if copy is None and _dlpack_device(x) == target:
+        return torch.from_dlpack(x)  # the plain protocol call: zero-copy with every producer
+    return torch.from_dlpack(x, device=target, copy=copy)
+
+
+# DLPack device types (dlpack.h): kDLCPU = 1, kDLCUDA = 2
+_DLPACK_TYPES = {1: "cpu", 2: "cuda"}
+
+
+def _dlpack_device(x: Any) -> torch.device | None:
+    """The torch device of a DLPack producer's memory, or None when torch has no such device."""
+    try:
+        kind, index = x.__dlpack_device__()
+    except AttributeError:
+        return None
+    name = _DLPACK_TYPES.get(int(kind))
+    if name is None:
+        return None
+    return torch.device("cpu") if name == "cpu" else torch.device(name, int(index))
+
+
+meshgrid = _compat.meshgrid
+
+
+def tril(x: Tensor, /, *, k: int = 0) -> Tensor:
+    """The lower triangle of the last two axes."""
+    return torch.tril(x, k)
+
+
+def triu(x: Tensor, /, *, k: int = 0) -> Tensor:
+    """The upper triangle of the last two axes."""
+    return torch.triu(x, k)

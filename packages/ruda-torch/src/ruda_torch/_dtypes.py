@@ -1,0 +1,170 @@
+"""Data types: the spec's promotion table, ``isdtype``, ``finfo``/``iinfo`` and ``astype``.
+
+torch's own promotion refuses uint16/uint32/uint64 and its ``finfo``/``iinfo``
+name the dtype as a string; these follow the spec instead.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from ruda_torch._devices import resolve
+
+Tensor = torch.Tensor
+
+SIGNED = (torch.int8, torch.int16, torch.int32, torch.int64)
+UNSIGNED = (torch.uint8, torch.uint16, torch.uint32, torch.uint64)
+REAL_FLOATING = (torch.float32, torch.float64)
+COMPLEX_FLOATING = (torch.complex64, torch.complex128)
+ARRAY_API_DTYPES = frozenset((torch.bool, *SIGNED, *UNSIGNED, *REAL_FLOATING, *COMPLEX_FLOATING))
+
+_KIND_MEMBERS: dict[str, frozenset[torch.dtype]] = {
+    "bool": frozenset((torch.bool,)),
+    "signed integer": frozenset(SIGNED),
+    "unsigned integer": frozenset(UNSIGNED),
+    "integral": frozenset(SIGNED + UNSIGNED),
+    "real floating": frozenset(REAL_FLOATING),
+    "complex floating": frozenset(COMPLEX_FLOATING),
+    "numeric": frozenset(SIGNED + UNSIGNED + REAL_FLOATING + COMPLEX_FLOATING),
+}
+
+
+def _promotion_table() -> dict[tuple[torch.dtype, torch.dtype], torch.dtype]:
+    """The spec's table: within a kind the wider type wins; signed with unsigned needs the
+    next signed type that holds both (int64 with uint64 has none, so it is absent)."""
+    table: dict[tuple[torch.dtype, torch.dtype], torch.dtype] = {}
+    for family in (SIGNED, UNSIGNED, REAL_FLOATING, COMPLEX_FLOATING):
+        for i, a in enumerate(family):
+            for b in family[: i + 1]:
+                table[a, b] = table[b, a] = a
+    for u_index, u in enumerate(UNSIGNED[:3]):  # uint8 -> int16, uint16 -> int32, uint32 -> int64
+        for i in SIGNED:
+            wide = max(SIGNED.index(i), u_index + 1)
+            table[u, i] = table[i, u] = SIGNED[wide]
+    for f, c in zip(REAL_FLOATING, COMPLEX_FLOATING, strict=True):
+        for other_c in COMPLEX_FLOATING:
+            table[f, other_c] = table[other_c, f] = max(c, other_c, key=COMPLEX_FLOATING.index)
+    table[torch.bool, torch.bool] = torch.bool
+    return table
+
+
+PROMOTION = _promotion_table()
+_PY_SCALARS = (bool, int, float, complex)
+
+
+def result_type(*arrays_and_dtypes: Tensor | torch.dtype | complex) -> torch.dtype:
+    """The dtype the spec's promotion rules give; Python scalars are weak (they never widen)."""
+    dtypes = [a if isinstance(a, torch.dtype) else a.dtype
+              for a in arrays_and_dtypes if not isinstance(a, _PY_SCALARS)]
+    if not dtypes:
+        raise ValueError("result_type needs at least one array or dtype (Python scalars alone have none)")
+    out = functools.reduce(_promote, dtypes)
+    for scalar in (a for a in arrays_and_dtypes if isinstance(a, _PY_SCALARS)):
+        out = scalar_result_type(out, scalar)
+    return out
+
+
+def _promote(a: torch.dtype, b: torch.dtype) -> torch.dtype:
+    try:
+        return PROMOTION[a, b]
+    except KeyError:
+        pass
+    if {a, b} <= _KIND_MEMBERS["integral"]:
+        raise TypeError(f"{a} and {b} have no common integer dtype (the spec leaves int64 with "
+                        "uint64 undefined): cast one of them first")
+    # Mixed kinds (bool with numbers, integers with floats) are left to torch, as the spec allows.
+    return torch.promote_types(a, b)
+
+
+def scalar_result_type(dtype: torch.dtype, scalar: complex) -> torch.dtype:
+    """The dtype of ``array op scalar``: the array's, unless the scalar is of a higher kind."""
+    if isinstance(scalar, bool):
+        return dtype
+    if isinstance(scalar, int):
+        return torch.int64 if dtype == torch.bool else dtype
+    if isinstance(scalar, float):
+        return dtype if dtype.is_floating_point or dtype.is_complex else torch.get_default_dtype()
+    if dtype.is_complex:
+        return dtype
+    if dtype.is_floating_point:
+        return torch.complex128 if dtype == torch.float64 else torch.complex64
+    return torch.complex128 if torch.get_default_dtype() == torch.float64 else torch.complex64
+
+
+def can_cast(from_: torch.dtype | Tensor, to: torch.dtype, /) -> bool:
+    """Whether the spec's promotion would turn ``from_`` into ``to`` (never across kinds downwards)."""
+    source = from_ if isinstance(from_, torch.dtype) else from_.dtype
+    if source == to:
+        return True
+    try:
+        return _promote(source, to) == to
+    except TypeError:
+        return False
+
+
+def isdtype(dtype: torch.dtype, kind: torch.dtype | str | tuple[torch.dtype | str, ...]) -> bool:
+    """Whether ``dtype`` is ``kind`` (a dtype, a kind name, or a tuple of either)."""
+    if isinstance(kind, tuple):
+        return any(_isdtype_one(dtype, k) for k in kind)
+    return _isdtype_one(dtype, kind)
+
+
+def _isdtype_one(dtype: torch.dtype, kind: torch.dtype | str) -> bool:
+    if isinstance(kind, torch.dtype):
+        return dtype == kind
+    if isinstance(kind, str):
+        try:
+            return dtype in _KIND_MEMBERS[kind]
+        except KeyError:
+            raise ValueError(f"unknown dtype kind {kind!r}: expected one of {', '.join(_KIND_MEMBERS)}") \
+                from None
+    raise TypeError(f"kind must be a dtype, a kind name or a tuple of them, not {type(kind).__name__}")
+
+
+@dataclass(frozen=True)
+class finfo_object:  # noqa: N801  (the spec's name)
+    """Machine limits of a floating dtype, as Python floats."""
+
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    dtype: torch.dtype
+
+
+@dataclass(frozen=True)
+class iinfo_object:  # noqa: N801  (the spec's name)
+    """Machine limits of an integer dtype, as Python ints."""
+
+    bits: int
+    max: int
+    min: int
+    dtype: torch.dtype
+
+
+def finfo(type: torch.dtype | Tensor, /) -> finfo_object:
+    """Limits of a real or complex floating dtype (of a complex one: of its real part)."""
+    dtype = type if isinstance(type, torch.dtype) else type.dtype
+    info = torch.finfo(dtype)
+    real = {torch.complex64: torch.float32, torch.complex128: torch.float64}.get(dtype, dtype)
+    return finfo_object(bits=info.bits, eps=float(info.eps), max=float(info.max), min=float(info.min),
+                        smallest_normal=float(info.smallest_normal), dtype=real)
+
+
+def iinfo(type: torch.dtype | Tensor, /) -> iinfo_object:
+    """Limits of an integer dtype."""
+    dtype = type if isinstance(type, torch.dtype) else type.dtype
+    info = torch.iinfo(dtype)
+    return iinfo_object(bits=info.bits, max=int(info.max), min=int(info.min), dtype=dtype)
+
+
+def astype(x: Tensor, dtype: torch.dtype, /, *, copy: bool = True, device: Any = None) -> Tensor:
+    """``x`` as ``dtype`` (and on ``device``); a new tensor unless ``copy=False`` allows reuse."""
+    if device is not None:
+        return x.to(resolve(device), dtype=dtype, copy=copy)
+    return x.to(dtype=dtype, copy=copy)

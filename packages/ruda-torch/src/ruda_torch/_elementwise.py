@@ -1,0 +1,124 @@
+"""Element-wise functions where torch misses the spec's special cases, done right.
+
+Each fix computes torch's result and then patches only the special cases, so
+the common path costs one or two extra masks, and only for the dtypes that
+have the problem (floats for division, complex for the transcendental ones).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import torch
+from array_api_compat.torch import _aliases as _compat
+
+Tensor = torch.Tensor
+
+
+def _tensors(x1: Any, x2: Any) -> tuple[Tensor, Tensor]:
+    """Both operands as tensors of their common dtype (a Python scalar takes the other's dtype)."""
+    x1 = _compat._scalar_to_tensor(x1, x2)
+    x2 = _compat._scalar_to_tensor(x2, x1)
+    if x1.dtype != x2.dtype:
+        from ruda_torch._dtypes import result_type
+
+        dtype = result_type(x1, x2)
+        x1, x2 = x1.to(dtype), x2.to(dtype)
+    return x1, x2
+
+
+def floor_divide(x1: Tensor | complex, x2: Tensor | complex, /) -> Tensor:
+    """``floor(x1 / x2)``; where exactly one operand is infinite, the spec's signed infinities
+    and zeros (torch returns NaN or -1 there)."""
+    x1, x2 = _tensors(x1, x2)
+    out = torch.floor_divide(x1, x2)
+    if not out.is_floating_point() or (out.device.type == "cpu" and _all_finite(x1) and _all_finite(x2)):
+        return out
+    # inf // finite is +-inf and finite // inf is +-0: exactly what true division gives there
+    one_infinite = torch.isinf(x1) ^ torch.isinf(x2)
+    return torch.where(one_infinite, x1 / x2, out)
+
+
+def _all_finite(x: Tensor) -> bool:
+    """Cheap test on the CPU: a finite sum proves every element finite (an infinite or NaN sum
+    only sends the caller down its exact path). Not used on GPUs, where it would wait for them."""
+    return math.isfinite(float(torch.sum(x)))
+
+
+def sign(x: Tensor, /) -> Tensor:
+    """-1, 0 or 1 by the sign of ``x``, NaN for NaN (torch gives 0); ``x / |x|`` for complex."""
+    if x.is_complex():
+        return _compat.sign(x)
+    out = torch.sign(x)
+    if not x.is_floating_point() or (x.device.type == "cpu" and not math.isnan(float(torch.sum(x)))):
+        return out
+    return out.masked_fill_(torch.isnan(x), math.nan)
+
+
+def remainder(x1: Tensor | complex, x2: Tensor | complex, /) -> Tensor:
+    """``x1 - floor(x1 / x2) * x2`` with the sign of ``x2``, exact for large floats.
+
+    torch computes floats as ``x1 - floor(x1 / x2) * x2``, which loses all precision when
+    ``x1 / x2`` is large (``1e30 % 7`` gives 1, not 5) and gives zeros the sign of ``x1``.
+    ``fmod`` is exact; moving its result into ``x2``'s sign is one addition.
+    """
+    x1, x2 = _tensors(x1, x2)
+    if not (x1.is_floating_point() and x2.is_floating_point()):
+        return torch.remainder(x1, x2)
+    out = torch.fmod(x1, x2)
+    wrong_sign = (out != 0) & ((out < 0) != (x2 < 0))
+    out = torch.where(wrong_sign, out + x2, out)
+    return torch.where(out == 0, torch.copysign(out, x2), out)
+
+
+def expm1(x: Tensor, /) -> Tensor:
+    """``exp(x) - 1``, accurate near zero; complex input follows the spec's special cases."""
+    if not x.is_complex():
+        return torch.expm1(x)
+    # torch's complex expm1 returns NaN for most non-finite inputs. Written from real parts:
+    # expm1(a+ib) = expm1(a)cos(b) - 2 sin^2(b/2) + i e^a sin(b), precise for small |z|.
+    a, b = x.real, x.imag
+    half = torch.sin(b / 2)
+    # "+ 0.0" turns the -0 of expm1(-0 + 0j) into the +0 that exp(z) - 1 gives
+    real = torch.expm1(a) * torch.cos(b) - 2 * half * half + 0.0
+    imag = torch.where(b == 0, b, torch.exp(a) * torch.sin(b))
+    # a = -inf with b infinite or NaN: -1 + 0j; a = +inf with b infinite or NaN: inf + NaN j
+    odd_b = ~torch.isfinite(b)
+    low, high = odd_b & (a == -math.inf), odd_b & (a == math.inf)
+    real = torch.where(low, -1.0, torch.where(high, math.inf, real))
+    imag = torch.where(low, 0.0, torch.where(high, math.nan, imag))
+    return torch.complex(real, imag)
+
+
+def log1p(x: Tensor, /) -> Tensor:
+    """``log(1 + x)``; complex input with an infinite or NaN part follows the spec's special cases
+    (torch's complex log1p returns NaN there, its log does not)."""
+    out = torch.log1p(x)
+    if not x.is_complex():
+        return out
+    special = ~(torch.isfinite(x.real) & torch.isfinite(x.imag))
+    return torch.where(special, torch.log(x + 1), out)
+
+
+def tanh(x: Tensor, /) -> Tensor:
+    """Hyperbolic tangent; for complex ``+-inf + iy`` the result is ``+-1 + 0j`` with the
+    zero signed like ``y`` (torch signs it like ``sin(2y)``)."""
+    out = torch.tanh(x)
+    if not x.is_complex():
+        return out
+    a, b = x.real, x.imag
+    zero = torch.zeros_like(b)
+    fixed = torch.complex(torch.copysign(torch.ones_like(a), a),
+                          torch.where(torch.isfinite(b), torch.copysign(zero, b), zero))
+    return torch.where(torch.isinf(a), fixed, out)
+
+
+def acos(x: Tensor, /) -> Tensor:
+    """Inverse cosine; ``acos(+-0 + 0j)`` is ``pi/2 - 0j`` (torch's complex128 gives ``+0j``)."""
+    out = torch.acos(x)
+    if not x.is_complex():
+        return out
+    a, b = x.real, x.imag
+    zero = (a == 0) & (b == 0)
+    return torch.where(zero, torch.complex(out.real, -b), out)

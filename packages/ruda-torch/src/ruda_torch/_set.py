@@ -1,0 +1,91 @@
+"""``unique_*`` for every dtype, written once on top of ``torch.unique``.
+
+torch.unique has no first-occurrence indices, merges NaNs (which the spec
+says are all distinct, as NaN != NaN) and rejects complex input. One routine
+fixes all three: NaNs are set aside and appended one by one, complex values
+are made unique as (real, imag) rows, and the first index of each value is
+the minimum position scattered over the inverse indices (deterministic,
+unlike the scatter trick torch's issue tracker suggests).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import torch
+
+Tensor = torch.Tensor
+
+
+class UniqueAllResult(NamedTuple):
+    values: Tensor
+    indices: Tensor
+    inverse_indices: Tensor
+    counts: Tensor
+
+
+class UniqueCountsResult(NamedTuple):
+    values: Tensor
+    counts: Tensor
+
+
+class UniqueInverseResult(NamedTuple):
+    values: Tensor
+    inverse_indices: Tensor
+
+
+def _unique_sorted(flat: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    """(values, inverse, counts) of a 1-D tensor without NaNs; complex as (real, imag) rows."""
+    if flat.is_complex():
+        pairs = torch.view_as_real(flat)
+        values, inverse, counts = torch.unique(pairs, return_inverse=True, return_counts=True, dim=0)
+        return torch.view_as_complex(values.contiguous()), inverse, counts
+    return torch.unique(flat, return_inverse=True, return_counts=True)
+
+
+def _unique(x: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    """(values, inverse indices of x.reshape(-1), counts), NaNs distinct and last."""
+    flat = x.reshape(-1)
+    if not (flat.is_floating_point() or flat.is_complex()):
+        return _unique_sorted(flat)
+    nan = torch.isnan(flat)
+    if not bool(nan.any()):
+        return _unique_sorted(flat)
+    keep = ~nan
+    values, inverse_kept, counts = _unique_sorted(flat[keep])
+    nans = flat[nan]
+    inverse = torch.empty(flat.shape, dtype=torch.int64, device=flat.device)
+    inverse[keep] = inverse_kept
+    inverse[nan] = torch.arange(values.shape[0], values.shape[0] + nans.shape[0], device=flat.device)
+    ones = torch.ones(nans.shape, dtype=counts.dtype, device=flat.device)
+    return torch.cat([values, nans]), inverse, torch.cat([counts, ones])
+
+
+def unique_all(x: Tensor, /) -> UniqueAllResult:
+    """Unique values, the index of each one's first occurrence, inverse indices and counts."""
+    values, inverse, counts = _unique(x)
+    n = inverse.shape[0]
+    positions = torch.arange(n, device=x.device)
+    first = torch.full(values.shape[:1], n, dtype=torch.int64, device=x.device)
+    first.scatter_reduce_(0, inverse, positions, reduce="amin")
+    return UniqueAllResult(values, first, inverse.reshape(x.shape), counts)
+
+
+def unique_counts(x: Tensor, /) -> UniqueCountsResult:
+    """Unique values and how often each occurs."""
+    values, _, counts = _unique(x)
+    return UniqueCountsResult(values, counts)
+
+
+def unique_inverse(x: Tensor, /) -> UniqueInverseResult:
+    """Unique values, and for each element of ``x`` the index of its value."""
+    values, inverse, _ = _unique(x)
+    return UniqueInverseResult(values, inverse.reshape(x.shape))
+
+
+def unique_values(x: Tensor, /) -> Tensor:
+    """The unique values of ``x`` (each NaN counts as its own value)."""
+    flat = x.reshape(-1)
+    if flat.is_complex() or flat.is_floating_point():
+        return _unique(x)[0]
+    return torch.unique(flat)

@@ -1,0 +1,42 @@
+"""The Array API ``fft`` extension for ruda_torch (torch.fft via array-api-compat).
+
+``fftfreq`` and ``rfftfreq`` create arrays, so they take the namespace's
+default device like the other creation functions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from array_api_compat.torch.fft import (
+    fft,
+    fftn,
+    fftshift,
+    hfft,
+    ifft,
+    ifftn,
+    ifftshift,
+    ihfft,
+    irfft,
+    irfftn,
+    rfft,
+    rfftn,
+)
+from ruda.spec import FFT as __all__
+
+from ruda_torch._devices import resolve
+
+
+def fftfreq(
+    n: int, /, *, d: float = 1.0, dtype: torch.dtype | None = None, device: Any = None
+) -> torch.Tensor:
+    """Sample frequencies of an ``n``-point discrete Fourier transform."""
+    return torch.fft.fftfreq(n, d, dtype=dtype, device=resolve(device))
+
+
+def rfftfreq(
+    n: int, /, *, d: float = 1.0, dtype: torch.dtype | None = None, device: Any = None
+) -> torch.Tensor:
+    """Sample frequencies of an ``n``-point real discrete Fourier transform (non-negative half)."""
+    return torch.fft.rfftfreq(n, d, dtype=dtype, device=resolve(device))

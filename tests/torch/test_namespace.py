@@ -1,0 +1,305 @@
+"""ruda_torch, the Array API namespace over PyTorch: conformance, the info's truth, and every fix
+over array-api-compat's torch namespace, each checked against NumPy or the spec's special cases.
+
+Runs on the namespace's default device: the CPU normally, a GPU with RUDA_TORCH_DEVICE=cuda:0.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+import ruda
+from hypothesis import strategies as st
+from hypothesis.extra.array_api import make_strategies_namespace
+from ruda import spec
+from ruda.testing import assert_matches_numpy, parametrize_backends
+from ruda.testing.conformance import ConformanceChecks
+
+_ROW = {b.name: b for b in ruda.backends()}.get("torch")
+if _ROW is None or not _ROW.available:
+    pytest.skip(f"torch backend unavailable: {_ROW and _ROW.reason}", allow_module_level=True)
+
+import ruda_torch as xp  # noqa: E402
+import torch  # noqa: E402
+
+INF, NAN = math.inf, math.nan
+with warnings.catch_warnings():  # hypothesis looks for Tensor.__array_namespace__, which torch lacks
+    warnings.simplefilter("ignore")
+    _XPS = make_strategies_namespace(xp)
+
+
+pytestmark = pytest.mark.filterwarnings(
+    # hypothesis looks for Tensor.__array_namespace__, which torch does not have (see the skips file)
+    "ignore:Could not determine whether module ruda_torch is an Array API library"
+)
+
+
+class TestTorchConformance(ConformanceChecks):
+    xp = xp
+    max_examples = 15
+    _real_only = False
+
+    def _reduction(self, name: str, data: object) -> None:
+        # The spec leaves min and max of complex numbers undefined and torch refuses them;
+        # the kit draws every numeric dtype, so leave complex out for these two.
+        self._real_only = name in ("min", "max")
+        try:
+            super()._reduction(name, data)  # type: ignore[arg-type]
+        finally:
+            self._real_only = False
+
+    def _dtypes(self, kind: str) -> list[object]:
+        return [d for d in super()._dtypes(kind) if not (self._real_only and d.is_complex)]
+
+    def _getitem_basic(self, data: st.DataObject) -> None:
+        # Tensor indexing refuses negative slice steps (the skips file says so; xp.flip does it),
+        # so the kit's index strategy is narrowed to positive steps.
+        x = self._array(data, "numeric")
+        strategy = _XPS.indices(x.shape).filter(_positive_steps)
+        index = data.draw(strategy, label="index")
+        assert_matches_numpy(x[index], host(x)[index], err_msg=f"x[{index!r}]")
+
+
+def _positive_steps(index: object) -> bool:
+    parts = index if isinstance(index, tuple) else (index,)
+    return all(not (isinstance(p, slice) and p.step is not None and p.step < 0) for p in parts)
+
+
+def test_negative_slice_steps_raise_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="step must be greater than zero"):
+        xp.arange(4)[::-1]
+    assert host(xp.flip(xp.arange(4))).tolist() == [3, 2, 1, 0]
+
+
+def host(x: torch.Tensor) -> np.ndarray:
+    """A NumPy copy of a tensor on any device."""
+    return x.detach().cpu().numpy()
+
+
+def c(values: list[complex], dtype: torch.dtype = torch.complex128) -> torch.Tensor:
+    """A complex tensor built part by part (``complex(inf, 0)`` through Python keeps exact parts)."""
+    real = xp.asarray([v.real for v in values], dtype=torch.float64)
+    imag = xp.asarray([v.imag for v in values], dtype=torch.float64)
+    return torch.complex(real, imag).to(dtype)
+
+
+def same_complex(got: torch.Tensor, want: list[complex]) -> None:
+    """Real and imaginary parts equal, NaN where NaN, zeros with the same sign."""
+    got_h = host(got)
+    for g, w in zip(got_h.tolist(), want, strict=True):
+        for a, b in ((g.real, w.real), (g.imag, w.imag)):
+            if math.isnan(b):
+                assert math.isnan(a), (got_h, want)
+            else:
+                assert a == b and math.copysign(1, a) == math.copysign(1, b), (got_h, want)
+
+
+@parametrize_backends("torch")
+def test_registry_gives_this_namespace(xp: object) -> None:
+    assert xp is ruda.namespace("torch") is ruda.torch
+    assert ruda.device_of(ruda.torch.ones(2)) == ruda.Device("torch", str(xp.ones(1).device))
+
+
+def test_namespace_has_the_whole_spec() -> None:
+    missing = [n for n in (*spec.FUNCTIONS, *spec.CONSTANTS, *spec.DTYPES) if not hasattr(xp, n)]
+    assert not missing
+    assert not [n for n in (*spec.LINALG, "eig", "eigvals") if not hasattr(xp.linalg, n)]
+    assert not [n for n in spec.FFT if not hasattr(xp.fft, n)]
+    assert xp.__array_api_version__ == "2025.12"
+
+
+def test_returns_plain_tensors() -> None:
+    x = xp.exp(xp.ones(3))
+    assert type(x) is torch.Tensor and x.device == xp.__array_namespace_info__().default_device()
+
+
+# -- __array_namespace_info__ -----------------------------------------------------------------------
+def test_info_devices_and_defaults() -> None:
+    info = xp.__array_namespace_info__()
+    devices = info.devices()
+    assert isinstance(devices, tuple) and devices[0] == torch.device("cpu")
+    assert len(devices) == 1 + torch.cuda.device_count()
+    assert info.default_device() in devices
+    assert info.default_dtypes() == {"real floating": torch.float32, "complex floating": torch.complex64,
+                                     "integral": torch.int64, "indexing": torch.int64}
+    assert set(info.dtypes(kind=("bool", "complex floating"))) == {"bool", "complex64", "complex128"}
+    with pytest.raises(ValueError, match="unknown dtype kind 'floats'"):
+        info.dtypes(kind="floats")
+    with pytest.raises(ValueError, match="torch:cuda:7 is not available"):
+        info.dtypes(device="torch:cuda:7")
+
+
+def test_info_lists_a_dtype_only_where_its_operations_work() -> None:
+    info = xp.__array_namespace_info__()
+    listed, partial = info.dtypes(), info.partial_dtypes()
+    assert set(listed) | set(partial) == set(spec.DTYPES)
+    assert not set(listed) & set(partial)
+    for name, ops in partial.items():
+        assert ops["fails"], name
+        # each operation said to fail really does fail, each said to work really works
+        a, b = xp.asarray([3, 2], dtype=getattr(xp, name)), xp.asarray([1, 2], dtype=getattr(xp, name))
+        for op in ops["fails"]:
+            if op == "add":
+                with pytest.raises((NotImplementedError, RuntimeError)):
+                    xp.add(a, b)
+        if "multiply" in ops["works"]:
+            assert host(xp.multiply(a, b).to(torch.int64)).tolist() == [3, 4]
+
+
+def test_partial_dtypes_match_the_installed_torch() -> None:
+    # In torch 2.13 on the CPU uint16/32/64 cannot be added; a torch that can is fully listed.
+    partial = xp.__array_namespace_info__().partial_dtypes()
+    try:
+        torch.add(torch.ones(1, dtype=torch.uint16), torch.ones(1, dtype=torch.uint16))
+        can_add = True
+    except (NotImplementedError, RuntimeError):
+        can_add = False
+    assert ("uint16" not in partial) or not can_add
+
+
+# -- creation ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("args", "kwargs"),
+    [((10,), {}), ((1, 10, 3), {}), ((10, 1, -3), {}), ((0.0, 1.0, 0.1), {}), ((5,), {"dtype": "uint8"}),
+     ((2**62, 2**62 + 5, 2), {}), ((1.0, 0.0, 0.25), {"dtype": "float64"}), ((3, 3), {})],
+)
+def test_arange_has_the_spec_length_and_values(args: tuple[float, ...], kwargs: dict[str, str]) -> None:
+    kw = {k: getattr(xp, v) for k, v in kwargs.items()}
+    got = xp.arange(*args, **kw)
+    want = np.arange(*args, dtype=kwargs.get("dtype", "int64" if all(isinstance(a, int) for a in args)
+                                             else "float32"))
+    assert_matches_numpy(got, want, rtol=1e-6)
+
+
+def test_creation_takes_every_device_spelling() -> None:
+    for device in ("cpu", "torch:cpu", ruda.Device.parse("torch:cpu"), torch.device("cpu")):
+        assert xp.zeros(2, device=device).device == torch.device("cpu")
+    with pytest.raises(ValueError, match="not a ruda_torch device"):
+        xp.zeros(2, device=ruda.Device.parse("wgpu:0"))
+    with pytest.raises(TypeError, match="a ruda_torch device is"):
+        xp.zeros(2, device=1.5)
+
+
+def test_full_and_like_functions() -> None:
+    assert xp.full(3, True).dtype == torch.bool
+    x = xp.ones((2, 3), dtype=xp.int16)
+    assert xp.full_like(x, 7).dtype == torch.int16 and int(xp.full_like(x, 7)[1, 2]) == 7
+    assert xp.zeros_like(x, dtype=xp.float64).dtype == torch.float64
+
+
+def test_asarray_copy_false_refuses_what_it_must_copy() -> None:
+    with pytest.raises(ValueError, match="copy=False"):
+        xp.asarray([1, 2, 3], copy=False)
+
+
+# -- dtypes -----------------------------------------------------------------------------------------
+def test_result_type_follows_the_spec_table() -> None:
+    assert xp.result_type(xp.uint8, xp.int8) == torch.int16
+    assert xp.result_type(xp.uint16, xp.int16) == torch.int32
+    assert xp.result_type(xp.uint32, xp.int8) == torch.int64
+    assert xp.result_type(xp.uint64, xp.uint8) == torch.uint64
+    assert xp.result_type(xp.float32, xp.complex128) == torch.complex128
+    assert xp.result_type(xp.int8, 1, 2.0) == torch.float32
+    with pytest.raises(TypeError, match="no common integer dtype"):
+        xp.result_type(xp.int64, xp.uint64)
+    assert not xp.can_cast(xp.int64, xp.uint64) and xp.can_cast(xp.uint8, xp.int16)
+
+
+def test_finfo_and_iinfo_name_dtypes() -> None:
+    assert xp.finfo(xp.complex64).dtype == torch.float32
+    assert xp.finfo(xp.float64).eps == float(np.finfo(np.float64).eps)
+    info = xp.iinfo(xp.ones(1, dtype=xp.int16))
+    assert (info.min, info.max, info.dtype) == (-32768, 32767, torch.int16)
+
+
+# -- element-wise fixes -----------------------------------------------------------------------------
+def test_floor_divide_with_one_infinite_operand() -> None:
+    got = xp.floor_divide(xp.asarray([INF, -INF, 1.0, -1.0, 7.0]), xp.asarray([1.0, 1.0, -INF, INF, 2.0]))
+    assert host(got).tolist() == [INF, -INF, -0.0, -0.0, 3.0]
+    assert [math.copysign(1, v) for v in host(got)[2:4]] == [-1, -1]
+    assert_matches_numpy(xp.floor_divide(xp.asarray([7, -7]), 2), np.array([3, -4]))
+
+
+def test_remainder_is_exact_for_large_floats_and_signs_zeros_like_the_divisor() -> None:
+    x1 = xp.asarray([1e30, -0.0, 0.0, -3.0, 3.0, 5.5], dtype=xp.float64)
+    x2 = xp.asarray([7.0, 1.0, -1.0, INF, -INF, -2.0], dtype=xp.float64)
+    assert_matches_numpy(xp.remainder(x1, x2), np.remainder(host(x1), host(x2)))
+    zeros = host(xp.remainder(x1, x2))[1:3]
+    assert [math.copysign(1, v) for v in zeros] == [1, -1]
+
+
+def test_sign_keeps_nan() -> None:
+    x = xp.asarray([NAN, -2.0, -0.0, 3.0, INF])
+    got = host(xp.sign(x))
+    assert np.isnan(got[0]) and got[1:].tolist() == [-1.0, 0.0, 1.0, 1.0]
+    assert host(xp.sign(xp.asarray([5.0, -1.0]))).tolist() == [1.0, -1.0]  # the fast path
+
+
+@pytest.mark.parametrize(
+    ("z", "want"),
+    [(complex(-0.0, 0), complex(0, 0)), (complex(INF, 0), complex(INF, 0)),
+     (complex(-INF, INF), complex(-1, 0)), (complex(-INF, NAN), complex(-1, 0)),
+     (complex(INF, NAN), complex(INF, NAN)), (complex(NAN, 0), complex(NAN, 0))],
+)
+def test_expm1_complex_special_cases(z: complex, want: complex) -> None:
+    same_complex(xp.expm1(c([z])), [want])
+
+
+def test_expm1_complex_is_accurate_near_zero() -> None:
+    z = c([complex(1e-10, 1e-10), complex(0.5, -2.0)])
+    assert_matches_numpy(xp.expm1(z), np.expm1(host(z)))
+
+
+def test_log1p_tanh_acos_complex_special_cases() -> None:
+    same_complex(xp.log1p(c([complex(INF, NAN), complex(NAN, INF)])), [complex(INF, NAN)] * 2)
+    same_complex(xp.log1p(c([complex(9e15, INF)])), [complex(INF, math.pi / 2)])
+    same_complex(xp.tanh(c([complex(INF, 6.7e153), complex(-INF, -2.0)])), [complex(1, 0), complex(-1, -0.0)])
+    same_complex(xp.acos(c([complex(0, 0), complex(-0.0, -0.0)])), [complex(math.pi / 2, -0.0),
+                                                                      complex(math.pi / 2, 0)])
+
+
+# -- statistics, sets, manipulation -----------------------------------------------------------------
+@pytest.mark.parametrize("correction", [0, 1, 1.5, 3])
+@pytest.mark.parametrize("axis", [None, 1, (0, 1), ()])
+def test_var_and_std_follow_the_spec(correction: float, axis: object) -> None:
+    x = xp.asarray([[1.0, 2.0, 4.0], [0.5, -1.0, 8.0]], dtype=xp.float64)
+    n = 6 if axis in (None, (0, 1)) else 3 if axis == 1 else 1
+    if n - correction <= 0:
+        want = np.full(np.var(host(x), axis=axis).shape, np.nan)
+    else:
+        want = np.var(host(x), axis=axis, ddof=correction)
+    assert_matches_numpy(xp.var(x, axis=axis, correction=correction), want)
+    assert_matches_numpy(xp.std(x, axis=axis, correction=correction), np.sqrt(want))
+    assert xp.var(x, axis=axis, keepdims=True).ndim == 2
+
+
+def test_unique_all_treats_nans_as_distinct_and_finds_first_indices() -> None:
+    x = xp.asarray([3.0, NAN, 1.0, 3.0, NAN, -0.0, 0.0])
+    values, indices, inverse, counts = xp.unique_all(x)
+    assert host(values)[:3].tolist() == [0.0, 1.0, 3.0] and np.isnan(host(values)[3:]).all()
+    assert host(indices).tolist() == [5, 2, 0, 1, 4]
+    assert host(counts).tolist() == [2, 1, 2, 1, 1]
+    assert_matches_numpy(values[inverse], host(x))
+
+
+def test_unique_functions_take_complex_and_keep_the_shape_of_inverse() -> None:
+    x = xp.asarray([[1 + 1j, 2j], [1 + 1j, 2j]])
+    values, counts = xp.unique_counts(x)
+    assert sorted(host(values).tolist(), key=abs) == [1 + 1j, 2j] and host(counts).tolist() == [2, 2]
+    assert xp.unique_inverse(x).inverse_indices.shape == x.shape
+    assert xp.unique_values(xp.asarray([], dtype=xp.complex64)).shape == (0,)
+
+
+def test_broadcast_shapes_raises_value_error() -> None:
+    assert xp.broadcast_shapes((2, 1), (3,)) == (2, 3)
+    with pytest.raises(ValueError, match="do not broadcast"):
+        xp.broadcast_shapes((4,), (3,))
+
+
+def test_eig_returns_complex_named_results() -> None:
+    result = xp.linalg.eig(xp.asarray([[2.0, 0.0], [0.0, 3.0]]))
+    assert result.eigenvalues.dtype == torch.complex64 and result.eigenvectors.shape == (2, 2)
+    assert sorted(host(xp.linalg.eigvals(xp.asarray([[2.0, 0.0], [0.0, 3.0]]))).real.tolist()) == [2.0, 3.0]
