@@ -5,8 +5,9 @@ this process three ways: ``ruda_wgpu`` (pool, batching, generic strided kernels)
 a minimal hand-written wgpu-py program (one fixed pipeline, fixed buffers and
 bind group, all dispatches in one compute pass, the same algorithm), and NumPy.
 Both GPU sides wait for completion the same way (mapping a small buffer). The
-table reports the ratios ours/hand-written (the layer's overhead) and
-ours/NumPy; a plot goes to benchmarks/results/ when matplotlib is installed.
+table reports the fastest round of each and the ratios ours/hand-written (the
+layer's overhead: the median of ratios taken round by round) and ours/NumPy; a
+plot goes to benchmarks/results/ when matplotlib is installed.
 
     python3 benchmarks/wgpu_overhead.py            # sizes capped for CPU adapters (lavapipe)
     python3 benchmarks/wgpu_overhead.py --full     # every size, for real GPUs
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import tempfile
 import time
 from collections.abc import Callable
@@ -149,17 +151,23 @@ def grid(groups: int) -> tuple[int, int, int]:
 
 
 def compare(fns: dict[str, Callable[[], None]], reps: int, trials: int) -> dict[str, float]:
-    """Seconds per operation of each contender: one warm-up each, then ``trials`` rounds taken in
-    turn (so load from other processes hits all alike), keeping each one's fastest round."""
+    """Seconds per operation of each contender, and the overhead ratio ours/hand.
+
+    One warm-up each, then ``trials`` rounds in which the contenders run back to back. Times are
+    each one's fastest round; the ratio is the median over rounds of ours/hand measured in the
+    same round, so load from other processes, which drifts slowly, cancels out.
+    """
     for fn in fns.values():
         fn()
-    best = dict.fromkeys(fns, float("inf"))
+    rounds: dict[str, list[float]] = {name: [] for name in fns}
     for _ in range(trials):
         for name, fn in fns.items():
             start = time.perf_counter()
             fn()
-            best[name] = min(best[name], time.perf_counter() - start)
-    return {name: t / reps for name, t in best.items()}
+            rounds[name].append(time.perf_counter() - start)
+    out = {name: min(t) / reps for name, t in rounds.items()}
+    out["ratio"] = statistics.median(o / h for o, h in zip(rounds["ours"], rounds["hand"], strict=True))
+    return out
 
 
 def bench_elementwise(hand: HandWritten, op: str, n: int, reps: int, trials: int) -> dict[str, float]:
@@ -270,8 +278,10 @@ def main() -> int:
     )
     for op in ("add", "exp", "sum", "matmul"):
         for n in mm_sizes if op == "matmul" else sizes:
-            reps = 1 if op == "matmul" else (20 if n <= 10**5 else 5)
-            trials = 3 if op == "matmul" or n >= 10**7 else 7
+            # Many short rounds: the fastest round of each contender is the one least disturbed by
+            # other processes, which matters on a shared machine.
+            reps = 1 if op == "matmul" else 20 if n <= 10**5 else 3 if n <= 10**6 else 2
+            trials = 3 if op == "matmul" else 9 if n < 10**5 else 31 if n <= 10**6 else 15
             if op == "matmul":
                 t = bench_matmul(hand, n, reps, trials)
             elif op == "sum":
@@ -282,7 +292,7 @@ def main() -> int:
                 "op": op,
                 "size": n,
                 **t,
-                "ours/hand": t["ours"] / t["hand"],
+                "ours/hand": t["ratio"],
                 "ours/numpy": t["ours"] / t["numpy"],
             }
             rows.append(row)
