@@ -29,6 +29,11 @@ ERROR_KINDS = (
 
 _IN_PLACE = frozenset(wire.INPLACE_DUNDERS) | {"__setitem__"}
 
+#: a batch touching at most this many bytes runs on the server's event loop (see is_small)
+SMALL_BYTES = 1 << 20
+#: ops without ``expect`` whose output size is still known: none, or that of an input
+_KNOWN_SIZE = _IN_PLACE | {"__read__", "__stats__"}
+
 
 class OpFailedError(Exception):
     """An op failed; carries the kind and text the client will see."""
@@ -73,6 +78,29 @@ class Session:
         for handle in batch.free:
             self._release(handle)
         return replies
+
+    def is_small(self, batch: wire.Batch) -> bool:
+        """Whether every op's inputs and outputs are known and together at most SMALL_BYTES
+        (so running the batch takes microseconds, not a time other sessions would notice)."""
+        total = 0
+        for op in batch.ops:
+            if op.expect is not None:
+                total += sum(_nbytes(m) for m in op.expect)
+            elif op.name not in _KNOWN_SIZE:
+                return False  # output size unknown until it runs (arange, sort, linalg, ...)
+            total += self._input_bytes(op.args) + self._input_bytes(list(op.kwargs.values()))
+            if total > SMALL_BYTES:
+                return False
+        return True
+
+    def _input_bytes(self, values: list[Any]) -> int:
+        total = 0
+        for value in values:
+            if isinstance(value, wire.Handle):
+                total += self.sizes.get(value.id, 0)
+            elif isinstance(value, (list, tuple)):
+                total += self._input_bytes(list(value))
+        return total
 
     def close(self) -> None:
         """Free every array of the session (the client disconnected)."""

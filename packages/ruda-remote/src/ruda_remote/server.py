@@ -152,7 +152,13 @@ class RemoteServer:
                     except wire.WireError as err:
                         await ws.send(wire.encode(["error", -1, "decode", "ValueError", str(err)]))
                         continue
-                for reply in await loop.run_in_executor(self._executor, session.run, message):
+                # Small work runs on the event loop (no thread hop: lower latency); anything that
+                # may take long runs in a worker thread, so other sessions and pings go on.
+                if session.is_small(message):
+                    replies = session.run(message)
+                else:
+                    replies = await loop.run_in_executor(self._executor, session.run, message)
+                for reply in replies:
                     for part in wire.messages(reply):
                         await ws.send(part)
         except websockets.ConnectionClosed:
