@@ -65,9 +65,7 @@ def default_router() -> Any:
             continue
     if len(namespaces) == 1:
         namespaces.append(namespaces[0])
-    router = Router(tuple(namespaces))
-    router.__name__ = "ruda.router"
-    return router
+    return Router(tuple(namespaces), name="ruda.router")
 
 
 PLUGIN = RouterBackend()

@@ -57,7 +57,7 @@ class Router:
 
     __array_api_version__ = spec.API_VERSION
 
-    def __init__(self, backends: Sequence[ModuleType | str | Any], /) -> None:
+    def __init__(self, backends: Sequence[ModuleType | str | Any], /, *, name: str | None = None) -> None:
         if isinstance(backends, (str, bytes)) or not isinstance(backends, Sequence):
             raise TypeError("Router takes a tuple of 2 to 4 backends, e.g. Router((ruda.host, ruda.torch))")
         if not 2 <= len(backends) <= 4:
@@ -65,7 +65,8 @@ class Router:
         self._namespaces: tuple[Any, ...] = tuple(_resolve(b, i) for i, b in enumerate(backends))
         self._labels = tuple(getattr(ns, "__name__", type(ns).__name__) for ns in self._namespaces)
         self.MultiDevice = _ENUMS[len(self._namespaces)]
-        self.__name__ = f"Router(({', '.join(self._labels)}))"
+        # what repr and error messages call this router
+        self.__name__ = name or f"Router(({', '.join(self._labels)}))"
         self._to_inner: tuple[dict[DType, Any], ...] = tuple(
             {dt: getattr(ns, name) for name, dt in DTYPES.items() if hasattr(ns, name)}
             for ns in self._namespaces
