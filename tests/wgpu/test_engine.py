@@ -78,6 +78,11 @@ def test_memory_is_flat_after_10000_mixed_ops(xp):
     xp.synchronize()
     gc.collect()
     after = xp.memory_stats()
+    print(
+        f"\nallocated bytes before {before['allocated_bytes']}, after {after['allocated_bytes']}; "
+        f"in use before {before['in_use_bytes']}, after {after['in_use_bytes']}; "
+        f"{after['dispatches'] - before['dispatches']} dispatches"
+    )
     assert after["dispatches"] - before["dispatches"] >= 10_000
     assert abs(after["allocated_bytes"] - before["allocated_bytes"]) <= 0.01 * before["allocated_bytes"], (
         before,

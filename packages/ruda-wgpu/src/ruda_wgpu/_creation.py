@@ -51,8 +51,8 @@ def full(
     if not isinstance(fill_value, bool | int | float):
         raise TypeError(f"full() takes a Python bool, int or float, not {type(fill_value).__name__}")
     dt = _scalar_dtype(fill_value, dev) if dtype is None else _dtypes.check_dtype(dtype)
-    if dtype is not None:
-        _dtypes.check_scalar_kind(fill_value, dt) if not isinstance(fill_value, int) else None
+    if dtype is not None and isinstance(fill_value, float):
+        _dtypes.check_scalar_kind(fill_value, dt)  # a float cannot fill an integer or bool array
     check_scalar_range(fill_value, dt)
     if dt.kind == "b":
         fill_value = bool(fill_value)

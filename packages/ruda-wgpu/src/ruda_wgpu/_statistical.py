@@ -220,7 +220,8 @@ def _wrap_acc(acc: np.dtype[Any]) -> str:
 def _cumulative(x: Array, axis: int | None, dtype: Any, include_initial: bool, kind: str) -> Array:
     fn = f"cumulative_{kind}"
     x = _check(x, fn)
-    _numeric(x, fn) if x.dtype.kind != "b" else None
+    if x.dtype.kind != "b":  # booleans count as 0/1, like NumPy's
+        _numeric(x, fn)
     if axis is None:
         if x.ndim > 1:
             raise ValueError(f"{fn}() needs axis= for arrays of more than one dimension")
