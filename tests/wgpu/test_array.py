@@ -229,3 +229,19 @@ def test_host_copies_follow_writes(xp):
     assert float(y[0]) == -1.0
     x += 1.0
     assert_matches_numpy(y, np.array([0.0, 3.0, 4.0, 5.0, 6.0], np.float32))
+
+
+def test_every_adapter_computes(xp):
+    """Kernels compile and agree with NumPy on every adapter found (e.g. Vulkan and OpenGL)."""
+    host = np.arange(12, dtype=np.float32).reshape(3, 4)
+    for dev in xp.__array_namespace_info__().devices():
+        x = xp.asarray(host, device=dev)
+        assert x.device is dev
+        assert_matches_numpy(xp.sum(xp.exp(x / 4.0), axis=0), np.exp(host / 4).sum(axis=0), rtol=1e-5)
+        assert_matches_numpy(x @ x.T, host @ host.T)
+        small = xp.astype(x, xp.int8) * 30
+        assert_matches_numpy(small, host.astype(np.int8) * np.int8(30))
+        assert (
+            xp.arange(3, device=dev).dtype
+            == xp.__array_namespace_info__().default_dtypes(device=dev)["integral"]
+        )
