@@ -120,6 +120,7 @@ def empty_cache(device: Device | str | None = None) -> None:
     if dev._device is not None:
         dev.flush()
         dev.synchronize()
+        dev._groups.clear()  # bind groups may name the buffers about to be destroyed
         dev.pool.empty()
         dev.staging.empty()
 

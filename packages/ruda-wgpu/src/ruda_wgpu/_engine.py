@@ -33,6 +33,8 @@ from ruda_wgpu import _dtypes
 BATCH_DISPATCHES = 256
 #: bytes of kernel parameters one batch can hold
 PARAM_ARENA_BYTES = 1 << 17
+#: bind groups kept for reuse before the cache starts over
+BIND_GROUP_CACHE = 4096
 #: threads per workgroup of every one-thread-per-element kernel
 WORKGROUP = 256
 
@@ -62,7 +64,9 @@ class BufferPool:
         # Every buffer stays referenced here until destroyed, so it is never part of garbage that
         # the cycle collector finalises together with the Storage that would return it to the pool.
         self._owned: dict[int, Any] = {}
-        self._lock = threading.Lock()
+        # Re-entrant: a garbage collection inside a locked section may finalise a Storage,
+        # whose __del__ releases its buffer into this same pool from the same thread.
+        self._lock = threading.RLock()
         self.allocated_bytes = 0
         self.in_use_bytes = 0
         self.buffers_created = 0
@@ -186,6 +190,9 @@ class GpuDevice:
             self._arena = dev.create_buffer(size=PARAM_ARENA_BYTES, usage=usage.UNIFORM | usage.COPY_DST)
             self._arena_data = bytearray()
             self._pipelines: dict[Any, Any] = {}
+            # bind groups by (pipeline, parameter size, bound buffer windows); pooled buffers are
+            # only destroyed by empty_cache(), which clears this too
+            self._groups: dict[Any, Any] = {}
             self._encoder: Any = None
             self._pass: Any = None
             self._pending = 0
@@ -221,11 +228,33 @@ class GpuDevice:
         dev = self.device
         pipe = self._pipelines.get(key)
         if pipe is None:
+            import wgpu
+
             code = _uniform_params(source())
             module = dev.create_shader_module(code=code)
+            # An explicit layout whose parameter binding has a dynamic offset: one bind group
+            # then serves every dispatch on the same buffers, wherever its parameters sit.
+            entries = [
+                {
+                    "binding": int(n),
+                    "visibility": wgpu.ShaderStage.COMPUTE,
+                    "buffer": {
+                        "type": "uniform"
+                        if kind == "uniform"
+                        else "storage"
+                        if kind.endswith("read_write")
+                        else "read-only-storage",
+                        "has_dynamic_offset": kind == "uniform",
+                    },
+                }
+                for n, kind in _BINDING.findall(code)
+            ]
+            layout = dev.create_bind_group_layout(entries=entries)
             pipe = dev.create_compute_pipeline(
-                layout="auto", compute={"module": module, "entry_point": "main"}
+                layout=dev.create_pipeline_layout(bind_group_layouts=[layout]),
+                compute={"module": module, "entry_point": "main"},
             )
+            pipe.ruda_layout = layout
             self._pipelines[key] = pipe
         return pipe
 
@@ -254,20 +283,25 @@ class GpuDevice:
                 start = 0
             self._arena_data.extend(b"\0" * (start - len(self._arena_data)))
             self._arena_data.extend(blob)
-            entries = [
-                {"binding": 0, "resource": {"buffer": self._arena, "offset": start, "size": len(blob)}}
-            ]
-            entries += [
-                {"binding": i + 1, "resource": {"buffer": b, "offset": off, "size": size}}
-                for i, (b, off, size) in enumerate(buffers)
-            ]
-            group = self._device.create_bind_group(layout=pipe.get_bind_group_layout(0), entries=entries)
+            cache_key = (id(pipe), len(blob), *((id(b), off, size) for b, off, size in buffers))
+            group = self._groups.get(cache_key)
+            if group is None:
+                params_window = {"buffer": self._arena, "offset": 0, "size": len(blob)}
+                entries = [{"binding": 0, "resource": params_window}]
+                entries += [
+                    {"binding": i + 1, "resource": {"buffer": b, "offset": off, "size": size}}
+                    for i, (b, off, size) in enumerate(buffers)
+                ]
+                group = self._device.create_bind_group(layout=pipe.ruda_layout, entries=entries)
+                if len(self._groups) >= BIND_GROUP_CACHE:
+                    self._groups.clear()
+                self._groups[cache_key] = group
             if self._encoder is None:
                 self._encoder = self._device.create_command_encoder()
             if self._pass is None:
                 self._pass = self._encoder.begin_compute_pass()
             self._pass.set_pipeline(pipe)
-            self._pass.set_bind_group(0, group)
+            self._pass.set_bind_group(0, group, [start])
             gx, gy, gz = (*self.grid(groups), 1) if isinstance(groups, int) else (*groups, 1, 1)[:3]
             self._pass.dispatch_workgroups(gx, gy, gz)
             self._pending += 1
@@ -364,6 +398,7 @@ class GpuDevice:
 
 
 _PARAM = re.compile(r"\bP\[(\d+)\]")
+_BINDING = re.compile(r"@binding\((\d+)\) var<(uniform|storage, read_write|storage, read)>")
 
 
 def _uniform_params(code: str) -> str:

@@ -229,8 +229,10 @@ def launch_elementwise(
     # c: contiguous; z: contiguous starting at an aligned binding offset, indexed by i alone
     # (drivers vectorise o[i] = a[i] better than o[base + i]); s: strided; k: scalar.
     layout = "".join(
-        "k" if isinstance(op, Scalar)
-        else ("z" if op.offset * isz % dev.offset_align == 0 else "c") if st == full
+        "k"
+        if isinstance(op, Scalar)
+        else ("z" if op.offset * isz % dev.offset_align == 0 else "c")
+        if st == full
         else "s"
         for op, st, isz in zip(arrays, sts, itemsizes, strict=True)
     )
