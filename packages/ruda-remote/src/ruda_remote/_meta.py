@@ -91,6 +91,14 @@ def infer(
         if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in (rows, cols)):
             raise ValueError(f"eye needs non-negative integer sizes, got {rows!r} and {cols!r}")
         return [((rows, cols), np.dtype(kwargs["dtype"]).name)]
+    if name in REDUCTIONS:
+        return _reduction(name, args, kwargs, is_array)
+    if name in ("matmul", "__matmul__", "linalg.matmul") and len(args) == 2 and not kwargs:
+        return _matmul(args[0], args[1], is_array)
+    if name == "__rmatmul__" and len(args) == 2:
+        return _matmul(args[1], args[0], is_array)
+    if name in ("tensordot", "linalg.tensordot") and len(args) == 2 and set(kwargs) <= {"axes"}:
+        return _tensordot(args[0], args[1], kwargs.get("axes", 2), is_array)
     if name == "astype":
         return [(tuple(args[0].shape), np.dtype(args[1]).name)] if len(args) == 2 else None
     return None
@@ -204,12 +212,92 @@ def check_setitem(x: Any, key: Any, value: Any, is_array: Callable[[Any], bool])
     if not is_basic_key(key):
         return
     target = _view_stand_in(x)[key]
-    if is_array(value):
-        np.broadcast_shapes(tuple(value.shape), target.shape)
-        if np.broadcast_shapes(tuple(value.shape), target.shape) != target.shape:
+    if is_array(value) and np.broadcast_shapes(tuple(value.shape), target.shape) != target.shape:
+        raise ValueError(
+            f"cannot assign an array of shape {tuple(value.shape)} to a selection of shape {target.shape}"
+        )
+
+
+REDUCTIONS = frozenset(
+    {"sum", "prod", "max", "min", "mean", "std", "var", "all", "any", "argmax", "argmin", "count_nonzero"}
+)
+
+
+def _reduction(
+    name: str, args: tuple[Any, ...], kwargs: dict[str, Any], is_array: Callable[[Any], bool]
+) -> list[Meta] | None:
+    if len(args) != 1 or not is_array(args[0]) or set(kwargs) - {"axis", "keepdims", "dtype", "correction"}:
+        return None
+    x = args[0]
+    # The reference on a tiny array of the same rank and dtype (every side at most 1): it checks
+    # axis and dtype, raises what the server would (a max over an empty axis), and gives the dtype.
+    tiny = np.zeros(tuple(min(n, 1) for n in x.shape), dtype=x.dtype)
+    with np.errstate(all="ignore"):
+        result = np.asarray(
+            getattr(host, name)(tiny, **{k: _map(v, np.dtype, _is_dtype) for k, v in kwargs.items()})
+        )
+    axis, keepdims = kwargs.get("axis"), bool(kwargs.get("keepdims", False))
+    if axis is None:
+        reduced = set(range(x.ndim))
+    else:
+        axes = axis if isinstance(axis, tuple) else (axis,)
+        reduced = {a % x.ndim for a in axes} if x.ndim else set()
+    shape = tuple(1 if i in reduced else n for i, n in enumerate(x.shape) if keepdims or i not in reduced)
+    if result.ndim != len(shape):
+        return None  # a reading of the arguments this does not model: ask the server
+    return [(shape, result.dtype.name)]
+
+
+def _is_dtype(value: Any) -> bool:
+    return isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic))
+
+
+def _matmul(a: Any, b: Any, is_array: Callable[[Any], bool]) -> list[Meta] | None:
+    if not (is_array(a) and is_array(b)):
+        return None
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError("matmul needs arrays of at least one dimension, not 0-d arrays")
+    sa = (1, *a.shape) if a.ndim == 1 else tuple(a.shape)
+    sb = (*b.shape, 1) if b.ndim == 1 else tuple(b.shape)
+    if sa[-1] != sb[-2]:
+        raise ValueError(
+            f"matmul: last axis of {tuple(a.shape)} does not match the contracted axis of {tuple(b.shape)}"
+        )
+    shape = tuple(np.broadcast_shapes(sa[:-2], sb[:-2]))
+    shape += ((sa[-2],) if a.ndim > 1 else ()) + ((sb[-1],) if b.ndim > 1 else ())
+    dtype = host.matmul(np.ones((1, 1), a.dtype), np.ones((1, 1), b.dtype)).dtype.name
+    return [(shape, dtype)]
+
+
+def _tensordot(a: Any, b: Any, axes: Any, is_array: Callable[[Any], bool]) -> list[Meta] | None:
+    if not (is_array(a) and is_array(b)):
+        return None
+    if isinstance(axes, int) and not isinstance(axes, bool):
+        if not 0 <= axes <= min(a.ndim, b.ndim):
             raise ValueError(
-                f"cannot assign an array of shape {tuple(value.shape)} to a selection of shape {target.shape}"
+                f"tensordot: axes={axes} is out of range for arrays of {a.ndim} and {b.ndim} dimensions"
             )
+        axes_a, axes_b = list(range(a.ndim - axes, a.ndim)), list(range(axes))
+    elif (
+        isinstance(axes, (tuple, list)) and len(axes) == 2 and all(isinstance(s, (tuple, list)) for s in axes)
+    ):
+        if len(axes[0]) != len(axes[1]):
+            raise ValueError(f"tensordot: axes {axes} pair sequences of different lengths")
+        for ax, n in ((axes[0], a.ndim), (axes[1], b.ndim)):
+            if not all(isinstance(i, int) and -n <= i < n for i in ax):
+                raise ValueError(f"tensordot: axes {ax} are out of range for an array of {n} dimensions")
+        axes_a, axes_b = [i % a.ndim for i in axes[0]], [i % b.ndim for i in axes[1]]
+    else:
+        return None
+    for i, j in zip(axes_a, axes_b, strict=True):
+        if a.shape[i] != b.shape[j]:
+            raise ValueError(
+                f"tensordot: axis {i} of {tuple(a.shape)} does not match axis {j} of {tuple(b.shape)}"
+            )
+    shape = tuple(n for i, n in enumerate(a.shape) if i not in axes_a) + tuple(
+        n for j, n in enumerate(b.shape) if j not in axes_b
+    )
+    return [(shape, np.dtype(host.result_type(a.dtype, b.dtype)).name)]
 
 
 def _reshape(

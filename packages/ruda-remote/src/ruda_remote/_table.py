@@ -7,7 +7,6 @@ Names are looked up here only from the fixed table, never from what a client sen
 from __future__ import annotations
 
 import contextlib
-import math
 import operator
 from collections.abc import Callable
 from types import ModuleType
@@ -157,10 +156,6 @@ class OpTable:
         if type(shape) is not tuple or not all(type(n) is int for n in shape):
             shape = tuple(int(n) for n in shape)
         return shape, self.dtype_name(x.dtype)
-
-    def nbytes(self, x: Any) -> int:
-        shape, dtype = self.meta(x)
-        return math.prod(shape) * wire.ITEMSIZE[dtype]
 
     def upload(self, dtype: str, shape: tuple[int, ...], data: bytes) -> Any:
         """A new array on the server's device holding the client's bytes."""
