@@ -93,10 +93,14 @@ def test_elementwise_ops_do_not_wait(xp, monkeypatch):
     for _ in range(300):  # more than one batch
         x = xp.sqrt(x * 4.0) - 1.0
     y = x[2:5]
+    total = xp.sum(x, keepdims=True)
+    product = xp.ones((2, 8), dtype=xp.float32) @ x
     assert y.shape == (3,) and y.dtype == xp.float32
-    assert waits == [], "elementwise ops, slicing and creation must not wait for the server"
+    assert total.shape == (1,) and product.shape == (2,) and product.dtype == xp.float32
+    assert waits == [], "elementwise ops, slicing, reductions, matmul and creation must not wait"
     assert float(y[0]) == pytest.approx(1.0)
     assert len(waits) == 1
+    assert float(total[0]) == pytest.approx(8.0)
 
 
 def test_server_error_is_raised_at_the_next_wait_naming_the_op(xp):
