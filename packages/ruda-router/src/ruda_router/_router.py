@@ -53,6 +53,7 @@ class Router:
     Arrays are made on the first backend's default device unless ``device=``
     names another; operations run where their inputs are; ``xp.to_device``
     (or ``x.to_device``) moves data between backends, and nothing else does.
+    ``name`` is what ``repr`` and error messages call the router.
     """
 
     __array_api_version__ = spec.API_VERSION
