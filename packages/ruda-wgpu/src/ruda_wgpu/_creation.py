@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ruda_wgpu import _dtypes
-from ruda_wgpu._array import Array, check_scalar_range, copy_of, empty, from_numpy
+from ruda_wgpu._array import Array, check_scalar_range, copy_of, empty, from_numpy, python_scalar, to_numpy
 from ruda_wgpu._engine import GpuDevice, resolve_device
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import Scalar, launch_elementwise
@@ -298,12 +298,22 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
     return from_numpy(host, target_dt, dev)
 
 
+def _plain(obj: Any) -> Any:
+    """Nested sequences with arrays or NumPy scalars inside, as nested lists of Python scalars."""
+    if isinstance(obj, list | tuple):
+        return [_plain(item) for item in obj]
+    if isinstance(obj, Array):
+        return to_numpy(obj).tolist()
+    return python_scalar(obj)
+
+
 def _from_python(obj: Any, dt: np.dtype[Any] | None, dev: GpuDevice) -> np.ndarray[Any, Any]:
     """Nested Python sequences: NumPy parses them, Python floats/ints map to the device's defaults."""
+    obj = _plain(obj)
     flat: list[Any] = []
 
     def walk(o: Any) -> None:
-        if isinstance(o, list | tuple):
+        if isinstance(o, list):
             for it in o:
                 walk(it)
         else:
@@ -312,9 +322,6 @@ def _from_python(obj: Any, dt: np.dtype[Any] | None, dev: GpuDevice) -> np.ndarr
     walk(obj)
     if dt is None:
         defaults = default_dtypes_of(dev)
-        if any(isinstance(v, Array) for v in flat):
-            flat = [v._scalar("value") if isinstance(v, Array) else v for v in flat]
-            obj = np.asarray(flat).reshape(np.asarray(obj, dtype=object).shape) if flat else obj
         if any(isinstance(v, complex) for v in flat):
             raise TypeError(f"ruda_wgpu has no complex dtypes on {dev.name}")
         if any(isinstance(v, float) for v in flat):
