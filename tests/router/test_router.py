@@ -3,7 +3,9 @@ backend that really computed, device mixing, explicit migration both ways, devic
 
 from __future__ import annotations
 
+import runpy
 import types
+from pathlib import Path
 from typing import Any
 
 import array_api_compat
@@ -380,3 +382,12 @@ def test_a_third_backend_with_its_own_array_class() -> None:
     assert_matches_numpy(z, np.arange(6, dtype=np.float32) * 2)
     own = set(wgpu.__array_namespace_info__().dtypes(device=gpu.device))
     assert set(xp.__array_namespace_info__().dtypes(device=gpu)) == own, "the device's own dtypes, no more"
+
+
+def test_the_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    if TORCH.__name__ != "ruda_torch":
+        pytest.skip("the example names the registered torch backend")
+    example = Path(__file__).parents[2] / "examples" / "router_two_backends.py"
+    runpy.run_path(str(example), run_name="__main__")
+    out = capsys.readouterr().out
+    assert "refused: multiply: inputs on two devices" in out and "= 2.5" in out
