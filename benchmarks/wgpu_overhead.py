@@ -11,6 +11,7 @@ plot goes to benchmarks/results/ when matplotlib is installed.
 
     python3 benchmarks/wgpu_overhead.py            # sizes capped for CPU adapters (lavapipe)
     python3 benchmarks/wgpu_overhead.py --full     # every size, for real GPUs
+    python3 benchmarks/wgpu_overhead.py --ops add,sum --min-size 1000000 --rounds 3
 """
 
 from __future__ import annotations
@@ -261,6 +262,9 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--full", action="store_true", help="every size, also on CPU adapters")
+    parser.add_argument("--ops", default="add,exp,sum,matmul", help="comma-separated subset to run")
+    parser.add_argument("--min-size", type=int, default=0, help="skip sizes below this (matmul: n)")
+    parser.add_argument("--rounds", type=int, default=1, help="multiply the number of timed rounds")
     args = parser.parse_args()
     dev = xp.__array_namespace_info__().default_device()
     cpu = dev.adapter.info["adapter_type"] == "CPU" and not args.full
@@ -276,12 +280,12 @@ def main() -> int:
         f"{'op':8} {'size':>9} {'ours ms':>10} {'hand ms':>10} {'numpy ms':>10} "
         f"{'ours/hand':>10} {'ours/numpy':>11}"
     )
-    for op in ("add", "exp", "sum", "matmul"):
-        for n in mm_sizes if op == "matmul" else sizes:
+    for op in args.ops.split(","):
+        for n in [n for n in (mm_sizes if op == "matmul" else sizes) if n >= args.min_size]:
             # Many short rounds: the fastest round of each contender is the one least disturbed by
             # other processes, which matters on a shared machine.
             reps = 1 if op == "matmul" else 20 if n <= 10**5 else 3 if n <= 10**6 else 2
-            trials = 3 if op == "matmul" else 9 if n < 10**5 else 31 if n <= 10**6 else 15
+            trials = args.rounds * (3 if op == "matmul" else 9 if n < 10**5 else 31 if n <= 10**6 else 15)
             if op == "matmul":
                 t = bench_matmul(hand, n, reps, trials)
             elif op == "sum":
@@ -314,7 +318,7 @@ def main() -> int:
         print("matplotlib is not installed: no plot (the table is in benchmarks/results/wgpu_overhead.json)")
         return 0
     fig, ax = plt.subplots(figsize=(7, 4))
-    for op in ("add", "exp", "sum", "matmul"):
+    for op in args.ops.split(","):
         pts = [r for r in rows if r["op"] == op]
         ax.plot([r["size"] for r in pts], [r["ours/hand"] for r in pts], marker="o", label=op)
     ax.axhline(1.2, color="grey", linestyle="--", label="1.2x")
