@@ -34,6 +34,12 @@ class Array:
     __slots__ = ("__weakref__", "_device", "_dtype", "_offset", "_shape", "_storage", "_strides")
     __array_ufunc__ = None
     __array_priority__ = 100
+    _storage: Storage
+    _shape: tuple[int, ...]
+    _strides: tuple[int, ...]
+    _offset: int
+    _dtype: np.dtype[Any]
+    _device: GpuDevice
 
     def __init__(self) -> None:
         raise TypeError("create ruda_wgpu arrays with ruda_wgpu.asarray(), zeros(), ... not Array()")
@@ -213,7 +219,7 @@ def from_numpy(host: np.ndarray[Any, Any], dtype: np.dtype[Any], device: GpuDevi
         order="C",
     )
     storage = Storage(device, max(words.nbytes, 4))
-    device.write(storage.buffer, 0, memoryview(words.reshape(-1).view(np.uint8)))
+    device.write(storage.buffer, 0, words.reshape(-1).view(np.uint8).data)
     if words.nbytes <= HOST_CACHE_BYTES:
         storage.host = words.reshape(-1).copy()  # what the buffer now holds: reads need no transfer
     return Array._new(storage, words.shape, dtype, device)

@@ -17,9 +17,7 @@ from ruda_wgpu._kernels import Scalar, launch_elementwise
 
 
 def _shape(shape: int | Sequence[int]) -> tuple[int, ...]:
-    out = (
-        (operator.index(shape),) if not isinstance(shape, tuple | list) else tuple(map(operator.index, shape))
-    )
+    out = tuple(map(operator.index, shape)) if isinstance(shape, Sequence) else (operator.index(shape),)
     if any(n < 0 for n in out):
         raise ValueError(f"negative dimensions are not allowed: {out}")
     return out

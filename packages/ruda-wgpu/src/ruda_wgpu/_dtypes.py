@@ -104,7 +104,7 @@ def isdtype(dtype: Any, kind: Any) -> bool:
         if kind not in KINDS:
             raise ValueError(f"unknown dtype kind {kind!r}: expected one of {', '.join(KINDS)}")
         return NAME[dtype] in KINDS[kind]
-    return dtype == check_dtype(kind)
+    return bool(dtype == check_dtype(kind))
 
 
 def _int_promote(a: str, b: str) -> str | None:
@@ -157,7 +157,7 @@ def result_type(*items: Any) -> np.dtype[Any]:
         if not scalars:
             raise ValueError("result_type needs at least one dtype or array")
         raise TypeError("result_type needs at least one dtype or array besides Python scalars")
-    out = dtypes[0]
+    out: np.dtype[Any] = dtypes[0]
     for dt in dtypes[1:]:
         out = promote(out, dt)
     for s in scalars:
@@ -185,7 +185,7 @@ def can_cast(from_: Any, to: Any) -> bool:
     if src == to:
         return True
     try:
-        return promote(src, to) == to
+        return bool(promote(src, to) == to)
     except TypeError:
         return False
 

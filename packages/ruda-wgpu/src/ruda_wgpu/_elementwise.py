@@ -554,6 +554,7 @@ def _prelude(name: str, dt: np.dtype[Any]) -> str:
 
 def _make(name: str) -> Callable[..., Array]:
     op = _OPS[name]
+    fn: Callable[..., Array]
     if op.nargs == 1:
 
         def unary(x: Array, /) -> Array:

@@ -11,6 +11,7 @@ windows of the buffers.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -332,10 +333,8 @@ def launch_reduce(
         g = max(g, -(-cur_k // max(limit // 2, 1)))
         chunk = max(-(-cur_k // g), 1)
         out = Storage(dev, max(m * g, 1) * storage_itemsize(acc))
-        pipe = dev.pipeline(
-            ("red", key, cur_dt.name, acc.name, cur_load),
-            lambda d=cur_dt, ld=cur_load: reduce_source(d, acc, combine, identity, ld, prelude),
-        )
+        source = functools.partial(reduce_source, cur_dt, acc, combine, identity, cur_load, prelude)
+        pipe = dev.pipeline(("red", key, cur_dt.name, acc.name, cur_load), source)
         total = m * g
         w0 = 0
         while w0 < total:
