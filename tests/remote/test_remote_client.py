@@ -215,3 +215,40 @@ def test_nested_sequences_of_remote_arrays_are_assembled_on_the_server(xp, monke
     assert reads == [], "the values must stay on the server"
     assert nested.shape == (2, 2) and nested.dtype == xp.float32
     assert_matches_numpy(nested, np.array([[0.0, 1.0], [4.0, 5.0]], dtype=np.float32))
+
+
+def test_start_websocket_async_serves_a_namespace_in_an_existing_loop():
+    import asyncio
+    import contextlib
+    import socket
+    import threading
+
+    import ruda.host
+    from ruda_remote.server import start_websocket_async
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    loop = asyncio.new_event_loop()
+    task = loop.create_task(start_websocket_async(ruda.host, "cpu", port))
+
+    def run() -> None:
+        with contextlib.suppress(asyncio.CancelledError):
+            loop.run_until_complete(task)
+        loop.close()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    try:
+        for _ in range(100):  # until it listens
+            try:
+                device = ruda_remote.RemoteDevice(f"ws://127.0.0.1:{port}", connect_timeout=1)
+                break
+            except ruda_remote.RemoteConnectionError:
+                threading.Event().wait(0.05)
+        assert device.info["backend"] == "ruda.host" and device.info["device"] == "cpu"
+        assert float(ruda_remote.sum(ruda_remote.arange(5, device=device))) == 10.0
+        device.close()
+    finally:
+        loop.call_soon_threadsafe(task.cancel)
+        thread.join(10)

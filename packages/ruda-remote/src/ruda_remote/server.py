@@ -116,7 +116,8 @@ class RemoteServer:
         assert self._server is not None
         try:
             await self._server.serve_forever()
-        finally:
+        finally:  # cancelled or closed: stop listening and drop every connection
+            self._server.close()
             self._executor.shutdown(wait=False)
 
     def close(self) -> None:
