@@ -232,6 +232,13 @@ class Router:
         if t in _PLAIN:
             return obj
         if t is Array:
+            if obj._router is not self or obj._index != index:  # nested deeper than _place looks
+                self._join(name, None, obj)
+                raise DeviceMismatchError(
+                    f"{name}: an input on {obj.device!r} ({self._labels[obj._index]}) among inputs of "
+                    f"backend {index + 1} ({self._labels[index]}); a router never moves data implicitly: "
+                    "move it first with x.to_device(...)"
+                )
             return obj._inner
         if t is DType:
             return self._dtype_in(obj, index)
