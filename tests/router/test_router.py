@@ -149,7 +149,7 @@ def test_mixing_backends_raises_naming_both_devices() -> None:
             call()
     with pytest.raises(DeviceMismatchError, match=both):
         XP.add(x, y)
-    with pytest.raises(DeviceMismatchError, match=r"an input on duo.MultiDevice.B2.*among inputs of backend 1"):
+    with pytest.raises(DeviceMismatchError, match=r"an input on .*B2.*among inputs of backend 1"):
         XP.asarray([[x[0], y[0]]])  # nested deeper than the first level
     with pytest.raises(DeviceMismatchError):
         x[0] = y[0]
