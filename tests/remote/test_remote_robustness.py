@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 import ruda_remote
 import websockets
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from ruda.testing import assert_matches_numpy
 from ruda_remote import wire
 from websockets.sync.client import connect
@@ -181,3 +183,68 @@ def test_fifty_concurrent_clients(server):
     while server.server.session_count() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert server.server.session_count() == 0  # every session closed, its arrays freed
+
+
+def test_a_hung_server_raises_a_timeout_not_a_hang(server_process):
+    proc, url = server_process()
+    dev = ruda_remote.RemoteDevice(url, timeout=2)
+    x = ruda_remote.ones(10, device=dev)
+    assert float(ruda_remote.sum(x)) == 10.0
+    proc.send_signal(signal.SIGSTOP)
+    try:
+        start = time.monotonic()
+        with pytest.raises(ruda_remote.RemoteTimeoutError, match="no answer"):
+            float(ruda_remote.sum(x + 1))
+        assert time.monotonic() - start < 10
+    finally:
+        proc.send_signal(signal.SIGCONT)
+
+
+@st.composite
+def _frames(draw: st.DrawFn) -> bytes:
+    """Frames near the format: a valid batch with a few bytes changed, or arbitrary bytes."""
+    x = wire.Handle(1)
+    ops = [
+        [0, wire.OP_CODES["__upload__"], [1], ["float64", [4], b"\x00" * 32], {}, 0, [[[4], "float64"]]],
+        [1, wire.OP_CODES["add"], [2], [x, 2.0], {}, wire.FLAG_META, None],
+        [2, wire.OP_CODES["__getitem__"], [3], [x, (slice(1, None, None),)], {}, 0, None],
+        [3, wire.OP_CODES["sum"], [4], [x], {"axis": 0}, 0, None],
+    ]
+    base = wire.encode(["batch", ops, [draw(st.integers(1, 5))]])
+    if draw(st.booleans()):
+        return draw(st.binary(max_size=300))
+    data = bytearray(base)
+    for _ in range(draw(st.integers(0, 4))):
+        data[draw(st.integers(0, len(data) - 1))] = draw(st.integers(0, 255))
+    return bytes(data)
+
+
+def test_fuzzed_frames_against_the_real_server(server):
+    ws, _ = _raw(server.url)
+    before = server.array_count()
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(frame=_frames())
+    def check(frame: bytes) -> None:
+        ws.send(frame)
+        # The server answers each frame with zero or more replies; a stats request marks the end
+        # (sent twice when the frame announced a payload and the first request was taken as it).
+        ws.send(wire.encode(["batch", [[10**9, wire.OP_CODES["__stats__"], [], [], {}, 0, None]], []]))
+        while True:
+            reply = wire.decode_server_message(ws.recv(timeout=10))
+            if reply[0] == "stats":
+                return
+            assert reply[0] in ("error", "meta", "data"), reply
+            if reply[0] == "data" and reply[4] is wire.PAYLOAD:
+                ws.recv(timeout=10)
+            if reply[0] == "error" and "payload" in reply[4]:
+                ws.send(
+                    wire.encode(["batch", [[10**9, wire.OP_CODES["__stats__"], [], [], {}, 0, None]], []])
+                )
+
+    check()
+    ws.close()
+    deadline = time.monotonic() + 10
+    while server.array_count() > before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.array_count() == before  # the session's arrays went with it
