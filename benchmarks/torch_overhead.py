@@ -76,7 +76,7 @@ def _timer(device: torch.device) -> tuple[Callable[[Callable[[], object]], Calla
 
 def overhead(device: torch.device) -> None:
     sync, clock = _timer(device)
-    print(f"ruda_torch vs torch {torch.__version__} on {device}: seconds per call, ratio (ruda / torch)")
+    print(f"\nruda_torch vs torch {torch.__version__} on {device}: seconds per call, ratio (ruda / torch)")
     print(f"{'operation':<14}{'kind':<14}{'n':>9}{'ruda':>12}{'torch':>12}{'ratio':>8}")
     worst = {"pass-through": 0.0, "fixed": 0.0}
     gen = torch.Generator(device=device).manual_seed(0)
@@ -107,7 +107,7 @@ def exchange(device: torch.device) -> None:
     else:
         other_name, make, via_ruda = "cpu", lambda n: np.ones(n, dtype=np.float32), True
     target = f"torch:{device}"
-    print(f"\nzero-copy exchange {other_name} <-> {target}, float32: seconds per call")
+    print(f"zero-copy exchange {other_name} <-> {target}, float32: seconds per call")
     rows = []
     for n in (1_000, 100_000_000):
         other = make(n)
@@ -143,8 +143,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cpu", help="torch device: cpu (default) or cuda:N")
     device = to_torch_device(parser.parse_args().device)
-    overhead(device)
     exchange(device)
+    overhead(device)
 
 
 if __name__ == "__main__":

@@ -259,6 +259,37 @@ def test_log1p_tanh_acos_complex_special_cases() -> None:
     same_complex(xp.tanh(c([complex(INF, 6.7e153), complex(-INF, -2.0)])), [complex(1, 0), complex(-1, -0.0)])
     same_complex(xp.acos(c([complex(0, 0), complex(-0.0, -0.0)])), [complex(math.pi / 2, -0.0),
                                                                       complex(math.pi / 2, 0)])
+    same_complex(xp.tanh(c([complex(0, INF), complex(-0.0, NAN)])), [complex(0, NAN), complex(-0.0, NAN)])
+    same_complex(xp.acosh(c([complex(0, NAN)])), [complex(NAN, math.pi / 2)])
+
+
+def test_integer_contractions_without_a_gpu_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    # On CUDA, torch has no integer matmul; ruda_torch multiplies and sums instead. That path
+    # runs here on the CPU by pretending every device needs it, and must agree with NumPy.
+    from ruda_torch import _contraction
+
+    monkeypatch.setattr(_contraction, "_needs_integer_path", lambda x: not x.dtype.is_floating_point)
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(-9, 9, (2, 3, 4)), rng.integers(-9, 9, (3, 4, 5))
+    ta, tb = xp.asarray(a), xp.asarray(b)
+    assert_matches_numpy(xp.tensordot(ta, tb, axes=2), np.tensordot(a, b, axes=2))
+    assert_matches_numpy(xp.tensordot(ta, tb, axes=([1], [0])), np.tensordot(a, b, axes=([1], [0])))
+    assert_matches_numpy(xp.matmul(ta, xp.asarray(b[0])), a @ b[0])
+    assert_matches_numpy(xp.matmul(xp.asarray(b[0, :, 0]), xp.asarray(b[1])), b[0, :, 0] @ b[1])
+    v = b[0, :, 0]  # 4 values, like the last axis of a
+    assert_matches_numpy(xp.vecdot(ta, xp.asarray(v)), np.sum(a * v, axis=-1))
+    i8 = xp.asarray([[100, 100]], dtype=xp.int8)
+    assert_matches_numpy(xp.matmul(i8, xp.asarray([[2], [1]], dtype=xp.int8)),
+                         np.array([[100 * 2 + 100]], dtype=np.int64).astype(np.int8))  # wraps like the CPU
+    with pytest.raises(ValueError, match="do not align"):
+        xp.matmul(ta, ta)
+
+
+def test_qr_r_is_upper_triangular() -> None:
+    x = xp.asarray([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], dtype=xp.float64)
+    q, r = xp.linalg.qr(x)
+    assert (host(r) == np.triu(host(r))).all()
+    assert_matches_numpy(q @ r, host(x))
 
 
 # -- statistics, sets, manipulation -----------------------------------------------------------------

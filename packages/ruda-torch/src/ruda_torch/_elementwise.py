@@ -102,8 +102,9 @@ def log1p(x: Tensor, /) -> Tensor:
 
 
 def tanh(x: Tensor, /) -> Tensor:
-    """Hyperbolic tangent; for complex ``+-inf + iy`` the result is ``+-1 + 0j`` with the
-    zero signed like ``y`` (torch signs it like ``sin(2y)``)."""
+    """Hyperbolic tangent; complex input follows the spec's special cases: ``+-inf + iy`` gives
+    ``+-1 + 0j`` with the zero signed like ``y`` (torch signs it like ``sin(2y)``), and
+    ``+-0 + i inf`` or ``+-0 + i NaN`` give ``+-0 + NaN j`` (torch's CUDA kernel gives NaN + NaN j)."""
     out = torch.tanh(x)
     if not x.is_complex():
         return out
@@ -111,7 +112,20 @@ def tanh(x: Tensor, /) -> Tensor:
     zero = torch.zeros_like(b)
     fixed = torch.complex(torch.copysign(torch.ones_like(a), a),
                           torch.where(torch.isfinite(b), torch.copysign(zero, b), zero))
-    return torch.where(torch.isinf(a), fixed, out)
+    out = torch.where(torch.isinf(a), fixed, out)
+    zero_real = (a == 0) & ~torch.isfinite(b)
+    return torch.where(zero_real, torch.complex(a, torch.full_like(b, math.nan)), out)
+
+
+def acosh(x: Tensor, /) -> Tensor:
+    """Inverse hyperbolic cosine; ``acosh(+-0 + NaN j)`` is ``NaN + pi/2 j`` (torch's CUDA kernel
+    gives NaN + NaN j)."""
+    out = torch.acosh(x)
+    if not x.is_complex():
+        return out
+    a, b = x.real, x.imag
+    fix = (a == 0) & torch.isnan(b)
+    return torch.where(fix, torch.complex(torch.full_like(a, math.nan), torch.full_like(a, math.pi / 2)), out)
 
 
 def acos(x: Tensor, /) -> Tensor:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from array_api_compat.torch import (  # noqa: F401  (re-exported)
     abs,
-    acosh,
     add,
     all,
     any,
@@ -74,7 +73,6 @@ from array_api_compat.torch import (  # noqa: F401  (re-exported)
     logical_not,
     logical_or,
     logical_xor,
-    matmul,
     matrix_transpose,
     max,
     maximum,
@@ -113,19 +111,18 @@ from array_api_compat.torch import (  # noqa: F401  (re-exported)
     take,
     take_along_axis,
     tan,
-    tensordot,
     trunc,
     uint8,
     uint16,
     uint32,
     uint64,
     unstack,
-    vecdot,
     where,
 )
 from ruda.spec import API_VERSION
 
 from ruda_torch import fft, linalg  # noqa: F401
+from ruda_torch._contraction import matmul, tensordot, vecdot  # noqa: F401
 from ruda_torch._creation import (  # noqa: F401
     arange,
     asarray,
@@ -145,7 +142,16 @@ from ruda_torch._creation import (  # noqa: F401
     zeros_like,
 )
 from ruda_torch._dtypes import astype, can_cast, finfo, iinfo, isdtype, result_type  # noqa: F401
-from ruda_torch._elementwise import acos, expm1, floor_divide, log1p, remainder, sign, tanh  # noqa: F401
+from ruda_torch._elementwise import (  # noqa: F401
+    acos,
+    acosh,
+    expm1,
+    floor_divide,
+    log1p,
+    remainder,
+    sign,
+    tanh,
+)
 from ruda_torch._info import __array_namespace_info__  # noqa: F401
 from ruda_torch._manipulation import broadcast_shapes, moveaxis, tile  # noqa: F401
 from ruda_torch._set import unique_all, unique_counts, unique_inverse, unique_values  # noqa: F401

@@ -86,6 +86,11 @@ def unique_inverse(x: Tensor, /) -> UniqueInverseResult:
 def unique_values(x: Tensor, /) -> Tensor:
     """The unique values of ``x`` (each NaN counts as its own value)."""
     flat = x.reshape(-1)
-    if flat.is_complex() or flat.is_floating_point():
+    if flat.is_complex():
         return _unique(x)[0]
-    return torch.unique(flat)
+    if not flat.is_floating_point():
+        return torch.unique(flat)
+    nan = torch.isnan(flat)
+    if not bool(nan.any()):
+        return torch.unique(flat)
+    return torch.cat([torch.unique(flat[~nan]), flat[nan]])

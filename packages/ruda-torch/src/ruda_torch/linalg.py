@@ -1,7 +1,8 @@
 """The Array API ``linalg`` extension for ruda_torch (torch.linalg via array-api-compat, plus fixes).
 
 ``eig`` and ``eigvals`` (new in 2025.12) are torch's, with the result as a
-named tuple the spec describes.
+named tuple the spec describes; ``matmul``, ``tensordot`` and ``vecdot`` also
+take integers on CUDA (see ``_contraction``).
 """
 
 from __future__ import annotations
@@ -17,26 +18,36 @@ from array_api_compat.torch.linalg import (
     eigh,
     eigvalsh,
     inv,
-    matmul,
     matrix_norm,
     matrix_power,
     matrix_rank,
     matrix_transpose,
     outer,
     pinv,
-    qr,
     slogdet,
     solve,
     svd,
     svdvals,
-    tensordot,
     trace,
-    vecdot,
     vector_norm,
 )
 from ruda.spec import LINALG
 
+from ruda_torch._contraction import matmul, tensordot, vecdot
+
 Tensor = torch.Tensor
+
+
+class QRResult(NamedTuple):
+    Q: Tensor
+    R: Tensor
+
+
+def qr(x: Tensor, /, *, mode: str = "reduced") -> QRResult:
+    """QR decomposition; ``R`` is exactly upper triangular (torch's CUDA solver can leave
+    non-zeros, NaN for non-finite input, below the diagonal)."""
+    q, r = torch.linalg.qr(x, mode=mode)
+    return QRResult(q, torch.triu(r))
 
 
 class EigResult(NamedTuple):

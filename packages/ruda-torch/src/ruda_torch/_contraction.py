@@ -1,0 +1,81 @@
+"""``matmul``, ``tensordot`` and ``vecdot`` for every numeric dtype on every device.
+
+torch has no integer matrix product on CUDA ("addmm_cuda" / "dot" not
+implemented for integer dtypes). There, integers are multiplied element-wise
+and summed in their own dtype: exact, with the same wrap-around as the CPU
+kernel, at the cost of an intermediate of size M*K*N (integer matrix products
+on a GPU are rare; floats always take torch's own kernels).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import torch
+from array_api_compat.torch import _aliases as _compat
+from array_api_compat.torch import linalg as _compat_linalg
+
+Tensor = torch.Tensor
+
+
+def _needs_integer_path(x: Tensor) -> bool:
+    return x.device.type != "cpu" and not (x.is_floating_point() or x.is_complex())
+
+
+def _integer_matmul(x1: Tensor, x2: Tensor) -> Tensor:
+    a = x1 if x1.ndim > 1 else x1[None, :]
+    b = x2 if x2.ndim > 1 else x2[:, None]
+    if a.shape[-1] != b.shape[-2]:
+        raise ValueError(f"matmul: shapes {tuple(x1.shape)} and {tuple(x2.shape)} do not align "
+                         f"({a.shape[-1]} != {b.shape[-2]})")
+    out = (a[..., :, :, None] * b[..., None, :, :]).sum(-2, dtype=a.dtype)
+    if x1.ndim == 1:
+        out = out[..., 0, :]
+    if x2.ndim == 1:
+        out = out[..., 0]
+    return out
+
+
+def matmul(x1: Tensor, x2: Tensor, /) -> Tensor:
+    """Matrix product with the spec's type promotion (torch refuses mixed dtypes)."""
+    x1, x2 = _compat._fix_promotion(x1, x2, only_scalar=False)
+    if _needs_integer_path(x1):
+        return _integer_matmul(x1, x2)
+    return torch.matmul(x1, x2)
+
+
+def tensordot(x1: Tensor, x2: Tensor, /, *,
+              axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Tensor:
+    """Sum of products over the last ``axes`` axes of ``x1`` and the first of ``x2`` (or the
+    axes named by a pair of sequences)."""
+    x1, x2 = _compat._fix_promotion(x1, x2, only_scalar=False)
+    if not _needs_integer_path(x1):
+        return torch.tensordot(x1, x2, dims=axes)  # type: ignore[arg-type]
+    if isinstance(axes, int):
+        if axes < 0:
+            raise ValueError(f"tensordot: axes must be non-negative, not {axes}")
+        a1, a2 = list(range(x1.ndim - axes, x1.ndim)), list(range(axes))
+    else:
+        a1 = [a % x1.ndim for a in axes[0]]
+        a2 = [a % x2.ndim for a in axes[1]]
+    free1 = [d for d in range(x1.ndim) if d not in a1]
+    free2 = [d for d in range(x2.ndim) if d not in a2]
+    if [x1.shape[d] for d in a1] != [x2.shape[d] for d in a2]:
+        raise ValueError(f"tensordot: contracted axes of shapes {tuple(x1.shape)} and {tuple(x2.shape)} "
+                         "differ in length")
+    k = math.prod(x1.shape[d] for d in a1)
+    left = x1.permute(*free1, *a1).reshape(-1, k)
+    right = x2.permute(*a2, *free2).reshape(k, -1)
+    out = _integer_matmul(left, right)
+    return out.reshape(*(x1.shape[d] for d in free1), *(x2.shape[d] for d in free2))
+
+
+def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
+    """Dot product of vectors along ``axis`` (conjugating ``x1``), broadcasting the other axes."""
+    x1, x2 = _compat._fix_promotion(x1, x2, only_scalar=False)
+    if not _needs_integer_path(x1):
+        return _compat_linalg.vecdot(x1, x2, axis=axis)
+    if x1.shape[axis] != x2.shape[axis]:
+        raise ValueError("vecdot: x1 and x2 must have the same size along the given axis")
+    return (x1 * x2).sum(axis, dtype=x1.dtype)
