@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import pytest
-
 from ruda import cli
 
 
@@ -40,7 +39,8 @@ def test_demo_json_reports_host_matching_numpy(capsys: pytest.CaptureFixture[str
 
 
 def test_python_dash_m_ruda_runs() -> None:
-    done = subprocess.run([sys.executable, "-m", "ruda", "--version"], capture_output=True, text=True, check=True)
+    command = [sys.executable, "-m", "ruda", "--version"]
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
     assert done.stdout.startswith("ruda ")
 
 

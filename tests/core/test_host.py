@@ -74,6 +74,8 @@ def test_tanh_complex_at_infinity() -> None:
     got = xp.tanh(xp.asarray([complex(INF, 1.0), complex(-INF, NAN), complex(0.0, NAN)]))
     assert got[0] == 1 and got[1] == -1
     assert got[2].real == 0 and math.isnan(got[2].imag)
+    # the imaginary zero takes y's sign, whatever sin(2y) is (here sin(4) < 0)
+    assert math.copysign(1, xp.tanh(xp.asarray(complex(INF, 2.0))).imag) == 1
 
 
 def test_floor_divide_by_infinity_follows_the_spec() -> None:

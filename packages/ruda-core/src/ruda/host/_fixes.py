@@ -63,11 +63,11 @@ def tanh(x: np.ndarray, /) -> np.ndarray:
         return np.asarray(np.tanh(x))
     out = np.asarray(np.tanh(x))  # writable even for 0-d input, where NumPy returns a scalar
     a, b = x.real, x.imag
-    # tanh(+-inf + iy) = +-1 + i0*sin(2y) for finite y, and +-1 +- 0i for non-finite y
+    # tanh(+-inf + iy) = +-1 + 0j with the zero signed like y (spec: +inf + iy, y > 0 -> 1 + 0j;
+    # the rest by symmetry), and +-1 + 0j for non-finite y
     big = np.isinf(a)
     if big.any():
-        with np.errstate(invalid="ignore"):
-            zero_imag = np.where(np.isfinite(b), np.copysign(0.0, np.sin(2 * b)), 0.0)
+        zero_imag = np.where(np.isfinite(b), np.copysign(0.0, b), 0.0)
         out[big] = _complex(np.copysign(1.0, a), zero_imag, out.dtype)[big]
     # tanh(+0 + i NaN) and tanh(+0 + i inf) = +0 + i NaN
     zero_nan = (a == 0) & ~np.isfinite(b)
