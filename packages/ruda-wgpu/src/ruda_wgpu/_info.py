@@ -42,9 +42,9 @@ class __array_namespace_info__:  # noqa: N801  (the spec's name)
         """``wgpu:0``, the best adapter found."""
         return default_device()
 
-    def devices(self) -> list[GpuDevice]:
-        """Every adapter wgpu finds, best first."""
-        return list(devices())
+    def devices(self) -> tuple[GpuDevice, ...]:
+        """Every adapter wgpu finds, best first (a tuple, as the 2025.12 revision says)."""
+        return devices()
 
     def default_dtypes(self, *, device: Any = None) -> dict[str, np.dtype[Any]]:
         """Default dtypes of ``device`` (see :func:`default_dtypes_of`)."""

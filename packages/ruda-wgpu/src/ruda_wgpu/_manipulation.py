@@ -75,10 +75,10 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     return x._view(shape, tuple(strides), x._offset)
 
 
-def broadcast_arrays(*arrays: Array) -> list[Array]:
+def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
     """Views of every array broadcast to their common shape."""
     shape = broadcast_shapes(*(_check(a, "broadcast_arrays").shape for a in arrays))
-    return [broadcast_to(a, shape) for a in arrays]
+    return tuple(broadcast_to(a, shape) for a in arrays)
 
 
 def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Array:
