@@ -78,23 +78,38 @@ def overhead(device: torch.device) -> None:
     sync, clock = _timer(device)
     print(f"\nruda_torch vs torch {torch.__version__} on {device}: seconds per call, ratio (ruda / torch)")
     print(f"{'operation':<14}{'kind':<14}{'n':>9}{'ruda':>12}{'torch':>12}{'ratio':>8}")
-    worst = {"pass-through": 0.0, "fixed": 0.0}
+    times: dict[tuple[str, int], tuple[float, float]] = {}
     gen = torch.Generator(device=device).manual_seed(0)
+    # "control" times torch against itself: how far apart two identical calls measure on this machine
+    cases = [("control", "noise", torch.add, ("a", "b"))]
+    cases += [(name, kind, fn, args) for kind, table in (("pass-through", PASS_THROUGH), ("fixed", FIXED))
+              for name, (fn, args) in table.items()]
     for n in (1_000, 1_000_000):
         a = torch.randn(n, generator=gen, device=device)
         b = torch.rand(n, generator=gen, device=device) + 0.5
         values = {"a": a, "b": b, "lo": -0.5, "hi": 0.5, "mask": a > 0}
-        for kind, cases in (("pass-through", PASS_THROUGH), ("fixed", FIXED)):
-            for name, (theirs, arg_names) in cases.items():
-                args = [values[v] for v in arg_names]
-                ours = getattr(xp, name)
-                t_ours, t_ref, r = ratio(sync(functools.partial(ours, *args)),
-                                         sync(functools.partial(theirs, *args)), clock=clock)
-                if n == 1_000_000:
-                    worst[kind] = max(worst[kind], r)
-                print(f"{name:<14}{kind:<14}{n:>9}{t_ours * 1e6:>10.1f}us{t_ref * 1e6:>10.1f}us{r:>8.3f}")
-    print(f"worst ratio at 1e6 elements: pass-through {worst['pass-through']:.3f} (target <= 1.05), "
-          f"fixed {worst['fixed']:.3f}")
+        for name, kind, theirs, arg_names in cases:
+            args = [values[v] for v in arg_names]
+            ours = theirs if name == "control" else getattr(xp, name)
+            t_ours, t_ref, r = ratio(sync(functools.partial(ours, *args)),
+                                     sync(functools.partial(theirs, *args)), clock=clock, repeats=25)
+            times[name, n] = (t_ours, t_ref)
+            print(f"{name:<14}{kind:<14}{n:>9}{t_ours * 1e6:>10.1f}us{t_ref * 1e6:>10.1f}us{r:>8.3f}")
+
+    def worst(kind: str) -> float:
+        big = [times[name, 1_000_000] for name, k, _, _ in cases if k == kind]
+        return max(ours / ref for ours, ref in big)
+
+    # The namespace's cost is a fixed few microseconds per call: measured at 1e3 elements, where it
+    # shows, and set against the 1e6-element call it is added to (the fixed functions do work that
+    # grows with n, so only their measured ratio means anything).
+    implied = max(1 + (times[name, 1_000][0] - times[name, 1_000][1]) / times[name, 1_000_000][1]
+                  for name, kind, _, _ in cases if kind == "pass-through")
+    print(f"pass-through: worst ratio at 1e6 measured {worst('pass-through'):.3f}, implied by the per-call "
+          f"cost at 1e3 {implied:.3f} (target <= 1.05)")
+    print(f"fixed: worst ratio at 1e6 measured {worst('fixed'):.3f}")
+    control = times["control", 1_000_000][0] / times["control", 1_000_000][1]
+    print(f"control (torch vs itself) at 1e6: {control:.3f}: measured ratios are this noisy here")
 
 
 def exchange(device: torch.device) -> None:
