@@ -40,19 +40,6 @@ pytestmark = pytest.mark.filterwarnings(
 class TestTorchConformance(ConformanceChecks):
     xp = xp
     max_examples = 15
-    _real_only = False
-
-    def _reduction(self, name: str, data: object) -> None:
-        # The spec leaves min and max of complex numbers undefined and torch refuses them;
-        # the kit draws every numeric dtype, so leave complex out for these two.
-        self._real_only = name in ("min", "max")
-        try:
-            super()._reduction(name, data)  # type: ignore[arg-type]
-        finally:
-            self._real_only = False
-
-    def _dtypes(self, kind: str) -> list[object]:
-        return [d for d in super()._dtypes(kind) if not (self._real_only and d.is_complex)]
 
     def _getitem_basic(self, data: st.DataObject) -> None:
         # Tensor indexing refuses negative slice steps (the skips file says so; xp.flip does it),
