@@ -144,6 +144,13 @@ fn atan2_f(y: f32, x: f32) -> f32 {
   if (x < 0.0f) { r = pi - r; }
   return copysign_f(r, y);
 }
+// |x| >= 2^23 is already integral; lavapipe's floor/ceil/trunc/round go through a 32-bit
+// integer and break above 2^31, so those values pass through unchanged.
+fn integral_f(x: f32) -> bool { return isnan_f(x) || abs(x) >= 8388608.0f; }
+fn floor_f(x: f32) -> f32 { return select(floor(x), x, integral_f(x)); }
+fn ceil_f(x: f32) -> f32 { return select(ceil(x), x, integral_f(x)); }
+fn trunc_f(x: f32) -> f32 { return select(trunc(x), x, integral_f(x)); }
+fn round_f(x: f32) -> f32 { return select(round(x), x, integral_f(x)); }
 fn fmod_f(a: f32, b: f32) -> f32 {
   // Exact remainder by binary long division: each step subtracts b * 2^k with r/2 < b * 2^k <= r.
   if (isnan_f(a) || isnan_f(b) || isinf_f(a) || b == 0.0f) { return nan_f(); }
@@ -222,10 +229,10 @@ _op(
 )
 _op("signbit", 1, "f", {"f": "return select(0u, 1u, signbit_f(a));"}, BOOL)
 for _name in ("floor", "ceil", "trunc", "round"):
-    _op(_name, 1, "iuf", {"f": f"return {_name}(a);", "iu": "return a;"})
-_op("real", 1, "f", {"f": "return a;"})
-_op("conj", 1, "f", {"f": "return a;"})
-_op("imag", 1, "f", {"f": "return 0.0f;"})
+    _op(_name, 1, "iuf", {"f": f"return {_name}_f(a);", "iu": "return a;"})
+_op("real", 1, "iuf", {"iuf": "return a;"})
+_op("conj", 1, "iuf", {"iuf": "return a;"})
+_op("imag", 1, "iuf", {"iuf": "return {Z};"})
 _op("reciprocal", 1, "f", _float_unary("1.0f / a"))
 _op("sqrt", 1, "f", _float_unary("select(sqrt(a), nan_f(), a < 0.0f)"))
 _op("exp", 1, "f", _float_unary("exp(a)"))
@@ -315,16 +322,15 @@ _op(
     "iuf",
     {
         "f": """
-  if (isnan_f(a) || isnan_f(b) || isinf_f(a)) { return nan_f(); }
-  if (b == 0.0f) { return a / b; }
-  if (isinf_f(b)) { return select(select(-1.0f, -0.0f, a == 0.0f || signbit_f(a) == signbit_f(b)),
-                                  select(0.0f, -0.0f, signbit_f(a)) * select(1.0f, -1.0f, signbit_f(b)),
-                                  a == 0.0f || signbit_f(a) == signbit_f(b)); }
+  // The standard's special cases: an infinite operand gives a / b (inf // 1 is inf, 1 // -inf
+  // is -0), where NumPy's divmod gives nan and -1.
+  if (isnan_f(a) || isnan_f(b) || (isinf_f(a) && isinf_f(b))) { return nan_f(); }
+  if (isinf_f(a) || isinf_f(b) || b == 0.0f) { return a / b; }
   let m = fmod_f(a, b);
   var d = (a - m) / b;
   if (m != 0.0f && ((b < 0.0f) != (m < 0.0f))) { d = d - 1.0f; }
   if (d == 0.0f) { return copysign_f(0.0f, a / b); }
-  var f = floor(d);
+  var f = floor_f(d);
   if (d - f > 0.5f) { f = f + 1.0f; }
   return f;""",
         "i": """
