@@ -23,6 +23,7 @@ def install_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
         (dist / "entry_points.txt").write_text(f"[ruda.backends]\n{name} = {value}\n")
         if module:
             (tmp_path / f"{module}.py").write_text(source)
+        _registry.clear_cache()
 
     monkeypatch.syspath_prepend(str(tmp_path))
     _registry.clear_cache()

@@ -64,6 +64,7 @@ class BackendInfo:
         }
 
 
+@functools.cache  # scanning installed metadata costs tens of milliseconds
 def _entry_points() -> dict[str, md.EntryPoint]:
     found: dict[str, md.EntryPoint] = {}
     for ep in md.entry_points(group=GROUP):
@@ -173,7 +174,8 @@ def plugin_for_array(x: object) -> Backend:
 
 
 def clear_cache() -> None:
-    """Forget loaded plugins and probes (after installing a package at run time, and in tests)."""
+    """Forget installed plugins and their probes (after installing a package at run time, and in tests)."""
+    _entry_points.cache_clear()
     _load_plugin.cache_clear()
     _probe.cache_clear()
 
