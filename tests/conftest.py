@@ -1,4 +1,4 @@
-"""Shared test setup: a private runtime dir (the Vulkan loader warns without one)."""
+"""Shared test setup: a private runtime dir (the Vulkan loader warns without one; mkdtemp makes it 0700)."""
 
 import os
 import tempfile
