@@ -7,6 +7,9 @@ operations), and the tests (what each backend must provide).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 API_VERSION = "2025.12"
 
 #: creation functions
@@ -115,3 +118,49 @@ ARRAY_DUNDERS: tuple[str, ...] = (
 FUNCTIONS: tuple[str, ...] = tuple(dict.fromkeys(
     CREATION_FUNCTIONS + DATA_TYPE_FUNCTIONS + ELEMENTWISE_FUNCTIONS + INDEXING_FUNCTIONS + LINEAR_ALGEBRA_FUNCTIONS + MANIPULATION_FUNCTIONS + SEARCHING_FUNCTIONS + SET_FUNCTIONS + SORTING_FUNCTIONS + STATISTICAL_FUNCTIONS + UTILITY_FUNCTIONS
 ))
+
+#: dtype names by the kinds of ``isdtype`` and ``__array_namespace_info__().dtypes(kind=...)``
+DTYPE_KINDS: dict[str, tuple[str, ...]] = {
+    "bool": ("bool",),
+    "signed integer": ("int8", "int16", "int32", "int64"),
+    "unsigned integer": ("uint8", "uint16", "uint32", "uint64"),
+    "real floating": ("float32", "float64"),
+    "complex floating": ("complex64", "complex128"),
+}
+DTYPE_KINDS["integral"] = DTYPE_KINDS["signed integer"] + DTYPE_KINDS["unsigned integer"]
+DTYPE_KINDS["numeric"] = DTYPE_KINDS["integral"] + DTYPE_KINDS["real floating"] + DTYPE_KINDS["complex floating"]
+
+
+def dtype_names(kind: str | tuple[str, ...] | None = None) -> tuple[str, ...]:
+    """The dtype names of ``kind`` (a kind name, a tuple of them, or None for all 13), in the
+    standard's order, each once; an unknown kind raises ``ValueError`` listing the known ones."""
+    if kind is None:
+        return DTYPE_KINDS["bool"] + DTYPE_KINDS["numeric"]
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    for name in kinds:
+        if not isinstance(name, str) or name not in DTYPE_KINDS:
+            raise ValueError(f"unknown dtype kind {name!r}: expected one of {', '.join(DTYPE_KINDS)}")
+    return tuple(dict.fromkeys(n for name in kinds for n in DTYPE_KINDS[name]))
+
+
+@dataclass(frozen=True)
+class finfo_object:  # noqa: N801  (the standard's name)
+    """Machine limits of a floating dtype as Python numbers (NumPy's finfo gives NumPy scalars);
+    ``dtype`` is the namespace's own dtype object."""
+
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    dtype: Any
+
+
+@dataclass(frozen=True)
+class iinfo_object:  # noqa: N801  (the standard's name)
+    """Machine limits of an integer dtype as Python ints; ``dtype`` is the namespace's own."""
+
+    bits: int
+    max: int
+    min: int
+    dtype: Any

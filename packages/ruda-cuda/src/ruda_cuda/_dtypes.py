@@ -2,39 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import cupy
 import numpy as np
 from array_api_compat import cupy as _compat
+from ruda.spec import finfo_object, iinfo_object
 
 from ruda_cuda._array import Array, to_device
 from ruda_cuda._devices import native_device
 
 isdtype = _compat.isdtype
-
-
-@dataclass(frozen=True)
-class finfo_object:  # noqa: N801  (the standard's name)
-    """Machine limits of a floating dtype, as Python floats (NumPy's finfo gives NumPy scalars)."""
-
-    bits: int
-    eps: float
-    max: float
-    min: float
-    smallest_normal: float
-    dtype: np.dtype[Any]
-
-
-@dataclass(frozen=True)
-class iinfo_object:  # noqa: N801  (the standard's name)
-    """Machine limits of an integer dtype, as Python ints."""
-
-    bits: int
-    max: int
-    min: int
-    dtype: np.dtype[Any]
 
 
 def _dtype_of(type: Any) -> Any:

@@ -6,18 +6,9 @@ from typing import Any
 
 import cupy
 import numpy as np
+from ruda.spec import dtype_names
 
 from ruda_cuda._devices import device_count, native_device
-
-_KINDS: dict[str, tuple[str, ...]] = {
-    "bool": ("bool",),
-    "signed integer": ("int8", "int16", "int32", "int64"),
-    "unsigned integer": ("uint8", "uint16", "uint32", "uint64"),
-    "real floating": ("float32", "float64"),
-    "complex floating": ("complex64", "complex128"),
-}
-_KINDS["integral"] = _KINDS["signed integer"] + _KINDS["unsigned integer"]
-_KINDS["numeric"] = _KINDS["integral"] + _KINDS["real floating"] + _KINDS["complex floating"]
 
 #: CuPy's limit on dimensions (cupy/_core/_carray.pxd, MAX_NDIM).
 MAX_DIMENSIONS = 64
@@ -67,19 +58,7 @@ class __array_namespace_info__:  # noqa: N801  (the standard's name)
     ) -> dict[str, np.dtype[Any]]:
         """All 13 dtypes of the standard, or those of ``kind`` (a name or a tuple of names)."""
         _check(device)
-        if kind is None:
-            names: tuple[str, ...] = _KINDS["bool"] + _KINDS["numeric"]
-        elif isinstance(kind, tuple):
-            names = tuple(dict.fromkeys(n for k in kind for n in _names_of(k)))
-        else:
-            names = _names_of(kind)
-        return {name: np.dtype(name) for name in names}
-
-
-def _names_of(kind: str) -> tuple[str, ...]:
-    if kind not in _KINDS:
-        raise ValueError(f"unknown dtype kind {kind!r}: expected one of {', '.join(_KINDS)}")
-    return _KINDS[kind]
+        return {name: np.dtype(name) for name in dtype_names(kind)}
 
 
 def _check(device: Any) -> None:

@@ -11,8 +11,6 @@ used there, by name.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ruda import spec
 
 
@@ -68,25 +66,3 @@ def isdtype(dtype: DType, kind: str | DType | tuple[str | DType, ...]) -> bool:
             raise ValueError(f"unknown dtype kind {kind!r}: expected one of {', '.join(KINDS)}")
         return dtype.name in KINDS[kind]
     raise TypeError(f"kind must be a kind name, a dtype or a tuple of them, not {kind!r}")
-
-
-@dataclass(frozen=True)
-class finfo_object:  # noqa: N801  (the standard's name)
-    """Machine limits of a floating dtype, as Python floats, with the router's dtype."""
-
-    bits: int
-    eps: float
-    max: float
-    min: float
-    smallest_normal: float
-    dtype: DType
-
-
-@dataclass(frozen=True)
-class iinfo_object:  # noqa: N801  (the standard's name)
-    """Machine limits of an integer dtype, with the router's dtype."""
-
-    bits: int
-    max: int
-    min: int
-    dtype: DType

@@ -22,11 +22,12 @@ import ruda
 from array_api_compat import is_array_api_obj
 from array_api_compat import to_device as _to_device_within
 from ruda import spec
+from ruda.spec import finfo_object, iinfo_object
 
 from ruda_router import duo, quad, trio
 from ruda_router._array import Array
 from ruda_router._device import MultiDeviceBase
-from ruda_router._dtypes import DTYPES, DType, finfo_object, iinfo_object, isdtype
+from ruda_router._dtypes import DTYPES, DType, isdtype
 from ruda_router._info import RouterInfo
 from ruda_router._transfer import migrate
 

@@ -7,10 +7,10 @@ name the dtype as a string; these follow the spec instead.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from typing import Any
 
 import torch
+from ruda.spec import finfo_object, iinfo_object
 
 from ruda_torch._devices import resolve
 
@@ -123,28 +123,6 @@ def _isdtype_one(dtype: torch.dtype, kind: torch.dtype | str) -> bool:
             raise ValueError(f"unknown dtype kind {kind!r}: expected one of {', '.join(_KIND_MEMBERS)}") \
                 from None
     raise TypeError(f"kind must be a dtype, a kind name or a tuple of them, not {type(kind).__name__}")
-
-
-@dataclass(frozen=True)
-class finfo_object:  # noqa: N801  (the spec's name)
-    """Machine limits of a floating dtype, as Python floats."""
-
-    bits: int
-    eps: float
-    max: float
-    min: float
-    smallest_normal: float
-    dtype: torch.dtype
-
-
-@dataclass(frozen=True)
-class iinfo_object:  # noqa: N801  (the spec's name)
-    """Machine limits of an integer dtype, as Python ints."""
-
-    bits: int
-    max: int
-    min: int
-    dtype: torch.dtype
 
 
 def finfo(type: torch.dtype | Tensor, /) -> finfo_object:

@@ -17,20 +17,11 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
+from ruda.spec import dtype_names
 
 from ruda_torch import _devices
 
 Tensor = torch.Tensor
-
-_KINDS: dict[str, tuple[str, ...]] = {
-    "bool": ("bool",),
-    "signed integer": ("int8", "int16", "int32", "int64"),
-    "unsigned integer": ("uint8", "uint16", "uint32", "uint64"),
-    "real floating": ("float32", "float64"),
-    "complex floating": ("complex64", "complex128"),
-}
-_KINDS["integral"] = _KINDS["signed integer"] + _KINDS["unsigned integer"]
-_KINDS["numeric"] = _KINDS["integral"] + _KINDS["real floating"] + _KINDS["complex floating"]
 
 #: Dtypes whose support differs between torch versions, and so are probed.
 PROBED = ("uint16", "uint32", "uint64")
@@ -145,12 +136,7 @@ class __array_namespace_info__:  # noqa: N801  (the spec's name)
         operation on them; :meth:`partial_dtypes` says what works where they are not.
         """
         native = _check(device)
-        if kind is None:
-            names: tuple[str, ...] = _KINDS["bool"] + _KINDS["numeric"]
-        elif isinstance(kind, tuple):
-            names = tuple(dict.fromkeys(n for k in kind for n in _names_of(k)))
-        else:
-            names = _names_of(kind)
+        names = dtype_names(kind)
         return {n: getattr(torch, n) for n in names if n not in PROBED or not _probe(n, native)[1]}
 
     def partial_dtypes(self, *, device: Any = None) -> dict[str, dict[str, tuple[str, ...]]]:
@@ -168,11 +154,6 @@ class __array_namespace_info__:  # noqa: N801  (the spec's name)
                 out[name] = {"works": works, "fails": fails}
         return out
 
-
-def _names_of(kind: str) -> tuple[str, ...]:
-    if not isinstance(kind, str) or kind not in _KINDS:
-        raise ValueError(f"unknown dtype kind {kind!r}: expected one of {', '.join(_KINDS)}")
-    return _KINDS[kind]
 
 
 def _check(device: Any) -> torch.device:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from ruda.spec import DTYPE_KINDS
 
 bool_ = np.dtype("bool")
 int8, int16, int32, int64 = (np.dtype(n) for n in ("int8", "int16", "int32", "int64"))
@@ -62,15 +63,7 @@ STORAGE_NP: dict[str, np.dtype[Any]] = {
     for name, w in STORAGE.items()
 }
 
-KINDS: dict[str, tuple[str, ...]] = {
-    "bool": ("bool",),
-    "signed integer": ("int8", "int16", "int32", "int64"),
-    "unsigned integer": ("uint8", "uint16", "uint32", "uint64"),
-    "real floating": ("float32", "float64"),
-    "complex floating": ("complex64", "complex128"),
-}
-KINDS["integral"] = KINDS["signed integer"] + KINDS["unsigned integer"]
-KINDS["numeric"] = KINDS["integral"] + KINDS["real floating"] + KINDS["complex floating"]
+KINDS = DTYPE_KINDS
 
 _SIGNED = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
 _UNSIGNED = {"uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64}

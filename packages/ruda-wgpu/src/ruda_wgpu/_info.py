@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from ruda.spec import dtype_names
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._engine import GpuDevice, default_device, devices, resolve_device
@@ -58,9 +59,6 @@ class __array_namespace_info__:  # noqa: N801  (the spec's name)
         if kind is None:
             wanted: tuple[str, ...] = _dtypes.ALL_NAMES
         else:
-            kinds = kind if isinstance(kind, tuple) else (kind,)
-            for k in kinds:
-                if k not in _dtypes.KINDS:
-                    raise ValueError(f"unknown dtype kind {k!r}: expected one of {', '.join(_dtypes.KINDS)}")
-            wanted = tuple(n for n in _dtypes.ALL_NAMES if any(n in _dtypes.KINDS[k] for k in kinds))
+            of_kind = dtype_names(kind)
+            wanted = tuple(n for n in _dtypes.ALL_NAMES if n in of_kind)
         return {n: np.dtype(n) for n in wanted if n in dev.dtype_names}

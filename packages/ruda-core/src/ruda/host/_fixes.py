@@ -6,23 +6,12 @@ common path beyond one extra mask for the cases NumPy gets wrong.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from array_api_compat import numpy as _compat
 
-
-@dataclass(frozen=True)
-class finfo_object:  # noqa: N801  (the spec's name)
-    """Machine limits of a floating dtype, as Python floats (NumPy gives NumPy scalars)."""
-
-    bits: int
-    eps: float
-    max: float
-    min: float
-    smallest_normal: float
-    dtype: np.dtype[Any]
+from ruda.spec import finfo_object
 
 
 def finfo(type: Any, /) -> finfo_object:

@@ -6,15 +6,7 @@ from typing import Any
 
 import numpy as np
 
-_KINDS: dict[str, tuple[str, ...]] = {
-    "bool": ("bool",),
-    "signed integer": ("int8", "int16", "int32", "int64"),
-    "unsigned integer": ("uint8", "uint16", "uint32", "uint64"),
-    "real floating": ("float32", "float64"),
-    "complex floating": ("complex64", "complex128"),
-}
-_KINDS["integral"] = _KINDS["signed integer"] + _KINDS["unsigned integer"]
-_KINDS["numeric"] = _KINDS["integral"] + _KINDS["real floating"] + _KINDS["complex floating"]
+from ruda.spec import dtype_names
 
 
 class __array_namespace_info__:  # noqa: N801  (the spec's name)
@@ -54,19 +46,7 @@ class __array_namespace_info__:  # noqa: N801  (the spec's name)
     ) -> dict[str, np.dtype[Any]]:
         """All 13 Array API dtypes, or those of ``kind`` (a name or a tuple of names)."""
         _check_device(device)
-        if kind is None:
-            names: tuple[str, ...] = _KINDS["numeric"] + _KINDS["bool"]
-        elif isinstance(kind, tuple):
-            names = tuple(dict.fromkeys(n for k in kind for n in _names_of(k)))
-        else:
-            names = _names_of(kind)
-        return {name: np.dtype(name) for name in names}
-
-
-def _names_of(kind: str) -> tuple[str, ...]:
-    if kind not in _KINDS:
-        raise ValueError(f"unknown dtype kind {kind!r}: expected one of {', '.join(_KINDS)}")
-    return _KINDS[kind]
+        return {name: np.dtype(name) for name in dtype_names(kind)}
 
 
 def _check_device(device: Any) -> None:
