@@ -26,7 +26,8 @@ def _values(dtype: str, n: int = 40, seed: int = 0) -> np.ndarray:
         info = np.iinfo(dt)
         edges = np.array([info.min, info.max, 0, 1, info.max - 1], dtype=dt)
         return np.concatenate([edges, rng.integers(info.min, info.max, n - 5, dtype=dt, endpoint=True)])
-    return np.concatenate([SPECIAL, (rng.standard_normal(n) * 4).astype(np.float32)])
+    with np.errstate(over="ignore"):  # +-1e30 become +-inf in float16
+        return np.concatenate([SPECIAL, (rng.standard_normal(n) * 4).astype(np.float32)]).astype(dt)
 
 
 def _cases(nargs: int) -> list:
@@ -66,7 +67,10 @@ def test_unary(xp, name, dtype):
     host = _values(dtype)  # includes +-1e30: sin/cos/tan must reduce huge arguments exactly
     got = getattr(xp, name)(xp.asarray(host))
     want = _numpy(name, host)
-    if np.dtype(dtype).kind == "f":
+    if dtype == "float16":
+        # computed in f32 and rounded: within one float16 ulp of NumPy's (the dtype's tolerance)
+        assert_matches_numpy(got, want, err_msg=name)
+    elif np.dtype(dtype).kind == "f":
         # GPU transcendental functions are accurate to a few ulp, not correctly rounded.
         assert_matches_numpy(got, want, rtol=3e-5 if name not in ("tan",) else 1e-4, atol=1e-6, err_msg=name)
     else:
@@ -92,7 +96,7 @@ def test_binary(xp, name, dtype):
         one_inf = (np.isinf(a) ^ np.isinf(b)) & ~np.isnan(a) & ~np.isnan(b)
         with np.errstate(all="ignore"):
             want = np.where(one_inf, a / b, want)
-    rtol = 1e-5 if name in ("pow", "logaddexp", "hypot", "atan2") else None
+    rtol = 1e-5 if name in ("pow", "logaddexp", "hypot", "atan2") and dtype != "float16" else None
     assert_matches_numpy(got, want, rtol=rtol, atol=1e-6 if rtol else None, err_msg=name)
 
 
@@ -141,7 +145,9 @@ def test_astype_matches_numpy(xp, dtype):
             if np.dtype(dtype).kind == "u":
                 host = np.abs(host)
         got = xp.astype(xp.asarray(host), getattr(xp, dtype))
-        assert_matches_numpy(got, host.astype(dtype), err_msg=f"{src} -> {dtype}")
+        with np.errstate(over="ignore"):  # large integers become inf in float16, here as in NumPy
+            want = host.astype(dtype)
+        assert_matches_numpy(got, want, err_msg=f"{src} -> {dtype}")
 
 
 def test_where_and_clip(xp):

@@ -85,7 +85,7 @@ __array_api_version__ = "2025.12"
 bool = _dtypes.bool_
 int8, int16, int32, int64 = _dtypes.int8, _dtypes.int16, _dtypes.int32, _dtypes.int64
 uint8, uint16, uint32, uint64 = _dtypes.uint8, _dtypes.uint16, _dtypes.uint32, _dtypes.uint64
-float32, float64 = _dtypes.float32, _dtypes.float64
+float16, float32, float64 = _dtypes.float16, _dtypes.float32, _dtypes.float64
 complex64, complex128 = _dtypes.complex64, _dtypes.complex128
 
 e, pi, inf, nan = _math.e, _math.pi, _math.inf, _math.nan
@@ -202,6 +202,7 @@ __all__ = [
     "uint16",
     "uint32",
     "uint64",
+    "float16",
     "float32",
     "float64",
     "complex64",

@@ -10,6 +10,15 @@ device's ``shader-int64`` feature (WGSL ``i64``/``u64``). float64 is never
 offered: devices that expose ``shader-f64`` may compute transcendental f64
 functions wrongly (lavapipe returns garbage for ``exp``), and the namespace only
 lists what it computes correctly. Complex dtypes are not offered.
+
+float16 (not one of the standard's dtypes, so no dtype kind lists it) is offered on
+devices with the ``shader-f16`` feature. It is stored widened to one f32 word per
+element, like the narrow integers: this keeps every buffer size, offset, window and
+copy in 4-byte words. Kernels compute in f32 and round each stored result to f16
+through WGSL's ``f16`` type (``f32(f16(x))``: round to nearest even, overflow to
+infinity). For + - * / and sqrt, f32 has enough bits (24 >= 2*11 + 2) that this double
+rounding equals a direct f16 operation, so results round exactly as NumPy's; other
+functions are computed in f32 and rounded, as NumPy computes them for float16.
 """
 
 from __future__ import annotations
@@ -22,7 +31,7 @@ from ruda.spec import DTYPE_KINDS
 bool_ = np.dtype("bool")
 int8, int16, int32, int64 = (np.dtype(n) for n in ("int8", "int16", "int32", "int64"))
 uint8, uint16, uint32, uint64 = (np.dtype(n) for n in ("uint8", "uint16", "uint32", "uint64"))
-float32, float64 = np.dtype("float32"), np.dtype("float64")
+float16, float32, float64 = np.dtype("float16"), np.dtype("float32"), np.dtype("float64")
 complex64, complex128 = np.dtype("complex64"), np.dtype("complex128")
 
 ALL_NAMES = (
@@ -35,6 +44,7 @@ ALL_NAMES = (
     "uint16",
     "uint32",
     "uint64",
+    "float16",
     "float32",
     "float64",
     "complex64",
@@ -55,6 +65,7 @@ STORAGE: dict[str, str] = {
     "uint16": "u32",
     "uint32": "u32",
     "uint64": "u64",
+    "float16": "f32",
     "float32": "f32",
 }
 #: NumPy dtype of the stored words (what is uploaded and read back)

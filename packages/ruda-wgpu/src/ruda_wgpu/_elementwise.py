@@ -172,15 +172,20 @@ SAME, BOOL = "same", "bool"
 
 
 class Op:
-    """One elementwise operation: allowed dtype kinds, result rule and WGSL bodies by kind."""
+    """One elementwise operation: allowed dtype kinds, result rule and WGSL bodies by kind.
+
+    A body keyed by a dtype name (``"float16"``) takes precedence over the one of its kind.
+    """
 
     def __init__(self, name: str, nargs: int, kinds: str, bodies: dict[str, str], result: str = SAME) -> None:
         self.name, self.nargs, self.kinds, self.bodies, self.result = name, nargs, kinds, bodies, result
 
     def body_for(self, dt: np.dtype[Any]) -> str:
+        if dt.name in self.bodies:
+            return self.bodies[dt.name]
         k = _dtypes.kind_of(dt)
         for key, body in self.bodies.items():
-            if k in key:
+            if key not in _dtypes.NAME.values() and k in key:
                 return body
         raise AssertionError(f"{self.name} has no body for {dt.name}")
 
@@ -445,7 +450,14 @@ _op(
   if (a == b) { return b; }
   if (a == 0.0f) { return bitcast<f32>(1u | (bitcast<u32>(b) & 0x80000000u)); }
   let u = bitcast<u32>(a);
-  return bitcast<f32>(select(u - 1u, u + 1u, (a < b) == (a > 0.0f)));"""
+  return bitcast<f32>(select(u - 1u, u + 1u, (a < b) == (a > 0.0f)));""",
+        # float16 is stored as f32: step the 16-bit pattern that pack2x16float gives exactly
+        "float16": """
+  if (isnan_f(a) || isnan_f(b)) { return nan_f(); }
+  if (a == b) { return b; }
+  if (a == 0.0f) { return copysign_f(5.9604644775390625e-8f, b); }
+  let u = pack2x16float(vec2<f32>(a, 0.0f));
+  return unpack2x16float(select(u - 1u, u + 1u, (a < b) == (a > 0.0f))).x;""",
     },
 )
 _op(

@@ -131,7 +131,11 @@ class GpuDevice:
         self.description = f"{info['device']} ({info['backend_type']}, {info['adapter_type']})"
         self.features = frozenset(adapter.features)
         self.limits = dict(adapter.limits)
-        self.dtype_names = _BASE_DTYPES + (("int64", "uint64") if "shader-int64" in self.features else ())
+        self.dtype_names = (
+            _BASE_DTYPES
+            + (("int64", "uint64") if "shader-int64" in self.features else ())
+            + (("float16",) if "shader-f16" in self.features else ())
+        )
         self.max_binding = int(self.limits["max-storage-buffer-binding-size"])
         self.max_groups = int(self.limits["max-compute-workgroups-per-dimension"])
         self.offset_align = int(self.limits["min-storage-buffer-offset-alignment"])
@@ -172,7 +176,7 @@ class GpuDevice:
         with self._lock:
             if self._device is not None:
                 return
-            wanted = [f for f in ("shader-int64",) if f in self.features]
+            wanted = [f for f in ("shader-int64", "shader-f16") if f in self.features]
             limits = {
                 k: self.limits[k]
                 for k in (
@@ -207,6 +211,8 @@ class GpuDevice:
             return
         if dtype.name in ("int64", "uint64"):
             lack = "the 'shader-int64' feature"
+        elif dtype.name == "float16":
+            lack = "the 'shader-f16' feature"
         elif dtype.name == "float64":
             lack = "correct float64 arithmetic (exp, log, sin... are not exact in f64 on WebGPU devices)"
         else:
@@ -231,6 +237,8 @@ class GpuDevice:
             import wgpu
 
             code = _uniform_params(source())
+            if _F16.search(code):
+                code = "enable f16;\n" + code
             module = dev.create_shader_module(code=code)
             # An explicit layout whose parameter binding has a dynamic offset: one bind group
             # then serves every dispatch on the same buffers, wherever its parameters sit.
@@ -398,6 +406,8 @@ class GpuDevice:
 
 
 _PARAM = re.compile(r"\bP\[(\d+)\]")
+#: kernels that round to float16 use the f16 type, which needs ``enable f16;`` first
+_F16 = re.compile(r"\bf16\b")
 _BINDING = re.compile(r"@binding\((\d+)\) var<(uniform|storage, read_write|storage, read)>")
 
 

@@ -32,7 +32,7 @@ def wgsl_type(dtype: np.dtype[Any]) -> str:
 
 
 def wrap(expr: str, dtype: np.dtype[Any]) -> str:
-    """Bring a 32-bit result back into the range of a narrow dtype, as NumPy's wrapping does."""
+    """Bring a 32-bit result back into a narrow dtype: integers wrap, float16 rounds, as NumPy's do."""
     name = _dtypes.NAME[dtype]
     if name == "int8":
         return f"(({expr}) << 24u) >> 24u"
@@ -42,6 +42,8 @@ def wrap(expr: str, dtype: np.dtype[Any]) -> str:
         return f"(({expr}) & 0xffu)"
     if name == "uint16":
         return f"(({expr}) & 0xffffu)"
+    if name == "float16":
+        return f"f32(f16({expr}))"  # stored widened: round to the nearest float16
     return expr
 
 
@@ -82,7 +84,11 @@ class Scalar:
     dtype: np.dtype[Any]
 
     def words(self) -> list[int]:
-        arr = np.asarray(self.value).astype(_dtypes.STORAGE_NP[_dtypes.NAME[self.dtype]]).reshape(1)
+        value = np.asarray(self.value)
+        if self.dtype == _dtypes.float16:  # NumPy rounds a Python float to float16 first
+            with np.errstate(over="ignore"):
+                value = value.astype(self.dtype)
+        arr = value.astype(_dtypes.STORAGE_NP[_dtypes.NAME[self.dtype]]).reshape(1)
         w = arr.view(np.uint32).tolist()
         return w + [0] * (2 - len(w))
 

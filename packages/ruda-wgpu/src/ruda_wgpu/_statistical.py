@@ -81,6 +81,8 @@ def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, 
         load,
         F32_HELPERS if "f32" in (t, wgsl_type(src.dtype)) else "",
     )
+    if acc == _dtypes.float16:  # accumulated in f32 (as NumPy does for float16), rounded once here
+        return astype(Array._new(storage, out_shape, _dtypes.float32, x.device), acc)
     out = Array._new(storage, out_shape, acc, x.device)
     if acc.name in ("int8", "int16", "uint8", "uint16"):
         out = astype(astype(out, _dtypes.int32 if acc.kind == "i" else _dtypes.uint32), acc)
@@ -204,17 +206,18 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   {first}
   for (var j = 0u; j < n; j = j + 1u) {{
     let x = acc; let y = {load};
-    acc = {combine};
-    o[obase + (j + {shift}) * inner] = {_wrap_acc(acc)};
+    acc = {_wrap_acc(combine, acc)};
+    o[obase + (j + {shift}) * inner] = acc;
   }}
 }}
 """
 
 
-def _wrap_acc(acc: np.dtype[Any]) -> str:
+def _wrap_acc(expr: str, acc: np.dtype[Any]) -> str:
+    """Each running value wrapped (narrow ints) or rounded (float16) before it is used again."""
     from ruda_wgpu._kernels import wrap
 
-    return wrap("acc", acc)
+    return wrap(expr, acc)
 
 
 def _cumulative(x: Array, axis: int | None, dtype: Any, include_initial: bool, kind: str) -> Array:
