@@ -212,3 +212,9 @@ def test_device_without_shader_f16_refuses_float16(xp):
     ):
         with pytest.raises(TypeError, match="float16 is not supported on wgpu:7.*shader-f16"):
             make()
+
+
+def test_float16_is_a_real_floating_dtype(xp: Any) -> None:
+    assert xp.isdtype(xp.float16, "real floating")
+    assert xp.isdtype(xp.float16, ("integral", "numeric"))
+    assert not xp.isdtype(xp.float16, "integral")

@@ -107,8 +107,13 @@ def isdtype(dtype: Any, kind: Any) -> bool:
     if isinstance(kind, str):
         if kind not in KINDS:
             raise ValueError(f"unknown dtype kind {kind!r}: expected one of {', '.join(KINDS)}")
-        return NAME[dtype] in KINDS[kind]
+        return NAME[dtype] in KINDS[kind] or (NAME[dtype] == "float16" and kind in _FLOAT16_KINDS)
     return bool(dtype == check_dtype(kind))
+
+
+# float16 is outside the standard's 13 dtypes (so dtypes(kind=...) leaves it out), but it is a
+# real floating dtype, as NumPy says too.
+_FLOAT16_KINDS = ("real floating", "numeric")
 
 
 def _int_promote(a: str, b: str) -> str | None:
