@@ -84,3 +84,15 @@ def test_floor_divide_by_infinity_follows_the_spec() -> None:
     assert got[2] == INF and got[3] == -INF and got[4] == 3.0
     assert xp.floor_divide(xp.asarray(INF), xp.asarray(-2.0)) == -INF
     np.testing.assert_array_equal(xp.floor_divide(xp.arange(7), 2), np.arange(7) // 2)
+
+
+def test_clip_keeps_the_dtype_and_nan_on_both_paths() -> None:
+    x = xp.asarray([NAN, -2.0, 0.5, 3.0], dtype=xp.float32)
+    got = xp.clip(x, -1, 1.0)
+    assert got.dtype == xp.float32
+    np.testing.assert_array_equal(got, np.asarray([NAN, -1.0, 0.5, 1.0], dtype=np.float32))
+    assert bool(xp.all(xp.isnan(xp.clip(x, NAN, None))))
+    ints = xp.clip(xp.asarray([1, 100], dtype=xp.int8), -1000, 50)  # out-of-range int bound
+    assert ints.dtype == xp.int8 and ints.tolist() == [1, 50]
+    bounds = xp.clip(x, xp.asarray([0.0, 0, 0, 0], dtype=xp.float32), None)
+    np.testing.assert_array_equal(bounds, np.asarray([NAN, 0.0, 0.5, 3.0], dtype=np.float32))

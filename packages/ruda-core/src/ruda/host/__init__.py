@@ -43,7 +43,6 @@ from array_api_compat.numpy import (
     broadcast_to,
     can_cast,
     ceil,
-    clip,
     complex64,
     complex128,
     concat,
@@ -167,7 +166,7 @@ from array_api_compat.numpy import (
 
 from ruda import spec
 from ruda.host import fft, linalg
-from ruda.host._fixes import expm1, finfo, floor_divide, tanh
+from ruda.host._fixes import clip, expm1, finfo, floor_divide, tanh
 from ruda.host._info import __array_namespace_info__
 from ruda.spec import API_VERSION as __array_api_version__
 

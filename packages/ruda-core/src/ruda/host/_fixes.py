@@ -91,3 +91,19 @@ def floor_divide(x1: Any, x2: Any, /) -> Any:
         return exact
     out[fix] = np.broadcast_to(exact, out.shape)[fix]
     return out
+
+
+def clip(x: np.ndarray, /, min: Any = None, max: Any = None) -> Any:
+    """Clamp ``x`` to ``[min, max]`` keeping ``x``'s dtype.
+
+    For a floating array with Python-number bounds NumPy's own ``clip`` already keeps the dtype
+    (NEP 50) and treats NaN as the standard does, so it is called directly; array-api-compat's
+    general version, kept for every other case, costs several extra passes over the data.
+    """
+    if isinstance(x, np.ndarray) and x.dtype.kind == "f" and _python_real(min) and _python_real(max):
+        return np.clip(x, min, max)
+    return _compat.clip(x, min, max)
+
+
+def _python_real(bound: Any) -> bool:
+    return bound is None or type(bound) in (int, float)
