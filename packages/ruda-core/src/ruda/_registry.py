@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import importlib.metadata as md
 import traceback
+from collections.abc import Iterator
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -117,7 +118,8 @@ def _probe(name: str) -> Availability:
 def backends() -> list[BackendInfo]:
     """Every installed backend: distribution, version, availability and devices."""
     rows = []
-    for name, ep in sorted(_entry_points().items(), key=lambda kv: (kv[0] != "host", kv[0])):
+    for name in installed():
+        ep = _entry_points()[name]
         dist = ep.dist.name if ep.dist is not None else None
         version = ep.dist.version if ep.dist is not None else None
         status = _probe(name)
@@ -130,41 +132,39 @@ def backends() -> list[BackendInfo]:
 
 def namespace(name: str) -> ModuleType:
     """The Array API namespace of backend ``name``, imported on first use."""
-    status = _probe(name) if name in _entry_points() else None
-    if status is None:
+    if name not in _entry_points():
         raise BackendNotFoundError(_not_found_message(name))
+    status = _probe(name)
     if not status.available:
         fix = f" Fix: {status.fix}" if status.fix else ""
         raise BackendUnavailableError(f"backend {name!r} is installed but unavailable: {status.reason}.{fix}")
     return plugin(name).namespace()
 
 
-def plugin_for_device(device: Device) -> Backend:
-    """The installed backend that owns devices of ``device.kind``."""
-    owners = []
+def _loadable_plugins() -> Iterator[Backend]:
+    """Every installed plugin that loads, in :func:`installed` order (broken ones are skipped)."""
     for name in installed():
         try:
-            candidate = plugin(name)
+            yield plugin(name)
         except BackendUnavailableError:
             continue
+
+
+def plugin_for_device(device: Device) -> Backend:
+    """The installed backend that owns devices of ``device.kind``."""
+    for candidate in _loadable_plugins():
         if device.kind in candidate.device_kinds:
-            owners.append(candidate)
-    if not owners:
-        kinds = sorted({k for n in installed() for k in _safe_kinds(n)})
-        raise BackendNotFoundError(
-            f"no installed backend owns device {str(device)!r} (kind {device.kind!r}); "
-            f"installed device kinds: {', '.join(kinds) or 'none'}"
-        )
-    return owners[0]
+            return candidate
+    kinds = sorted({k for candidate in _loadable_plugins() for k in candidate.device_kinds})
+    raise BackendNotFoundError(
+        f"no installed backend owns device {str(device)!r} (kind {device.kind!r}); "
+        f"installed device kinds: {', '.join(kinds) or 'none'}"
+    )
 
 
 def plugin_for_array(x: object) -> Backend:
     """The installed backend whose arrays include ``x``."""
-    for name in installed():
-        try:
-            candidate = plugin(name)
-        except BackendUnavailableError:
-            continue
+    for candidate in _loadable_plugins():
         if candidate.owns(x):
             return candidate
     raise TypeError(
@@ -178,13 +178,6 @@ def clear_cache() -> None:
     _entry_points.cache_clear()
     _load_plugin.cache_clear()
     _probe.cache_clear()
-
-
-def _safe_kinds(name: str) -> tuple[str, ...]:
-    try:
-        return plugin(name).device_kinds
-    except BackendUnavailableError:
-        return ()
 
 
 def _reinstall_hint(name: str) -> str:
