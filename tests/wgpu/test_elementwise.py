@@ -167,3 +167,29 @@ def test_rounding_of_large_floats_is_identity(xp):
     host = np.array([-2306268012.0, 4.6373153e17, 3.0e38, -8388609.0, 8388607.5], np.float32)
     for name in ("floor", "ceil", "trunc", "round"):
         assert_matches_numpy(getattr(xp, name)(xp.asarray(host)), getattr(np, name)(host), err_msg=name)
+
+
+@pytest.mark.parametrize("dtype", [d for d in DEVICE_DTYPES if np.dtype(d).kind == "i"])
+def test_signed_division_every_sign_and_extreme(xp, dtype):
+    """floor_divide and remainder over every pair of signs, with the dtype's extremes and -1."""
+    info = np.iinfo(dtype)
+    small = np.arange(-9, 10)
+    a = np.concatenate([small, [info.min, info.min + 1, info.max, info.max - 1]]).astype(dtype)
+    b = np.concatenate([small, [info.min, info.max, -1, 1]]).astype(dtype)
+    a, b = np.repeat(a, len(b)), np.tile(b, len(a))
+    x, y = xp.asarray(a), xp.asarray(b)
+    with np.errstate(all="ignore"):  # NumPy warns of x // 0 and min // -1
+        assert_matches_numpy(x // y, a // b)
+        assert_matches_numpy(x % y, a % b)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "uint8", "uint16", "uint32"])
+def test_float_to_int_truncates_and_wraps_like_numpy(xp, dtype):
+    values = np.array([-3.7, -1.5, -0.9, -0.0, 0.4, 1.5, 127.9, 255.5, 300.7, 65535.5, 1e5], np.float32)
+    if dtype == "uint32":
+        values = np.concatenate([values, [2.5e9, 4.2e9]]).astype(np.float32)
+    if dtype == "int32":
+        values = np.concatenate([values, [2.1e9, -2.1e9]]).astype(np.float32)
+    with np.errstate(invalid="ignore"):
+        want = values.astype(np.int64).astype(dtype)  # C casts: truncate, then wrap
+    assert_matches_numpy(xp.astype(xp.asarray(values), getattr(xp, dtype)), want)

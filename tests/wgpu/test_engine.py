@@ -160,8 +160,7 @@ def test_devices_and_info_tell_the_truth(xp):
         dtypes = info.dtypes(device=dev)
         assert "float64" not in dtypes and "complex64" not in dtypes
         assert ("int64" in dtypes) == ("shader-int64" in dev.features)
-        assert ("float16" in dtypes) == ("shader-f16" in dev.features)
-        assert "float16" not in info.dtypes(device=dev, kind="real floating")  # not a standard dtype
+        assert "float16" not in dtypes  # not a standard dtype, though every device computes it
         defaults = info.default_dtypes(device=dev)
         assert defaults["real floating"] == xp.float32
         assert defaults["indexing"] == (xp.int64 if "int64" in dtypes else xp.int32)

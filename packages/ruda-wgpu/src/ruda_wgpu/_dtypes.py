@@ -11,14 +11,16 @@ offered: devices that expose ``shader-f64`` may compute transcendental f64
 functions wrongly (lavapipe returns garbage for ``exp``), and the namespace only
 lists what it computes correctly. Complex dtypes are not offered.
 
-float16 (not one of the standard's dtypes, so no dtype kind lists it) is offered on
-devices with the ``shader-f16`` feature. It is stored widened to one f32 word per
-element, like the narrow integers: this keeps every buffer size, offset, window and
-copy in 4-byte words. Kernels compute in f32 and round each stored result to f16
-through WGSL's ``f16`` type (``f32(f16(x))``: round to nearest even, overflow to
-infinity). For + - * / and sqrt, f32 has enough bits (24 >= 2*11 + 2) that this double
-rounding equals a direct f16 operation, so results round exactly as NumPy's; other
-functions are computed in f32 and rounded, as NumPy computes them for float16.
+float16 is not one of the standard's dtypes, so ``dtypes()`` does not list it, but it
+works on every device as ``ruda_wgpu.float16``. It is stored widened to one f32 word
+per element, like the narrow integers: this keeps every buffer size, offset, window
+and copy in 4-byte words. Kernels compute in f32 and round each stored result to
+float16 with integer operations (``round_f16`` in ``wgsl/lib_f16.wgsl``: WGSL leaves
+the rounding of its own f32 -> f16 conversion to the driver). For + - * f32 has
+enough bits (24 >= 2*11 + 2) that this double rounding equals a direct float16
+operation; / and sqrt, which Vulkan lets be a few f32 ulp off, are corrected with
+exact products, so all five round exactly as NumPy's. Other functions are computed
+in f32 and rounded, as NumPy computes them for float16.
 """
 
 from __future__ import annotations

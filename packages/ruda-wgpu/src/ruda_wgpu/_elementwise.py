@@ -3,9 +3,9 @@
 An operation is ``fn f(a: T, b: T) -> R { ... }`` where ``T`` is the compute type
 of the promoted dtype (``f32``, ``i32``, ``u32``, ``i64``, ``u64``; bool is
 ``u32`` 0/1). The generic strided kernel of :mod:`ruda_wgpu._kernels` calls it
-once per output element and wraps narrow integer results. NaN tests use the bit
-pattern, not ``x != x``: Vulkan drivers may compile float comparisons with
-fast-math assumptions (lavapipe folds ``x != x`` to false).
+once per output element and wraps narrow integer results. Bodies call helpers of
+the WGSL library (``isnan_f``, ``floordiv_i32``, ``div_f16``...), linked into the
+kernel on use; the library's comments say which driver behaviour each one avoids.
 """
 
 from __future__ import annotations
@@ -19,153 +19,6 @@ import numpy as np
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, check_scalar_range, empty, python_scalar
 from ruda_wgpu._kernels import ONE, ZERO, Operand, Scalar, convert, launch_elementwise, wgsl_type
-
-F32_HELPERS = """
-fn nan_f() -> f32 { return bitcast<f32>(0x7fc00000u); }
-fn inf_f() -> f32 { return bitcast<f32>(0x7f800000u); }
-fn isnan_f(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }
-fn isinf_f(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }
-fn signbit_f(x: f32) -> bool { return (bitcast<u32>(x) & 0x80000000u) != 0u; }
-fn copysign_f(x: f32, y: f32) -> f32 {
-  return bitcast<f32>((bitcast<u32>(x) & 0x7fffffffu) | (bitcast<u32>(y) & 0x80000000u));
-}
-fn log2_f(x: f32) -> f32 {
-  // Subnormal inputs are scaled into the normal range first: GPU log2 mishandles them.
-  if (x > 0.0f && x < 1.17549435e-38f) { return log2(x * 16777216.0f) - 24.0f; }
-  return log2(x);
-}
-fn log_f(x: f32) -> f32 {
-  if (x > 0.0f && x < 1.17549435e-38f) { return log(x * 16777216.0f) - 16.635532333438687f; }
-  return log(x);
-}
-fn log1p_f(x: f32) -> f32 {
-  let u = 1.0f + x;
-  if (isnan_f(x) || isinf_f(x)) { return select(x, nan_f(), signbit_f(x)); }
-  if (x < -1.0f) { return nan_f(); }
-  if (u == 0.0f) { return -inf_f(); }
-  if (u == 1.0f) { return x; }
-  return log(u) * x / (u - 1.0f);
-}
-fn mulwide(a: u32, b: u32) -> vec2<u32> {
-  // 32 x 32 -> 64-bit product (lo, hi) from 16-bit halves: WGSL has no portable 64-bit integers.
-  let a0 = a & 0xffffu; let a1 = a >> 16u; let b0 = b & 0xffffu; let b1 = b >> 16u;
-  let p00 = a0 * b0; let p01 = a0 * b1; let p10 = a1 * b0;
-  let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
-  return vec2<u32>((p00 & 0xffffu) | (mid << 16u), a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u));
-}
-fn bits_at(p: array<u32, 8>, off: u32) -> u32 {
-  let w = off >> 5u; let s = off & 31u;
-  if (s == 0u) { return p[w]; }
-  return (p[w] >> s) | (p[w + 1u] << (32u - s));
-}
-struct Reduced { r: f32, q: u32 }
-fn reduce_pio2(x: f32) -> Reduced {
-  // x = r + q * pi/2 with |r| <= pi/4. Large |x|: Payne-Hanek with 192 bits of 2/pi, so
-  // sin(1e30) is right; GPU sin/cos reduce large arguments with a few bits of pi only.
-  let ax = abs(x);
-  if (ax < 64.0f) {
-    let k = round(ax * 0.63661977236758134f);
-    let r = ((ax - k * 1.5703125f) - k * 4.8375129699707031e-4f) - k * 7.5497899548918821e-8f;
-    let q = u32(k) & 3u;
-    return Reduced(select(r, -r, signbit_f(x)), select(q, (4u - q) & 3u, signbit_f(x)));
-  }
-  let two_over_pi = array<u32, 6>(0x3c439041u, 0xdb629599u, 0xf534ddc0u,
-                                  0xfc2757d1u, 0x4e441529u, 0xa2f9836eu);
-  let bits = bitcast<u32>(ax);
-  let e = bits >> 23u;
-  let m = (bits << 8u) | 0x80000000u;
-  var p: array<u32, 8>;
-  var carry = 0u;
-  for (var i = 0u; i < 6u; i = i + 1u) {
-    let w = mulwide(m, two_over_pi[i]);
-    let lo = w.x + carry;
-    carry = w.y + select(0u, 1u, lo < w.x);
-    p[i] = lo;
-  }
-  p[6] = carry; p[7] = 0u;
-  let unit = 350u - e;             // bit of p worth 2^0 in x * 2/pi
-  var hi = bits_at(p, unit - 30u); // 2 integer bits, 30 fraction bits
-  var lo = bits_at(p, unit - 62u);
-  var q = hi >> 30u;
-  hi = (hi << 2u) | (lo >> 30u); lo = lo << 2u;
-  var neg = false;
-  if (hi >= 0x80000000u) {         // fraction >= 1/2: round the quadrant up, negate the fraction
-    q = q + 1u; neg = true;
-    hi = ~hi; lo = ~lo + 1u;
-    if (lo == 0u) { hi = hi + 1u; }
-  }
-  let f = f32(hi) * 2.3283064365386963e-10f + f32(lo) * 5.421010862427522e-20f;
-  var r = f * 1.5707963267948966f;
-  if (neg) { r = -r; }
-  q = q & 3u;
-  if (signbit_f(x)) { r = -r; q = (4u - q) & 3u; }
-  return Reduced(r, q);
-}
-fn sin_f(x: f32) -> f32 {
-  if (isinf_f(x) || isnan_f(x)) { return nan_f(); }
-  if (x == 0.0f) { return x; }
-  let t = reduce_pio2(x);
-  let s = select(sin(t.r), cos(t.r), (t.q & 1u) == 1u);
-  return select(s, -s, t.q >= 2u);
-}
-fn cos_f(x: f32) -> f32 {
-  if (isinf_f(x) || isnan_f(x)) { return nan_f(); }
-  let t = reduce_pio2(x);
-  let c = select(cos(t.r), sin(t.r), (t.q & 1u) == 1u);
-  return select(c, -c, t.q == 1u || t.q == 2u);
-}
-fn tan_f(x: f32) -> f32 {
-  if (isinf_f(x) || isnan_f(x)) { return nan_f(); }
-  if (x == 0.0f) { return x; }
-  let t = reduce_pio2(x);
-  let v = sin(t.r) / cos(t.r);
-  return select(v, -1.0f / v, (t.q & 1u) == 1u);
-}
-fn atan_f(v: f32) -> f32 {
-  // Cephes atanf: a few ulp, where GPU atan() may be off by thousands (Vulkan allows 4096 ulp).
-  var x = abs(v); var y0 = 0.0f;
-  if (x > 2.414213562373095f) { y0 = 1.5707963267948966f; x = -1.0f / x; }
-  else if (x > 0.4142135623730950f) { y0 = 0.7853981633974483f; x = (x - 1.0f) / (x + 1.0f); }
-  let z = x * x;
-  let p = ((8.05374449538e-2f * z - 1.38776856032e-1f) * z + 1.99777106478e-1f) * z - 3.33329491539e-1f;
-  let y = p * z * x + x;
-  return copysign_f(y0 + y, v);
-}
-fn atan2_f(y: f32, x: f32) -> f32 {
-  let pi = 3.141592653589793f;
-  if (isnan_f(x) || isnan_f(y)) { return nan_f(); }
-  if (y == 0.0f) { return select(copysign_f(pi, y), y, x > 0.0f || (x == 0.0f && !signbit_f(x))); }
-  if (isinf_f(x)) {
-    if (isinf_f(y)) { return copysign_f(select(0.75f * pi, 0.25f * pi, x > 0.0f), y); }
-    return copysign_f(select(pi, 0.0f, x > 0.0f), y);
-  }
-  if (x == 0.0f || isinf_f(y)) { return copysign_f(0.5f * pi, y); }
-  var r = atan_f(abs(y) / abs(x));
-  if (x < 0.0f) { r = pi - r; }
-  return copysign_f(r, y);
-}
-// |x| >= 2^23 is already integral; lavapipe's floor/ceil/trunc/round go through a 32-bit
-// integer and break above 2^31, so those values pass through unchanged.
-fn integral_f(x: f32) -> bool { return isnan_f(x) || abs(x) >= 8388608.0f; }
-fn floor_f(x: f32) -> f32 { return select(floor(x), x, integral_f(x)); }
-fn ceil_f(x: f32) -> f32 { return select(ceil(x), x, integral_f(x)); }
-fn trunc_f(x: f32) -> f32 { return select(trunc(x), x, integral_f(x)); }
-fn round_f(x: f32) -> f32 { return select(round(x), x, integral_f(x)); }
-fn fmod_f(a: f32, b: f32) -> f32 {
-  // Exact remainder by binary long division: each step subtracts b * 2^k with r/2 < b * 2^k <= r.
-  if (isnan_f(a) || isnan_f(b) || isinf_f(a) || b == 0.0f) { return nan_f(); }
-  let bx = abs(b);
-  var r = abs(a);
-  if (isinf_f(b) || r < bx) { return a; }
-  for (var i = 0; i < 300 && r >= bx; i = i + 1) {
-    let e = frexp(r).exp - frexp(bx).exp;
-    var t = ldexp(bx, e);
-    if (t > r) { t = ldexp(bx, e - 1); }
-    r = r - t;
-  }
-  return copysign_f(r, a);
-}
-"""
 
 #: result rules: the dtype of the result from the promoted dtype of the inputs
 SAME, BOOL = "same", "bool"
@@ -239,7 +92,7 @@ _op("real", 1, "iuf", {"iuf": "return a;"})
 _op("conj", 1, "iuf", {"iuf": "return a;"})
 _op("imag", 1, "iuf", {"iuf": "return {Z};"})
 _op("reciprocal", 1, "f", _float_unary("1.0f / a"))
-_op("sqrt", 1, "f", _float_unary("select(sqrt(a), nan_f(), a < 0.0f)"))
+_op("sqrt", 1, "f", {"f": "return select(sqrt(a), nan_f(), a < 0.0f);", "float16": "return sqrt_f16(a);"})
 _op("exp", 1, "f", _float_unary("exp(a)"))
 _op(
     "expm1",
@@ -320,7 +173,8 @@ _op(
 _op("add", 2, "iuf", {"iuf": "return a + b;"})
 _op("subtract", 2, "iuf", {"iuf": "return a - b;"})
 _op("multiply", 2, "iuf", {"iuf": "return a * b;"})
-_op("divide", 2, "f", {"f": "return a / b;"})
+# Vulkan lets f32 division be off by 2.5 ulp, which can cross a float16 rounding boundary.
+_op("divide", 2, "f", {"f": "return a / b;", "float16": "return div_f16(a, b);"})
 _op(
     "floor_divide",
     2,
@@ -338,10 +192,7 @@ _op(
   var f = floor_f(d);
   if (d - f > 0.5f) { f = f + 1.0f; }
   return f;""",
-        "i": """
-  if (b == {Z}) { return {Z}; }
-  let q = a / b;
-  return select(q, q - {O}, (a % b != {Z}) && ((a < {Z}) != (b < {Z})));""",
+        "i": "return floordiv_{T}(a, b);",
         "u": "return select(a / b, {Z}, b == {Z});",
     },
 )
@@ -356,11 +207,8 @@ _op(
   var m = fmod_f(a, b);
   if (m != 0.0f) { if ((b < 0.0f) != (m < 0.0f)) { m = m + b; } } else { m = copysign_f(0.0f, b); }
   return m;""",
-        "i": """
-  if (b == {Z}) { return {Z}; }
-  let r = a % b;
-  return select(r, r + b, r != {Z} && ((r < {Z}) != (b < {Z})));""",
-        "u": "return select(a % b, {Z}, b == {Z});",
+        "i": "return remainder_{T}(a, b);",
+        "u": "return select(a - (a / b) * b, {Z}, b == {Z});",
     },
 )
 _op(
@@ -451,13 +299,7 @@ _op(
   if (a == 0.0f) { return bitcast<f32>(1u | (bitcast<u32>(b) & 0x80000000u)); }
   let u = bitcast<u32>(a);
   return bitcast<f32>(select(u - 1u, u + 1u, (a < b) == (a > 0.0f)));""",
-        # float16 is stored as f32: step the 16-bit pattern that pack2x16float gives exactly
-        "float16": """
-  if (isnan_f(a) || isnan_f(b)) { return nan_f(); }
-  if (a == b) { return b; }
-  if (a == 0.0f) { return copysign_f(5.9604644775390625e-8f, b); }
-  let u = pack2x16float(vec2<f32>(a, 0.0f));
-  return unpack2x16float(select(u - 1u, u + 1u, (a < b) == (a > 0.0f))).x;""",
+        "float16": "return nextafter_f16(a, b);",
     },
 )
 _op(
@@ -567,7 +409,7 @@ def _prelude(name: str, dt: np.dtype[Any]) -> str:
     op = _OPS[name]
     t, tr = wgsl_type(dt), wgsl_type(_result_dtype(op, dt))
     params = ", ".join(f"{v}: {t}" for v in "abc"[: op.nargs])
-    return (F32_HELPERS if t == "f32" else "") + f"fn f({params}) -> {tr} {{ {_fmt(op.body_for(dt), t)} }}"
+    return f"fn f({params}) -> {tr} {{ {_fmt(op.body_for(dt), t)} }}"
 
 
 def _make(name: str) -> Callable[..., Array]:
@@ -676,25 +518,10 @@ def astype(x: Array, dtype: Any, /, *, copy: bool = True, device: Any = None) ->
     if dtype == x.dtype:
         return copy_of(x) if copy else x
     x.device.check_dtype(dtype)
-    if _dtypes.kind_of(x.dtype) == "f" and _dtypes.kind_of(dtype) in "iu":
-        body = _float_to_int(dtype)
-    else:
-        body = convert("x0", x.dtype, dtype)
+    body = convert("x0", x.dtype, dtype)
     out = empty(x.shape, dtype, x.device)
-    prelude = F32_HELPERS if _dtypes.kind_of(x.dtype) == "f" else ""
-    launch_elementwise(x.device, ("astype", body), body, prelude, out._operand(), [x._operand()], x.shape)
+    launch_elementwise(x.device, ("astype", body), body, "", out._operand(), [x._operand()], x.shape)
     return out
-
-
-def _float_to_int(dtype: np.dtype[Any]) -> str:
-    """float32 -> integer: truncate; NaN gives 0 (NumPy's result is undefined there)."""
-    if dtype.name in ("int64", "uint64"):
-        t = wgsl_type(dtype)
-        inner = f"{t}(x0)" if t == "i64" else "u64(i64(x0))"
-        if t == "u64":
-            inner = f"select({inner}, u64(x0), x0 >= 9.2233720368547758e18f)"
-        return f"select({inner}, {ZERO[t]}, isnan_f(x0))"
-    return convert("select(x0, 0.0f, isnan_f(x0))", _dtypes.float32, dtype)
 
 
 __all__ = [*NAMES, "apply", "astype", "clip", "where"]

@@ -1,9 +1,9 @@
 """The engine: one WebGPU device per adapter, buffer pool, pipeline cache, batched commands.
 
-- Devices (``wgpu:0``, ``wgpu:1``, ...) are the adapters wgpu finds, best first
-  (Vulkan/Metal/DX12 before OpenGL, discrete before integrated before CPU). The
-  adapter is found at first use; its device (~300 ms) only when an array is
-  first created on it.
+- Devices (``wgpu:0``, ``wgpu:1``, ...) are the adapters that run our kernels
+  (see :mod:`ruda_wgpu._adapters`), best first: discrete before integrated
+  before CPU, Vulkan/Metal/DX12 before OpenGL. Adapters are found at first use;
+  a device (~300 ms) is opened only when an array is first created on it.
 - Buffers come from a pool of size classes (powers of two in quarter steps), so
   steady-state work creates no new GPU buffers; an array's buffer returns to the
   pool when the last array viewing it is collected.
@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ruda_wgpu import _dtypes
+from ruda_wgpu import _adapters, _dtypes, _wgsl
 
 #: dispatches recorded before a batch is submitted without being asked
 BATCH_DISPATCHES = 256
@@ -38,9 +38,7 @@ BIND_GROUP_CACHE = 4096
 #: threads per workgroup of every one-thread-per-element kernel
 WORKGROUP = 256
 
-_BACKEND_RANK = {"Vulkan": 0, "Metal": 0, "D3D12": 0, "OpenGL": 2}
-_TYPE_RANK = {"DiscreteGPU": 0, "IntegratedGPU": 1, "VirtualGPU": 2, "CPU": 3, "Unknown": 4}
-_BASE_DTYPES = ("bool", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float32")
+_BASE_DTYPES = ("bool", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16", "float32")
 
 
 def size_class(nbytes: int) -> int:
@@ -127,15 +125,10 @@ class GpuDevice:
         self.index = index
         self.adapter = adapter
         self.name = f"wgpu:{index}"
-        info = adapter.info
-        self.description = f"{info['device']} ({info['backend_type']}, {info['adapter_type']})"
+        self.description = _adapters.describe(adapter)
         self.features = frozenset(adapter.features)
         self.limits = dict(adapter.limits)
-        self.dtype_names = (
-            _BASE_DTYPES
-            + (("int64", "uint64") if "shader-int64" in self.features else ())
-            + (("float16",) if "shader-f16" in self.features else ())
-        )
+        self.dtype_names = _BASE_DTYPES + (("int64", "uint64") if "shader-int64" in self.features else ())
         self.max_binding = int(self.limits["max-storage-buffer-binding-size"])
         self.max_groups = int(self.limits["max-compute-workgroups-per-dimension"])
         self.offset_align = int(self.limits["min-storage-buffer-offset-alignment"])
@@ -176,7 +169,7 @@ class GpuDevice:
         with self._lock:
             if self._device is not None:
                 return
-            wanted = [f for f in ("shader-int64", "shader-f16") if f in self.features]
+            wanted = [f for f in ("shader-int64",) if f in self.features]
             limits = {
                 k: self.limits[k]
                 for k in (
@@ -211,8 +204,6 @@ class GpuDevice:
             return
         if dtype.name in ("int64", "uint64"):
             lack = "the 'shader-int64' feature"
-        elif dtype.name == "float16":
-            lack = "the 'shader-f16' feature"
         elif dtype.name == "float64":
             lack = "correct float64 arithmetic (exp, log, sin... are not exact in f64 on WebGPU devices)"
         else:
@@ -236,9 +227,7 @@ class GpuDevice:
         if pipe is None:
             import wgpu
 
-            code = _uniform_params(source())
-            if _F16.search(code):
-                code = "enable f16;\n" + code
+            code = _uniform_params(_wgsl.link(source()))
             module = dev.create_shader_module(code=code)
             # An explicit layout whose parameter binding has a dynamic offset: one bind group
             # then serves every dispatch on the same buffers, wherever its parameters sit.
@@ -406,8 +395,6 @@ class GpuDevice:
 
 
 _PARAM = re.compile(r"\bP\[(\d+)\]")
-#: kernels that round to float16 use the f16 type, which needs ``enable f16;`` first
-_F16 = re.compile(r"\bf16\b")
 _BINDING = re.compile(r"@binding\((\d+)\) var<(uniform|storage, read_write|storage, read)>")
 
 
@@ -420,18 +407,19 @@ def _uniform_params(code: str) -> str:
 
 
 @functools.cache
+def _discovered() -> tuple[tuple[GpuDevice, ...], tuple[_adapters.Excluded, ...]]:
+    usable, excluded = _adapters.usable_adapters()
+    return tuple(GpuDevice(i, a) for i, a in enumerate(usable)), tuple(excluded)
+
+
 def devices() -> tuple[GpuDevice, ...]:
-    """Every adapter wgpu finds, best first, as ``wgpu:0``, ``wgpu:1``, ..."""
-    import wgpu
+    """Every adapter that runs our kernels, best first, as ``wgpu:0``, ``wgpu:1``, ..."""
+    return _discovered()[0]
 
-    adapters = list(wgpu.gpu.enumerate_adapters_sync())
 
-    def rank(a: Any) -> tuple[int, int]:
-        info = a.info
-        return _BACKEND_RANK.get(info["backend_type"], 1), _TYPE_RANK.get(info["adapter_type"], 4)
-
-    adapters.sort(key=rank)
-    return tuple(GpuDevice(i, a) for i, a in enumerate(adapters))
+def excluded_adapters() -> tuple[_adapters.Excluded, ...]:
+    """Adapters wgpu found that are not devices, each with the reason."""
+    return _discovered()[1]
 
 
 def default_device() -> GpuDevice:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from ruda import spec
 from ruda.spec import dtype_names
 
 from ruda_wgpu import _dtypes
@@ -54,11 +55,11 @@ class __array_namespace_info__:  # noqa: N801  (the spec's name)
     def dtypes(
         self, *, device: Any = None, kind: str | tuple[str, ...] | None = None
     ) -> dict[str, np.dtype[Any]]:
-        """The dtypes ``device`` computes correctly, optionally only those of ``kind``."""
+        """The standard's dtypes ``device`` computes correctly, optionally only those of ``kind``.
+
+        float16 works on every device but is not one of the standard's dtypes, so it is
+        not listed here (the standard allows only its own names in this dict).
+        """
         dev = resolve_device(device)
-        if kind is None:
-            wanted: tuple[str, ...] = _dtypes.ALL_NAMES
-        else:
-            of_kind = dtype_names(kind)
-            wanted = tuple(n for n in _dtypes.ALL_NAMES if n in of_kind)
-        return {n: np.dtype(n) for n in wanted if n in dev.dtype_names}
+        wanted = spec.DTYPES if kind is None else dtype_names(kind)
+        return {n: np.dtype(n) for n in spec.DTYPES if n in wanted and n in dev.dtype_names}

@@ -43,7 +43,7 @@ def wrap(expr: str, dtype: np.dtype[Any]) -> str:
     if name == "uint16":
         return f"(({expr}) & 0xffffu)"
     if name == "float16":
-        return f"f32(f16({expr}))"  # stored widened: round to the nearest float16
+        return f"round_f16({expr})"  # stored widened: round to the nearest float16
     return expr
 
 
@@ -51,18 +51,21 @@ def convert(expr: str, src: np.dtype[Any], dst: np.dtype[Any]) -> str:
     """Convert a computed value of ``src`` to ``dst`` (astype semantics)."""
     ts, td = wgsl_type(src), wgsl_type(dst)
     if dst == _dtypes.bool_:
-        return expr if src == _dtypes.bool_ else f"select(0u, 1u, ({expr}) != {ZERO[ts]})"
+        if src == _dtypes.bool_:
+            return expr
+        return f"select(1u, 0u, ({expr}) == {ZERO[ts]})"  # NaN is true; no float '!=' (see not_equal)
     if ts == td:
         return wrap(expr, dst) if src.itemsize > dst.itemsize or src.kind != dst.kind else expr
+    if ts == "f32":
+        # WGSL leaves out-of-range float -> int conversions to the driver: the library saturates,
+        # and negative values wrap into unsigned types as NumPy's C casts do.
+        return wrap(f"f32_to_{td}({expr})", dst)
     # 32 -> 64-bit conversions are spelled out: naga sign-extends u32 -> i64, and lavapipe
     # miscompiles comparisons of a sign-extended i32 with a constant (i64(x) < 64li is false).
     if ts == "i32" and td in ("i64", "u64"):
         return f"{td}(u64(bitcast<u32>({expr})) - select(0lu, 4294967296lu, ({expr}) < 0i))"
     if (ts, td) == ("u32", "i64"):
         return f"i64(u64({expr}))"
-    if td == "u32" and ts == "f32":
-        # WGSL saturates float -> unsigned at 0; go through i32/i64 so negative values wrap like C casts.
-        return wrap(f"u32(i32({expr}))", dst)
     return wrap(f"{td}({expr})", dst)
 
 

@@ -8,6 +8,8 @@ from typing import Any
 from ruda._device import Device
 from ruda.plugin import Availability, Backend
 
+from ruda_wgpu._adapters import BACKEND_ENV
+
 _FIX = (
     "install a Vulkan, Metal or DX12 driver; on Linux without a GPU: "
     "apt-get install mesa-vulkan-drivers libvulkan1"
@@ -25,17 +27,25 @@ class WgpuBackend(Backend):
 
     def probe(self) -> Availability:
         try:
-            from ruda_wgpu._engine import devices
+            from ruda_wgpu._engine import devices, excluded_adapters
 
-            found = devices()
+            found, excluded = devices(), excluded_adapters()
         except ImportError as err:
             return Availability.unavailable(f"the wgpu package is not importable: {err}", "pip install wgpu")
+        except (ValueError, RuntimeError) as err:
+            if BACKEND_ENV in str(err):
+                return Availability.unavailable(str(err), f"unset {BACKEND_ENV} or name an API listed")
+            return Availability.unavailable(f"wgpu could not list adapters: {err}", _FIX)
         except Exception as err:  # a broken driver must not break `ruda info`
             return Availability.unavailable(f"wgpu could not list adapters: {err}", _FIX)
         if not found:
-            return Availability.unavailable("wgpu found no GPU adapter", _FIX)
+            why = "; ".join(f"{e.description}: {e.reason}" for e in excluded)
+            return Availability.unavailable(
+                f"wgpu found no adapter that runs compute kernels{' (' + why + ')' if why else ''}", _FIX
+            )
         details = {"wgpu": importlib.metadata.version("wgpu")}
         details.update({d.name: d.description for d in found})
+        details.update({f"left out: {e.description}": e.reason for e in excluded})
         return Availability(
             available=True, devices=tuple(Device.parse(d.name) for d in found), details=details
         )

@@ -11,7 +11,7 @@ import numpy as np
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, contiguous, copy_of, empty
-from ruda_wgpu._elementwise import F32_HELPERS, apply, astype
+from ruda_wgpu._elementwise import apply, astype
 from ruda_wgpu._engine import WORKGROUP, storage_itemsize
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import ONE, ZERO, Operand, convert, launch_reduce, wgsl_type, window
@@ -79,7 +79,6 @@ def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, 
         combine,
         identity,
         load,
-        F32_HELPERS if "f32" in (t, wgsl_type(src.dtype)) else "",
     )
     if acc == _dtypes.float16:  # accumulated in f32 (as NumPy does for float16), rounded once here
         return astype(Array._new(storage, out_shape, _dtypes.float32, x.device), acc)

@@ -1,0 +1,242 @@
+"""Which adapters are devices: those that run our compute kernels correctly, best first.
+
+wgpu lists every adapter of every API it can load, and some cannot run compute
+shaders at all (an OpenGL adapter without GL 4.3 loses its device on the first
+pipeline). So each adapter is probed once: a child process opens it and runs a
+small kernel that uses what ours use (storage and uniform buffers, workgroup
+memory and barriers, integer and float arithmetic), and checks the numbers. A
+child process, because a broken driver may crash or hang its process. Verdicts
+are cached on disk per adapter, driver and wgpu version, so a machine pays for
+the probe once.
+
+``RUDA_WGPU_BACKEND`` picks the API (``vulkan``, ``metal``, ``dx12``, ``gl``),
+as the seed's ``vulkan``/``metal``/``webgpu`` features do.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.metadata
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+BACKEND_ENV = "RUDA_WGPU_BACKEND"
+#: where verdicts are kept; default: the platform's user cache folder for ruda
+CACHE_ENV = "RUDA_CACHE_DIR"
+#: user spellings of each API -> wgpu's backend_type
+BACKENDS = {
+    "vulkan": "Vulkan",
+    "metal": "Metal",
+    "dx12": "D3D12",
+    "d3d12": "D3D12",
+    "gl": "OpenGL",
+    "opengl": "OpenGL",
+}
+PROBE_TIMEOUT_S = 60
+
+_TYPE_RANK = {"DiscreteGPU": 0, "IntegratedGPU": 1, "VirtualGPU": 2, "CPU": 3}
+_BACKEND_RANK = {"Vulkan": 0, "Metal": 0, "D3D12": 0, "OpenGL": 1}
+
+
+@dataclass(frozen=True)
+class Excluded:
+    """An adapter wgpu found that is not a device, and why."""
+
+    description: str
+    reason: str
+
+
+def describe(adapter: Any) -> str:
+    """``"NVIDIA H200 (Vulkan, DiscreteGPU)"``."""
+    info = adapter.info
+    return f"{info['device']} ({info['backend_type']}, {info['adapter_type']})"
+
+
+def adapter_key(adapter: Any) -> str:
+    """What identifies an adapter's behaviour: API, device, driver and the wgpu version."""
+    info = adapter.info
+    parts = [info["backend_type"], info["adapter_type"], info["device"], info["description"]]
+    parts += [str(info["vendor_id"]), str(info["device_id"]), importlib.metadata.version("wgpu")]
+    return "|".join(parts)
+
+
+def wanted_backend() -> str | None:
+    """The backend_type ``RUDA_WGPU_BACKEND`` asks for (None: every API); ValueError if unknown."""
+    choice = os.environ.get(BACKEND_ENV, "").strip().lower()
+    if not choice:
+        return None
+    if choice not in BACKENDS:
+        raise ValueError(
+            f"{BACKEND_ENV}={choice!r} is not an API wgpu knows: use one of "
+            f"{', '.join(sorted(set(BACKENDS) - {'d3d12', 'opengl'}))}, or unset it"
+        )
+    return BACKENDS[choice]
+
+
+def usable_adapters() -> tuple[list[Any], list[Excluded]]:
+    """The adapters that run our kernels, best first, and those left out with the reason."""
+    import wgpu
+
+    backend = wanted_backend()
+    found = list(wgpu.gpu.enumerate_adapters_sync())
+    if backend is not None:
+        chosen = [a for a in found if a.info["backend_type"] == backend]
+        if not chosen and found:
+            apis = sorted({a.info["backend_type"] for a in found})
+            raise RuntimeError(
+                f"{BACKEND_ENV} asks for {backend}, but wgpu found adapters only for "
+                f"{', '.join(apis)}: {'; '.join(describe(a) for a in found)}"
+            )
+        found = chosen
+    verdicts = _Verdicts()
+    usable, excluded = [], []
+    for adapter in found:
+        ok, reason = verdicts.get(adapter)
+        if ok:
+            usable.append(adapter)
+        else:
+            excluded.append(Excluded(describe(adapter), reason))
+    verdicts.save()
+    usable.sort(key=_rank)
+    return usable, excluded
+
+
+def _rank(adapter: Any) -> tuple[int, int]:
+    info = adapter.info
+    return _TYPE_RANK.get(info["adapter_type"], 4), _BACKEND_RANK.get(info["backend_type"], 1)
+
+
+def cache_dir() -> Path:
+    """The folder of ruda's caches: ``RUDA_CACHE_DIR``, else the platform's user cache folder."""
+    explicit = os.environ.get(CACHE_ENV)
+    if explicit:
+        return Path(explicit)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("ruda", appauthor=False))
+
+
+class _Verdicts:
+    """Probe results by adapter key, read from and written back to the cache folder."""
+
+    def __init__(self) -> None:
+        self.path = cache_dir() / "wgpu-adapters.json"
+        self.known: dict[str, Any] = {}
+        with contextlib.suppress(OSError, ValueError):
+            loaded = json.loads(self.path.read_text())
+            if isinstance(loaded, dict):
+                self.known = loaded
+        self.changed = False
+
+    def get(self, adapter: Any) -> tuple[bool, str]:
+        key = adapter_key(adapter)
+        entry = self.known.get(key)
+        if not (isinstance(entry, dict) and isinstance(entry.get("ok"), bool)):
+            ok, reason = _probe_in_child(key)
+            entry = self.known[key] = {"ok": ok, "reason": reason}
+            self.changed = True
+        return entry["ok"], str(entry.get("reason", ""))
+
+    def save(self) -> None:
+        if not self.changed:
+            return
+        with contextlib.suppress(OSError):  # a read-only home only costs a probe per process
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(self.known, indent=1, sort_keys=True))
+            tmp.replace(self.path)
+
+
+def _probe_in_child(key: str) -> tuple[bool, str]:
+    """Run :func:`probe` on the adapter ``key`` in a child process; a crash or hang is a verdict too."""
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "ruda_wgpu._adapters", key],
+            capture_output=True,
+            text=True,
+            timeout=PROBE_TIMEOUT_S,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return False, f"a test kernel did not finish within {PROBE_TIMEOUT_S} s"
+    lines = done.stdout.strip().splitlines()
+    if done.returncode == 0 and lines:
+        verdict = json.loads(lines[-1])
+        return bool(verdict["ok"]), str(verdict["reason"])
+    tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+    return False, f"the probe process failed (exit {done.returncode}): {tail}"
+
+
+_PROBE_KERNEL = """
+@group(0) @binding(0) var<uniform> p: vec4<u32>;
+@group(0) @binding(1) var<storage, read_write> o: array<u32>;
+@group(0) @binding(2) var<storage, read> a: array<f32>;
+var<workgroup> t: array<u32, 64>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+  let i = wid.x * 64u + lid;
+  t[lid] = u32(a[i] * 2.0f) + p.x;
+  workgroupBarrier();
+  var s = 0u;
+  for (var k = 0u; k < 64u; k = k + 1u) { s = s + t[k]; }
+  o[i] = s + lid;
+}
+"""
+
+
+def probe(adapter: Any) -> tuple[bool, str]:
+    """Open ``adapter``, run a small kernel and check its result: (works, why not)."""
+    import numpy as np
+    import wgpu
+
+    try:
+        dev = adapter.request_device_sync()
+        usage = wgpu.BufferUsage
+        n = 128
+        values = np.arange(n, dtype=np.float32)
+        a = dev.create_buffer_with_data(data=values.tobytes(), usage=usage.STORAGE)
+        o = dev.create_buffer(size=4 * n, usage=usage.STORAGE | usage.COPY_SRC)
+        p = dev.create_buffer_with_data(data=np.array([5, 0, 0, 0], np.uint32).tobytes(), usage=usage.UNIFORM)
+        pipe = dev.create_compute_pipeline(
+            layout="auto",
+            compute={"module": dev.create_shader_module(code=_PROBE_KERNEL), "entry_point": "main"},
+        )
+        group = dev.create_bind_group(
+            layout=pipe.get_bind_group_layout(0),
+            entries=[{"binding": k, "resource": {"buffer": b}} for k, b in enumerate((p, o, a))],
+        )
+        encoder = dev.create_command_encoder()
+        compute = encoder.begin_compute_pass()
+        compute.set_pipeline(pipe)
+        compute.set_bind_group(0, group)
+        compute.dispatch_workgroups(n // 64)
+        compute.end()
+        dev.queue.submit([encoder.finish()])
+        got = np.frombuffer(dev.queue.read_buffer(o), dtype=np.uint32)
+    except Exception as err:  # any failure of the driver is the verdict
+        return False, f"cannot run compute shaders: {str(err).strip().splitlines()[-1].strip()}"
+    blocks = (values.reshape(-1, 64) * 2 + 5).astype(np.uint32).sum(axis=1)
+    want = np.repeat(blocks, 64) + np.tile(np.arange(64, dtype=np.uint32), n // 64)
+    if not np.array_equal(got, want):
+        return False, "a test kernel returned wrong numbers"
+    return True, ""
+
+
+def _main(key: str) -> None:
+    import wgpu
+
+    for adapter in wgpu.gpu.enumerate_adapters_sync():
+        if adapter_key(adapter) == key:
+            ok, reason = probe(adapter)
+            print(json.dumps({"ok": ok, "reason": reason}))
+            return
+    print(json.dumps({"ok": False, "reason": "the adapter was not found again by the probe"}))
+
+
+if __name__ == "__main__":
+    _main(sys.argv[1])

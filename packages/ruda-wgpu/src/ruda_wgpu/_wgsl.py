@@ -1,0 +1,81 @@
+"""WGSL sources: kernels in ``wgsl/<name>.wgsl`` and a library of helper functions linked on use.
+
+Kernel files are templates: ``${NAME}`` placeholders are filled by :func:`kernel`
+(``string.Template`` syntax; WGSL itself never uses ``$``). Helper functions
+(``isnan_f``, ``round_f16``, ``udiv_floor``...) live in the ``lib_*.wgsl`` files;
+:func:`link` adds to a kernel exactly the helpers it calls, and the helpers those
+call, so every kernel stays small and no prelude is pasted by hand.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from importlib import resources
+from string import Template
+
+#: the library files, each a sequence of top-level ``fn``/``struct``/``const`` declarations
+LIBRARIES = ("lib_f32", "lib_f16", "lib_int")
+
+_DECL = re.compile(r"^(?:fn|struct|const)\s+(\w+)", re.MULTILINE)
+_WORD = re.compile(r"\b\w+\b")
+
+
+def read(name: str) -> str:
+    """The text of ``wgsl/<name>.wgsl``."""
+    return resources.files("ruda_wgpu").joinpath("wgsl", f"{name}.wgsl").read_text(encoding="utf-8")
+
+
+@functools.cache
+def _template(name: str) -> Template:
+    return Template(read(name))
+
+
+def kernel(name: str, /, **subs: object) -> str:
+    """The kernel ``wgsl/<name>.wgsl`` with its ``${...}`` placeholders filled (all are required)."""
+    return _template(name).substitute({k: str(v) for k, v in subs.items()})
+
+
+@functools.cache
+def _library() -> dict[str, tuple[int, str, frozenset[str]]]:
+    """name -> (order, declaration text, library names it uses)."""
+    units: list[tuple[str, str]] = []
+    for lib in LIBRARIES:
+        text = read(lib)
+        starts = [m.start() for m in _DECL.finditer(text)]
+        for begin, end in zip(starts, [*starts[1:], len(text)], strict=True):
+            chunk = text[begin:end].rstrip() + "\n"
+            name = _DECL.match(chunk)
+            assert name is not None
+            units.append((name.group(1), _strip_trailing_comments(chunk)))
+    names = {n for n, _ in units}
+    return {
+        name: (order, body, frozenset(w for w in _WORD.findall(body) if w in names and w != name))
+        for order, (name, body) in enumerate(units)
+    }
+
+
+def _strip_trailing_comments(chunk: str) -> str:
+    """Drop comment lines after a declaration's closing brace: they belong to the next one."""
+    lines = chunk.rstrip().splitlines()
+    while lines and lines[-1].lstrip().startswith("//"):
+        lines.pop()
+    return "\n".join(lines) + "\n"
+
+
+def link(code: str) -> str:
+    """``code`` preceded by every library declaration it uses, directly or through another."""
+    lib = _library()
+    wanted: set[str] = set()
+    todo = [w for w in set(_WORD.findall(code)) if w in lib]
+    defined = {m.group(1) for m in _DECL.finditer(code)}
+    while todo:
+        name = todo.pop()
+        if name in wanted or name in defined:
+            continue
+        wanted.add(name)
+        todo.extend(lib[name][2])
+    if not wanted:
+        return code
+    parts = [lib[n][1] for n in sorted(wanted, key=lambda n: lib[n][0])]
+    return "\n".join(parts) + "\n" + code
