@@ -116,8 +116,12 @@ def test_getitem_errors(xp):
         x[2]
     with pytest.raises(IndexError):
         x[0, 0, 0]
-    with pytest.raises(NotImplementedError, match="mask"):
-        x[xp.asarray([True, False])]
+    with pytest.raises(IndexError, match="boolean index of shape"):
+        x[xp.asarray([True, False, True])]
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[xp.asarray([0, 2])]
+    with pytest.raises(IndexError, match="integer or boolean"):
+        x[xp.asarray([0.0])]
 
 
 def test_setitem_views_and_aliasing(xp):
@@ -212,8 +216,6 @@ def test_to_device_through_ruda(xp):
 
 
 def test_unimplemented_functions_say_so(xp):
-    with pytest.raises(NotImplementedError, match="sort"):
-        xp.sort(xp.ones((3,)))
     with pytest.raises(NotImplementedError, match="linalg.inv"):
         xp.linalg.inv(xp.ones((2, 2)))
 

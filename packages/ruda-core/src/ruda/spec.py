@@ -8,7 +8,7 @@ operations), and the tests (what each backend must provide).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 API_VERSION = "2025.12"
 
@@ -164,3 +164,62 @@ class iinfo_object:  # noqa: N801  (the standard's name)
     max: int
     min: int
     dtype: Any
+
+
+# -- results with several arrays: the standard's field names, one definition for every backend ----
+
+
+class UniqueAllResult(NamedTuple):
+    values: Any
+    indices: Any
+    inverse_indices: Any
+    counts: Any
+
+
+class UniqueCountsResult(NamedTuple):
+    values: Any
+    counts: Any
+
+
+class UniqueInverseResult(NamedTuple):
+    values: Any
+    inverse_indices: Any
+
+
+class EigResult(NamedTuple):
+    eigenvalues: Any
+    eigenvectors: Any
+
+
+class EighResult(NamedTuple):
+    eigenvalues: Any
+    eigenvectors: Any
+
+
+class QRResult(NamedTuple):
+    Q: Any
+    R: Any
+
+
+class SlogdetResult(NamedTuple):
+    sign: Any
+    logabsdet: Any
+
+
+class SVDResult(NamedTuple):
+    U: Any
+    S: Any
+    Vh: Any
+
+
+#: the functions that return several arrays, by name, and the NamedTuple of their result
+RESULT_TYPES: dict[str, type] = {
+    "unique_all": UniqueAllResult,
+    "unique_counts": UniqueCountsResult,
+    "unique_inverse": UniqueInverseResult,
+    "linalg.eig": EigResult,
+    "linalg.eigh": EighResult,
+    "linalg.qr": QRResult,
+    "linalg.slogdet": SlogdetResult,
+    "linalg.svd": SVDResult,
+}

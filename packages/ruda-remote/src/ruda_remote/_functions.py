@@ -5,70 +5,16 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import ruda.host as host
 from ruda import to_numpy
+from ruda.spec import RESULT_TYPES
 
 from ruda_remote import _dispatch
 from ruda_remote._array import Array
 from ruda_remote._client import RemoteDevice
-
-
-class UniqueAllResult(NamedTuple):
-    values: Array
-    indices: Array
-    inverse_indices: Array
-    counts: Array
-
-
-class UniqueCountsResult(NamedTuple):
-    values: Array
-    counts: Array
-
-
-class UniqueInverseResult(NamedTuple):
-    values: Array
-    inverse_indices: Array
-
-
-class EigResult(NamedTuple):
-    eigenvalues: Array
-    eigenvectors: Array
-
-
-class EighResult(NamedTuple):
-    eigenvalues: Array
-    eigenvectors: Array
-
-
-class QRResult(NamedTuple):
-    Q: Array
-    R: Array
-
-
-class SlogdetResult(NamedTuple):
-    sign: Array
-    logabsdet: Array
-
-
-class SVDResult(NamedTuple):
-    U: Array
-    S: Array
-    Vh: Array
-
-
-RESULT_TYPES: dict[str, type] = {
-    "unique_all": UniqueAllResult,
-    "unique_counts": UniqueCountsResult,
-    "unique_inverse": UniqueInverseResult,
-    "linalg.eig": EigResult,
-    "linalg.eigh": EighResult,
-    "linalg.qr": QRResult,
-    "linalg.slogdet": SlogdetResult,
-    "linalg.svd": SVDResult,
-}
 
 
 def forward(name: str) -> Callable[..., Any]:

@@ -10,28 +10,10 @@ unlike the scatter trick torch's issue tracker suggests).
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import torch
+from ruda.spec import UniqueAllResult, UniqueCountsResult, UniqueInverseResult
 
 Tensor = torch.Tensor
-
-
-class UniqueAllResult(NamedTuple):
-    values: Tensor
-    indices: Tensor
-    inverse_indices: Tensor
-    counts: Tensor
-
-
-class UniqueCountsResult(NamedTuple):
-    values: Tensor
-    counts: Tensor
-
-
-class UniqueInverseResult(NamedTuple):
-    values: Tensor
-    inverse_indices: Tensor
 
 
 def _unique_sorted(flat: Tensor) -> tuple[Tensor, Tensor, Tensor]:

@@ -7,8 +7,6 @@ take integers on CUDA (see ``_contraction``).
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import torch
 from array_api_compat.torch.linalg import (
     cholesky,
@@ -31,16 +29,11 @@ from array_api_compat.torch.linalg import (
     trace,
     vector_norm,
 )
-from ruda.spec import LINALG
+from ruda.spec import LINALG, EigResult, QRResult
 
 from ruda_torch._contraction import matmul, tensordot, vecdot
 
 Tensor = torch.Tensor
-
-
-class QRResult(NamedTuple):
-    Q: Tensor
-    R: Tensor
 
 
 def qr(x: Tensor, /, *, mode: str = "reduced") -> QRResult:
@@ -48,11 +41,6 @@ def qr(x: Tensor, /, *, mode: str = "reduced") -> QRResult:
     non-zeros, NaN for non-finite input, below the diagonal)."""
     q, r = torch.linalg.qr(x, mode=mode)
     return QRResult(q, torch.triu(r))
-
-
-class EigResult(NamedTuple):
-    eigenvalues: Tensor
-    eigenvectors: Tensor
 
 
 def eig(x: Tensor, /) -> EigResult:

@@ -41,6 +41,7 @@ from ruda_wgpu._elementwise import NAMES as _ELEMENTWISE
 from ruda_wgpu._elementwise import astype, clip, where
 from ruda_wgpu._engine import GpuDevice as Device
 from ruda_wgpu._engine import devices as _devices
+from ruda_wgpu._indexing import repeat, take, take_along_axis
 from ruda_wgpu._info import __array_namespace_info__
 from ruda_wgpu._linalg import matmul, tensordot, vecdot
 from ruda_wgpu._manipulation import (
@@ -53,16 +54,17 @@ from ruda_wgpu._manipulation import (
     matrix_transpose,
     moveaxis,
     permute_dims,
-    repeat,
     reshape,
     roll,
     squeeze,
     stack,
-    take,
     tile,
     unstack,
 )
 from ruda_wgpu._missing import fill as _fill
+from ruda_wgpu._searching import argmax, argmin, nonzero, searchsorted
+from ruda_wgpu._set import isin, unique_all, unique_counts, unique_inverse, unique_values
+from ruda_wgpu._sorting import argsort, sort
 from ruda_wgpu._statistical import (
     all,
     any,
@@ -164,6 +166,11 @@ __all__ = [
     "tensordot",
     "vecdot",
     "take",
+    "take_along_axis",
+    "argmax",
+    "argmin",
+    "nonzero",
+    "searchsorted",
     "broadcast_arrays",
     "broadcast_shapes",
     "broadcast_to",
@@ -192,6 +199,13 @@ __all__ = [
     "var",
     "count_nonzero",
     "diff",
+    "argsort",
+    "sort",
+    "isin",
+    "unique_all",
+    "unique_counts",
+    "unique_inverse",
+    "unique_values",
     *_MISSING,
     *_dtypes.ALL_NAMES,
     "e",

@@ -200,15 +200,14 @@ class Array:
 
     # -- indexing ------------------------------------------------------------------------------
     def __getitem__(self, key: Any) -> Array:
-        from ruda_wgpu._indexing import basic_view
+        from ruda_wgpu._indexing import getitem  # _indexing builds on this module
 
-        return basic_view(self, key)
+        return getitem(self, key)
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        from ruda_wgpu._indexing import basic_view
+        from ruda_wgpu._indexing import setitem  # _indexing builds on this module
 
-        target = basic_view(self, key)
-        assign(target, value)
+        setitem(self, key, value)
 
 
 def from_numpy(host: np.ndarray[Any, Any], dtype: np.dtype[Any], device: GpuDevice) -> Array:

@@ -395,14 +395,24 @@ class GpuDevice:
 
 
 _PARAM = re.compile(r"\bP\[(\d+)\]")
+_PARAM_DECL = re.compile(r"var<storage, read> P: array<u32(?:, (\d+))?>;")
 _BINDING = re.compile(r"@binding\((\d+)\) var<(uniform|storage, read_write|storage, read)>")
 
 
 def _uniform_params(code: str) -> str:
-    """Rewrite ``var<storage, read> P: array<u32>`` and its constant reads ``P[k]`` as a uniform."""
+    """Rewrite ``var<storage, read> P: array<u32>`` and its reads as a uniform of ``vec4<u32>``.
+
+    Constant reads ``P[k]`` become ``P[k / 4].x`` (.y, .z, .w); a kernel that reads a
+    computed index calls ``param(k)`` and declares its word count, ``array<u32, N>``.
+    """
+    declared = _PARAM_DECL.search(code)
+    if declared is None:
+        return code
     words = [int(k) for k in _PARAM.findall(code)]
-    count = max(words, default=0) // 4 + 1
-    code = code.replace("var<storage, read> P: array<u32>;", f"var<uniform> P: array<vec4<u32>, {count}>;")
+    count = max(max(words, default=0) + 1, int(declared.group(1) or 0))
+    code = _PARAM_DECL.sub(f"var<uniform> P: array<vec4<u32>, {-(-count // 4)}>;", code)
+    if "param(" in code:
+        code += "\nfn param(k: u32) -> u32 { return P[k >> 2u][k & 3u]; }\n"
     return _PARAM.sub(lambda m: f"P[{int(m.group(1)) // 4}].{'xyzw'[int(m.group(1)) % 4]}", code)
 
 

@@ -1,54 +1,299 @@
-"""Basic indexing: integers, slices, ellipsis and ``None`` make views, never copies."""
+"""Indexing: basic keys make views; integer arrays and boolean masks gather and scatter on the GPU.
+
+Keys follow NumPy's rules, which the standard's are a subset of:
+
+- integers, slices, ``...`` and ``None`` only: a view (shape, strides, offset), no copy;
+- with integer arrays: the arrays (and any integers beside them) broadcast together,
+  and their dimensions replace the indexed ones where the arrays stand side by side,
+  else they come first;
+- a boolean array stands for the integer arrays of its ``nonzero()``; a 0-D boolean
+  adds a dimension of length 1 (``True``) or 0 (``False``).
+
+Every such key becomes one ``wgsl/gather.wgsl`` (get) or ``wgsl/scatter.wgsl`` (set)
+dispatch over a view. Out-of-range indices raise IndexError, as NumPy's do: that
+check reads one number back. ``x[mask] = value`` with a value that needs no
+positions (a scalar, or one broadcast along the masked rows) is one elementwise
+kernel and reads nothing back.
+"""
 
 from __future__ import annotations
 
+import math
 import operator
+from dataclasses import dataclass
 from typing import Any
 
-from ruda_wgpu._array import Array
+import numpy as np
+
+from ruda_wgpu import _dtypes
+from ruda_wgpu._array import Array, check_scalar_range, empty, python_scalar
+from ruda_wgpu._creation import arange, asarray
+from ruda_wgpu._elementwise import apply, astype, where
+from ruda_wgpu._engine import WORKGROUP, GpuDevice, storage_itemsize
+from ruda_wgpu._info import default_dtypes_of
+from ruda_wgpu._kernels import Operand, Scalar, _span, convert, launch_elementwise, run, window
+from ruda_wgpu._manipulation import broadcast_shapes, broadcast_to, expand_dims, reshape
+from ruda_wgpu._searching import flat_nonzero, searchsorted
+from ruda_wgpu._statistical import any as any_
+from ruda_wgpu._statistical import cumulative_sum
 
 
-def _normalize(key: Any, ndim: int) -> list[Any]:
-    items = list(key) if isinstance(key, tuple) else [key]
-    for it in items:
-        if isinstance(it, Array) and it.ndim == 0 and it.dtype.kind in "iu":
-            continue
-        if isinstance(it, Array | list) or (hasattr(it, "dtype") and hasattr(it, "shape")):
-            raise NotImplementedError(
-                "ruda_wgpu supports basic indexing (integers, slices, ..., None); integer-array and "
-                "boolean-mask indexing are not implemented yet: use take() or where() instead"
+@dataclass
+class Gather:
+    """Where the elements of an advanced index live: for each index c of ``shape``,
+    ``at(c) = view.offset + sum(c * xs) + fix(index[c . is]) * step`` (see gather.wgsl)."""
+
+    view: Array
+    shape: tuple[int, ...]
+    xs: tuple[int, ...]
+    index: Array
+    ixs: tuple[int, ...]
+    n: int
+    step: int
+
+
+def _bind_view(dev: GpuDevice, x: Array, what: str) -> tuple[tuple[Any, int, int], int]:
+    """Bind every element a view can reach; returns the binding and the view's offset in it."""
+    lo, hi = _span(x._offset, x.shape, x._strides) if x.size else (x._offset, x._offset + 1)
+    binding, skip = window(dev, x._storage, lo, hi, storage_itemsize(x.dtype), what)
+    return binding, x._offset - (lo - skip)
+
+
+def _gather_params(g: Gather, what: str) -> tuple[list[tuple[Any, int, int]], list[int], dict[str, object]]:
+    dev = g.view.device
+    bind_x, x_base = _bind_view(dev, g.view, what)
+    bind_i, i_base = _bind_view(dev, g.index, what)
+    rank = len(g.shape)
+    params = [math.prod(g.shape), x_base, i_base, g.n, g.step]
+    subs = {"T": _dtypes.STORAGE[g.view.dtype.name], "IT": _dtypes.STORAGE[g.index.dtype.name]}
+    subs.update(RANK=rank, WG=WORKGROUP)
+    return [bind_x, bind_i], params, subs
+
+
+def gather(g: Gather) -> Array:
+    """The elements of ``g`` as a new contiguous array of shape ``g.shape``."""
+    dev = g.view.device
+    out = empty(g.shape, g.view.dtype, dev)
+    total = out.size
+    if total:
+        (bind_x, bind_i), params, subs = _gather_params(g, "indexing")
+        bind_o, _ = window(dev, out._storage, 0, total, storage_itemsize(out.dtype), "indexing")
+        params += [*g.shape, *g.xs, *g.ixs]
+        subs["WORDS"] = len(params)
+        run(dev, "gather", subs, [bind_o, bind_x, bind_i], params, -(-total // WORKGROUP))
+    return out
+
+
+def scatter(g: Gather, value: Array) -> None:
+    """Write ``value`` (broadcast to ``g.shape``) to the elements of ``g``."""
+    dev = g.view.device
+    total = math.prod(g.shape)
+    if not total:
+        return
+    value = broadcast_to(astype(value, g.view.dtype, copy=False), g.shape)
+    if value._storage is g.view._storage:
+        value = astype(value, value.dtype, copy=True)  # read all before any write
+    g.view._storage.host = None
+    (bind_x, bind_i), params, subs = _gather_params(g, "indexing")
+    bind_v, v_base = _bind_view(dev, value, "indexing")
+    params += [v_base, *g.shape, *g.xs, *g.ixs, *value._strides]
+    subs["WORDS"] = len(params)
+    run(dev, "scatter", subs, [bind_x, bind_v, bind_i], params, -(-total // WORKGROUP))
+
+
+def check_in_bounds(index: Array, n: int, what: str) -> None:
+    """IndexError when an index is outside [-n, n) (reads one flag back)."""
+    if index.size == 0:
+        return
+    if n == 0:
+        raise IndexError(f"{what}: index into an axis of length 0")
+    low = apply("less", index, -n) if index.dtype.kind == "i" and -n >= np.iinfo(index.dtype).min else None
+    high = apply("greater_equal", index, n) if n <= np.iinfo(index.dtype).max else None
+    bad = [b for b in (low, high) if b is not None]
+    if bad and bool(any_(bad[0] if len(bad) == 1 else apply("logical_or", *bad))):
+        raise IndexError(
+            f"{what}: index out of bounds for an axis of length {n} (valid indices are {-n} to {n - 1})"
+        )
+
+
+def _index_array(x: Array, indices: Any, fn: str) -> Array:
+    indices = python_scalar(indices)
+    if not isinstance(indices, Array):
+        raise TypeError(f"{fn}() needs a ruda_wgpu array of integer indices, not {type(indices).__name__}")
+    if indices.dtype.kind not in "iu":
+        raise TypeError(f"{fn}() needs integer indices, not {indices.dtype.name}")
+    if indices.device is not x.device:
+        raise ValueError(
+            f"{fn}() got arrays on two devices, {x.device} and {indices.device}: move one with to_device()"
+        )
+    return indices
+
+
+def _axis(axis: int, ndim: int, fn: str) -> int:
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise IndexError(f"{fn}(): axis {axis} is out of range for {ndim} dimensions")
+    return axis % ndim
+
+
+def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
+    """Elements of ``x`` at ``indices`` along ``axis`` (negative indices count from the end)."""
+    if not isinstance(x, Array):
+        raise TypeError(f"take() takes a ruda_wgpu array, not {type(x).__name__}")
+    indices = _index_array(x, indices, "take")
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError("take() needs axis= for arrays of more than one dimension")
+        axis = 0
+    axis = _axis(axis, x.ndim, "take")
+    check_in_bounds(indices, x.shape[axis], "take()")
+    k = indices.ndim
+    shape = (*x.shape[:axis], *indices.shape, *x.shape[axis + 1 :])
+    xs = (*x._strides[:axis], *(0,) * k, *x._strides[axis + 1 :])
+    ixs = (*(0,) * axis, *indices._strides, *(0,) * (x.ndim - axis - 1))
+    return gather(Gather(x, shape, xs, indices, ixs, x.shape[axis], x._strides[axis]))
+
+
+def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
+    """``x`` picked along ``axis`` at ``indices``; the other axes broadcast."""
+    if not isinstance(x, Array):
+        raise TypeError(f"take_along_axis() takes a ruda_wgpu array, not {type(x).__name__}")
+    indices = _index_array(x, indices, "take_along_axis")
+    if x.ndim == 0 or indices.ndim != x.ndim:
+        raise ValueError(
+            f"take_along_axis() needs indices with the dimensions of x ({x.ndim}), not {indices.ndim}"
+        )
+    axis = _axis(axis, x.ndim, "take_along_axis")
+    others = broadcast_shapes(
+        x.shape[:axis] + x.shape[axis + 1 :], indices.shape[:axis] + indices.shape[axis + 1 :]
+    )
+    shape = (*others[:axis], indices.shape[axis], *others[axis:])
+    check_in_bounds(indices, x.shape[axis], "take_along_axis()")
+    xs = tuple(0 if d == axis or x.shape[d] != shape[d] else x._strides[d] for d in range(x.ndim))
+    ixs = tuple(0 if indices.shape[d] != shape[d] else indices._strides[d] for d in range(x.ndim))
+    return gather(Gather(x, shape, xs, indices, ixs, x.shape[axis], x._strides[axis]))
+
+
+def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Array:
+    """Each element repeated ``repeats`` times along ``axis`` (of the flattened array when None).
+
+    Integer repeats are a broadcast view and one copy. Array repeats make the
+    result's length depend on data: a scan of the counts is read back once for
+    the length, and a binary search in it finds each output's source element.
+    """
+    if not isinstance(x, Array):
+        raise TypeError(f"repeat() takes a ruda_wgpu array, not {type(x).__name__}")
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    axis = _axis(axis, x.ndim, "repeat")
+    n = x.shape[axis]
+    repeats = python_scalar(repeats)
+    if isinstance(repeats, Array) and repeats.ndim == 0:
+        repeats = int(repeats)
+    if isinstance(repeats, Array):
+        if repeats.dtype.kind not in "iu":
+            raise TypeError(f"repeat(): repeats must be integers, not {repeats.dtype.name}")
+        if repeats.ndim != 1 or repeats.size not in (1, n):
+            raise ValueError(f"repeat(): repeats of shape {repeats.shape} do not match axis size {n}")
+        if repeats.size == 1:
+            return repeat(x, int(repeats[0]), axis=axis)
+        if repeats.dtype.kind == "i" and n and bool(any_(apply("less", repeats, 0))):
+            raise ValueError("repeat(): repeats must be non-negative")
+        ends = cumulative_sum(repeats, dtype=default_dtypes_of(x.device)["indexing"])
+        total = int(ends[-1]) if n else 0
+        positions = arange(total, dtype=ends.dtype, device=x.device)
+        return take(x, searchsorted(ends, positions, side="right"), axis=axis)
+    r = operator.index(repeats)
+    if r < 0:
+        raise ValueError("repeat(): repeats must be non-negative")
+    spread = broadcast_to(expand_dims(x, axis=axis + 1), (*x.shape[: axis + 1], r, *x.shape[axis + 1 :]))
+    shape = list(x.shape)
+    shape[axis] = n * r
+    return reshape(astype(spread, x.dtype, copy=True), tuple(shape))
+
+
+# -- keys --------------------------------------------------------------------------------------
+
+
+def _device_index(item: Any, dev: GpuDevice) -> Any:
+    """Host index arrays (NumPy arrays, lists) uploaded; device arrays checked; others as they are."""
+    if isinstance(item, Array):
+        if item.device is not dev:
+            raise ValueError(
+                f"an index array on {item.device} cannot index an array on {dev}: move it with to_device()"
             )
-        if isinstance(it, bool):
-            raise NotImplementedError("ruda_wgpu does not support boolean scalars as indices yet")
-        if not (
-            it is None or it is Ellipsis or isinstance(it, slice | int | Array) or hasattr(it, "__index__")
-        ):
-            raise IndexError(f"invalid index {it!r}: use integers, slices, ..., or None")
+        if item.dtype.kind not in "biu":
+            raise IndexError(f"index arrays must be of integer or boolean type, not {item.dtype.name}")
+        if item.ndim == 0 and item.dtype.kind in "iu":
+            return int(item)
+        return item
+    if isinstance(item, np.ndarray | list):
+        host = np.asarray(item)
+        if host.size == 0 and host.dtype.kind == "f":
+            host = host.astype(np.int64)
+        if host.dtype.kind not in "biu":
+            raise IndexError(f"index arrays must be of integer or boolean type, not {host.dtype}")
+        dtype = _dtypes.bool_ if host.dtype.kind == "b" else default_dtypes_of(dev)["indexing"]
+        return asarray(host, dtype=dtype, device=dev)
+    if isinstance(item, bool | np.bool_):  # a 0-D mask, not the integer 0 or 1
+        return asarray(bool(item), device=dev)
+    return python_scalar(item)
+
+
+def _items(x: Array, key: Any) -> list[Any]:
+    items = [_device_index(it, x.device) for it in (key if isinstance(key, tuple) else (key,))]
+    for it in items:
+        if not (it is None or it is Ellipsis or isinstance(it, slice | int | Array)):
+            raise IndexError(
+                f"invalid index {it!r}: use integers, slices, ..., None, or integer or boolean arrays"
+            )
     ellipses = sum(1 for it in items if it is Ellipsis)
     if ellipses > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
-    real = sum(1 for it in items if it is not None and it is not Ellipsis)
-    if real > ndim:
-        raise IndexError(f"too many indices for an array with {ndim} dimensions: {real} given")
+    used = sum(it.ndim if isinstance(it, Array) and it.dtype.kind == "b" else 1 for it in items)
+    used -= sum(1 for it in items if it is None or it is Ellipsis)
+    if used > x.ndim:
+        raise IndexError(f"too many indices for an array with {x.ndim} dimensions: {used} given")
     if ellipses:
         at = items.index(Ellipsis)
-        items[at : at + 1] = [slice(None)] * (ndim - real)
+        items[at : at + 1] = [slice(None)] * (x.ndim - used)
     else:
-        items += [slice(None)] * (ndim - real)
+        items += [slice(None)] * (x.ndim - used)
     return items
 
 
-def basic_view(x: Array, key: Any) -> Array:
-    """The view ``x[key]`` for a basic index."""
-    items = _normalize(key, x.ndim)
+def _plan(x: Array, key: Any) -> Array | Gather:
+    """The view of a basic key, or the gather of an advanced one."""
+    items = _items(x, key)
+    advanced = any(isinstance(it, Array) for it in items)
     shape: list[int] = []
     strides: list[int] = []
     offset = x._offset
+    picks: list[tuple[int, Array | int]] = []  # (dimension of the view, index)
     axis = 0
     for it in items:
         if it is None:
             shape.append(1)
             strides.append(0)
+            continue
+        if isinstance(it, Array) and it.dtype.kind == "b":
+            if it.ndim == 0:  # a new axis of length 1, picked once (True) or not at all (False)
+                shape.append(1)
+                strides.append(0)
+                index = default_dtypes_of(x.device)["indexing"]
+                picks.append((len(shape) - 1, arange(int(bool(it)), dtype=index, device=x.device)))
+                continue
+            axes = x.shape[axis : axis + it.ndim]
+            if any(m not in (n, 0) for m, n in zip(it.shape, axes, strict=True)):
+                raise IndexError(f"a boolean index of shape {it.shape} does not match dimensions {axes}")
+            if 0 in it.shape:
+                it = empty((0,) * it.ndim, _dtypes.bool_, x.device)
+            coords = _mask_coordinates(it)
+            for k, c in enumerate(coords):
+                shape.append(x.shape[axis + k])
+                strides.append(x._strides[axis + k])
+                picks.append((len(shape) - 1, c))
+            axis += it.ndim
             continue
         n, st = x.shape[axis], x._strides[axis]
         if isinstance(it, slice):
@@ -59,9 +304,146 @@ def basic_view(x: Array, key: Any) -> Array:
             shape.append(count)
             strides.append(st * step)
         else:
-            i = operator.index(it)
-            if not -n <= i < n:
+            i = operator.index(it) if not isinstance(it, Array) else it
+            if isinstance(i, int) and not -n <= i < n:
                 raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
-            offset += (i % n) * st
+            if isinstance(i, int) and not advanced:
+                offset += (i % n) * st
+            else:
+                shape.append(n)
+                strides.append(st)
+                picks.append((len(shape) - 1, i))
         axis += 1
-    return x._view(tuple(shape), tuple(strides), offset)
+    view = x._view(tuple(shape), tuple(strides), offset)
+    if not picks:
+        return view
+    return _advanced(view, picks)
+
+
+def _mask_coordinates(mask: Array) -> list[Array]:
+    """The integer arrays (one per dimension) of a boolean mask's true elements."""
+    flat = astype(flat_nonzero(mask), default_dtypes_of(mask.device)["indexing"])
+    out = []
+    stride = mask.size
+    for d, n in enumerate(mask.shape):
+        stride //= n or 1
+        coord = apply("floor_divide", flat, stride) if stride > 1 else flat
+        out.append(coord if d == 0 else apply("remainder", coord, n))
+    return out
+
+
+def _advanced(view: Array, picks: list[tuple[int, Array | int]]) -> Gather:
+    """Gather of ``view`` with ``picks`` (dimension, index) of integer arrays and integers."""
+    dev = view.device
+    index_dt = default_dtypes_of(dev)["indexing"]
+    arrays: list[tuple[int, Array]] = []
+    for d, i in picks:  # integers were checked when the key was read
+        if isinstance(i, int):
+            arrays.append((d, asarray(i, dtype=index_dt, device=dev)))
+        else:
+            check_in_bounds(i, view.shape[d], "an index array")
+            arrays.append((d, i))
+    batch = broadcast_shapes(*(a.shape for _, a in arrays))
+    dims = [d for d, _ in arrays]
+    rest = [d for d in range(view.ndim) if d not in dims]
+    adjacent = dims == list(range(dims[0], dims[0] + len(dims)))
+    before = [d for d in rest if adjacent and d < dims[0]]
+    after = [d for d in rest if d not in before]
+    if len(arrays) == 1:
+        d, index = arrays[0]
+        n, step = view.shape[d], view._strides[d]
+        index = broadcast_to(index, batch)
+    else:  # one array of element offsets: the sum of each index (made non-negative) times its stride
+        n, step = 0, 1
+        offsets: Array | None = None
+        for d, a in arrays:
+            a = astype(a, index_dt, copy=False) if a.dtype != index_dt else a
+            a = where(apply("less", a, 0), apply("add", a, view.shape[d]), a) if a.dtype.kind == "i" else a
+            term = apply("multiply", a, view._strides[d])
+            offsets = term if offsets is None else apply("add", offsets, term)
+        assert offsets is not None
+        index = broadcast_to(offsets, batch)
+    nb = len(batch)
+    shape = tuple(view.shape[d] for d in before) + batch + tuple(view.shape[d] for d in after)
+    xs = tuple(view._strides[d] for d in before) + (0,) * nb + tuple(view._strides[d] for d in after)
+    ixs = (0,) * len(before) + index._strides + (0,) * len(after)
+    return Gather(view, shape, xs, index, ixs, n, step)
+
+
+def getitem(x: Array, key: Any) -> Array:
+    """``x[key]``: a view for basic keys, a gathered copy for integer-array and boolean keys."""
+    plan = _plan(x, key)
+    return plan if isinstance(plan, Array) else gather(plan)
+
+
+def setitem(x: Array, key: Any, value: Any) -> None:
+    """``x[key] = value``, broadcasting ``value`` to what the key selects."""
+    from ruda_wgpu._array import assign
+
+    value = python_scalar(value)
+    if isinstance(value, Array) and value.device is not x.device:
+        raise ValueError(
+            f"cannot assign an array on {value.device} into one on {x.device}: move it first with to_device()"
+        )
+    mask = _lone_mask(x, key)
+    if mask is not None and _broadcasts_along_rows(value, x.ndim - mask.ndim):
+        _masked_assign(x, mask, value)
+        return
+    plan = _plan(x, key)
+    if isinstance(plan, Array):
+        assign(plan, value)
+        return
+    if not isinstance(value, Array):
+        if not isinstance(value, bool | int | float):
+            raise TypeError(f"cannot assign a {type(value).__name__} into a ruda_wgpu array")
+        _dtypes.check_scalar_kind(value, x.dtype)
+        check_scalar_range(value, x.dtype)
+        value = asarray(value, dtype=x.dtype, device=x.device)
+    elif not _dtypes.can_cast(value.dtype, x.dtype):
+        raise TypeError(f"cannot assign {value.dtype.name} values into an array of {x.dtype.name}")
+    scatter(plan, value)
+
+
+def _lone_mask(x: Array, key: Any) -> Array | None:
+    """The mask of a key that is one boolean device array over leading dimensions, else None."""
+    items = key if isinstance(key, tuple) else (key,)
+    if items and items[-1] is Ellipsis:
+        items = items[:-1]
+    if len(items) != 1 or not isinstance(items[0], Array) or items[0].dtype != _dtypes.bool_:
+        return None
+    mask = items[0]
+    if mask.ndim == 0 or mask.shape != x.shape[: mask.ndim] or mask.device is not x.device:
+        return None
+    return mask
+
+
+def _broadcasts_along_rows(value: Any, trailing: int) -> bool:
+    """Whether a value for ``x[mask]`` fits every masked row alike (no positions needed)."""
+    return isinstance(value, bool | int | float) or (isinstance(value, Array) and value.ndim <= trailing)
+
+
+def _masked_assign(x: Array, mask: Array, value: Any) -> None:
+    """``x[mask] = value`` as one elementwise kernel: x keeps its element where the mask is false."""
+    rows = expand_dims(mask, axis=tuple(range(mask.ndim, x.ndim))) if x.ndim > mask.ndim else mask
+    rows = broadcast_to(rows, x.shape)
+    if isinstance(value, Array):
+        if not _dtypes.can_cast(value.dtype, x.dtype):
+            raise TypeError(f"cannot assign {value.dtype.name} values into an array of {x.dtype.name}")
+        if value._storage is x._storage:
+            value = astype(value, value.dtype, copy=True)
+        source: Operand | Scalar = broadcast_to(value, x.shape)._operand()
+        load = convert("x1", value.dtype, x.dtype)
+    else:
+        if not isinstance(value, bool | int | float):
+            raise TypeError(f"cannot assign a {type(value).__name__} into a ruda_wgpu array")
+        _dtypes.check_scalar_kind(value, x.dtype)
+        check_scalar_range(value, x.dtype)
+        source, load = Scalar(value, x.dtype), "x1"
+    body = f"select(o[oi], {load}, x0 != 0u)"  # o[oi]: x's element before the write
+    x._storage.host = None
+    launch_elementwise(
+        x.device, ("masked assign", body), body, "", x._operand(), [rows._operand(), source], x.shape
+    )
+
+
+__all__ = ["getitem", "repeat", "setitem", "take", "take_along_axis"]

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ruda_wgpu import _dtypes
+from ruda_wgpu import _dtypes, _wgsl
 from ruda_wgpu._engine import WORKGROUP, GpuDevice, Storage, storage_itemsize
 
 ZERO = {"f32": "0.0f", "i32": "0i", "u32": "0u", "i64": "0li", "u64": "0lu"}
@@ -156,7 +156,8 @@ def elementwise_source(
             lines.append(f"  let x{k}: {t} = {_scalar_load(2 + rank + (k + 1) * words, t)};")
         else:
             lines.append(f"  let x{k}: {t} = a{k}[{index(k + 1)}];")
-    lines.append(f"  o[{index(0)}] = {wrap(body, out)};\n}}")
+    lines.append(f"  let oi = {index(0)};")  # a body may read the old value as o[oi]
+    lines.append(f"  o[oi] = {wrap(body, out)};\n}}")
     return "\n".join(lines)
 
 
@@ -215,6 +216,34 @@ def window(
         )
     size = min(-(-size // 4) * 4, storage.buffer.size - byte_lo)
     return (storage.buffer, byte_lo, size), lo - byte_lo // isz
+
+
+def bind(
+    dev: GpuDevice, storage: Storage, start: int, count: int, dtype: np.dtype[Any], what: str
+) -> tuple[tuple[Any, int, int], int]:
+    """Bind ``count`` elements of ``dtype`` from element ``start`` of ``storage``.
+
+    Returns the binding and the index of element ``start`` within it (see :func:`window`).
+    """
+    return window(dev, storage, start, start + max(count, 1), storage_itemsize(dtype), what)
+
+
+def run(
+    dev: GpuDevice,
+    name: str,
+    subs: dict[str, object],
+    buffers: Sequence[tuple[Any, int, int]],
+    params: Sequence[int],
+    groups: int | tuple[int, ...],
+) -> None:
+    """Record one dispatch of the kernel ``wgsl/<name>.wgsl`` specialised by ``subs``.
+
+    Parameters are u32 words; negative integers (strides) are passed as their two's complement.
+    """
+    key = ("wgsl", name, tuple(sorted((k, str(v)) for k, v in subs.items())))
+    pipe = dev.pipeline(key, lambda: _wgsl.kernel(name, **subs))
+    words = np.array([int(p) & 0xFFFFFFFF for p in params], dtype=np.uint32)
+    dev.dispatch(pipe, list(buffers), words, groups)
 
 
 def launch_elementwise(

@@ -1,4 +1,5 @@
-"""matmul (tiled in workgroup memory), tensordot, vecdot, matrix_transpose."""
+"""Linear algebra without decompositions: matmul (tiled in workgroup memory), tensordot, vecdot,
+norms, diagonal, trace, outer, cross, matrix_power."""
 
 from __future__ import annotations
 
@@ -8,10 +9,24 @@ from collections.abc import Sequence
 from typing import Any
 
 from ruda_wgpu import _dtypes
-from ruda_wgpu._array import Array, contiguous, empty
-from ruda_wgpu._elementwise import apply, astype
+from ruda_wgpu._array import Array, contiguous, copy_of, empty
+from ruda_wgpu._creation import eye
+from ruda_wgpu._elementwise import apply, astype, where
+from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import launch_matmul
-from ruda_wgpu._manipulation import broadcast_shapes, broadcast_to, matrix_transpose, permute_dims, reshape
+from ruda_wgpu._manipulation import (
+    _axes,
+    broadcast_shapes,
+    broadcast_to,
+    matrix_transpose,
+    permute_dims,
+    reshape,
+    squeeze,
+    stack,
+)
+from ruda_wgpu._statistical import max as max_
+from ruda_wgpu._statistical import min as min_
+from ruda_wgpu._statistical import sum as sum_
 
 
 def _pair(x1: Any, x2: Any, fn: str) -> Any:
@@ -82,8 +97,6 @@ def tensordot(x1: Array, x2: Array, /, *, axes: int | tuple[Sequence[int], Seque
 
 def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """Dot product of vectors along ``axis`` after broadcasting (real dtypes: no conjugation needed)."""
-    from ruda_wgpu._statistical import sum as sum_
-
     _pair(x1, x2, "vecdot")
     shape = broadcast_shapes(x1.shape, x2.shape)
     if not -len(shape) <= axis < len(shape) or x1.ndim == 0 or x2.ndim == 0:
@@ -98,4 +111,165 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     return sum_(product, axis=axis, dtype=product.dtype)
 
 
-__all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
+def _float_input(x: Any, fn: str) -> Array:
+    """``x`` itself when floating; integer and boolean arrays as the device's default float."""
+    if not isinstance(x, Array):
+        raise TypeError(f"{fn}() takes a ruda_wgpu array, not {type(x).__name__}")
+    if x.dtype.kind == "f":
+        return x
+    return astype(x, default_dtypes_of(x.device)["real floating"])
+
+
+def vector_norm(
+    x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False, ord: float = 2
+) -> Array:
+    """The ``ord``-norm of ``x`` over ``axis`` (all axes when None), as the standard defines it.
+
+    The 2-norm and other p-norms divide by the largest magnitude first (as BLAS's nrm2 does),
+    so that squares of large float32 values do not overflow.
+    """
+    x = _float_input(x, "vector_norm")
+    axes = _axes(axis, x.ndim, "vector_norm")
+    mag = apply("abs", x)
+    if ord == math.inf:
+        return max_(mag, axis=axes, keepdims=keepdims)
+    if ord == -math.inf:
+        return min_(mag, axis=axes, keepdims=keepdims)
+    if ord == 0:
+        nonzero = astype(apply("not_equal", x, 0.0), x.dtype)
+        return sum_(nonzero, axis=axes, keepdims=keepdims)
+    if ord == 1:
+        return sum_(mag, axis=axes, keepdims=keepdims)
+    if isinstance(ord, bool) or not isinstance(ord, int | float) or math.isnan(ord):
+        raise ValueError(f"vector_norm(): ord must be a number, inf or -inf, not {ord!r}")
+    if any(x.shape[a] == 0 for a in axes):
+        return sum_(mag, axis=axes, keepdims=keepdims)  # the norm of nothing is 0
+    scale = max_(mag, axis=axes, keepdims=True)
+    safe = where(apply("logical_or", apply("equal", scale, 0.0), apply("isinf", scale)), 1.0, scale)
+    ratio = apply("divide", mag, safe)
+    powered = apply("multiply", ratio, ratio) if ord == 2 else apply("pow", ratio, float(ord))
+    total = sum_(powered, axis=axes, keepdims=True)
+    root = apply("sqrt", total) if ord == 2 else apply("pow", total, 1.0 / ord)
+    norm = apply("multiply", root, safe)
+    # an infinite element makes the norm infinite (for ord > 0), even beside a NaN-free rest
+    norm = where(apply("isinf", scale), scale, norm) if ord > 0 else norm
+    return norm if keepdims else squeeze(norm, axis=axes)
+
+
+def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: float | str = "fro") -> Array:
+    """Norm of the matrices in the last two axes: ``'fro'``, ``1``, ``-1``, ``inf``, ``-inf``.
+
+    The spectral norms (``2``, ``-2``, ``'nuc'``) need singular values, which ruda_wgpu
+    does not compute yet: they raise NotImplementedError.
+    """
+    x = _float_input(x, "matrix_norm")
+    if x.ndim < 2:
+        raise ValueError(f"matrix_norm() needs an array of at least two dimensions, got {x.ndim}")
+    if ord == "fro":
+        return vector_norm(x, axis=(-2, -1), keepdims=keepdims)
+    if ord in (2, -2, "nuc"):
+        raise NotImplementedError(
+            f"matrix_norm(ord={ord!r}) needs singular values, which ruda_wgpu does not compute yet: "
+            "use ord='fro', 1, -1, inf or -inf, or copy the data to another backend with ruda.to_device()"
+        )
+    if ord not in (1, -1, math.inf, -math.inf):
+        raise ValueError(f"matrix_norm(): ord must be 'fro', 'nuc', 1, -1, 2, -2, inf or -inf, not {ord!r}")
+    along = -2 if ord in (1, -1) else -1  # column sums for the 1-norms, row sums for the inf-norms
+    sums = sum_(apply("abs", x), axis=along, keepdims=True)
+    pick = max_ if ord in (1, math.inf) else min_
+    return pick(sums, axis=(-2, -1), keepdims=keepdims)
+
+
+def _diagonal_view(x: Array, offset: int, fn: str) -> Array:
+    if not isinstance(x, Array) or x.ndim < 2:
+        raise ValueError(f"{fn}() needs a ruda_wgpu array of at least two dimensions")
+    offset = operator.index(offset)
+    rows, cols = x.shape[-2:]
+    length = max(0, min(rows, cols - offset) if offset >= 0 else min(rows + offset, cols))
+    start = x._offset
+    if length:
+        start += offset * x._strides[-1] if offset >= 0 else -offset * x._strides[-2]
+    shape = (*x.shape[:-2], length)
+    strides = (*x._strides[:-2], x._strides[-2] + x._strides[-1])
+    return x._view(shape, strides, start)
+
+
+def diagonal(x: Array, /, *, offset: int = 0) -> Array:
+    """The ``offset``-th diagonals of the matrices in the last two axes (a copy)."""
+    return copy_of(_diagonal_view(x, offset, "diagonal"))
+
+
+def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:
+    """Sums along the ``offset``-th diagonals, with the accumulation dtypes of :func:`sum`."""
+    return sum_(_diagonal_view(x, offset, "trace"), axis=-1, dtype=dtype)
+
+
+def outer(x1: Array, x2: Array, /) -> Array:
+    """The outer product of two one-dimensional arrays."""
+    _pair(x1, x2, "outer")
+    if x1.ndim != 1 or x2.ndim != 1:
+        raise ValueError(f"outer() takes one-dimensional arrays, not shapes {x1.shape} and {x2.shape}")
+    return apply("multiply", reshape(x1, (-1, 1)), reshape(x2, (1, -1)))
+
+
+def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
+    """Cross products of 3-vectors along ``axis`` (a negative axis; the other axes broadcast)."""
+    _pair(x1, x2, "cross")
+    axis = operator.index(axis)
+    if not -min(x1.ndim, x2.ndim) <= axis <= -1:
+        raise ValueError(
+            f"cross(): axis must be in [-{min(x1.ndim, x2.ndim)}, -1] for shapes {x1.shape} and {x2.shape}"
+        )
+    if x1.shape[axis] != 3 or x2.shape[axis] != 3:
+        raise ValueError(
+            f"cross(): axis {axis} must have size 3 in both arrays, not {x1.shape} and {x2.shape}"
+        )
+    a = [_component(x1, axis, i) for i in range(3)]
+    b = [_component(x2, axis, i) for i in range(3)]
+
+    def term(i: int, j: int) -> Array:
+        return apply("subtract", apply("multiply", a[i], b[j]), apply("multiply", a[j], b[i]))
+
+    return stack([term(1, 2), term(2, 0), term(0, 1)], axis=axis)
+
+
+def _component(x: Array, axis: int, i: int) -> Array:
+    return x[(..., i) + (slice(None),) * (-axis - 1)]
+
+
+def matrix_power(x: Array, n: int, /) -> Array:
+    """``x`` multiplied by itself ``n`` times (``n >= 0``), by repeated squaring."""
+    if not isinstance(x, Array) or x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise ValueError("matrix_power() needs square matrices in the last two axes")
+    n = operator.index(n)
+    if n < 0:
+        raise NotImplementedError(
+            "matrix_power() with a negative power needs the inverse, which ruda_wgpu does not compute yet"
+        )
+    result: Array | None = None
+    square = x
+    while n:
+        if n & 1:
+            result = square if result is None else matmul(result, square)
+        n >>= 1
+        if n:
+            square = matmul(square, square)
+    if result is None:  # the identity, for every matrix of the stack
+        m = x.shape[-1]
+        return copy_of(broadcast_to(eye(m, dtype=x.dtype, device=x.device), x.shape))
+    return copy_of(result) if result is x else result
+
+
+__all__ = [
+    "cross",
+    "diagonal",
+    "matmul",
+    "matrix_norm",
+    "matrix_power",
+    "matrix_transpose",
+    "outer",
+    "tensordot",
+    "trace",
+    "vecdot",
+    "vector_norm",
+]

@@ -7,12 +7,9 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from ruda_wgpu import _dtypes
-from ruda_wgpu._array import Array, assign, contiguous, copy_of, empty, from_numpy, to_numpy
-from ruda_wgpu._engine import WORKGROUP, storage_itemsize
-from ruda_wgpu._kernels import c_strides, wgsl_type, window
+from ruda_wgpu._array import Array, assign, copy_of, empty
+from ruda_wgpu._kernels import c_strides
 
 
 def _check(x: Any, fn: str) -> Array:
@@ -253,95 +250,3 @@ def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
     wide = tuple(v for d in range(ndim) for v in (reps[d], x.shape[d]))
     spread = broadcast_to(reshape(x, inter), wide)
     return reshape(copy_of(spread), tuple(r * n for r, n in zip(reps, x.shape, strict=True)))
-
-
-def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Array:
-    """Each element repeated ``repeats`` times along ``axis`` (of the flattened array when None).
-
-    Integer repeats are a broadcast view and one copy. Array repeats make the
-    result's shape depend on data: their values are read back to size the
-    result, then one gather kernel copies the elements.
-    """
-    x = _check(x, "repeat")
-    if axis is None:
-        x, axis = reshape(x, (-1,)), 0
-    axis = _axis(axis, x.ndim, "repeat")
-    n = x.shape[axis]
-    if isinstance(repeats, Array):
-        if repeats.dtype.kind not in "iu":
-            raise TypeError(f"repeat(): repeats must be integers, not {repeats.dtype.name}")
-        counts = to_numpy(repeats).astype(np.int64)
-        if counts.ndim > 1 or counts.size not in (1, n):
-            raise ValueError(f"repeat(): repeats of shape {repeats.shape} do not match axis size {n}")
-        if counts.size == 1:
-            repeats = int(counts.reshape(()))
-        else:
-            if (counts < 0).any():
-                raise ValueError("repeat(): repeats must be non-negative")
-            index = np.repeat(np.arange(n, dtype=np.int32), counts)
-            return take(x, from_numpy(index, _dtypes.int32, x.device), axis=axis)
-    r = operator.index(repeats)
-    if r < 0:
-        raise ValueError("repeat(): repeats must be non-negative")
-    spread = broadcast_to(expand_dims(x, axis=axis + 1), (*x.shape[: axis + 1], r, *x.shape[axis + 1 :]))
-    shape = list(x.shape)
-    shape[axis] = n * r
-    return reshape(copy_of(spread), tuple(shape))
-
-
-def _take_source(dtype: np.dtype[Any], index: np.dtype[Any]) -> str:
-    t, ti = wgsl_type(dtype), wgsl_type(index)
-    return f"""
-@group(0) @binding(0) var<storage, read> P: array<u32>;
-@group(0) @binding(1) var<storage, read_write> o: array<{t}>;
-@group(0) @binding(2) var<storage, read> a: array<{t}>;
-@group(0) @binding(3) var<storage, read> ix: array<{ti}>;
-@compute @workgroup_size({WORKGROUP})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {{
-  let i = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;
-  let total = P[0]; let k = P[1]; let n = P[2]; let inner = P[3];
-  if (i >= total) {{ return; }}
-  let r = i % inner; let j = (i / inner) % k; let outer = i / (inner * k);
-  var v = i32(ix[P[5] + j]);
-  if (v < 0) {{ v = v + i32(n); }}
-  o[i] = a[P[4] + (outer * n + u32(v)) * inner + r];
-}}
-"""
-
-
-def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
-    """Elements of ``x`` at integer ``indices`` along ``axis`` (a gather kernel).
-
-    Indices must be in range (negative ones count from the end); they are not
-    checked on the device.
-    """
-    x = _check(x, "take")
-    if not isinstance(indices, Array) or indices.dtype.kind not in "iu" or indices.ndim != 1:
-        raise TypeError("take() needs a one-dimensional integer ruda_wgpu array of indices")
-    _same_device([x, indices], "take")
-    if axis is None:
-        if x.ndim != 1:
-            raise ValueError("take() needs axis= for arrays of more than one dimension")
-        axis = 0
-    axis = _axis(axis, x.ndim, "take")
-    src, ix = contiguous(x), contiguous(indices)
-    k, n = ix.shape[0], x.shape[axis]
-    inner = math.prod(x.shape[axis + 1 :])
-    shape = (*x.shape[:axis], k, *x.shape[axis + 1 :])
-    out = empty(shape, x.dtype, x.device)
-    total = math.prod(shape)
-    if total:
-        dev = x.device
-        pipe = dev.pipeline(
-            ("take", x.dtype.name, indices.dtype.name), lambda: _take_source(x.dtype, indices.dtype)
-        )
-        isz = storage_itemsize(x.dtype)
-        bind_o, _ = window(dev, out._storage, 0, total, isz, "take")
-        bind_a, base_a = window(dev, src._storage, src._offset, src._offset + src.size, isz, "take")
-        bind_i, base_i = window(
-            dev, ix._storage, ix._offset, ix._offset + k, storage_itemsize(ix.dtype), "take"
-        )
-        params = np.array([total, k, n, max(inner, 1), base_a, base_i], dtype=np.uint32)
-        dev.dispatch(pipe, [bind_o, bind_a, bind_i], params, -(-total // WORKGROUP))
-    return out

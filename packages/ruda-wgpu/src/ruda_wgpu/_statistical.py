@@ -10,12 +10,13 @@ from typing import Any
 import numpy as np
 
 from ruda_wgpu import _dtypes
-from ruda_wgpu._array import Array, contiguous, copy_of, empty
+from ruda_wgpu._array import Array, assign, contiguous, copy_of, empty
 from ruda_wgpu._elementwise import apply, astype
-from ruda_wgpu._engine import WORKGROUP, storage_itemsize
+from ruda_wgpu._engine import WORKGROUP
 from ruda_wgpu._info import default_dtypes_of
-from ruda_wgpu._kernels import ONE, ZERO, Operand, convert, launch_reduce, wgsl_type, window
+from ruda_wgpu._kernels import ONE, ZERO, Operand, bind, convert, launch_reduce, wgsl_type, wrap
 from ruda_wgpu._manipulation import _axes, permute_dims
+from ruda_wgpu._scan import COMBINE, IDENTITY, scan_rows
 
 # This module defines min, max, sum, any and all: keep the builtins at hand.
 builtins_max = builtins.max
@@ -182,12 +183,15 @@ def std(x: Array, /, *, axis: Any = None, correction: int | float = 0.0, keepdim
     return apply("sqrt", var(x, axis=axis, correction=correction, keepdims=keepdims))
 
 
-def _scan_source(src: np.dtype[Any], acc: np.dtype[Any], combine: str, identity: str, include: bool) -> str:
+def _sequential_scan_source(src: np.dtype[Any], acc: np.dtype[Any], op: str, include: bool) -> str:
+    """One thread scans each row, rounding every running value: float16 sums round at every
+    step in NumPy, which a parallel scan (another order of additions) cannot reproduce."""
     t = wgsl_type(acc)
-    load = convert("a[base + j * inner]", src, acc)
-    out_n = "n + 1u" if include else "n"
+    value = convert("a[base + j * inner]", src, acc)
+    step = wrap(COMBINE[op].replace("x", "acc").replace("y", value), acc)
+    identity = IDENTITY[op][t]
+    out_n, shift = ("n + 1u", "1u") if include else ("n", "0u")
     first = f"o[obase] = {identity};" if include else ""
-    shift = "1u" if include else "0u"
     return f"""
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> o: array<{t}>;
@@ -204,23 +208,36 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   var acc: {t} = {identity};
   {first}
   for (var j = 0u; j < n; j = j + 1u) {{
-    let x = acc; let y = {load};
-    acc = {_wrap_acc(combine, acc)};
+    acc = {step};
     o[obase + (j + {shift}) * inner] = acc;
   }}
 }}
 """
 
 
-def _wrap_acc(expr: str, acc: np.dtype[Any]) -> str:
-    """Each running value wrapped (narrow ints) or rounded (float16) before it is used again."""
-    from ruda_wgpu._kernels import wrap
+def _sequential_cumulative(x: Array, axis: int, acc: np.dtype[Any], include_initial: bool, op: str) -> Array:
+    src = contiguous(x)
+    n = x.shape[axis]
+    inner = math.prod(x.shape[axis + 1 :])
+    rows = math.prod(x.shape[:axis]) * inner
+    shape = list(x.shape)
+    shape[axis] = n + (1 if include_initial else 0)
+    out = empty(tuple(shape), acc, x.device)
+    if rows and math.prod(shape):
+        dev = x.device
+        pipe = dev.pipeline(
+            ("sequential scan", op, src.dtype.name, acc.name, include_initial),
+            lambda: _sequential_scan_source(src.dtype, acc, op, include_initial),
+        )
+        bind_o, _ = bind(dev, out._storage, 0, out.size, acc, "cumulative")
+        bind_a, base = bind(dev, src._storage, src._offset, src.size, src.dtype, "cumulative")
+        params = np.array([rows, n, builtins_max(inner, 1), base], dtype=np.uint32)
+        dev.dispatch(pipe, [bind_o, bind_a], params, -(-rows // WORKGROUP))
+    return out
 
-    return wrap(expr, acc)
 
-
-def _cumulative(x: Array, axis: int | None, dtype: Any, include_initial: bool, kind: str) -> Array:
-    fn = f"cumulative_{kind}"
+def _cumulative(x: Array, axis: int | None, dtype: Any, include_initial: bool, op: str) -> Array:
+    fn = f"cumulative_{op}"
     x = _check(x, fn)
     if x.dtype.kind != "b":  # booleans count as 0/1, like NumPy's
         _numeric(x, fn)
@@ -232,39 +249,32 @@ def _cumulative(x: Array, axis: int | None, dtype: Any, include_initial: bool, k
         raise ValueError(f"{fn}() needs an array of at least one dimension")
     (axis,) = _axes(axis, x.ndim, fn)
     acc = _sum_dtype(x, dtype)
-    src = contiguous(x)
+    if acc == _dtypes.float16:
+        return _sequential_cumulative(x, axis, acc, include_initial, op)
+    # the scanned axis last and contiguous: rows of n, scanned into rows of n (+1) of the result
+    order = (*[d for d in range(x.ndim) if d != axis], axis)
+    src = contiguous(permute_dims(x, order))
     n = x.shape[axis]
-    inner = math.prod(x.shape[axis + 1 :])
-    rows = math.prod(x.shape[:axis]) * inner
-    shape = list(x.shape)
-    shape[axis] = n + (1 if include_initial else 0)
-    out = empty(tuple(shape), acc, x.device)
-    t = wgsl_type(acc)
-    combine, identity = ("x + y", ZERO[t]) if kind == "sum" else ("x * y", ONE[t])
-    if rows and math.prod(shape):
-        dev = x.device
-        pipe = dev.pipeline(
-            ("scan", kind, src.dtype.name, acc.name, include_initial),
-            lambda: _scan_source(src.dtype, acc, combine, identity, include_initial),
-        )
-        bind_o, _ = window(dev, out._storage, 0, out.size, storage_itemsize(acc), fn)
-        bind_a, base = window(
-            dev, src._storage, src._offset, src._offset + src.size, storage_itemsize(src.dtype), fn
-        )
-        params = np.array([rows, n, builtins_max(inner, 1), base], dtype=np.uint32)
-        dev.dispatch(pipe, [bind_o, bind_a], params, -(-rows // WORKGROUP))
-    return out
+    rows = math.prod(src.shape[:-1])
+    width = n + (1 if include_initial else 0)
+    out = empty((*src.shape[:-1], width), acc, x.device)
+    if include_initial:
+        assign(out[..., 0], {"sum": 0, "prod": 1}[op])
+    scan_rows(
+        x.device, (src._storage, src._offset, src.dtype), rows, n, acc, op, (out._storage, width - n, width)
+    )
+    return permute_dims(out, tuple(order.index(d) for d in range(x.ndim)))
 
 
 def cumulative_sum(
     x: Array, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
 ) -> Array:
-    """Running sums along ``axis`` (one thread scans each row)."""
+    """Running sums along ``axis`` (a parallel scan; float16 rounds every step, as NumPy's)."""
     return _cumulative(x, axis, dtype, include_initial, "sum")
 
 
 def cumulative_prod(
     x: Array, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
 ) -> Array:
-    """Running products along ``axis`` (one thread scans each row)."""
+    """Running products along ``axis`` (a parallel scan; float16 rounds every step, as NumPy's)."""
     return _cumulative(x, axis, dtype, include_initial, "prod")

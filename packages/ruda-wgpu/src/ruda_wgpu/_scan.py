@@ -1,0 +1,72 @@
+"""Parallel inclusive scans of the rows of a contiguous (rows, n) array (``wgsl/scan_*.wgsl``).
+
+Each workgroup scans a tile of :data:`TILE` elements and records the tile's total;
+the totals are scanned the same way (recursively, so any length works) and added
+back to every tile but the first of its row. Sorting, compaction, ``unique`` and
+``cumulative_sum``/``cumulative_prod`` are built on it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ruda_wgpu._engine import GpuDevice, Storage, storage_itemsize
+from ruda_wgpu._kernels import ONE, ZERO, bind, convert, run, wgsl_type, wrap
+
+WG = 256
+#: elements each thread scans in registers
+IPT = 4
+TILE = WG * IPT
+COMBINE = {"sum": "x + y", "prod": "x * y"}
+IDENTITY = {"sum": ZERO, "prod": ONE}
+
+
+def scan_rows(
+    dev: GpuDevice,
+    src: tuple[Storage, int, np.dtype[Any]],
+    rows: int,
+    n: int,
+    acc: np.dtype[Any],
+    op: str,
+    out: tuple[Storage, int, int],
+) -> None:
+    """Write the inclusive ``op`` scan (``"sum"`` or ``"prod"``) of each row into ``out``.
+
+    ``src`` is (storage, first element, dtype) of a contiguous (rows, n) input;
+    ``out`` is (storage, first element, elements between rows), of dtype ``acc``.
+    Integer results wrap to ``acc`` as NumPy's do.
+    """
+    if rows * n == 0:
+        return
+    storage, start, dtype = src
+    out_storage, out_start, out_stride = out
+    tiles = math.ceil(n / TILE)
+    t = wgsl_type(acc)
+    subs = {
+        "ACC": t,
+        "SRC": wgsl_type(dtype),
+        "WG": WG,
+        "IPT": IPT,
+        "TILE": TILE,
+        "COMBINE": COMBINE[op],
+        "IDENTITY": IDENTITY[op][t],
+        "LOAD": convert("v", dtype, acc),
+        "STORE": wrap("x", acc),
+    }
+    what = f"cumulative {op}"
+    bind_o, o_base = bind(dev, out_storage, out_start, (rows - 1) * out_stride + n, acc, what)
+    totals = Storage(dev, rows * tiles * storage_itemsize(acc))
+    bind_s, _ = bind(dev, totals, 0, rows * tiles, acc, what)
+    bind_a, a_base = bind(dev, storage, start, rows * n, dtype, what)
+    params = [n, rows, tiles, a_base, o_base, out_stride]
+    run(dev, "scan_tiles", subs, [bind_o, bind_s, bind_a], params, rows * tiles)
+    if tiles == 1:
+        return
+    carries = Storage(dev, rows * tiles * storage_itemsize(acc))
+    scan_rows(dev, (totals, 0, acc), rows, tiles, acc, op, (carries, 0, tiles))
+    bind_c, _ = bind(dev, carries, 0, rows * tiles, acc, what)
+    add = {k: subs[k] for k in ("ACC", "WG", "IPT", "TILE", "COMBINE", "STORE")}
+    run(dev, "scan_add", add, [bind_o, bind_c], [n, rows, tiles, o_base, out_stride], rows * tiles)

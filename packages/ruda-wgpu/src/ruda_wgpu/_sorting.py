@@ -1,0 +1,184 @@
+"""sort and argsort: a stable LSD radix sort on the GPU (``wgsl/sort_keys``, ``radix_*``).
+
+Every dtype is first mapped to unsigned keys whose order is the wanted order
+(``make_key``): floats by their bit patterns with negative values flipped, NaN
+last in both directions; signed integers with the sign bit flipped; descending
+order is the complement of the key, so that a stable ascending sort of the keys
+keeps equal values in their original order, as the standard's ``stable=True``
+asks. Narrow dtypes need fewer 4-bit passes (8 for 32-bit keys, 2 for int8).
+
+The rows of the sorted axis are sorted together: a tile of keys never spans two
+rows, and the digit histograms are laid out row by row, so one scan places every
+key within its own row.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ruda_wgpu import _dtypes
+from ruda_wgpu._array import Array, contiguous, empty
+from ruda_wgpu._elementwise import astype
+from ruda_wgpu._engine import WORKGROUP, GpuDevice, Storage
+from ruda_wgpu._info import default_dtypes_of
+from ruda_wgpu._kernels import bind, run, wgsl_type
+from ruda_wgpu._manipulation import permute_dims
+from ruda_wgpu._scan import scan_rows
+
+#: threads of a radix-sort workgroup and keys each one holds (a tile is their product)
+RADIX_WG = 128
+RADIX_IPT = 16
+RADIX_TILE = RADIX_WG * RADIX_IPT
+DIGIT_BITS = 4
+
+_U32 = _dtypes.uint32
+
+
+class KeyCode(NamedTuple):
+    """How one dtype becomes radix keys: words per key, significant bits, WGSL both ways."""
+
+    words: int
+    bits: int
+    key: str
+    value: str
+
+
+def key_code(dtype: np.dtype[Any], descending: bool, invertible: bool) -> KeyCode:
+    """The key of ``dtype``. ``invertible`` keys (for sort) keep -0 before +0 so the values come
+    back from the keys; the others (for argsort) make -0 equal to +0, as NumPy's sort does."""
+    name = _dtypes.NAME[dtype]
+    if dtype.kind == "f":
+        fn = "sort_key_f" if invertible else "order_key_f"
+        nan_key = "0xffc00000u" if invertible else "0xffffffffu"
+        if not descending:
+            key, value = f"{fn}(v)", "from_sort_key_f(k.x)"
+        else:  # complement every key but NaN's, which stays last
+            key = f"select(~{fn}(v), {nan_key}, isnan_f(v))"
+            value = "select(from_sort_key_f(~k.x), nan_f(), k.x == 0xffc00000u)"
+        return KeyCode(1, 32, f"return vec2<u32>({key}, 0u);", f"return {value};")
+    if name in ("int64", "uint64"):
+        flip = "0x80000000u" if name == "int64" else "0u"
+        t = wgsl_type(dtype)
+        inv = "~" if descending else ""
+        key = (
+            f"let u = bitcast<u64>(v); "
+            f"return vec2<u32>({inv}u32(u & 0xfffffffflu), {inv}(u32(u >> 32u) ^ {flip}));"
+        )
+        value = (
+            f"let lo = {inv}k.x; let hi = {inv}k.y ^ {flip}; return bitcast<{t}>((u64(hi) << 32u) | u64(lo));"
+        )
+        return KeyCode(2, 64, key, value)
+    bits = {"bool": 1, "int8": 8, "uint8": 8, "int16": 16, "uint16": 16}.get(name, 32)
+    mask = f"0x{(1 << bits) - 1:x}u"
+    if dtype.kind == "i":
+        bias = f"0x{1 << (bits - 1):x}u"  # the sign bit flipped: two's complement in unsigned order
+        key = f"(bitcast<u32>(v) ^ {bias}) & {mask}"
+        value = f"bitcast<i32>(select(k.x, k.x | ~{mask}, (k.x & {bias}) == 0u) ^ {bias})"
+        if descending:
+            key = f"~({key}) & {mask}"
+            value = value.replace("k.x", f"(~k.x & {mask})")
+        return KeyCode(1, bits, f"return vec2<u32>({key}, 0u);", f"return {value};")
+    key, value = ("(~v) & " + mask, f"~k.x & {mask}") if descending else ("v", "k.x")
+    return KeyCode(1, bits, f"return vec2<u32>({key}, 0u);", f"return {value};")
+
+
+def radix_sort(
+    dev: GpuDevice, keys: Storage, payload: Storage | None, rows: int, n: int, code: KeyCode
+) -> tuple[Storage, Storage | None]:
+    """Sort each of ``rows`` rows of ``n`` keys (and their u32 payload); returns the sorted pair."""
+    tiles = math.ceil(n / RADIX_TILE)
+    total = rows * n
+    subs = {
+        "WG": RADIX_WG,
+        "IPT": RADIX_IPT,
+        "TILE": RADIX_TILE,
+        "NW": code.words,
+        "KEYWORDS": RADIX_IPT * code.words,
+        "COUNTERS": 16 * RADIX_WG,
+    }
+    ncounts = rows * 16 * tiles
+    what = "sort"
+    for start in range(0, code.bits, DIGIT_BITS):
+        word, shift = divmod(start, 32)
+        counts = Storage(dev, ncounts * 4)
+        bind_counts, _ = bind(dev, counts, 0, ncounts, _U32, what)
+        bind_keys, _ = bind(dev, keys, 0, total * code.words, _U32, what)
+        params = [n, rows, tiles, word, shift]
+        run(dev, "radix_count", subs, [bind_counts, bind_keys], params, rows * tiles)
+        offsets = Storage(dev, ncounts * 4)
+        scan_rows(dev, (counts, 0, _U32), 1, ncounts, _U32, "sum", (offsets, 0, ncounts))
+        out_keys = Storage(dev, total * code.words * 4)
+        out_payload = Storage(dev, total * 4) if payload is not None else None
+        bindings = [
+            bind(dev, out_keys, 0, total * code.words, _U32, what)[0],
+            bind(dev, out_payload or out_keys, 0, total, _U32, what)[0],
+            bind_keys,
+            bind(dev, payload or keys, 0, total, _U32, what)[0],
+            bind(dev, offsets, 0, ncounts, _U32, what)[0],
+        ]
+        params = [n, rows, tiles, word, shift, payload is not None]
+        run(dev, "radix_scatter", subs, bindings, params, rows * tiles)
+        keys, payload = out_keys, out_payload
+    return keys, payload
+
+
+def _sorted_keys(
+    x: Array, axis: int, descending: bool, with_indices: bool, fn: str
+) -> tuple[Array, tuple[int, ...], Storage, Storage | None, KeyCode]:
+    """Sort the rows of ``x`` along ``axis``: (rows in sorted-axis-last layout, the permutation
+    back to x's axes, sorted keys, sorted row indices or None, the key code)."""
+    if not isinstance(x, Array):
+        raise TypeError(f"{fn}() takes a ruda_wgpu array, not {type(x).__name__}")
+    if x.ndim == 0:
+        raise ValueError(f"{fn}() needs an array of at least one dimension")
+    axis = operator.index(axis)
+    if not -x.ndim <= axis < x.ndim:
+        raise IndexError(f"{fn}(): axis {axis} is out of range for {x.ndim} dimensions")
+    axis %= x.ndim
+    order = (*[d for d in range(x.ndim) if d != axis], axis)
+    back = tuple(order.index(d) for d in range(x.ndim))
+    src = contiguous(permute_dims(x, order))
+    n = x.shape[axis]
+    rows = math.prod(src.shape[:-1])
+    total = rows * n
+    code = key_code(x.dtype, descending, invertible=not with_indices)
+    dev = x.device
+    keys = Storage(dev, max(total * code.words, 1) * 4)
+    indices = Storage(dev, max(total, 1) * 4) if with_indices else None
+    if total:
+        bindings = [
+            bind(dev, keys, 0, total * code.words, _U32, fn)[0],
+            bind(dev, indices or keys, 0, total, _U32, fn)[0],
+        ]
+        bind_a, a_base = bind(dev, src._storage, src._offset, total, src.dtype, fn)
+        subs = {"T": wgsl_type(x.dtype), "KEY": code.key, "NW": code.words, "WG": WORKGROUP}
+        params = [total, n, a_base, with_indices]
+        run(dev, "sort_keys", subs, [*bindings, bind_a], params, -(-total // WORKGROUP))
+        if n > 1:
+            keys, indices = radix_sort(dev, keys, indices, rows, n, code)
+    return src, back, keys, indices, code
+
+
+def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
+    """A sorted copy of ``x`` along ``axis`` (stable; NaN last; -0 before +0)."""
+    src, back, keys, _, code = _sorted_keys(x, axis, descending, False, "sort")
+    out = empty(src.shape, x.dtype, x.device)
+    if out.size:
+        dev = x.device
+        bind_o, o_base = bind(dev, out._storage, 0, out.size, out.dtype, "sort")
+        bind_k, _ = bind(dev, keys, 0, out.size * code.words, _U32, "sort")
+        subs = {"T": wgsl_type(x.dtype), "VALUE": code.value, "NW": code.words, "WG": WORKGROUP}
+        run(dev, "sort_values", subs, [bind_o, bind_k], [out.size, o_base], -(-out.size // WORKGROUP))
+    return permute_dims(out, back)
+
+
+def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
+    """Indices that sort ``x`` along ``axis`` (stable: equal values keep their order; NaN last)."""
+    src, back, _, indices, _ = _sorted_keys(x, axis, descending, True, "argsort")
+    assert indices is not None
+    positions = Array._new(indices, src.shape, _U32, x.device)
+    return permute_dims(astype(positions, default_dtypes_of(x.device)["indexing"]), back)

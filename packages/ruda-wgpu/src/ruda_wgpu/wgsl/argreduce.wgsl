@@ -1,0 +1,50 @@
+// argmax/argmin of each row of a contiguous (m, k) input, in g parts per row: one workgroup
+// per (row, part) keeps the best (value, index) pair of its part, a tree in workgroup memory
+// combines the threads' pairs, and a later pass combines the parts (P[5] == 0: the input is
+// then pairs, with their indices in ai). better() prefers NaN, then the larger (argmax) or
+// smaller (argmin) value, then the lower index, so the first occurrence wins as in NumPy.
+// P: m, k, g, a_base, w0, first_pass
+@group(0) @binding(0) var<storage, read> P: array<u32>;
+@group(0) @binding(1) var<storage, read_write> ov: array<${T}>;
+@group(0) @binding(2) var<storage, read_write> oi: array<u32>;
+@group(0) @binding(3) var<storage, read> a: array<${T}>;
+@group(0) @binding(4) var<storage, read> ai: array<u32>;
+var<workgroup> tv: array<${T}, ${WG}>;
+var<workgroup> ti: array<u32, ${WG}>;
+
+const NONE = 0xffffffffu;
+
+fn better(v: ${T}, i: u32, w: ${T}, j: u32) -> bool { ${BETTER} }
+
+@compute @workgroup_size(${WG})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let m = P[0]; let k = P[1]; let g = P[2];
+  let w = P[4] + wid.y * nwg.x + wid.x;
+  let row = w / g; let part = w % g;
+  let chunk = (k + g - 1u) / g;
+  let lo = min(part * chunk, k); let hi = min(lo + chunk, k);
+  var bv: ${T};
+  var bi = NONE;
+  if (row < m) {
+    for (var j = lo + lid; j < hi; j = j + ${WG}u) {
+      let at = P[3] + row * k + j;
+      let v = a[at];
+      var i = j;
+      if (P[5] == 0u) { i = ai[at]; }
+      if (bi == NONE || better(v, i, bv, bi)) { bv = v; bi = i; }
+    }
+  }
+  tv[lid] = bv; ti[lid] = bi;
+  workgroupBarrier();
+  for (var s = ${WG}u / 2u; s > 0u; s = s >> 1u) {
+    if (lid < s) {
+      let j = ti[lid + s];
+      if (j != NONE && (ti[lid] == NONE || better(tv[lid + s], j, tv[lid], ti[lid]))) {
+        tv[lid] = tv[lid + s]; ti[lid] = j;
+      }
+    }
+    workgroupBarrier();
+  }
+  if (lid == 0u && row < m) { ov[row * g + part] = tv[0]; oi[row * g + part] = ti[0]; }
+}

@@ -1,0 +1,28 @@
+// One pass of a stable LSD radix sort of the rows of a (rows, n) array of keys, 4 bits at a
+// time: the histogram of the pass's digit in each tile of ${TILE} keys, written digit-major
+// within each row, counts[(row * 16 + digit) * tiles + tile], so that one inclusive scan of
+// counts gives every (row, digit, tile) its first position in the output.
+// P: n, rows, tiles, word, shift
+@group(0) @binding(0) var<storage, read> P: array<u32>;
+@group(0) @binding(1) var<storage, read_write> counts: array<u32>;
+@group(0) @binding(2) var<storage, read> k: array<u32>;
+var<workgroup> h: array<atomic<u32>, 16>;
+
+@compute @workgroup_size(${WG})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let n = P[0]; let tiles = P[2];
+  let w = wid.y * nwg.x + wid.x;
+  if (w >= P[1] * tiles) { return; }
+  let row = w / tiles; let tile = w % tiles;
+  if (lid < 16u) { atomicStore(&h[lid], 0u); }
+  workgroupBarrier();
+  for (var q = 0u; q < ${IPT}u; q = q + 1u) {
+    let j = tile * ${TILE}u + q * ${WG}u + lid;
+    if (j < n) {
+      atomicAdd(&h[(k[(row * n + j) * ${NW}u + P[3]] >> P[4]) & 15u], 1u);
+    }
+  }
+  workgroupBarrier();
+  if (lid < 16u) { counts[(row * 16u + lid) * tiles + tile] = atomicLoad(&h[lid]); }
+}

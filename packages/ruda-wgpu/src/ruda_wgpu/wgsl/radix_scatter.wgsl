@@ -1,0 +1,80 @@
+// One pass of the radix sort (see radix_count.wgsl): moves each key (and its payload) to its
+// place. Thread t holds the ${IPT} consecutive keys t*${IPT}.. of its tile, so ranks within
+// the tile follow positions and the sort is stable. c[d * ${WG} + t] counts digit d in
+// thread t's keys; its exclusive scan in that (digit-major) order gives each thread the rank
+// of its first key of each digit. No subgroup operations: this runs on any adapter.
+// P: n, rows, tiles, word, shift, payload; offsets: the inclusive scan of radix_count's counts
+@group(0) @binding(0) var<storage, read> P: array<u32>;
+@group(0) @binding(1) var<storage, read_write> ko: array<u32>;
+@group(0) @binding(2) var<storage, read_write> po: array<u32>;
+@group(0) @binding(3) var<storage, read> ki: array<u32>;
+@group(0) @binding(4) var<storage, read> pi: array<u32>;
+@group(0) @binding(5) var<storage, read> offsets: array<u32>;
+var<workgroup> c: array<u32, ${COUNTERS}>;
+var<workgroup> t: array<u32, ${WG}>;
+var<workgroup> tile_start: array<u32, 16>;
+var<workgroup> out_start: array<u32, 16>;
+
+@compute @workgroup_size(${WG})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let n = P[0]; let tiles = P[2];
+  let w = wid.y * nwg.x + wid.x;
+  if (w >= P[1] * tiles) { return; }
+  let row = w / tiles; let tile = w % tiles;
+  for (var d = 0u; d < 16u; d = d + 1u) { c[d * ${WG}u + lid] = 0u; }
+  var keys: array<u32, ${KEYWORDS}>;
+  var pay: array<u32, ${IPT}>;
+  var digit: array<u32, ${IPT}>;
+  let first = tile * ${TILE}u + lid * ${IPT}u;
+  for (var q = 0u; q < ${IPT}u; q = q + 1u) {
+    digit[q] = 16u;
+    let j = first + q;
+    if (j < n) {
+      let e = row * n + j;
+      for (var x = 0u; x < ${NW}u; x = x + 1u) { keys[q * ${NW}u + x] = ki[e * ${NW}u + x]; }
+      if (P[5] != 0u) { pay[q] = pi[e]; }
+      let d = (keys[q * ${NW}u + P[3]] >> P[4]) & 15u;
+      digit[q] = d;
+      c[d * ${WG}u + lid] = c[d * ${WG}u + lid] + 1u;
+    }
+  }
+  workgroupBarrier();
+  var sum = 0u;
+  for (var e = 0u; e < 16u; e = e + 1u) {
+    let v = c[lid * 16u + e];
+    c[lid * 16u + e] = sum;
+    sum = sum + v;
+  }
+  t[lid] = sum;
+  workgroupBarrier();
+  for (var off = 1u; off < ${WG}u; off = off << 1u) {
+    var y = 0u;
+    if (lid >= off) { y = t[lid - off]; }
+    workgroupBarrier();
+    t[lid] = t[lid] + y;
+    workgroupBarrier();
+  }
+  var before = 0u;
+  if (lid > 0u) { before = t[lid - 1u]; }
+  for (var e = 0u; e < 16u; e = e + 1u) { c[lid * 16u + e] = c[lid * 16u + e] + before; }
+  workgroupBarrier();
+  if (lid < 16u) {
+    tile_start[lid] = c[lid * ${WG}u];
+    let f = (row * 16u + lid) * tiles + tile;
+    var o = 0u;
+    if (f > 0u) { o = offsets[f - 1u]; }
+    out_start[lid] = o;
+  }
+  workgroupBarrier();
+  for (var q = 0u; q < ${IPT}u; q = q + 1u) {
+    let d = digit[q];
+    if (d < 16u) {
+      let at = d * ${WG}u + lid;
+      let pos = out_start[d] + c[at] - tile_start[d];
+      c[at] = c[at] + 1u;
+      for (var x = 0u; x < ${NW}u; x = x + 1u) { ko[pos * ${NW}u + x] = keys[q * ${NW}u + x]; }
+      if (P[5] != 0u) { po[pos] = pay[q]; }
+    }
+  }
+}
