@@ -24,7 +24,8 @@ def test_info_table_names_backends_and_status(capsys: pytest.CaptureFixture[str]
 
 
 def test_info_shows_the_reason_and_fix_of_an_unavailable_backend(
-    install_plugin, capsys: pytest.CaptureFixture[str]  # type: ignore[no-untyped-def]
+    install_plugin,
+    capsys: pytest.CaptureFixture[str],  # type: ignore[no-untyped-def]
 ) -> None:
     install_plugin("gpux", "fake_gpux_cli:PLUGIN", "fake_gpux_cli", "import fake_absent_gpu_library")
     assert cli.main(["info", "--json"]) == 0

@@ -10,9 +10,14 @@ from ruda import Device, TensorData
 
 @pytest.mark.parametrize(
     ("text", "kind", "ident"),
-    [("cpu", "cpu", None), ("cuda:0", "cuda", "0"), ("wgpu:1", "wgpu", "1"),
-     ("torch:cpu", "torch", "cpu"), ("torch:cuda:1", "torch", "cuda:1"),
-     ("remote:ws://127.0.0.1:3000", "remote", "ws://127.0.0.1:3000")],
+    [
+        ("cpu", "cpu", None),
+        ("cuda:0", "cuda", "0"),
+        ("wgpu:1", "wgpu", "1"),
+        ("torch:cpu", "torch", "cpu"),
+        ("torch:cuda:1", "torch", "cuda:1"),
+        ("remote:ws://127.0.0.1:3000", "remote", "ws://127.0.0.1:3000"),
+    ],
 )
 def test_device_parse_roundtrip(text: str, kind: str, ident: str | None) -> None:
     device = Device.parse(text)

@@ -53,9 +53,15 @@ def test_finfo_gives_python_floats(dtype: str) -> None:
 
 @pytest.mark.parametrize(
     ("z", "want"),
-    [(complex(0, 0), complex(0, 0)), (complex(-0.0, 0), complex(0, 0)), (complex(INF, 0), complex(INF, 0)),
-     (complex(-INF, INF), complex(-1, 0)), (complex(-INF, NAN), complex(-1, 0)),
-     (complex(NAN, 0), complex(NAN, 0)), (complex(1e-10, 1e-10), complex(1e-10, 1e-10))],
+    [
+        (complex(0, 0), complex(0, 0)),
+        (complex(-0.0, 0), complex(0, 0)),
+        (complex(INF, 0), complex(INF, 0)),
+        (complex(-INF, INF), complex(-1, 0)),
+        (complex(-INF, NAN), complex(-1, 0)),
+        (complex(NAN, 0), complex(NAN, 0)),
+        (complex(1e-10, 1e-10), complex(1e-10, 1e-10)),
+    ],
 )
 def test_expm1_complex_special_cases(z: complex, want: complex) -> None:
     got = complex(xp.expm1(xp.asarray([z]))[0])

@@ -61,13 +61,16 @@ def test_arrays_are_cupy_arrays_of_ours() -> None:
         x.__array_namespace__(api_version="2099.12")
 
 
-@pytest.mark.parametrize("make", [
-    lambda: xp.asarray(-0.0),
-    lambda: xp.asarray(-0.0, dtype=xp.float32),
-    lambda: xp.full((3,), -0.0),
-    lambda: xp.full_like(xp.ones(2, dtype=xp.float32), -0.0),
-    lambda: xp.asarray(complex(-0.0, -0.0)),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: xp.asarray(-0.0),
+        lambda: xp.asarray(-0.0, dtype=xp.float32),
+        lambda: xp.full((3,), -0.0),
+        lambda: xp.full_like(xp.ones(2, dtype=xp.float32), -0.0),
+        lambda: xp.asarray(complex(-0.0, -0.0)),
+    ],
+)
 def test_negative_zero_survives_creation(make: object) -> None:
     x = make()  # type: ignore[operator]
     host = ruda.to_numpy(x)
@@ -115,20 +118,23 @@ def test_nextafter_equal_operands_return_second() -> None:
     assert float(out) == 0.0 and math.copysign(1.0, float(out)) == -1.0
 
 
-@pytest.mark.parametrize(("name", "value", "expected"), [
-    ("tanh", complex(0.0, math.inf), complex(0.0, math.nan)),
-    ("tanh", complex(0.0, math.nan), complex(0.0, math.nan)),
-    ("tanh", complex(math.inf, 2.0), complex(1.0, 0.0)),
-    ("sqrt", complex(math.inf, 2.0), complex(math.inf, 0.0)),
-    ("sqrt", complex(-math.inf, 2.0), complex(0.0, math.inf)),
-    ("sqrt", complex(1.0, math.inf), complex(math.inf, math.inf)),
-    ("log", complex(math.inf, math.nan), complex(math.inf, math.nan)),
-    ("log", complex(math.nan, math.inf), complex(math.inf, math.nan)),
-    ("log", complex(-0.0, 0.0), complex(-math.inf, math.pi)),
-    ("log1p", complex(-math.inf, math.nan), complex(math.inf, math.nan)),
-    ("log1p", complex(-1.0, 0.0), complex(-math.inf, 0.0)),
-    ("acosh", complex(0.0, math.nan), complex(math.nan, math.pi / 2)),
-])
+@pytest.mark.parametrize(
+    ("name", "value", "expected"),
+    [
+        ("tanh", complex(0.0, math.inf), complex(0.0, math.nan)),
+        ("tanh", complex(0.0, math.nan), complex(0.0, math.nan)),
+        ("tanh", complex(math.inf, 2.0), complex(1.0, 0.0)),
+        ("sqrt", complex(math.inf, 2.0), complex(math.inf, 0.0)),
+        ("sqrt", complex(-math.inf, 2.0), complex(0.0, math.inf)),
+        ("sqrt", complex(1.0, math.inf), complex(math.inf, math.inf)),
+        ("log", complex(math.inf, math.nan), complex(math.inf, math.nan)),
+        ("log", complex(math.nan, math.inf), complex(math.inf, math.nan)),
+        ("log", complex(-0.0, 0.0), complex(-math.inf, math.pi)),
+        ("log1p", complex(-math.inf, math.nan), complex(math.inf, math.nan)),
+        ("log1p", complex(-1.0, 0.0), complex(-math.inf, 0.0)),
+        ("acosh", complex(0.0, math.nan), complex(math.nan, math.pi / 2)),
+    ],
+)
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 def test_complex_special_cases(name: str, value: complex, expected: complex, dtype: str) -> None:
     got = complex(getattr(xp, name)(xp.asarray(value, dtype=getattr(xp, dtype))))
@@ -208,8 +214,9 @@ def test_matrix_transpose_repeat_solve_fftn() -> None:
     b = np.arange(4.0).reshape(2, 2)
     assert_matches_numpy(xp.linalg.solve(xp.asarray(m), xp.asarray(b)), np.linalg.solve(m, b))
     z = np.arange(12.0).reshape(3, 4)
-    assert_matches_numpy(xp.fft.fftn(xp.asarray(z), s=(6,)), np.fft.fftn(z, s=(6,)), rtol=1e-10, atol=1e-10,
-                         check_dtype=False)
+    assert_matches_numpy(
+        xp.fft.fftn(xp.asarray(z), s=(6,)), np.fft.fftn(z, s=(6,)), rtol=1e-10, atol=1e-10, check_dtype=False
+    )
     assert xp.fft.rfftn(xp.asarray(z, dtype=xp.float32)).dtype == xp.complex64
 
 
@@ -230,8 +237,12 @@ def test_streaming_kernels_match_cupy_exactly(dtype: str) -> None:
     rng = np.random.default_rng(1)
     a = cupy.asarray(rng.standard_normal(n).astype(dtype))
     b = cupy.asarray(rng.standard_normal(n).astype(dtype) + 3)
-    for name, reference in [("add", cupy.add), ("subtract", cupy.subtract), ("multiply", cupy.multiply),
-                            ("divide", cupy.divide)]:
+    for name, reference in [
+        ("add", cupy.add),
+        ("subtract", cupy.subtract),
+        ("multiply", cupy.multiply),
+        ("divide", cupy.divide),
+    ]:
         got = getattr(xp, name)(a, b)
         assert type(got) is xp.Array and got.dtype == a.dtype
         cupy.testing.assert_array_equal(got, reference(a, b))

@@ -18,8 +18,10 @@ def test_registered_under_cuda() -> None:
 
 
 def test_import_ruda_and_plugin_import_no_gpu_library() -> None:
-    code = ("import sys, ruda, ruda_cuda._plugin; ruda.backends(); "
-            "print(sorted(m for m in ('cupy', 'cuda.bindings') if m in sys.modules))")
+    code = (
+        "import sys, ruda, ruda_cuda._plugin; ruda.backends(); "
+        "print(sorted(m for m in ('cupy', 'cuda.bindings') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     # probing may import CuPy (when installed) to ask the driver; plain import must not
     code_plain = "import sys, ruda, ruda_cuda._plugin; print('cupy' in sys.modules)"

@@ -18,7 +18,8 @@ def second_backend() -> Any:
     try:
         import array_api_compat.torch as compat_torch
     except ImportError as err:
-        pytest.skip(f"router tests need a second array library: torch is not importable ({err})",
-                    allow_module_level=True)
+        pytest.skip(
+            f"router tests need a second array library: torch is not importable ({err})",
+            allow_module_level=True,
+        )
     return compat_torch
-

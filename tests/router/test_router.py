@@ -38,10 +38,21 @@ def test_elementwise_and_operators_match_numpy(device: Any, library: type) -> No
     b = np.arange(1, 5, dtype=np.float32)
     x, y = _on(device, a), _on(device, b)
     for got, want in [
-        (XP.add(x, y), a + b), (x - y, a - b), (x * 2.5, a * 2.5), (1.0 / y, 1.0 / b),
-        (x ** 2, a ** 2), (-x, -a), (abs(x), np.abs(a)), (XP.exp(x), np.exp(a)),
-        (XP.where(x > 0, x, 0.0), np.where(a > 0, a, 0.0)), (x @ XP.reshape(y, (4, 1)), a @ b.reshape(4, 1)),
-        (x.mT, a.T), (x.T, a.T), (x // y, a // b), (x % y, a % b), (x >= 1.0, a >= 1.0),
+        (XP.add(x, y), a + b),
+        (x - y, a - b),
+        (x * 2.5, a * 2.5),
+        (1.0 / y, 1.0 / b),
+        (x**2, a**2),
+        (-x, -a),
+        (abs(x), np.abs(a)),
+        (XP.exp(x), np.exp(a)),
+        (XP.where(x > 0, x, 0.0), np.where(a > 0, a, 0.0)),
+        (x @ XP.reshape(y, (4, 1)), a @ b.reshape(4, 1)),
+        (x.mT, a.T),
+        (x.T, a.T),
+        (x // y, a // b),
+        (x % y, a % b),
+        (x >= 1.0, a >= 1.0),
     ]:
         assert isinstance(got.inner, library), f"computed by {type(got.inner)}, not {library}"
         assert got.device == device
@@ -143,9 +154,17 @@ def test_dlpack_exports_the_held_array(device: Any, library: type) -> None:
 def test_mixing_backends_raises_naming_both_devices() -> None:
     x, y = _on(HOST, [1.0, 2.0]), _on(TDEV, [1.0, 2.0])
     both = r"B1\('cpu'\).*B2\(device\(type='cpu'\)\)"
-    for call in (lambda: XP.add(x, y), lambda: x + y, lambda: y * x, lambda: XP.where(x > 0, x, y),
-                 lambda: XP.concat([x, y]), lambda: XP.stack((y, x)), lambda: XP.clip(x, min=y),
-                 lambda: x[y > 0], lambda: XP.searchsorted(x, y)):
+    for call in (
+        lambda: XP.add(x, y),
+        lambda: x + y,
+        lambda: y * x,
+        lambda: XP.where(x > 0, x, y),
+        lambda: XP.concat([x, y]),
+        lambda: XP.stack((y, x)),
+        lambda: XP.clip(x, min=y),
+        lambda: x[y > 0],
+        lambda: XP.searchsorted(x, y),
+    ):
         with pytest.raises(DeviceMismatchError, match="never moves data implicitly"):
             call()
     with pytest.raises(DeviceMismatchError, match=both):
@@ -161,8 +180,11 @@ def test_mixing_backends_raises_naming_both_devices() -> None:
 
 def test_device_argument_on_another_backend_raises() -> None:
     x = _on(HOST, [1, 2, 3])
-    for call in (lambda: XP.asarray(x, device=TDEV), lambda: XP.astype(x, XP.float32, device=TDEV),
-                 lambda: XP.ones_like(x) + XP.zeros(3, device=TDEV)):
+    for call in (
+        lambda: XP.asarray(x, device=TDEV),
+        lambda: XP.astype(x, XP.float32, device=TDEV),
+        lambda: XP.ones_like(x) + XP.zeros(3, device=TDEV),
+    ):
         with pytest.raises(DeviceMismatchError, match=r"B2.*B1|B1.*B2"):
             call()
 
@@ -228,8 +250,9 @@ def test_migration_moves_values_dtype_and_shape(dtype: str, source: Any, target:
     assert isinstance(y.inner, torch.Tensor if target == TDEV else np.ndarray)
     assert_matches_numpy(y, values)
     assert_matches_numpy(XP.to_device(x[:, 1:], target), values[:, 1:])  # a strided view
-    assert_matches_numpy(XP.to_device(XP.zeros((0, 3), dtype=x.dtype, device=source), target),
-                         np.zeros((0, 3), dtype=dtype))
+    assert_matches_numpy(
+        XP.to_device(XP.zeros((0, 3), dtype=x.dtype, device=source), target), np.zeros((0, 3), dtype=dtype)
+    )
 
 
 def test_migrated_arrays_compute_on_their_new_backend() -> None:
@@ -342,8 +365,11 @@ def test_namespace_info_tells_each_devices_truth() -> None:
 
 def test_like_functions_create_on_the_named_backend_without_moving_data() -> None:
     x = _on(HOST, [[1, 2, 3]], XP.int32)
-    for got, fill in ((XP.zeros_like(x, device=TDEV), 0), (XP.ones_like(x, device=TDEV), 1),
-                      (XP.full_like(x, 7, device=TDEV), 7)):
+    for got, fill in (
+        (XP.zeros_like(x, device=TDEV), 0),
+        (XP.ones_like(x, device=TDEV), 1),
+        (XP.full_like(x, 7, device=TDEV), 7),
+    ):
         assert got.device == TDEV and got.dtype is XP.int32 and isinstance(got.inner, torch.Tensor)
         assert_matches_numpy(got, np.full((1, 3), fill, dtype=np.int32))
     assert XP.empty_like(x, device=TDEV, dtype=XP.float32).dtype is XP.float32
@@ -395,3 +421,20 @@ def test_the_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     runpy.run_path(str(example), run_name="__main__")
     out = capsys.readouterr().out
     assert "refused: multiply: inputs on two devices" in out and "= 2.5" in out
+
+
+def test_the_seed_example_on_host_and_wgpu() -> None:
+    """Router((ruda.host, ruda.wgpu)): data made on the host, moved to the GPU, computed there."""
+    try:
+        wgpu = ruda.namespace("wgpu")
+    except (ruda.BackendNotFoundError, ruda.BackendUnavailableError) as err:
+        pytest.skip(f"no wgpu backend here: {err}")
+    xp = Router((ruda.host, wgpu))
+    cpu = xp.__array_namespace_info__().default_device()
+    gpu = xp.MultiDevice.B2(wgpu.__array_namespace_info__().default_device())
+    x = xp.asarray([1.0, 2.0, 3.0], dtype=xp.float32, device=cpu)
+    y = x.to_device(gpu)
+    assert y.device == gpu
+    assert_matches_numpy(xp.sort(-y), np.array([-3.0, -2.0, -1.0], np.float32))
+    assert float(xp.linalg.vector_norm(y)) == pytest.approx(14**0.5)
+    assert_matches_numpy(y[y > 1.5].to_device(cpu), np.array([2.0, 3.0], np.float32))

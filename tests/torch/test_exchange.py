@@ -62,8 +62,9 @@ def test_torch_cpu_to_host_shares_memory() -> None:
     assert int(t[0]) == -7
 
 
-@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "uint16", "uint32", "uint64", "int64", "float64",
-                                   "complex64"])
+@pytest.mark.parametrize(
+    "dtype", ["bool", "int8", "uint8", "uint16", "uint32", "uint64", "int64", "float64", "complex64"]
+)
 def test_every_dtype_crosses_without_copy(dtype: str) -> None:
     a = np.ones(4, dtype=dtype)
     t = ruda.to_device(a, "torch:cpu")
@@ -98,8 +99,9 @@ def test_creation_and_moves_on_cuda() -> None:
     back = ruda.to_device(x, "torch:cpu")
     assert back.device == torch.device("cpu") and back.tolist() == [0.0, 1.0, 2.0, 3.0]
     assert ruda.to_device(np.arange(3.0), "torch:cuda:0").device == torch.device("cuda", 0)
-    assert_matches_numpy(xp.unique_values(xp.asarray([2.0, 1.0, 2.0], device="cuda:0")), np.array([1.0, 2.0],
-                                                                                                  "float32"))
+    assert_matches_numpy(
+        xp.unique_values(xp.asarray([2.0, 1.0, 2.0], device="cuda:0")), np.array([1.0, 2.0], "float32")
+    )
 
 
 @pytest.mark.gpu

@@ -110,8 +110,12 @@ def test_info_devices_and_defaults() -> None:
     assert isinstance(devices, tuple) and devices[0] == torch.device("cpu")
     assert len(devices) == 1 + torch.cuda.device_count()
     assert info.default_device() in devices
-    assert info.default_dtypes() == {"real floating": torch.float32, "complex floating": torch.complex64,
-                                     "integral": torch.int64, "indexing": torch.int64}
+    assert info.default_dtypes() == {
+        "real floating": torch.float32,
+        "complex floating": torch.complex64,
+        "integral": torch.int64,
+        "indexing": torch.int64,
+    }
     assert set(info.dtypes(kind=("bool", "complex floating"))) == {"bool", "complex64", "complex128"}
     with pytest.raises(ValueError, match="unknown dtype kind 'floats'"):
         info.dtypes(kind="floats")
@@ -150,14 +154,23 @@ def test_partial_dtypes_match_the_installed_torch() -> None:
 # -- creation ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("args", "kwargs"),
-    [((10,), {}), ((1, 10, 3), {}), ((10, 1, -3), {}), ((0.0, 1.0, 0.1), {}), ((5,), {"dtype": "uint8"}),
-     ((2**62, 2**62 + 5, 2), {}), ((1.0, 0.0, 0.25), {"dtype": "float64"}), ((3, 3), {})],
+    [
+        ((10,), {}),
+        ((1, 10, 3), {}),
+        ((10, 1, -3), {}),
+        ((0.0, 1.0, 0.1), {}),
+        ((5,), {"dtype": "uint8"}),
+        ((2**62, 2**62 + 5, 2), {}),
+        ((1.0, 0.0, 0.25), {"dtype": "float64"}),
+        ((3, 3), {}),
+    ],
 )
 def test_arange_has_the_spec_length_and_values(args: tuple[float, ...], kwargs: dict[str, str]) -> None:
     kw = {k: getattr(xp, v) for k, v in kwargs.items()}
     got = xp.arange(*args, **kw)
-    want = np.arange(*args, dtype=kwargs.get("dtype", "int64" if all(isinstance(a, int) for a in args)
-                                             else "float32"))
+    want = np.arange(
+        *args, dtype=kwargs.get("dtype", "int64" if all(isinstance(a, int) for a in args) else "float32")
+    )
     assert_matches_numpy(got, want, rtol=1e-6)
 
 
@@ -227,9 +240,14 @@ def test_sign_keeps_nan() -> None:
 
 @pytest.mark.parametrize(
     ("z", "want"),
-    [(complex(-0.0, 0), complex(0, 0)), (complex(INF, 0), complex(INF, 0)),
-     (complex(-INF, INF), complex(-1, 0)), (complex(-INF, NAN), complex(-1, 0)),
-     (complex(INF, NAN), complex(INF, NAN)), (complex(NAN, 0), complex(NAN, 0))],
+    [
+        (complex(-0.0, 0), complex(0, 0)),
+        (complex(INF, 0), complex(INF, 0)),
+        (complex(-INF, INF), complex(-1, 0)),
+        (complex(-INF, NAN), complex(-1, 0)),
+        (complex(INF, NAN), complex(INF, NAN)),
+        (complex(NAN, 0), complex(NAN, 0)),
+    ],
 )
 def test_expm1_complex_special_cases(z: complex, want: complex) -> None:
     same_complex(xp.expm1(c([z])), [want])
@@ -244,8 +262,10 @@ def test_log1p_tanh_acos_complex_special_cases() -> None:
     same_complex(xp.log1p(c([complex(INF, NAN), complex(NAN, INF)])), [complex(INF, NAN)] * 2)
     same_complex(xp.log1p(c([complex(9e15, INF)])), [complex(INF, math.pi / 2)])
     same_complex(xp.tanh(c([complex(INF, 6.7e153), complex(-INF, -2.0)])), [complex(1, 0), complex(-1, -0.0)])
-    same_complex(xp.acos(c([complex(0, 0), complex(-0.0, -0.0)])), [complex(math.pi / 2, -0.0),
-                                                                      complex(math.pi / 2, 0)])
+    same_complex(
+        xp.acos(c([complex(0, 0), complex(-0.0, -0.0)])),
+        [complex(math.pi / 2, -0.0), complex(math.pi / 2, 0)],
+    )
     same_complex(xp.tanh(c([complex(0, INF), complex(-0.0, NAN)])), [complex(0, NAN), complex(-0.0, NAN)])
     same_complex(xp.acosh(c([complex(0, NAN)])), [complex(NAN, math.pi / 2)])
 
@@ -266,8 +286,10 @@ def test_integer_contractions_without_a_gpu_kernel(monkeypatch: pytest.MonkeyPat
     v = b[0, :, 0]  # 4 values, like the last axis of a
     assert_matches_numpy(xp.vecdot(ta, xp.asarray(v)), np.sum(a * v, axis=-1))
     i8 = xp.asarray([[100, 100]], dtype=xp.int8)
-    assert_matches_numpy(xp.matmul(i8, xp.asarray([[2], [1]], dtype=xp.int8)),
-                         np.array([[100 * 2 + 100]], dtype=np.int64).astype(np.int8))  # wraps like the CPU
+    assert_matches_numpy(
+        xp.matmul(i8, xp.asarray([[2], [1]], dtype=xp.int8)),
+        np.array([[100 * 2 + 100]], dtype=np.int64).astype(np.int8),
+    )  # wraps like the CPU
     with pytest.raises(ValueError, match="do not align"):
         xp.matmul(ta, ta)
 

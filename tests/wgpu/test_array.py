@@ -247,3 +247,36 @@ def test_every_adapter_computes(xp):
             xp.arange(3, device=dev).dtype
             == xp.__array_namespace_info__().default_dtypes(device=dev)["integral"]
         )
+
+
+def test_numpy_scalars_are_taken_wherever_python_scalars_are(xp):
+    x = xp.asarray([1.0, 2.0, 3.0])
+    f, i = np.float32(2), np.int64(1)
+    assert_matches_numpy(xp.full((2,), f), np.full(2, 2.0, np.float32))
+    assert_matches_numpy(xp.full_like(x, f), np.full(3, 2.0, np.float32))
+    assert_matches_numpy(xp.arange(np.int64(3), dtype=xp.int32), np.arange(3, dtype=np.int32))
+    assert_matches_numpy(
+        xp.linspace(np.float32(0), np.float64(1), np.int64(3)), np.array([0, 0.5, 1], np.float32)
+    )
+    assert_matches_numpy(xp.where(x > 1, f, x), np.array([1, 2, 2], np.float32))
+    assert_matches_numpy(xp.clip(x, np.float32(1.5), np.float64(2.5)), np.array([1.5, 2, 2.5], np.float32))
+    assert_matches_numpy(x**i + f, np.array([3, 4, 5], np.float32))
+    assert_matches_numpy(x[i], np.float32(2))
+    assert_matches_numpy(xp.sum(x, axis=np.int64(0)), np.float32(6))
+    assert_matches_numpy(xp.expand_dims(x, axis=np.int64(0)), np.ones((1, 3)) * [1, 2, 3], check_dtype=False)
+    assert_matches_numpy(xp.roll(x, i), np.array([3, 1, 2], np.float32))
+    assert int(xp.searchsorted(x, f)) == 1
+    assert bool(xp.isin(xp.asarray([1, 2]), np.int64(2))[1])
+    y = xp.zeros((3,))
+    y[i] = f
+    assert_matches_numpy(y, np.array([0, 2, 0], np.float32))
+
+
+def test_array_protocol_is_an_explicit_host_copy(xp):
+    x = xp.asarray(np.arange(4, dtype=np.float32))
+    host = np.asarray(x)
+    host[0] = 9.0  # a copy: the device array is untouched
+    assert float(x[0]) == 0.0
+    assert np.asarray(x, dtype=np.float64).dtype == np.float64
+    with pytest.raises(ValueError, match="copy"):
+        np.asarray(x, copy=False)

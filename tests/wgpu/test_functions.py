@@ -160,3 +160,73 @@ def test_manipulation(xp):
         xp.reshape(x, (5, -1))
     with pytest.raises(ValueError):
         xp.squeeze(x, axis=0)
+
+
+def test_every_function_of_the_main_namespace_is_computed(xp):
+    from ruda import spec
+
+    for name in spec.FUNCTIONS:
+        assert callable(getattr(xp, name)), name
+        assert "Not implemented" not in (getattr(xp, name).__doc__ or ""), name
+
+
+@pytest.mark.parametrize("ord", [2, 1, 0, 3, 0.5, -1, np.inf, -np.inf])
+def test_vector_norm(xp, ord):
+    host = _host("float32", (3, 4, 5))
+    host[0, 0, 0] = 0.0
+    for axis in (None, 1, (0, 2)):
+        for keepdims in (False, True):
+            with np.errstate(divide="ignore"):
+                want = np.linalg.vector_norm(host, axis=axis, keepdims=keepdims, ord=ord)
+            got = xp.linalg.vector_norm(xp.asarray(host), axis=axis, keepdims=keepdims, ord=ord)
+            assert_matches_numpy(got, want, rtol=1e-5, atol=1e-6)
+    big = np.array([3e30, 4e30], np.float32)  # squares overflow float32: the norm must not
+    assert_matches_numpy(xp.linalg.vector_norm(xp.asarray(big)), np.float32(5e30), rtol=1e-6)
+    edge = np.array([np.inf, 1.0, -2.0], np.float32)
+    assert_matches_numpy(
+        xp.linalg.vector_norm(xp.asarray(edge), ord=ord), np.linalg.vector_norm(edge, ord=ord)
+    )
+
+
+@pytest.mark.parametrize("ord", ["fro", 1, -1, np.inf, -np.inf])
+def test_matrix_norm(xp, ord):
+    host = _host("float32", (2, 3, 4))
+    for keepdims in (False, True):
+        got = xp.linalg.matrix_norm(xp.asarray(host), ord=ord, keepdims=keepdims)
+        assert_matches_numpy(got, np.linalg.matrix_norm(host, ord=ord, keepdims=keepdims), rtol=1e-5)
+
+
+def test_matrix_norms_that_need_singular_values_say_so(xp):
+    for ord in (2, -2, "nuc"):
+        with pytest.raises(NotImplementedError, match="singular values"):
+            xp.linalg.matrix_norm(xp.ones((2, 2)), ord=ord)
+    with pytest.raises(ValueError, match="ord"):
+        xp.linalg.matrix_norm(xp.ones((2, 2)), ord=3)
+
+
+@pytest.mark.parametrize("dtype", NUMERIC)
+def test_diagonal_trace_outer_cross_matrix_power(xp, dtype):
+    host = _host(dtype, (2, 4, 5))
+    x = xp.asarray(host)
+    for offset in (-5, -1, 0, 2, 7):
+        assert_matches_numpy(xp.linalg.diagonal(x, offset=offset), np.linalg.diagonal(host, offset=offset))
+        got = xp.linalg.trace(x, offset=offset)
+        assert_matches_numpy(got, np.linalg.trace(host, offset=offset), check_dtype=False, rtol=1e-5)
+    d = xp.linalg.diagonal(x)
+    d[...] = 0  # a copy: writing to it leaves x alone
+    assert_matches_numpy(x, host)
+    a, b = host[0, 0], host[1, :, 0]
+    assert_matches_numpy(xp.linalg.outer(xp.asarray(a), xp.asarray(b)), np.outer(a, b), rtol=1e-5)
+    u, v = host[..., :3], host[::-1, ..., 1:4]
+    want = np.cross(u.astype(np.float64), v.astype(np.float64)).astype(host.dtype)
+    assert_matches_numpy(xp.linalg.cross(xp.asarray(u), xp.asarray(v)), want, rtol=1e-5, atol=1e-5)
+    square = host[:, :4, :4]
+    if np.dtype(dtype).kind == "f":
+        square = square / 4
+    for n in (0, 1, 2, 5):
+        want = np.linalg.matrix_power(square, n)
+        assert_matches_numpy(xp.linalg.matrix_power(xp.asarray(square), n), want, rtol=1e-4, atol=1e-4)
+    with pytest.raises(NotImplementedError, match="inverse"):
+        xp.linalg.matrix_power(xp.asarray(square), -1)
+    with pytest.raises(ValueError, match="size 3"):
+        xp.linalg.cross(x, x)

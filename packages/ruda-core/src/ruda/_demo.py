@@ -39,8 +39,13 @@ class DemoResult:
     message: str
 
     def as_dict(self) -> dict[str, object]:
-        return {"backend": self.backend, "ok": self.ok, "seconds": self.seconds,
-                "max_error": self.max_error, "message": self.message}
+        return {
+            "backend": self.backend,
+            "ok": self.ok,
+            "seconds": self.seconds,
+            "max_error": self.max_error,
+            "message": self.message,
+        }
 
 
 def problem() -> tuple[np.ndarray, np.ndarray]:

@@ -124,8 +124,16 @@ def backends() -> list[BackendInfo]:
         version = ep.dist.version if ep.dist is not None else None
         status = _probe(name)
         rows.append(
-            BackendInfo(name, dist, version, status.available, status.reason, status.fix,
-                        tuple(status.devices), dict(status.details))
+            BackendInfo(
+                name,
+                dist,
+                version,
+                status.available,
+                status.reason,
+                status.fix,
+                tuple(status.devices),
+                dict(status.details),
+            )
         )
     return rows
 
@@ -189,7 +197,9 @@ def _not_found_message(name: str) -> str:
     have = ", ".join(installed()) or "none"
     extra = KNOWN_EXTRAS.get(name)
     if extra:
-        return (f"backend {name!r} is not installed (installed: {have}). "
-                f'Install it with: pip install "ruda[{extra}]"')
+        return (
+            f"backend {name!r} is not installed (installed: {have}). "
+            f'Install it with: pip install "ruda[{extra}]"'
+        )
     known = ", ".join(k for k in KNOWN_EXTRAS)
     return f"unknown backend {name!r}: installed backends are {have}; ruda knows {known}"

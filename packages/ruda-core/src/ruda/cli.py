@@ -43,8 +43,10 @@ def _info(args: argparse.Namespace) -> int:
     Console().print(table)
     missing = [name for name in _registry.KNOWN_EXTRAS if name not in _registry.installed()]
     if missing:
-        print("not installed: " + ", ".join(f'{n} (pip install "ruda[{_registry.KNOWN_EXTRAS[n]}]")'
-                                            for n in missing))
+        print(
+            "not installed: "
+            + ", ".join(f'{n} (pip install "ruda[{_registry.KNOWN_EXTRAS[n]}]")' for n in missing)
+        )
     return 0
 
 
@@ -58,10 +60,20 @@ def _demo(args: argparse.Namespace) -> int:
     for column in ("backend", "result", "seconds", "max rel. error", "detail"):
         table.add_column(column)
     for r in results:
-        verdict = "[green]ok[/green]" if r.ok else "[dim]skipped[/dim]" if r.seconds is None and \
-            r.message.startswith("unavailable") else "[red]FAILED[/red]"
-        table.add_row(r.backend, verdict, "" if r.seconds is None else f"{r.seconds:.3f}",
-                      "" if r.max_error is None else f"{r.max_error:.1e}", escape(r.message))
+        verdict = (
+            "[green]ok[/green]"
+            if r.ok
+            else "[dim]skipped[/dim]"
+            if r.seconds is None and r.message.startswith("unavailable")
+            else "[red]FAILED[/red]"
+        )
+        table.add_row(
+            r.backend,
+            verdict,
+            "" if r.seconds is None else f"{r.seconds:.3f}",
+            "" if r.max_error is None else f"{r.max_error:.1e}",
+            escape(r.message),
+        )
     Console().print(table)
     return 1 if failed else 0
 

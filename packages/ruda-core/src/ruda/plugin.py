@@ -104,4 +104,3 @@ class Backend:
         """Build an array on ``native_device`` from host bytes."""
         xp = self.namespace()
         return xp.asarray(data.to_numpy(), device=native_device, copy=True)
-

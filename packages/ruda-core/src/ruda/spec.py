@@ -14,110 +14,321 @@ API_VERSION = "2025.12"
 
 #: creation functions
 CREATION_FUNCTIONS: tuple[str, ...] = (
-    "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
-    "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like",
+    "arange",
+    "asarray",
+    "empty",
+    "empty_like",
+    "eye",
+    "from_dlpack",
+    "full",
+    "full_like",
+    "linspace",
+    "meshgrid",
+    "ones",
+    "ones_like",
+    "tril",
+    "triu",
+    "zeros",
+    "zeros_like",
 )
 
 #: data type functions
 DATA_TYPE_FUNCTIONS: tuple[str, ...] = (
-    "astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type",
+    "astype",
+    "can_cast",
+    "finfo",
+    "iinfo",
+    "isdtype",
+    "result_type",
 )
 
 #: elementwise functions
 ELEMENTWISE_FUNCTIONS: tuple[str, ...] = (
-    "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
-    "bitwise_left_shift", "bitwise_invert", "bitwise_or", "bitwise_right_shift", "bitwise_xor",
-    "ceil", "clip", "conj", "copysign", "cos", "cosh", "divide", "equal", "exp", "expm1", "floor",
-    "floor_divide", "greater", "greater_equal", "hypot", "imag", "isfinite", "isinf", "isnan",
-    "less", "less_equal", "log", "log1p", "log2", "log10", "logaddexp", "logical_and",
-    "logical_not", "logical_or", "logical_xor", "maximum", "minimum", "multiply", "negative",
-    "nextafter", "not_equal", "positive", "pow", "real", "reciprocal", "remainder", "round", "sign",
-    "signbit", "sin", "sinh", "square", "sqrt", "subtract", "tan", "tanh", "trunc",
+    "abs",
+    "acos",
+    "acosh",
+    "add",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
+    "bitwise_and",
+    "bitwise_left_shift",
+    "bitwise_invert",
+    "bitwise_or",
+    "bitwise_right_shift",
+    "bitwise_xor",
+    "ceil",
+    "clip",
+    "conj",
+    "copysign",
+    "cos",
+    "cosh",
+    "divide",
+    "equal",
+    "exp",
+    "expm1",
+    "floor",
+    "floor_divide",
+    "greater",
+    "greater_equal",
+    "hypot",
+    "imag",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "less",
+    "less_equal",
+    "log",
+    "log1p",
+    "log2",
+    "log10",
+    "logaddexp",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+    "maximum",
+    "minimum",
+    "multiply",
+    "negative",
+    "nextafter",
+    "not_equal",
+    "positive",
+    "pow",
+    "real",
+    "reciprocal",
+    "remainder",
+    "round",
+    "sign",
+    "signbit",
+    "sin",
+    "sinh",
+    "square",
+    "sqrt",
+    "subtract",
+    "tan",
+    "tanh",
+    "trunc",
 )
 
 #: indexing functions
 INDEXING_FUNCTIONS: tuple[str, ...] = (
-    "take", "take_along_axis",
+    "take",
+    "take_along_axis",
 )
 
 #: linear algebra functions
 LINEAR_ALGEBRA_FUNCTIONS: tuple[str, ...] = (
-    "matmul", "matrix_transpose", "tensordot", "vecdot",
+    "matmul",
+    "matrix_transpose",
+    "tensordot",
+    "vecdot",
 )
 
 #: manipulation functions
 MANIPULATION_FUNCTIONS: tuple[str, ...] = (
-    "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims", "flip",
-    "moveaxis", "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile", "unstack",
+    "broadcast_arrays",
+    "broadcast_shapes",
+    "broadcast_to",
+    "concat",
+    "expand_dims",
+    "flip",
+    "moveaxis",
+    "permute_dims",
+    "repeat",
+    "reshape",
+    "roll",
+    "squeeze",
+    "stack",
+    "tile",
+    "unstack",
 )
 
 #: searching functions
 SEARCHING_FUNCTIONS: tuple[str, ...] = (
-    "argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where",
+    "argmax",
+    "argmin",
+    "count_nonzero",
+    "nonzero",
+    "searchsorted",
+    "where",
 )
 
 #: set functions
 SET_FUNCTIONS: tuple[str, ...] = (
-    "isin", "unique_all", "unique_counts", "unique_inverse", "unique_values",
+    "isin",
+    "unique_all",
+    "unique_counts",
+    "unique_inverse",
+    "unique_values",
 )
 
 #: sorting functions
 SORTING_FUNCTIONS: tuple[str, ...] = (
-    "argsort", "sort",
+    "argsort",
+    "sort",
 )
 
 #: statistical functions
 STATISTICAL_FUNCTIONS: tuple[str, ...] = (
-    "cumulative_sum", "cumulative_prod", "max", "mean", "min", "prod", "std", "sum", "var",
+    "cumulative_sum",
+    "cumulative_prod",
+    "max",
+    "mean",
+    "min",
+    "prod",
+    "std",
+    "sum",
+    "var",
 )
 
 #: utility functions
 UTILITY_FUNCTIONS: tuple[str, ...] = (
-    "all", "any", "diff",
+    "all",
+    "any",
+    "diff",
 )
 
 #: constants
 CONSTANTS: tuple[str, ...] = (
-    "e", "inf", "nan", "newaxis", "pi",
+    "e",
+    "inf",
+    "nan",
+    "newaxis",
+    "pi",
 )
 
 #: the 13 dtype names every namespace exposes
 DTYPES: tuple[str, ...] = (
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32",
-    "float64", "complex64", "complex128",
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
 )
 
 #: the linalg extension
 LINALG: tuple[str, ...] = (
-    "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matmul", "matrix_norm",
-    "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve",
-    "svd", "svdvals", "tensordot", "trace", "vecdot", "vector_norm",
+    "cholesky",
+    "cross",
+    "det",
+    "diagonal",
+    "eig",
+    "eigh",
+    "eigvals",
+    "eigvalsh",
+    "inv",
+    "matmul",
+    "matrix_norm",
+    "matrix_power",
+    "matrix_rank",
+    "matrix_transpose",
+    "outer",
+    "pinv",
+    "qr",
+    "slogdet",
+    "solve",
+    "svd",
+    "svdvals",
+    "tensordot",
+    "trace",
+    "vecdot",
+    "vector_norm",
 )
 
 #: the fft extension
 FFT: tuple[str, ...] = (
-    "fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft", "fftfreq",
-    "rfftfreq", "fftshift", "ifftshift",
+    "fft",
+    "ifft",
+    "fftn",
+    "ifftn",
+    "rfft",
+    "irfft",
+    "rfftn",
+    "irfftn",
+    "hfft",
+    "ihfft",
+    "fftfreq",
+    "rfftfreq",
+    "fftshift",
+    "ifftshift",
 )
 
 #: attributes and methods of the array object
 ARRAY_ATTRIBUTES: tuple[str, ...] = (
-    "dtype", "device", "mT", "ndim", "shape", "size", "T", "to_device",
+    "dtype",
+    "device",
+    "mT",
+    "ndim",
+    "shape",
+    "size",
+    "T",
+    "to_device",
 )
 
 #: special methods of the array object
 ARRAY_DUNDERS: tuple[str, ...] = (
-    "__abs__", "__add__", "__and__", "__array_namespace__", "__bool__", "__complex__", "__dlpack__",
-    "__dlpack_device__", "__eq__", "__float__", "__floordiv__", "__ge__", "__getitem__", "__gt__",
-    "__index__", "__int__", "__invert__", "__le__", "__lshift__", "__lt__", "__matmul__", "__mod__",
-    "__mul__", "__ne__", "__neg__", "__or__", "__pos__", "__pow__", "__rshift__", "__setitem__",
-    "__sub__", "__truediv__", "__xor__",
+    "__abs__",
+    "__add__",
+    "__and__",
+    "__array_namespace__",
+    "__bool__",
+    "__complex__",
+    "__dlpack__",
+    "__dlpack_device__",
+    "__eq__",
+    "__float__",
+    "__floordiv__",
+    "__ge__",
+    "__getitem__",
+    "__gt__",
+    "__index__",
+    "__int__",
+    "__invert__",
+    "__le__",
+    "__lshift__",
+    "__lt__",
+    "__matmul__",
+    "__mod__",
+    "__mul__",
+    "__ne__",
+    "__neg__",
+    "__or__",
+    "__pos__",
+    "__pow__",
+    "__rshift__",
+    "__setitem__",
+    "__sub__",
+    "__truediv__",
+    "__xor__",
 )
 
 #: every function of the main namespace, in the order of the spec's sections
-FUNCTIONS: tuple[str, ...] = tuple(dict.fromkeys(
-    CREATION_FUNCTIONS + DATA_TYPE_FUNCTIONS + ELEMENTWISE_FUNCTIONS + INDEXING_FUNCTIONS + LINEAR_ALGEBRA_FUNCTIONS + MANIPULATION_FUNCTIONS + SEARCHING_FUNCTIONS + SET_FUNCTIONS + SORTING_FUNCTIONS + STATISTICAL_FUNCTIONS + UTILITY_FUNCTIONS
-))
+FUNCTIONS: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        CREATION_FUNCTIONS
+        + DATA_TYPE_FUNCTIONS
+        + ELEMENTWISE_FUNCTIONS
+        + INDEXING_FUNCTIONS
+        + LINEAR_ALGEBRA_FUNCTIONS
+        + MANIPULATION_FUNCTIONS
+        + SEARCHING_FUNCTIONS
+        + SET_FUNCTIONS
+        + SORTING_FUNCTIONS
+        + STATISTICAL_FUNCTIONS
+        + UTILITY_FUNCTIONS
+    )
+)
 
 #: dtype names by the kinds of ``isdtype`` and ``__array_namespace_info__().dtypes(kind=...)``
 DTYPE_KINDS: dict[str, tuple[str, ...]] = {
@@ -128,7 +339,9 @@ DTYPE_KINDS: dict[str, tuple[str, ...]] = {
     "complex floating": ("complex64", "complex128"),
 }
 DTYPE_KINDS["integral"] = DTYPE_KINDS["signed integer"] + DTYPE_KINDS["unsigned integer"]
-DTYPE_KINDS["numeric"] = DTYPE_KINDS["integral"] + DTYPE_KINDS["real floating"] + DTYPE_KINDS["complex floating"]
+DTYPE_KINDS["numeric"] = (
+    DTYPE_KINDS["integral"] + DTYPE_KINDS["real floating"] + DTYPE_KINDS["complex floating"]
+)
 
 
 def dtype_names(kind: str | tuple[str, ...] | None = None) -> tuple[str, ...]:

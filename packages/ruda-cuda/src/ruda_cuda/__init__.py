@@ -22,7 +22,9 @@ from typing import Any
 from ruda import spec
 
 __all__ = sorted(
-    set(spec.FUNCTIONS) | set(spec.CONSTANTS) | set(spec.DTYPES)
+    set(spec.FUNCTIONS)
+    | set(spec.CONSTANTS)
+    | set(spec.DTYPES)
     | {"Array", "fft", "linalg", "__array_namespace_info__", "__array_api_version__"}
 )
 
@@ -32,8 +34,10 @@ def _load() -> None:
         namespace = importlib.import_module("ruda_cuda._namespace")
     except ImportError as err:
         if err.name == "cupy":
-            raise ImportError("ruda_cuda needs CuPy, which is not installed: pip install 'ruda[cuda]' "
-                              "(CUDA 12) or 'ruda[cuda13]' (CUDA 13)") from err
+            raise ImportError(
+                "ruda_cuda needs CuPy, which is not installed: pip install 'ruda[cuda]' "
+                "(CUDA 12) or 'ruda[cuda13]' (CUDA 13)"
+            ) from err
         raise
     missing = [name for name in __all__ if not hasattr(namespace, name)]
     if missing:  # a programming error in this package, caught at first use

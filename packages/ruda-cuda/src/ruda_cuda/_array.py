@@ -33,8 +33,9 @@ class Array(cupy.ndarray):
     def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
         """The ``ruda_cuda`` namespace (one module serves every listed version)."""
         if api_version is not None and api_version not in API_VERSIONS:
-            raise ValueError(f"ruda_cuda implements Array API versions {', '.join(API_VERSIONS)}, "
-                             f"not {api_version!r}")
+            raise ValueError(
+                f"ruda_cuda implements Array API versions {', '.join(API_VERSIONS)}, not {api_version!r}"
+            )
         import ruda_cuda
 
         return ruda_cuda
@@ -45,8 +46,9 @@ class Array(cupy.ndarray):
 
     def __index__(self) -> int:
         if self.ndim != 0 or self.dtype.kind not in "iu":
-            raise TypeError(f"only a 0-d integer array can be used as an index, not a {self.ndim}-d "
-                            f"{self.dtype} array")
+            raise TypeError(
+                f"only a 0-d integer array can be used as an index, not a {self.ndim}-d {self.dtype} array"
+            )
         return int(self.get())
 
     def __getitem__(self, key: Any) -> Array:
@@ -63,16 +65,25 @@ class Array(cupy.ndarray):
         """The matrix transpose (the last two axes swapped)."""
         return as_array(super().mT)
 
-    def __dlpack__(self, /, *, stream: Any = None, max_version: tuple[int, int] | None = None,
-                   dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
+    def __dlpack__(
+        self,
+        /,
+        *,
+        stream: Any = None,
+        max_version: tuple[int, int] | None = None,
+        dl_device: tuple[int, int] | None = None,
+        copy: bool | None = None,
+    ) -> Any:
         """Export through DLPack; ``copy=True`` on the array's own device copies first
         (CuPy supports ``copy=True`` only towards the CPU)."""
         own = dl_device is None or tuple(dl_device) == tuple(self.__dlpack_device__())
         if copy is True and own:
             return cupy.ndarray.copy(self).__dlpack__(stream=stream, max_version=max_version)
         if copy is False and not own:
-            raise BufferError(f"exporting a {self.device} array to DLPack device {tuple(dl_device)} "
-                              "needs a copy, and copy=False forbids it; pass copy=None or True")
+            raise BufferError(
+                f"exporting a {self.device} array to DLPack device {tuple(dl_device)} "
+                "needs a copy, and copy=False forbids it; pass copy=None or True"
+            )
         return super().__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
     # Floor division and remainder: CuPy computes x - floor(x / y) * y, which loses
@@ -109,8 +120,10 @@ class Array(cupy.ndarray):
 
     def _assign(self, result: cupy.ndarray) -> Array:
         if result.dtype != self.dtype:
-            raise TypeError(f"in-place operation would change the dtype of a {self.dtype} array to "
-                            f"{result.dtype}; use the out-of-place operator")
+            raise TypeError(
+                f"in-place operation would change the dtype of a {self.dtype} array to "
+                f"{result.dtype}; use the out-of-place operator"
+            )
         super().__setitem__(Ellipsis, result)
         return self
 
@@ -162,6 +175,6 @@ def _stream(stream: Any) -> cupy.cuda.Stream:
         return stream
     if isinstance(stream, int):
         return cupy.cuda.ExternalStream(stream)
-    raise TypeError(f"stream must be a cupy.cuda.Stream or a CUDA stream handle (int), "
-                    f"not {type(stream).__name__}")
-
+    raise TypeError(
+        f"stream must be a cupy.cuda.Stream or a CUDA stream handle (int), not {type(stream).__name__}"
+    )

@@ -31,6 +31,7 @@ def _target(device: Any, like: Any = None) -> cupy.cuda.Device | None:
 
 def _on_device(function: Callable[..., Any], like: bool = False) -> Callable[..., Any]:
     """``function`` run on its ``device`` argument's GPU, returning :class:`Array`."""
+
     def wrapper(*args: Any, device: Any = None, **kwargs: Any) -> Any:
         target = _target(device, args[0] if like and args else None)
         if target is None:
@@ -50,8 +51,10 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
     with target if target is not None else cupy.cuda.Device():
         if isinstance(obj, _SCALARS) or (isinstance(obj, np.ndarray) and obj.ndim == 0):
             if copy is False:
-                raise ValueError("asarray(copy=False) cannot wrap a host scalar without copying it to "
-                                 "the GPU; pass copy=None")
+                raise ValueError(
+                    "asarray(copy=False) cannot wrap a host scalar without copying it to "
+                    "the GPU; pass copy=None"
+                )
             return as_array(scalar_array(obj, dtype))
         if isinstance(obj, cupy.ndarray) and target is not None and obj.device != target:
             obj = to_device(obj, target)
@@ -61,8 +64,10 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
 
 
 def _holds_gpu_arrays(obj: Any) -> bool:
-    return any(isinstance(item, cupy.ndarray) or (isinstance(item, (list, tuple)) and _holds_gpu_arrays(item))
-               for item in obj)
+    return any(
+        isinstance(item, cupy.ndarray) or (isinstance(item, (list, tuple)) and _holds_gpu_arrays(item))
+        for item in obj
+    )
 
 
 def _to_host(obj: Any) -> Any:
@@ -133,5 +138,21 @@ def triu(x: Any, /, *, k: int = 0) -> Array:
     return as_array(cupy.triu(x, k=k))
 
 
-__all__ = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
-           "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like"]
+__all__ = [
+    "arange",
+    "asarray",
+    "empty",
+    "empty_like",
+    "eye",
+    "from_dlpack",
+    "full",
+    "full_like",
+    "linspace",
+    "meshgrid",
+    "ones",
+    "ones_like",
+    "tril",
+    "triu",
+    "zeros",
+    "zeros_like",
+]

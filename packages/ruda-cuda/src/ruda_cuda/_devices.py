@@ -25,12 +25,15 @@ def native_device(device: Any) -> cupy.cuda.Device:
     if isinstance(device, (str, Device)):
         parsed = Device.parse(device)
         if parsed.kind != "cuda" or parsed.id is None or not parsed.id.isdigit():
-            raise ValueError(f"ruda_cuda has no device {str(parsed)!r}: its devices are {_names()}; "
-                             "move data between backends with ruda.to_device")
+            raise ValueError(
+                f"ruda_cuda has no device {str(parsed)!r}: its devices are {_names()}; "
+                "move data between backends with ruda.to_device"
+            )
         index = int(parsed.id)
     else:
-        raise TypeError(f"a ruda_cuda device is a cupy.cuda.Device, 'cuda:N' or ruda.Device, "
-                        f"not {type(device).__name__}")
+        raise TypeError(
+            f"a ruda_cuda device is a cupy.cuda.Device, 'cuda:N' or ruda.Device, not {type(device).__name__}"
+        )
     if index >= device_count():
         raise ValueError(f"ruda_cuda has no device 'cuda:{index}': its devices are {_names()}")
     return cupy.cuda.Device(index)

@@ -22,9 +22,14 @@ def _dtype_of(type: Any) -> Any:
 def finfo(type: Any, /) -> finfo_object:
     """Limits of a floating dtype (or of an array's dtype)."""
     info = np.finfo(_dtype_of(type))
-    return finfo_object(bits=int(info.bits), eps=float(info.eps), max=float(info.max),
-                        min=float(info.min), smallest_normal=float(info.smallest_normal),
-                        dtype=info.dtype)
+    return finfo_object(
+        bits=int(info.bits),
+        eps=float(info.eps),
+        max=float(info.max),
+        min=float(info.min),
+        smallest_normal=float(info.smallest_normal),
+        dtype=info.dtype,
+    )
 
 
 def iinfo(type: Any, /) -> iinfo_object:

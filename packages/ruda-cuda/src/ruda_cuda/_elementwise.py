@@ -31,9 +31,13 @@ def _multiprocessors(device_id: int) -> int:
 
 
 def _streamable(x: Any) -> bool:
-    return (isinstance(x, cupy.ndarray) and x.size >= STREAM_MIN_SIZE
-            and x.dtype.name in _kernels.VECTOR_DTYPES
-            and x.flags.c_contiguous and x.data.ptr % 16 == 0)
+    return (
+        isinstance(x, cupy.ndarray)
+        and x.size >= STREAM_MIN_SIZE
+        and x.dtype.name in _kernels.VECTOR_DTYPES
+        and x.flags.c_contiguous
+        and x.data.ptr % 16 == 0
+    )
 
 
 def _stream(name: str, *arrays: Any) -> Array | None:
@@ -89,34 +93,69 @@ def _complex_patched(name: str, ufunc: Callable[[Any], Any]) -> Callable[[Any], 
         return as_array(out)
 
     function.__name__ = function.__qualname__ = name
-    function.__doc__ = (f"The Array API ``{name}``; complex input follows the standard's special "
-                        "cases, which CuPy's complex functions miss.")
+    function.__doc__ = (
+        f"The Array API ``{name}``; complex input follows the standard's special "
+        "cases, which CuPy's complex functions miss."
+    )
     return function
 
 
 _UNARY = {
-    "abs": cupy.absolute, "acos": cupy.arccos, "asin": cupy.arcsin, "asinh": cupy.arcsinh,
-    "atan": cupy.arctan, "atanh": cupy.arctanh, "bitwise_invert": cupy.invert, "conj": cupy.conj,
-    "cos": cupy.cos, "cosh": cupy.cosh, "exp": cupy.exp, "expm1": cupy.expm1, "imag": cupy.imag,
-    "isfinite": cupy.isfinite, "isinf": cupy.isinf, "isnan": cupy.isnan, "logical_not": cupy.logical_not,
+    "abs": cupy.absolute,
+    "acos": cupy.arccos,
+    "asin": cupy.arcsin,
+    "asinh": cupy.arcsinh,
+    "atan": cupy.arctan,
+    "atanh": cupy.arctanh,
+    "bitwise_invert": cupy.invert,
+    "conj": cupy.conj,
+    "cos": cupy.cos,
+    "cosh": cupy.cosh,
+    "exp": cupy.exp,
+    "expm1": cupy.expm1,
+    "imag": cupy.imag,
+    "isfinite": cupy.isfinite,
+    "isinf": cupy.isinf,
+    "isnan": cupy.isnan,
+    "logical_not": cupy.logical_not,
     "negative": cupy.negative,
-    "positive": cupy.positive, "real": cupy.real, "reciprocal": cupy.reciprocal,
-    "signbit": cupy.signbit, "sin": cupy.sin, "sinh": cupy.sinh, "square": cupy.square,
+    "positive": cupy.positive,
+    "real": cupy.real,
+    "reciprocal": cupy.reciprocal,
+    "signbit": cupy.signbit,
+    "sin": cupy.sin,
+    "sinh": cupy.sinh,
+    "square": cupy.square,
     "tan": cupy.tan,
 }
 _BINARY = {
-    "add": cupy.add, "atan2": cupy.arctan2, "bitwise_and": cupy.bitwise_and,
-    "bitwise_left_shift": cupy.left_shift, "bitwise_or": cupy.bitwise_or,
-    "bitwise_right_shift": cupy.right_shift, "bitwise_xor": cupy.bitwise_xor,
-    "copysign": cupy.copysign, "divide": cupy.divide, "equal": cupy.equal, "greater": cupy.greater,
-    "greater_equal": cupy.greater_equal, "hypot": cupy.hypot, "less": cupy.less,
-    "less_equal": cupy.less_equal, "logaddexp": cupy.logaddexp, "logical_and": cupy.logical_and,
-    "logical_or": cupy.logical_or, "logical_xor": cupy.logical_xor, "maximum": cupy.maximum,
-    "minimum": cupy.minimum, "multiply": cupy.multiply, "not_equal": cupy.not_equal,
-    "pow": cupy.power, "subtract": cupy.subtract,
+    "add": cupy.add,
+    "atan2": cupy.arctan2,
+    "bitwise_and": cupy.bitwise_and,
+    "bitwise_left_shift": cupy.left_shift,
+    "bitwise_or": cupy.bitwise_or,
+    "bitwise_right_shift": cupy.right_shift,
+    "bitwise_xor": cupy.bitwise_xor,
+    "copysign": cupy.copysign,
+    "divide": cupy.divide,
+    "equal": cupy.equal,
+    "greater": cupy.greater,
+    "greater_equal": cupy.greater_equal,
+    "hypot": cupy.hypot,
+    "less": cupy.less,
+    "less_equal": cupy.less_equal,
+    "logaddexp": cupy.logaddexp,
+    "logical_and": cupy.logical_and,
+    "logical_or": cupy.logical_or,
+    "logical_xor": cupy.logical_xor,
+    "maximum": cupy.maximum,
+    "minimum": cupy.minimum,
+    "multiply": cupy.multiply,
+    "not_equal": cupy.not_equal,
+    "pow": cupy.power,
+    "subtract": cupy.subtract,
 }
-_PATCHED = {"acosh": cupy.arccosh, "log": cupy.log, "log1p": cupy.log1p, "sqrt": cupy.sqrt,
-            "tanh": cupy.tanh}
+_PATCHED = {"acosh": cupy.arccosh, "log": cupy.log, "log1p": cupy.log1p, "sqrt": cupy.sqrt, "tanh": cupy.tanh}
 
 globals().update({name: _unary(name, f) for name, f in _UNARY.items()})
 globals().update({name: _binary(name, f) for name, f in _BINARY.items()})
@@ -125,6 +164,7 @@ globals().update({name: _complex_patched(name, f) for name, f in _PATCHED.items(
 
 def _wrap(function: Callable[..., Any]) -> Callable[..., Any]:
     """An array-api-compat function returning :class:`Array` (its signature is kept)."""
+
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         return as_array(function(*args, **kwargs))
 
@@ -169,8 +209,9 @@ log10 = _real_log("log10", cupy.log10)
 def _same_dtype(x1: Any, x2: Any) -> tuple[Any, Any, np.dtype[Any]]:
     """Both operands at their promoted dtype (a Python scalar becomes a NumPy scalar of it)."""
     if not isinstance(x1, cupy.ndarray) and not isinstance(x2, cupy.ndarray):
-        raise TypeError(f"at least one operand must be an array, not {type(x1).__name__} and "
-                        f"{type(x2).__name__}")
+        raise TypeError(
+            f"at least one operand must be an array, not {type(x1).__name__} and {type(x2).__name__}"
+        )
     dtype = np.result_type(*(x.dtype if isinstance(x, cupy.ndarray) else x for x in (x1, x2)))
 
     def cast(x: Any) -> Any:
@@ -202,7 +243,20 @@ def nextafter(x1: Any, x2: Any, /) -> Array:
 
 
 __all__ = sorted(
-    set(_UNARY) | set(_BINARY) | set(_PATCHED)
-    | {"ceil", "floor", "trunc", "sign", "clip", "floor_divide", "remainder", "nextafter", "round", "log2",
-       "log10"}
+    set(_UNARY)
+    | set(_BINARY)
+    | set(_PATCHED)
+    | {
+        "ceil",
+        "floor",
+        "trunc",
+        "sign",
+        "clip",
+        "floor_divide",
+        "remainder",
+        "nextafter",
+        "round",
+        "log2",
+        "log10",
+    }
 )

@@ -18,6 +18,7 @@ from ruda_cuda._array import Array, as_array
 
 def wrap(function: Callable[..., Any]) -> Callable[..., Any]:
     """``function`` returning :class:`Array` (``inspect.signature`` still shows its own)."""
+
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         return as_array(function(*args, **kwargs))
 
@@ -54,9 +55,14 @@ def unstack(x: Any, /, *, axis: int = 0) -> tuple[Array, ...]:
 
 _SPECIAL = {"repeat", "broadcast_shapes", "broadcast_arrays", "unstack"}
 _NAMES = (
-    spec.INDEXING_FUNCTIONS + spec.LINEAR_ALGEBRA_FUNCTIONS + spec.MANIPULATION_FUNCTIONS
-    + spec.SEARCHING_FUNCTIONS + spec.SET_FUNCTIONS + spec.SORTING_FUNCTIONS
-    + spec.STATISTICAL_FUNCTIONS + spec.UTILITY_FUNCTIONS
+    spec.INDEXING_FUNCTIONS
+    + spec.LINEAR_ALGEBRA_FUNCTIONS
+    + spec.MANIPULATION_FUNCTIONS
+    + spec.SEARCHING_FUNCTIONS
+    + spec.SET_FUNCTIONS
+    + spec.SORTING_FUNCTIONS
+    + spec.STATISTICAL_FUNCTIONS
+    + spec.UTILITY_FUNCTIONS
 )
 globals().update({name: wrap(getattr(_compat, name)) for name in _NAMES if name not in _SPECIAL})
 

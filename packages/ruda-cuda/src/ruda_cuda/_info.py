@@ -32,8 +32,7 @@ class __array_namespace_info__:  # noqa: N801  (the standard's name)
     def capabilities(self) -> dict[str, Any]:
         """Boolean indexing and data-dependent shapes work (they synchronise with the GPU);
         CuPy arrays have at most 64 dimensions."""
-        return {"boolean indexing": True, "data-dependent shapes": True,
-                "max dimensions": MAX_DIMENSIONS}
+        return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": MAX_DIMENSIONS}
 
     def default_device(self) -> cupy.cuda.Device:
         """The current CUDA device (``cuda:0`` unless changed with ``with cupy.cuda.Device(n)``)."""

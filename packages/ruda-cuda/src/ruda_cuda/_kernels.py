@@ -12,7 +12,8 @@ import cupy
 # numpy's npy_divmod, which is exact (CuPy uses floor(a / b)), plus the standard's
 # infinities: with exactly one infinite operand the quotient is a / b itself.
 FLOOR_DIVIDE = cupy.ElementwiseKernel(
-    "T a, T b", "T out",
+    "T a, T b",
+    "T out",
     """
     if (b == 0 || (isinf(a) != isinf(b) && !isnan(a) && !isnan(b))) {
         out = a / b;
@@ -34,7 +35,8 @@ FLOOR_DIVIDE = cupy.ElementwiseKernel(
 # numpy's npy_divmod remainder: exact, with the sign of the divisor (CuPy computes
 # a - floor(a / b) * b, which loses precision and signed zeros).
 REMAINDER = cupy.ElementwiseKernel(
-    "T a, T b", "T out",
+    "T a, T b",
+    "T out",
     """
     T mod = fmod(a, b);
     if (b == 0 || isnan(mod)) {
@@ -50,13 +52,16 @@ REMAINDER = cupy.ElementwiseKernel(
 
 # nextafter(x, y) is y when x == y (C99), so nextafter(+0, -0) is -0.
 NEXTAFTER_EQUAL = cupy.ElementwiseKernel(
-    "T a, T b, T n", "T out", "out = (a == b) ? b : n", "ruda_nextafter_equal",
+    "T a, T b, T n",
+    "T out",
+    "out = (a == b) ? b : n",
+    "ruda_nextafter_equal",
 )
 
 # log2 and log10 of a negative subnormal give -inf through CUDA's libdevice (the input is
 # treated as zero); the standard asks NaN for every x < 0. One pass, like CuPy's own.
 REAL_LOG = {
-    name: cupy.ElementwiseKernel("T x", "T out", f"out = (x < 0) ? (T)nan(\"\") : {name}(x)", f"ruda_{name}")
+    name: cupy.ElementwiseKernel("T x", "T out", f'out = (x < 0) ? (T)nan("") : {name}(x)', f"ruda_{name}")
     for name in ("log2", "log10")
 }
 
@@ -93,7 +98,8 @@ _COMPLEX_PATCHES = {
 
 COMPLEX_PATCH = {
     name: cupy.ElementwiseKernel(
-        "T x, T r", "T out",
+        "T x, T r",
+        "T out",
         f"double a = x.real(), b = x.imag(); out = r; {body}",
         f"ruda_complex_{name}",
     )
@@ -105,8 +111,12 @@ COMPLEX_PATCH = {
 # moves one element per thread per iteration and reaches about 60% of the copy bandwidth
 # on an H200 for add (40% for exp); 16-byte vector loads and stores in a grid-stride loop
 # reach the copy bandwidth. Same C expressions as CuPy's ufuncs, so results are identical.
-STREAM_BINARY = {"add": "((x) + (y))", "subtract": "((x) - (y))", "multiply": "((x) * (y))",
-                 "divide": "((x) / (y))"}
+STREAM_BINARY = {
+    "add": "((x) + (y))",
+    "subtract": "((x) - (y))",
+    "multiply": "((x) * (y))",
+    "divide": "((x) / (y))",
+}
 STREAM_UNARY = {"exp": "exp(x)", "sin": "sin(x)", "cos": "cos(x)"}
 VECTOR_DTYPES = {"float32": ("float", "float4", 4), "float64": ("double", "double2", 2)}
 
@@ -139,9 +149,11 @@ def _stream_source(expr: str, dtype: str, binary: bool) -> str:
     zero = f"make_{vector}({', '.join(['0'] * width)})"
     if binary:
         args = f"const {scalar}* __restrict__ a, const {scalar}* __restrict__ b, {scalar}* __restrict__ c"
-        vload = (f"const {vector} x0 = {va}[i]; const {vector} y0 = {vb}[i]; "
-                 f"const {vector} x1 = second ? {va}[k] : {zero}; "
-                 f"const {vector} y1 = second ? {vb}[k] : {zero};")
+        vload = (
+            f"const {vector} x0 = {va}[i]; const {vector} y0 = {vb}[i]; "
+            f"const {vector} x1 = second ? {va}[k] : {zero}; "
+            f"const {vector} y1 = second ? {vb}[k] : {zero};"
+        )
         results = [", ".join(f"OP(x{m}.{lane}, y{m}.{lane})" for lane in lanes) for m in (0, 1)]
         sstore = "c[j] = OP(a[j], b[j]);"
     else:
@@ -150,10 +162,10 @@ def _stream_source(expr: str, dtype: str, binary: bool) -> str:
         results = [", ".join(f"OP(x{m}.{lane}, 0)" for lane in lanes) for m in (0, 1)]
         sstore = "c[j] = OP(a[j], 0);"
     vc = f"reinterpret_cast<{vector}*>(c)"
-    vstore = (f"{vc}[i] = make_{vector}({results[0]}); "
-              f"if (second) {{ {vc}[k] = make_{vector}({results[1]}); }}")
-    return _STREAM_SOURCE.format(expr=expr, args=args, width=width, vload=vload, vstore=vstore,
-                                 sstore=sstore)
+    vstore = (
+        f"{vc}[i] = make_{vector}({results[0]}); if (second) {{ {vc}[k] = make_{vector}({results[1]}); }}"
+    )
+    return _STREAM_SOURCE.format(expr=expr, args=args, width=width, vload=vload, vstore=vstore, sstore=sstore)
 
 
 _STREAM_CACHE: dict[tuple[str, str], cupy.RawKernel] = {}

@@ -35,8 +35,27 @@ newaxis = None
 pi = 3.141592653589793
 
 __all__ = [  # what ruda_cuda re-exports (the package checks it against the standard's names)
-    "Array", "__array_api_version__", "__array_namespace_info__", "bool", "complex64", "complex128",
-    "e", "fft", "float32", "float64", "inf", "int8", "int16", "int32", "int64", "linalg", "nan",
-    "newaxis", "pi", "uint8", "uint16", "uint32", "uint64",
+    "Array",
+    "__array_api_version__",
+    "__array_namespace_info__",
+    "bool",
+    "complex64",
+    "complex128",
+    "e",
+    "fft",
+    "float32",
+    "float64",
+    "inf",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "linalg",
+    "nan",
+    "newaxis",
+    "pi",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
 ]
-

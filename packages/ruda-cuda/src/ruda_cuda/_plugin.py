@@ -16,9 +16,11 @@ INSTALL_FIX = "pip install 'ruda[cuda]' (CUDA 12) or 'ruda[cuda13]' (CUDA 13)"
 
 # cudaError_t values whose meaning a user can act on.
 _RUNTIME_REASONS = {
-    35: ("no CUDA driver, or a driver older than this CuPy's CUDA runtime",
-         "install or update the NVIDIA driver, or install the CuPy flavour that matches it "
-         "('ruda[cuda]' for CUDA 12, 'ruda[cuda13]' for CUDA 13)"),
+    35: (
+        "no CUDA driver, or a driver older than this CuPy's CUDA runtime",
+        "install or update the NVIDIA driver, or install the CuPy flavour that matches it "
+        "('ruda[cuda]' for CUDA 12, 'ruda[cuda13]' for CUDA 13)",
+    ),
     100: ("no CUDA GPU found", "run on a machine with an NVIDIA GPU (check `nvidia-smi`)"),
     999: ("the CUDA driver failed to initialise", "check `nvidia-smi`; a reboot may be needed"),
 }
@@ -39,8 +41,9 @@ class CudaBackend(Backend):
         try:
             import cupy
         except Exception as err:  # a broken CuPy install must not break `ruda info`
-            return Availability.unavailable(f"CuPy failed to import: {type(err).__name__}: {err}",
-                                            fix=f"reinstall CuPy: {INSTALL_FIX}")
+            return Availability.unavailable(
+                f"CuPy failed to import: {type(err).__name__}: {err}", fix=f"reinstall CuPy: {INSTALL_FIX}"
+            )
         try:
             count = cupy.cuda.runtime.getDeviceCount()
             if count == 0:
@@ -59,10 +62,13 @@ class CudaBackend(Backend):
             reason, fix = _RUNTIME_REASONS.get(err.status, (f"CUDA runtime error: {err}", None))
             return Availability.unavailable(reason, fix)
         except Exception as err:  # e.g. libcuda.so or libnvrtc missing
-            return Availability.unavailable(f"no CUDA driver: {type(err).__name__}: {err}",
-                                            fix="install the NVIDIA driver (check `nvidia-smi`)")
-        return Availability(available=True, devices=tuple(Device("cuda", str(i)) for i in range(count)),
-                            details=details)
+            return Availability.unavailable(
+                f"no CUDA driver: {type(err).__name__}: {err}",
+                fix="install the NVIDIA driver (check `nvidia-smi`)",
+            )
+        return Availability(
+            available=True, devices=tuple(Device("cuda", str(i)) for i in range(count)), details=details
+        )
 
     def array_type(self) -> type:
         import cupy

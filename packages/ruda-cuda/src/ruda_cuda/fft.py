@@ -20,8 +20,9 @@ from ruda_cuda._functions import wrap
 _NDIM = {"fftn", "ifftn", "rfftn", "irfftn"}
 
 
-def _shape_and_axes(x: Any, s: Sequence[int] | None, axes: Sequence[int] | None,
-                    inverse_real: bool) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None]:
+def _shape_and_axes(
+    x: Any, s: Sequence[int] | None, axes: Sequence[int] | None, inverse_real: bool
+) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None]:
     if axes is None:
         axes = tuple(range(x.ndim)) if s is None else tuple(range(-len(s), 0))
     axes = tuple(axes)
@@ -41,8 +42,14 @@ def _shape_and_axes(x: Any, s: Sequence[int] | None, axes: Sequence[int] | None,
 def _nd(name: str) -> Any:
     function = getattr(_compat, name)
 
-    def transform(x: Any, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
-                  norm: str = "backward") -> Array:
+    def transform(
+        x: Any,
+        /,
+        *,
+        s: Sequence[int] | None = None,
+        axes: Sequence[int] | None = None,
+        norm: str = "backward",
+    ) -> Array:
         shape, axes_ = _shape_and_axes(x, s, axes, inverse_real=name == "irfftn")
         return wrap(function)(x, s=shape, axes=axes_, norm=norm)  # type: ignore[no-any-return]
 
@@ -53,7 +60,8 @@ def _nd(name: str) -> Any:
 
 globals().update({name: _nd(name) for name in _NDIM})
 globals().update({name: _on_device(getattr(_compat, name)) for name in ("fftfreq", "rfftfreq")})
-globals().update({name: wrap(getattr(_compat, name)) for name in spec.FFT
-                  if name not in _NDIM | {"fftfreq", "rfftfreq"}})
+globals().update(
+    {name: wrap(getattr(_compat, name)) for name in spec.FFT if name not in _NDIM | {"fftfreq", "rfftfreq"}}
+)
 
 __all__ = sorted(spec.FFT)

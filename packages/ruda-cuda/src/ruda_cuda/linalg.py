@@ -44,8 +44,10 @@ def _complex_for(dtype: np.dtype[Any]) -> np.dtype[Any]:
 
 def _require_eig() -> None:
     if not hasattr(cupy.linalg, "eig"):
-        raise NotImplementedError(f"linalg.eig needs CuPy 14 or newer (cupy.linalg.eig); this is "
-                                  f"CuPy {cupy.__version__}: upgrade CuPy")
+        raise NotImplementedError(
+            f"linalg.eig needs CuPy 14 or newer (cupy.linalg.eig); this is "
+            f"CuPy {cupy.__version__}: upgrade CuPy"
+        )
 
 
 def eig(x: Any, /) -> EigResult:

@@ -24,5 +24,14 @@ from ruda_router._router import DeviceMismatchError, Router
 
 globals().update(DTYPES)  # ruda_router.float32 is the router's float32, as its repr says
 
-__all__ = ["Array", "DType", "DeviceMismatchError", "MultiDeviceBase", "Router", "duo", "quad", "trio",
-           *DTYPES]
+__all__ = [
+    "Array",
+    "DType",
+    "DeviceMismatchError",
+    "MultiDeviceBase",
+    "Router",
+    "duo",
+    "quad",
+    "trio",
+    *DTYPES,
+]

@@ -114,8 +114,15 @@ class Array:
     def __index__(self) -> int:
         return self._inner.__index__()  # type: ignore[no-any-return]
 
-    def __dlpack__(self, /, *, stream: Any = None, max_version: tuple[int, int] | None = None,
-                   dl_device: tuple[Any, int] | None = None, copy: bool | None = None) -> Any:
+    def __dlpack__(
+        self,
+        /,
+        *,
+        stream: Any = None,
+        max_version: tuple[int, int] | None = None,
+        dl_device: tuple[Any, int] | None = None,
+        copy: bool | None = None,
+    ) -> Any:
         # Only the keywords given pass on: a consumer retries without ``max_version`` when an
         # older producer refuses it, and that protocol must reach the real producer.
         given = {"stream": stream, "max_version": max_version, "dl_device": dl_device, "copy": copy}
@@ -180,27 +187,44 @@ class Array:
 
 # name of the dunder stem -> namespace function
 _BINARY = {
-    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
-    "floordiv": "floor_divide", "mod": "remainder", "pow": "pow", "matmul": "matmul",
-    "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
-    "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift",
+    "add": "add",
+    "sub": "subtract",
+    "mul": "multiply",
+    "truediv": "divide",
+    "floordiv": "floor_divide",
+    "mod": "remainder",
+    "pow": "pow",
+    "matmul": "matmul",
+    "and": "bitwise_and",
+    "or": "bitwise_or",
+    "xor": "bitwise_xor",
+    "lshift": "bitwise_left_shift",
+    "rshift": "bitwise_right_shift",
 }
 _COMPARISONS = {
-    "eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal", "gt": "greater",
+    "eq": "equal",
+    "ne": "not_equal",
+    "lt": "less",
+    "le": "less_equal",
+    "gt": "greater",
     "ge": "greater_equal",
 }
 
 
 def _define(stem: str, function: str, kind: str) -> None:
     if kind == "reflected":
+
         def op(self: Array, other: Any) -> Any:
             return self._binary(function, other, reflected=True)
     elif kind == "inplace":
+
         def op(self: Array, other: Any) -> Any:
             return self._inplace(function, other)
     else:
+
         def op(self: Array, other: Any) -> Any:
             return self._binary(function, other)
+
     prefix = {"reflected": "r", "inplace": "i"}.get(kind, "")
     op.__name__ = f"__{prefix}{stem}__"
     op.__qualname__ = f"Array.{op.__name__}"

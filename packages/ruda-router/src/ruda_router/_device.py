@@ -72,14 +72,18 @@ def add_variants(enum: type[MultiDeviceBase], arity: int) -> None:
     variants = []
     for index in range(arity):
         name = f"B{index + 1}"
-        variant = type(name, (enum,), {
-            "__slots__": (),
-            "__module__": enum.__module__,
-            "__qualname__": f"{enum.__qualname__}.{name}",
-            "__doc__": f"A device of the router's backend number {index + 1}.",
-            "index": index,
-            "variant": name,
-        })
+        variant = type(
+            name,
+            (enum,),
+            {
+                "__slots__": (),
+                "__module__": enum.__module__,
+                "__qualname__": f"{enum.__qualname__}.{name}",
+                "__doc__": f"A device of the router's backend number {index + 1}.",
+                "index": index,
+                "variant": name,
+            },
+        )
         setattr(enum, name, variant)
         variants.append(variant)
     enum.arity = arity

@@ -63,8 +63,9 @@ class RouterInfo:
         """The dtypes ``device`` supports (default: the default device), optionally of ``kind``."""
         index, inner = self._split(device)
         found = self._inner[index].dtypes(device=inner, kind=kind)
-        return {name: self._router._dtype_out(dtype, index) for name, dtype in found.items()
-                if name in DTYPES}
+        return {
+            name: self._router._dtype_out(dtype, index) for name, dtype in found.items() if name in DTYPES
+        }
 
     def _split(self, device: MultiDeviceBase | None) -> tuple[int, Any]:
         if device is None:

@@ -16,8 +16,10 @@ from typing import Any
 
 from ruda.plugin import Availability, Backend
 
-_NOTE = "routers are built at run time with ruda_router.Router((ns1, ns2, ...)); " \
-        "ruda.router routes over every available backend (at most four)"
+_NOTE = (
+    "routers are built at run time with ruda_router.Router((ns1, ns2, ...)); "
+    "ruda.router routes over every available backend (at most four)"
+)
 
 
 class RouterBackend(Backend):

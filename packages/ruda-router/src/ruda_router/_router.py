@@ -93,8 +93,13 @@ class Router:
     # -- building the namespace ------------------------------------------------------------------
     def _install(self, target: Any, prefix: str, names: Sequence[str], namespaces: Sequence[Any]) -> None:
         """Put one dispatcher per function name on ``target`` (when some backend has it)."""
-        special = {"finfo": self.finfo, "iinfo": self.iinfo, "isdtype": isdtype,
-                   "result_type": self.result_type, "can_cast": self.can_cast}
+        special = {
+            "finfo": self.finfo,
+            "iinfo": self.iinfo,
+            "isdtype": isdtype,
+            "result_type": self.result_type,
+            "can_cast": self.can_cast,
+        }
         for name in names:
             impls = tuple(getattr(ns, name, None) for ns in namespaces)
             if all(impl is None for impl in impls):
@@ -114,8 +119,9 @@ class Router:
                 function.__signature__ = signature  # type: ignore[attr-defined]
             setattr(target, name, function)
 
-    def _dispatcher(self, name: str, impls: tuple[Callable[..., Any] | None, ...],
-                    foreign_ok: bool = False) -> Callable[..., Any]:
+    def _dispatcher(
+        self, name: str, impls: tuple[Callable[..., Any] | None, ...], foreign_ok: bool = False
+    ) -> Callable[..., Any]:
         place, inner, wrap = self._place, self._inner, self._wrap
 
         def function(*args: Any, **kwargs: Any) -> Any:
@@ -124,8 +130,16 @@ class Router:
             if impl is None:
                 raise self._missing(name, index)
             # the common arguments (router arrays, scalars) inline: this is the per-call cost
-            args = tuple([a._inner if type(a) is Array else a if type(a) in _PLAIN
-                          else inner(a, index, name, foreign_ok) for a in args])
+            args = tuple(
+                [
+                    a._inner
+                    if type(a) is Array
+                    else a
+                    if type(a) in _PLAIN
+                    else inner(a, index, name, foreign_ok)
+                    for a in args
+                ]
+            )
             if kwargs:
                 kwargs = {k: inner(v, index, name, foreign_ok) for k, v in kwargs.items()}
             return wrap(impl(*args, **kwargs), index)
@@ -142,8 +156,12 @@ class Router:
 
         def like(x: Array, /, *args: Any, **kwargs: Any) -> Any:
             device = kwargs.get("device")
-            if device is not None and type(x) is Array and x._router is self \
-                    and self._device_index(device, name) != x._index:
+            if (
+                device is not None
+                and type(x) is Array
+                and x._router is self
+                and self._device_index(device, name) != x._index
+            ):
                 kwargs["dtype"] = kwargs.get("dtype") or x.dtype
                 return getattr(self, base)(x.shape, *args, **kwargs)
             return same_backend(x, *args, **kwargs)
@@ -159,11 +177,17 @@ class Router:
         the memory; ``copy=False`` refuses, since it cannot be honoured across backends)."""
 
         def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Any:
-            if device is not None and type(x) is Array and x._router is self \
-                    and self._device_index(device, "from_dlpack") != x._index:
+            if (
+                device is not None
+                and type(x) is Array
+                and x._router is self
+                and self._device_index(device, "from_dlpack") != x._index
+            ):
                 if copy is False:
-                    raise BufferError(f"from_dlpack(copy=False) cannot bring an array of {x.device!r} to "
-                                      f"{device!r}: that is a copy between backends")
+                    raise BufferError(
+                        f"from_dlpack(copy=False) cannot bring an array of {x.device!r} to "
+                        f"{device!r}: that is a copy between backends"
+                    )
                 index = device.index
                 return self._wrap(migrate(x._inner, self._namespaces[index], device.device), index)
             kwargs = {k: v for k, v in (("device", device), ("copy", copy)) if v is not None}
@@ -206,8 +230,10 @@ class Router:
 
     def _join(self, name: str, holder: Array | None, a: Array) -> Array:
         if a._router is not self:
-            raise TypeError(f"{name}: an array of {a._router!r} was passed to {self!r}; arrays belong to the "
-                            "router that made them: export it with from_dlpack, or build one router for both")
+            raise TypeError(
+                f"{name}: an array of {a._router!r} was passed to {self!r}; arrays belong to the "
+                "router that made them: export it with from_dlpack, or build one router for both"
+            )
         if holder is None:
             return a
         if holder._index == a._index:
@@ -300,8 +326,9 @@ class Router:
         try:
             return self._to_inner[index][dtype]
         except KeyError:
-            raise TypeError(f"{dtype.name} is not a dtype of backend {index + 1} ({self._labels[index]}) "
-                            "of this router") from None
+            raise TypeError(
+                f"{dtype.name} is not a dtype of backend {index + 1} ({self._labels[index]}) of this router"
+            ) from None
 
     def _dtype_out(self, inner: Any, index: int) -> DType:
         table = self._from_inner[index]
@@ -314,8 +341,10 @@ class Router:
                 with contextlib.suppress(TypeError):  # unhashable dtypes are found by equality each time
                     table[inner] = dtype
                 return dtype
-        raise TypeError(f"backend {index + 1} ({self._labels[index]}) produced dtype {inner!r}, which is not "
-                        "one of the Array API's dtypes")
+        raise TypeError(
+            f"backend {index + 1} ({self._labels[index]}) produced dtype {inner!r}, which is not "
+            "one of the Array API's dtypes"
+        )
 
     def _dtype_home(self, dtypes: Sequence[DType]) -> int:
         """The first backend that has every one of ``dtypes`` (for calls without arrays)."""
@@ -329,8 +358,14 @@ class Router:
         """Limits of a floating dtype (or of an array's dtype), from the backend that has it."""
         index, inner = self._info_args("finfo", type)
         got = self._impls["finfo"][index](inner)  # type: ignore[misc]
-        return finfo_object(int(got.bits), float(got.eps), float(got.max), float(got.min),
-                            float(got.smallest_normal), self._dtype_out(got.dtype, index))
+        return finfo_object(
+            int(got.bits),
+            float(got.eps),
+            float(got.max),
+            float(got.min),
+            float(got.smallest_normal),
+            self._dtype_out(got.dtype, index),
+        )
 
     def iinfo(self, type: DType | Array, /) -> iinfo_object:
         """Limits of an integer dtype (or of an array's dtype), from the backend that has it."""
@@ -387,8 +422,10 @@ class Router:
 
     def _check_api_version(self, version: str | None) -> None:
         if version is not None and version not in _API_VERSIONS:
-            raise ValueError(f"unknown Array API version {version!r}: this router implements "
-                             f"{spec.API_VERSION} (and accepts {', '.join(_API_VERSIONS)})")
+            raise ValueError(
+                f"unknown Array API version {version!r}: this router implements "
+                f"{spec.API_VERSION} (and accepts {', '.join(_API_VERSIONS)})"
+            )
 
     # -- errors ------------------------------------------------------------------------------------
     @staticmethod
@@ -397,8 +434,10 @@ class Router:
 
     def _foreign_message(self, name: str, obj: Any) -> str:
         kind = f"{type(obj).__module__}.{type(obj).__qualname__}"
-        return (f"{name}: got a {kind}; {self!r} computes on its own arrays only: bring the data in "
-                "explicitly with xp.asarray(obj, device=...) or xp.from_dlpack(obj, device=...)")
+        return (
+            f"{name}: got a {kind}; {self!r} computes on its own arrays only: bring the data in "
+            "explicitly with xp.asarray(obj, device=...) or xp.from_dlpack(obj, device=...)"
+        )
 
     def _missing(self, name: str, index: int) -> NotImplementedError:
         have = [str(i + 1) for i, impl in enumerate(self._impls[name]) if impl is not None]

@@ -27,7 +27,9 @@ from typing import Any
 from ruda import spec
 
 __all__ = sorted(
-    set(spec.FUNCTIONS) | set(spec.CONSTANTS) | set(spec.DTYPES)
+    set(spec.FUNCTIONS)
+    | set(spec.CONSTANTS)
+    | set(spec.DTYPES)
     | {"fft", "linalg", "__array_namespace_info__", "__array_api_version__"}
 )
 
@@ -37,8 +39,10 @@ def _load() -> None:
         namespace = importlib.import_module("ruda_torch._namespace")
     except ImportError as err:
         if err.name == "torch":
-            raise ImportError("ruda_torch needs PyTorch, which is not installed: pip install 'ruda[torch]' "
-                              "(any torch >= 2.4; a CPU build is enough)") from err
+            raise ImportError(
+                "ruda_torch needs PyTorch, which is not installed: pip install 'ruda[torch]' "
+                "(any torch >= 2.4; a CPU build is enough)"
+            ) from err
         raise
     globals().update({name: getattr(namespace, name) for name in __all__})
 

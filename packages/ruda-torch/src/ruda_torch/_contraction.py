@@ -27,8 +27,10 @@ def _integer_matmul(x1: Tensor, x2: Tensor) -> Tensor:
     a = x1 if x1.ndim > 1 else x1[None, :]
     b = x2 if x2.ndim > 1 else x2[:, None]
     if a.shape[-1] != b.shape[-2]:
-        raise ValueError(f"matmul: shapes {tuple(x1.shape)} and {tuple(x2.shape)} do not align "
-                         f"({a.shape[-1]} != {b.shape[-2]})")
+        raise ValueError(
+            f"matmul: shapes {tuple(x1.shape)} and {tuple(x2.shape)} do not align "
+            f"({a.shape[-1]} != {b.shape[-2]})"
+        )
     out = (a[..., :, :, None] * b[..., None, :, :]).sum(-2, dtype=a.dtype)
     if x1.ndim == 1:
         out = out[..., 0, :]
@@ -45,8 +47,7 @@ def matmul(x1: Tensor, x2: Tensor, /) -> Tensor:
     return torch.matmul(x1, x2)
 
 
-def tensordot(x1: Tensor, x2: Tensor, /, *,
-              axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Tensor:
+def tensordot(x1: Tensor, x2: Tensor, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Tensor:
     """Sum of products over the last ``axes`` axes of ``x1`` and the first of ``x2`` (or the
     axes named by a pair of sequences)."""
     x1, x2 = _compat._fix_promotion(x1, x2, only_scalar=False)
@@ -62,8 +63,9 @@ def tensordot(x1: Tensor, x2: Tensor, /, *,
     free1 = [d for d in range(x1.ndim) if d not in a1]
     free2 = [d for d in range(x2.ndim) if d not in a2]
     if [x1.shape[d] for d in a1] != [x2.shape[d] for d in a2]:
-        raise ValueError(f"tensordot: contracted axes of shapes {tuple(x1.shape)} and {tuple(x2.shape)} "
-                         "differ in length")
+        raise ValueError(
+            f"tensordot: contracted axes of shapes {tuple(x1.shape)} and {tuple(x2.shape)} differ in length"
+        )
     k = math.prod(x1.shape[d] for d in a1)
     left = x1.permute(*free1, *a1).reshape(-1, k)
     right = x2.permute(*a2, *free2).reshape(k, -1)

@@ -18,15 +18,19 @@ from ruda_torch._devices import resolve
 Tensor = torch.Tensor
 
 
-def asarray(obj: Any, /, *, dtype: torch.dtype | None = None, device: Any = None,
-            copy: bool | None = None) -> Tensor:
+def asarray(
+    obj: Any, /, *, dtype: torch.dtype | None = None, device: Any = None, copy: bool | None = None
+) -> Tensor:
     """Convert ``obj`` (tensor, nested sequence, scalar, buffer, DLPack object) to a tensor."""
     if isinstance(obj, Tensor):
-        return _compat.asarray(obj, dtype=dtype, device=resolve(device) if device is not None else None,
-                               copy=copy)
+        return _compat.asarray(
+            obj, dtype=dtype, device=resolve(device) if device is not None else None, copy=copy
+        )
     if copy is False and not _exposes_memory(obj):
-        raise ValueError(f"asarray(copy=False) needs an object that shares its memory, and a "
-                         f"{type(obj).__name__} does not: pass copy=None or copy=True")
+        raise ValueError(
+            f"asarray(copy=False) needs an object that shares its memory, and a "
+            f"{type(obj).__name__} does not: pass copy=None or copy=True"
+        )
     return torch.asarray(obj, dtype=dtype, device=resolve(device), copy=copy)
 
 
@@ -40,8 +44,15 @@ def _exposes_memory(obj: Any) -> bool:
     return True
 
 
-def arange(start: float, /, stop: float | None = None, step: float = 1, *,
-           dtype: torch.dtype | None = None, device: Any = None) -> Tensor:
+def arange(
+    start: float,
+    /,
+    stop: float | None = None,
+    step: float = 1,
+    *,
+    dtype: torch.dtype | None = None,
+    device: Any = None,
+) -> Tensor:
     """Evenly spaced values in ``[start, stop)``; the length is ``ceil((stop - start) / step)``."""
     if stop is None:
         start, stop = 0, start
@@ -76,8 +87,9 @@ def ones(shape: int | tuple[int, ...], *, dtype: torch.dtype | None = None, devi
     return torch.ones(shape, dtype=dtype, device=resolve(device))
 
 
-def full(shape: int | tuple[int, ...], fill_value: complex, *, dtype: torch.dtype | None = None,
-         device: Any = None) -> Tensor:
+def full(
+    shape: int | tuple[int, ...], fill_value: complex, *, dtype: torch.dtype | None = None, device: Any = None
+) -> Tensor:
     """An array filled with ``fill_value``; the dtype follows the value's Python type by default."""
     if isinstance(shape, int):
         shape = (shape,)
@@ -100,20 +112,36 @@ zeros_like = _like(torch.zeros_like)
 ones_like = _like(torch.ones_like)
 
 
-def full_like(x: Tensor, /, fill_value: complex, *, dtype: torch.dtype | None = None,
-              device: Any = None) -> Tensor:
+def full_like(
+    x: Tensor, /, fill_value: complex, *, dtype: torch.dtype | None = None, device: Any = None
+) -> Tensor:
     """An array shaped like ``x`` filled with ``fill_value``; same device as ``x`` unless told."""
     return torch.full_like(x, fill_value, dtype=dtype, device=resolve(device) if device is not None else None)
 
 
-def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: torch.dtype | None = None,
-        device: Any = None) -> Tensor:
+def eye(
+    n_rows: int,
+    n_cols: int | None = None,
+    /,
+    *,
+    k: int = 0,
+    dtype: torch.dtype | None = None,
+    device: Any = None,
+) -> Tensor:
     """Ones on the ``k``-th diagonal, zeros elsewhere."""
     return _compat.eye(n_rows, n_cols, k=k, dtype=dtype, device=resolve(device))
 
 
-def linspace(start: complex, stop: complex, /, num: int, *, dtype: torch.dtype | None = None,
-             device: Any = None, endpoint: bool = True) -> Tensor:
+def linspace(
+    start: complex,
+    stop: complex,
+    /,
+    num: int,
+    *,
+    dtype: torch.dtype | None = None,
+    device: Any = None,
+    endpoint: bool = True,
+) -> Tensor:
     """``num`` evenly spaced values from ``start`` to ``stop``."""
     if dtype is None and (isinstance(start, complex) or isinstance(stop, complex)):
         dtype = torch.complex128 if torch.get_default_dtype() == torch.float64 else torch.complex64

@@ -57,8 +57,11 @@ def check_available(native: torch.device) -> torch.device:
     if native.type == "cuda":
         count = torch.cuda.device_count()
         if native.index is not None and native.index >= count:
-            reason = ("this torch is a CPU build" if torch.version.cuda is None
-                      else f"torch sees {count} CUDA device(s)")
+            reason = (
+                "this torch is a CPU build"
+                if torch.version.cuda is None
+                else f"torch sees {count} CUDA device(s)"
+            )
             here = ", ".join(str(to_ruda_device(d)) for d in available_devices())
             raise ValueError(f"torch:{native} is not available: {reason}; the devices here are {here}")
     return native

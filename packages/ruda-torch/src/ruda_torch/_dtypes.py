@@ -58,8 +58,11 @@ _PY_SCALARS = (bool, int, float, complex)
 
 def result_type(*arrays_and_dtypes: Tensor | torch.dtype | complex) -> torch.dtype:
     """The dtype the spec's promotion rules give; Python scalars are weak (they never widen)."""
-    dtypes = [a if isinstance(a, torch.dtype) else a.dtype
-              for a in arrays_and_dtypes if not isinstance(a, _PY_SCALARS)]
+    dtypes = [
+        a if isinstance(a, torch.dtype) else a.dtype
+        for a in arrays_and_dtypes
+        if not isinstance(a, _PY_SCALARS)
+    ]
     if not dtypes:
         raise ValueError("result_type needs at least one array or dtype (Python scalars alone have none)")
     out = functools.reduce(_promote, dtypes)
@@ -74,8 +77,10 @@ def _promote(a: torch.dtype, b: torch.dtype) -> torch.dtype:
     except KeyError:
         pass
     if {a, b} <= _KIND_MEMBERS["integral"]:
-        raise TypeError(f"{a} and {b} have no common integer dtype (the spec leaves int64 with "
-                        "uint64 undefined): cast one of them first")
+        raise TypeError(
+            f"{a} and {b} have no common integer dtype (the spec leaves int64 with "
+            "uint64 undefined): cast one of them first"
+        )
     # Mixed kinds (bool with numbers, integers with floats) are left to torch, as the spec allows.
     return torch.promote_types(a, b)
 
@@ -120,8 +125,9 @@ def _isdtype_one(dtype: torch.dtype, kind: torch.dtype | str) -> bool:
         try:
             return dtype in _KIND_MEMBERS[kind]
         except KeyError:
-            raise ValueError(f"unknown dtype kind {kind!r}: expected one of {', '.join(_KIND_MEMBERS)}") \
-                from None
+            raise ValueError(
+                f"unknown dtype kind {kind!r}: expected one of {', '.join(_KIND_MEMBERS)}"
+            ) from None
     raise TypeError(f"kind must be a dtype, a kind name or a tuple of them, not {type(kind).__name__}")
 
 
@@ -130,8 +136,14 @@ def finfo(type: torch.dtype | Tensor, /) -> finfo_object:
     dtype = type if isinstance(type, torch.dtype) else type.dtype
     info = torch.finfo(dtype)
     real = {torch.complex64: torch.float32, torch.complex128: torch.float64}.get(dtype, dtype)
-    return finfo_object(bits=info.bits, eps=float(info.eps), max=float(info.max), min=float(info.min),
-                        smallest_normal=float(info.smallest_normal), dtype=real)
+    return finfo_object(
+        bits=info.bits,
+        eps=float(info.eps),
+        max=float(info.max),
+        min=float(info.min),
+        smallest_normal=float(info.smallest_normal),
+        dtype=real,
+    )
 
 
 def iinfo(type: torch.dtype | Tensor, /) -> iinfo_object:

@@ -110,8 +110,9 @@ def tanh(x: Tensor, /) -> Tensor:
         return out
     a, b = x.real, x.imag
     zero = torch.zeros_like(b)
-    fixed = torch.complex(torch.copysign(torch.ones_like(a), a),
-                          torch.where(torch.isfinite(b), torch.copysign(zero, b), zero))
+    fixed = torch.complex(
+        torch.copysign(torch.ones_like(a), a), torch.where(torch.isfinite(b), torch.copysign(zero, b), zero)
+    )
     out = torch.where(torch.isinf(a), fixed, out)
     zero_real = (a == 0) & ~torch.isfinite(b)
     return torch.where(zero_real, torch.complex(a, torch.full_like(b, math.nan)), out)

@@ -155,7 +155,6 @@ class __array_namespace_info__:  # noqa: N801  (the spec's name)
         return out
 
 
-
 def _check(device: Any) -> torch.device:
     """The device asked about (the default one for None); unknown devices raise."""
     native = _devices.default_device() if device is None else _devices.to_torch_device(device)

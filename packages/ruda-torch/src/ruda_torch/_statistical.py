@@ -28,28 +28,44 @@ def _axes(axis: int | tuple[int, ...] | None, ndim: int) -> tuple[int, ...]:
     return tuple(normal)
 
 
-def _spread(fn: Any, x: Tensor, axis: int | tuple[int, ...] | None, correction: float,
-            keepdims: bool) -> Tensor:
+def _spread(
+    fn: Any, x: Tensor, axis: int | tuple[int, ...] | None, correction: float, keepdims: bool
+) -> Tensor:
     axes = _axes(axis, x.ndim)
     count = math.prod(x.shape[a] for a in axes)
     if not axes:  # a reduction over no axis: each element alone, so M = 1
         out = torch.abs(x - x)  # zeros, with NaN where x is NaN or infinite
         return out if 1 - correction > 0 else out.fill_(math.nan)
     if count - correction <= 0:
-        shape = [1 if a in axes else n for a, n in enumerate(x.shape)] if keepdims else \
-            [n for a, n in enumerate(x.shape) if a not in axes]
+        shape = (
+            [1 if a in axes else n for a, n in enumerate(x.shape)]
+            if keepdims
+            else [n for a, n in enumerate(x.shape) if a not in axes]
+        )
         dtype = x.real.dtype if x.is_complex() else x.dtype
         return torch.full(shape, math.nan, dtype=dtype, device=x.device)
     return fn(x, dim=axes, correction=correction, keepdim=keepdims)
 
 
-def var(x: Tensor, /, *, axis: int | tuple[int, ...] | None = None, correction: float = 0.0,
-        keepdims: bool = False) -> Tensor:
+def var(
+    x: Tensor,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    correction: float = 0.0,
+    keepdims: bool = False,
+) -> Tensor:
     """Variance over ``axis`` with divisor ``M - correction``; NaN where that is not positive."""
     return _spread(torch.var, x, axis, correction, keepdims)
 
 
-def std(x: Tensor, /, *, axis: int | tuple[int, ...] | None = None, correction: float = 0.0,
-        keepdims: bool = False) -> Tensor:
+def std(
+    x: Tensor,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    correction: float = 0.0,
+    keepdims: bool = False,
+) -> Tensor:
     """Standard deviation over ``axis`` with divisor ``M - correction``; NaN where that is not positive."""
     return _spread(torch.std, x, axis, correction, keepdims)

@@ -61,7 +61,6 @@ from ruda_wgpu._manipulation import (
     tile,
     unstack,
 )
-from ruda_wgpu._missing import fill as _fill
 from ruda_wgpu._searching import argmax, argmin, nonzero, searchsorted
 from ruda_wgpu._set import isin, unique_all, unique_counts, unique_inverse, unique_values
 from ruda_wgpu._sorting import argsort, sort
@@ -92,9 +91,6 @@ complex64, complex128 = _dtypes.complex64, _dtypes.complex128
 
 e, pi, inf, nan = _math.e, _math.pi, _math.inf, _math.nan
 newaxis = None
-
-# Functions of the standard not computed yet: each raises NotImplementedError naming itself.
-_MISSING = _fill(globals())
 
 _install_operators()
 
@@ -206,7 +202,6 @@ __all__ = [
     "unique_counts",
     "unique_inverse",
     "unique_values",
-    *_MISSING,
     *_dtypes.ALL_NAMES,
     "e",
     "pi",

@@ -44,6 +44,7 @@ def full(
 ) -> Array:
     """An array of ``shape`` filled with ``fill_value`` (dtype from the value when not given)."""
     dev = resolve_device(device)
+    fill_value = python_scalar(fill_value)
     if isinstance(fill_value, Array):
         fill_value = fill_value._scalar("value") if fill_value.ndim == 0 else fill_value
     if not isinstance(fill_value, bool | int | float):
@@ -119,6 +120,7 @@ def arange(
 ) -> Array:
     """Evenly spaced values in [start, stop), computed on the device as ``start + i * step``."""
     dev = resolve_device(device)
+    start, stop, step = (python_scalar(v) for v in (start, stop, step))
     if stop is None:
         start, stop = 0, start
     if step == 0:

@@ -68,7 +68,7 @@ def matmul(x1: Array, x2: Array, /) -> Array:
 def tensordot(x1: Array, x2: Array, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Array:
     """Sum of products over ``axes`` (the last ``axes`` of x1 with the first of x2, or given lists)."""
     _pair(x1, x2, "tensordot")
-    if isinstance(axes, int):
+    if not isinstance(axes, tuple | list):
         n = operator.index(axes)
         if n < 0 or n > min(x1.ndim, x2.ndim):
             raise ValueError(f"tensordot(): axes={n} is out of range for shapes {x1.shape} and {x2.shape}")

@@ -25,10 +25,15 @@ def _axis(axis: int, ndim: int, fn: str) -> int:
     return axis % ndim
 
 
+def _ints(value: Any) -> tuple[Any, ...]:
+    """One integer (a Python or NumPy one) or a sequence of them, as a tuple."""
+    return tuple(value) if isinstance(value, tuple | list) else (value,)
+
+
 def _axes(axis: int | Sequence[int] | None, ndim: int, fn: str) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(ndim))
-    items = (axis,) if isinstance(axis, int) else tuple(axis)
+    items = _ints(axis)
     out = tuple(_axis(a, ndim, fn) for a in items)
     if len(set(out)) != len(out):
         raise ValueError(f"{fn}(): repeated axis in {axis!r}")
@@ -117,7 +122,7 @@ def matrix_transpose(x: Array, /) -> Array:
 def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
     """A view with new axes of size 1 at ``axis`` (positions in the result)."""
     x = _check(x, "expand_dims")
-    ndim = x.ndim + (1 if isinstance(axis, int) else len(axis))
+    ndim = x.ndim + len(_ints(axis))
     axes = _axes(axis, ndim, "expand_dims")
     shape, strides = list(x.shape), list(x._strides)
     for a in sorted(axes):
@@ -212,11 +217,12 @@ def roll(x: Array, /, shift: int | tuple[int, ...], *, axis: int | tuple[int, ..
     """Elements shifted cyclically along ``axis`` (of the flattened array when None)."""
     x = _check(x, "roll")
     if axis is None:
-        if not isinstance(shift, int):
+        if len(_ints(shift)) != 1:
             raise ValueError("roll() with axis=None takes one integer shift")
+        shift = _ints(shift)[0]
         return reshape(roll(reshape(x, (-1,)), shift, axis=0), x.shape)
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    shifts = (shift,) * len(axes) if isinstance(shift, int) else tuple(shift)
+    axes = _ints(axis)
+    shifts = _ints(shift) * len(axes) if len(_ints(shift)) == 1 else _ints(shift)
     if len(shifts) != len(axes):
         raise ValueError("roll(): shift and axis need the same length")
     totals: dict[int, int] = {}

@@ -1,4 +1,4 @@
-"""Functions of the standard that ruda_wgpu does not compute yet: each raises a clear error.
+"""Functions of the ``linalg`` extension that ruda_wgpu does not compute yet: each raises a clear error.
 
 They exist so that ``hasattr`` finds the whole 2025.12 surface and a call says
 what is missing instead of an AttributeError; none falls back to NumPy.
@@ -22,8 +22,8 @@ def not_implemented(name: str) -> Callable[..., NoReturn]:
 
     def missing(*args: Any, **kwargs: Any) -> NoReturn:
         raise NotImplementedError(
-            f"ruda_wgpu does not implement {name}() yet: it has elementwise functions, reductions, "
-            "creation, manipulation and matmul; copy the data to another backend with "
+            f"ruda_wgpu does not implement {name}() yet: the matrix decompositions and what needs "
+            "them are not computed on the GPU yet; copy the data to another backend with "
             "ruda.to_device(x, 'cpu') if you need it now"
         )
 

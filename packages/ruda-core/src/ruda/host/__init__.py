@@ -171,6 +171,8 @@ from ruda.host._info import __array_namespace_info__
 from ruda.spec import API_VERSION as __array_api_version__
 
 __all__ = sorted(
-    set(spec.FUNCTIONS) | set(spec.CONSTANTS) | set(spec.DTYPES)
+    set(spec.FUNCTIONS)
+    | set(spec.CONSTANTS)
+    | set(spec.DTYPES)
     | {"fft", "linalg", "__array_namespace_info__", "__array_api_version__"}
 )

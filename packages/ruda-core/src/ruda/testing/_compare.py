@@ -51,10 +51,12 @@ def assert_matches_numpy(
     default_rtol, default_atol = tolerance_for(got.dtype)
     if got.dtype.kind in "fc" or want.dtype.kind in "fc":
         np.testing.assert_allclose(
-            got, want,
+            got,
+            want,
             rtol=default_rtol if rtol is None else rtol,
             atol=default_atol if atol is None else atol,
-            equal_nan=True, err_msg=err_msg,
+            equal_nan=True,
+            err_msg=err_msg,
         )
     else:
         np.testing.assert_array_equal(got, want, err_msg=err_msg, strict=False)

@@ -27,12 +27,50 @@ from hypothesis.extra.array_api import make_strategies_namespace
 from ruda._tensordata import to_numpy
 from ruda.testing._compare import assert_matches_numpy
 
-UNARY_FLOAT = ("abs", "negative", "positive", "sqrt", "exp", "expm1", "log", "log1p", "log2", "log10",
-               "sin", "cos", "tan", "tanh", "sinh", "cosh", "atan", "asinh", "floor", "ceil", "trunc",
-               "round", "sign", "square", "isnan", "isinf", "isfinite", "signbit")
+UNARY_FLOAT = (
+    "abs",
+    "negative",
+    "positive",
+    "sqrt",
+    "exp",
+    "expm1",
+    "log",
+    "log1p",
+    "log2",
+    "log10",
+    "sin",
+    "cos",
+    "tan",
+    "tanh",
+    "sinh",
+    "cosh",
+    "atan",
+    "asinh",
+    "floor",
+    "ceil",
+    "trunc",
+    "round",
+    "sign",
+    "square",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "signbit",
+)
 UNARY_INT = ("abs", "negative", "positive", "square", "sign", "bitwise_invert")
-BINARY_NUMERIC = ("add", "subtract", "multiply", "maximum", "minimum", "equal", "not_equal",
-                  "less", "less_equal", "greater", "greater_equal")
+BINARY_NUMERIC = (
+    "add",
+    "subtract",
+    "multiply",
+    "maximum",
+    "minimum",
+    "equal",
+    "not_equal",
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+)
 BINARY_INT = ("bitwise_and", "bitwise_or", "bitwise_xor")
 REDUCTIONS = ("sum", "prod", "min", "max", "mean", "all", "any")
 # Transcendental functions on a GPU are accurate to a few ulp, not correctly rounded.
@@ -150,8 +188,15 @@ class ConformanceChecks:
     def _reduction(self, name: str, data: st.DataObject) -> None:
         self._skip_if_unsupported("reductions", name)
         # min and max are undefined for complex numbers in the standard
-        kind = ("bool" if name in ("all", "any") else "real floating" if name == "mean"
-                else ("integral", "real floating") if name in ("min", "max") else "numeric")
+        kind = (
+            "bool"
+            if name in ("all", "any")
+            else "real floating"
+            if name == "mean"
+            else ("integral", "real floating")
+            if name in ("min", "max")
+            else "numeric"
+        )
         x = self._array(data, kind)
         if x.ndim == 0 or (x.size == 0 and name in ("min", "max")):
             return
@@ -161,8 +206,14 @@ class ConformanceChecks:
         want = getattr(np, name)(to_numpy(x), axis=axis, keepdims=keepdims)
         # Accumulation order differs between backends: compare sums of floats loosely.
         loose = name in ("sum", "prod", "mean") and self.xp.isdtype(x.dtype, "real floating")
-        assert_matches_numpy(got, want, check_dtype=False, rtol=1e-3 if loose else None,
-                             atol=1e-3 if loose else None, err_msg=name)
+        assert_matches_numpy(
+            got,
+            want,
+            check_dtype=False,
+            rtol=1e-3 if loose else None,
+            atol=1e-3 if loose else None,
+            err_msg=name,
+        )
 
     def test_getitem_basic(self) -> None:
         self._run(self._getitem_basic)

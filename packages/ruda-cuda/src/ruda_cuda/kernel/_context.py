@@ -169,8 +169,9 @@ class CurrentContext:
     def get_device() -> Device:
         """The GPU of the current context."""
         handle = int(check(driver().cuCtxGetDevice(), "cuCtxGetDevice"))
-        ordinal = next(i for i in range(Device.count())
-                       if int(check(driver().cuDeviceGet(i), "cuDeviceGet")) == handle)
+        ordinal = next(
+            i for i in range(Device.count()) if int(check(driver().cuDeviceGet(i), "cuDeviceGet")) == handle
+        )
         return Device(ordinal, handle)
 
     @staticmethod
@@ -192,8 +193,7 @@ class CurrentContext:
     @staticmethod
     def get_shared_memory_config() -> SharedMemoryConfig:
         """The context's shared-memory bank size."""
-        return SharedMemoryConfig(int(check(driver().cuCtxGetSharedMemConfig(),
-                                            "cuCtxGetSharedMemConfig")))
+        return SharedMemoryConfig(int(check(driver().cuCtxGetSharedMemConfig(), "cuCtxGetSharedMemConfig")))
 
     @staticmethod
     def set_shared_memory_config(config: SharedMemoryConfig) -> None:
@@ -215,4 +215,3 @@ def ensure_current(device_ordinal: int = 0) -> None:
 
         cupy.cuda.Device(device_ordinal).use()
         cupy.cuda.runtime.free(0)  # initialises and binds the primary context
-

@@ -56,8 +56,10 @@ class Device:
     def compute_capability(self) -> tuple[int, int]:
         """``(major, minor)``, e.g. ``(9, 0)`` for Hopper."""
         attr = driver().CUdevice_attribute
-        return (self.get_attribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
-                self.get_attribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR))
+        return (
+            self.get_attribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+            self.get_attribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR),
+        )
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Device) and other.handle == self.handle

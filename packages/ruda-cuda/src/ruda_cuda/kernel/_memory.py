@@ -40,11 +40,13 @@ class _DeviceMemory:
 
     def _host(self, host: Any, writable: bool) -> np.ndarray:
         if not isinstance(host, np.ndarray):
-            raise TypeError(f"expected a NumPy array of {self.length} {self.dtype}, "
-                            f"not {type(host).__name__}")
+            raise TypeError(
+                f"expected a NumPy array of {self.length} {self.dtype}, not {type(host).__name__}"
+            )
         if host.dtype != self.dtype or host.size != self.length:
-            raise ValueError(f"expected {self.length} elements of {self.dtype}, "
-                             f"got {host.size} of {host.dtype}")
+            raise ValueError(
+                f"expected {self.length} elements of {self.dtype}, got {host.size} of {host.dtype}"
+            )
         if not host.flags.c_contiguous or (writable and not host.flags.writeable):
             raise ValueError("the host array must be C-contiguous" + (" and writable" if writable else ""))
         return host
@@ -73,13 +75,16 @@ class _DeviceMemory:
     def copy_from_device(self, other: _DeviceMemory, stream: Stream | None = None) -> None:
         """Copy another device allocation of the same dtype and length (async on ``stream``)."""
         if other.dtype != self.dtype or other.length != self.length:
-            raise ValueError(f"expected {self.length} elements of {self.dtype}, "
-                             f"got {other.length} of {other.dtype}")
+            raise ValueError(
+                f"expected {self.length} elements of {self.dtype}, got {other.length} of {other.dtype}"
+            )
         if stream is None:
             check(driver().cuMemcpyDtoD(self.ptr, other.ptr, self.nbytes), "cuMemcpyDtoD")
         else:
-            check(driver().cuMemcpyDtoDAsync(self.ptr, other.ptr, self.nbytes, _handle(stream)),
-                  "cuMemcpyDtoDAsync")
+            check(
+                driver().cuMemcpyDtoDAsync(self.ptr, other.ptr, self.nbytes, _handle(stream)),
+                "cuMemcpyDtoDAsync",
+            )
 
     def to_numpy(self) -> np.ndarray:
         """A new NumPy array holding a copy of the device data."""
@@ -143,8 +148,10 @@ class DeviceBox(DeviceBuffer):
 
     def __init__(self, value: Any):
         if not isinstance(value, (np.generic, np.ndarray)) or np.ndim(value) != 0:
-            raise TypeError(f"DeviceBox needs a NumPy scalar with a C type (np.float32(1.0), "
-                            f"np.int32(4)), not {type(value).__name__}")
+            raise TypeError(
+                f"DeviceBox needs a NumPy scalar with a C type (np.float32(1.0), "
+                f"np.int32(4)), not {type(value).__name__}"
+            )
         host = np.asarray(value).reshape(1)
         super().__init__(host.dtype, 1)
         self.copy_from(host)

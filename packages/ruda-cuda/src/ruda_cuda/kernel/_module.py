@@ -35,11 +35,23 @@ from ruda_cuda.kernel._memory import DeviceGlobal, _DeviceMemory
 from ruda_cuda.kernel._stream import Stream
 
 _SLOT = 16  # bytes per kernel parameter: fits every scalar up to complex128, 8-byte aligned
-_CODES = {np.dtype(t): c for t, c in [
-    (np.bool_, "?"), (np.int8, "b"), (np.uint8, "B"), (np.int16, "h"), (np.uint16, "H"),
-    (np.int32, "i"), (np.uint32, "I"), (np.int64, "q"), (np.uint64, "Q"), (np.float16, "e"),
-    (np.float32, "f"), (np.float64, "d"),
-]}
+_CODES = {
+    np.dtype(t): c
+    for t, c in [
+        (np.bool_, "?"),
+        (np.int8, "b"),
+        (np.uint8, "B"),
+        (np.int16, "h"),
+        (np.uint16, "H"),
+        (np.int32, "i"),
+        (np.uint32, "I"),
+        (np.int64, "q"),
+        (np.uint64, "Q"),
+        (np.float16, "e"),
+        (np.float32, "f"),
+        (np.float64, "d"),
+    ]
+}
 
 
 class FunctionAttribute(enum.IntEnum):
@@ -76,8 +88,10 @@ class Module:
     def load_from_string(cls, ptx: str) -> Module:
         """Load PTX text (JIT-compiled by the driver for the current GPU)."""
         if not isinstance(ptx, str):
-            raise TypeError(f"load_from_string takes PTX text (str); use load_from_bytes for "
-                            f"CUBIN/FATBIN images, not {type(ptx).__name__}")
+            raise TypeError(
+                f"load_from_string takes PTX text (str); use load_from_bytes for "
+                f"CUBIN/FATBIN images, not {type(ptx).__name__}"
+            )
         return cls._load(ptx.encode() + b"\0", "cuModuleLoadData(ptx)")
 
     @classmethod
@@ -106,8 +120,12 @@ class Module:
             try:
                 nvrtc.compileProgram(program, options)
             except nvrtc.NVRTCError as err:
-                raise CompileError(int(err.status), f"nvrtcCompileProgram({name})",
-                                   str(err).split(":", 1)[0], nvrtc.getProgramLog(program)) from None
+                raise CompileError(
+                    int(err.status),
+                    f"nvrtcCompileProgram({name})",
+                    str(err).split(":", 1)[0],
+                    nvrtc.getProgramLog(program),
+                ) from None
             image = nvrtc.getPTX(program) if use_ptx else nvrtc.getCUBIN(program)
         finally:
             nvrtc.destroyProgram(program)
@@ -131,8 +149,9 @@ class Module:
     def get_global(self, name: str, dtype: Any) -> DeviceGlobal:
         """The ``__device__`` variable ``name``, as ``size // itemsize`` elements of ``dtype``."""
         dtype = np.dtype(dtype)
-        ptr, size = check(driver().cuModuleGetGlobal(self.handle, name.encode()),
-                          f"cuModuleGetGlobal({name!r})")
+        ptr, size = check(
+            driver().cuModuleGetGlobal(self.handle, name.encode()), f"cuModuleGetGlobal({name!r})"
+        )
         if int(size) % dtype.itemsize:
             raise ValueError(f"global {name!r} has {int(size)} bytes, not a whole number of {dtype}")
         return DeviceGlobal(int(ptr), dtype, int(size) // dtype.itemsize)
@@ -191,8 +210,9 @@ class Function:
     def set_max_dynamic_shared_size_bytes(self, nbytes: int) -> None:
         """Allow launches with up to ``nbytes`` of dynamic shared memory (above 48 KiB needs this)."""
         try:
-            cupy_driver.funcSetAttribute(self.handle, FunctionAttribute.MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                         int(nbytes))
+            cupy_driver.funcSetAttribute(
+                self.handle, FunctionAttribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, int(nbytes)
+            )
         except cupy_driver.CUDADriverError as err:
             raise from_cupy(err, "cuFuncSetAttribute") from None
 
@@ -204,8 +224,9 @@ class Function:
     def set_shared_memory_config(self, config: SharedMemoryConfig) -> None:
         """Set this kernel's shared-memory bank size (ignored by GPUs since Volta)."""
         d = driver()
-        check(d.cuFuncSetSharedMemConfig(self.handle, d.CUsharedconfig(int(config))),
-              "cuFuncSetSharedMemConfig")
+        check(
+            d.cuFuncSetSharedMemConfig(self.handle, d.CUsharedconfig(int(config))), "cuFuncSetSharedMemConfig"
+        )
 
     def __getitem__(self, config: Any) -> _Launch:
         try:
@@ -247,8 +268,14 @@ class _Launch:
 
     __slots__ = ("bx", "by", "bz", "function", "gx", "gy", "gz", "shared", "stream")
 
-    def __init__(self, function: Function, grid: tuple[int, int, int], block: tuple[int, int, int],
-                 shared: int, stream: Stream | None):
+    def __init__(
+        self,
+        function: Function,
+        grid: tuple[int, int, int],
+        block: tuple[int, int, int],
+        shared: int,
+        stream: Stream | None,
+    ):
         self.function, self.shared, self.stream = function, shared, stream
         self.gx, self.gy, self.gz = grid
         self.bx, self.by, self.bz = block
@@ -264,17 +291,41 @@ class _Launch:
                 raise ValueError(f"launch of {function.name!r} on a closed stream")
         try:
             if not args:
-                cupy_driver.launchKernel(function.handle, self.gx, self.gy, self.gz, self.bx, self.by,
-                                         self.bz, self.shared, stream_handle, 0, 0)
+                cupy_driver.launchKernel(
+                    function.handle,
+                    self.gx,
+                    self.gy,
+                    self.gz,
+                    self.bx,
+                    self.by,
+                    self.bz,
+                    self.shared,
+                    stream_handle,
+                    0,
+                    0,
+                )
                 return
             key = tuple(map(type, args))
             fmt, kinds = function._plans.get(key) or function._plan(key)
-            values = [a if k == _VALUE else a.data.ptr if k == _ARRAY else _pointer_or_bytes(a, k)
-                      for a, k in zip(args, kinds, strict=True)]
+            values = [
+                a if k == _VALUE else a.data.ptr if k == _ARRAY else _pointer_or_bytes(a, k)
+                for a, k in zip(args, kinds, strict=True)
+            ]
             with function._lock:
                 struct.pack_into(fmt, function._buffer, 0, *values)
-                cupy_driver.launchKernel(function.handle, self.gx, self.gy, self.gz, self.bx, self.by,
-                                         self.bz, self.shared, stream_handle, function._pointers_address, 0)
+                cupy_driver.launchKernel(
+                    function.handle,
+                    self.gx,
+                    self.gy,
+                    self.gz,
+                    self.bx,
+                    self.by,
+                    self.bz,
+                    self.shared,
+                    stream_handle,
+                    function._pointers_address,
+                    0,
+                )
         except cupy_driver.CUDADriverError as err:
             raise from_cupy(err, f"cuLaunchKernel({function.name})") from None
 
@@ -289,9 +340,11 @@ def launch(function: Function, grid: Any, block: Any, shared: int, stream: Strea
 
 def _parse_config(config: Any) -> tuple[tuple[int, int, int], tuple[int, int, int], int, Stream | None]:
     if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
-        raise TypeError("launch configuration is [grid, block] or [grid, block, shared] or "
-                        f"[grid, block, shared, stream], not {config!r}")
-    grid, block, shared, stream = (*config, *(0, None)[len(config) - 2:])
+        raise TypeError(
+            "launch configuration is [grid, block] or [grid, block, shared] or "
+            f"[grid, block, shared, stream], not {config!r}"
+        )
+    grid, block, shared, stream = (*config, *(0, None)[len(config) - 2 :])
     if not isinstance(shared, (int, np.integer)) or shared < 0:
         raise ValueError(f"shared memory is a non-negative number of bytes, not {shared!r}")
     if stream is not None and not isinstance(stream, Stream):
@@ -304,8 +357,11 @@ def _dim3(value: Any, what: str) -> tuple[int, int, int]:
         dims: tuple[Any, ...] | None = (value,)
     else:
         dims = tuple(value) if isinstance(value, tuple) else None
-    if dims is None or not 1 <= len(dims) <= 3 or not all(isinstance(d, (int, np.integer)) and d > 0
-                                                          for d in dims):
+    if (
+        dims is None
+        or not 1 <= len(dims) <= 3
+        or not all(isinstance(d, (int, np.integer)) and d > 0 for d in dims)
+    ):
         raise ValueError(f"{what} is a positive int or a tuple of 1 to 3 positive ints, not {value!r}")
     x, y, z = (*map(int, dims), 1, 1)[:3]
     return x, y, z
@@ -329,15 +385,25 @@ def _argument(kind: type, kernel: str, position: int) -> tuple[str, int]:
             return f"{dtype.itemsize}s", _BYTES
     where = f"argument {position} of kernel {kernel!r}"
     if kind is bool or kind is int or kind is float or kind is complex:
-        example = {"bool": "np.bool_(True)", "int": "np.int32(4) or np.int64(4)",
-                   "float": "np.float32(1.0) or np.float64(1.0)", "complex": "np.complex64(1j)"}
-        raise TypeError(f"{where} is a bare Python {kind.__name__}, which has no C type: pass "
-                        f"{example[kind.__name__]}, matching the kernel's parameter")
+        example = {
+            "bool": "np.bool_(True)",
+            "int": "np.int32(4) or np.int64(4)",
+            "float": "np.float32(1.0) or np.float64(1.0)",
+            "complex": "np.complex64(1j)",
+        }
+        raise TypeError(
+            f"{where} is a bare Python {kind.__name__}, which has no C type: pass "
+            f"{example[kind.__name__]}, matching the kernel's parameter"
+        )
     if issubclass(kind, np.ndarray):
-        raise TypeError(f"{where} is a host NumPy array: copy it to the GPU first "
-                        "(DeviceBuffer.from_slice(x) or ruda_cuda.asarray(x))")
-    raise TypeError(f"{where} has type {kind.__name__}: pass device memory (DeviceBuffer, DeviceBox, "
-                    "a ruda_cuda array) or a NumPy scalar such as np.float32(1.0)")
+        raise TypeError(
+            f"{where} is a host NumPy array: copy it to the GPU first "
+            "(DeviceBuffer.from_slice(x) or ruda_cuda.asarray(x))"
+        )
+    raise TypeError(
+        f"{where} has type {kind.__name__}: pass device memory (DeviceBuffer, DeviceBox, "
+        "a ruda_cuda array) or a NumPy scalar such as np.float32(1.0)"
+    )
 
 
 def _pointer_or_bytes(x: Any, kind: int) -> Any:

@@ -78,8 +78,11 @@ class Stream:
     __slots__ = ("_owned", "handle")
 
     def __init__(self, flags: StreamFlags | int = StreamFlags.DEFAULT, priority: int = 0):
-        self.handle = int(check(driver().cuStreamCreateWithPriority(int(flags), int(priority)),
-                                "cuStreamCreateWithPriority"))
+        self.handle = int(
+            check(
+                driver().cuStreamCreateWithPriority(int(flags), int(priority)), "cuStreamCreateWithPriority"
+            )
+        )
         self._owned = True
 
     @classmethod
@@ -107,8 +110,9 @@ class Stream:
         """Whether all queued work has finished (never blocks)."""
         return _ready(driver().cuStreamQuery(self.handle), "cuStreamQuery")
 
-    def wait_event(self, event: Event,
-                   flags: StreamWaitEventFlags | int = StreamWaitEventFlags.DEFAULT) -> None:
+    def wait_event(
+        self, event: Event, flags: StreamWaitEventFlags | int = StreamWaitEventFlags.DEFAULT
+    ) -> None:
         """Make later work in this stream wait until ``event`` completes."""
         check(driver().cuStreamWaitEvent(self.handle, event.handle, int(flags)), "cuStreamWaitEvent")
 
@@ -116,6 +120,7 @@ class Stream:
         """Run ``callback(status)`` on a driver thread once the work queued so far is done;
         ``status`` is ``None``, or the error that broke the stream. The callback must not
         call CUDA."""
+
         def trampoline(_stream: int, status: int, _arg: int) -> None:
             callback(None if status == 0 else error(status, "stream callback"))
 

@@ -1,0 +1,219 @@
+"""Integer-array and boolean-mask indexing, take, take_along_axis, repeat, unique_* and isin,
+against NumPy on every dtype the device has."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import ruda_wgpu
+from ruda.testing import assert_matches_numpy, parametrize_backends
+from ruda_wgpu._engine import GpuDevice, default_device
+
+pytestmark = parametrize_backends("wgpu")
+
+DTYPES = list(ruda_wgpu.__array_namespace_info__().dtypes(kind=("bool", "integral", "real floating")))
+HOST = np.arange(3 * 4 * 5, dtype=np.int32).reshape(3, 4, 5)
+IDX = np.array([2, 0, -1, 1])
+J = np.array([[0, 2], [-3, 1]])
+MASK = HOST % 3 == 0
+
+KEYS = [
+    (IDX,),
+    (slice(None), IDX),
+    (0, IDX),
+    (IDX, slice(None), 1),  # separated by a slice: the index dimensions go first
+    (IDX, 2),
+    (J, slice(1, 3)),
+    (slice(None), J, 1),
+    (IDX[:3], IDX[:3] + 1, slice(None)),
+    (Ellipsis, IDX),
+    (None, IDX, None),
+    (MASK,),
+    (slice(None), MASK[0]),
+    (1, MASK[0]),
+    (MASK[:, :, 0], slice(None, None, -2)),
+    (Ellipsis, MASK[0, 0]),
+    (np.array(True),),
+    (np.array(False),),
+    (slice(None, None, -1), np.array([], dtype=np.int64)),
+]
+
+
+def _device_key(xp, key):
+    return tuple(xp.asarray(k) if isinstance(k, np.ndarray) else k for k in key)
+
+
+@pytest.mark.parametrize("key", KEYS, ids=lambda k: repr(k)[:60])
+def test_getitem_and_setitem_follow_numpy(xp, key):
+    x = xp.asarray(HOST)
+    dkey = _device_key(xp, key)
+    assert_matches_numpy(x[dkey], HOST[key])
+    want = HOST.copy()
+    want[key] = -7
+    x[dkey] = -7
+    assert_matches_numpy(x, want)
+    values = np.arange(HOST[key].size, dtype=np.int32).reshape(HOST[key].shape) * 10
+    want[key] = values
+    x[dkey] = xp.asarray(values)
+    assert_matches_numpy(x, want)
+
+
+def test_host_index_arrays_and_lists_are_uploaded(xp):
+    x = xp.asarray(HOST)
+    assert_matches_numpy(x[[2, 0]], HOST[[2, 0]])
+    assert_matches_numpy(x[np.array([1, 1])], HOST[np.array([1, 1])])
+    assert_matches_numpy(x[np.array([True, False, True])], HOST[np.array([True, False, True])])
+    assert_matches_numpy(x[True], HOST[True])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_mask_selection_and_assignment_on_every_dtype(xp, dtype):
+    rng = np.random.default_rng(0)
+    host = rng.integers(0, 50, (5, 700)).astype(dtype)
+    mask = rng.integers(0, 2, (5, 700)).astype(bool)
+    x = xp.asarray(host)
+    m = xp.asarray(mask)
+    assert_matches_numpy(x[m], host[mask])
+    assert_matches_numpy(x[m[:, 0]], host[mask[:, 0]])
+    fill = True if np.dtype(dtype).kind == "b" else 3
+    x[m] = fill  # one elementwise kernel: no positions needed
+    host[mask] = fill
+    assert_matches_numpy(x, host)
+    row = rng.integers(0, 2, 700).astype(dtype)
+    x[m[:, 0]] = xp.asarray(row)  # a value broadcast along the masked rows
+    host[mask[:, 0]] = row
+    assert_matches_numpy(x, host)
+
+
+def test_mask_setitem_with_a_value_per_element(xp):
+    host = np.arange(20, dtype=np.float32).reshape(4, 5)
+    mask = host % 3 == 1
+    x = xp.asarray(host)
+    x[xp.asarray(mask)] = xp.asarray(-np.arange(mask.sum(), dtype=np.float32))
+    host[mask] = -np.arange(mask.sum())
+    assert_matches_numpy(x, host)
+    x[xp.asarray(mask)] = x[xp.asarray(mask)] * 2  # the value reads the array it is written into
+    host[mask] = host[mask] * 2
+    assert_matches_numpy(x, host)
+
+
+def test_bad_keys_raise_clear_errors(xp):
+    x = xp.asarray(HOST)
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[xp.asarray([0, 3])]
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[xp.asarray([-4])] = 1
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[0, 9]
+    with pytest.raises(IndexError, match="boolean index of shape"):
+        x[xp.asarray([True, False])]
+    with pytest.raises(IndexError, match="integer or boolean"):
+        x[xp.asarray([1.0])]
+    with pytest.raises(IndexError, match="too many indices"):
+        x[xp.asarray(MASK), 0]
+    with pytest.raises(TypeError, match="cannot assign"):
+        x[xp.asarray([0])] = xp.asarray([1.5])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_take_and_take_along_axis(xp, dtype):
+    rng = np.random.default_rng(1)
+    host = rng.integers(0, 100, (4, 6, 3)).astype(dtype)
+    x = xp.asarray(host)
+    idx = np.array([5, -1, 0, 0, -6])
+    for axis in (0, 1, 2):
+        n = host.shape[axis]
+        i = idx[(idx < n) & (idx >= -n)]
+        assert_matches_numpy(xp.take(x, xp.asarray(i), axis=axis), np.take(host, i, axis=axis))
+    along = rng.integers(-6, 6, (4, 2, 3))
+    assert_matches_numpy(
+        xp.take_along_axis(x, xp.asarray(along), axis=1), np.take_along_axis(host, along, axis=1)
+    )
+    wide = rng.integers(0, 3, (1, 6, 5))  # broadcasts against x along axis 0
+    assert_matches_numpy(
+        xp.take_along_axis(x, xp.asarray(wide), axis=2),
+        np.take_along_axis(np.broadcast_to(host, (4, 6, 3)), wide, axis=2),
+    )
+    with pytest.raises(IndexError, match="out of bounds"):
+        xp.take(x, xp.asarray([6]), axis=1)
+    with pytest.raises(ValueError, match="axis="):
+        xp.take(x, xp.asarray([0]))
+    with pytest.raises(TypeError, match="integer indices"):
+        xp.take(x, xp.asarray([0.0]), axis=0)
+
+
+def test_repeat_with_counts_on_the_device(xp):
+    host = np.arange(12, dtype=np.int16).reshape(3, 4)
+    counts = np.array([2, 0, 3, 1])
+    assert_matches_numpy(
+        xp.repeat(xp.asarray(host), xp.asarray(counts), axis=1), np.repeat(host, counts, axis=1)
+    )
+    assert_matches_numpy(xp.repeat(xp.asarray(host), 2), np.repeat(host, 2))
+    with pytest.raises(ValueError, match="non-negative"):
+        xp.repeat(xp.asarray(host), xp.asarray([1, -1, 0, 0]), axis=1)
+
+
+def _unique_input(dtype: str, n: int = 2000) -> np.ndarray:
+    rng = np.random.default_rng(2)
+    host = rng.integers(0, 2 if dtype == "bool" else 40, n).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        host[:6] = [np.nan, -0.0, 0.0, np.inf, np.nan, -np.inf]
+    return host
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_unique_family_matches_numpy(xp, dtype):
+    host = _unique_input(dtype).reshape(40, 50)
+    x = xp.asarray(host)
+    values, index, inverse, counts = np.unique(
+        host, return_index=True, return_inverse=True, return_counts=True, equal_nan=False
+    )
+    assert_matches_numpy(xp.unique_values(x), values)
+    got = xp.unique_counts(x)
+    assert_matches_numpy(got.values, values)
+    assert_matches_numpy(got.counts, counts, check_dtype=False)
+    got = xp.unique_inverse(x)
+    assert_matches_numpy(got.inverse_indices, inverse.reshape(host.shape), check_dtype=False)
+    got = xp.unique_all(x)
+    for g, w in zip(got, (values, index, inverse.reshape(host.shape), counts), strict=True):
+        assert_matches_numpy(g, w, check_dtype=False)
+    assert got._fields == ("values", "indices", "inverse_indices", "counts")
+
+
+def test_unique_of_empty_and_single_element(xp):
+    for host in (np.zeros((0, 3), np.float32), np.array([4.0], np.float32), np.array(2.0, np.float32)):
+        got = xp.unique_all(xp.asarray(host))
+        values, index, inverse, counts = np.unique(host, True, True, True)
+        for g, w in zip(got, (values, index, inverse.reshape(host.shape), counts), strict=True):
+            assert_matches_numpy(g, w, check_dtype=False)
+
+
+@pytest.mark.parametrize("dtype", [d for d in DTYPES if d != "bool"])
+def test_isin(xp, dtype):
+    rng = np.random.default_rng(3)
+    a = _unique_input(dtype, 300).reshape(10, 30)
+    b = rng.integers(0, 40, 17).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        b[0] = np.nan  # NaN is in nothing, not even beside a NaN
+    for invert in (False, True):
+        assert_matches_numpy(
+            xp.isin(xp.asarray(a), xp.asarray(b), invert=invert), np.isin(a, b, invert=invert)
+        )
+    assert bool(xp.isin(int(b[1]), xp.asarray(b))) is True
+    assert_matches_numpy(xp.isin(xp.asarray(a), xp.asarray(b[:0])), np.zeros(a.shape, bool))
+
+
+def test_gather_and_scatter_with_a_two_dimensional_grid(xp):
+    """A device limited to 3 workgroups per grid dimension: every launch needs the second one."""
+    dev = GpuDevice(9, default_device().adapter)
+    dev.max_groups = 3
+    host = np.arange(3000, dtype=np.float32)
+    x = xp.asarray(host, device=dev)
+    idx = np.arange(2999, -1, -3)
+    assert_matches_numpy(x[xp.asarray(idx, device=dev)], host[idx])
+    x[xp.asarray(idx, device=dev)] = 0.0
+    host[idx] = 0.0
+    assert_matches_numpy(x, host)
+    assert_matches_numpy(xp.sort(x), np.sort(host))
+    assert_matches_numpy(xp.cumulative_sum(x), np.cumsum(host), rtol=1e-6)
+    assert_matches_numpy(xp.unique_values(x), np.unique(host))

@@ -1,0 +1,184 @@
+"""sort, argsort, argmax, argmin, nonzero, searchsorted, cumulative sums and count_nonzero,
+on every dtype the device has, against NumPy, with the edge cases GPU kernels get wrong."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import ruda_wgpu
+from ruda.testing import assert_matches_numpy, parametrize_backends
+
+pytestmark = parametrize_backends("wgpu")
+
+REAL = [d for d in ruda_wgpu.__array_namespace_info__().dtypes(kind=("bool", "integral", "real floating"))]
+NUMERIC = [d for d in REAL if d != "bool"]
+FLOAT_EDGES = [np.nan, -np.inf, np.inf, -0.0, 0.0, 1.0, -1.0, np.nan, 0.0, -0.0]
+
+
+def _values(dtype: str, n: int, seed: int = 0, spread: int = 20) -> np.ndarray:
+    """n values with many duplicates; floats begin with NaN, infinities and both zeros."""
+    rng = np.random.default_rng(seed)
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return rng.integers(0, 2, n).astype(bool)
+    if dt.kind == "f":
+        out = rng.integers(-spread, spread, n).astype(dt) / 4
+        out[: min(n, len(FLOAT_EDGES))] = FLOAT_EDGES[: min(n, len(FLOAT_EDGES))]
+        return out
+    info = np.iinfo(dt)
+    out = rng.integers(max(info.min, -spread), min(info.max, spread), n).astype(dt)
+    if n >= 2:
+        out[:2] = [info.min, info.max]
+    return out
+
+
+def _stable_order(host: np.ndarray, descending: bool) -> np.ndarray:
+    """The stable order the standard asks for, NaN last in both directions (as ruda_wgpu sorts)."""
+    sign = -1 if descending else 1
+    values = host.tolist()
+
+    def key(i: int) -> tuple[bool, float | int]:
+        v = values[i]
+        return (True, 0) if v != v else (False, sign * v)
+
+    return np.array(sorted(range(len(values)), key=key), dtype=np.int64)
+
+
+@pytest.mark.parametrize("dtype", REAL)
+@pytest.mark.parametrize("n", [0, 1, 2, 33, 2048, 2049, 5000])
+@pytest.mark.parametrize("descending", [False, True])
+def test_argsort_is_stable_with_nan_last(xp, dtype, n, descending):
+    host = _values(dtype, n)
+    got = xp.argsort(xp.asarray(host), descending=descending)
+    assert got.dtype == xp.__array_namespace_info__().default_dtypes()["indexing"]
+    assert_matches_numpy(got, _stable_order(host, descending), check_dtype=False)
+
+
+@pytest.mark.parametrize("dtype", REAL)
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_values(xp, dtype, descending):
+    host = _values(dtype, 3001, seed=1)
+    got = np.asarray(xp.sort(xp.asarray(host), descending=descending))
+    want = host[_stable_order(host, descending)]
+    assert got.dtype == host.dtype
+    if host.dtype.kind == "f":  # -0 and +0 are equal; sort puts -0 first
+        np.testing.assert_array_equal(np.where(got == 0, 0, got), np.where(want == 0, 0, want))
+        zeros = got[got == 0]
+        assert list(np.signbit(zeros)) == sorted(np.signbit(zeros), reverse=not descending)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_sort_along_any_axis(xp, axis):
+    host = np.random.default_rng(2).integers(-3, 3, (7, 300, 5)).astype(np.int32)
+    assert_matches_numpy(xp.sort(xp.asarray(host), axis=axis), np.sort(host, axis=axis))
+    assert_matches_numpy(
+        xp.argsort(xp.asarray(host), axis=axis), np.argsort(host, axis=axis, kind="stable"), check_dtype=False
+    )
+    view = xp.asarray(host)[::-2, 1:, ::3]  # a strided view sorts like its copy
+    assert_matches_numpy(xp.sort(view, axis=axis), np.sort(host[::-2, 1:, ::3], axis=axis))
+
+
+def test_sorting_refuses_bad_input(xp):
+    with pytest.raises(ValueError, match="at least one dimension"):
+        xp.sort(xp.asarray(1.0))
+    with pytest.raises(IndexError, match="out of range"):
+        xp.argsort(xp.ones((2, 3)), axis=2)
+    with pytest.raises(TypeError, match="ruda_wgpu array"):
+        xp.sort(np.ones(3))
+
+
+@pytest.mark.parametrize("dtype", NUMERIC)
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+def test_argmax_argmin_first_occurrence_and_nan(xp, name, dtype):
+    host = _values(dtype, 3000, seed=3).reshape(30, 100)
+    fn = getattr(np, name)
+    x = xp.asarray(host)
+    for axis in (None, 0, 1):
+        for keepdims in (False, True):
+            got = getattr(xp, name)(x, axis=axis, keepdims=keepdims)
+            assert_matches_numpy(got, fn(host, axis=axis, keepdims=keepdims), check_dtype=False)
+    long = _values(dtype, 600_001, seed=4)  # several passes over parts of the row
+    assert int(getattr(xp, name)(xp.asarray(long))) == int(fn(long))
+    with pytest.raises(ValueError, match="empty"):
+        getattr(xp, name)(xp.zeros((0, 3), dtype=x.dtype), axis=0)
+
+
+@pytest.mark.parametrize("dtype", REAL)
+def test_nonzero_and_count_nonzero(xp, dtype):
+    host = _values(dtype, 2 * 3 * 701, seed=5).reshape(2, 3, 701)
+    got = xp.nonzero(xp.asarray(host))
+    for g, w in zip(got, np.nonzero(host), strict=True):
+        assert_matches_numpy(g, w, check_dtype=False)
+    assert int(xp.count_nonzero(xp.asarray(host))) == int(np.count_nonzero(host))
+    assert_matches_numpy(
+        xp.count_nonzero(xp.asarray(host), axis=(0, 2)),
+        np.count_nonzero(host, axis=(0, 2)),
+        check_dtype=False,
+    )
+    assert [a.shape for a in xp.nonzero(xp.zeros((0, 4), dtype=xp.asarray(host).dtype))] == [(0,), (0,)]
+    with pytest.raises(ValueError):
+        xp.nonzero(xp.asarray(1))
+
+
+@pytest.mark.parametrize("dtype", NUMERIC)
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted(xp, dtype, side):
+    sorted_host = np.sort(_values(dtype, 500, seed=6))
+    queries = _values(dtype, 300, seed=7).reshape(20, 15)
+    got = xp.searchsorted(xp.asarray(sorted_host), xp.asarray(queries), side=side)
+    assert_matches_numpy(got, np.searchsorted(sorted_host, queries, side=side), check_dtype=False)
+    perm = np.random.default_rng(8).permutation(500)
+    shuffled = sorted_host[perm]
+    sorter = np.argsort(shuffled, kind="stable")
+    got = xp.searchsorted(xp.asarray(shuffled), xp.asarray(queries), side=side, sorter=xp.asarray(sorter))
+    assert_matches_numpy(got, np.searchsorted(shuffled, queries, side=side, sorter=sorter), check_dtype=False)
+    assert int(xp.searchsorted(xp.asarray(sorted_host), 1, side=side)) == int(
+        np.searchsorted(sorted_host, 1, side=side)
+    )
+
+
+def test_searchsorted_empty_and_errors(xp):
+    assert_matches_numpy(
+        xp.searchsorted(xp.zeros((0,)), xp.asarray([1.0, 2.0])), np.zeros(2, np.int64), check_dtype=False
+    )
+    with pytest.raises(ValueError, match="one-dimensional"):
+        xp.searchsorted(xp.ones((2, 2)), xp.ones(2))
+    with pytest.raises(ValueError, match="side"):
+        xp.searchsorted(xp.ones(2), xp.ones(2), side="middle")
+
+
+@pytest.mark.parametrize("dtype", [*NUMERIC, "bool"])
+@pytest.mark.parametrize("name", ["cumulative_sum", "cumulative_prod"])
+def test_cumulative(xp, name, dtype):
+    host = _values(dtype, 3 * 2500, seed=9, spread=3).reshape(3, 2500)
+    if np.dtype(dtype).kind == "f":
+        host = np.where(np.isfinite(host), host, 1).astype(dtype)
+    if name == "cumulative_prod":
+        host = host[:, :40]
+    np_fn = np.cumsum if name == "cumulative_sum" else np.cumprod
+    x = xp.asarray(host)
+    for axis in (0, 1):
+        for include_initial in (False, True):
+            got = getattr(xp, name)(x, axis=axis, include_initial=include_initial)
+            want = np_fn(host, axis=axis, dtype=np.asarray(got).dtype)
+            if include_initial:
+                first = np.full_like(want.take([0], axis=axis), 0 if name == "cumulative_sum" else 1)
+                want = np.concatenate([first, want], axis=axis)
+            assert_matches_numpy(got, want, rtol=1e-5, atol=1e-4)
+
+
+def test_cumulative_sum_of_a_long_row_takes_several_levels(xp):
+    host = (np.arange(3_000_001) % 5 - 2).astype(np.int32)
+    assert_matches_numpy(xp.cumulative_sum(xp.asarray(host)), np.cumsum(host), check_dtype=False)
+
+
+def test_more_workgroups_than_one_grid_dimension(xp):
+    """Kernels launched with more than 65535 workgroups use a second grid dimension."""
+    rows = 70_000
+    host = np.random.default_rng(10).integers(-9, 9, (rows, 3)).astype(np.int32)
+    x = xp.asarray(host)
+    assert_matches_numpy(xp.sort(x, axis=1), np.sort(host, axis=1))  # a radix tile per row
+    assert_matches_numpy(xp.cumulative_sum(x, axis=1), np.cumsum(host, axis=1), check_dtype=False)
+    assert_matches_numpy(xp.argmax(x, axis=1), np.argmax(host, axis=1), check_dtype=False)
