@@ -52,6 +52,9 @@ def test_getitem_and_setitem_follow_numpy(xp, key):
     want[key] = -7
     x[dkey] = -7
     assert_matches_numpy(x, want)
+    positions = np.arange(HOST.size).reshape(HOST.shape)[key]
+    if len(np.unique(positions)) < positions.size:
+        return  # which of several values written to one element wins is unspecified, as in the standard
     values = np.arange(HOST[key].size, dtype=np.int32).reshape(HOST[key].shape) * 10
     want[key] = values
     x[dkey] = xp.asarray(values)

@@ -267,11 +267,13 @@ class GpuDevice:
         self,
         pipe: Any,
         buffers: list[tuple[Any, int, int]],
-        params: np.ndarray[Any, Any],
+        params: np.ndarray[Any, Any] | bytes,
         groups: int | tuple[int, ...],
     ) -> None:
         """Record one dispatch: binding 0 is ``params`` (u32 words), then ``(buffer, offset, size)``."""
-        blob = np.ascontiguousarray(params, dtype=np.uint32).tobytes()
+        blob = (
+            params if isinstance(params, bytes) else np.ascontiguousarray(params, dtype=np.uint32).tobytes()
+        )
         blob += b"\0" * (-len(blob) % 16 or (16 if not blob else 0))  # whole vec4<u32> words
         with self._lock:
             start = -(-len(self._arena_data) // self.uniform_align) * self.uniform_align

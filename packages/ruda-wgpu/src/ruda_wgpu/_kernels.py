@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import math
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -240,9 +241,8 @@ def run(
 
     Parameters are u32 words; negative integers (strides) are passed as their two's complement.
     """
-    key = ("wgsl", name, tuple(sorted((k, str(v)) for k, v in subs.items())))
-    pipe = dev.pipeline(key, lambda: _wgsl.kernel(name, **subs))
-    words = np.array([int(p) & 0xFFFFFFFF for p in params], dtype=np.uint32)
+    pipe = dev.pipeline(("wgsl", name, *subs.items()), lambda: _wgsl.kernel(name, **subs))
+    words = struct.pack(f"<{len(params)}I", *(int(p) & 0xFFFFFFFF for p in params))
     dev.dispatch(pipe, list(buffers), words, groups)
 
 

@@ -1,8 +1,10 @@
 """Parallel inclusive scans of the rows of a contiguous (rows, n) array (``wgsl/scan_*.wgsl``).
 
-Each workgroup scans a tile of :data:`TILE` elements and records the tile's total;
-the totals are scanned the same way (recursively, so any length works) and added
-back to every tile but the first of its row. Sorting, compaction, ``unique`` and
+Rows up to :data:`ONE_WORKGROUP_ROW` long are scanned by one workgroup each, chunk
+after chunk, in one dispatch. Longer rows are cut into tiles of :data:`TILE`
+elements: each workgroup scans a tile and records its total; the totals are
+scanned the same way (recursively, so any length works) and added back to every
+tile but the first of its row. Sorting, compaction, ``unique`` and
 ``cumulative_sum``/``cumulative_prod`` are built on it.
 """
 
@@ -20,6 +22,10 @@ WG = 256
 #: elements each thread scans in registers
 IPT = 4
 TILE = WG * IPT
+#: rows up to this long are scanned by one workgroup each, in chunks of ROW_CHUNK, in one dispatch
+ROW_IPT = 16
+ROW_CHUNK = WG * ROW_IPT
+ONE_WORKGROUP_ROW = 4 * ROW_CHUNK
 COMBINE = {"sum": "x + y", "prod": "x * y"}
 IDENTITY = {"sum": ZERO, "prod": ONE}
 
@@ -58,6 +64,11 @@ def scan_rows(
     }
     what = f"cumulative {op}"
     bind_o, o_base = bind(dev, out_storage, out_start, (rows - 1) * out_stride + n, acc, what)
+    if n <= ONE_WORKGROUP_ROW:
+        bind_a, a_base = bind(dev, storage, start, rows * n, dtype, what)
+        one = {**subs, "IPT": ROW_IPT, "TILE": ROW_CHUNK}
+        run(dev, "scan_rows", one, [bind_o, bind_a], [n, rows, a_base, o_base, out_stride], rows)
+        return
     totals = Storage(dev, rows * tiles * storage_itemsize(acc))
     bind_s, _ = bind(dev, totals, 0, rows * tiles, acc, what)
     bind_a, a_base = bind(dev, storage, start, rows * n, dtype, what)

@@ -1,0 +1,169 @@
+"""How fast are ruda_wgpu's sort, argsort, boolean-mask selection and cumulative_sum?
+
+Each operation is timed in this process against NumPy and, where CuPy and an NVIDIA GPU are
+present, against CuPy on the same data (``cupy.sort``, ``cupy.argsort``, ``x[mask]``,
+``cupy.cumsum``). GPU sides wait for their work to finish inside the timed call. Sizes are
+1e6 and 1e7 elements of float32 and int32 (1e6 only on a CPU adapter such as lavapipe, unless
+``--full``). Results go to ``benchmarks/results/wgpu_sort-<device>.json`` with a plot beside.
+
+    python3 benchmarks/wgpu_sort.py
+    python3 benchmarks/wgpu_sort.py --full --repeats 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from rich.progress import Progress
+
+if not os.environ.get("XDG_RUNTIME_DIR"):
+    os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="ruda-wgpu-xdg-")
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import ruda_wgpu as xp  # noqa: E402
+from _timing import best_time  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def _cupy() -> Any:
+    """CuPy when it is installed and sees a GPU, else None."""
+    try:
+        import cupy
+
+        cupy.cuda.runtime.getDeviceCount()
+    except Exception:
+        return None
+    return cupy
+
+
+def _data(dtype: str, n: int) -> np.ndarray:
+    rng = np.random.default_rng(0)
+    if dtype == "float32":
+        return rng.standard_normal(n).astype(np.float32)
+    return rng.integers(-(2**31), 2**31 - 1, n, dtype=np.int64).astype(np.int32)
+
+
+def _cases(sizes: list[int]) -> list[tuple[str, str, int]]:
+    cases = [(op, dtype, n) for op in ("sort", "argsort") for dtype in ("float32", "int32") for n in sizes]
+    return cases + [("mask", "float32", max(sizes)), ("cumulative_sum", "float32", max(sizes))]
+
+
+def _contenders(op: str, host: np.ndarray, cp: Any) -> dict[str, Callable[[], object]]:
+    """The same operation on ruda_wgpu, NumPy and (when present) CuPy, each waiting for its result."""
+    x = xp.asarray(host)
+    mask_host = host > 0
+    mask = xp.asarray(mask_host)
+    ours = {
+        "sort": lambda: xp.sort(x),
+        "argsort": lambda: xp.argsort(x),
+        "mask": lambda: x[mask],  # reads the count back: the shape depends on the data
+        "cumulative_sum": lambda: xp.cumulative_sum(x),
+    }[op]
+    numpy = {
+        "sort": lambda: np.sort(host),  # NumPy's default (fastest, not stable); ours is stable
+        "argsort": lambda: np.argsort(host),
+        "mask": lambda: host[mask_host],
+        "cumulative_sum": lambda: np.cumsum(host),
+    }[op]
+
+    def ours_done() -> None:
+        ours()
+        xp.synchronize()
+
+    out: dict[str, Callable[[], object]] = {"ruda_wgpu": ours_done, "numpy": numpy}
+    if cp is not None:
+        c, cmask = cp.asarray(host), cp.asarray(mask_host)
+        fn = {
+            "sort": lambda: cp.sort(c),
+            "argsort": lambda: cp.argsort(c),
+            "mask": lambda: c[cmask],
+            "cumulative_sum": lambda: cp.cumsum(c),
+        }[op]
+
+        def cupy_done() -> None:
+            fn()
+            cp.cuda.Device().synchronize()
+
+        out["cupy"] = cupy_done
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--full", action="store_true", help="1e7 elements also on a CPU adapter")
+    parser.add_argument("--repeats", type=int, default=5, help="timed batches per contender (best kept)")
+    args = parser.parse_args()
+    dev = xp.__array_namespace_info__().default_device()
+    cpu = dev.adapter.info["adapter_type"] == "CPU"
+    sizes = [10**6] if cpu and not args.full else [10**6, 10**7]
+    cp = _cupy()
+    cases = _cases(sizes)
+    rows = []
+    with Progress(transient=True) as progress:
+        task = progress.add_task(f"{dev.name} ({dev.description})", total=len(cases))
+        for op, dtype, n in cases:
+            progress.update(task, description=f"{op} {dtype} {n:.0e}")
+            times = {
+                name: best_time(fn, repeats=args.repeats, min_seconds=0.05)
+                for name, fn in _contenders(op, _data(dtype, n), cp).items()
+            }
+            row: dict[str, Any] = {"op": op, "dtype": dtype, "size": n}
+            row.update({f"{name} ms": t * 1e3 for name, t in times.items()})
+            row["ours/numpy"] = times["ruda_wgpu"] / times["numpy"]
+            if "cupy" in times:
+                row["ours/cupy"] = times["ruda_wgpu"] / times["cupy"]
+            rows.append(row)
+            progress.advance(task)
+    print(f"device: {dev.name} = {dev.description}" + ("  (CuPy: " + ("yes)" if cp else "not here)")))
+    header = f"{'op':15} {'dtype':8} {'size':>9} {'ours ms':>9} {'numpy ms':>9} {'ours/numpy':>10}"
+    print(header + (f" {'cupy ms':>9} {'ours/cupy':>9}" if cp else ""))
+    for r in rows:
+        line = (
+            f"{r['op']:15} {r['dtype']:8} {r['size']:>9} {r['ruda_wgpu ms']:>9.3f} {r['numpy ms']:>9.3f}"
+            f" {r['ours/numpy']:>10.3f}"
+        )
+        print(line + (f" {r['cupy ms']:>9.3f} {r['ours/cupy']:>9.2f}" if cp else ""))
+    slug = re.sub(r"[^a-z0-9]+", "-", dev.description.split(" (")[0].lower()).strip("-")
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    out = RESULTS / f"wgpu_sort-{slug}.json"
+    out.write_text(json.dumps({"device": dev.description, "cupy": cp is not None, "rows": rows}, indent=1))
+    print(f"results: {out}")
+    _plot(rows, dev.description, out.with_suffix(".png"))
+    return 0
+
+
+def _plot(rows: list[dict[str, Any]], device: str, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = [f"{r['op']}\n{r['dtype']} {r['size']:.0e}" for r in rows]
+    keys = [k for k in ("ours/numpy", "ours/cupy") if k in rows[0]]
+    fig, ax = plt.subplots(figsize=(max(6, len(rows) * 0.9), 4))
+    width = 0.8 / len(keys)
+    for i, key in enumerate(keys):
+        ax.bar([j + i * width for j in range(len(rows))], [r[key] for r in rows], width, label=key)
+    ax.set_xticks([j + width * (len(keys) - 1) / 2 for j in range(len(rows))], labels, fontsize=7)
+    ax.set_yscale("log")
+    ax.axhline(1.0, color="grey", linewidth=0.8)
+    ax.set_ylabel("time ratio (lower is faster)")
+    ax.set_title(f"ruda_wgpu sort, argsort, mask, cumulative_sum on {device}", fontsize=9)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    print(f"plot: {path}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
