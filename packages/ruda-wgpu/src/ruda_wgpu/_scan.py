@@ -1,7 +1,8 @@
 """Parallel inclusive scans of the rows of a contiguous (rows, n) array (``wgsl/scan_*.wgsl``).
 
-Rows up to :data:`ONE_WORKGROUP_ROW` long are scanned by one workgroup each, chunk
-after chunk, in one dispatch. Longer rows are cut into tiles of :data:`TILE`
+Short rows (:data:`ONE_THREAD_ROW`) are scanned by one thread each; rows up to
+:data:`ONE_WORKGROUP_ROW` long by one workgroup each, chunk after chunk, in one
+dispatch. Longer rows are cut into tiles of :data:`TILE`
 elements: each workgroup scans a tile and records its total; the totals are
 scanned the same way (recursively, so any length works) and added back to every
 tile but the first of its row. Sorting, compaction, ``unique`` and
@@ -22,6 +23,8 @@ WG = 256
 #: elements each thread scans in registers
 IPT = 4
 TILE = WG * IPT
+#: rows up to this long are scanned by one thread each
+ONE_THREAD_ROW = 32
 #: rows up to this long are scanned by one workgroup each, in chunks of ROW_CHUNK, in one dispatch
 ROW_IPT = 16
 ROW_CHUNK = WG * ROW_IPT
@@ -38,12 +41,14 @@ def scan_rows(
     acc: np.dtype[Any],
     op: str,
     out: tuple[Storage, int, int],
+    sequential: bool = False,
 ) -> None:
     """Write the inclusive ``op`` scan (``"sum"`` or ``"prod"``) of each row into ``out``.
 
     ``src`` is (storage, first element, dtype) of a contiguous (rows, n) input;
     ``out`` is (storage, first element, elements between rows), of dtype ``acc``.
-    Integer results wrap to ``acc`` as NumPy's do.
+    Integer results wrap to ``acc`` as NumPy's do. ``sequential`` adds the elements of a
+    row one after the other, rounding each running value (float16, as NumPy does).
     """
     if rows * n == 0:
         return
@@ -64,10 +69,14 @@ def scan_rows(
     }
     what = f"cumulative {op}"
     bind_o, o_base = bind(dev, out_storage, out_start, (rows - 1) * out_stride + n, acc, what)
-    if n <= ONE_WORKGROUP_ROW:
+    if sequential or n <= ONE_THREAD_ROW or n <= ONE_WORKGROUP_ROW:
         bind_a, a_base = bind(dev, storage, start, rows * n, dtype, what)
-        one = {**subs, "IPT": ROW_IPT, "TILE": ROW_CHUNK}
-        run(dev, "scan_rows", one, [bind_o, bind_a], [n, rows, a_base, o_base, out_stride], rows)
+        params = [n, rows, a_base, o_base, out_stride]
+        if sequential or n <= ONE_THREAD_ROW:
+            run(dev, "scan_serial", subs, [bind_o, bind_a], params, -(-rows // WG))
+        else:
+            one = {**subs, "IPT": ROW_IPT, "TILE": ROW_CHUNK}
+            run(dev, "scan_rows", one, [bind_o, bind_a], params, rows)
         return
     totals = Storage(dev, rows * tiles * storage_itemsize(acc))
     bind_s, _ = bind(dev, totals, 0, rows * tiles, acc, what)

@@ -12,14 +12,10 @@ import numpy as np
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, assign, contiguous, copy_of, empty
 from ruda_wgpu._elementwise import apply, astype
-from ruda_wgpu._engine import WORKGROUP
 from ruda_wgpu._info import default_dtypes_of
-from ruda_wgpu._kernels import ONE, ZERO, Operand, bind, convert, launch_reduce, wgsl_type, wrap
+from ruda_wgpu._kernels import ONE, ZERO, Operand, convert, launch_reduce, wgsl_type
 from ruda_wgpu._manipulation import _axes, permute_dims
-from ruda_wgpu._scan import COMBINE, IDENTITY, scan_rows
-
-# This module defines min, max, sum, any and all: keep the builtins at hand.
-builtins_max = builtins.max
+from ruda_wgpu._scan import scan_rows
 
 _MAX = {
     "i32": "2147483647i",
@@ -183,59 +179,6 @@ def std(x: Array, /, *, axis: Any = None, correction: int | float = 0.0, keepdim
     return apply("sqrt", var(x, axis=axis, correction=correction, keepdims=keepdims))
 
 
-def _sequential_scan_source(src: np.dtype[Any], acc: np.dtype[Any], op: str, include: bool) -> str:
-    """One thread scans each row, rounding every running value: float16 sums round at every
-    step in NumPy, which a parallel scan (another order of additions) cannot reproduce."""
-    t = wgsl_type(acc)
-    value = convert("a[base + j * inner]", src, acc)
-    step = wrap(COMBINE[op].replace("x", "acc").replace("y", value), acc)
-    identity = IDENTITY[op][t]
-    out_n, shift = ("n + 1u", "1u") if include else ("n", "0u")
-    first = f"o[obase] = {identity};" if include else ""
-    return f"""
-@group(0) @binding(0) var<storage, read> P: array<u32>;
-@group(0) @binding(1) var<storage, read_write> o: array<{t}>;
-@group(0) @binding(2) var<storage, read> a: array<{wgsl_type(src)}>;
-@compute @workgroup_size({WORKGROUP})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {{
-  let i = (wid.y * nwg.x + wid.x) * {WORKGROUP}u + lid;
-  let rows = P[0]; let n = P[1]; let inner = P[2];
-  if (i >= rows) {{ return; }}
-  let outer = i / inner; let r = i % inner;
-  let base = P[3] + outer * n * inner + r;
-  let obase = outer * ({out_n}) * inner + r;
-  var acc: {t} = {identity};
-  {first}
-  for (var j = 0u; j < n; j = j + 1u) {{
-    acc = {step};
-    o[obase + (j + {shift}) * inner] = acc;
-  }}
-}}
-"""
-
-
-def _sequential_cumulative(x: Array, axis: int, acc: np.dtype[Any], include_initial: bool, op: str) -> Array:
-    src = contiguous(x)
-    n = x.shape[axis]
-    inner = math.prod(x.shape[axis + 1 :])
-    rows = math.prod(x.shape[:axis]) * inner
-    shape = list(x.shape)
-    shape[axis] = n + (1 if include_initial else 0)
-    out = empty(tuple(shape), acc, x.device)
-    if rows and math.prod(shape):
-        dev = x.device
-        pipe = dev.pipeline(
-            ("sequential scan", op, src.dtype.name, acc.name, include_initial),
-            lambda: _sequential_scan_source(src.dtype, acc, op, include_initial),
-        )
-        bind_o, _ = bind(dev, out._storage, 0, out.size, acc, "cumulative")
-        bind_a, base = bind(dev, src._storage, src._offset, src.size, src.dtype, "cumulative")
-        params = np.array([rows, n, builtins_max(inner, 1), base], dtype=np.uint32)
-        dev.dispatch(pipe, [bind_o, bind_a], params, -(-rows // WORKGROUP))
-    return out
-
-
 def _cumulative(x: Array, axis: int | None, dtype: Any, include_initial: bool, op: str) -> Array:
     fn = f"cumulative_{op}"
     x = _check(x, fn)
@@ -249,8 +192,6 @@ def _cumulative(x: Array, axis: int | None, dtype: Any, include_initial: bool, o
         raise ValueError(f"{fn}() needs an array of at least one dimension")
     (axis,) = _axes(axis, x.ndim, fn)
     acc = _sum_dtype(x, dtype)
-    if acc == _dtypes.float16:
-        return _sequential_cumulative(x, axis, acc, include_initial, op)
     # the scanned axis last and contiguous: rows of n, scanned into rows of n (+1) of the result
     order = (*[d for d in range(x.ndim) if d != axis], axis)
     src = contiguous(permute_dims(x, order))
@@ -260,9 +201,9 @@ def _cumulative(x: Array, axis: int | None, dtype: Any, include_initial: bool, o
     out = empty((*src.shape[:-1], width), acc, x.device)
     if include_initial:
         assign(out[..., 0], {"sum": 0, "prod": 1}[op])
-    scan_rows(
-        x.device, (src._storage, src._offset, src.dtype), rows, n, acc, op, (out._storage, width - n, width)
-    )
+    source, target = (src._storage, src._offset, src.dtype), (out._storage, width - n, width)
+    # float16 sums round at every step in NumPy: only the sequential order reproduces them
+    scan_rows(x.device, source, rows, n, acc, op, target, sequential=acc == _dtypes.float16)
     return permute_dims(out, tuple(order.index(d) for d in range(x.ndim)))
 
 

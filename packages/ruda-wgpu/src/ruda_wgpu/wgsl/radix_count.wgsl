@@ -1,7 +1,7 @@
 // One pass of a stable LSD radix sort of the rows of a (rows, n) array of keys, 4 bits at a
-// time: the histogram of the pass's digit in each tile of ${TILE} keys, written digit-major
-// within each row, counts[(row * 16 + digit) * tiles + tile], so that one inclusive scan of
-// counts gives every (row, digit, tile) its first position in the output.
+// time: the histogram of the pass's digit in each tile of ${TILE} keys, written as
+// counts[(row * 16 + digit) * tiles + tile]. Scanned along the tiles, each (row, digit) gives
+// radix_scatter.wgsl the place of every tile's keys of that digit.
 // P: n, rows, tiles, word, shift
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> counts: array<u32>;

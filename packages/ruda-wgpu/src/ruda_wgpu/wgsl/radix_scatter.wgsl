@@ -3,7 +3,8 @@
 // the tile follow positions and the sort is stable. c[d * ${WG} + t] counts digit d in
 // thread t's keys; its exclusive scan in that (digit-major) order gives each thread the rank
 // of its first key of each digit. No subgroup operations: this runs on any adapter.
-// P: n, rows, tiles, word, shift, payload; offsets: the inclusive scan of radix_count's counts
+// P: n, rows, tiles, word, shift, payload; offsets: radix_count's counts, each (row, digit)
+// scanned over its tiles
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> ko: array<u32>;
 @group(0) @binding(2) var<storage, read_write> po: array<u32>;
@@ -61,9 +62,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   workgroupBarrier();
   if (lid < 16u) {
     tile_start[lid] = c[lid * ${WG}u];
-    let f = (row * 16u + lid) * tiles + tile;
-    var o = 0u;
-    if (f > 0u) { o = offsets[f - 1u]; }
+    var o = row * n;  // the row, then every smaller digit of the row, then this digit's earlier tiles
+    for (var e = 0u; e < lid; e = e + 1u) { o = o + offsets[(row * 16u + e) * tiles + tiles - 1u]; }
+    if (tile > 0u) { o = o + offsets[(row * 16u + lid) * tiles + tile - 1u]; }
     out_start[lid] = o;
   }
   workgroupBarrier();
