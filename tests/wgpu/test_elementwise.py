@@ -193,3 +193,14 @@ def test_float_to_int_truncates_and_wraps_like_numpy(xp, dtype):
     with np.errstate(invalid="ignore"):
         want = values.astype(np.int64).astype(dtype)  # C casts: truncate, then wrap
     assert_matches_numpy(xp.astype(xp.asarray(values), getattr(xp, dtype)), want)
+
+
+@pytest.mark.parametrize("dtype", [d for d in DEVICE_DTYPES if np.dtype(d).kind in "iu"])
+def test_shifts_past_the_width(xp, dtype):
+    bits = np.dtype(dtype).itemsize * 8
+    a = np.array([1, 5, np.iinfo(dtype).max, np.iinfo(dtype).min], dtype=dtype)
+    counts = np.arange(0, bits + 40, dtype=dtype)
+    a, counts = np.repeat(a, len(counts)), np.tile(counts, len(a))
+    for op in ("bitwise_left_shift", "bitwise_right_shift"):
+        want = getattr(np, op.removeprefix("bitwise_"))(a, counts)
+        assert_matches_numpy(getattr(xp, op)(xp.asarray(a), xp.asarray(counts)), want, err_msg=op)
