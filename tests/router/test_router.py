@@ -353,7 +353,9 @@ def test_dtypes_are_the_routers_whichever_backend_holds_the_array() -> None:
 
 def test_namespace_info_tells_each_devices_truth() -> None:
     info = XP.__array_namespace_info__()
-    assert info.devices() == (HOST, TDEV)
+    torch_devices = TORCH.__array_namespace_info__().devices()  # cuda:N too on a GPU machine
+    assert info.devices() == (HOST, *(duo.MultiDevice.B2(d) for d in torch_devices))
+    assert TDEV in info.devices()
     torch_names = set(TORCH.__array_namespace_info__().dtypes())
     assert set(info.dtypes(device=TDEV)) == torch_names
     assert set(info.dtypes(device=HOST)) == set(ruda.host.__array_namespace_info__().dtypes())
