@@ -8,6 +8,7 @@ present, against CuPy on the same data (``cupy.sort``, ``cupy.argsort``, ``x[mas
 
     python3 benchmarks/wgpu_sort.py
     python3 benchmarks/wgpu_sort.py --full --repeats 5
+    python3 benchmarks/wgpu_sort.py --markdown     # the README's table, from the results files
 """
 
 from __future__ import annotations
@@ -102,7 +103,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--full", action="store_true", help="1e7 elements also on a CPU adapter")
     parser.add_argument("--repeats", type=int, default=5, help="timed batches per contender (best kept)")
+    parser.add_argument("--markdown", action="store_true", help="print the results files as one table")
     args = parser.parse_args()
+    if args.markdown:
+        print(markdown(sorted(RESULTS.glob("wgpu_sort-*.json"))))
+        return 0
     dev = xp.__array_namespace_info__().default_device()
     cpu = dev.adapter.info["adapter_type"] == "CPU"
     sizes = [10**6] if cpu and not args.full else [10**6, 10**7]
@@ -140,6 +145,24 @@ def main() -> int:
     print(f"results: {out}")
     _plot(rows, dev.description, out.with_suffix(".png"))
     return 0
+
+
+def markdown(paths: list[Path]) -> str:
+    """One table of every results file: a row per operation and size, columns per device."""
+    lines = [
+        "| device | op | dtype | size | ruda_wgpu ms | NumPy ms | ours/NumPy | CuPy ms | ours/CuPy |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for path in paths:
+        data = json.loads(path.read_text())
+        device = data["device"].split(" (")[0]
+        for r in data["rows"]:
+            cupy = f"{r['cupy ms']:.3f} | {r['ours/cupy']:.1f}" if "cupy ms" in r else "— | —"
+            lines.append(
+                f"| {device} | {r['op']} | {r['dtype']} | {r['size']:.0e} | {r['ruda_wgpu ms']:.3f} "
+                f"| {r['numpy ms']:.3f} | {r['ours/numpy']:.2f} | {cupy} |"
+            )
+    return "\n".join(lines)
 
 
 def _plot(rows: list[dict[str, Any]], device: str, path: Path) -> None:
