@@ -144,7 +144,8 @@ def arange(
             body = f"x0 - {_dtypes.STORAGE[dt.name]}(gi) * x1"
             ops[1] = Scalar(-int(step), dt)
     elif dt.kind == "f":
-        body, ops = "x0 + f32(gi) * x1", [Scalar(float(start), dt), Scalar(float(step), dt)]
+        body = f"x0 + {_dtypes.STORAGE[dt.name]}(gi) * x1"
+        ops = [Scalar(float(start), dt), Scalar(float(step), dt)]
     else:
         raise TypeError(f"arange() cannot produce {dt.name}")
     launch_elementwise(dev, ("arange", body), body, "", out._operand(), ops, out.shape)
@@ -176,7 +177,7 @@ def linspace(
     step = (stop - start) / div if div > 0 else 0.0
     out = empty((num,), dt, dev)
     last = num - 1 if endpoint and num > 1 else 0xFFFFFFFF
-    body = "select(x0 + f32(gi) * x1, x2, gi == x3)"
+    body = f"select(x0 + {_dtypes.STORAGE[dt.name]}(gi) * x1, x2, gi == x3)"
     ops = [
         Scalar(float(start), dt),
         Scalar(float(step), dt),
@@ -277,6 +278,8 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
     dev = resolve_device(device)
     if copy is False:
         raise ValueError("asarray(copy=False): host data must be copied to the GPU; use copy=None")
+    if isinstance(obj, np.generic):  # a NumPy scalar keeps its dtype, as a NumPy array does
+        obj = np.asarray(obj)
     if isinstance(obj, bool | int | float | complex):
         sdt = dt or _scalar_dtype(obj, dev)
         if isinstance(obj, float) and sdt.kind in "iu":

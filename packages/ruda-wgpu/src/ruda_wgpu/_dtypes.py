@@ -6,10 +6,11 @@ so bool, int8, int16, uint8 and uint16 are stored *widened* to one 32-bit word
 per element. Every kernel computes in 32 bits and wraps the result back to the
 narrow range before storing it (sign-extending shifts for signed, masks for
 unsigned), so results wrap and compare exactly as NumPy's. int64/uint64 use the
-device's ``shader-int64`` feature (WGSL ``i64``/``u64``). float64 is never
-offered: devices that expose ``shader-f64`` may compute transcendental f64
-functions wrongly (lavapipe returns garbage for ``exp``), and the namespace only
-lists what it computes correctly. Complex dtypes are not offered.
+device's ``shader-int64`` feature (WGSL ``i64``/``u64``). float64 (WGSL ``f64``) is
+offered where the device has ``shader-f64`` and ``shader-int64``: the drivers' own
+f64 ``exp``, ``log``, ``sin``... are wrong (lavapipe's return garbage, the H200's are
+float-accurate and its ``log`` loses the device), so every float64 function is our
+own, in ``wgsl/lib_f64.wgsl``, built from f64 arithmetic and bit operations.
 
 float16 is not one of the standard's dtypes, so ``dtypes()`` does not list it, but it
 works on every device as ``ruda_wgpu.float16``. It is stored widened to one f32 word
@@ -69,10 +70,20 @@ STORAGE: dict[str, str] = {
     "uint64": "u64",
     "float16": "f32",
     "float32": "f32",
+    "float64": "f64",
 }
 #: NumPy dtype of the stored words (what is uploaded and read back)
 STORAGE_NP: dict[str, np.dtype[Any]] = {
-    name: np.dtype({"u32": "uint32", "i32": "int32", "i64": "int64", "u64": "uint64", "f32": "float32"}[w])
+    name: np.dtype(
+        {
+            "u32": "uint32",
+            "i32": "int32",
+            "i64": "int64",
+            "u64": "uint64",
+            "f32": "float32",
+            "f64": "float64",
+        }[w]
+    )
     for name, w in STORAGE.items()
 }
 

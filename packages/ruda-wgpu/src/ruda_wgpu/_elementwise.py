@@ -225,7 +225,7 @@ _op(
     return select(0.0f, inf_f(), (abs(a) > 1.0f) == (b > 0.0f));
   }
   let bint = trunc(b) == b;
-  let odd = bint && abs(b) < 16777216.0f && (i32(abs(b)) % 2) == 1;
+  let odd = bint && abs(b) < 16777216.0f && (u32(abs(b)) & 1u) == 1u;
   if (a == 0.0f || isinf_f(a)) {
     let big = (a == 0.0f) == (b < 0.0f);
     let mag = select(0.0f, inf_f(), big);
@@ -351,6 +351,53 @@ _op(
         "u": "return select({Z}, a >> (u32(b) & ({BITS}u - 1u)), b < {T}({BITS}));",
     },
 )
+
+# float64: every function from the library of wgsl/lib_f64.wgsl, which uses f64 arithmetic only
+# (the drivers' f64 built-ins are wrong or crash).
+_F64_CALLS = {
+    "sqrt": "sqrt", "exp": "exp", "expm1": "expm1", "log": "log", "log2": "log2", "log10": "log10",
+    "log1p": "log1p", "sin": "sin", "cos": "cos", "tan": "tan", "asin": "asin", "acos": "acos",
+    "atan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "asinh": "asinh", "acosh": "acosh",
+    "atanh": "atanh", "floor": "floor", "ceil": "ceil", "trunc": "trunc", "round": "round", "abs": "abs",
+}  # fmt: skip
+_F64_BINARY_CALLS = {
+    "pow": "pow", "atan2": "atan2", "hypot": "hypot", "copysign": "copysign", "nextafter": "nextafter",
+    "logaddexp": "logaddexp",
+}  # fmt: skip
+for _name, _fn in _F64_CALLS.items():
+    _OPS[_name].bodies["float64"] = f"return {_fn}_d(a);"
+for _name, _fn in _F64_BINARY_CALLS.items():
+    _OPS[_name].bodies["float64"] = f"return {_fn}_d(a, b);"
+_OPS["reciprocal"].bodies["float64"] = "return 1.0lf / a;"
+_OPS["sign"].bodies["float64"] = (
+    "if (isnan_d(a)) { return a; } return select(select(0.0lf, 1.0lf, a > 0.0lf), -1.0lf, a < 0.0lf);"
+)
+_OPS["isnan"].bodies["float64"] = "return select(0u, 1u, isnan_d(a));"
+_OPS["isinf"].bodies["float64"] = "return select(0u, 1u, isinf_d(a));"
+_OPS["isfinite"].bodies["float64"] = "return select(1u, 0u, isnan_d(a) || isinf_d(a));"
+_OPS["signbit"].bodies["float64"] = "return select(0u, 1u, signbit_d(a));"
+_OPS["maximum"].bodies["float64"] = (
+    "if (isnan_d(a)) { return a; } if (isnan_d(b)) { return b; } return max(a, b);"
+)
+_OPS["minimum"].bodies["float64"] = (
+    "if (isnan_d(a)) { return a; } if (isnan_d(b)) { return b; } return min(a, b);"
+)
+_OPS["floor_divide"].bodies["float64"] = """
+  if (isnan_d(a) || isnan_d(b) || (isinf_d(a) && isinf_d(b))) { return nan_d(); }
+  if (isinf_d(a) || isinf_d(b) || b == 0.0lf) { return a / b; }
+  let m = fmod_d(a, b);
+  var d = (a - m) / b;
+  if (m != 0.0lf && ((b < 0.0lf) != (m < 0.0lf))) { d = d - 1.0lf; }
+  if (d == 0.0lf) { return copysign_d(0.0lf, a / b); }
+  var f = floor_d(d);
+  if (d - f > 0.5lf) { f = f + 1.0lf; }
+  return f;"""
+_OPS["remainder"].bodies["float64"] = """
+  if (isnan_d(a) || isnan_d(b) || isinf_d(a) || b == 0.0lf) { return nan_d(); }
+  if (isinf_d(b)) { if (a == 0.0lf || signbit_d(a) == signbit_d(b)) { return a; } return b; }
+  var m = fmod_d(a, b);
+  if (m != 0.0lf) { if ((b < 0.0lf) != (m < 0.0lf)) { m = m + b; } } else { m = copysign_d(0.0lf, b); }
+  return m;"""
 
 _KIND_WORDS = {
     "b": "boolean",

@@ -128,7 +128,12 @@ class GpuDevice:
         self.description = _adapters.describe(adapter)
         self.features = frozenset(adapter.features)
         self.limits = dict(adapter.limits)
-        self.dtype_names = _BASE_DTYPES + (("int64", "uint64") if "shader-int64" in self.features else ())
+        int64 = "shader-int64" in self.features
+        # float64 needs 64-bit integers too: its math library works on the bit patterns
+        float64 = int64 and "shader-f64" in self.features
+        self.dtype_names = (
+            _BASE_DTYPES + (("int64", "uint64") if int64 else ()) + (("float64",) if float64 else ())
+        )
         self.max_binding = int(self.limits["max-storage-buffer-binding-size"])
         self.max_groups = int(self.limits["max-compute-workgroups-per-dimension"])
         self.offset_align = int(self.limits["min-storage-buffer-offset-alignment"])
@@ -169,7 +174,7 @@ class GpuDevice:
         with self._lock:
             if self._device is not None:
                 return
-            wanted = [f for f in ("shader-int64",) if f in self.features]
+            wanted = [f for f in ("shader-int64", "shader-f64") if f in self.features]
             limits = {
                 k: self.limits[k]
                 for k in (
@@ -205,7 +210,7 @@ class GpuDevice:
         if dtype.name in ("int64", "uint64"):
             lack = "the 'shader-int64' feature"
         elif dtype.name == "float64":
-            lack = "correct float64 arithmetic (exp, log, sin... are not exact in f64 on WebGPU devices)"
+            lack = "the 'shader-f64' and 'shader-int64' features (float64 arithmetic on 64-bit words)"
         else:
             lack = f"{dtype.name} arithmetic (WGSL has no complex numbers)"
         raise TypeError(

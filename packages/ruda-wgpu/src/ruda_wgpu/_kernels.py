@@ -23,8 +23,13 @@ import numpy as np
 from ruda_wgpu import _dtypes, _wgsl
 from ruda_wgpu._engine import WORKGROUP, GpuDevice, Storage, storage_itemsize
 
-ZERO = {"f32": "0.0f", "i32": "0i", "u32": "0u", "i64": "0li", "u64": "0lu"}
-ONE = {"f32": "1.0f", "i32": "1i", "u32": "1u", "i64": "1li", "u64": "1lu"}
+ZERO = {"f32": "0.0f", "f64": "0.0lf", "i32": "0i", "u32": "0u", "i64": "0li", "u64": "0lu"}
+ONE = {"f32": "1.0f", "f64": "1.0lf", "i32": "1i", "u32": "1u", "i64": "1li", "u64": "1lu"}
+
+
+def lib(name: str, t: str) -> str:
+    """The library helper ``name`` for WGSL float type ``t``: ``isnan_f`` for f32, ``isnan_d`` for f64."""
+    return f"{name}_{'d' if t == 'f64' else 'f'}"
 
 
 def wgsl_type(dtype: np.dtype[Any]) -> str:
@@ -57,6 +62,12 @@ def convert(expr: str, src: np.dtype[Any], dst: np.dtype[Any]) -> str:
         return f"select(1u, 0u, ({expr}) == {ZERO[ts]})"  # NaN is true; no float '!=' (see not_equal)
     if ts == td:
         return wrap(expr, dst) if src.itemsize > dst.itemsize or src.kind != dst.kind else expr
+    if ts == "f64":
+        if td == "f32":  # rounded by the library: drivers may round f64 -> f32 as they like
+            return f"round_f16(to_f32_odd_d({expr}))" if dst == _dtypes.float16 else f"to_f32_d({expr})"
+        return wrap(f"f64_to_{td}({expr})", dst)
+    if td == "f64":
+        return f"f64({expr})"  # exact from f32 and 32-bit integers
     if ts == "f32":
         # WGSL leaves out-of-range float -> int conversions to the driver: the library saturates,
         # and negative values wrap into unsigned types as NumPy's C casts do.
@@ -105,7 +116,8 @@ def _scalar_load(b: int, t: str) -> str:
     if t == "u32":
         return f"P[{b}]"
     # naga sign-extends u32 -> i64, so both words go through u64
-    return f"{t}((u64(P[{b + 1}]) << 32u) | u64(P[{b}]))"
+    words = f"(u64(P[{b + 1}]) << 32u) | u64(P[{b}])"
+    return f"bitcast<f64>({words})" if t == "f64" else f"{t}({words})"
 
 
 def elementwise_source(

@@ -13,7 +13,7 @@ from ruda_wgpu._creation import asarray
 from ruda_wgpu._elementwise import apply, astype
 from ruda_wgpu._engine import WORKGROUP, GpuDevice, Storage, storage_itemsize
 from ruda_wgpu._info import default_dtypes_of
-from ruda_wgpu._kernels import bind, run, wgsl_type
+from ruda_wgpu._kernels import bind, lib, run, wgsl_type
 from ruda_wgpu._manipulation import permute_dims, reshape
 from ruda_wgpu._scan import scan_rows
 
@@ -32,9 +32,10 @@ def _better(dtype: np.dtype[Any], largest: bool) -> str:
     by_value = f"v {cmp} w || (v == w && i < j)"
     if dtype.kind != "f":
         return f"return {by_value};"
+    nan = lib("isnan", wgsl_type(dtype))
     return f"""
-  if (isnan_f(v)) {{ return !isnan_f(w) || i < j; }}
-  if (isnan_f(w)) {{ return false; }}
+  if ({nan}(v)) {{ return !{nan}(w) || i < j; }}
+  if ({nan}(w)) {{ return false; }}
   return {by_value};"""
 
 
@@ -144,7 +145,7 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
 
 
 def _less(dtype: np.dtype[Any]) -> str:
-    return "return less_f(x, y);" if dtype.kind == "f" else "return x < y;"
+    return f"return {lib('less', wgsl_type(dtype))}(x, y);" if dtype.kind == "f" else "return x < y;"
 
 
 def searchsorted(

@@ -53,6 +53,15 @@ def key_code(dtype: np.dtype[Any], descending: bool, invertible: bool) -> KeyCod
     """The key of ``dtype``. ``invertible`` keys (for sort) keep -0 before +0 so the values come
     back from the keys; the others (for argsort) make -0 equal to +0, as NumPy's sort does."""
     name = _dtypes.NAME[dtype]
+    if name == "float64":
+        fn = "sort_key_d" if invertible else "order_key_d"
+        nan_key = "vec2<u32>(0u, 0xfff80000u)" if invertible else "vec2<u32>(0xffffffffu, 0xffffffffu)"
+        if not descending:
+            key, value = f"{fn}(v)", "from_sort_key_d(k)"
+        else:
+            key = f"select(~{fn}(v), {nan_key}, isnan_d(v))"
+            value = "select(from_sort_key_d(~k), nan_d(), k.x == 0u && k.y == 0xfff80000u)"
+        return KeyCode(2, 64, f"return {key};", f"return {value};")
     if dtype.kind == "f":
         fn = "sort_key_f" if invertible else "order_key_f"
         nan_key = "0xffc00000u" if invertible else "0xffffffffu"

@@ -13,7 +13,7 @@ from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, assign, contiguous, copy_of, empty
 from ruda_wgpu._elementwise import apply, astype
 from ruda_wgpu._info import default_dtypes_of
-from ruda_wgpu._kernels import ONE, ZERO, Operand, convert, launch_reduce, wgsl_type
+from ruda_wgpu._kernels import ONE, ZERO, Operand, convert, launch_reduce, lib, wgsl_type
 from ruda_wgpu._manipulation import _axes, permute_dims
 from ruda_wgpu._scan import scan_rows
 
@@ -23,6 +23,7 @@ _MAX = {
     "i64": "9223372036854775807li",
     "u64": "0xfffffffffffffffflu",
     "f32": "inf_f()",
+    "f64": "inf_d()",
 }
 _MIN = {
     "i32": "(-2147483647i - 1i)",
@@ -30,6 +31,7 @@ _MIN = {
     "i64": "(-9223372036854775807li - 1li)",
     "u64": "0lu",
     "f32": "(-inf_f())",
+    "f64": "(-inf_d())",
 }
 
 
@@ -54,13 +56,14 @@ def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, 
         return astype(x, acc) if x.dtype != acc else copy_of(x)
     src = contiguous(permute_dims(x, (*keep, *axes)))
     t = wgsl_type(acc)
+    nan = lib("isnan", t)
     combine = {
         "sum": "x + y",
         "prod": "x * y",
         "all": "min(x, y)",
         "any": "max(x, y)",
-        "min": "select(select(min(x, y), y, isnan_f(y)), x, isnan_f(x))" if t == "f32" else "min(x, y)",
-        "max": "select(select(max(x, y), y, isnan_f(y)), x, isnan_f(x))" if t == "f32" else "max(x, y)",
+        "min": f"select(select(min(x, y), y, {nan}(y)), x, {nan}(x))" if t[0] == "f" else "min(x, y)",
+        "max": f"select(select(max(x, y), y, {nan}(y)), x, {nan}(x))" if t[0] == "f" else "max(x, y)",
     }[kind]
     identity = {"sum": ZERO[t], "prod": ONE[t], "all": "1u", "any": "0u", "min": _MAX[t], "max": _MIN[t]}[
         kind

@@ -15,7 +15,7 @@ from importlib import resources
 from string import Template
 
 #: the library files, each a sequence of top-level ``fn``/``struct``/``const`` declarations
-LIBRARIES = ("lib_f32", "lib_f16", "lib_int")
+LIBRARIES = ("lib_f32", "lib_f16", "lib_f64", "lib_int")
 
 _DECL = re.compile(r"^(?:fn|struct|const)\s+(\w+)", re.MULTILINE)
 _WORD = re.compile(r"\b\w+\b")
