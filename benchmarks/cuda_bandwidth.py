@@ -19,7 +19,8 @@ import ruda_cuda as xp
 N = 1 << 28
 
 # A hand-written float4 grid-stride add: what a bandwidth-tuned kernel reaches here.
-_ADD4 = cupy.RawKernel(r"""
+_ADD4 = cupy.RawKernel(
+    r"""
 extern "C" __global__ void add4(const float4* a, const float4* b, float4* c, long long n4) {
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n4;
          i += (long long)blockDim.x * gridDim.x) {
@@ -27,7 +28,9 @@ extern "C" __global__ void add4(const float4* a, const float4* b, float4* c, lon
         c[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
     }
 }
-""", "add4")
+""",
+    "add4",
+)
 REPEATS = 20
 
 
@@ -53,13 +56,19 @@ def main() -> None:
     nbytes = N * 4
 
     def copy() -> None:
-        cupy.cuda.runtime.memcpyAsync(dst.data.ptr, a.data.ptr, nbytes,
-                                      cupy.cuda.runtime.memcpyDeviceToDevice,
-                                      cupy.cuda.get_current_stream().ptr)
+        cupy.cuda.runtime.memcpyAsync(
+            dst.data.ptr,
+            a.data.ptr,
+            nbytes,
+            cupy.cuda.runtime.memcpyDeviceToDevice,
+            cupy.cuda.get_current_stream().ptr,
+        )
 
     copy_gbs = 2 * nbytes / gpu_ms(copy) / 1e6
-    print(f"{cupy.cuda.runtime.getDeviceProperties(0)['name'].decode()}: 2**28 float32 "
-          f"({nbytes / 2**30:.0f} GiB per array)")
+    print(
+        f"{cupy.cuda.runtime.getDeviceProperties(0)['name'].decode()}: 2**28 float32 "
+        f"({nbytes / 2**30:.0f} GiB per array)"
+    )
     print(f"  device-to-device copy   {copy_gbs:8.0f} GB/s (read + write)")
     cases = {
         "ruda_cuda add": (lambda: xp.add(a, b), 3),

@@ -27,10 +27,23 @@ xp = ruda.host
 # Most of ruda.host *is* NumPy's function; the ones it wraps (expm1, tanh, floor, ceil, sign,
 # clip, std, var, matmul) are where a cost could hide, so they are all here.
 CASES = {
-    "add": ("a", "b"), "multiply": ("a", "b"), "maximum": ("a", "b"), "exp": ("a",),
-    "expm1": ("a",), "tanh": ("a",), "sqrt": ("b",), "floor": ("a",), "ceil": ("a",),
-    "sign": ("a",), "clip": ("a", "lo", "hi"),
-    "sum": ("a",), "mean": ("a",), "max": ("a",), "prod": ("b",), "std": ("a",), "var": ("a",),
+    "add": ("a", "b"),
+    "multiply": ("a", "b"),
+    "maximum": ("a", "b"),
+    "exp": ("a",),
+    "expm1": ("a",),
+    "tanh": ("a",),
+    "sqrt": ("b",),
+    "floor": ("a",),
+    "ceil": ("a",),
+    "sign": ("a",),
+    "clip": ("a", "lo", "hi"),
+    "sum": ("a",),
+    "mean": ("a",),
+    "max": ("a",),
+    "prod": ("b",),
+    "std": ("a",),
+    "var": ("a",),
 }
 
 

@@ -65,8 +65,10 @@ def main() -> None:
                 direct = functools.partial(case, ns, da, db)
                 t_router, t_direct, r = ratio(through, direct, clock=time.process_time)
                 added = (t_router - t_direct) * 1e6
-                print(f"{label:<8}{name:<24}{n:>9}{t_router * 1e6:>9.1f}us{t_direct * 1e6:>9.1f}us"
-                      f"{added:>8.1f}us{r:>8.3f}")
+                print(
+                    f"{label:<8}{name:<24}{n:>9}{t_router * 1e6:>9.1f}us{t_direct * 1e6:>9.1f}us"
+                    f"{added:>8.1f}us{r:>8.3f}"
+                )
 
 
 if __name__ == "__main__":

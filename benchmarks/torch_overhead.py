@@ -63,11 +63,14 @@ FIXED: dict[str, tuple[Callable[..., object], tuple[str, ...]]] = {
 def _timer(device: torch.device) -> tuple[Callable[[Callable[[], object]], Callable[[], object]], object]:
     """Wrap a call so its time includes the GPU's work, and pick the clock."""
     if device.type == "cuda":
+
         def synced(fn: Callable[[], object]) -> Callable[[], object]:
             def call() -> None:
                 fn()
                 torch.cuda.synchronize()
+
             return call
+
         return synced, time.perf_counter
     # One thread, CPU time: comparable on a shared machine, where other processes inflate wall time.
     torch.set_num_threads(1)
@@ -82,8 +85,11 @@ def overhead(device: torch.device) -> None:
     gen = torch.Generator(device=device).manual_seed(0)
     # "control" times torch against itself: how far apart two identical calls measure on this machine
     cases = [("control", "noise", torch.add, ("a", "b"))]
-    cases += [(name, kind, fn, args) for kind, table in (("pass-through", PASS_THROUGH), ("fixed", FIXED))
-              for name, (fn, args) in table.items()]
+    cases += [
+        (name, kind, fn, args)
+        for kind, table in (("pass-through", PASS_THROUGH), ("fixed", FIXED))
+        for name, (fn, args) in table.items()
+    ]
     for n in (1_000, 1_000_000):
         a = torch.randn(n, generator=gen, device=device)
         b = torch.rand(n, generator=gen, device=device) + 0.5
@@ -91,8 +97,12 @@ def overhead(device: torch.device) -> None:
         for name, kind, theirs, arg_names in cases:
             args = [values[v] for v in arg_names]
             ours = theirs if name == "control" else getattr(xp, name)
-            t_ours, t_ref, r = ratio(sync(functools.partial(ours, *args)),
-                                     sync(functools.partial(theirs, *args)), clock=clock, repeats=25)
+            t_ours, t_ref, r = ratio(
+                sync(functools.partial(ours, *args)),
+                sync(functools.partial(theirs, *args)),
+                clock=clock,
+                repeats=25,
+            )
             times[name, n] = (t_ours, t_ref)
             print(f"{name:<14}{kind:<14}{n:>9}{t_ours * 1e6:>10.1f}us{t_ref * 1e6:>10.1f}us{r:>8.3f}")
 
@@ -103,10 +113,15 @@ def overhead(device: torch.device) -> None:
     # The namespace's cost is a fixed few microseconds per call: measured at 1e3 elements, where it
     # shows, and set against the 1e6-element call it is added to (the fixed functions do work that
     # grows with n, so only their measured ratio means anything).
-    implied = max(1 + (times[name, 1_000][0] - times[name, 1_000][1]) / times[name, 1_000_000][1]
-                  for name, kind, _, _ in cases if kind == "pass-through")
-    print(f"pass-through: worst ratio at 1e6 measured {worst('pass-through'):.3f}, implied by the per-call "
-          f"cost at 1e3 {implied:.3f} (target <= 1.05)")
+    implied = max(
+        1 + (times[name, 1_000][0] - times[name, 1_000][1]) / times[name, 1_000_000][1]
+        for name, kind, _, _ in cases
+        if kind == "pass-through"
+    )
+    print(
+        f"pass-through: worst ratio at 1e6 measured {worst('pass-through'):.3f}, implied by the per-call "
+        f"cost at 1e3 {implied:.3f} (target <= 1.05)"
+    )
     print(f"fixed: worst ratio at 1e6 measured {worst('fixed'):.3f}")
     control = times["control", 1_000_000][0] / times["control", 1_000_000][1]
     print(f"control (torch vs itself) at 1e6: {control:.3f}: measured ratios are this noisy here")
@@ -127,8 +142,9 @@ def exchange(device: torch.device) -> None:
     for n in (1_000, 100_000_000):
         other = make(n)
         tensor = torch.ones(n, device=device)
-        cases = {f"plugin from_dlpack {other_name} -> {target}":
-                 lambda o=other: PLUGIN.from_dlpack(o, device)}
+        cases = {
+            f"plugin from_dlpack {other_name} -> {target}": lambda o=other: PLUGIN.from_dlpack(o, device)
+        }
         if via_ruda:
             cases[f"ruda.to_device {other_name} -> {target}"] = lambda o=other: ruda.to_device(o, target)
             cases[f"ruda.to_device {target} -> {other_name}"] = lambda t=tensor: ruda.to_device(t, other_name)
@@ -145,12 +161,14 @@ def exchange(device: torch.device) -> None:
 
 def _shares_memory(out: object, source: object) -> bool:
     """Whether ``out`` starts at the same address as ``source`` (proof that nothing was copied)."""
+
     def address(x: object) -> int:
         if isinstance(x, torch.Tensor):
             return x.data_ptr()
         if isinstance(x, np.ndarray):
             return x.ctypes.data
         return int(x.data.ptr)  # CuPy
+
     return address(out) == address(source)
 
 

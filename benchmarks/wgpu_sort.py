@@ -30,8 +30,8 @@ if not os.environ.get("XDG_RUNTIME_DIR"):
     os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="ruda-wgpu-xdg-")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import ruda_wgpu as xp  # noqa: E402
-from _timing import best_time  # noqa: E402
+import ruda_wgpu as xp
+from _timing import best_time
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -56,7 +56,7 @@ def _data(dtype: str, n: int) -> np.ndarray:
 
 def _cases(sizes: list[int]) -> list[tuple[str, str, int]]:
     cases = [(op, dtype, n) for op in ("sort", "argsort") for dtype in ("float32", "int32") for n in sizes]
-    return cases + [("mask", "float32", max(sizes)), ("cumulative_sum", "float32", max(sizes))]
+    return [*cases, ("mask", "float32", max(sizes)), ("cumulative_sum", "float32", max(sizes))]
 
 
 def _contenders(op: str, host: np.ndarray, cp: Any) -> dict[str, Callable[[], object]]:
@@ -100,7 +100,8 @@ def _contenders(op: str, host: np.ndarray, cp: Any) -> dict[str, Callable[[], ob
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    formatter = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=formatter)
     parser.add_argument("--full", action="store_true", help="1e7 elements also on a CPU adapter")
     parser.add_argument("--repeats", type=int, default=5, help="timed batches per contender (best kept)")
     parser.add_argument("--markdown", action="store_true", help="print the results files as one table")
