@@ -86,6 +86,12 @@ class Array:
     def size(self) -> int:
         return math.prod(self._shape)
 
+    def __len__(self) -> int:
+        """The length of the first axis (not in the standard; NumPy, CuPy and PyTorch have it)."""
+        if not self._shape:
+            raise TypeError("len() of a 0-D ruda_wgpu array")
+        return self._shape[0]
+
     @property
     def T(self) -> Array:  # noqa: N802  (the spec's name)
         """Reversed axes; the spec defines it for 2-D arrays only."""

@@ -1,5 +1,5 @@
 """Linear algebra without decompositions: matmul (tiled in workgroup memory), tensordot, vecdot,
-norms, diagonal, trace, outer, cross, matrix_power."""
+vector_norm, diagonal, trace, outer, cross (matrix norms and powers are in _decompositions)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from typing import Any
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, contiguous, copy_of, empty
-from ruda_wgpu._creation import eye
 from ruda_wgpu._elementwise import apply, astype, where
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import launch_matmul
@@ -156,30 +155,6 @@ def vector_norm(
     return norm if keepdims else squeeze(norm, axis=axes)
 
 
-def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: float | str = "fro") -> Array:
-    """Norm of the matrices in the last two axes: ``'fro'``, ``1``, ``-1``, ``inf``, ``-inf``.
-
-    The spectral norms (``2``, ``-2``, ``'nuc'``) need singular values, which ruda_wgpu
-    does not compute yet: they raise NotImplementedError.
-    """
-    x = _float_input(x, "matrix_norm")
-    if x.ndim < 2:
-        raise ValueError(f"matrix_norm() needs an array of at least two dimensions, got {x.ndim}")
-    if ord == "fro":
-        return vector_norm(x, axis=(-2, -1), keepdims=keepdims)
-    if ord in (2, -2, "nuc"):
-        raise NotImplementedError(
-            f"matrix_norm(ord={ord!r}) needs singular values, which ruda_wgpu does not compute yet: "
-            "use ord='fro', 1, -1, inf or -inf, or copy the data to another backend with ruda.to_device()"
-        )
-    if ord not in (1, -1, math.inf, -math.inf):
-        raise ValueError(f"matrix_norm(): ord must be 'fro', 'nuc', 1, -1, 2, -2, inf or -inf, not {ord!r}")
-    along = -2 if ord in (1, -1) else -1  # column sums for the 1-norms, row sums for the inf-norms
-    sums = sum_(apply("abs", x), axis=along, keepdims=True)
-    pick = max_ if ord in (1, math.inf) else min_
-    return pick(sums, axis=(-2, -1), keepdims=keepdims)
-
-
 def _diagonal_view(x: Array, offset: int, fn: str) -> Array:
     if not isinstance(x, Array) or x.ndim < 2:
         raise ValueError(f"{fn}() needs a ruda_wgpu array of at least two dimensions")
@@ -237,35 +212,10 @@ def _component(x: Array, axis: int, i: int) -> Array:
     return x[(..., i) + (slice(None),) * (-axis - 1)]
 
 
-def matrix_power(x: Array, n: int, /) -> Array:
-    """``x`` multiplied by itself ``n`` times (``n >= 0``), by repeated squaring."""
-    if not isinstance(x, Array) or x.ndim < 2 or x.shape[-1] != x.shape[-2]:
-        raise ValueError("matrix_power() needs square matrices in the last two axes")
-    n = operator.index(n)
-    if n < 0:
-        raise NotImplementedError(
-            "matrix_power() with a negative power needs the inverse, which ruda_wgpu does not compute yet"
-        )
-    result: Array | None = None
-    square = x
-    while n:
-        if n & 1:
-            result = square if result is None else matmul(result, square)
-        n >>= 1
-        if n:
-            square = matmul(square, square)
-    if result is None:  # the identity, for every matrix of the stack
-        m = x.shape[-1]
-        return copy_of(broadcast_to(eye(m, dtype=x.dtype, device=x.device), x.shape))
-    return copy_of(result) if result is x else result
-
-
 __all__ = [
     "cross",
     "diagonal",
     "matmul",
-    "matrix_norm",
-    "matrix_power",
     "matrix_transpose",
     "outer",
     "tensordot",

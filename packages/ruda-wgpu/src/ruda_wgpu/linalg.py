@@ -1,38 +1,56 @@
-"""The ``linalg`` extension of ruda_wgpu.
+"""The ``linalg`` extension of ruda_wgpu, computed on the GPU.
 
-Products, norms (except the spectral ones), diagonal, trace, outer, cross and
-matrix_power are computed on the GPU; the decompositions and what needs them
-(cholesky, det, eig*, inv, pinv, qr, slogdet, solve, svd*, matrix_rank) raise
-NotImplementedError naming themselves.
+Products, norms, diagonal, trace, outer and cross in ``_linalg``; the decompositions (LU,
+Cholesky, QR, Jacobi eigh and SVD) and what is built on them in ``_decompositions``.
+``eig`` and ``eigvals`` of general matrices (complex results) raise NotImplementedError.
 """
 
 from __future__ import annotations
 
 from ruda import spec
 
-from ruda_wgpu._linalg import (
-    cross,
-    diagonal,
-    matmul,
+from ruda_wgpu._decompositions import (
+    LinAlgError,
+    cholesky,
+    det,
+    eigh,
+    eigvalsh,
+    inv,
     matrix_norm,
     matrix_power,
-    outer,
-    tensordot,
-    trace,
-    vecdot,
-    vector_norm,
+    matrix_rank,
+    pinv,
+    qr,
+    slogdet,
+    solve,
+    svd,
+    svdvals,
 )
+from ruda_wgpu._linalg import cross, diagonal, matmul, outer, tensordot, trace, vecdot, vector_norm
 from ruda_wgpu._manipulation import matrix_transpose
 from ruda_wgpu._missing import fill
 
 __all__ = [
+    "LinAlgError",
+    "cholesky",
     "cross",
+    "det",
     "diagonal",
+    "eigh",
+    "eigvalsh",
+    "inv",
     "matmul",
     "matrix_norm",
     "matrix_power",
+    "matrix_rank",
     "matrix_transpose",
     "outer",
+    "pinv",
+    "qr",
+    "slogdet",
+    "solve",
+    "svd",
+    "svdvals",
     "tensordot",
     "trace",
     "vecdot",

@@ -1,0 +1,372 @@
+"""The linalg decompositions on the GPU, batched over leading axes: one workgroup per matrix.
+
+- LU with partial pivoting (``wgsl/linalg_lu.wgsl``): ``solve``, ``inv``, ``det``, ``slogdet``.
+- Cholesky (``linalg_cholesky.wgsl``) and Householder QR (``linalg_qr*.wgsl``).
+- Jacobi methods (``linalg_jacobi.wgsl``), which map well to GPUs and are accurate: two-sided
+  for ``eigh``/``eigvalsh``, one-sided (Hestenes) for ``svd``/``svdvals``, and through them
+  ``pinv``, ``matrix_rank`` and the spectral matrix norms.
+
+Each kernel works on a contiguous copy of its input in place. Exactly singular (``solve``,
+``inv``) and non positive definite (``cholesky``) matrices raise :class:`LinAlgError`, as
+NumPy's do: that check reads one flag per matrix back to the host. Integer input is
+converted to the device's default float. ``eig``/``eigvals`` (complex results of general
+matrices) are not computed yet.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any
+
+import numpy as np
+from ruda.spec import EighResult, QRResult, SlogdetResult, SVDResult
+
+from ruda_wgpu import _dtypes
+from ruda_wgpu._array import Array, copy_of, empty
+from ruda_wgpu._creation import arange, eye, triu, zeros
+from ruda_wgpu._elementwise import apply, astype, where
+from ruda_wgpu._engine import Storage
+from ruda_wgpu._indexing import take_along_axis
+from ruda_wgpu._info import default_dtypes_of
+from ruda_wgpu._kernels import bind, run, wgsl_type
+from ruda_wgpu._linalg import _diagonal_view, _float_input, matmul, vector_norm
+from ruda_wgpu._manipulation import (
+    broadcast_shapes,
+    broadcast_to,
+    concat,
+    expand_dims,
+    matrix_transpose,
+    reshape,
+)
+from ruda_wgpu._sorting import argsort
+from ruda_wgpu._statistical import max as max_
+from ruda_wgpu._statistical import min as min_
+from ruda_wgpu._statistical import prod
+from ruda_wgpu._statistical import sum as sum_
+from ruda_wgpu._utility import count_nonzero
+
+WG = 256
+#: Jacobi sweeps before giving up on convergence (quadratic convergence needs far fewer)
+MAX_SWEEPS = 40
+_U32 = _dtypes.uint32
+
+
+class LinAlgError(ValueError):
+    """A matrix the operation is not defined for: singular, or not positive definite."""
+
+
+def _subs(dtype: np.dtype[Any]) -> dict[str, object]:
+    """Template values of the linalg kernels for a float dtype."""
+    if wgsl_type(dtype) == "f64":
+        return {"T": "f64", "ZERO": "0.0lf", "ONE": "1.0lf", "ABS": "abs_d", "SQRT": "sqrt_d",
+                "EPS": "2.220446049250313e-16lf", "TINY": "1e-290lf", "WG": WG}  # fmt: skip
+    return {"T": "f32", "ZERO": "0.0f", "ONE": "1.0f", "ABS": "abs", "SQRT": "sqrt",
+            "EPS": "1.1920929e-07f", "TINY": "1e-35f", "WG": WG}  # fmt: skip
+
+
+def _matrices(x: Any, fn: str, square: bool = True) -> Array:
+    """A contiguous float copy of ``x`` (at least 2-D; square when asked) for a kernel to overwrite."""
+    if not isinstance(x, Array):
+        raise TypeError(f"linalg.{fn}() takes a ruda_wgpu array, not {type(x).__name__}")
+    if x.ndim < 2:
+        raise ValueError(f"linalg.{fn}() needs an array of at least two dimensions, got shape {x.shape}")
+    if square and x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"linalg.{fn}() needs square matrices in the last two axes, got shape {x.shape}")
+    if x.dtype.kind not in "fbiu" or x.dtype == _dtypes.float16:
+        raise TypeError(f"linalg.{fn}() needs a float32 or float64 array, not {x.dtype.name}")
+    dtype = x.dtype if x.dtype.kind == "f" else default_dtypes_of(x.device)["real floating"]
+    return astype(x, dtype, copy=True)
+
+
+def _batch(x: Array) -> int:
+    return math.prod(x.shape[:-2])
+
+
+def _bind_all(x: Array) -> tuple[Any, int, int]:
+    return bind(x.device, x._storage, x._offset, x.size, x.dtype, "linalg")[0]
+
+
+def _flags(storage: Storage, count: int, x: Array) -> np.ndarray[Any, Any]:
+    return np.frombuffer(x.device.read(storage.buffer, 0, 4 * count), np.uint32) if count else np.zeros(0)
+
+
+# -- LU ---------------------------------------------------------------------------------------------
+
+
+def _lu(x: Any, fn: str) -> tuple[Array, Array, Storage]:
+    """(LU factors in place of a copy of x, pivots (..., n) uint32, per-matrix info)."""
+    a = _matrices(x, fn)
+    n, batch = a.shape[-1], _batch(a)
+    piv = empty((*a.shape[:-1],), _U32, a.device)
+    info = Storage(a.device, max(batch, 1) * 4)
+    if batch and n:
+        bindings = [_bind_all(a), _bind_all(piv), bind(a.device, info, 0, batch, _U32, fn)[0]]
+        run(a.device, "linalg_lu", _subs(a.dtype), bindings, [n, batch], batch)
+    return a, piv, info
+
+
+def _raise_if_singular(info: Storage, batch: int, a: Array, fn: str) -> None:
+    if batch and a.shape[-1] and _flags(info, batch, a).any():
+        raise LinAlgError(f"linalg.{fn}(): a matrix is singular (a zero pivot in its LU factorisation)")
+
+
+def solve(x1: Array, x2: Array, /) -> Array:
+    """The solution of ``x1 @ x = x2`` (LU with partial pivoting); ``x2`` of shape (..., n, k) or (n,)."""
+    if not isinstance(x2, Array):
+        raise TypeError(f"linalg.solve() takes ruda_wgpu arrays, not {type(x2).__name__}")
+    a = _matrices(x1, "solve")
+    if x2.device is not a.device:
+        raise ValueError(
+            f"linalg.solve() got arrays on two devices, {a.device} and {x2.device}: move one with to_device()"
+        )
+    n = a.shape[-1]
+    vector = x2.ndim == 1
+    rhs = reshape(x2, (n, 1)) if vector else x2
+    if rhs.shape[-2] != n:
+        raise ValueError(f"linalg.solve(): x2 of shape {x2.shape} does not match matrices of size {n}")
+    batch_shape = broadcast_shapes(a.shape[:-2], rhs.shape[:-2])
+    dtype = _dtypes.result_type(a, rhs) if rhs.dtype.kind == "f" else a.dtype
+    a = broadcast_to(astype(a, dtype, copy=False), (*batch_shape, n, n))
+    lu, piv, info = _lu(a, "solve")
+    k = rhs.shape[-1]
+    out = astype(broadcast_to(rhs, (*batch_shape, n, k)), dtype, copy=True)
+    batch = _batch(lu)
+    if batch and n and k:
+        bindings = [_bind_all(out), _bind_all(lu), _bind_all(piv)]
+        run(lu.device, "linalg_lu_solve", _subs(dtype), bindings, [n, k, batch], batch)
+    _raise_if_singular(info, batch, lu, "solve")
+    return reshape(out, (*batch_shape, n)) if vector else out
+
+
+def inv(x: Array, /) -> Array:
+    """The inverse of each square matrix (an LU solve against the identity)."""
+    a = _matrices(x, "inv")
+    n = a.shape[-1]
+    return solve(a, broadcast_to(eye(n, dtype=a.dtype, device=a.device), a.shape))
+
+
+def _permutation_sign(piv: Array) -> Array:
+    """+1 or -1 per matrix: the parity of the row exchanges of an LU factorisation."""
+    n = piv.shape[-1]
+    steps = apply("not_equal", piv, broadcast_to(arange(n, dtype=_U32, device=piv.device), piv.shape))
+    swaps = sum_(astype(steps, _dtypes.int32), axis=-1)
+    return apply("subtract", 1, apply("multiply", 2, apply("remainder", swaps, 2)))
+
+
+def det(x: Array, /) -> Array:
+    """The determinant of each square matrix: the product of U's diagonal, signed by the pivots."""
+    lu, piv, _ = _lu(x, "det")
+    d = prod(_diagonal_view(lu, 0, "det"), axis=-1)
+    return apply("multiply", d, astype(_permutation_sign(piv), lu.dtype))
+
+
+def slogdet(x: Array, /) -> SlogdetResult:
+    """(sign, log|det|) of each square matrix; a singular one gives (0, -inf)."""
+    lu, piv, _ = _lu(x, "slogdet")
+    diag = _diagonal_view(lu, 0, "slogdet")
+    sign = apply("multiply", prod(apply("sign", diag), axis=-1), astype(_permutation_sign(piv), lu.dtype))
+    with np.errstate(divide="ignore"):
+        logabsdet = sum_(apply("log", apply("abs", diag)), axis=-1)
+    return SlogdetResult(sign, logabsdet)
+
+
+# -- Cholesky, QR -------------------------------------------------------------------------------------
+
+
+def cholesky(x: Array, /, *, upper: bool = False) -> Array:
+    """The Cholesky factor L (``L @ L.mT == x``) of symmetric positive definite matrices; U = L.mT
+    with ``upper=True``. Only the lower triangle of ``x`` is read."""
+    a = _matrices(x, "cholesky")
+    n, batch = a.shape[-1], _batch(a)
+    info = Storage(a.device, max(batch, 1) * 4)
+    if batch and n:
+        bindings = [_bind_all(a), bind(a.device, info, 0, batch, _U32, "cholesky")[0]]
+        run(a.device, "linalg_cholesky", _subs(a.dtype), bindings, [n, batch], batch)
+        if _flags(info, batch, a).any():
+            raise LinAlgError("linalg.cholesky(): a matrix is not positive definite")
+    return copy_of(matrix_transpose(a)) if upper else a
+
+
+def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
+    """Householder QR: ``Q @ R == x`` with Q's columns orthonormal and R upper triangular.
+    ``mode='reduced'``: Q (..., m, k), R (..., k, n), k = min(m, n); ``'complete'``: Q (..., m, m)."""
+    if mode not in ("reduced", "complete"):
+        raise ValueError(f"linalg.qr(): mode must be 'reduced' or 'complete', not {mode!r}")
+    a = _matrices(x, "qr", square=False)
+    m, n = a.shape[-2:]
+    k, batch = min(m, n), _batch(a)
+    mq = m if mode == "complete" else k
+    tau = empty((*a.shape[:-2], k), a.dtype, a.device)
+    q = copy_of(broadcast_to(eye(m, mq, dtype=a.dtype, device=a.device), (*a.shape[:-2], m, mq)))
+    if batch and k:
+        subs = _subs(a.dtype)
+        run(a.device, "linalg_qr", subs, [_bind_all(a), _bind_all(tau)], [m, n, batch], batch)
+        bindings = [_bind_all(q), _bind_all(a), _bind_all(tau)]
+        run(a.device, "linalg_qr_q", subs, bindings, [m, n, mq, batch], batch)
+    r = triu(a[..., : (m if mode == "complete" else k), :])
+    return QRResult(q, r)
+
+
+# -- Jacobi: eigh, svd ----------------------------------------------------------------------------
+
+
+def _jacobi(a: Array, one_sided: bool) -> Array:
+    """Rotate ``a`` (batch, m, n) in place by a Jacobi method; returns the accumulated v (batch, n, n)."""
+    m, n = a.shape[-2:]
+    batch = _batch(a)
+    v = copy_of(broadcast_to(eye(n, dtype=a.dtype, device=a.device), (*a.shape[:-2], n, n)))
+    if batch and n > 1:
+        subs = {**_subs(a.dtype), "PAIRS": (n + 1) // 2, "ONE_SIDED": f"{int(one_sided)}u"}
+        run(a.device, "linalg_jacobi", subs, [_bind_all(a), _bind_all(v)], [m, n, batch, MAX_SWEEPS], batch)
+    return v
+
+
+def _sorted_columns(values: Array, columns: Array, descending: bool) -> tuple[Array, Array]:
+    """``values`` (..., n) sorted, and the columns of ``columns`` (..., r, n) in the same order."""
+    order = argsort(values, axis=-1, descending=descending)
+    rows = columns.shape[-2]
+    picks = broadcast_to(expand_dims(order, axis=-2), (*order.shape[:-1], rows, order.shape[-1]))
+    return take_along_axis(values, order, axis=-1), take_along_axis(columns, picks, axis=-1)
+
+
+def eigh(x: Array, /) -> EighResult:
+    """Eigenvalues (ascending) and orthonormal eigenvectors (columns) of symmetric matrices, by the
+    two-sided Jacobi method."""
+    a = _matrices(x, "eigh")
+    v = _jacobi(a, one_sided=False)
+    values, vectors = _sorted_columns(copy_of(_diagonal_view(a, 0, "eigh")), v, descending=False)
+    return EighResult(values, vectors)
+
+
+def eigvalsh(x: Array, /) -> Array:
+    """Eigenvalues (ascending) of symmetric matrices."""
+    return eigh(x).eigenvalues
+
+
+def _svd(x: Any, fn: str, full_matrices: bool, vectors: bool) -> tuple[Array, Array | None, Array | None]:
+    a = _matrices(x, fn, square=False)
+    m, n = a.shape[-2:]
+    wide = m < n
+    if wide:  # the SVD of the transpose, whose columns are fewer than its rows
+        a = copy_of(matrix_transpose(a))
+    v = _jacobi(a, one_sided=True)
+    norms = apply("sqrt", sum_(apply("multiply", a, a), axis=-2))
+    s, v = _sorted_columns(norms, v, descending=True)
+    if not vectors:
+        return s, None, None
+    _, a = _sorted_columns(norms, a, descending=True)
+    rows, k = a.shape[-2], a.shape[-1]
+    scale = expand_dims(s, axis=-2)
+    positive = apply("greater", scale, 0)
+    u = where(positive, apply("divide", a, where(positive, scale, 1)), 0)
+    # complete u to an orthonormal basis: QR of u keeps its columns (up to sign) and fills the rest
+    basis = qr(u, mode="complete" if full_matrices else "reduced").Q
+    u = where(positive, u, basis[..., :k])
+    if full_matrices and rows > k:
+        u = concat([u, basis[..., k:]], axis=-1)
+    if wide:  # A^T = U S V^T, so A = V S U^T
+        return s, v, matrix_transpose(u)
+    return s, u, matrix_transpose(v)
+
+
+def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
+    """``U @ diag(S) @ Vh == x``, singular values descending, by the one-sided Jacobi method."""
+    s, u, vh = _svd(x, "svd", full_matrices, True)
+    assert u is not None and vh is not None
+    return SVDResult(u, s, vh)
+
+
+def svdvals(x: Array, /) -> Array:
+    """Singular values, descending."""
+    return _svd(x, "svdvals", False, False)[0]
+
+
+def _cutoff(s: Array, shape: tuple[int, ...], rtol: Any) -> Array:
+    """The singular values below which a matrix counts as singular: rtol times the largest."""
+    if rtol is None:
+        rtol = max(shape[-2:]) * float(np.finfo(s.dtype).eps)
+    if isinstance(rtol, Array):
+        return apply("multiply", max_(s, axis=-1, keepdims=True), expand_dims(rtol, axis=-1))
+    return apply("multiply", max_(s, axis=-1, keepdims=True), float(rtol))
+
+
+def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
+    """The Moore-Penrose pseudo-inverse, through the SVD; singular values below ``rtol`` times the
+    largest (default max(m, n) * eps) count as zero."""
+    a = _matrices(x, "pinv", square=False)
+    if 0 in a.shape[-2:]:
+        return zeros((*a.shape[:-2], a.shape[-1], a.shape[-2]), dtype=a.dtype, device=a.device)
+    u, s, vh = svd(a, full_matrices=False)
+    keep = apply("greater", s, _cutoff(s, a.shape, rtol))
+    inverse = where(keep, apply("divide", 1.0, where(keep, s, 1.0)), 0.0)
+    return matmul(apply("multiply", matrix_transpose(vh), expand_dims(inverse, axis=-2)), matrix_transpose(u))
+
+
+def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
+    """How many singular values exceed ``rtol`` times the largest (default max(m, n) * eps)."""
+    a = _matrices(x, "matrix_rank", square=False)
+    if 0 in a.shape[-2:]:
+        return zeros(a.shape[:-2], dtype=default_dtypes_of(a.device)["integral"], device=a.device)
+    s = svdvals(a)
+    return count_nonzero(apply("greater", s, _cutoff(s, a.shape, rtol)), axis=-1)
+
+
+def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: float | str = "fro") -> Array:
+    """Norm of the matrices in the last two axes: ``'fro'``, ``'nuc'`` (sum of the singular values),
+    ``1``/``-1`` (largest/smallest column sum), ``2``/``-2`` (largest/smallest singular value),
+    ``inf``/``-inf`` (largest/smallest row sum)."""
+    x = _float_input(x, "matrix_norm")
+    if x.ndim < 2:
+        raise ValueError(f"matrix_norm() needs an array of at least two dimensions, got {x.ndim}")
+    if ord == "fro":
+        return vector_norm(x, axis=(-2, -1), keepdims=keepdims)
+    if ord in (2, -2, "nuc"):
+        s = svdvals(x)
+        norm = sum_(s, axis=-1) if ord == "nuc" else (max_ if ord == 2 else min_)(s, axis=-1)
+        return expand_dims(norm, axis=(-2, -1)) if keepdims else norm
+    if ord not in (1, -1, math.inf, -math.inf):
+        raise ValueError(f"matrix_norm(): ord must be 'fro', 'nuc', 1, -1, 2, -2, inf or -inf, not {ord!r}")
+    along = -2 if ord in (1, -1) else -1  # column sums for the 1-norms, row sums for the inf-norms
+    sums = sum_(apply("abs", x), axis=along, keepdims=True)
+    pick = max_ if ord in (1, math.inf) else min_
+    return pick(sums, axis=(-2, -1), keepdims=keepdims)
+
+
+def matrix_power(x: Array, n: int, /) -> Array:
+    """``x`` multiplied by itself ``n`` times by repeated squaring; a negative ``n`` powers the inverse."""
+    if not isinstance(x, Array) or x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise ValueError("matrix_power() needs square matrices in the last two axes")
+    n = operator.index(n)
+    if n < 0:
+        return matrix_power(inv(x), -n)
+    result: Array | None = None
+    square = x
+    while n:
+        if n & 1:
+            result = square if result is None else matmul(result, square)
+        n >>= 1
+        if n:
+            square = matmul(square, square)
+    if result is None:  # the identity, for every matrix of the stack
+        return copy_of(broadcast_to(eye(x.shape[-1], dtype=x.dtype, device=x.device), x.shape))
+    return copy_of(result) if result is x else result
+
+
+__all__ = [
+    "LinAlgError",
+    "cholesky",
+    "det",
+    "eigh",
+    "eigvalsh",
+    "inv",
+    "matrix_norm",
+    "matrix_power",
+    "matrix_rank",
+    "pinv",
+    "qr",
+    "slogdet",
+    "solve",
+    "svd",
+    "svdvals",
+]

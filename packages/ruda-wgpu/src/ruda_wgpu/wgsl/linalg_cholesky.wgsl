@@ -1,0 +1,38 @@
+// Cholesky factorisation A = L L^T, in place in the lower triangle of each matrix of a contiguous
+// (batch, n, n) array (the upper triangle is read as zeros and set to zero), one workgroup per
+// matrix, column after column. info[b] is 1 + the first column whose pivot is not positive
+// (0: A is positive definite), as LAPACK's potrf.
+// P: n, batch
+@group(0) @binding(0) var<storage, read> P: array<u32>;
+@group(0) @binding(1) var<storage, read_write> a: array<${T}>;
+@group(0) @binding(2) var<storage, read_write> info: array<u32>;
+
+@compute @workgroup_size(${WG})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let n = P[0];
+  let b = wid.y * nwg.x + wid.x;
+  if (b >= P[1]) { return; }
+  let base = b * n * n;
+  var bad = 0u;
+  for (var k = 0u; k < n; k = k + 1u) {
+    let d = a[base + k * n + k];
+    if (!(d > ${ZERO}) && bad == 0u) { bad = k + 1u; }
+    let s = ${SQRT}(d);
+    storageBarrier();
+    if (lid == 0u) { a[base + k * n + k] = s; }
+    for (var i = k + 1u + lid; i < n; i = i + ${WG}u) { a[base + i * n + k] = a[base + i * n + k] / s; }
+    storageBarrier();
+    let m = n - k - 1u;
+    for (var t = lid; t < m * m; t = t + ${WG}u) {
+      let i = k + 1u + t / m;
+      let j = k + 1u + t % m;
+      if (j <= i) { a[base + i * n + j] = a[base + i * n + j] - a[base + i * n + k] * a[base + j * n + k]; }
+    }
+    storageBarrier();
+  }
+  for (var t = lid; t < n * n; t = t + ${WG}u) {
+    if (t % n > t / n) { a[base + t] = ${ZERO}; }
+  }
+  if (lid == 0u) { info[b] = bad; }
+}

@@ -1,0 +1,106 @@
+// Jacobi methods, one workgroup per matrix of a batch, with the parallel round-robin ordering:
+// in each of the N - 1 rounds of a sweep (N = n rounded up to even) the n/2 pairs (p, q) are
+// disjoint, so their rotations run at once. Sweeps stop when a sweep rotates nothing.
+//  ONE_SIDED == 0, eigh: a (n, n) symmetric; rotations G A G^T zero a[p, q]; v = v G^T. The
+//    eigenvalues end on the diagonal of a, the eigenvectors in the columns of v.
+//  ONE_SIDED == 1, svd (Hestenes): a (m, n), m >= n; rotations of column pairs make them
+//    orthogonal; v = v G^T. Then the singular values are the column norms of a, U = a / S.
+// P: m (rows of a), n, batch, max_sweeps
+@group(0) @binding(0) var<storage, read> P: array<u32>;
+@group(0) @binding(1) var<storage, read_write> a: array<${T}>;
+@group(0) @binding(2) var<storage, read_write> v: array<${T}>;
+var<workgroup> rc: array<${T}, ${PAIRS}>;
+var<workgroup> rs: array<${T}, ${PAIRS}>;
+var<workgroup> rp: array<u32, ${PAIRS}>;
+var<workgroup> rq: array<u32, ${PAIRS}>;
+var<workgroup> rotated: atomic<u32>;
+var<workgroup> again: u32;
+
+// (cos, sin) of the rotation that zeroes x[p, q] = g given x[p, p] = e and x[q, q] = f (or, one
+// sided, the dot product g of two columns with squared norms e and f).
+fn rotation(e: ${T}, f: ${T}, g: ${T}) -> vec2<${T}> {
+  let small = ${ABS}(g) <= ${EPS} * ${SQRT}(${ABS}(e) * ${ABS}(f)) || ${ABS}(g) < ${TINY};
+  if (small) { return vec2<${T}>(${ONE}, ${ZERO}); }
+  let z = (f - e) / (g + g);
+  var t = ${ONE} / (${ABS}(z) + ${SQRT}(${ONE} + z * z));
+  if (z < ${ZERO}) { t = -t; }
+  let c = ${ONE} / ${SQRT}(${ONE} + t * t);
+  return vec2<${T}>(c, c * t);
+}
+
+@compute @workgroup_size(${WG})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let m = P[0]; let n = P[1];
+  let b = wid.y * nwg.x + wid.x;
+  if (b >= P[2]) { return; }
+  let abase = b * m * n;
+  let vbase = b * n * n;
+  let nn = n + (n & 1u);
+  let pairs = nn / 2u;
+  for (var sweep = 0u; sweep < P[3]; sweep = sweep + 1u) {
+    if (lid == 0u) { atomicStore(&rotated, 0u); }
+    workgroupBarrier();
+    for (var r = 0u; r + 1u < nn; r = r + 1u) {
+      for (var t = lid; t < pairs; t = t + ${WG}u) {
+        // the circle: position 0 stays, the others turn one place a round
+        var i0 = 0u;
+        if (t > 0u) { i0 = (t - 1u + r) % (nn - 1u) + 1u; }
+        let i1 = (nn - 2u - t + r) % (nn - 1u) + 1u;
+        let p = min(i0, i1); let q = max(i0, i1);
+        var cs = vec2<${T}>(${ONE}, ${ZERO});
+        if (q < n) {
+          if (${ONE_SIDED} == 1u) {
+            var e = ${ZERO}; var f = ${ZERO}; var g = ${ZERO};
+            for (var i = 0u; i < m; i = i + 1u) {
+              let x = a[abase + i * n + p]; let y = a[abase + i * n + q];
+              e = e + x * x; f = f + y * y; g = g + x * y;
+            }
+            cs = rotation(e, f, g);
+          } else {
+            cs = rotation(a[abase + p * n + p], a[abase + q * n + q], a[abase + p * n + q]);
+          }
+        }
+        if (cs.y != ${ZERO}) { atomicStore(&rotated, 1u); }
+        rc[t] = cs.x; rs[t] = cs.y; rp[t] = p; rq[t] = q;
+      }
+      workgroupBarrier();
+      if (${ONE_SIDED} == 0u) {   // rows p and q of a
+        for (var u = lid; u < pairs * n; u = u + ${WG}u) {
+          let t = u / n; let j = u % n;
+          let s = rs[t];
+          if (s != ${ZERO}) {
+            let c = rc[t]; let p = rp[t]; let q = rq[t];
+            let x = a[abase + p * n + j]; let y = a[abase + q * n + j];
+            a[abase + p * n + j] = c * x - s * y;
+            a[abase + q * n + j] = s * x + c * y;
+          }
+        }
+        storageBarrier();
+      }
+      for (var u = lid; u < pairs * m; u = u + ${WG}u) {   // columns p and q of a
+        let t = u / m; let i = u % m;
+        let s = rs[t];
+        if (s != ${ZERO}) {
+          let c = rc[t]; let p = rp[t]; let q = rq[t];
+          let x = a[abase + i * n + p]; let y = a[abase + i * n + q];
+          a[abase + i * n + p] = c * x - s * y;
+          a[abase + i * n + q] = s * x + c * y;
+        }
+      }
+      for (var u = lid; u < pairs * n; u = u + ${WG}u) {   // columns p and q of v
+        let t = u / n; let i = u % n;
+        let s = rs[t];
+        if (s != ${ZERO}) {
+          let c = rc[t]; let p = rp[t]; let q = rq[t];
+          let x = v[vbase + i * n + p]; let y = v[vbase + i * n + q];
+          v[vbase + i * n + p] = c * x - s * y;
+          v[vbase + i * n + q] = s * x + c * y;
+        }
+      }
+      storageBarrier();
+    }
+    if (lid == 0u) { again = atomicLoad(&rotated); }
+    if (workgroupUniformLoad(&again) == 0u) { break; }
+  }
+}

@@ -1,0 +1,67 @@
+// LU factorisation with partial pivoting, in place, of each matrix of a contiguous (batch, n, n)
+// array: one workgroup per matrix. P A = L U with L unit lower triangular (below the diagonal)
+// and U upper (on and above). piv[b * n + k] is the row exchanged with row k at step k;
+// info[b] is 1 + the first step with a zero pivot (0 when there is none), as LAPACK's getrf.
+// Steps are separated by storage barriers; every thread takes columns, rows or elements in turn.
+// P: n, batch
+@group(0) @binding(0) var<storage, read> P: array<u32>;
+@group(0) @binding(1) var<storage, read_write> a: array<${T}>;
+@group(0) @binding(2) var<storage, read_write> piv: array<u32>;
+@group(0) @binding(3) var<storage, read_write> info: array<u32>;
+var<workgroup> best_v: array<${T}, ${WG}>;
+var<workgroup> best_i: array<u32, ${WG}>;
+
+@compute @workgroup_size(${WG})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let n = P[0];
+  let b = wid.y * nwg.x + wid.x;
+  if (b >= P[1]) { return; }
+  let base = b * n * n;
+  var first_zero = 0u;
+  for (var k = 0u; k < n; k = k + 1u) {
+    // the pivot: the largest magnitude in column k at or below the diagonal (the first of equals)
+    var bv = ${ZERO} - ${ONE};
+    var bi = k;
+    for (var i = k + lid; i < n; i = i + ${WG}u) {
+      let v = ${ABS}(a[base + i * n + k]);
+      if (v > bv) { bv = v; bi = i; }
+    }
+    best_v[lid] = bv; best_i[lid] = bi;
+    workgroupBarrier();
+    for (var s = ${WG}u / 2u; s > 0u; s = s >> 1u) {
+      if (lid < s) {
+        let v = best_v[lid + s];
+        if (v > best_v[lid] || (v == best_v[lid] && best_i[lid + s] < best_i[lid])) {
+          best_v[lid] = v; best_i[lid] = best_i[lid + s];
+        }
+      }
+      workgroupBarrier();
+    }
+    let p = best_i[0];
+    if (lid == 0u) { piv[b * n + k] = p; }
+    if (p != k) {
+      for (var j = lid; j < n; j = j + ${WG}u) {
+        let t = a[base + k * n + j];
+        a[base + k * n + j] = a[base + p * n + j];
+        a[base + p * n + j] = t;
+      }
+    }
+    storageBarrier();
+    let d = a[base + k * n + k];
+    if (d == ${ZERO}) {
+      if (first_zero == 0u) { first_zero = k + 1u; }
+    } else {
+      for (var i = k + 1u + lid; i < n; i = i + ${WG}u) { a[base + i * n + k] = a[base + i * n + k] / d; }
+    }
+    storageBarrier();
+    let m = n - k - 1u;
+    for (var t = lid; t < m * m; t = t + ${WG}u) {
+      let i = k + 1u + t / m;
+      let j = k + 1u + t % m;
+      a[base + i * n + j] = a[base + i * n + j] - a[base + i * n + k] * a[base + k * n + j];
+    }
+    storageBarrier();
+  }
+  if (lid == 0u) { info[b] = first_zero; }
+}

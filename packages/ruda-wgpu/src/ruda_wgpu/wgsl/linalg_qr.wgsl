@@ -1,0 +1,65 @@
+// Householder QR of each matrix of a contiguous (batch, m, n) array, in place, one workgroup per
+// matrix, as LAPACK's geqrf: R on and above the diagonal, each reflector's vector below it (its
+// first element, 1, is not stored), and tau[b * k + j], with H_j = I - tau_j v_j v_j^T. Column
+// norms are scaled by their largest element so that squares neither overflow nor underflow.
+// P: m, n, batch
+@group(0) @binding(0) var<storage, read> P: array<u32>;
+@group(0) @binding(1) var<storage, read_write> a: array<${T}>;
+@group(0) @binding(2) var<storage, read_write> tau: array<${T}>;
+var<workgroup> red: array<${T}, ${WG}>;
+
+@compute @workgroup_size(${WG})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let m = P[0]; let n = P[1];
+  let b = wid.y * nwg.x + wid.x;
+  if (b >= P[2]) { return; }
+  let base = b * m * n;
+  let k = min(m, n);
+  for (var j = 0u; j < k; j = j + 1u) {
+    var v = ${ZERO};
+    for (var i = j + lid; i < m; i = i + ${WG}u) { v = max(v, ${ABS}(a[base + i * n + j])); }
+    red[lid] = v;
+    workgroupBarrier();
+    for (var s = ${WG}u / 2u; s > 0u; s = s >> 1u) {
+      if (lid < s) { red[lid] = max(red[lid], red[lid + s]); }
+      workgroupBarrier();
+    }
+    let scale = red[0];
+    workgroupBarrier();
+    var q = ${ZERO};
+    if (scale > ${ZERO}) {
+      for (var i = j + 1u + lid; i < m; i = i + ${WG}u) { let t = a[base + i * n + j] / scale; q = q + t * t; }
+    }
+    red[lid] = q;
+    workgroupBarrier();
+    for (var s = ${WG}u / 2u; s > 0u; s = s >> 1u) {
+      if (lid < s) { red[lid] = red[lid] + red[lid + s]; }
+      workgroupBarrier();
+    }
+    let sigma = red[0];
+    let alpha = a[base + j * n + j];
+    var t_j = ${ZERO};
+    var beta = alpha;
+    var factor = ${ZERO};
+    if (sigma > ${ZERO}) {
+      let r = alpha / scale;
+      let norm = scale * ${SQRT}(r * r + sigma);
+      beta = select(-norm, norm, alpha < ${ZERO});
+      t_j = (beta - alpha) / beta;
+      factor = ${ONE} / (alpha - beta);
+    }
+    storageBarrier();
+    if (lid == 0u) { a[base + j * n + j] = beta; tau[b * k + j] = t_j; }
+    for (var i = j + 1u + lid; i < m; i = i + ${WG}u) { a[base + i * n + j] = a[base + i * n + j] * factor; }
+    storageBarrier();
+    for (var c = j + 1u + lid; c < n; c = c + ${WG}u) {
+      var w = a[base + j * n + c];
+      for (var i = j + 1u; i < m; i = i + 1u) { w = w + a[base + i * n + j] * a[base + i * n + c]; }
+      w = w * t_j;
+      a[base + j * n + c] = a[base + j * n + c] - w;
+      for (var i = j + 1u; i < m; i = i + 1u) { a[base + i * n + c] = a[base + i * n + c] - w * a[base + i * n + j]; }
+    }
+    storageBarrier();
+  }
+}

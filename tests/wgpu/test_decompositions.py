@@ -1,0 +1,161 @@
+"""The linalg decompositions against NumPy/LAPACK, batched, in float32 and float64.
+
+Tolerances: results are compared relative to the size of the input, rtol 2e-4 for float32 and
+1e-10 for float64. Our kernels and LAPACK take different (equally valid) roundings on the way:
+Jacobi rotations against Householder/QR iterations, another order of sums. The identities a
+factorisation must satisfy (Q R = A, U S Vh = A, orthonormal columns) are checked at the same
+tolerances; eigen- and singular vectors are compared through those identities, as their signs
+and order among equal values are not unique.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import ruda_wgpu
+from ruda.testing import assert_matches_numpy, parametrize_backends
+
+pytestmark = parametrize_backends("wgpu")
+
+FLOATS = list(ruda_wgpu.__array_namespace_info__().dtypes(kind="real floating"))
+RTOL = {"float32": 2e-4, "float64": 1e-10}
+SHAPES = [(3, 3), (4, 6, 6), (2, 3, 17, 17), (1, 1), (0, 2, 2)]
+
+
+def _mat(dtype: str, shape, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+
+
+def _spd(dtype: str, shape, seed: int = 0) -> np.ndarray:
+    a = _mat(dtype, shape, seed)
+    n = shape[-1]
+    return (a @ np.swapaxes(a, -1, -2) + n * np.eye(n)).astype(dtype)
+
+
+def _close(got, want, dtype: str, scale: float = 1.0) -> None:
+    assert_matches_numpy(got, want, rtol=RTOL[dtype], atol=RTOL[dtype] * scale, check_dtype=False)
+
+
+def _orthonormal(q: np.ndarray, dtype: str) -> None:
+    k = q.shape[-1]
+    np.testing.assert_allclose(np.swapaxes(q, -1, -2) @ q, np.broadcast_to(np.eye(k), q.shape[:-2] + (k, k)),
+                               atol=RTOL[dtype] * 10)  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_solve_inv_det_slogdet(xp, dtype, shape):
+    a = _mat(dtype, shape) + 3 * np.eye(shape[-1], dtype=dtype)
+    b = _mat(dtype, (*shape[:-1], 2), 1)
+    x = xp.asarray(a)
+    _close(xp.linalg.solve(x, xp.asarray(b)), np.linalg.solve(a, b), dtype, 10)
+    if shape[-1]:
+        v = _mat(dtype, (shape[-1],), 2)
+        _close(xp.linalg.solve(x, xp.asarray(v)), np.linalg.solve(a, v[..., None])[..., 0], dtype, 10)
+    _close(xp.linalg.inv(x), np.linalg.inv(a), dtype, 10)
+    _close(xp.linalg.det(x), np.linalg.det(a), dtype, 10)
+    got = xp.linalg.slogdet(x)
+    want = np.linalg.slogdet(a)
+    _close(got.sign, want.sign, dtype)
+    _close(got.logabsdet, want.logabsdet, dtype, 10)
+
+
+def test_singular_matrices(xp):
+    s = np.array([[1.0, 2.0], [2.0, 4.0]], np.float32)
+    with pytest.raises(xp.linalg.LinAlgError, match="singular"):
+        xp.linalg.solve(xp.asarray(s), xp.ones(2))
+    with pytest.raises(xp.linalg.LinAlgError, match="singular"):
+        xp.linalg.inv(xp.asarray(s))
+    assert float(xp.linalg.det(xp.asarray(s))) == 0.0
+    sign, logabsdet = xp.linalg.slogdet(xp.asarray(s))
+    assert float(sign) == 0.0 and float(logabsdet) == -np.inf
+    with pytest.raises(ValueError, match="square"):
+        xp.linalg.inv(xp.ones((2, 3)))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_cholesky(xp, dtype, shape):
+    a = _spd(dtype, shape)
+    got = xp.linalg.cholesky(xp.asarray(a))
+    _close(got, np.linalg.cholesky(a), dtype, shape[-1])
+    _close(
+        xp.linalg.cholesky(xp.asarray(a), upper=True), np.swapaxes(np.linalg.cholesky(a), -1, -2), dtype, 10
+    )
+    if shape[-1] > 1 and a.size:
+        with pytest.raises(xp.linalg.LinAlgError, match="positive definite"):
+            xp.linalg.cholesky(xp.asarray(-a))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", [(3, 3), (5, 3), (3, 5), (2, 7, 4), (4, 1), (0, 3)], ids=str)
+@pytest.mark.parametrize("mode", ["reduced", "complete"])
+def test_qr(xp, dtype, shape, mode):
+    a = _mat(dtype, shape)
+    q, r = (np.asarray(t) for t in xp.linalg.qr(xp.asarray(a), mode=mode))
+    want_q, want_r = np.linalg.qr(a, mode=mode)
+    assert q.shape == want_q.shape and r.shape == want_r.shape
+    _close(q @ r, a, dtype, 10)
+    _orthonormal(q, dtype)
+    np.testing.assert_array_equal(np.triu(r), r)
+    _close(np.abs(r), np.abs(want_r), dtype, 10)  # R is unique up to the signs of its rows
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_eigh(xp, dtype, shape):
+    a = _spd(dtype, shape)
+    a = a - 2 * shape[-1] * np.eye(shape[-1], dtype=dtype)  # negative eigenvalues too
+    w, v = (np.asarray(t) for t in xp.linalg.eigh(xp.asarray(a)))
+    _close(w, np.linalg.eigvalsh(a), dtype, 10 * shape[-1])
+    _orthonormal(v, dtype)
+    _close((v * w[..., None, :]) @ np.swapaxes(v, -1, -2), a, dtype, 10 * shape[-1])
+    _close(xp.linalg.eigvalsh(xp.asarray(a)), np.linalg.eigvalsh(a), dtype, 10 * shape[-1])
+
+
+def test_eigh_of_repeated_eigenvalues(xp):
+    a = np.diag([2.0, 2.0, 2.0, -1.0])
+    rot = np.linalg.qr(np.random.default_rng(3).standard_normal((4, 4)))[0]
+    a = rot @ a @ rot.T
+    w, v = (np.asarray(t) for t in xp.linalg.eigh(xp.asarray(a)))
+    np.testing.assert_allclose(w, [-1.0, 2.0, 2.0, 2.0], atol=1e-12)
+    np.testing.assert_allclose(v @ np.diag(w) @ v.T, a, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", [(3, 3), (6, 4), (4, 6), (2, 9, 5), (1, 4), (3, 0)], ids=str)
+@pytest.mark.parametrize("full_matrices", [True, False])
+def test_svd(xp, dtype, shape, full_matrices):
+    a = _mat(dtype, shape)
+    u, s, vh = (np.asarray(t) for t in xp.linalg.svd(xp.asarray(a), full_matrices=full_matrices))
+    want = np.linalg.svd(a, full_matrices=full_matrices)
+    assert u.shape == want.U.shape and s.shape == want.S.shape and vh.shape == want.Vh.shape
+    _close(s, want.S, dtype, 10)
+    k = s.shape[-1]
+    _close((u[..., :k] * s[..., None, :]) @ vh[..., :k, :], a, dtype, 10)
+    _orthonormal(u, dtype)
+    _orthonormal(np.swapaxes(vh, -1, -2), dtype)
+    _close(xp.linalg.svdvals(xp.asarray(a)), want.S, dtype, 10)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_rank_deficient_pinv_and_rank(xp, dtype):
+    rng = np.random.default_rng(4)
+    a = (rng.standard_normal((3, 7, 2)) @ rng.standard_normal((3, 2, 5))).astype(dtype)  # rank 2
+    assert_matches_numpy(xp.linalg.matrix_rank(xp.asarray(a)), np.linalg.matrix_rank(a), check_dtype=False)
+    cutoff = max(a.shape[-2:]) * np.finfo(dtype).eps  # the standard's default rtol (NumPy's is 1e-15)
+    _close(xp.linalg.pinv(xp.asarray(a)), np.linalg.pinv(a, rcond=cutoff), dtype, 100)
+    u = np.asarray(xp.linalg.svd(xp.asarray(a)).U)
+    _orthonormal(u, dtype)  # completed where the singular values are zero
+    assert_matches_numpy(
+        xp.linalg.matrix_rank(xp.asarray(a), rtol=0.5), np.linalg.matrix_rank(a, rtol=0.5), check_dtype=False
+    )
+
+
+def test_integer_input_becomes_the_default_float(xp):
+    a = xp.asarray([[2, 1], [1, 3]], dtype=xp.int32)
+    got = xp.linalg.inv(a)
+    assert got.dtype == xp.__array_namespace_info__().default_dtypes()["real floating"]
+    _close(got, np.linalg.inv([[2.0, 1.0], [1.0, 3.0]]), "float32")
+    with pytest.raises(TypeError, match="float32 or float64"):
+        xp.linalg.inv(xp.ones((2, 2), dtype=xp.float16))
