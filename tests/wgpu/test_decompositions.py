@@ -38,8 +38,8 @@ def _close(got, want, dtype: str, scale: float = 1.0) -> None:
 
 def _orthonormal(q: np.ndarray, dtype: str) -> None:
     k = q.shape[-1]
-    np.testing.assert_allclose(np.swapaxes(q, -1, -2) @ q, np.broadcast_to(np.eye(k), q.shape[:-2] + (k, k)),
-                               atol=RTOL[dtype] * 10)  # fmt: skip
+    identity = np.broadcast_to(np.eye(k), (*q.shape[:-2], k, k))
+    np.testing.assert_allclose(np.swapaxes(q, -1, -2) @ q, identity, atol=RTOL[dtype] * 10)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
