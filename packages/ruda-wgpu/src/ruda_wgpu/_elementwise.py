@@ -20,8 +20,9 @@ from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, check_scalar_range, empty, python_scalar
 from ruda_wgpu._kernels import ONE, ZERO, Operand, Scalar, convert, launch_elementwise, wgsl_type
 
-#: result rules: the dtype of the result from the promoted dtype of the inputs
-SAME, BOOL = "same", "bool"
+#: result rules: the dtype of the result from the promoted dtype of the inputs (REAL: the real
+#: dtype of a complex one, as abs, real and imag give)
+SAME, BOOL, REAL = "same", "bool", "real"
 
 
 class Op:
@@ -44,12 +45,13 @@ class Op:
 
 
 def _fmt(template: str, t: str) -> str:
+    """A body for WGSL type ``t``: {T} the type, {Z}/{O} its zero and one, {BITS} its width, {S} the
+    float library's suffix, {C} the complex library's."""
     bits = "64" if t in ("i64", "u64") else "32"
-    return template.replace("{T}", t).replace("{Z}", ZERO[t]).replace("{O}", ONE[t]).replace("{BITS}", bits)
-
-
-def _float_unary(expr: str) -> dict[str, str]:
-    return {"f": f"return {expr};"}
+    suffix = {"f32": "f", "f64": "d"}.get(t, "")
+    complex_ = {"vec2<f32>": "c64", "vec2<f64>": "c128"}.get(t, "")
+    out = template.replace("{T}", t).replace("{Z}", ZERO[t]).replace("{O}", ONE[t]).replace("{BITS}", bits)
+    return out.replace("{S}", suffix).replace("{C}", complex_)
 
 
 _OPS: dict[str, Op] = {}
@@ -60,121 +62,69 @@ def _op(name: str, nargs: int, kinds: str, bodies: dict[str, str], result: str =
 
 
 # -- unary ------------------------------------------------------------------------------------------
-_op("abs", 1, "iuf", {"f": "return abs(a);", "i": "return select(a, -a, a < {Z});", "u": "return a;"})
-_op("negative", 1, "iuf", {"fi": "return -a;", "u": "return {Z} - a;"})
-_op("positive", 1, "iuf", {"iuf": "return a;"})
-_op("square", 1, "iuf", {"iuf": "return a * a;"})
+# Float bodies are written once: {S} is the suffix of the library's helpers for the dtype (``f`` for
+# float16 and float32 in f32 words, ``d`` for float64), {C} the complex library's (``c64``, ``c128``).
+_op("abs", 1, "iufc", {"f": "return abs_{S}(a);", "i": "return select(a, -a, a < {Z});", "u": "return a;",
+                        "c": "return abs_{C}(a);"}, REAL)  # fmt: skip
+_op("negative", 1, "iufc", {"fic": "return -a;", "u": "return {Z} - a;"})
+_op("positive", 1, "iufc", {"iufc": "return a;"})
+_op("square", 1, "iufc", {"iuf": "return a * a;", "c": "return mul_{C}(a, a);"})
 _op(
     "sign",
     1,
-    "iuf",
+    "iufc",
     {
-        "f": "if (isnan_f(a)) { return a; } return select(select(0.0f, 1.0f, a > 0.0f), -1.0f, a < 0.0f);",
+        "f": "if (isnan_{S}(a)) { return a; } return select(select({Z}, {O}, a > {Z}), -{O}, a < {Z});",
         "i": "return select(select({Z}, {O}, a > {Z}), -{O}, a < {Z});",
         "u": "return select({Z}, {O}, a > {Z});",
+        "c": "return sign_{C}(a);",
     },
 )
 _op("bitwise_invert", 1, "biu", {"b": "return 1u - a;", "iu": "return ~a;"})
 _op("logical_not", 1, "b", {"b": "return 1u - a;"})
-_op("isnan", 1, "biuf", {"f": "return select(0u, 1u, isnan_f(a));", "biu": "return 0u;"}, BOOL)
-_op("isinf", 1, "biuf", {"f": "return select(0u, 1u, isinf_f(a));", "biu": "return 0u;"}, BOOL)
+_op("isnan", 1, "biufc", {"fc": "return select(0u, 1u, isnan_{S}{C}(a));", "biu": "return 0u;"}, BOOL)
+_op("isinf", 1, "biufc", {"fc": "return select(0u, 1u, isinf_{S}{C}(a));", "biu": "return 0u;"}, BOOL)
 _op(
     "isfinite",
     1,
-    "biuf",
-    {"f": "return select(1u, 0u, isnan_f(a) || isinf_f(a));", "biu": "return 1u;"},
+    "biufc",
+    {
+        "f": "return select(1u, 0u, isnan_{S}(a) || isinf_{S}(a));",
+        "c": "return select(0u, 1u, isfinite_{C}(a));",
+        "biu": "return 1u;",
+    },
     BOOL,
 )
-_op("signbit", 1, "f", {"f": "return select(0u, 1u, signbit_f(a));"}, BOOL)
-for _name in ("floor", "ceil", "trunc", "round"):
-    _op(_name, 1, "iuf", {"f": f"return {_name}_f(a);", "iu": "return a;"})
-_op("real", 1, "iuf", {"iuf": "return a;"})
-_op("conj", 1, "iuf", {"iuf": "return a;"})
-_op("imag", 1, "iuf", {"iuf": "return {Z};"})
-_op("reciprocal", 1, "f", _float_unary("1.0f / a"))
-_op("sqrt", 1, "f", {"f": "return select(sqrt(a), nan_f(), a < 0.0f);", "float16": "return sqrt_f16(a);"})
-_op("exp", 1, "f", _float_unary("exp(a)"))
+_op("signbit", 1, "f", {"f": "return select(0u, 1u, signbit_{S}(a));"}, BOOL)
+for _name in ("floor", "ceil", "trunc"):
+    _op(_name, 1, "iuf", {"f": f"return {_name}_{{S}}(a);", "iu": "return a;"})
 _op(
-    "expm1",
+    "round",
     1,
-    "f",
-    {
-        "f": """
-  if (isnan_f(a)) { return a; }
-  if (a > 88.8f) { return inf_f(); }
-  let u = exp(a);
-  if (u == 1.0f) { return a; }
-  if (u - 1.0f == -1.0f) { return -1.0f; }
-  return (u - 1.0f) * a / log(u);"""
-    },
+    "iufc",
+    {"f": "return round_{S}(a);", "iu": "return a;", "c": "return {T}(round_{S}(a.x), round_{S}(a.y));"},
 )
-_op("log", 1, "f", _float_unary("select(log_f(a), nan_f(), a < 0.0f)"))
-_op("log2", 1, "f", _float_unary("select(log2_f(a), nan_f(), a < 0.0f)"))
-_op("log10", 1, "f", _float_unary("select(log2_f(a) * 0.30102999566398120f, nan_f(), a < 0.0f)"))
-_op("log1p", 1, "f", _float_unary("log1p_f(a)"))
-_op("sin", 1, "f", _float_unary("sin_f(a)"))
-_op("cos", 1, "f", _float_unary("cos_f(a)"))
-_op("tan", 1, "f", _float_unary("tan_f(a)"))
-_op("asin", 1, "f", _float_unary("select(atan2_f(a, sqrt((1.0f - a) * (1.0f + a))), nan_f(), abs(a) > 1.0f)"))
-_op("acos", 1, "f", _float_unary("select(atan2_f(sqrt((1.0f - a) * (1.0f + a)), a), nan_f(), abs(a) > 1.0f)"))
-_op("atan", 1, "f", _float_unary("select(atan_f(a), a, isnan_f(a))"))
-_op(
-    "sinh",
-    1,
-    "f",
-    {
-        "f": """
-  if (abs(a) < 0.125f) { let a2 = a * a; return a + a * a2 * (1.0f / 6.0f + a2 / 120.0f); }
-  return sinh(a);"""
-    },
-)
-_op("cosh", 1, "f", _float_unary("cosh(a)"))
-_op("tanh", 1, "f", _float_unary("select(tanh(a), copysign_f(1.0f, a), abs(a) > 20.0f)"))
-_op(
-    "asinh",
-    1,
-    "f",
-    {
-        "f": """
-  if (isnan_f(a) || isinf_f(a) || a == 0.0f) { return a; }
-  let x = abs(a);
-  var r: f32;
-  if (x > 1e18f) { r = log(x) + 0.69314718055994531f; }
-  else { r = log1p_f(x + x * x / (1.0f + sqrt(1.0f + x * x))); }
-  return copysign_f(r, a);"""
-    },
-)
-_op(
-    "acosh",
-    1,
-    "f",
-    {
-        "f": """
-  if (isnan_f(a) || a < 1.0f) { return nan_f(); }
-  if (a > 1e18f) { return log(a) + 0.69314718055994531f; }
-  let t = a - 1.0f;
-  return log1p_f(t + sqrt(2.0f * t + t * t));"""
-    },
-)
-_op(
-    "atanh",
-    1,
-    "f",
-    {
-        "f": """
-  if (isnan_f(a) || abs(a) > 1.0f) { return nan_f(); }
-  if (abs(a) == 1.0f) { return copysign_f(inf_f(), a); }
-  if (a == 0.0f) { return a; }
-  return 0.5f * log1p_f(2.0f * a / (1.0f - a));"""
-    },
-)
+_op("real", 1, "iufc", {"iuf": "return a;", "c": "return a.x;"}, REAL)
+_op("imag", 1, "iufc", {"iuf": "return {Z};", "c": "return a.y;"}, REAL)
+_op("conj", 1, "iufc", {"iuf": "return a;", "c": "return {T}(a.x, -a.y);"})
+_op("reciprocal", 1, "fc", {"f": "return {O} / a;", "c": "return div_{C}({O}, a);"})
+# the functions of the real and complex libraries, by the same names
+for _name in ("exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "sin", "cos", "tan", "asin", "acos",
+              "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh"):  # fmt: skip
+    _op(_name, 1, "fc", {"f": f"return {_name}_{{S}}(a);", "c": f"return {_name}_{{C}}(a);"})
+# Vulkan lets f32 sqrt and division be a few ulp off, which can cross a float16 rounding boundary.
+_OPS["sqrt"].bodies["float16"] = "return sqrt_f16(a);"
 
 # -- binary -----------------------------------------------------------------------------------------
-_op("add", 2, "iuf", {"iuf": "return a + b;"})
-_op("subtract", 2, "iuf", {"iuf": "return a - b;"})
-_op("multiply", 2, "iuf", {"iuf": "return a * b;"})
-# Vulkan lets f32 division be off by 2.5 ulp, which can cross a float16 rounding boundary.
-_op("divide", 2, "f", {"f": "return a / b;", "float16": "return div_f16(a, b);"})
+_op("add", 2, "iufc", {"iufc": "return a + b;"})
+_op("subtract", 2, "iufc", {"iufc": "return a - b;"})
+_op("multiply", 2, "iufc", {"iuf": "return a * b;", "c": "return mul_{C}(a, b);"})
+_op(
+    "divide",
+    2,
+    "fc",
+    {"f": "return a / b;", "float16": "return div_f16(a, b);", "c": "return div_{C}(a, b);"},
+)
 _op(
     "floor_divide",
     2,
@@ -183,14 +133,14 @@ _op(
         "f": """
   // The standard's special cases: an infinite operand gives a / b (inf // 1 is inf, 1 // -inf
   // is -0), where NumPy's divmod gives nan and -1.
-  if (isnan_f(a) || isnan_f(b) || (isinf_f(a) && isinf_f(b))) { return nan_f(); }
-  if (isinf_f(a) || isinf_f(b) || b == 0.0f) { return a / b; }
-  let m = fmod_f(a, b);
+  if (isnan_{S}(a) || isnan_{S}(b) || (isinf_{S}(a) && isinf_{S}(b))) { return nan_{S}(); }
+  if (isinf_{S}(a) || isinf_{S}(b) || b == {Z}) { return a / b; }
+  let m = fmod_{S}(a, b);
   var d = (a - m) / b;
-  if (m != 0.0f && ((b < 0.0f) != (m < 0.0f))) { d = d - 1.0f; }
-  if (d == 0.0f) { return copysign_f(0.0f, a / b); }
-  var f = floor_f(d);
-  if (d - f > 0.5f) { f = f + 1.0f; }
+  if (m != {Z} && ((b < {Z}) != (m < {Z}))) { d = d - {O}; }
+  if (d == {Z}) { return copysign_{S}({Z}, a / b); }
+  var f = floor_{S}(d);
+  if (d - f > {T}(0.5)) { f = f + {O}; }
   return f;""",
         "i": "return floordiv_{T}(a, b);",
         "u": "return select(a / b, {Z}, b == {Z});",
@@ -202,10 +152,10 @@ _op(
     "iuf",
     {
         "f": """
-  if (isnan_f(a) || isnan_f(b) || isinf_f(a) || b == 0.0f) { return nan_f(); }
-  if (isinf_f(b)) { if (a == 0.0f || signbit_f(a) == signbit_f(b)) { return a; } return b; }
-  var m = fmod_f(a, b);
-  if (m != 0.0f) { if ((b < 0.0f) != (m < 0.0f)) { m = m + b; } } else { m = copysign_f(0.0f, b); }
+  if (isnan_{S}(a) || isnan_{S}(b) || isinf_{S}(a) || b == {Z}) { return nan_{S}(); }
+  if (isinf_{S}(b)) { if (a == {Z} || signbit_{S}(a) == signbit_{S}(b)) { return a; } return b; }
+  var m = fmod_{S}(a, b);
+  if (m != {Z}) { if ((b < {Z}) != (m < {Z})) { m = m + b; } } else { m = copysign_{S}({Z}, b); }
   return m;""",
         "i": "return remainder_{T}(a, b);",
         "u": "return select(a - (a / b) * b, {Z}, b == {Z});",
@@ -214,29 +164,10 @@ _op(
 _op(
     "pow",
     2,
-    "iuf",
+    "iufc",
     {
-        "f": """
-  if (b == 0.0f) { return 1.0f; }
-  if (a == 1.0f) { return 1.0f; }
-  if (isnan_f(a) || isnan_f(b)) { return nan_f(); }
-  if (isinf_f(b)) {
-    if (abs(a) == 1.0f) { return 1.0f; }
-    return select(0.0f, inf_f(), (abs(a) > 1.0f) == (b > 0.0f));
-  }
-  let bint = trunc(b) == b;
-  let odd = bint && abs(b) < 16777216.0f && (u32(abs(b)) & 1u) == 1u;
-  if (a == 0.0f || isinf_f(a)) {
-    let big = (a == 0.0f) == (b < 0.0f);
-    let mag = select(0.0f, inf_f(), big);
-    return select(mag, copysign_f(mag, a), odd);
-  }
-  if (a < 0.0f) {
-    if (!bint) { return nan_f(); }
-    let r = exp2(b * log2(-a));
-    return select(r, -r, odd);
-  }
-  return exp2(b * log2(a));""",
+        "f": "return pow_{S}(a, b);",
+        "c": "return pow_{C}(a, b);",
         "i": """
   var r = {O}; var x = a; var e = b;
   if (e < {Z}) { return select(select({Z}, select({O}, -{O}, (e & {O}) != {Z}), x == -{O}), {O}, x == {O}); }
@@ -254,67 +185,12 @@ _op(
   return r;""",
     },
 )
-_op(
-    "maximum",
-    2,
-    "iuf",
-    {
-        "f": "if (isnan_f(a)) { return a; } if (isnan_f(b)) { return b; } return max(a, b);",
-        "iu": "return max(a, b);",
-    },
-)
-_op(
-    "minimum",
-    2,
-    "iuf",
-    {
-        "f": "if (isnan_f(a)) { return a; } if (isnan_f(b)) { return b; } return min(a, b);",
-        "iu": "return min(a, b);",
-    },
-)
-_op("atan2", 2, "f", _float_unary("atan2_f(a, b)"))
-_op(
-    "hypot",
-    2,
-    "f",
-    {
-        "f": """
-  if (isinf_f(a) || isinf_f(b)) { return inf_f(); }
-  if (isnan_f(a) || isnan_f(b)) { return nan_f(); }
-  let m = max(abs(a), abs(b));
-  if (m == 0.0f) { return 0.0f; }
-  let x = a / m; let y = b / m;
-  return m * sqrt(x * x + y * y);"""
-    },
-)
-_op("copysign", 2, "f", _float_unary("copysign_f(a, b)"))
-_op(
-    "nextafter",
-    2,
-    "f",
-    {
-        "f": """
-  if (isnan_f(a) || isnan_f(b)) { return nan_f(); }
-  if (a == b) { return b; }
-  if (a == 0.0f) { return bitcast<f32>(1u | (bitcast<u32>(b) & 0x80000000u)); }
-  let u = bitcast<u32>(a);
-  return bitcast<f32>(select(u - 1u, u + 1u, (a < b) == (a > 0.0f)));""",
-        "float16": "return nextafter_f16(a, b);",
-    },
-)
-_op(
-    "logaddexp",
-    2,
-    "f",
-    {
-        "f": """
-  if (isnan_f(a) || isnan_f(b)) { return nan_f(); }
-  if (a == b) { return a + 0.69314718055994531f; }
-  let m = max(a, b);
-  if (isinf_f(m)) { return m; }
-  return m + log1p_f(exp(-abs(a - b)));"""
-    },
-)
+for _name, _fn in (("maximum", "max"), ("minimum", "min")):
+    _nan_first = "if (isnan_{S}(a)) { return a; } if (isnan_{S}(b)) { return b; } "
+    _op(_name, 2, "iuf", {"f": f"{_nan_first}return {_fn}(a, b);", "iu": f"return {_fn}(a, b);"})
+for _name in ("atan2", "hypot", "copysign", "nextafter", "logaddexp"):
+    _op(_name, 2, "f", {"f": f"return {_name}_{{S}}(a, b);"})
+_OPS["nextafter"].bodies["float16"] = "return nextafter_f16(a, b);"
 for _name, _sym in (
     ("equal", "=="),
     ("not_equal", "!="),
@@ -327,13 +203,22 @@ for _name, _sym in (
     _body = f"return select(0u, 1u, a {_sym} b);"
     if _name == "not_equal":
         _body = "return select(1u, 0u, a == b);"  # '!=' on floats is folded wrongly by some drivers for NaN
-    _op(_name, 2, _kinds, {_kinds: _body}, BOOL)
+    _bodies = {_kinds: _body}
+    if _name in ("equal", "not_equal"):  # complex: both parts equal (NaN in either: not equal)
+        _bodies["c"] = (
+            "return select(0u, 1u, all(a == b));"
+            if _name == "equal"
+            else "return select(1u, 0u, all(a == b));"
+        )
+        _kinds += "c"
+    _op(_name, 2, _kinds, _bodies, BOOL)
 _op("logical_and", 2, "b", {"b": "return a & b;"})
 _op("logical_or", 2, "b", {"b": "return a | b;"})
 _op("logical_xor", 2, "b", {"b": "return a ^ b;"})
 _op("bitwise_and", 2, "biu", {"biu": "return a & b;"})
 _op("bitwise_or", 2, "biu", {"biu": "return a | b;"})
 _op("bitwise_xor", 2, "biu", {"biu": "return a ^ b;"})
+
 # Shifts by the width or more give 0 (or -1), as NumPy's; the shift count is masked explicitly
 # because the value of an over-wide shift is left to the driver.
 _op(
@@ -352,53 +237,6 @@ _op(
     },
 )
 
-# float64: every function from the library of wgsl/lib_f64.wgsl, which uses f64 arithmetic only
-# (the drivers' f64 built-ins are wrong or crash).
-_F64_CALLS = {
-    "sqrt": "sqrt", "exp": "exp", "expm1": "expm1", "log": "log", "log2": "log2", "log10": "log10",
-    "log1p": "log1p", "sin": "sin", "cos": "cos", "tan": "tan", "asin": "asin", "acos": "acos",
-    "atan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "asinh": "asinh", "acosh": "acosh",
-    "atanh": "atanh", "floor": "floor", "ceil": "ceil", "trunc": "trunc", "round": "round", "abs": "abs",
-}  # fmt: skip
-_F64_BINARY_CALLS = {
-    "pow": "pow", "atan2": "atan2", "hypot": "hypot", "copysign": "copysign", "nextafter": "nextafter",
-    "logaddexp": "logaddexp",
-}  # fmt: skip
-for _name, _fn in _F64_CALLS.items():
-    _OPS[_name].bodies["float64"] = f"return {_fn}_d(a);"
-for _name, _fn in _F64_BINARY_CALLS.items():
-    _OPS[_name].bodies["float64"] = f"return {_fn}_d(a, b);"
-_OPS["reciprocal"].bodies["float64"] = "return 1.0lf / a;"
-_OPS["sign"].bodies["float64"] = (
-    "if (isnan_d(a)) { return a; } return select(select(0.0lf, 1.0lf, a > 0.0lf), -1.0lf, a < 0.0lf);"
-)
-_OPS["isnan"].bodies["float64"] = "return select(0u, 1u, isnan_d(a));"
-_OPS["isinf"].bodies["float64"] = "return select(0u, 1u, isinf_d(a));"
-_OPS["isfinite"].bodies["float64"] = "return select(1u, 0u, isnan_d(a) || isinf_d(a));"
-_OPS["signbit"].bodies["float64"] = "return select(0u, 1u, signbit_d(a));"
-_OPS["maximum"].bodies["float64"] = (
-    "if (isnan_d(a)) { return a; } if (isnan_d(b)) { return b; } return max(a, b);"
-)
-_OPS["minimum"].bodies["float64"] = (
-    "if (isnan_d(a)) { return a; } if (isnan_d(b)) { return b; } return min(a, b);"
-)
-_OPS["floor_divide"].bodies["float64"] = """
-  if (isnan_d(a) || isnan_d(b) || (isinf_d(a) && isinf_d(b))) { return nan_d(); }
-  if (isinf_d(a) || isinf_d(b) || b == 0.0lf) { return a / b; }
-  let m = fmod_d(a, b);
-  var d = (a - m) / b;
-  if (m != 0.0lf && ((b < 0.0lf) != (m < 0.0lf))) { d = d - 1.0lf; }
-  if (d == 0.0lf) { return copysign_d(0.0lf, a / b); }
-  var f = floor_d(d);
-  if (d - f > 0.5lf) { f = f + 1.0lf; }
-  return f;"""
-_OPS["remainder"].bodies["float64"] = """
-  if (isnan_d(a) || isnan_d(b) || isinf_d(a) || b == 0.0lf) { return nan_d(); }
-  if (isinf_d(b)) { if (a == 0.0lf || signbit_d(a) == signbit_d(b)) { return a; } return b; }
-  var m = fmod_d(a, b);
-  if (m != 0.0lf) { if ((b < 0.0lf) != (m < 0.0lf)) { m = m + b; } } else { m = copysign_d(0.0lf, b); }
-  return m;"""
-
 _KIND_WORDS = {
     "b": "boolean",
     "i": "signed integer",
@@ -409,7 +247,11 @@ _KIND_WORDS = {
 
 
 def _result_dtype(op: Op, dt: np.dtype[Any]) -> np.dtype[Any]:
-    return _dtypes.bool_ if op.result == BOOL else dt
+    if op.result == BOOL:
+        return _dtypes.bool_
+    if op.result == REAL and dt.kind == "c":
+        return _dtypes.float32 if dt == _dtypes.complex64 else _dtypes.float64
+    return dt
 
 
 def apply(name: str, *args: Any) -> Array:

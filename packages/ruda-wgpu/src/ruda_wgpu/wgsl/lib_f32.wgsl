@@ -6,6 +6,7 @@ fn nan_f() -> f32 { return bitcast<f32>(0x7fc00000u); }
 fn inf_f() -> f32 { return bitcast<f32>(0x7f800000u); }
 fn isnan_f(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }
 fn isinf_f(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }
+fn abs_f(x: f32) -> f32 { return abs(x); }
 fn signbit_f(x: f32) -> bool { return (bitcast<u32>(x) & 0x80000000u) != 0u; }
 fn copysign_f(x: f32, y: f32) -> f32 {
   return bitcast<f32>((bitcast<u32>(x) & 0x7fffffffu) | (bitcast<u32>(y) & 0x80000000u));
@@ -42,14 +43,100 @@ fn f32_to_u64(x: f32) -> u64 {
   if (x >= 9.2233720368547758e18f) { return u64(min(x, 1.8446742974e19f)); }
   return bitcast<u64>(f32_to_i64(x));
 }
+// log and log2 with the standard's special cases; subnormal inputs are scaled into the normal
+// range first, as GPU log and log2 mishandle them.
 fn log2_f(x: f32) -> f32 {
-  // Subnormal inputs are scaled into the normal range first: GPU log2 mishandles them.
+  if (x < 0.0f) { return nan_f(); }
   if (x > 0.0f && x < 1.17549435e-38f) { return log2(x * 16777216.0f) - 24.0f; }
   return log2(x);
 }
 fn log_f(x: f32) -> f32 {
+  if (x < 0.0f) { return nan_f(); }
   if (x > 0.0f && x < 1.17549435e-38f) { return log(x * 16777216.0f) - 16.635532333438687f; }
   return log(x);
+}
+fn log10_f(x: f32) -> f32 { return log2_f(x) * 0.30102999566398120f; }
+fn sqrt_f(x: f32) -> f32 { return select(sqrt(x), nan_f(), x < 0.0f); }
+fn exp_f(x: f32) -> f32 { return exp(x); }
+fn expm1_f(x: f32) -> f32 {
+  if (isnan_f(x)) { return x; }
+  if (x > 88.8f) { return inf_f(); }
+  let u = exp(x);
+  if (u == 1.0f) { return x; }
+  if (u - 1.0f == -1.0f) { return -1.0f; }
+  return (u - 1.0f) * x / log(u);
+}
+fn sinh_f(x: f32) -> f32 {
+  if (abs(x) < 0.125f) { let x2 = x * x; return x + x * x2 * (1.0f / 6.0f + x2 / 120.0f); }
+  return sinh(x);
+}
+fn cosh_f(x: f32) -> f32 { return cosh(x); }
+fn tanh_f(x: f32) -> f32 { return select(tanh(x), copysign_f(1.0f, x), abs(x) > 20.0f); }
+fn asinh_f(a: f32) -> f32 {
+  if (isnan_f(a) || isinf_f(a) || a == 0.0f) { return a; }
+  let x = abs(a);
+  var r: f32;
+  if (x > 1e18f) { r = log(x) + 0.69314718055994531f; }
+  else { r = log1p_f(x + x * x / (1.0f + sqrt(1.0f + x * x))); }
+  return copysign_f(r, a);
+}
+fn acosh_f(a: f32) -> f32 {
+  if (isnan_f(a) || a < 1.0f) { return nan_f(); }
+  if (a > 1e18f) { return log(a) + 0.69314718055994531f; }
+  let t = a - 1.0f;
+  return log1p_f(t + sqrt(2.0f * t + t * t));
+}
+fn atanh_f(a: f32) -> f32 {
+  if (isnan_f(a) || abs(a) > 1.0f) { return nan_f(); }
+  if (abs(a) == 1.0f) { return copysign_f(inf_f(), a); }
+  if (a == 0.0f) { return a; }
+  return 0.5f * log1p_f(2.0f * a / (1.0f - a));
+}
+fn asin_f(a: f32) -> f32 { return select(atan2_f(a, sqrt((1.0f - a) * (1.0f + a))), nan_f(), abs(a) > 1.0f); }
+fn acos_f(a: f32) -> f32 { return select(atan2_f(sqrt((1.0f - a) * (1.0f + a)), a), nan_f(), abs(a) > 1.0f); }
+fn hypot_f(a: f32, b: f32) -> f32 {
+  if (isinf_f(a) || isinf_f(b)) { return inf_f(); }
+  if (isnan_f(a) || isnan_f(b)) { return nan_f(); }
+  let m = max(abs(a), abs(b));
+  if (m == 0.0f) { return 0.0f; }
+  let x = a / m; let y = b / m;
+  return m * sqrt(x * x + y * y);
+}
+fn logaddexp_f(a: f32, b: f32) -> f32 {
+  if (isnan_f(a) || isnan_f(b)) { return nan_f(); }
+  if (a == b) { return a + 0.69314718055994531f; }
+  let m = max(a, b);
+  if (isinf_f(m)) { return m; }
+  return m + log1p_f(exp(-abs(a - b)));
+}
+fn nextafter_f(a: f32, b: f32) -> f32 {
+  if (isnan_f(a) || isnan_f(b)) { return nan_f(); }
+  if (a == b) { return b; }
+  if (a == 0.0f) { return bitcast<f32>(1u | (bitcast<u32>(b) & 0x80000000u)); }
+  let u = bitcast<u32>(a);
+  return bitcast<f32>(select(u - 1u, u + 1u, (a < b) == (a > 0.0f)));
+}
+fn pow_f(a: f32, b: f32) -> f32 {
+  if (b == 0.0f) { return 1.0f; }
+  if (a == 1.0f) { return 1.0f; }
+  if (isnan_f(a) || isnan_f(b)) { return nan_f(); }
+  if (isinf_f(b)) {
+    if (abs(a) == 1.0f) { return 1.0f; }
+    return select(0.0f, inf_f(), (abs(a) > 1.0f) == (b > 0.0f));
+  }
+  let bint = trunc(b) == b;
+  let odd = bint && abs(b) < 16777216.0f && (u32(abs(b)) & 1u) == 1u;
+  if (a == 0.0f || isinf_f(a)) {
+    let big = (a == 0.0f) == (b < 0.0f);
+    let mag = select(0.0f, inf_f(), big);
+    return select(mag, copysign_f(mag, a), odd);
+  }
+  if (a < 0.0f) {
+    if (!bint) { return nan_f(); }
+    let r = exp2(b * log2(-a));
+    return select(r, -r, odd);
+  }
+  return exp2(b * log2(a));
 }
 fn log1p_f(x: f32) -> f32 {
   let u = 1.0f + x;
