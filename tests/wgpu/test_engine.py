@@ -159,7 +159,8 @@ def test_devices_and_info_tell_the_truth(xp):
     for dev in devs:
         dtypes = info.dtypes(device=dev)
         assert ("float64" in dtypes) == ({"shader-f64", "shader-int64"} <= dev.features)
-        assert "complex64" not in dtypes
+        assert "complex64" in dtypes  # pairs of float32: every device
+        assert ("complex128" in dtypes) == ("float64" in dtypes)
         assert ("int64" in dtypes) == ("shader-int64" in dev.features)
         assert "float16" not in dtypes  # not a standard dtype, though every device computes it
         defaults = info.default_dtypes(device=dev)

@@ -17,6 +17,8 @@ def _host(dtype: str, shape=(3, 4, 5), seed=0) -> np.ndarray:
     dt = np.dtype(dtype)
     if dt.kind == "f":
         return rng.standard_normal(shape).astype(dt)
+    if dt.kind == "c":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt)
     if dt.kind == "b":
         return rng.integers(0, 2, shape).astype(bool)
     info = np.iinfo(dt)
@@ -54,6 +56,10 @@ def test_creation(xp):
 @pytest.mark.parametrize("axis", [None, 0, -1, (0, 2), ()])
 def test_reductions(xp, name, dtype, axis):
     host = _host(dtype)
+    if name in ("min", "max") and np.dtype(dtype).kind == "c":
+        with pytest.raises(TypeError, match="real-valued"):
+            getattr(xp, name)(xp.asarray(host), axis=axis)
+        return
     if name == "prod":
         host = host[:, :2, :3]
     for keepdims in (False, True):
@@ -64,9 +70,9 @@ def test_reductions(xp, name, dtype, axis):
         assert_matches_numpy(
             got,
             want,
-            rtol=1e-5 if np.dtype(dtype).kind == "f" else None,
+            rtol=1e-5 if np.dtype(dtype).kind in "fc" else None,
             atol=1e-5,
-            check_dtype=name in ("min", "max") or np.dtype(dtype).kind == "f",
+            check_dtype=name in ("min", "max") or np.dtype(dtype).kind in "fc",
         )
 
 
@@ -223,15 +229,16 @@ def test_diagonal_trace_outer_cross_matrix_power(xp, dtype):
     a, b = host[0, 0], host[1, :, 0]
     assert_matches_numpy(xp.linalg.outer(xp.asarray(a), xp.asarray(b)), np.outer(a, b), rtol=1e-5)
     u, v = host[..., :3], host[::-1, ..., 1:4]
-    want = np.cross(u.astype(np.float64), v.astype(np.float64)).astype(host.dtype)
+    wide = np.complex128 if np.dtype(dtype).kind == "c" else np.float64
+    want = np.cross(u.astype(wide), v.astype(wide)).astype(host.dtype)
     assert_matches_numpy(xp.linalg.cross(xp.asarray(u), xp.asarray(v)), want, rtol=1e-5, atol=1e-5)
     square = host[:, :4, :4]
-    if np.dtype(dtype).kind == "f":
+    if np.dtype(dtype).kind in "fc":
         square = square / 4
     for n in (0, 1, 2, 5):
         want = np.linalg.matrix_power(square, n)
         assert_matches_numpy(xp.linalg.matrix_power(xp.asarray(square), n), want, rtol=1e-4, atol=1e-4)
-    if np.dtype(dtype).kind == "f":
+    if np.dtype(dtype).kind == "f":  # inverses are real-only (see test_decompositions)
         want = np.linalg.matrix_power(square + 4 * np.eye(4, dtype=dtype), -2)
         got = xp.linalg.matrix_power(xp.asarray(square + 4 * np.eye(4, dtype=dtype)), -2)
         assert_matches_numpy(got, want, rtol=1e-4, atol=1e-5)

@@ -285,7 +285,7 @@ def assign(target: Array, value: Any) -> None:
 
         src: Operand | Scalar = broadcast_to(value, target.shape)._operand()
         body = convert("x0", value.dtype, target.dtype)
-    elif isinstance(value, bool | int | float):
+    elif isinstance(value, bool | int | float | complex):
         _dtypes.check_scalar_kind(value, target.dtype)
         check_scalar_range(value, target.dtype)
         src, body = Scalar(value, target.dtype), "x0"

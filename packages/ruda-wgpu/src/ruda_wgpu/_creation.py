@@ -13,7 +13,7 @@ from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, check_scalar_range, copy_of, empty, from_numpy, python_scalar, to_numpy
 from ruda_wgpu._engine import GpuDevice, resolve_device
 from ruda_wgpu._info import default_dtypes_of
-from ruda_wgpu._kernels import Scalar, launch_elementwise
+from ruda_wgpu._kernels import ONE, ZERO, Scalar, launch_elementwise
 
 
 def _shape(shape: int | Sequence[int]) -> tuple[int, ...]:
@@ -31,7 +31,9 @@ def _scalar_dtype(value: Any, dev: GpuDevice) -> np.dtype[Any]:
         return defaults["integral"]
     if isinstance(value, float):
         return defaults["real floating"]
-    raise TypeError(f"ruda_wgpu has no complex dtypes on {dev.name}; cannot hold {value!r}")
+    if isinstance(value, complex):
+        return defaults["complex floating"]
+    raise TypeError(f"ruda_wgpu cannot hold a Python {type(value).__name__}: {value!r}")
 
 
 def _fill(out: Array, value: Any) -> Array:
@@ -40,17 +42,21 @@ def _fill(out: Array, value: Any) -> Array:
 
 
 def full(
-    shape: int | Sequence[int], fill_value: bool | int | float, *, dtype: Any = None, device: Any = None
+    shape: int | Sequence[int],
+    fill_value: bool | int | float | complex,
+    *,
+    dtype: Any = None,
+    device: Any = None,
 ) -> Array:
     """An array of ``shape`` filled with ``fill_value`` (dtype from the value when not given)."""
     dev = resolve_device(device)
     fill_value = python_scalar(fill_value)
     if isinstance(fill_value, Array):
         fill_value = fill_value._scalar("value") if fill_value.ndim == 0 else fill_value
-    if not isinstance(fill_value, bool | int | float):
-        raise TypeError(f"full() takes a Python bool, int or float, not {type(fill_value).__name__}")
+    if not isinstance(fill_value, bool | int | float | complex):
+        raise TypeError(f"full() takes a Python bool, int, float or complex, not {type(fill_value).__name__}")
     dt = _scalar_dtype(fill_value, dev) if dtype is None else _dtypes.check_dtype(dtype)
-    if dtype is not None and isinstance(fill_value, float):
+    if dtype is not None and isinstance(fill_value, float | complex):
         _dtypes.check_scalar_kind(fill_value, dt)  # a float cannot fill an integer or bool array
     check_scalar_range(fill_value, dt)
     if dt.kind == "b":
@@ -153,8 +159,8 @@ def arange(
 
 
 def linspace(
-    start: int | float,
-    stop: int | float,
+    start: int | float | complex,
+    stop: int | float | complex,
     /,
     num: int,
     *,
@@ -164,12 +170,13 @@ def linspace(
 ) -> Array:
     """``num`` evenly spaced values from start to stop (stop included when ``endpoint``)."""
     dev = resolve_device(device)
-    for v in (start, stop):
-        if isinstance(v, complex):
-            raise TypeError("linspace(): ruda_wgpu has no complex dtypes")
-    dt = default_dtypes_of(dev)["real floating"] if dtype is None else _dtypes.check_dtype(dtype)
-    if dt.kind != "f":
-        raise TypeError(f"linspace() produces floating-point arrays, not {dt.name}")
+    start, stop = python_scalar(start), python_scalar(stop)
+    is_complex = isinstance(start, complex) or isinstance(stop, complex)
+    kind = "complex floating" if is_complex else "real floating"
+    dt = default_dtypes_of(dev)[kind] if dtype is None else _dtypes.check_dtype(dtype)
+    if dt.kind not in "fc" or (is_complex and dt.kind != "c"):
+        raise TypeError(f"linspace() from {start!r} to {stop!r} cannot produce {dt.name}")
+    value = complex if dt.kind == "c" else float
     num = operator.index(num)
     if num < 0:
         raise ValueError("linspace(): num must be non-negative")
@@ -177,11 +184,12 @@ def linspace(
     step = (stop - start) / div if div > 0 else 0.0
     out = empty((num,), dt, dev)
     last = num - 1 if endpoint and num > 1 else 0xFFFFFFFF
-    body = f"select(x0 + {_dtypes.STORAGE[dt.name]}(gi) * x1, x2, gi == x3)"
+    real = _dtypes.STORAGE[dt.name].removeprefix("vec2<").removesuffix(">")
+    body = f"select(x0 + {real}(gi) * x1, x2, gi == x3)"
     ops = [
-        Scalar(float(start), dt),
-        Scalar(float(step), dt),
-        Scalar(float(stop), dt),
+        Scalar(value(start), dt),
+        Scalar(value(step), dt),
+        Scalar(value(stop), dt),
         Scalar(last, _dtypes.uint32),
     ]
     launch_elementwise(dev, ("linspace", body), body, "", out._operand(), ops, out.shape)
@@ -197,7 +205,7 @@ def eye(
     dt = default_dtypes_of(dev)["real floating"] if dtype is None else _dtypes.check_dtype(dtype)
     out = empty(_shape((n_rows, n_cols)), dt, dev)
     t = _dtypes.STORAGE[dt.name]
-    body = f"select({t}(0), {t}(1), i32(gi % x0) - i32(gi / x0) == x1)"
+    body = f"select({ZERO[t]}, {ONE[t]}, i32(gi % x0) - i32(gi / x0) == x1)"
     k = max(-n_rows - 1, min(int(k), n_cols + 1))  # any k beyond the matrix gives zeros
     ops = [Scalar(max(n_cols, 1), _dtypes.uint32), Scalar(k, _dtypes.int32)]
     launch_elementwise(dev, ("eye", body), body, "", out._operand(), ops, out.shape)
@@ -326,8 +334,8 @@ def _from_python(obj: Any, dt: np.dtype[Any] | None, dev: GpuDevice) -> np.ndarr
     if dt is None:
         defaults = default_dtypes_of(dev)
         if any(isinstance(v, complex) for v in flat):
-            raise TypeError(f"ruda_wgpu has no complex dtypes on {dev.name}")
-        if any(isinstance(v, float) for v in flat):
+            dt = defaults["complex floating"]
+        elif any(isinstance(v, float) for v in flat):
             dt = defaults["real floating"]
         elif flat and all(isinstance(v, bool) for v in flat):
             dt = _dtypes.bool_

@@ -73,6 +73,11 @@ def _matrices(x: Any, fn: str, square: bool = True) -> Array:
         raise ValueError(f"linalg.{fn}() needs an array of at least two dimensions, got shape {x.shape}")
     if square and x.shape[-1] != x.shape[-2]:
         raise ValueError(f"linalg.{fn}() needs square matrices in the last two axes, got shape {x.shape}")
+    if x.dtype.kind == "c":
+        raise NotImplementedError(
+            f"linalg.{fn}() of complex matrices is not implemented on the GPU yet: the decomposition "
+            "kernels are real-valued; decompose real and imaginary parts as a real block matrix"
+        )
     if x.dtype.kind not in "fbiu" or x.dtype == _dtypes.float16:
         raise TypeError(f"linalg.{fn}() needs a float32 or float64 array, not {x.dtype.name}")
     dtype = x.dtype if x.dtype.kind == "f" else default_dtypes_of(x.device)["real floating"]

@@ -71,6 +71,8 @@ STORAGE: dict[str, str] = {
     "float16": "f32",
     "float32": "f32",
     "float64": "f64",
+    "complex64": "vec2<f32>",
+    "complex128": "vec2<f64>",
 }
 #: NumPy dtype of the stored words (what is uploaded and read back)
 STORAGE_NP: dict[str, np.dtype[Any]] = {
@@ -82,6 +84,8 @@ STORAGE_NP: dict[str, np.dtype[Any]] = {
             "u64": "uint64",
             "f32": "float32",
             "f64": "float64",
+            "vec2<f32>": "complex64",
+            "vec2<f64>": "complex128",
         }[w]
     )
     for name, w in STORAGE.items()

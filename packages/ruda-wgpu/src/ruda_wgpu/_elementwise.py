@@ -46,12 +46,13 @@ class Op:
 
 def _fmt(template: str, t: str) -> str:
     """A body for WGSL type ``t``: {T} the type, {Z}/{O} its zero and one, {BITS} its width, {S} the
-    float library's suffix, {C} the complex library's."""
+    float library's suffix, {C} the complex library's, {P} the float suffix of a complex's parts."""
     bits = "64" if t in ("i64", "u64") else "32"
     suffix = {"f32": "f", "f64": "d"}.get(t, "")
     complex_ = {"vec2<f32>": "c64", "vec2<f64>": "c128"}.get(t, "")
+    part = {"vec2<f32>": "f", "vec2<f64>": "d"}.get(t, "")
     out = template.replace("{T}", t).replace("{Z}", ZERO[t]).replace("{O}", ONE[t]).replace("{BITS}", bits)
-    return out.replace("{S}", suffix).replace("{C}", complex_)
+    return out.replace("{S}", suffix).replace("{C}", complex_).replace("{P}", part)
 
 
 _OPS: dict[str, Op] = {}
@@ -102,7 +103,7 @@ _op(
     "round",
     1,
     "iufc",
-    {"f": "return round_{S}(a);", "iu": "return a;", "c": "return {T}(round_{S}(a.x), round_{S}(a.y));"},
+    {"f": "return round_{S}(a);", "iu": "return a;", "c": "return {T}(round_{P}(a.x), round_{P}(a.y));"},
 )
 _op("real", 1, "iufc", {"iuf": "return a;", "c": "return a.x;"}, REAL)
 _op("imag", 1, "iufc", {"iuf": "return {Z};", "c": "return a.y;"}, REAL)

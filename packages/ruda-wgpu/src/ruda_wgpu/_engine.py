@@ -38,7 +38,9 @@ BIND_GROUP_CACHE = 4096
 #: threads per workgroup of every one-thread-per-element kernel
 WORKGROUP = 256
 
-_BASE_DTYPES = ("bool", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16", "float32")
+_BASE_DTYPES = (
+    "bool", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16", "float32", "complex64"
+)  # fmt: skip
 
 
 def size_class(nbytes: int) -> int:
@@ -132,7 +134,9 @@ class GpuDevice:
         # float64 needs 64-bit integers too: its math library works on the bit patterns
         float64 = int64 and "shader-f64" in self.features
         self.dtype_names = (
-            _BASE_DTYPES + (("int64", "uint64") if int64 else ()) + (("float64",) if float64 else ())
+            _BASE_DTYPES
+            + (("int64", "uint64") if int64 else ())
+            + (("float64", "complex128") if float64 else ())
         )
         self.max_binding = int(self.limits["max-storage-buffer-binding-size"])
         self.max_groups = int(self.limits["max-compute-workgroups-per-dimension"])
@@ -209,10 +213,8 @@ class GpuDevice:
             return
         if dtype.name in ("int64", "uint64"):
             lack = "the 'shader-int64' feature"
-        elif dtype.name == "float64":
+        else:  # float64, complex128
             lack = "the 'shader-f64' and 'shader-int64' features (float64 arithmetic on 64-bit words)"
-        else:
-            lack = f"{dtype.name} arithmetic (WGSL has no complex numbers)"
         raise TypeError(
             f"{dtype.name} is not supported on {self.name} ({self.description}): the device lacks {lack}. "
             f"Use one of {', '.join(self.dtype_names)}, or a device whose "

@@ -13,11 +13,11 @@ from ruda_wgpu._engine import GpuDevice, default_device, devices, resolve_device
 
 
 def default_dtypes_of(dev: GpuDevice) -> dict[str, np.dtype[Any]]:
-    """float32 (no device here computes float64 correctly); int64 indices with shader-int64, else int32."""
+    """float32 and complex64 everywhere: float64 is slow on most GPUs (PyTorch decides so too) and
+    needs a feature some lack. int64 integers and indices with shader-int64, else int32."""
     integral = _dtypes.int64 if "int64" in dev.dtype_names else _dtypes.int32
     return {
         "real floating": _dtypes.float32,
-        # No complex dtype is computed; this is the dtype complex results would take.
         "complex floating": _dtypes.complex64,
         "integral": integral,
         "indexing": integral,

@@ -23,13 +23,28 @@ import numpy as np
 from ruda_wgpu import _dtypes, _wgsl
 from ruda_wgpu._engine import WORKGROUP, GpuDevice, Storage, storage_itemsize
 
-ZERO = {"f32": "0.0f", "f64": "0.0lf", "i32": "0i", "u32": "0u", "i64": "0li", "u64": "0lu"}
-ONE = {"f32": "1.0f", "f64": "1.0lf", "i32": "1i", "u32": "1u", "i64": "1li", "u64": "1lu"}
+ZERO = {
+    "f32": "0.0f", "f64": "0.0lf", "i32": "0i", "u32": "0u", "i64": "0li", "u64": "0lu",
+    "vec2<f32>": "vec2<f32>(0.0f, 0.0f)", "vec2<f64>": "vec2<f64>(0.0lf, 0.0lf)",
+}  # fmt: skip
+ONE = {
+    "f32": "1.0f", "f64": "1.0lf", "i32": "1i", "u32": "1u", "i64": "1li", "u64": "1lu",
+    "vec2<f32>": "vec2<f32>(1.0f, 0.0f)", "vec2<f64>": "vec2<f64>(1.0lf, 0.0lf)",
+}  # fmt: skip
+#: the real part's dtype of each complex dtype
+COMPLEX_PART = {np.dtype("complex64"): np.dtype("float32"), np.dtype("complex128"): np.dtype("float64")}
 
 
 def lib(name: str, t: str) -> str:
-    """The library helper ``name`` for WGSL float type ``t``: ``isnan_f`` for f32, ``isnan_d`` for f64."""
-    return f"{name}_{'d' if t == 'f64' else 'f'}"
+    """The library helper ``name`` for WGSL type ``t``: ``isnan_f`` for f32, ``isnan_d`` for f64,
+    ``isnan_c64`` and ``isnan_c128`` for the complex pairs."""
+    suffix = {"f64": "d", "vec2<f32>": "c64", "vec2<f64>": "c128"}.get(t, "f")
+    return f"{name}_{suffix}"
+
+
+def product(x: str, y: str, t: str) -> str:
+    """WGSL for ``x * y`` in WGSL type ``t`` (a complex product for the pairs)."""
+    return f"{lib('mul', t)}({x}, {y})" if t.startswith("vec2") else f"{x} * {y}"
 
 
 def wgsl_type(dtype: np.dtype[Any]) -> str:
@@ -59,7 +74,18 @@ def convert(expr: str, src: np.dtype[Any], dst: np.dtype[Any]) -> str:
     if dst == _dtypes.bool_:
         if src == _dtypes.bool_:
             return expr
-        return f"select(1u, 0u, ({expr}) == {ZERO[ts]})"  # NaN is true; no float '!=' (see not_equal)
+        # NaN is true; no float '!=' (see not_equal)
+        zero = f"({expr}) == {ZERO[ts]}"
+        return f"select(1u, 0u, {f'all({zero})' if src.kind == 'c' else zero})"
+    if dst.kind == "c":
+        part = COMPLEX_PART[dst]
+        if src.kind != "c":
+            return f"{td}({convert(expr, src, part)}, {ZERO[wgsl_type(part)]})"
+        if ts == td:
+            return expr
+        return f"{td}({expr})" if td == "vec2<f64>" else f"c128_to_c64({expr})"
+    if src.kind == "c":
+        raise TypeError(f"cannot convert {src.name} to {dst.name}: take real(), imag() or abs() explicitly")
     if ts == td:
         return wrap(expr, dst) if src.itemsize > dst.itemsize or src.kind != dst.kind else expr
     if ts == "f64":
@@ -105,10 +131,17 @@ class Scalar:
                 value = value.astype(self.dtype)
         arr = value.astype(_dtypes.STORAGE_NP[_dtypes.NAME[self.dtype]]).reshape(1)
         w = arr.view(np.uint32).tolist()
-        return w + [0] * (2 - len(w))
+        return w + [0] * (SLOT - len(w))
+
+
+#: parameter words per scalar operand (a complex128 is four)
+SLOT = 4
 
 
 def _scalar_load(b: int, t: str) -> str:
+    if t.startswith("vec2"):
+        step = 1 if t == "vec2<f32>" else 2
+        return f"{t}({_scalar_load(b, t[5:8])}, {_scalar_load(b + step, t[5:8])})"
     if t == "f32":
         return f"bitcast<f32>(P[{b}])"
     if t == "i32":
@@ -127,9 +160,9 @@ def elementwise_source(
 
     ``layout`` has one letter per operand (output first): ``c``, ``s`` or ``k``.
     Parameters (u32 words): n, first global index, shape[rank], then per operand
-    base offset (or scalar value, two words) and strides[rank].
+    base offset (or scalar value) in :data:`SLOT` words and strides[rank].
     """
-    words = 2 + rank
+    words = SLOT + rank
     lines = [
         "@group(0) @binding(0) var<storage, read> P: array<u32>;",
         f"@group(0) @binding(1) var<storage, read_write> o: array<{wgsl_type(out)}>;",
@@ -160,7 +193,7 @@ def elementwise_source(
         if layout[k] == "c":
             return f"(P[{base}] + i)"
         terms = [f"bitcast<i32>(P[{base}])"]
-        terms += [f"i32(c{d}) * bitcast<i32>(P[{base + 2 + d}])" for d in range(rank)]
+        terms += [f"i32(c{d}) * bitcast<i32>(P[{base + SLOT + d}])" for d in range(rank)]
         return f"u32({' + '.join(terms)})"
 
     for k, dt in enumerate(ins):
@@ -308,7 +341,7 @@ def launch_elementwise(
             )
             binding, skip = window(dev, op.storage, lo, hi, isz, "a strided view")
             base = skip if lay in "cz" else op.offset - (lo - skip)
-            params += [base & 0xFFFFFFFF, 0] + [s & 0xFFFFFFFF for s in st]
+            params += [base & 0xFFFFFFFF] + [0] * (SLOT - 1) + [s & 0xFFFFFFFF for s in st]
             buffers.append(binding)
         dev.dispatch(pipe, buffers, np.array(params, dtype=np.uint32), -(-count // WORKGROUP))
 
@@ -430,7 +463,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     ta[lid.y][lid.x] = select({ZERO[t]}, a[abase + row * k + ak], row < m && ak < k);
     tb[lid.y][lid.x] = select({ZERO[t]}, b[bbase + bk * n + col], bk < k && col < n);
     workgroupBarrier();
-    for (var j = 0u; j < {TILE}u; j = j + 1u) {{ acc = acc + ta[lid.y][j] * tb[j][lid.x]; }}
+    for (var j = 0u; j < {TILE}u; j = j + 1u) {{ acc = acc + {product("ta[lid.y][j]", "tb[j][lid.x]", t)}; }}
     workgroupBarrier();
   }}
   if (row < m && col < n) {{ o[batch * m * n + row * n + col] = {wrap("acc", dtype)}; }}

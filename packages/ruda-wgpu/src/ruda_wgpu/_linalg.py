@@ -36,7 +36,7 @@ def _pair(x1: Any, x2: Any, fn: str) -> Any:
             f"{fn}() got arrays on two devices, {x1.device} and {x2.device}: move one with to_device() first"
         )
     dt = _dtypes.result_type(x1, x2)
-    if dt.kind not in "iuf":
+    if dt.kind not in "iufc":
         raise TypeError(f"{fn}() needs numeric arrays, not {dt.name}")
     return dt
 
@@ -95,7 +95,7 @@ def tensordot(x1: Array, x2: Array, /, *, axes: int | tuple[Sequence[int], Seque
 
 
 def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
-    """Dot product of vectors along ``axis`` after broadcasting (real dtypes: no conjugation needed)."""
+    """Dot product of vectors along ``axis`` after broadcasting; complex ``x1`` is conjugated."""
     _pair(x1, x2, "vecdot")
     shape = broadcast_shapes(x1.shape, x2.shape)
     if not -len(shape) <= axis < len(shape) or x1.ndim == 0 or x2.ndim == 0:
@@ -106,7 +106,7 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
         axis -= len(shape)
     if -axis > min(x1.ndim, x2.ndim):
         raise ValueError(f"vecdot(): axis {axis} is out of range for shapes {x1.shape} and {x2.shape}")
-    product = apply("multiply", x1, x2)
+    product = apply("multiply", apply("conj", x1), x2)
     return sum_(product, axis=axis, dtype=product.dtype)
 
 
@@ -114,7 +114,7 @@ def _float_input(x: Any, fn: str) -> Array:
     """``x`` itself when floating; integer and boolean arrays as the device's default float."""
     if not isinstance(x, Array):
         raise TypeError(f"{fn}() takes a ruda_wgpu array, not {type(x).__name__}")
-    if x.dtype.kind == "f":
+    if x.dtype.kind in "fc":
         return x
     return astype(x, default_dtypes_of(x.device)["real floating"])
 
@@ -135,7 +135,7 @@ def vector_norm(
     if ord == -math.inf:
         return min_(mag, axis=axes, keepdims=keepdims)
     if ord == 0:
-        nonzero = astype(apply("not_equal", x, 0.0), x.dtype)
+        nonzero = astype(apply("not_equal", x, 0.0), mag.dtype)
         return sum_(nonzero, axis=axes, keepdims=keepdims)
     if ord == 1:
         return sum_(mag, axis=axes, keepdims=keepdims)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ruda_wgpu._engine import GpuDevice, Storage, storage_itemsize
-from ruda_wgpu._kernels import ONE, ZERO, bind, convert, run, wgsl_type, wrap
+from ruda_wgpu._kernels import ONE, ZERO, bind, convert, product, run, wgsl_type, wrap
 
 WG = 256
 #: elements each thread scans in registers
@@ -29,7 +29,6 @@ ONE_THREAD_ROW = 32
 ROW_IPT = 16
 ROW_CHUNK = WG * ROW_IPT
 ONE_WORKGROUP_ROW = 4 * ROW_CHUNK
-COMBINE = {"sum": "x + y", "prod": "x * y"}
 IDENTITY = {"sum": ZERO, "prod": ONE}
 
 
@@ -62,7 +61,7 @@ def scan_rows(
         "WG": WG,
         "IPT": IPT,
         "TILE": TILE,
-        "COMBINE": COMBINE[op],
+        "COMBINE": "x + y" if op == "sum" else product("x", "y", t),
         "IDENTITY": IDENTITY[op][t],
         "LOAD": convert("v", dtype, acc),
         "STORE": wrap("x", acc),

@@ -13,7 +13,7 @@ from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, assign, contiguous, copy_of, empty
 from ruda_wgpu._elementwise import apply, astype
 from ruda_wgpu._info import default_dtypes_of
-from ruda_wgpu._kernels import ONE, ZERO, Operand, convert, launch_reduce, lib, wgsl_type
+from ruda_wgpu._kernels import ONE, ZERO, Operand, convert, launch_reduce, lib, product, wgsl_type
 from ruda_wgpu._manipulation import _axes, permute_dims
 from ruda_wgpu._scan import scan_rows
 
@@ -59,15 +59,14 @@ def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, 
     nan = lib("isnan", t)
     combine = {
         "sum": "x + y",
-        "prod": "x * y",
+        "prod": product("x", "y", t),
         "all": "min(x, y)",
         "any": "max(x, y)",
         "min": f"select(select(min(x, y), y, {nan}(y)), x, {nan}(x))" if t[0] == "f" else "min(x, y)",
         "max": f"select(select(max(x, y), y, {nan}(y)), x, {nan}(x))" if t[0] == "f" else "max(x, y)",
     }[kind]
-    identity = {"sum": ZERO[t], "prod": ONE[t], "all": "1u", "any": "0u", "min": _MAX[t], "max": _MIN[t]}[
-        kind
-    ]
+    identities = {"sum": ZERO, "prod": ONE, "min": _MAX, "max": _MIN, "all": {t: "1u"}, "any": {t: "0u"}}
+    identity = identities[kind][t]
     load = convert("v", src.dtype, acc)
     storage = launch_reduce(
         x.device,
@@ -102,9 +101,10 @@ def _sum_dtype(x: Array, dtype: Any) -> np.dtype[Any]:
     return x.dtype
 
 
-def _numeric(x: Array, fn: str) -> None:
-    if x.dtype.kind not in "iuf":
-        raise TypeError(f"{fn}() needs a numeric array, not {x.dtype.name}")
+def _numeric(x: Array, fn: str, kinds: str = "iufc") -> None:
+    if x.dtype.kind not in kinds:
+        what = "real-valued numeric" if kinds == "iuf" else "numeric"
+        raise TypeError(f"{fn}() needs a {what} array, not {x.dtype.name}")
 
 
 def sum(x: Array, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Array:
@@ -123,7 +123,7 @@ def prod(x: Array, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = F
 
 def _minmax(x: Array, axis: Any, keepdims: bool, kind: str) -> Array:
     x = _check(x, kind)
-    _numeric(x, kind)
+    _numeric(x, kind, "iuf")  # complex numbers have no order
     axes = _axes(axis, x.ndim, kind)
     if builtins.any(x.shape[a] == 0 for a in axes) or (x.size == 0 and axis is None):
         raise ValueError(f"{kind}() of an empty set of elements has no identity: reduce a non-empty axis")
@@ -154,15 +154,15 @@ def _count(x: Array, axis: Any) -> int:
     return math.prod(x.shape[a] for a in _axes(axis, x.ndim, "mean"))
 
 
-def _floating(x: Array, fn: str) -> None:
-    if x.dtype.kind != "f":
+def _floating(x: Array, fn: str, kinds: str = "f") -> None:
+    if x.dtype.kind not in kinds:
         raise TypeError(f"{fn}() needs a floating-point array, not {x.dtype.name}: use astype() first")
 
 
 def mean(x: Array, /, *, axis: Any = None, keepdims: bool = False) -> Array:
     """Arithmetic mean over ``axis`` (NaN for an empty set)."""
     x = _check(x, "mean")
-    _floating(x, "mean")
+    _floating(x, "mean", "fc")
     return apply("divide", sum(x, axis=axis, keepdims=keepdims), float(_count(x, axis)))
 
 

@@ -14,8 +14,39 @@ import re
 from importlib import resources
 from string import Template
 
+import numpy as np
+
 #: the library files, each a sequence of top-level ``fn``/``struct``/``const`` declarations
 LIBRARIES = ("lib_f32", "lib_f16", "lib_f64", "lib_int")
+
+
+def _float_constants(suffix: str, dtype: str) -> dict[str, str]:
+    """The limits the complex library needs, as WGSL literals of one float type."""
+    info = np.finfo(dtype)
+    eps, tiny, big = float(info.eps), float(info.smallest_normal), float(info.max)
+    values = {
+        "EPS": eps,
+        "RECIP_EPS": 1 / eps,
+        "SQRT_MIN": 2.0 ** np.ceil(np.log2(tiny) / 2),  # >= sqrt(smallest normal), a power of two
+        "FOUR_SQRT_MIN": 4 * 2.0 ** np.ceil(np.log2(tiny) / 2),
+        "QUARTER_SQRT_MAX": 2.0 ** np.floor(np.log2(big) / 2) / 4,
+        "HALF_MAX": big / 2,
+        "SQRT3_EPS": float(np.sqrt(3 * eps)),
+        "SQRT6_EPS": float(np.sqrt(6 * eps)),
+        "EXP_OVF": float(np.log(big)),  # exp overflows above
+        "BIG_X": 22.0 if dtype == "float64" else 9.0,  # cosh(x) = exp(|x|)/2 to working precision above
+        "CSQRT_THRESH": big / (1 + np.sqrt(2)),
+    }
+    return {k: f"{float(v)!r}{suffix}" for k, v in values.items()}
+
+
+#: templated library files, rendered once per set of values (complex64 and complex128)
+TEMPLATE_LIBRARIES = {
+    "lib_complex": (
+        {"C": "c64", "F": "f32", "S": "f", "L": "f", **_float_constants("f", "float32")},
+        {"C": "c128", "F": "f64", "S": "d", "L": "lf", **_float_constants("lf", "float64")},
+    ),
+}
 
 _DECL = re.compile(r"^(?:fn|struct|const)\s+(\w+)", re.MULTILINE)
 _WORD = re.compile(r"\b\w+\b")
@@ -40,8 +71,10 @@ def kernel(name: str, /, **subs: object) -> str:
 def _library() -> dict[str, tuple[int, str, frozenset[str]]]:
     """name -> (order, declaration text, library names it uses)."""
     units: list[tuple[str, str]] = []
-    for lib in LIBRARIES:
-        text = read(lib)
+    texts = [read(lib) for lib in LIBRARIES]
+    for lib, renders in TEMPLATE_LIBRARIES.items():
+        texts += [Template(read(lib)).substitute(subs) for subs in renders]
+    for text in texts:
         starts = [m.start() for m in _DECL.finditer(text)]
         for begin, end in zip(starts, [*starts[1:], len(text)], strict=True):
             chunk = text[begin:end].rstrip() + "\n"

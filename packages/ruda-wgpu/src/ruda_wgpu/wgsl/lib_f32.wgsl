@@ -43,46 +43,130 @@ fn f32_to_u64(x: f32) -> u64 {
   if (x >= 9.2233720368547758e18f) { return u64(min(x, 1.8446742974e19f)); }
   return bitcast<u64>(f32_to_i64(x));
 }
-// log and log2 with the standard's special cases; subnormal inputs are scaled into the normal
-// range first, as GPU log and log2 mishandle them.
-fn log2_f(x: f32) -> f32 {
-  if (x < 0.0f) { return nan_f(); }
-  if (x > 0.0f && x < 1.17549435e-38f) { return log2(x * 16777216.0f) - 24.0f; }
-  return log2(x);
+// -- exp and log -------------------------------------------------------------------------------
+// Our own, from f32 arithmetic: Vulkan lets a driver's exp be 3 + 2|x| ulp off (lavapipe's is 64
+// ulp off near 88) and its log have an absolute error near 1, which ruins log2, log10, log1p,
+// tanh and atanh of small arguments. Argument reduction and polynomials as in fdlibm.
+
+// 2^n * p for n in [-150, 128], in two steps so that neither power of two overflows.
+fn scale2_f(p: f32, n: i32) -> f32 {
+  let n1 = n / 2; let n2 = n - n1;
+  return p * bitcast<f32>(u32(n1 + 127) << 23u) * bitcast<f32>(u32(n2 + 127) << 23u);
+}
+// exp(r) for |r| <= 0.35: Taylor to r^7 (the next term is below 2^-28 of the result).
+fn exp_poly_f(r: f32) -> f32 {
+  var p = 1.0f / 5040.0f;
+  p = fma(p, r, 1.0f / 720.0f); p = fma(p, r, 1.0f / 120.0f); p = fma(p, r, 1.0f / 24.0f);
+  p = fma(p, r, 1.0f / 6.0f); p = fma(p, r, 0.5f);
+  return 1.0f + fma(p * r, r, r);
+}
+fn exp_f(x: f32) -> f32 {
+  if (isnan_f(x)) { return x; }
+  if (x > 88.72283935546875f) { return inf_f(); }
+  if (x < -103.97208f) { return 0.0f; }
+  let n = round(x * 1.4426950408889634f);
+  // n * ln2 in two parts; the first has 12 trailing zero bits, so n * it is exact
+  let r = fma(-n, 3.194618329871446e-05f, fma(-n, 0.693115234375f, x));
+  return scale2_f(exp_poly_f(r), i32(n));
+}
+// log(1 + f) = hi + lo for f in [sqrt(1/2) - 1, sqrt(2) - 1], lo carrying about 8 bits beyond float.
+fn log1p_kernel_f(f: f32) -> vec2<f32> {
+  let s = f / (2.0f + f);
+  let z = s * s; let w = z * z;
+  let r = z * (0.66666662693f + w * 0.28498786688f) + w * (0.40000972152f + w * 0.24279078841f);
+  // log(1 + f) = f - f^2/2 + s (f^2/2 + r); the leading difference is kept with its rounding error
+  let hfsq = 0.5f * f * f;
+  let hfsq_err = fma(0.5f * f, f, -hfsq);
+  let hi = f - hfsq;
+  return vec2<f32>(hi, ((f - hi) - hfsq) - hfsq_err + s * (hfsq + r));
+}
+// log(x) = k ln2 + hi + lo for finite x > 0.
+struct LogParts_f { k: f32, hi: f32, lo: f32 }
+fn log_parts_f(x: f32) -> LogParts_f {
+  var ix = bitcast<u32>(x);
+  var k = 0i;
+  if (ix < 0x00800000u) { ix = bitcast<u32>(x * 16777216.0f); k = -24i; }  // subnormal
+  k += i32(ix >> 23u) - 127i;
+  var m = bitcast<f32>((ix & 0x007fffffu) | 0x3f800000u);
+  if (m > 1.41421356f) { m = m * 0.5f; k += 1i; }
+  let p = log1p_kernel_f(m - 1.0f);  // m - 1 is exact
+  return LogParts_f(f32(k), p.x, p.y);
+}
+// The standard's special cases of every log: nan below 0, -inf at 0, inf at inf.
+fn log_special_f(x: f32) -> bool { return isnan_f(x) || x <= 0.0f || isinf_f(x); }
+fn log_special_value_f(x: f32) -> f32 {
+  if (x == 0.0f) { return -inf_f(); }
+  return select(x, nan_f(), x < 0.0f);
 }
 fn log_f(x: f32) -> f32 {
-  if (x < 0.0f) { return nan_f(); }
-  if (x > 0.0f && x < 1.17549435e-38f) { return log(x * 16777216.0f) - 16.635532333438687f; }
-  return log(x);
+  if (log_special_f(x)) { return log_special_value_f(x); }
+  let p = log_parts_f(x);
+  return fma(p.k, 0.693115234375f, p.hi) + fma(p.k, 3.194618329871446e-05f, p.lo);
 }
-fn log10_f(x: f32) -> f32 { return log2_f(x) * 0.30102999566398120f; }
+fn log2_f(x: f32) -> f32 {
+  if (log_special_f(x)) { return log_special_value_f(x); }
+  let p = log_parts_f(x);
+  return p.k + (p.hi + p.lo) * 1.4426950408889634f;
+}
+fn log10_f(x: f32) -> f32 {
+  if (log_special_f(x)) { return log_special_value_f(x); }
+  let p = log_parts_f(x);
+  return fma(p.k, 0.301025390625f, fma(p.k, 4.605039066518657e-06f, (p.hi + p.lo) * 0.4342944819032518f));
+}
+fn log1p_f(x: f32) -> f32 {
+  if (isnan_f(x) || isinf_f(x)) { return select(x, nan_f(), signbit_f(x)); }
+  if (x < -1.0f) { return nan_f(); }
+  if (x == -1.0f) { return -inf_f(); }
+  // near 0 the kernel takes x itself (1 + x would round); further out log(1 + x) loses nothing
+  if (x > -0.29289321f && x < 0.41421356f) { let p = log1p_kernel_f(x); return p.x + p.y; }
+  return log_f(1.0f + x);
+}
 fn sqrt_f(x: f32) -> f32 { return select(sqrt(x), nan_f(), x < 0.0f); }
-fn exp_f(x: f32) -> f32 { return exp(x); }
 fn expm1_f(x: f32) -> f32 {
   if (isnan_f(x)) { return x; }
-  if (x > 88.8f) { return inf_f(); }
-  let u = exp(x);
-  if (u == 1.0f) { return x; }
-  if (u - 1.0f == -1.0f) { return -1.0f; }
-  return (u - 1.0f) * x / log(u);
+  if (abs(x) < 0.5f) {  // Taylor to x^11: float-exact, where exp(x) - 1 would cancel
+    var p = 1.0f / 39916800.0f;
+    p = fma(p, x, 1.0f / 3628800.0f); p = fma(p, x, 1.0f / 362880.0f); p = fma(p, x, 1.0f / 40320.0f);
+    p = fma(p, x, 1.0f / 5040.0f); p = fma(p, x, 1.0f / 720.0f); p = fma(p, x, 1.0f / 120.0f);
+    p = fma(p, x, 1.0f / 24.0f); p = fma(p, x, 1.0f / 6.0f); p = fma(p, x, 0.5f);
+    return fma(p * x, x, x);
+  }
+  if (x < -18.0f) { return -1.0f; }
+  let u = exp_f(x);
+  if (x > 20.0f) { return u; }  // exp(x) - 1 rounds to exp(x)
+  return (u - 1.0f) * (x / log_f(u));  // Kahan's: the rounding of u cancels
 }
 fn sinh_f(x: f32) -> f32 {
-  if (abs(x) < 0.125f) { let x2 = x * x; return x + x * x2 * (1.0f / 6.0f + x2 / 120.0f); }
-  return sinh(x);
+  let a = abs(x);
+  if (a < 0.125f) { let x2 = x * x; return x + x * x2 * (1.0f / 6.0f + x2 * (1.0f / 120.0f)); }
+  if (a > 20.0f) { let h = exp_f(0.5f * a); return copysign_f((0.5f * h) * h, x); }
+  let e = expm1_f(a);
+  return copysign_f(0.5f * (e + e / (e + 1.0f)), x);
 }
-fn cosh_f(x: f32) -> f32 { return cosh(x); }
-fn tanh_f(x: f32) -> f32 { return select(tanh(x), copysign_f(1.0f, x), abs(x) > 20.0f); }
+fn cosh_f(x: f32) -> f32 {
+  let a = abs(x);
+  if (a > 20.0f) { let h = exp_f(0.5f * a); return (0.5f * h) * h; }
+  let e = exp_f(a);
+  return 0.5f * (e + 1.0f / e);
+}
+fn tanh_f(x: f32) -> f32 {
+  let a = abs(x);
+  if (isnan_f(x) || a < 1e-6f) { return x; }
+  if (a > 9.1f) { return copysign_f(1.0f, x); }
+  let e = expm1_f(2.0f * a);
+  return copysign_f(e / (e + 2.0f), x);
+}
 fn asinh_f(a: f32) -> f32 {
   if (isnan_f(a) || isinf_f(a) || a == 0.0f) { return a; }
   let x = abs(a);
   var r: f32;
-  if (x > 1e18f) { r = log(x) + 0.69314718055994531f; }
+  if (x > 1e18f) { r = log_f(x) + 0.69314718055994531f; }
   else { r = log1p_f(x + x * x / (1.0f + sqrt(1.0f + x * x))); }
   return copysign_f(r, a);
 }
 fn acosh_f(a: f32) -> f32 {
   if (isnan_f(a) || a < 1.0f) { return nan_f(); }
-  if (a > 1e18f) { return log(a) + 0.69314718055994531f; }
+  if (a > 1e18f) { return log_f(a) + 0.69314718055994531f; }
   let t = a - 1.0f;
   return log1p_f(t + sqrt(2.0f * t + t * t));
 }
@@ -90,7 +174,9 @@ fn atanh_f(a: f32) -> f32 {
   if (isnan_f(a) || abs(a) > 1.0f) { return nan_f(); }
   if (abs(a) == 1.0f) { return copysign_f(inf_f(), a); }
   if (a == 0.0f) { return a; }
-  return 0.5f * log1p_f(2.0f * a / (1.0f - a));
+  let x = abs(a);
+  let t = select(2.0f * x / (1.0f - x), 2.0f * x + 2.0f * x * x / (1.0f - x), x < 0.5f);
+  return copysign_f(0.5f * log1p_f(t), a);
 }
 fn asin_f(a: f32) -> f32 { return select(atan2_f(a, sqrt((1.0f - a) * (1.0f + a))), nan_f(), abs(a) > 1.0f); }
 fn acos_f(a: f32) -> f32 { return select(atan2_f(sqrt((1.0f - a) * (1.0f + a)), a), nan_f(), abs(a) > 1.0f); }
@@ -107,7 +193,7 @@ fn logaddexp_f(a: f32, b: f32) -> f32 {
   if (a == b) { return a + 0.69314718055994531f; }
   let m = max(a, b);
   if (isinf_f(m)) { return m; }
-  return m + log1p_f(exp(-abs(a - b)));
+  return m + log1p_f(exp_f(-abs(a - b)));
 }
 fn nextafter_f(a: f32, b: f32) -> f32 {
   if (isnan_f(a) || isnan_f(b)) { return nan_f(); }
@@ -133,18 +219,87 @@ fn pow_f(a: f32, b: f32) -> f32 {
   }
   if (a < 0.0f) {
     if (!bint) { return nan_f(); }
-    let r = exp2(b * log2(-a));
+    let r = pow_pos_f(-a, b);
     return select(r, -r, odd);
   }
-  return exp2(b * log2(a));
+  return pow_pos_f(a, b);
 }
-fn log1p_f(x: f32) -> f32 {
-  let u = 1.0f + x;
-  if (isnan_f(x) || isinf_f(x)) { return select(x, nan_f(), signbit_f(x)); }
-  if (x < -1.0f) { return nan_f(); }
-  if (u == 0.0f) { return -inf_f(); }
-  if (u == 1.0f) { return x; }
-  return log(u) * x / (u - 1.0f);
+// x with the low 12 fraction bits cleared: a split that no compiler can fold away (Vulkan drivers
+// reassociate float arithmetic, which cancels compensated sums and fma error terms).
+fn split_f(x: f32) -> f32 { return bitcast<f32>(bitcast<u32>(x) & 0xfffff000u); }
+// a^b for finite a > 0, a != 1 and finite b != 0: fdlibm's powf (Sun Microsystems, freely
+// distributable). log2(a) is computed as t1 + t2 and b as y1 + y2 with bit-mask splits, so that
+// b log2(a) keeps ~8 bits beyond float; 2^(that) is then within 1 ulp.
+fn pow_pos_f(a: f32, y: f32) -> f32 {
+  var ix = bitcast<u32>(a);
+  let iy = bitcast<u32>(y) & 0x7fffffffu;
+  var t1: f32; var t2: f32;
+  if (iy > 0x4d000000u) {  // |y| > 2^27: over/underflow unless a is within 2^-20 of 1
+    if (ix < 0x3f7ffff6u) { return select(0.0f, inf_f(), y < 0.0f); }
+    if (ix > 0x3f800007u) { return select(inf_f(), 0.0f, y < 0.0f); }
+    let t = a - 1.0f;
+    let w = (t * t) * (0.5f - t * (0.333333343f - t * 0.25f));
+    let u = 1.4426879883f * t;
+    let v = t * 7.0526075433e-06f - w * 1.4426950216f;
+    t1 = split_f(u + v);
+    t2 = v - (t1 - u);
+  } else {
+    var n = 0i;
+    if (ix < 0x00800000u) { ix = bitcast<u32>(a * 16777216.0f); n = -24i; }  // subnormal
+    n += i32(ix >> 23u) - 127i;
+    let j = ix & 0x007fffffu;
+    var k = 0u;
+    ix = j | 0x3f800000u;
+    if (j <= 0x1cc471u) { k = 0u; } else if (j < 0x5db3d7u) { k = 1u; } else { n += 1i; ix -= 0x00800000u; }
+    let ax = bitcast<f32>(ix);
+    let bp = select(1.0f, 1.5f, k == 1u);
+    let dp_h = select(0.0f, 5.84960938e-01f, k == 1u);
+    let dp_l = select(0.0f, 1.56322085e-06f, k == 1u);
+    // s = s_h + s_l = (ax - bp) / (ax + bp)
+    let u0 = ax - bp;
+    let v0 = 1.0f / (ax + bp);
+    let s = u0 * v0;
+    let s_h = split_f(s);
+    var t_h = bitcast<f32>((((ix >> 1u) & 0xfffff000u) | 0x20000000u) + 0x00400000u + (k << 21u));
+    var t_l = ax - (t_h - bp);
+    let s_l = v0 * ((u0 - s_h * t_h) - s_h * t_l);
+    var s2 = s * s;
+    var r = s2 * s2 * (6.0000002384e-01f + s2 * (4.2857143283e-01f + s2 * (3.3333334327e-01f
+          + s2 * (2.7272811532e-01f + s2 * (2.3066075146e-01f + s2 * 2.0697501302e-01f)))));
+    r += s_l * (s_h + s);
+    s2 = s_h * s_h;
+    t_h = split_f(3.0f + s2 + r);
+    t_l = r - ((t_h - 3.0f) - s2);
+    let u = s_h * t_h;
+    let v = s_l * t_h + t_l * s;
+    let p_h = split_f(u + v);
+    let p_l = v - (p_h - u);
+    let z_h = 9.6191406250e-01f * p_h;
+    let z_l = -1.1736857402e-04f * p_h + p_l * 9.6179670095e-01f + dp_l;
+    let t = f32(n);
+    t1 = split_f(((z_h + z_l) + dp_h) + t);
+    t2 = z_l - (((t1 - t) - dp_h) - z_h);
+  }
+  // y log2(a) = p_h + p_l
+  let y1 = split_f(y);
+  var p_l = (y - y1) * t1 + y * t2;
+  var p_h = y1 * t1;
+  let z = p_l + p_h;
+  if (z > 128.0f || (z == 128.0f && p_l + 4.2995665694e-08f > z - p_h)) { return inf_f(); }
+  if (z < -150.0f || (z == -150.0f && p_l <= z - p_h)) { return 0.0f; }
+  // 2^(p_h + p_l) = 2^n 2^(t), |t| <= 1/2
+  let n = round(z);
+  p_h -= n;
+  let t = bitcast<f32>(bitcast<u32>(p_l + p_h) & 0xffff8000u);
+  let u = t * 6.93145752e-01f;
+  let v = (p_l - (t - p_h)) * 6.9314718246e-01f + t * 1.42860654e-06f;
+  let zz = u + v;
+  let w = v - (zz - u);
+  let tt = zz * zz;
+  let q = zz - tt * (1.6666667163e-01f + tt * (-2.7777778450e-03f + tt * (6.6137559770e-05f
+        + tt * (-1.6533901999e-06f + tt * 4.1381369442e-08f))));
+  let rr = (zz * q) / (q - 2.0f) - (w + zz * w);
+  return scale2_f(1.0f - (rr - zz), i32(n));
 }
 fn mulwide(a: u32, b: u32) -> vec2<u32> {
   // 32 x 32 -> 64-bit product (lo, hi) from 16-bit halves: WGSL has no portable 64-bit integers.

@@ -87,6 +87,7 @@ fn to_f32_d(x: f64) -> f32 {
   if (rem > half || (rem == half && (q & 1lu) == 1lu)) { q = q + 1lu; }
   return bitcast<f32>(s | u32(q));
 }
+fn c128_to_c64(z: vec2<f64>) -> vec2<f32> { return vec2<f32>(to_f32_d(z.x), to_f32_d(z.y)); }
 // x rounded to float32 by truncation with the last bit set when anything was dropped ("round to
 // odd"): rounding that to float16 then equals rounding x to float16 directly.
 fn to_f32_odd_d(x: f64) -> f32 {
