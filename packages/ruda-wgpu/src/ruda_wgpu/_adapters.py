@@ -38,6 +38,8 @@ BACKENDS = {
     "opengl": "OpenGL",
 }
 PROBE_TIMEOUT_S = 60
+#: why an adapter that passed the probe is still not a device of its own
+DUPLICATE = "the same device as one served by a better API"
 
 _TYPE_RANK = {"DiscreteGPU": 0, "IntegratedGPU": 1, "VirtualGPU": 2, "CPU": 3}
 _BACKEND_RANK = {"Vulkan": 0, "Metal": 0, "D3D12": 0, "OpenGL": 1}
@@ -103,7 +105,19 @@ def usable_adapters() -> tuple[list[Any], list[Excluded]]:
             excluded.append(Excluded(describe(adapter), reason))
     verdicts.save()
     usable.sort(key=_rank)
-    return usable, excluded
+    # The same hardware behind a second API (llvmpipe through Vulkan and OpenGL) is one device:
+    # the best-ranked API serves it, and the other is listed as excluded.
+    seen: set[tuple[str, str, int, int]] = set()
+    distinct = []
+    for adapter in usable:
+        info = adapter.info
+        hardware = (info["device"], info["adapter_type"], info["vendor_id"], info["device_id"])
+        if hardware in seen:
+            excluded.append(Excluded(describe(adapter), DUPLICATE))
+        else:
+            seen.add(hardware)
+            distinct.append(adapter)
+    return distinct, excluded
 
 
 def _rank(adapter: Any) -> tuple[int, int]:

@@ -221,6 +221,7 @@ class finfo_object:  # noqa: N801  (the spec's name)
 
     def __init__(self, dtype: np.dtype[Any]) -> None:
         info = np.finfo(dtype)
+        dtype = info.dtype  # the real dtype of a complex one, as the standard says
         self.bits = int(info.bits)
         self.eps = float(info.eps)
         self.max = float(info.max)

@@ -12,7 +12,7 @@ from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, contiguous, copy_of, empty
 from ruda_wgpu._elementwise import apply, astype, where
 from ruda_wgpu._info import default_dtypes_of
-from ruda_wgpu._kernels import launch_matmul
+from ruda_wgpu._kernels import convert, launch_elementwise, launch_matmul, product, wgsl_type
 from ruda_wgpu._manipulation import (
     _axes,
     broadcast_shapes,
@@ -21,7 +21,6 @@ from ruda_wgpu._manipulation import (
     permute_dims,
     reshape,
     squeeze,
-    stack,
 )
 from ruda_wgpu._statistical import max as max_
 from ruda_wgpu._statistical import min as min_
@@ -199,13 +198,19 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
         raise ValueError(
             f"cross(): axis {axis} must have size 3 in both arrays, not {x1.shape} and {x2.shape}"
         )
-    a = [_component(x1, axis, i) for i in range(3)]
-    b = [_component(x2, axis, i) for i in range(3)]
-
-    def term(i: int, j: int) -> Array:
-        return apply("subtract", apply("multiply", a[i], b[j]), apply("multiply", a[j], b[i]))
-
-    return stack([term(1, 2), term(2, 0), term(0, 1)], axis=axis)
+    dt = _dtypes.result_type(x1, x2)
+    shape = broadcast_shapes(x1.shape, x2.shape)
+    out = empty(shape, dt, x1.device)
+    a = [_component(broadcast_to(x1, shape), axis, i)._operand() for i in range(3)]
+    b = [_component(broadcast_to(x2, shape), axis, i)._operand() for i in range(3)]
+    loads = [convert(f"x{k}", x.dtype, dt) for k, x in enumerate((x1, x2, x1, x2))]
+    body = f"{product(loads[0], loads[1], wgsl_type(dt))} - {product(loads[2], loads[3], wgsl_type(dt))}"
+    # one kernel per component, written straight into the result: a[j] b[k] - a[k] b[j]
+    for i, (j, k) in enumerate(((1, 2), (2, 0), (0, 1))):
+        target = _component(out, axis, i)
+        ops = [a[j], b[k], a[k], b[j]]
+        launch_elementwise(x1.device, ("cross", body), body, "", target._operand(), ops, target.shape)
+    return out
 
 
 def _component(x: Array, axis: int, i: int) -> Array:

@@ -94,7 +94,7 @@ fn exp_${C}(z: vec2<${F}>) -> vec2<${F}> {
 }
 fn expm1_${C}(z: vec2<${F}>) -> vec2<${F}> {
   let x = z.x; let y = z.y;
-  if (y == 0.0${L}) { return vec2<${F}>(expm1_${S}(x), y); }
+  if (y == 0.0${L}) { return vec2<${F}>(select(expm1_${S}(x), 0.0${L}, x == 0.0${L}), y); }
   if (isnan_${S}(y) || isinf_${S}(y)) {
     if (isinf_${S}(x) && signbit_${S}(x)) { return vec2<${F}>(-1.0${L}, 0.0${L}); }
     if (isinf_${S}(x)) { return vec2<${F}>(x, nan_${S}()); }
@@ -184,7 +184,8 @@ fn tanh_${C}(z: vec2<${F}>) -> vec2<${F}> {
   let x = z.x; let y = z.y;
   if (isnan_${S}(x)) { return vec2<${F}>(x, select(nan_${S}(), y, y == 0.0${L})); }
   if (isinf_${S}(x)) {
-    let s = select(copysign_${S}(0.0${L}, sin_${S}(y) * cos_${S}(y)), 0.0${L}, isinf_${S}(y) || isnan_${S}(y));
+    // the standard: +0 for any positive finite imaginary part (C99 takes the sign of sin(2y))
+    let s = select(copysign_${S}(0.0${L}, y), 0.0${L}, isinf_${S}(y) || isnan_${S}(y));
     return vec2<${F}>(copysign_${S}(1.0${L}, x), s);
   }
   if (isinf_${S}(y) || isnan_${S}(y)) { return vec2<${F}>(select(nan_${S}(), x, x == 0.0${L}), nan_${S}()); }
@@ -306,12 +307,14 @@ fn acosh_${C}(z: vec2<${F}>) -> vec2<${F}> {
   let w = acos_${C}(z);
   if (isnan_${S}(w.x) && isnan_${S}(w.y)) { return w; }
   if (isnan_${S}(w.x)) { return vec2<${F}>(abs_${S}(w.y), w.x); }
-  if (isnan_${S}(w.y)) { return vec2<${F}>(w.y, w.y); }
+  // acosh(+-0 + NaN j) = NaN + pi/2 j, as the standard says (C99 gives NaN + NaN j)
+  if (isnan_${S}(w.y)) { return vec2<${F}>(w.y, select(w.y, w.x, z.x == 0.0${L})); }
   return vec2<${F}>(abs_${S}(w.y), copysign_${S}(w.x, z.y));
 }
 // Re(1 / (x + iy)) without spurious overflow or underflow.
 fn real_part_reciprocal_${C}(x: ${F}, y: ${F}) -> ${F} {
   if (isinf_${S}(x)) { return 1.0${L} / x; }
+  if (isinf_${S}(y)) { return copysign_${S}(0.0${L}, x); }
   let m = max(abs_${S}(x), abs_${S}(y));
   let a = x / m; let b = y / m;
   return a / (a * a + b * b) / m;
