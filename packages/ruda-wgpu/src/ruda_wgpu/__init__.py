@@ -79,7 +79,7 @@ from ruda_wgpu._statistical import (
 )
 from ruda_wgpu._utility import count_nonzero, diff
 
-from . import linalg
+from . import fft, linalg
 
 __array_api_version__ = "2025.12"
 
@@ -128,6 +128,7 @@ __all__ = [
     "Device",
     "__array_api_version__",
     "__array_namespace_info__",
+    "fft",
     "linalg",
     "synchronize",
     "memory_stats",

@@ -75,8 +75,9 @@ def _matrices(x: Any, fn: str, square: bool = True) -> Array:
         raise ValueError(f"linalg.{fn}() needs square matrices in the last two axes, got shape {x.shape}")
     if x.dtype.kind == "c":
         raise NotImplementedError(
-            f"linalg.{fn}() of complex matrices is not implemented on the GPU yet: the decomposition "
-            "kernels are real-valued; decompose real and imaginary parts as a real block matrix"
+            f"linalg.{fn}() of complex matrices is not implemented on the GPU yet (solve, inv, "
+            "pinv, matrix_rank, svdvals, eigvalsh and matrix_norm are): the factorisation kernels "
+            "are real-valued"
         )
     if x.dtype.kind not in "fbiu" or x.dtype == _dtypes.float16:
         raise TypeError(f"linalg.{fn}() needs a float32 or float64 array, not {x.dtype.name}")
@@ -94,6 +95,35 @@ def _bind_all(x: Array) -> tuple[Any, int, int]:
 
 def _flags(storage: Storage, count: int, x: Array) -> np.ndarray[Any, Any]:
     return np.frombuffer(x.device.read(storage.buffer, 0, 4 * count), np.uint32) if count else np.zeros(0)
+
+
+# -- complex matrices as real ones ---------------------------------------------------------------------
+# A = X + iY acts on real vectors as M(A) = [[X, -Y], [Y, X]]. A -> M(A) keeps products, sums and
+# the conjugate transpose (M(A^H) = M(A)^T), so inverses, solutions and pseudo-inverses of A are read
+# off those of M(A), whose singular values (and a Hermitian A's eigenvalues) are A's, each twice.
+
+
+def _is_complex(x: Any) -> bool:
+    return isinstance(x, Array) and x.dtype.kind == "c"
+
+
+def _real_block(x: Array) -> Array:
+    """M(x) for complex matrices x of shape (..., m, n): real, of shape (..., 2m, 2n)."""
+    re, im = apply("real", x), apply("imag", x)
+    top = concat([re, apply("negative", im)], axis=-1)
+    return concat([top, concat([im, re], axis=-1)], axis=-2)
+
+
+def _from_block(m: Array, rows: int, cols: int, dtype: np.dtype[Any]) -> Array:
+    """The complex matrices X + iY (..., rows, cols) whose M is ``m``: X, Y are its left blocks."""
+    re = astype(m[..., :rows, :cols], dtype)
+    im = astype(m[..., rows:, :cols], dtype)
+    return apply("add", re, apply("multiply", im, 1j))
+
+
+def _pairs(values: Array) -> Array:
+    """One of each pair of equal values that M(A) has for each of A's (sorted, so neighbours)."""
+    return copy_of(values[..., ::2])
 
 
 # -- LU ---------------------------------------------------------------------------------------------
@@ -120,6 +150,8 @@ def solve(x1: Array, x2: Array, /) -> Array:
     """The solution of ``x1 @ x = x2`` (LU with partial pivoting); ``x2`` of shape (..., n, k) or (n,)."""
     if not isinstance(x2, Array):
         raise TypeError(f"linalg.solve() takes ruda_wgpu arrays, not {type(x2).__name__}")
+    if _is_complex(x1) or _is_complex(x2):
+        return _solve_complex(x1, x2)
     a = _matrices(x1, "solve")
     if x2.device is not a.device:
         raise ValueError(
@@ -144,8 +176,30 @@ def solve(x1: Array, x2: Array, /) -> Array:
     return reshape(out, (*batch_shape, n)) if vector else out
 
 
+def _solve_complex(x1: Array, x2: Array) -> Array:
+    """solve() of complex systems: M(A) [u; v] = [re b; im b] gives x = u + iv."""
+    if not isinstance(x1, Array) or x1.ndim < 2 or x1.shape[-1] != x1.shape[-2]:
+        raise ValueError("linalg.solve() needs square matrices in the last two axes of x1")
+    dtype = _dtypes.result_type(x1, x2)
+    if dtype.kind != "c":
+        dtype = _dtypes.complex128 if dtype == _dtypes.float64 else _dtypes.complex64
+    a, b = astype(x1, dtype, copy=False), astype(x2, dtype, copy=False)
+    vector = b.ndim == 1
+    rhs = reshape(b, (b.shape[0], 1)) if vector else b
+    stacked = concat([apply("real", rhs), apply("imag", rhs)], axis=-2)
+    n = a.shape[-1]
+    m_x = solve(_real_block(a), stacked)
+    out = apply("add", astype(m_x[..., :n, :], dtype), apply("multiply", astype(m_x[..., n:, :], dtype), 1j))
+    return reshape(out, out.shape[:-1]) if vector else out
+
+
 def inv(x: Array, /) -> Array:
     """The inverse of each square matrix (an LU solve against the identity)."""
+    if _is_complex(x):
+        if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+            raise ValueError(f"linalg.inv() needs square matrices in the last two axes, got shape {x.shape}")
+        n = x.shape[-1]
+        return _from_block(inv(_real_block(x)), n, n, x.dtype)
     a = _matrices(x, "inv")
     n = a.shape[-1]
     return solve(a, broadcast_to(eye(n, dtype=a.dtype, device=a.device), a.shape))
@@ -245,7 +299,9 @@ def eigh(x: Array, /) -> EighResult:
 
 
 def eigvalsh(x: Array, /) -> Array:
-    """Eigenvalues (ascending) of symmetric matrices."""
+    """Eigenvalues (ascending) of symmetric (or complex Hermitian) matrices."""
+    if _is_complex(x):
+        return _pairs(eigvalsh(_real_block(x)))
     return eigh(x).eigenvalues
 
 
@@ -284,6 +340,8 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
 
 def svdvals(x: Array, /) -> Array:
     """Singular values, descending."""
+    if _is_complex(x):
+        return _pairs(svdvals(_real_block(x)))
     return _svd(x, "svdvals", False, False)[0]
 
 
@@ -299,6 +357,13 @@ def _cutoff(s: Array, shape: tuple[int, ...], rtol: Any) -> Array:
 def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """The Moore-Penrose pseudo-inverse, through the SVD; singular values below ``rtol`` times the
     largest (default max(m, n) * eps) count as zero."""
+    if _is_complex(x):
+        if x.ndim < 2:
+            raise ValueError(f"linalg.pinv() needs an array of at least two dimensions, got shape {x.shape}")
+        m, n = x.shape[-2:]
+        if rtol is None:  # the block matrix is twice the size: keep x's own default
+            rtol = max(m, n) * float(np.finfo(x.dtype).eps)
+        return _from_block(pinv(_real_block(x), rtol=rtol), n, m, x.dtype)
     a = _matrices(x, "pinv", square=False)
     if 0 in a.shape[-2:]:
         return zeros((*a.shape[:-2], a.shape[-1], a.shape[-2]), dtype=a.dtype, device=a.device)
@@ -310,6 +375,9 @@ def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
 
 def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """How many singular values exceed ``rtol`` times the largest (default max(m, n) * eps)."""
+    if _is_complex(x) and x.ndim >= 2 and 0 not in x.shape[-2:]:
+        s = svdvals(x)
+        return count_nonzero(apply("greater", s, _cutoff(s, x.shape, rtol)), axis=-1)
     a = _matrices(x, "matrix_rank", square=False)
     if 0 in a.shape[-2:]:
         return zeros(a.shape[:-2], dtype=default_dtypes_of(a.device)["integral"], device=a.device)

@@ -1,0 +1,139 @@
+"""Complex FFTs of the rows of contiguous arrays, on the GPU.
+
+Power-of-two lengths: a Stockham FFT in passes of ``wgsl/fft_pass.wgsl``, each doing DFTs of up
+to :data:`MAX_RADIX` points in workgroup memory, so 2^20 points take two passes over the data and
+2^24 three. Other lengths: Bluestein's algorithm, the DFT as a convolution with a chirp, done
+with power-of-two FFTs of at least twice the length. Twiddle factors and chirps are computed on
+the host in float64 (exactly rounded to the dtype) and kept on the device per length.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+import numpy as np
+
+from ruda_wgpu import _dtypes
+from ruda_wgpu._array import Array, empty, from_numpy
+from ruda_wgpu._elementwise import apply
+from ruda_wgpu._engine import GpuDevice
+from ruda_wgpu._kernels import COMPLEX_PART, bind, run, wgsl_type
+
+WG = 256
+#: the largest DFT one pass does in workgroup memory: a quarter of a tile, so that a workgroup
+#: always does at least four side by side and its memory accesses come in runs of four
+MAX_RADIX = 1024
+
+
+def _tile(dev: GpuDevice, dtype: np.dtype[Any]) -> int:
+    """Complex elements a workgroup holds: a power of two within the device's workgroup memory."""
+    limit = int(dev.limits["max-compute-workgroup-storage-size"]) // dtype.itemsize
+    return min(4096, 1 << (limit.bit_length() - 1))
+
+
+@functools.lru_cache(maxsize=64)
+def _twiddles(dev: GpuDevice, n: int, dtype: np.dtype[Any]) -> tuple[Array, int]:
+    """The two-level table of w_n^m = exp(-2 pi i m / n) on ``dev``, and its fine size S."""
+    bits = n.bit_length() - 1
+    s = 1 << ((bits + 1) // 2)
+    fine = np.exp(-2j * np.pi * np.arange(s) / n)
+    coarse = np.exp(-2j * np.pi * (np.arange(max(n // s, 1)) * s) / n)
+    return from_numpy(np.concatenate([fine, coarse]), dtype, dev), s
+
+
+def _radices(n: int, max_radix: int) -> list[int]:
+    """Powers of two, each at most ``max_radix``, as equal as possible, multiplying to ``n``."""
+    bits = n.bit_length() - 1
+    passes = max(1, -(-bits // (max_radix.bit_length() - 1)))
+    return [1 << (bits // passes + (1 if k < bits % passes else 0)) for k in range(passes)]
+
+
+def _stockham(x: Array, inverse: bool, scale: float) -> Array:
+    """The DFT of each row of the contiguous (rows, n) complex ``x``, n a power of two (scaled)."""
+    dev, dtype = x.device, x.dtype
+    rows, n = x.shape
+    tile = _tile(dev, dtype)
+    table, s = _twiddles(dev, n, dtype)
+    subs = {
+        "T": wgsl_type(dtype),
+        "TILE": tile,
+        "WG": WG,
+        "SCALE": "bitcast<f32>(P[12])"
+        if dtype == _dtypes.complex64
+        else "bitcast<f64>((u64(P[13]) << 32u) | u64(P[12]))",
+    }
+    radices = _radices(n, min(MAX_RADIX, tile // 4))
+    src, p = x, 1
+    for k, r in enumerate(radices):
+        dst = empty((rows, n), dtype, dev)
+        cols = tile // r
+        total = rows * (n // r)
+        last = k == len(radices) - 1
+        bind_o, o_base = bind(dev, dst._storage, dst._offset, rows * n, dtype, "fft")
+        bind_a, a_base = bind(dev, src._storage, src._offset, rows * n, dtype, "fft")
+        bind_t, _ = bind(dev, table._storage, 0, table.size, dtype, "fft")
+        params = [n, r, r.bit_length() - 1, p, cols, total, a_base, o_base, s, s.bit_length() - 1]
+        words = np.array([scale if last else 1.0], COMPLEX_PART[dtype]).view(np.uint32)
+        params += [int(inverse), int(p < cols), *words.tolist()]
+        run(dev, "fft_pass", subs, [bind_o, bind_a, bind_t], params, -(-total // cols))
+        src, p = dst, p * r
+    return src
+
+
+@functools.lru_cache(maxsize=64)
+def _chirp(dev: GpuDevice, n: int, m: int, dtype: np.dtype[Any]) -> tuple[Array, Array]:
+    """Bluestein's chirp c_k = exp(-pi i k^2 / n) (k < n) and the FFT of the length-m filter conj(c)."""
+    k = np.arange(n)
+    chirp = np.exp(-1j * np.pi * ((k * k) % (2 * n)) / n)  # k^2 mod 2n keeps the angle exact
+    filt = np.zeros(m, np.complex128)
+    filt[:n] = np.conj(chirp)
+    filt[m - n + 1 :] = np.conj(chirp[1:][::-1])
+    spectrum = _stockham(from_numpy(filt.reshape(1, m), dtype, dev), False, 1.0)
+    return from_numpy(chirp, dtype, dev), spectrum
+
+
+def _bluestein(x: Array, inverse: bool, scale: float) -> Array:
+    """The DFT of rows of any length n as a convolution: X_k = c_k (x c * conj(c))_k."""
+    from ruda_wgpu._creation import zeros  # builds on this module's neighbours
+    from ruda_wgpu._manipulation import concat
+
+    dev, dtype = x.device, x.dtype
+    rows, n = x.shape
+    m = 1 << (2 * n - 2).bit_length()
+    chirp, spectrum = _chirp(dev, n, m, dtype)
+    if inverse:  # the inverse DFT is the conjugate of the forward DFT of the conjugate
+        x = apply("conj", x)
+    padded = concat([apply("multiply", x, chirp), zeros((rows, m - n), dtype=dtype, device=dev)], axis=-1)
+    conv = _stockham(apply("multiply", _stockham(padded, False, 1.0), spectrum), True, 1.0 / m)
+    out = apply("multiply", apply("multiply", conv[:, :n], chirp), scale)
+    return apply("conj", out) if inverse else out
+
+
+def transform_rows(x: Array, inverse: bool, scale: float) -> Array:
+    """The (inverse when asked) DFT of each row of the contiguous complex (rows, n) ``x``, times ``scale``."""
+    rows, n = x.shape
+    if rows == 0 or n <= 1:
+        return apply("multiply", x, scale)
+    if n & (n - 1) == 0:
+        return _stockham(x, inverse, scale)
+    return _bluestein(x, inverse, scale)
+
+
+def check_length(n: int, what: str) -> int:
+    """``n`` as a positive int, or a ValueError naming ``what``."""
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
+        raise ValueError(f"{what} must be a positive integer, not {n!r}")
+    return int(n)
+
+
+def norm_scale(norm: str, n: int, inverse: bool) -> float:
+    """The factor a transform of length n is multiplied by under ``norm``."""
+    if norm == "backward":
+        return 1.0 / n if inverse else 1.0
+    if norm == "ortho":
+        return 1.0 / math.sqrt(n)
+    if norm == "forward":
+        return 1.0 if inverse else 1.0 / n
+    raise ValueError(f"norm must be 'backward', 'ortho' or 'forward', not {norm!r}")

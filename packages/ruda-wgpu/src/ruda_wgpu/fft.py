@@ -1,0 +1,277 @@
+"""The ``fft`` extension of ruda_wgpu, computed on the GPU.
+
+Every transform is one-dimensional complex FFTs of rows (``_fft.transform_rows``): the axis is
+moved last and made contiguous, cropped or zero-padded to ``n``, transformed, and moved back.
+Real transforms go through the complex ones: ``rfft`` keeps the first n//2 + 1 outputs of the
+complex transform of its input; ``irfft`` completes the Hermitian spectrum and keeps the real
+part. float32 data gives complex64 results, float64 complex128.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ruda_wgpu import _dtypes
+from ruda_wgpu._array import Array, contiguous
+from ruda_wgpu._creation import arange, zeros
+from ruda_wgpu._elementwise import apply, astype
+from ruda_wgpu._engine import resolve_device
+from ruda_wgpu._fft import check_length, norm_scale, transform_rows
+from ruda_wgpu._info import default_dtypes_of
+from ruda_wgpu._manipulation import concat, flip, moveaxis, reshape, roll
+
+_NORM = "backward"
+_SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
+_COMPLEX_OF = {_dtypes.float32: _dtypes.complex64, _dtypes.float64: _dtypes.complex128}
+
+
+def _check(x: Any, fn: str, kinds: str) -> Array:
+    if not isinstance(x, Array):
+        raise TypeError(f"fft.{fn}() takes a ruda_wgpu array, not {type(x).__name__}")
+    if x.dtype.kind not in kinds or x.dtype == _dtypes.float16:
+        wanted = {"fc": "a floating-point", "f": "a real floating-point", "c": "a complex"}[kinds]
+        raise TypeError(f"fft.{fn}() needs {wanted} array (float32, float64 or complex), not {x.dtype.name}")
+    if x.ndim == 0:
+        raise ValueError(f"fft.{fn}() needs an array of at least one dimension")
+    return x
+
+
+def _as_complex(x: Array) -> Array:
+    return x if x.dtype.kind == "c" else astype(x, _COMPLEX_OF[x.dtype])
+
+
+def _axis(axis: int, ndim: int, fn: str) -> int:
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"fft.{fn}(): axis {axis} is out of range for {ndim} dimensions")
+    return axis % ndim
+
+
+def _resized(x: Array, n: int) -> Array:
+    """``x`` cropped or zero-padded to length ``n`` along its last axis."""
+    have = x.shape[-1]
+    if n == have:
+        return x
+    if n < have:
+        return x[..., :n]
+    pad = zeros((*x.shape[:-1], n - have), dtype=x.dtype, device=x.device)
+    return concat([x, pad], axis=-1)
+
+
+def _transform(x: Array, axis: int, n: int, inverse: bool, norm: str) -> Array:
+    """The complex DFT of length ``n`` of complex ``x`` along ``axis``, scaled as ``norm`` says."""
+    last = _resized(moveaxis(x, axis, -1), n)
+    shape = last.shape
+    rows = reshape(contiguous(last), (-1, n))
+    out = transform_rows(rows, inverse, norm_scale(norm, n, inverse))
+    return moveaxis(reshape(out, shape), -1, axis)
+
+
+def _one(x: Array, n: int | None, axis: int, norm: str, inverse: bool, fn: str) -> Array:
+    x = _as_complex(_check(x, fn, "fc"))
+    axis = _axis(axis, x.ndim, fn)
+    n = x.shape[axis] if n is None else check_length(n, f"fft.{fn}(): n")
+    return _transform(x, axis, n, inverse, norm)
+
+
+def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = _NORM) -> Array:
+    """The one-dimensional discrete Fourier transform along ``axis`` (length ``n``)."""
+    return _one(x, n, axis, norm, False, "fft")
+
+
+def ifft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = _NORM) -> Array:
+    """The one-dimensional inverse discrete Fourier transform along ``axis`` (length ``n``)."""
+    return _one(x, n, axis, norm, True, "ifft")
+
+
+def _s_axes(
+    x: Array, s: Sequence[int] | None, axes: Sequence[int] | None, fn: str
+) -> tuple[list[int], list[int]]:
+    """The axes to transform and their lengths, with NumPy's defaults."""
+    if axes is None:
+        axes = list(range(x.ndim)) if s is None else list(range(x.ndim - len(s), x.ndim))
+    axes = [_axis(a, x.ndim, fn) for a in axes]
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"fft.{fn}(): axes {axes} repeat an axis")
+    if s is None:
+        s = [x.shape[a] for a in axes]
+    elif len(s) != len(axes):
+        raise ValueError(f"fft.{fn}(): s and axes need the same length, not {len(s)} and {len(axes)}")
+    sizes = [
+        x.shape[a] if int(k) == -1 else check_length(k, f"fft.{fn}(): s")
+        for k, a in zip(s, axes, strict=True)
+    ]
+    return axes, sizes
+
+
+def _many(x: Array, s: Any, axes: Any, norm: str, inverse: bool, fn: str) -> Array:
+    x = _as_complex(_check(x, fn, "fc"))
+    axes, sizes = _s_axes(x, s, axes, fn)
+    for axis, n in zip(axes, sizes, strict=True):
+        x = _transform(x, axis, n, inverse, norm)
+    return x
+
+
+def fftn(
+    x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None, norm: str = _NORM
+) -> Array:
+    """The n-dimensional discrete Fourier transform over ``axes`` (all by default)."""
+    return _many(x, s, axes, norm, False, "fftn")
+
+
+def ifftn(
+    x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None, norm: str = _NORM
+) -> Array:
+    """The n-dimensional inverse discrete Fourier transform over ``axes`` (all by default)."""
+    return _many(x, s, axes, norm, True, "ifftn")
+
+
+def _half(x: Array, axis: int, n: int, inverse: bool, norm: str) -> Array:
+    """rfft along ``axis``: the first n//2 + 1 outputs of the complex transform of real ``x``."""
+    full = _transform(_as_complex(x), axis, n, inverse, norm)
+    return moveaxis(moveaxis(full, axis, -1)[..., : n // 2 + 1], -1, axis)
+
+
+def _hermitian(x: Array, axis: int, n: int, norm: str) -> Array:
+    """irfft along ``axis``: the real part of the inverse transform of the completed spectrum."""
+    half = moveaxis(_as_complex(x), axis, -1)
+    half = _resized(half, n // 2 + 1)
+    tail = apply("conj", flip(half[..., 1 : (n + 1) // 2], axis=-1))  # X[n - k] = conj(X[k])
+    full = concat([half, tail], axis=-1) if tail.shape[-1] else half
+    out = transform_rows(reshape(contiguous(full), (-1, n)), True, norm_scale(norm, n, True))
+    return moveaxis(reshape(apply("real", out), (*half.shape[:-1], n)), -1, axis)
+
+
+def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = _NORM) -> Array:
+    """The discrete Fourier transform of real ``x`` along ``axis``: the n//2 + 1 non-negative frequencies."""
+    x = _check(x, "rfft", "f")
+    axis = _axis(axis, x.ndim, "rfft")
+    n = x.shape[axis] if n is None else check_length(n, "fft.rfft(): n")
+    return _half(x, axis, n, False, norm)
+
+
+def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = _NORM) -> Array:
+    """The inverse of :func:`rfft`: a real signal of length ``n`` (default 2 (m - 1)) along ``axis``."""
+    x = _check(x, "irfft", "fc")
+    axis = _axis(axis, x.ndim, "irfft")
+    n = 2 * (x.shape[axis] - 1) if n is None else check_length(n, "fft.irfft(): n")
+    check_length(n, "fft.irfft(): the output length 2 (m - 1)")
+    return _hermitian(x, axis, n, norm)
+
+
+def rfftn(
+    x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None, norm: str = _NORM
+) -> Array:
+    """The n-dimensional transform of real ``x``: rfft over the last of ``axes``, fft over the others."""
+    x = _check(x, "rfftn", "f")
+    axes, sizes = _s_axes(x, s, axes, "rfftn")
+    out = _half(x, axes[-1], sizes[-1], False, norm)
+    for axis, n in zip(axes[:-1], sizes[:-1], strict=True):
+        out = _transform(out, axis, n, False, norm)
+    return out
+
+
+def irfftn(
+    x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None, norm: str = _NORM
+) -> Array:
+    """The inverse of :func:`rfftn`: ifft over all but the last of ``axes``, irfft over the last."""
+    x = _as_complex(_check(x, "irfftn", "fc"))
+    if s is None:
+        axes_, sizes = _s_axes(x, None, axes, "irfftn")
+        sizes[-1] = 2 * (x.shape[axes_[-1]] - 1)
+    else:
+        axes_, sizes = _s_axes(x, s, axes, "irfftn")
+    check_length(sizes[-1], "fft.irfftn(): the last output length")
+    for axis, n in zip(axes_[:-1], sizes[:-1], strict=True):
+        x = _transform(x, axis, n, True, norm)
+    return _hermitian(x, axes_[-1], sizes[-1], norm)
+
+
+def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = _NORM) -> Array:
+    """The transform of a Hermitian-symmetric signal given by its first half: a real spectrum."""
+    x = _as_complex(_check(x, "hfft", "fc"))
+    axis = _axis(axis, x.ndim, "hfft")
+    n = 2 * (x.shape[axis] - 1) if n is None else check_length(n, "fft.hfft(): n")
+    check_length(n, "fft.hfft(): the output length 2 (m - 1)")
+    norm_scale(norm, n, False)  # reject an unknown norm before the swap below
+    return _hermitian(apply("conj", x), axis, n, _SWAP[norm])
+
+
+def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = _NORM) -> Array:
+    """The inverse of :func:`hfft`: the first n//2 + 1 values of a Hermitian signal, from a real one."""
+    x = _check(x, "ihfft", "f")
+    axis = _axis(axis, x.ndim, "ihfft")
+    n = x.shape[axis] if n is None else check_length(n, "fft.ihfft(): n")
+    norm_scale(norm, n, False)
+    return apply("conj", _half(x, axis, n, False, _SWAP[norm]))
+
+
+def _freq_dtype(dtype: Any, device: Any) -> tuple[np.dtype[Any], Any]:
+    dev = resolve_device(device)
+    dt = default_dtypes_of(dev)["real floating"] if dtype is None else _dtypes.check_dtype(dtype)
+    if dt.kind != "f" or dt == _dtypes.float16:
+        raise TypeError(f"frequencies are real floating-point: float32 or float64, not {dt.name}")
+    return dt, dev
+
+
+def fftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> Array:
+    """The sample frequencies of an FFT of length ``n``: [0, 1, ..., -1] / (d n)."""
+    n = check_length(n, "fft.fftfreq(): n")
+    dt, dev = _freq_dtype(dtype, device)
+    k = arange(n, dtype=_dtypes.int32, device=dev)
+    negative = astype(apply("greater_equal", k, (n + 1) // 2), k.dtype)  # the second half: k - n
+    signed = apply("subtract", k, apply("multiply", negative, n))
+    return apply("divide", astype(signed, dt), float(d * n))
+
+
+def rfftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> Array:
+    """The sample frequencies of an rfft of length ``n``: [0, 1, ..., n//2] / (d n)."""
+    n = check_length(n, "fft.rfftfreq(): n")
+    dt, dev = _freq_dtype(dtype, device)
+    return apply("divide", astype(arange(n // 2 + 1, dtype=_dtypes.int32, device=dev), dt), float(d * n))
+
+
+def _shift(x: Array, axes: Any, sign: int, fn: str) -> Array:
+    if not isinstance(x, Array):
+        raise TypeError(f"fft.{fn}() takes a ruda_wgpu array, not {type(x).__name__}")
+    if axes is None:
+        axes = tuple(range(x.ndim))
+    elif isinstance(axes, int):
+        axes = (axes,)
+    axes = tuple(_axis(a, x.ndim, fn) for a in axes)
+    if not axes:
+        return roll(x, 0)
+    shifts = tuple(sign * (x.shape[a] // 2) for a in axes)
+    return roll(x, shifts, axis=axes)
+
+
+def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
+    """``x`` with the zero frequency moved to the middle of ``axes`` (all by default)."""
+    return _shift(x, axes, 1, "fftshift")
+
+
+def ifftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
+    """The inverse of :func:`fftshift`."""
+    return _shift(x, axes, -1, "ifftshift")
+
+
+__all__ = [
+    "fft",
+    "fftfreq",
+    "fftn",
+    "fftshift",
+    "hfft",
+    "ifft",
+    "ifftn",
+    "ifftshift",
+    "ihfft",
+    "irfft",
+    "irfftn",
+    "rfft",
+    "rfftfreq",
+    "rfftn",
+]

@@ -1,0 +1,112 @@
+"""The fft extension against NumPy: every function, power-of-two and other lengths, every norm.
+
+Tolerance: an FFT of length n in floating point has a relative error (to the largest output) of
+about eps * log2(n); Bluestein's lengths go through three FFTs of twice the length. The tests
+allow 64 eps, far below what a wrong twiddle, sign or ordering gives (an error of order 1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import ruda_wgpu
+from ruda.testing import parametrize_backends
+
+pytestmark = parametrize_backends("wgpu")
+
+COMPLEX = [d for d in ("complex64", "complex128") if d in ruda_wgpu.__array_namespace_info__().dtypes()]
+NORMS = ("backward", "ortho", "forward")
+
+
+def _close(got, want, dtype) -> None:
+    """``got`` has ``dtype`` and the shape of ``want``, and matches it within 64 eps (relative)."""
+    host = np.asarray(got)
+    assert host.shape == want.shape, (host.shape, want.shape)
+    assert host.dtype == np.dtype(dtype), (host.dtype, dtype)
+    err = np.abs(host - want).max(initial=0) / max(np.abs(want).max(initial=0), np.finfo(dtype).tiny)
+    assert err < 64 * np.finfo(dtype).eps, f"relative error {err:.2e}"
+
+
+def _signal(shape, dtype, seed=0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    dt = np.dtype(dtype)
+    if dt.kind == "c":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt)
+    return rng.standard_normal(shape).astype(dt)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("n", [1, 2, 8, 64, 1024, 4096, 8192, 1 << 16, 3, 5, 12, 100, 1000, 4099])
+def test_fft_and_ifft_of_every_kind_of_length(xp, dtype, n):
+    host = _signal((3, n), dtype)
+    x = xp.asarray(host)
+    wide = host.astype(np.complex128)
+    _close(xp.fft.fft(x), np.fft.fft(wide).astype(dtype), dtype)
+    _close(xp.fft.ifft(x), np.fft.ifft(wide).astype(dtype), dtype)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("norm", NORMS)
+def test_complex_transforms_axes_lengths_and_norms(xp, dtype, norm):
+    host = _signal((3, 6, 10), dtype, seed=1)
+    x = xp.asarray(host)
+    _close(xp.fft.fft(x, n=7, axis=1, norm=norm), np.fft.fft(host, n=7, axis=1, norm=norm), dtype)
+    _close(xp.fft.ifft(x, n=16, axis=0, norm=norm), np.fft.ifft(host, n=16, axis=0, norm=norm), dtype)
+    _close(xp.fft.fftn(x, norm=norm), np.fft.fftn(host, norm=norm), dtype)
+    s, axes = (4, 12), (0, 2)
+    _close(xp.fft.ifftn(x, s=s, axes=axes, norm=norm), np.fft.ifftn(host, s=s, axes=axes, norm=norm), dtype)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("norm", NORMS)
+def test_real_and_hermitian_transforms(xp, dtype, norm):
+    real = {"complex64": "float32", "complex128": "float64"}[dtype]
+    r, c = _signal((3, 6, 10), real, seed=2), _signal((3, 6, 10), dtype, seed=3)
+    y, x = xp.asarray(r), xp.asarray(c)
+    _close(xp.fft.rfft(y, n=9, norm=norm), np.fft.rfft(r, n=9, norm=norm), dtype)
+    _close(xp.fft.irfft(x, norm=norm), np.fft.irfft(c, norm=norm), real)
+    _close(xp.fft.irfft(x, n=7, axis=0, norm=norm), np.fft.irfft(c, n=7, axis=0, norm=norm), real)
+    _close(xp.fft.rfftn(y, norm=norm), np.fft.rfftn(r, norm=norm), dtype)
+    _close(xp.fft.irfftn(x, norm=norm), np.fft.irfftn(c, norm=norm), real)
+    s, axes = (5, 9), (0, 1)
+    _close(xp.fft.irfftn(x, s=s, axes=axes, norm=norm), np.fft.irfftn(c, s=s, axes=axes, norm=norm), real)
+    _close(xp.fft.hfft(x, norm=norm), np.fft.hfft(c, norm=norm), real)
+    _close(xp.fft.ihfft(y, norm=norm), np.fft.ihfft(r, norm=norm), dtype)
+    assert xp.fft.rfft(y).dtype == getattr(xp, dtype)
+    assert xp.fft.irfft(x).dtype == getattr(xp, real)
+
+
+def test_round_trip_of_a_long_signal(xp):
+    host = _signal((1 << 20,), "complex64", seed=4)
+    back = np.asarray(xp.fft.ifft(xp.fft.fft(xp.asarray(host))))
+    assert np.abs(back - host).max() < 1e-5
+
+
+def test_frequencies_and_shifts(xp):
+    for n, d in ((7, 0.5), (8, 1.0), (1, 3.0)):
+        np.testing.assert_allclose(np.asarray(xp.fft.fftfreq(n, d=d)), np.fft.fftfreq(n, d=d), rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(xp.fft.rfftfreq(n, d=d)), np.fft.rfftfreq(n, d=d), rtol=1e-6)
+    assert xp.fft.fftfreq(4).dtype == xp.float32
+    host = _signal((3, 4, 5), "float32", seed=5)
+    x = xp.asarray(host)
+    np.testing.assert_array_equal(np.asarray(xp.fft.fftshift(x)), np.fft.fftshift(host))
+    np.testing.assert_array_equal(
+        np.asarray(xp.fft.ifftshift(x, axes=(0, 2))), np.fft.ifftshift(host, axes=(0, 2))
+    )
+    np.testing.assert_array_equal(np.asarray(xp.fft.fftshift(x, axes=1)), np.fft.fftshift(host, axes=1))
+
+
+def test_bad_input_says_what_is_wrong(xp):
+    x = xp.asarray(_signal((4,), "complex64"))
+    with pytest.raises(ValueError, match="norm"):
+        xp.fft.fft(x, norm="sideways")
+    with pytest.raises(ValueError, match="positive integer"):
+        xp.fft.fft(x, n=0)
+    with pytest.raises(ValueError, match="out of range"):
+        xp.fft.fft(x, axis=1)
+    with pytest.raises(TypeError, match="real floating-point"):
+        xp.fft.rfft(x)
+    with pytest.raises(TypeError, match="floating-point"):
+        xp.fft.fft(xp.asarray([1, 2, 3]))
+    with pytest.raises(ValueError, match="same length"):
+        xp.fft.fftn(x, s=(4, 4), axes=(0,))
