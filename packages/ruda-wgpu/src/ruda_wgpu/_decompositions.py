@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import operator
+from string import Template
 from typing import Any
 
 import numpy as np
@@ -29,7 +30,7 @@ from ruda_wgpu._elementwise import apply, astype, where
 from ruda_wgpu._engine import Storage
 from ruda_wgpu._indexing import take_along_axis
 from ruda_wgpu._info import default_dtypes_of
-from ruda_wgpu._kernels import bind, run, wgsl_type
+from ruda_wgpu._kernels import COMPLEX_PART, ONE, ZERO, bind, run, wgsl_type
 from ruda_wgpu._linalg import _diagonal_view, _float_input, matmul, vector_norm
 from ruda_wgpu._manipulation import (
     broadcast_shapes,
@@ -56,16 +57,49 @@ class LinAlgError(ValueError):
     """A matrix the operation is not defined for: singular, or not positive definite."""
 
 
+#: the arithmetic the kernels are written in, for real (T = R) and complex (T = vec2<R>) elements
+_FIELD_REAL = """
+fn mul(x: ${T}, y: ${T}) -> ${T} { return x * y; }
+fn div(x: ${T}, y: ${T}) -> ${T} { return x / y; }
+fn conj(x: ${T}) -> ${T} { return x; }
+fn mag(x: ${T}) -> ${R} { return ${ABS}(x); }
+fn mag2(x: ${T}) -> ${R} { return x * x; }
+fn re(x: ${T}) -> ${R} { return x; }
+fn im(x: ${T}) -> ${R} { return ${RZERO}; }
+fn from_re(x: ${R}) -> ${T} { return x; }
+fn is_zero(x: ${T}) -> bool { return x == ${ZERO}; }
+"""
+_FIELD_COMPLEX = """
+fn mul(x: ${T}, y: ${T}) -> ${T} { return mul_${C}(x, y); }
+fn div(x: ${T}, y: ${T}) -> ${T} { return div_${C}(x, y); }
+fn conj(x: ${T}) -> ${T} { return ${T}(x.x, -x.y); }
+fn mag(x: ${T}) -> ${R} { return abs_${C}(x); }
+fn mag2(x: ${T}) -> ${R} { return dot(x, x); }
+fn re(x: ${T}) -> ${R} { return x.x; }
+fn im(x: ${T}) -> ${R} { return x.y; }
+fn from_re(x: ${R}) -> ${T} { return ${T}(x, ${RZERO}); }
+fn is_zero(x: ${T}) -> bool { return all(x == ${ZERO}); }
+"""
+
+
 def _subs(dtype: np.dtype[Any]) -> dict[str, object]:
-    """Template values of the linalg kernels for a float dtype."""
-    if wgsl_type(dtype) == "f64":
-        return {"T": "f64", "ZERO": "0.0lf", "ONE": "1.0lf", "ABS": "abs_d", "SQRT": "sqrt_d",
+    """Template values of the linalg kernels for a float or complex dtype: T the element type, R
+    the real type, FIELD the arithmetic on T (mul, div, conj, mag, mag2, re, im, from_re, is_zero)."""
+    part = COMPLEX_PART.get(dtype, dtype)
+    if wgsl_type(part) == "f64":
+        subs = {"R": "f64", "RZERO": "0.0lf", "RONE": "1.0lf", "ABS": "abs_d", "SQRT": "sqrt_d",
                 "EPS": "2.220446049250313e-16lf", "TINY": "1e-290lf", "WG": WG}  # fmt: skip
-    return {"T": "f32", "ZERO": "0.0f", "ONE": "1.0f", "ABS": "abs", "SQRT": "sqrt",
-            "EPS": "1.1920929e-07f", "TINY": "1e-35f", "WG": WG}  # fmt: skip
+    else:
+        subs = {"R": "f32", "RZERO": "0.0f", "RONE": "1.0f", "ABS": "abs", "SQRT": "sqrt",
+                "EPS": "1.1920929e-07f", "TINY": "1e-35f", "WG": WG}  # fmt: skip
+    t = wgsl_type(dtype)
+    suffix = {"vec2<f32>": "c64", "vec2<f64>": "c128"}.get(t, "")
+    subs |= {"T": t, "ZERO": ZERO[t], "ONE": ONE[t], "C": suffix}
+    subs["FIELD"] = Template(_FIELD_COMPLEX if dtype.kind == "c" else _FIELD_REAL).substitute(subs)
+    return subs
 
 
-def _matrices(x: Any, fn: str, square: bool = True) -> Array:
+def _matrices(x: Any, fn: str, square: bool = True, complex_ok: bool = False) -> Array:
     """A contiguous float copy of ``x`` (at least 2-D; square when asked) for a kernel to overwrite."""
     if not isinstance(x, Array):
         raise TypeError(f"linalg.{fn}() takes a ruda_wgpu array, not {type(x).__name__}")
@@ -73,6 +107,8 @@ def _matrices(x: Any, fn: str, square: bool = True) -> Array:
         raise ValueError(f"linalg.{fn}() needs an array of at least two dimensions, got shape {x.shape}")
     if square and x.shape[-1] != x.shape[-2]:
         raise ValueError(f"linalg.{fn}() needs square matrices in the last two axes, got shape {x.shape}")
+    if x.dtype.kind == "c" and complex_ok:
+        return astype(x, x.dtype, copy=True)
     if x.dtype.kind == "c":
         raise NotImplementedError(
             f"linalg.{fn}() of complex matrices is not implemented on the GPU yet (solve, inv, "
@@ -131,7 +167,7 @@ def _pairs(values: Array) -> Array:
 
 def _lu(x: Any, fn: str) -> tuple[Array, Array, Storage]:
     """(LU factors in place of a copy of x, pivots (..., n) uint32, per-matrix info)."""
-    a = _matrices(x, fn)
+    a = _matrices(x, fn, complex_ok=True)
     n, batch = a.shape[-1], _batch(a)
     piv = empty((*a.shape[:-1],), _U32, a.device)
     info = Storage(a.device, max(batch, 1) * 4)
@@ -150,9 +186,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
     """The solution of ``x1 @ x = x2`` (LU with partial pivoting); ``x2`` of shape (..., n, k) or (n,)."""
     if not isinstance(x2, Array):
         raise TypeError(f"linalg.solve() takes ruda_wgpu arrays, not {type(x2).__name__}")
-    if _is_complex(x1) or _is_complex(x2):
-        return _solve_complex(x1, x2)
-    a = _matrices(x1, "solve")
+    a = _matrices(x1, "solve", complex_ok=True)
     if x2.device is not a.device:
         raise ValueError(
             f"linalg.solve() got arrays on two devices, {a.device} and {x2.device}: move one with to_device()"
@@ -163,7 +197,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
     if rhs.shape[-2] != n:
         raise ValueError(f"linalg.solve(): x2 of shape {x2.shape} does not match matrices of size {n}")
     batch_shape = broadcast_shapes(a.shape[:-2], rhs.shape[:-2])
-    dtype = _dtypes.result_type(a, rhs) if rhs.dtype.kind == "f" else a.dtype
+    dtype = _dtypes.result_type(a, rhs) if rhs.dtype.kind in "fc" else a.dtype
     a = broadcast_to(astype(a, dtype, copy=False), (*batch_shape, n, n))
     lu, piv, info = _lu(a, "solve")
     k = rhs.shape[-1]
@@ -176,31 +210,9 @@ def solve(x1: Array, x2: Array, /) -> Array:
     return reshape(out, (*batch_shape, n)) if vector else out
 
 
-def _solve_complex(x1: Array, x2: Array) -> Array:
-    """solve() of complex systems: M(A) [u; v] = [re b; im b] gives x = u + iv."""
-    if not isinstance(x1, Array) or x1.ndim < 2 or x1.shape[-1] != x1.shape[-2]:
-        raise ValueError("linalg.solve() needs square matrices in the last two axes of x1")
-    dtype = _dtypes.result_type(x1, x2)
-    if dtype.kind != "c":
-        dtype = _dtypes.complex128 if dtype == _dtypes.float64 else _dtypes.complex64
-    a, b = astype(x1, dtype, copy=False), astype(x2, dtype, copy=False)
-    vector = b.ndim == 1
-    rhs = reshape(b, (b.shape[0], 1)) if vector else b
-    stacked = concat([apply("real", rhs), apply("imag", rhs)], axis=-2)
-    n = a.shape[-1]
-    m_x = solve(_real_block(a), stacked)
-    out = apply("add", astype(m_x[..., :n, :], dtype), apply("multiply", astype(m_x[..., n:, :], dtype), 1j))
-    return reshape(out, out.shape[:-1]) if vector else out
-
-
 def inv(x: Array, /) -> Array:
     """The inverse of each square matrix (an LU solve against the identity)."""
-    if _is_complex(x):
-        if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
-            raise ValueError(f"linalg.inv() needs square matrices in the last two axes, got shape {x.shape}")
-        n = x.shape[-1]
-        return _from_block(inv(_real_block(x)), n, n, x.dtype)
-    a = _matrices(x, "inv")
+    a = _matrices(x, "inv", complex_ok=True)
     n = a.shape[-1]
     return solve(a, broadcast_to(eye(n, dtype=a.dtype, device=a.device), a.shape))
 
@@ -236,7 +248,7 @@ def slogdet(x: Array, /) -> SlogdetResult:
 def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     """The Cholesky factor L (``L @ L.mT == x``) of symmetric positive definite matrices; U = L.mT
     with ``upper=True``. Only the lower triangle of ``x`` is read."""
-    a = _matrices(x, "cholesky")
+    a = _matrices(x, "cholesky", complex_ok=True)
     n, batch = a.shape[-1], _batch(a)
     info = Storage(a.device, max(batch, 1) * 4)
     if batch and n:
@@ -244,7 +256,9 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
         run(a.device, "linalg_cholesky", _subs(a.dtype), bindings, [n, batch], batch)
         if _flags(info, batch, a).any():
             raise LinAlgError("linalg.cholesky(): a matrix is not positive definite")
-    return copy_of(matrix_transpose(a)) if upper else a
+    if upper:  # U = L^H
+        return copy_of(apply("conj", matrix_transpose(a)) if a.dtype.kind == "c" else matrix_transpose(a))
+    return a
 
 
 def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
@@ -252,7 +266,7 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     ``mode='reduced'``: Q (..., m, k), R (..., k, n), k = min(m, n); ``'complete'``: Q (..., m, m)."""
     if mode not in ("reduced", "complete"):
         raise ValueError(f"linalg.qr(): mode must be 'reduced' or 'complete', not {mode!r}")
-    a = _matrices(x, "qr", square=False)
+    a = _matrices(x, "qr", square=False, complex_ok=True)
     m, n = a.shape[-2:]
     k, batch = min(m, n), _batch(a)
     mq = m if mode == "complete" else k

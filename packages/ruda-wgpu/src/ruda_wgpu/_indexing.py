@@ -394,7 +394,7 @@ def setitem(x: Array, key: Any, value: Any) -> None:
         assign(plan, value)
         return
     if not isinstance(value, Array):
-        if not isinstance(value, bool | int | float):
+        if not isinstance(value, bool | int | float | complex):
             raise TypeError(f"cannot assign a {type(value).__name__} into a ruda_wgpu array")
         _dtypes.check_scalar_kind(value, x.dtype)
         check_scalar_range(value, x.dtype)
@@ -419,7 +419,8 @@ def _lone_mask(x: Array, key: Any) -> Array | None:
 
 def _broadcasts_along_rows(value: Any, trailing: int) -> bool:
     """Whether a value for ``x[mask]`` fits every masked row alike (no positions needed)."""
-    return isinstance(value, bool | int | float) or (isinstance(value, Array) and value.ndim <= trailing)
+    scalar = isinstance(value, bool | int | float | complex)
+    return scalar or (isinstance(value, Array) and value.ndim <= trailing)
 
 
 def _masked_assign(x: Array, mask: Array, value: Any) -> None:
@@ -434,7 +435,7 @@ def _masked_assign(x: Array, mask: Array, value: Any) -> None:
         source: Operand | Scalar = broadcast_to(value, x.shape)._operand()
         load = convert("x1", value.dtype, x.dtype)
     else:
-        if not isinstance(value, bool | int | float):
+        if not isinstance(value, bool | int | float | complex):
             raise TypeError(f"cannot assign a {type(value).__name__} into a ruda_wgpu array")
         _dtypes.check_scalar_kind(value, x.dtype)
         check_scalar_range(value, x.dtype)

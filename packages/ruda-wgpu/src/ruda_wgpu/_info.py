@@ -32,13 +32,14 @@ class __array_namespace_info__:  # noqa: N801  (the spec's name)
     >>> info = ruda_wgpu.__array_namespace_info__()
     >>> info.default_dtypes()["real floating"]
     dtype('float32')
-    >>> "float64" in info.dtypes()
-    False
+    >>> "complex64" in info.dtypes()
+    True
     """
 
     def capabilities(self) -> dict[str, Any]:
-        """No boolean-mask indexing and no data-dependent shapes yet; up to 32 dimensions."""
-        return {"boolean indexing": False, "data-dependent shapes": False, "max dimensions": 32}
+        """Boolean-mask indexing and data-dependent shapes (``nonzero``, ``unique_*``) are computed
+        on the GPU (their sizes are read back); up to 32 dimensions."""
+        return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": 32}
 
     def default_device(self) -> GpuDevice:
         """``wgpu:0``, the best adapter found."""

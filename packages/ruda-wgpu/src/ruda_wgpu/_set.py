@@ -19,9 +19,10 @@ from ruda_wgpu._creation import asarray, full, zeros
 from ruda_wgpu._elementwise import apply, astype
 from ruda_wgpu._indexing import Gather, gather, scatter, take
 from ruda_wgpu._info import default_dtypes_of
-from ruda_wgpu._manipulation import concat, reshape
+from ruda_wgpu._manipulation import concat, expand_dims, reshape
 from ruda_wgpu._searching import flat_nonzero, searchsorted
 from ruda_wgpu._sorting import argsort, sort
+from ruda_wgpu._statistical import any as any_
 from ruda_wgpu._statistical import cumulative_sum
 
 
@@ -39,6 +40,18 @@ def _new_value_flags(sorted_values: Array) -> Array:
     return concat([first, apply("not_equal", sorted_values[1:], sorted_values[:-1])])
 
 
+def _order(flat: Array) -> Array:
+    """A stable argsort of a 1-D array; complex values in NumPy's order, by real then imaginary part."""
+    if flat.dtype.kind != "c":
+        return argsort(flat)
+    by_imag = argsort(apply("imag", flat))
+    return take(by_imag, argsort(take(apply("real", flat), by_imag)))  # stable: ties keep imag's order
+
+
+def _sorted(flat: Array) -> Array:
+    return take(flat, _order(flat)) if flat.dtype.kind == "c" else sort(flat)
+
+
 def _counts(starts: Array, n: int) -> Array:
     index = default_dtypes_of(starts.device)["indexing"]
     bounds = concat([astype(starts, index), asarray([n], dtype=index, device=starts.device)])
@@ -47,13 +60,13 @@ def _counts(starts: Array, n: int) -> Array:
 
 def unique_values(x: Array, /) -> Array:
     """The distinct values of ``x`` (flattened), in ascending order; each NaN is distinct."""
-    values = sort(reshape(_check(x, "unique_values"), (-1,)))
+    values = _sorted(reshape(_check(x, "unique_values"), (-1,)))
     return take(values, flat_nonzero(_new_value_flags(values))) if values.size else values
 
 
 def unique_counts(x: Array, /) -> UniqueCountsResult:
     """Distinct values and how often each occurs."""
-    values = sort(reshape(_check(x, "unique_counts"), (-1,)))
+    values = _sorted(reshape(_check(x, "unique_counts"), (-1,)))
     if not values.size:
         return UniqueCountsResult(values, zeros((0,), dtype=default_dtypes_of(x.device)["indexing"]))
     starts = flat_nonzero(_new_value_flags(values))
@@ -67,7 +80,7 @@ def _unique_with_positions(x: Array, fn: str) -> tuple[Array, Array, Array, Arra
     if not flat.size:
         empty_index = zeros((0,), dtype=index, device=x.device)
         return flat, empty_index, zeros(x.shape, dtype=index, device=x.device), empty_index
-    order = argsort(flat)  # stable: the first of each run of equal values is its first occurrence
+    order = _order(flat)  # stable: the first of each run of equal values is its first occurrence
     ordered = take(flat, order)
     new = _new_value_flags(ordered)
     starts = flat_nonzero(new)
@@ -106,6 +119,9 @@ def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
         astype(v, dt, copy=False) if isinstance(v, Array) else asarray(v, dtype=dt, device=dev)
         for v in (x1, x2)
     )
+    if dt.kind == "c":  # the sorted table's binary search needs an order: compare every pair
+        found = any_(apply("equal", expand_dims(a, axis=-1), reshape(b, (-1,))), axis=-1)
+        return apply("logical_not", found) if invert else found
     table = sort(reshape(b, (-1,)))
     if not table.size or not a.size:
         return full(a.shape, invert, device=dev)

@@ -1,4 +1,4 @@
-// Cholesky factorisation A = L L^T, in place in the lower triangle of each matrix of a contiguous
+// Cholesky factorisation A = L L^H (L L^T for real A), in place in the lower triangle of each matrix of a contiguous
 // (batch, n, n) array (the upper triangle is read as zeros and set to zero), one workgroup per
 // matrix, column after column. info[b] is 1 + the first column whose pivot is not positive
 // (0: A is positive definite), as LAPACK's potrf.
@@ -6,6 +6,7 @@
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> a: array<${T}>;
 @group(0) @binding(2) var<storage, read_write> info: array<u32>;
+${FIELD}
 
 @compute @workgroup_size(${WG})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -16,18 +17,18 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let base = b * n * n;
   var bad = 0u;
   for (var k = 0u; k < n; k = k + 1u) {
-    let d = a[base + k * n + k];
-    if (!(d > ${ZERO}) && bad == 0u) { bad = k + 1u; }
+    let d = re(a[base + k * n + k]);  // a Hermitian matrix's diagonal is real
+    if (!(d > ${RZERO}) && bad == 0u) { bad = k + 1u; }
     let s = ${SQRT}(d);
     storageBarrier();
-    if (lid == 0u) { a[base + k * n + k] = s; }
-    for (var i = k + 1u + lid; i < n; i = i + ${WG}u) { a[base + i * n + k] = a[base + i * n + k] / s; }
+    if (lid == 0u) { a[base + k * n + k] = from_re(s); }
+    for (var i = k + 1u + lid; i < n; i = i + ${WG}u) { a[base + i * n + k] = div(a[base + i * n + k], from_re(s)); }
     storageBarrier();
     let m = n - k - 1u;
     for (var t = lid; t < m * m; t = t + ${WG}u) {
       let i = k + 1u + t / m;
       let j = k + 1u + t % m;
-      if (j <= i) { a[base + i * n + j] = a[base + i * n + j] - a[base + i * n + k] * a[base + j * n + k]; }
+      if (j <= i) { a[base + i * n + j] = a[base + i * n + j] - mul(a[base + i * n + k], conj(a[base + j * n + k])); }
     }
     storageBarrier();
   }

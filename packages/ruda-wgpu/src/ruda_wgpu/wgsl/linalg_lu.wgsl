@@ -3,13 +3,15 @@
 // and U upper (on and above). piv[b * n + k] is the row exchanged with row k at step k;
 // info[b] is 1 + the first step with a zero pivot (0 when there is none), as LAPACK's getrf.
 // Steps are separated by storage barriers; every thread takes columns, rows or elements in turn.
+// Elements are real or complex: arithmetic goes through the FIELD functions (mul, div, mag...).
 // P: n, batch
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> a: array<${T}>;
 @group(0) @binding(2) var<storage, read_write> piv: array<u32>;
 @group(0) @binding(3) var<storage, read_write> info: array<u32>;
-var<workgroup> best_v: array<${T}, ${WG}>;
+var<workgroup> best_v: array<${R}, ${WG}>;
 var<workgroup> best_i: array<u32, ${WG}>;
+${FIELD}
 
 @compute @workgroup_size(${WG})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -21,10 +23,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   var first_zero = 0u;
   for (var k = 0u; k < n; k = k + 1u) {
     // the pivot: the largest magnitude in column k at or below the diagonal (the first of equals)
-    var bv = ${ZERO} - ${ONE};
+    var bv = ${RZERO} - ${RONE};
     var bi = k;
     for (var i = k + lid; i < n; i = i + ${WG}u) {
-      let v = ${ABS}(a[base + i * n + k]);
+      let v = mag(a[base + i * n + k]);
       if (v > bv) { bv = v; bi = i; }
     }
     best_v[lid] = bv; best_i[lid] = bi;
@@ -49,17 +51,17 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     storageBarrier();
     let d = a[base + k * n + k];
-    if (d == ${ZERO}) {
+    if (is_zero(d)) {
       if (first_zero == 0u) { first_zero = k + 1u; }
     } else {
-      for (var i = k + 1u + lid; i < n; i = i + ${WG}u) { a[base + i * n + k] = a[base + i * n + k] / d; }
+      for (var i = k + 1u + lid; i < n; i = i + ${WG}u) { a[base + i * n + k] = div(a[base + i * n + k], d); }
     }
     storageBarrier();
     let m = n - k - 1u;
     for (var t = lid; t < m * m; t = t + ${WG}u) {
       let i = k + 1u + t / m;
       let j = k + 1u + t % m;
-      a[base + i * n + j] = a[base + i * n + j] - a[base + i * n + k] * a[base + k * n + j];
+      a[base + i * n + j] = a[base + i * n + j] - mul(a[base + i * n + k], a[base + k * n + j]);
     }
     storageBarrier();
   }

@@ -7,6 +7,7 @@
 @group(0) @binding(1) var<storage, read_write> x: array<${T}>;
 @group(0) @binding(2) var<storage, read> lu: array<${T}>;
 @group(0) @binding(3) var<storage, read> piv: array<u32>;
+${FIELD}
 
 @compute @workgroup_size(${WG})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -31,17 +32,17 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let m = n - i - 1u;
     for (var t = lid; t < m * kc; t = t + ${WG}u) {
       let r = i + 1u + t / kc; let c = t % kc;
-      x[x0 + r * kc + c] = x[x0 + r * kc + c] - lu[a0 + r * n + i] * x[x0 + i * kc + c];
+      x[x0 + r * kc + c] = x[x0 + r * kc + c] - mul(lu[a0 + r * n + i], x[x0 + i * kc + c]);
     }
     storageBarrier();
   }
   for (var ii = n; ii > 0u; ii = ii - 1u) {
     let i = ii - 1u;
-    for (var c = lid; c < kc; c = c + ${WG}u) { x[x0 + i * kc + c] = x[x0 + i * kc + c] / lu[a0 + i * n + i]; }
+    for (var c = lid; c < kc; c = c + ${WG}u) { x[x0 + i * kc + c] = div(x[x0 + i * kc + c], lu[a0 + i * n + i]); }
     storageBarrier();
     for (var t = lid; t < i * kc; t = t + ${WG}u) {
       let r = t / kc; let c = t % kc;
-      x[x0 + r * kc + c] = x[x0 + r * kc + c] - lu[a0 + r * n + i] * x[x0 + i * kc + c];
+      x[x0 + r * kc + c] = x[x0 + r * kc + c] - mul(lu[a0 + r * n + i], x[x0 + i * kc + c]);
     }
     storageBarrier();
   }

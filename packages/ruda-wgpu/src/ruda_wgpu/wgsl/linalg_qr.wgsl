@@ -1,12 +1,14 @@
 // Householder QR of each matrix of a contiguous (batch, m, n) array, in place, one workgroup per
 // matrix, as LAPACK's geqrf: R on and above the diagonal, each reflector's vector below it (its
-// first element, 1, is not stored), and tau[b * k + j], with H_j = I - tau_j v_j v_j^T. Column
-// norms are scaled by their largest element so that squares neither overflow nor underflow.
+// first element, 1, is not stored), and tau[b * k + j], with H_j = I - tau_j v_j v_j^H. Complex
+// matrices as zgeqrf: beta (R's diagonal) is real, and A := H_j^H A. Column norms are scaled by
+// their largest element so that squares neither overflow nor underflow.
 // P: m, n, batch
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> a: array<${T}>;
 @group(0) @binding(2) var<storage, read_write> tau: array<${T}>;
-var<workgroup> red: array<${T}, ${WG}>;
+var<workgroup> red: array<${R}, ${WG}>;
+${FIELD}
 
 @compute @workgroup_size(${WG})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -17,8 +19,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let base = b * m * n;
   let k = min(m, n);
   for (var j = 0u; j < k; j = j + 1u) {
-    var v = ${ZERO};
-    for (var i = j + lid; i < m; i = i + ${WG}u) { v = max(v, ${ABS}(a[base + i * n + j])); }
+    var v = ${RZERO};
+    for (var i = j + lid; i < m; i = i + ${WG}u) { v = max(v, mag(a[base + i * n + j])); }
     red[lid] = v;
     workgroupBarrier();
     for (var s = ${WG}u / 2u; s > 0u; s = s >> 1u) {
@@ -27,9 +29,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     let scale = red[0];
     workgroupBarrier();
-    var q = ${ZERO};
-    if (scale > ${ZERO}) {
-      for (var i = j + 1u + lid; i < m; i = i + ${WG}u) { let t = a[base + i * n + j] / scale; q = q + t * t; }
+    var q = ${RZERO};
+    if (scale > ${RZERO}) {
+      for (var i = j + 1u + lid; i < m; i = i + ${WG}u) {
+        let t = a[base + i * n + j] / scale;
+        q = q + mag2(t);
+      }
     }
     red[lid] = q;
     workgroupBarrier();
@@ -42,23 +47,25 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var t_j = ${ZERO};
     var beta = alpha;
     var factor = ${ZERO};
-    if (sigma > ${ZERO}) {
+    if (sigma > ${RZERO} || im(alpha) != ${RZERO}) {  // else nothing below a real alpha: H = I
       let r = alpha / scale;
-      let norm = scale * ${SQRT}(r * r + sigma);
-      beta = select(-norm, norm, alpha < ${ZERO});
-      t_j = (beta - alpha) / beta;
-      factor = ${ONE} / (alpha - beta);
+      let norm = scale * ${SQRT}(mag2(r) + sigma);
+      let b_re = select(-norm, norm, re(alpha) < ${RZERO});
+      beta = from_re(b_re);
+      t_j = div(beta - alpha, beta);
+      factor = div(${ONE}, alpha - beta);
     }
     storageBarrier();
     if (lid == 0u) { a[base + j * n + j] = beta; tau[b * k + j] = t_j; }
-    for (var i = j + 1u + lid; i < m; i = i + ${WG}u) { a[base + i * n + j] = a[base + i * n + j] * factor; }
+    for (var i = j + 1u + lid; i < m; i = i + ${WG}u) { a[base + i * n + j] = mul(a[base + i * n + j], factor); }
     storageBarrier();
+    let ct = conj(t_j);
     for (var c = j + 1u + lid; c < n; c = c + ${WG}u) {
       var w = a[base + j * n + c];
-      for (var i = j + 1u; i < m; i = i + 1u) { w = w + a[base + i * n + j] * a[base + i * n + c]; }
-      w = w * t_j;
+      for (var i = j + 1u; i < m; i = i + 1u) { w = w + mul(conj(a[base + i * n + j]), a[base + i * n + c]); }
+      w = mul(ct, w);
       a[base + j * n + c] = a[base + j * n + c] - w;
-      for (var i = j + 1u; i < m; i = i + 1u) { a[base + i * n + c] = a[base + i * n + c] - w * a[base + i * n + j]; }
+      for (var i = j + 1u; i < m; i = i + 1u) { a[base + i * n + c] = a[base + i * n + c] - mul(w, a[base + i * n + j]); }
     }
     storageBarrier();
   }

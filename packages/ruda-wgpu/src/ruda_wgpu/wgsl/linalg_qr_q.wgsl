@@ -6,6 +6,7 @@
 @group(0) @binding(1) var<storage, read_write> q: array<${T}>;
 @group(0) @binding(2) var<storage, read> a: array<${T}>;
 @group(0) @binding(3) var<storage, read> tau: array<${T}>;
+${FIELD}
 
 @compute @workgroup_size(${WG})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -21,10 +22,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let t_j = tau[b * k + j];
     for (var c = lid; c < mq; c = c + ${WG}u) {
       var w = q[qbase + j * mq + c];
-      for (var i = j + 1u; i < m; i = i + 1u) { w = w + a[abase + i * n + j] * q[qbase + i * mq + c]; }
-      w = w * t_j;
+      for (var i = j + 1u; i < m; i = i + 1u) { w = w + mul(conj(a[abase + i * n + j]), q[qbase + i * mq + c]); }
+      w = mul(t_j, w);  // H_j = I - tau_j v v^H
       q[qbase + j * mq + c] = q[qbase + j * mq + c] - w;
-      for (var i = j + 1u; i < m; i = i + 1u) { q[qbase + i * mq + c] = q[qbase + i * mq + c] - w * a[abase + i * n + j]; }
+      for (var i = j + 1u; i < m; i = i + 1u) { q[qbase + i * mq + c] = q[qbase + i * mq + c] - mul(w, a[abase + i * n + j]); }
     }
     storageBarrier();
   }
