@@ -1,4 +1,4 @@
-"""The linalg decompositions against NumPy/LAPACK, batched, in float32 and float64.
+"""The linalg decompositions against NumPy/LAPACK, batched, in float32, float64 and complex.
 
 Tolerances: results are compared relative to the size of the input, rtol 2e-4 for float32 and
 1e-10 for float64. Our kernels and LAPACK take different (equally valid) roundings on the way:
@@ -17,19 +17,28 @@ from ruda.testing import assert_matches_numpy, parametrize_backends
 
 pytestmark = parametrize_backends("wgpu")
 
-FLOATS = list(ruda_wgpu.__array_namespace_info__().dtypes(kind="real floating"))
-RTOL = {"float32": 2e-4, "float64": 1e-10}
+FLOATS = list(ruda_wgpu.__array_namespace_info__().dtypes(kind=("real floating", "complex floating")))
+RTOL = {"float32": 2e-4, "float64": 1e-10, "complex64": 2e-4, "complex128": 1e-10}
 SHAPES = [(3, 3), (4, 6, 6), (2, 3, 17, 17), (1, 1), (0, 2, 2)]
 
 
 def _mat(dtype: str, shape, seed: int = 0) -> np.ndarray:
-    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+    rng = np.random.default_rng(seed)
+    if np.dtype(dtype).kind == "c":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def _h(a: np.ndarray) -> np.ndarray:
+    """The conjugate transpose of the matrices of ``a``."""
+    return np.conj(np.swapaxes(a, -1, -2))
 
 
 def _spd(dtype: str, shape, seed: int = 0) -> np.ndarray:
+    """Symmetric (Hermitian) positive definite matrices."""
     a = _mat(dtype, shape, seed)
     n = shape[-1]
-    return (a @ np.swapaxes(a, -1, -2) + n * np.eye(n)).astype(dtype)
+    return (a @ _h(a) + n * np.eye(n)).astype(dtype)
 
 
 def _close(got, want, dtype: str, scale: float = 1.0) -> None:
@@ -39,7 +48,7 @@ def _close(got, want, dtype: str, scale: float = 1.0) -> None:
 def _orthonormal(q: np.ndarray, dtype: str) -> None:
     k = q.shape[-1]
     identity = np.broadcast_to(np.eye(k), (*q.shape[:-2], k, k))
-    np.testing.assert_allclose(np.swapaxes(q, -1, -2) @ q, identity, atol=RTOL[dtype] * 10)
+    np.testing.assert_allclose(_h(q) @ q, identity, atol=RTOL[dtype] * 10)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -79,9 +88,7 @@ def test_cholesky(xp, dtype, shape):
     a = _spd(dtype, shape)
     got = xp.linalg.cholesky(xp.asarray(a))
     _close(got, np.linalg.cholesky(a), dtype, shape[-1])
-    _close(
-        xp.linalg.cholesky(xp.asarray(a), upper=True), np.swapaxes(np.linalg.cholesky(a), -1, -2), dtype, 10
-    )
+    _close(xp.linalg.cholesky(xp.asarray(a), upper=True), _h(np.linalg.cholesky(a)), dtype, 10)
     if shape[-1] > 1 and a.size:
         with pytest.raises(xp.linalg.LinAlgError, match="positive definite"):
             xp.linalg.cholesky(xp.asarray(-a))
@@ -98,7 +105,7 @@ def test_qr(xp, dtype, shape, mode):
     _close(q @ r, a, dtype, 10)
     _orthonormal(q, dtype)
     np.testing.assert_array_equal(np.triu(r), r)
-    _close(np.abs(r), np.abs(want_r), dtype, 10)  # R is unique up to the signs of its rows
+    _close(np.abs(r), np.abs(want_r), dtype, 10)  # R is unique up to the signs (phases) of its rows
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -109,7 +116,7 @@ def test_eigh(xp, dtype, shape):
     w, v = (np.asarray(t) for t in xp.linalg.eigh(xp.asarray(a)))
     _close(w, np.linalg.eigvalsh(a), dtype, 10 * shape[-1])
     _orthonormal(v, dtype)
-    _close((v * w[..., None, :]) @ np.swapaxes(v, -1, -2), a, dtype, 10 * shape[-1])
+    _close((v * w[..., None, :]) @ _h(v), a, dtype, 10 * shape[-1])
     _close(xp.linalg.eigvalsh(xp.asarray(a)), np.linalg.eigvalsh(a), dtype, 10 * shape[-1])
 
 
@@ -134,7 +141,7 @@ def test_svd(xp, dtype, shape, full_matrices):
     k = s.shape[-1]
     _close((u[..., :k] * s[..., None, :]) @ vh[..., :k, :], a, dtype, 10)
     _orthonormal(u, dtype)
-    _orthonormal(np.swapaxes(vh, -1, -2), dtype)
+    _orthonormal(_h(vh), dtype)
     _close(xp.linalg.svdvals(xp.asarray(a)), want.S, dtype, 10)
 
 
@@ -157,5 +164,5 @@ def test_integer_input_becomes_the_default_float(xp):
     got = xp.linalg.inv(a)
     assert got.dtype == xp.__array_namespace_info__().default_dtypes()["real floating"]
     _close(got, np.linalg.inv([[2.0, 1.0], [1.0, 3.0]]), "float32")
-    with pytest.raises(TypeError, match="float32 or float64"):
+    with pytest.raises(TypeError, match="float32, float64 or complex"):
         xp.linalg.inv(xp.ones((2, 2), dtype=xp.float16))

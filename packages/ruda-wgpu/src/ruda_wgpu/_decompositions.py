@@ -99,7 +99,7 @@ def _subs(dtype: np.dtype[Any]) -> dict[str, object]:
     return subs
 
 
-def _matrices(x: Any, fn: str, square: bool = True, complex_ok: bool = False) -> Array:
+def _matrices(x: Any, fn: str, square: bool = True) -> Array:
     """A contiguous float copy of ``x`` (at least 2-D; square when asked) for a kernel to overwrite."""
     if not isinstance(x, Array):
         raise TypeError(f"linalg.{fn}() takes a ruda_wgpu array, not {type(x).__name__}")
@@ -107,17 +107,9 @@ def _matrices(x: Any, fn: str, square: bool = True, complex_ok: bool = False) ->
         raise ValueError(f"linalg.{fn}() needs an array of at least two dimensions, got shape {x.shape}")
     if square and x.shape[-1] != x.shape[-2]:
         raise ValueError(f"linalg.{fn}() needs square matrices in the last two axes, got shape {x.shape}")
-    if x.dtype.kind == "c" and complex_ok:
-        return astype(x, x.dtype, copy=True)
-    if x.dtype.kind == "c":
-        raise NotImplementedError(
-            f"linalg.{fn}() of complex matrices is not implemented on the GPU yet (solve, inv, "
-            "pinv, matrix_rank, svdvals, eigvalsh and matrix_norm are): the factorisation kernels "
-            "are real-valued"
-        )
-    if x.dtype.kind not in "fbiu" or x.dtype == _dtypes.float16:
-        raise TypeError(f"linalg.{fn}() needs a float32 or float64 array, not {x.dtype.name}")
-    dtype = x.dtype if x.dtype.kind == "f" else default_dtypes_of(x.device)["real floating"]
+    if x.dtype.kind not in "fcbiu" or x.dtype == _dtypes.float16:
+        raise TypeError(f"linalg.{fn}() needs a float32, float64 or complex array, not {x.dtype.name}")
+    dtype = x.dtype if x.dtype.kind in "fc" else default_dtypes_of(x.device)["real floating"]
     return astype(x, dtype, copy=True)
 
 
@@ -133,41 +125,12 @@ def _flags(storage: Storage, count: int, x: Array) -> np.ndarray[Any, Any]:
     return np.frombuffer(x.device.read(storage.buffer, 0, 4 * count), np.uint32) if count else np.zeros(0)
 
 
-# -- complex matrices as real ones ---------------------------------------------------------------------
-# A = X + iY acts on real vectors as M(A) = [[X, -Y], [Y, X]]. A -> M(A) keeps products, sums and
-# the conjugate transpose (M(A^H) = M(A)^T), so inverses, solutions and pseudo-inverses of A are read
-# off those of M(A), whose singular values (and a Hermitian A's eigenvalues) are A's, each twice.
-
-
-def _is_complex(x: Any) -> bool:
-    return isinstance(x, Array) and x.dtype.kind == "c"
-
-
-def _real_block(x: Array) -> Array:
-    """M(x) for complex matrices x of shape (..., m, n): real, of shape (..., 2m, 2n)."""
-    re, im = apply("real", x), apply("imag", x)
-    top = concat([re, apply("negative", im)], axis=-1)
-    return concat([top, concat([im, re], axis=-1)], axis=-2)
-
-
-def _from_block(m: Array, rows: int, cols: int, dtype: np.dtype[Any]) -> Array:
-    """The complex matrices X + iY (..., rows, cols) whose M is ``m``: X, Y are its left blocks."""
-    re = astype(m[..., :rows, :cols], dtype)
-    im = astype(m[..., rows:, :cols], dtype)
-    return apply("add", re, apply("multiply", im, 1j))
-
-
-def _pairs(values: Array) -> Array:
-    """One of each pair of equal values that M(A) has for each of A's (sorted, so neighbours)."""
-    return copy_of(values[..., ::2])
-
-
 # -- LU ---------------------------------------------------------------------------------------------
 
 
 def _lu(x: Any, fn: str) -> tuple[Array, Array, Storage]:
     """(LU factors in place of a copy of x, pivots (..., n) uint32, per-matrix info)."""
-    a = _matrices(x, fn, complex_ok=True)
+    a = _matrices(x, fn)
     n, batch = a.shape[-1], _batch(a)
     piv = empty((*a.shape[:-1],), _U32, a.device)
     info = Storage(a.device, max(batch, 1) * 4)
@@ -186,7 +149,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
     """The solution of ``x1 @ x = x2`` (LU with partial pivoting); ``x2`` of shape (..., n, k) or (n,)."""
     if not isinstance(x2, Array):
         raise TypeError(f"linalg.solve() takes ruda_wgpu arrays, not {type(x2).__name__}")
-    a = _matrices(x1, "solve", complex_ok=True)
+    a = _matrices(x1, "solve")
     if x2.device is not a.device:
         raise ValueError(
             f"linalg.solve() got arrays on two devices, {a.device} and {x2.device}: move one with to_device()"
@@ -212,7 +175,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
 
 def inv(x: Array, /) -> Array:
     """The inverse of each square matrix (an LU solve against the identity)."""
-    a = _matrices(x, "inv", complex_ok=True)
+    a = _matrices(x, "inv")
     n = a.shape[-1]
     return solve(a, broadcast_to(eye(n, dtype=a.dtype, device=a.device), a.shape))
 
@@ -248,7 +211,7 @@ def slogdet(x: Array, /) -> SlogdetResult:
 def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     """The Cholesky factor L (``L @ L.mT == x``) of symmetric positive definite matrices; U = L.mT
     with ``upper=True``. Only the lower triangle of ``x`` is read."""
-    a = _matrices(x, "cholesky", complex_ok=True)
+    a = _matrices(x, "cholesky")
     n, batch = a.shape[-1], _batch(a)
     info = Storage(a.device, max(batch, 1) * 4)
     if batch and n:
@@ -266,7 +229,7 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     ``mode='reduced'``: Q (..., m, k), R (..., k, n), k = min(m, n); ``'complete'``: Q (..., m, m)."""
     if mode not in ("reduced", "complete"):
         raise ValueError(f"linalg.qr(): mode must be 'reduced' or 'complete', not {mode!r}")
-    a = _matrices(x, "qr", square=False, complex_ok=True)
+    a = _matrices(x, "qr", square=False)
     m, n = a.shape[-2:]
     k, batch = min(m, n), _batch(a)
     mq = m if mode == "complete" else k
@@ -304,29 +267,35 @@ def _sorted_columns(values: Array, columns: Array, descending: bool) -> tuple[Ar
 
 
 def eigh(x: Array, /) -> EighResult:
-    """Eigenvalues (ascending) and orthonormal eigenvectors (columns) of symmetric matrices, by the
-    two-sided Jacobi method."""
+    """Eigenvalues (ascending) and orthonormal eigenvectors (columns) of symmetric (or complex
+    Hermitian) matrices, by the two-sided Jacobi method."""
     a = _matrices(x, "eigh")
     v = _jacobi(a, one_sided=False)
-    values, vectors = _sorted_columns(copy_of(_diagonal_view(a, 0, "eigh")), v, descending=False)
+    diagonal = _diagonal_view(a, 0, "eigh")
+    values = apply("real", diagonal) if a.dtype.kind == "c" else copy_of(diagonal)
+    values, vectors = _sorted_columns(values, v, descending=False)
     return EighResult(values, vectors)
 
 
 def eigvalsh(x: Array, /) -> Array:
     """Eigenvalues (ascending) of symmetric (or complex Hermitian) matrices."""
-    if _is_complex(x):
-        return _pairs(eigvalsh(_real_block(x)))
     return eigh(x).eigenvalues
+
+
+def _h(x: Array) -> Array:
+    """The conjugate transpose of the matrices of ``x`` (the transpose of real ones)."""
+    return apply("conj", matrix_transpose(x)) if x.dtype.kind == "c" else matrix_transpose(x)
 
 
 def _svd(x: Any, fn: str, full_matrices: bool, vectors: bool) -> tuple[Array, Array | None, Array | None]:
     a = _matrices(x, fn, square=False)
     m, n = a.shape[-2:]
     wide = m < n
-    if wide:  # the SVD of the transpose, whose columns are fewer than its rows
-        a = copy_of(matrix_transpose(a))
+    if wide:  # the SVD of the conjugate transpose, whose columns are fewer than its rows
+        a = copy_of(_h(a))
     v = _jacobi(a, one_sided=True)
-    norms = apply("sqrt", sum_(apply("multiply", a, a), axis=-2))
+    magnitude = apply("abs", a) if a.dtype.kind == "c" else a
+    norms = apply("sqrt", sum_(apply("multiply", magnitude, magnitude), axis=-2))
     s, v = _sorted_columns(norms, v, descending=True)
     if not vectors:
         return s, None, None
@@ -335,14 +304,14 @@ def _svd(x: Any, fn: str, full_matrices: bool, vectors: bool) -> tuple[Array, Ar
     scale = expand_dims(s, axis=-2)
     positive = apply("greater", scale, 0)
     u = where(positive, apply("divide", a, where(positive, scale, 1)), 0)
-    # complete u to an orthonormal basis: QR of u keeps its columns (up to sign) and fills the rest
+    # complete u to an orthonormal basis: QR of u keeps its columns (up to a phase) and fills the rest
     basis = qr(u, mode="complete" if full_matrices else "reduced").Q
     u = where(positive, u, basis[..., :k])
     if full_matrices and rows > k:
         u = concat([u, basis[..., k:]], axis=-1)
-    if wide:  # A^T = U S V^T, so A = V S U^T
-        return s, v, matrix_transpose(u)
-    return s, u, matrix_transpose(v)
+    if wide:  # A^H = U S V^H, so A = V S U^H
+        return s, v, _h(u)
+    return s, u, _h(v)
 
 
 def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
@@ -354,8 +323,6 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
 
 def svdvals(x: Array, /) -> Array:
     """Singular values, descending."""
-    if _is_complex(x):
-        return _pairs(svdvals(_real_block(x)))
     return _svd(x, "svdvals", False, False)[0]
 
 
@@ -371,27 +338,17 @@ def _cutoff(s: Array, shape: tuple[int, ...], rtol: Any) -> Array:
 def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """The Moore-Penrose pseudo-inverse, through the SVD; singular values below ``rtol`` times the
     largest (default max(m, n) * eps) count as zero."""
-    if _is_complex(x):
-        if x.ndim < 2:
-            raise ValueError(f"linalg.pinv() needs an array of at least two dimensions, got shape {x.shape}")
-        m, n = x.shape[-2:]
-        if rtol is None:  # the block matrix is twice the size: keep x's own default
-            rtol = max(m, n) * float(np.finfo(x.dtype).eps)
-        return _from_block(pinv(_real_block(x), rtol=rtol), n, m, x.dtype)
     a = _matrices(x, "pinv", square=False)
     if 0 in a.shape[-2:]:
         return zeros((*a.shape[:-2], a.shape[-1], a.shape[-2]), dtype=a.dtype, device=a.device)
     u, s, vh = svd(a, full_matrices=False)
     keep = apply("greater", s, _cutoff(s, a.shape, rtol))
     inverse = where(keep, apply("divide", 1.0, where(keep, s, 1.0)), 0.0)
-    return matmul(apply("multiply", matrix_transpose(vh), expand_dims(inverse, axis=-2)), matrix_transpose(u))
+    return matmul(apply("multiply", _h(vh), expand_dims(inverse, axis=-2)), _h(u))
 
 
 def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """How many singular values exceed ``rtol`` times the largest (default max(m, n) * eps)."""
-    if _is_complex(x) and x.ndim >= 2 and 0 not in x.shape[-2:]:
-        s = svdvals(x)
-        return count_nonzero(apply("greater", s, _cutoff(s, x.shape, rtol)), axis=-1)
     a = _matrices(x, "matrix_rank", square=False)
     if 0 in a.shape[-2:]:
         return zeros(a.shape[:-2], dtype=default_dtypes_of(a.device)["integral"], device=a.device)

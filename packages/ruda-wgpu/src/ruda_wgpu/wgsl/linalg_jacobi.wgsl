@@ -1,31 +1,39 @@
 // Jacobi methods, one workgroup per matrix of a batch, with the parallel round-robin ordering:
 // in each of the N - 1 rounds of a sweep (N = n rounded up to even) the n/2 pairs (p, q) are
 // disjoint, so their rotations run at once. Sweeps stop when a sweep rotates nothing.
-//  ONE_SIDED == 0, eigh: a (n, n) symmetric; rotations G A G^T zero a[p, q]; v = v G^T. The
-//    eigenvalues end on the diagonal of a, the eigenvectors in the columns of v.
+//  ONE_SIDED == 0, eigh: a (n, n) symmetric (Hermitian); rotations W^H A W zero a[p, q]; v = v W.
+//    The eigenvalues end on the diagonal of a, the eigenvectors in the columns of v.
 //  ONE_SIDED == 1, svd (Hestenes): a (m, n), m >= n; rotations of column pairs make them
-//    orthogonal; v = v G^T. Then the singular values are the column norms of a, U = a / S.
+//    orthogonal; v = v W. Then the singular values are the column norms of a, U = a / S.
+// Complex elements: the pair's off-diagonal element (or dot product) g = |g| e^(i phi) is first
+// made real by the phase w = e^(-i phi) on column q, then rotated as a real one: columns
+// x' = c x - s w y, y' = s x + c w y (w = 1 for real matrices).
 // P: m (rows of a), n, batch, max_sweeps
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> a: array<${T}>;
 @group(0) @binding(2) var<storage, read_write> v: array<${T}>;
-var<workgroup> rc: array<${T}, ${PAIRS}>;
-var<workgroup> rs: array<${T}, ${PAIRS}>;
+var<workgroup> rc: array<${R}, ${PAIRS}>;
+var<workgroup> rs: array<${R}, ${PAIRS}>;
+var<workgroup> rw: array<${T}, ${PAIRS}>;
 var<workgroup> rp: array<u32, ${PAIRS}>;
 var<workgroup> rq: array<u32, ${PAIRS}>;
 var<workgroup> rotated: atomic<u32>;
 var<workgroup> again: u32;
+${FIELD}
+// the phase w and the real size of g (real matrices: w = 1 and g itself, with its sign)
+fn phase(g: ${T}) -> ${T} { return select(${ONE}, div(conj(g), from_re(mag(g))), mag(g) > ${RZERO} && im(g) != ${RZERO}); }
+fn size(g: ${T}) -> ${R} { return select(re(g), mag(g), im(g) != ${RZERO}); }
 
 // (cos, sin) of the rotation that zeroes x[p, q] = g given x[p, p] = e and x[q, q] = f (or, one
 // sided, the dot product g of two columns with squared norms e and f).
-fn rotation(e: ${T}, f: ${T}, g: ${T}) -> vec2<${T}> {
+fn rotation(e: ${R}, f: ${R}, g: ${R}) -> vec2<${R}> {
   let small = ${ABS}(g) <= ${EPS} * ${SQRT}(${ABS}(e) * ${ABS}(f)) || ${ABS}(g) < ${TINY};
-  if (small) { return vec2<${T}>(${ONE}, ${ZERO}); }
+  if (small) { return vec2<${R}>(${RONE}, ${RZERO}); }
   let z = (f - e) / (g + g);
-  var t = ${ONE} / (${ABS}(z) + ${SQRT}(${ONE} + z * z));
-  if (z < ${ZERO}) { t = -t; }
-  let c = ${ONE} / ${SQRT}(${ONE} + t * t);
-  return vec2<${T}>(c, c * t);
+  var t = ${RONE} / (${ABS}(z) + ${SQRT}(${RONE} + z * z));
+  if (z < ${RZERO}) { t = -t; }
+  let c = ${RONE} / ${SQRT}(${RONE} + t * t);
+  return vec2<${R}>(c, c * t);
 }
 
 @compute @workgroup_size(${WG})
@@ -48,30 +56,34 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         if (t > 0u) { i0 = (t - 1u + r) % (nn - 1u) + 1u; }
         let i1 = (nn - 2u - t + r) % (nn - 1u) + 1u;
         let p = min(i0, i1); let q = max(i0, i1);
-        var cs = vec2<${T}>(${ONE}, ${ZERO});
+        var cs = vec2<${R}>(${RONE}, ${RZERO});
+        var w = ${ONE};
         if (q < n) {
           if (${ONE_SIDED} == 1u) {
-            var e = ${ZERO}; var f = ${ZERO}; var g = ${ZERO};
+            var e = ${RZERO}; var f = ${RZERO}; var g = ${ZERO};
             for (var i = 0u; i < m; i = i + 1u) {
               let x = a[abase + i * n + p]; let y = a[abase + i * n + q];
-              e = e + x * x; f = f + y * y; g = g + x * y;
+              e = e + mag2(x); f = f + mag2(y); g = g + mul(conj(x), y);
             }
-            cs = rotation(e, f, g);
+            cs = rotation(e, f, size(g));
+            w = phase(g);
           } else {
-            cs = rotation(a[abase + p * n + p], a[abase + q * n + q], a[abase + p * n + q]);
+            let g = a[abase + p * n + q];
+            cs = rotation(re(a[abase + p * n + p]), re(a[abase + q * n + q]), size(g));
+            w = phase(g);
           }
         }
-        if (cs.y != ${ZERO}) { atomicStore(&rotated, 1u); }
-        rc[t] = cs.x; rs[t] = cs.y; rp[t] = p; rq[t] = q;
+        if (cs.y != ${RZERO}) { atomicStore(&rotated, 1u); }
+        rc[t] = cs.x; rs[t] = cs.y; rw[t] = w; rp[t] = p; rq[t] = q;
       }
       workgroupBarrier();
       if (${ONE_SIDED} == 0u) {   // rows p and q of a
         for (var u = lid; u < pairs * n; u = u + ${WG}u) {
           let t = u / n; let j = u % n;
           let s = rs[t];
-          if (s != ${ZERO}) {
+          if (s != ${RZERO}) {
             let c = rc[t]; let p = rp[t]; let q = rq[t];
-            let x = a[abase + p * n + j]; let y = a[abase + q * n + j];
+            let x = a[abase + p * n + j]; let y = mul(conj(rw[t]), a[abase + q * n + j]);
             a[abase + p * n + j] = c * x - s * y;
             a[abase + q * n + j] = s * x + c * y;
           }
@@ -81,9 +93,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       for (var u = lid; u < pairs * m; u = u + ${WG}u) {   // columns p and q of a
         let t = u / m; let i = u % m;
         let s = rs[t];
-        if (s != ${ZERO}) {
+        if (s != ${RZERO}) {
           let c = rc[t]; let p = rp[t]; let q = rq[t];
-          let x = a[abase + i * n + p]; let y = a[abase + i * n + q];
+          let x = a[abase + i * n + p]; let y = mul(rw[t], a[abase + i * n + q]);
           a[abase + i * n + p] = c * x - s * y;
           a[abase + i * n + q] = s * x + c * y;
         }
@@ -91,9 +103,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       for (var u = lid; u < pairs * n; u = u + ${WG}u) {   // columns p and q of v
         let t = u / n; let i = u % n;
         let s = rs[t];
-        if (s != ${ZERO}) {
+        if (s != ${RZERO}) {
           let c = rc[t]; let p = rp[t]; let q = rq[t];
-          let x = v[vbase + i * n + p]; let y = v[vbase + i * n + q];
+          let x = v[vbase + i * n + p]; let y = mul(rw[t], v[vbase + i * n + q]);
           v[vbase + i * n + p] = c * x - s * y;
           v[vbase + i * n + q] = s * x + c * y;
         }
