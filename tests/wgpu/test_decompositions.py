@@ -166,3 +166,49 @@ def test_integer_input_becomes_the_default_float(xp):
     _close(got, np.linalg.inv([[2.0, 1.0], [1.0, 3.0]]), "float32")
     with pytest.raises(TypeError, match="float32, float64 or complex"):
         xp.linalg.inv(xp.ones((2, 2), dtype=xp.float16))
+
+
+def _same_multiset(got: np.ndarray, want: np.ndarray, tol: float) -> None:
+    """Each row of ``got`` is a permutation of ``want``'s within ``tol`` (eigenvalues have no order)."""
+    for g, w in zip(got.reshape(-1, got.shape[-1]), want.reshape(-1, want.shape[-1]), strict=True):
+        left = list(w)
+        for value in g:
+            k = int(np.argmin(np.abs(np.asarray(left) - value)))
+            assert abs(left[k] - value) <= tol, (value, left)
+            left.pop(k)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", [(1, 1), (2, 2), (3, 5, 5), (12, 12), (2, 30, 30), (0, 3, 3)], ids=str)
+def test_eig_and_eigvals_of_general_matrices(xp, dtype, shape):
+    a = _mat(dtype, shape)
+    w, v = (np.asarray(t) for t in xp.linalg.eig(xp.asarray(a)))
+    complex_dtype = {"float32": "complex64", "float64": "complex128"}.get(dtype, dtype)
+    assert w.dtype == complex_dtype and v.dtype == complex_dtype
+    assert w.shape == shape[:-1] and v.shape == shape
+    if not a.size:
+        return
+    n = shape[-1]
+    scale = np.abs(a).max() * n
+    np.testing.assert_allclose(a @ v, v * w[..., None, :], atol=RTOL[dtype] * scale)  # A V = V diag(w)
+    np.testing.assert_allclose(np.linalg.norm(v, axis=-2), 1.0, rtol=RTOL[dtype])
+    largest = np.take_along_axis(v, np.abs(v).argmax(axis=-2)[..., None, :], axis=-2)
+    np.testing.assert_allclose(largest.imag, 0.0, atol=RTOL[dtype])  # LAPACK's normalisation
+    _same_multiset(w, np.linalg.eigvals(a), RTOL[dtype] * scale)
+    np.testing.assert_array_equal(np.asarray(xp.linalg.eigvals(xp.asarray(a))), w)
+
+
+def test_eig_of_defective_rotation_and_diagonal_matrices(xp):
+    cases = {
+        "rotation": (np.array([[0.0, 1.0], [-1.0, 0.0]]), [1j, -1j]),
+        "jordan": (np.array([[1.0, 1.0], [0.0, 1.0]]), [1.0, 1.0]),
+        "zeros": (np.zeros((3, 3)), [0.0, 0.0, 0.0]),
+        "anti-diagonal": (
+            np.array([[0.0, 0.0, 1.0], [0.0, 2.0, 0.0], [3.0, 0.0, 0.0]]),
+            [3**0.5, -(3**0.5), 2],
+        ),
+    }
+    for name, (a, values) in cases.items():
+        w, v = (np.asarray(t) for t in xp.linalg.eig(xp.asarray(a)))
+        _same_multiset(w, np.asarray(values, complex), 1e-7)
+        np.testing.assert_allclose(a @ v, v * w, atol=1e-12, err_msg=name)

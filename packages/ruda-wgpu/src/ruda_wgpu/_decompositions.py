@@ -21,7 +21,7 @@ from string import Template
 from typing import Any
 
 import numpy as np
-from ruda.spec import EighResult, QRResult, SlogdetResult, SVDResult
+from ruda.spec import EighResult, EigResult, QRResult, SlogdetResult, SVDResult
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, copy_of, empty
@@ -280,6 +280,41 @@ def eigh(x: Array, /) -> EighResult:
 def eigvalsh(x: Array, /) -> Array:
     """Eigenvalues (ascending) of symmetric (or complex Hermitian) matrices."""
     return eigh(x).eigenvalues
+
+
+#: QR iterations allowed per eigenvalue before eig gives up (LAPACK allows 30; ours are single shifts)
+MAX_EIG_ITERATIONS = 100
+
+
+def _eig(x: Any, fn: str) -> tuple[Array, Array]:
+    """(eigenvalues (..., n), eigenvectors (..., n, n)) of general matrices, as complex arrays."""
+    a = _matrices(x, fn)
+    if a.dtype.kind != "c":
+        a = astype(a, _dtypes.complex128 if a.dtype == _dtypes.float64 else _dtypes.complex64)
+    n, batch, dev = a.shape[-1], _batch(a), a.device
+    values = empty(a.shape[:-1], a.dtype, dev)
+    vectors = empty(a.shape, a.dtype, dev)
+    if batch and n:
+        z = empty(a.shape, a.dtype, dev)
+        work = empty((batch, 2 * n), a.dtype, dev)
+        info = Storage(dev, batch * 4)
+        bindings = [_bind_all(a), _bind_all(z), _bind_all(vectors), _bind_all(work), _bind_all(values)]
+        bindings.append(bind(dev, info, 0, batch, _U32, fn)[0])
+        run(dev, "linalg_eig", _subs(a.dtype), bindings, [n, batch, MAX_EIG_ITERATIONS], batch)
+        if _flags(info, batch, a).any():
+            raise LinAlgError(f"linalg.{fn}(): the QR iterations did not converge")
+    return values, vectors
+
+
+def eig(x: Array, /) -> EigResult:
+    """Eigenvalues and eigenvectors (columns, unit norm, largest element real) of general square
+    matrices, complex even for real input, in the order the QR algorithm finds them (as LAPACK's)."""
+    return EigResult(*_eig(x, "eig"))
+
+
+def eigvals(x: Array, /) -> Array:
+    """Eigenvalues of general square matrices (complex), in the order :func:`eig` gives them."""
+    return _eig(x, "eigvals")[0]
 
 
 def _h(x: Array) -> Array:

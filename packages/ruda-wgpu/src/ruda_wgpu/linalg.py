@@ -2,18 +2,18 @@
 
 Products, norms, diagonal, trace, outer and cross in ``_linalg``; the decompositions (LU,
 Cholesky, QR, Jacobi eigh and SVD) and what is built on them in ``_decompositions``.
-``eig`` and ``eigvals`` of general matrices (complex results) raise NotImplementedError.
+``eig`` and ``eigvals`` of general matrices by Hessenberg reduction and the shifted QR algorithm.
 """
 
 from __future__ import annotations
-
-from ruda import spec
 
 from ruda_wgpu._decompositions import (
     LinAlgError,
     cholesky,
     det,
+    eig,
     eigh,
+    eigvals,
     eigvalsh,
     inv,
     matrix_norm,
@@ -28,7 +28,6 @@ from ruda_wgpu._decompositions import (
 )
 from ruda_wgpu._linalg import cross, diagonal, matmul, outer, tensordot, trace, vecdot, vector_norm
 from ruda_wgpu._manipulation import matrix_transpose
-from ruda_wgpu._missing import fill
 
 __all__ = [
     "LinAlgError",
@@ -36,7 +35,9 @@ __all__ = [
     "cross",
     "det",
     "diagonal",
+    "eig",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "inv",
     "matmul",
@@ -55,5 +56,4 @@ __all__ = [
     "trace",
     "vecdot",
     "vector_norm",
-    *fill(globals(), spec.LINALG, "linalg."),
 ]

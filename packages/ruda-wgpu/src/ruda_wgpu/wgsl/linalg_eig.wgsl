@@ -1,0 +1,235 @@
+// Eigenvalues and eigenvectors of general complex matrices (real ones arrive as complex), one
+// workgroup per matrix of a contiguous (batch, n, n) array, as LAPACK's zgeev does it:
+//   1. Householder reduction to upper Hessenberg form H = Z^H A Z (zgehrd);
+//   2. the shifted QR algorithm on H (Wilkinson shifts, exceptional shifts every 10 iterations,
+//      deflation of negligible subdiagonal elements), each step as Givens rotations applied to the
+//      whole of H and to Z, so that H ends as the Schur form T = Z^H A Z (zhseqr);
+//   3. the eigenvectors of T by back substitution, one thread per eigenvector (ztrevc), then
+//      V = Z X, each column scaled to unit norm with its largest element real (zgeev).
+// Decisions (deflation, shifts, rotations) are taken by thread 0 and handed to the others through
+// workgroup memory; the rows and columns they change are updated by every thread.
+// Buffers: a (the matrix, then T), z (Z), x (X, then V), work (per matrix: 2n values: rotations
+// or the Householder vector), w (eigenvalues), info (1 when the QR iterations did not converge).
+// P: n, batch, max iterations per eigenvalue
+@group(0) @binding(0) var<storage, read> P: array<u32>;
+@group(0) @binding(1) var<storage, read_write> a: array<${T}>;
+@group(0) @binding(2) var<storage, read_write> z: array<${T}>;
+@group(0) @binding(3) var<storage, read_write> x: array<${T}>;
+@group(0) @binding(4) var<storage, read_write> work: array<${T}>;
+@group(0) @binding(5) var<storage, read_write> w: array<${T}>;
+@group(0) @binding(6) var<storage, read_write> info: array<u32>;
+var<workgroup> shared_lo: u32;
+var<workgroup> shared_hi: u32;
+var<workgroup> shared_tau: ${T};
+var<workgroup> shared_go: u32;
+${FIELD}
+
+fn scale(v: ${T}, s: ${R}) -> ${T} { return v * s; }
+// c (in .x of the first) and s of the Givens rotation [[c, s], [-conj(s), c]] that zeroes b below a
+fn givens(p: ${T}, q: ${T}) -> array<${T}, 2> {
+  let mq = mag(q);
+  if (mq == ${RZERO}) { return array<${T}, 2>(${ONE}, ${ZERO}); }
+  let mp = mag(p);
+  if (mp == ${RZERO}) { return array<${T}, 2>(${ZERO}, scale(conj(q), ${RONE} / mq)); }
+  let norm = ${ABS}(mp) * ${SQRT}(${RONE} + (mq / mp) * (mq / mp));
+  let unit = scale(p, ${RONE} / mp);
+  return array<${T}, 2>(from_re(mp / norm), scale(mul(unit, conj(q)), ${RONE} / norm));
+}
+
+@compute @workgroup_size(${WG})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let n = P[0];
+  let b = wid.y * nwg.x + wid.x;
+  if (b >= P[1]) { return; }
+  let base = b * n * n;
+  let wb = b * 2u * n;
+  for (var t = lid; t < n * n; t = t + ${WG}u) { z[base + t] = select(${ZERO}, ${ONE}, t / n == t % n); }
+
+  // 1. Hessenberg: for each column k, a reflector I - tau v v^H zeroes a[k+2:, k]
+  for (var k = 0u; k + 2u < n; k = k + 1u) {
+    if (lid == 0u) {
+      let alpha = a[base + (k + 1u) * n + k];
+      var big = mag(alpha);
+      for (var i = k + 2u; i < n; i = i + 1u) { big = max(big, mag(a[base + i * n + k])); }
+      var sigma = ${RZERO};
+      if (big > ${RZERO}) {
+        for (var i = k + 2u; i < n; i = i + 1u) { sigma = sigma + mag2(scale(a[base + i * n + k], ${RONE} / big)); }
+      }
+      var tau = ${ZERO};
+      work[wb + k + 1u] = ${ONE};
+      if (sigma > ${RZERO} || im(alpha) != ${RZERO}) {
+        let r = scale(alpha, ${RONE} / big);
+        let norm = big * ${SQRT}(mag2(r) + sigma);
+        let beta = from_re(select(-norm, norm, re(alpha) < ${RZERO}));
+        tau = div(beta - alpha, beta);
+        let factor = div(${ONE}, alpha - beta);
+        for (var i = k + 2u; i < n; i = i + 1u) { work[wb + i] = mul(a[base + i * n + k], factor); }
+      } else {
+        for (var i = k + 2u; i < n; i = i + 1u) { work[wb + i] = ${ZERO}; }
+      }
+      shared_tau = tau;
+    }
+    storageBarrier();  // the vector in work
+    let tau = workgroupUniformLoad(&shared_tau);
+    // from the left, H := (I - conj(tau) v v^H) H, on columns k..n-1
+    for (var j = k + lid; j < n; j = j + ${WG}u) {
+      var s = ${ZERO};
+      for (var i = k + 1u; i < n; i = i + 1u) { s = s + mul(conj(work[wb + i]), a[base + i * n + j]); }
+      s = mul(conj(tau), s);
+      for (var i = k + 1u; i < n; i = i + 1u) { a[base + i * n + j] = a[base + i * n + j] - mul(s, work[wb + i]); }
+    }
+    storageBarrier();
+    // from the right, H := H (I - tau v v^H) and Z := Z (I - tau v v^H), on every row
+    for (var i = lid; i < 2u * n; i = i + ${WG}u) {
+      let row = i % n;
+      var s = ${ZERO};
+      for (var l = k + 1u; l < n; l = l + 1u) {
+        let e = select(z[base + row * n + l], a[base + row * n + l], i < n);
+        s = s + mul(e, work[wb + l]);
+      }
+      s = mul(s, tau);
+      for (var l = k + 1u; l < n; l = l + 1u) {
+        let d = mul(s, conj(work[wb + l]));
+        if (i < n) { a[base + row * n + l] = a[base + row * n + l] - d; } else { z[base + row * n + l] = z[base + row * n + l] - d; }
+      }
+    }
+    storageBarrier();
+    if (lid == 0u) { for (var i = k + 2u; i < n; i = i + 1u) { a[base + i * n + k] = ${ZERO}; } }
+    storageBarrier();
+  }
+
+  // 2. QR iterations on the active block [lo, hi]
+  var hi = n;  // one past the last unconverged row
+  var iters = 0u;
+  var failed = 0u;
+  if (lid == 0u) { shared_hi = n; }
+  workgroupBarrier();
+  loop {
+    if (lid == 0u) {
+      let h = shared_hi;
+      // deflate: find the last negligible subdiagonal element of the active block
+      var lo = 0u;
+      if (h > 0u) {
+        for (var l = h - 1u; l > 0u; l = l - 1u) {
+          let sub = mag(a[base + l * n + l - 1u]);
+          let near = mag(a[base + (l - 1u) * n + l - 1u]) + mag(a[base + l * n + l]);
+          if (sub <= ${EPS} * near || sub < ${TINY}) {
+            a[base + l * n + l - 1u] = ${ZERO};
+            lo = l;
+            break;
+          }
+        }
+      }
+      shared_lo = lo;
+    }
+    storageBarrier();
+    hi = workgroupUniformLoad(&shared_hi);
+    let lo = workgroupUniformLoad(&shared_lo);
+    if (hi == 0u) { break; }
+    if (lo + 1u >= hi) {  // a 1 x 1 block: one eigenvalue found
+      if (lid == 0u) { shared_hi = hi - 1u; }
+      iters = 0u;
+      workgroupBarrier();
+      if (hi - 1u == 0u) { break; }
+      continue;
+    }
+    iters = iters + 1u;
+    if (iters > P[2]) { failed = 1u; break; }
+    if (lid == 0u) {
+      // the shift: the eigenvalue of the trailing 2 x 2 block nearer its last diagonal element
+      let p = hi - 2u; let q = hi - 1u;
+      let aa = a[base + p * n + p]; let bb = a[base + p * n + q];
+      let cc = a[base + q * n + p]; let dd = a[base + q * n + q];
+      let half = scale(aa - dd, 0.5);
+      let root = sqrt_${C}(mul(half, half) + mul(bb, cc));
+      let mid = scale(aa + dd, 0.5);
+      var mu = select(mid - root, mid + root, mag(mid + root - dd) < mag(mid - root - dd));
+      if (iters % 10u == 0u) {  // an exceptional shift breaks cycles
+        mu = dd + from_re(${ABS}(re(cc)) + select(${RZERO}, ${ABS}(re(a[base + p * n + p - 1u])), p > lo));
+      }
+      work[wb + 2u * n - 1u] = mu;
+      for (var i = lo; i < hi; i = i + 1u) { a[base + i * n + i] = a[base + i * n + i] - mu; }
+    }
+    storageBarrier();
+    // R = G_{hi-2} ... G_lo (H - mu I): rotations of rows k, k+1 (on columns k..n-1, for all of T)
+    for (var k = lo; k + 1u < hi; k = k + 1u) {
+      if (lid == 0u) {
+        let g = givens(a[base + k * n + k], a[base + (k + 1u) * n + k]);
+        work[wb + 2u * k] = g[0]; work[wb + 2u * k + 1u] = g[1];
+      }
+      storageBarrier();
+      let c = re(work[wb + 2u * k]); let s = work[wb + 2u * k + 1u];
+      for (var j = k + lid; j < n; j = j + ${WG}u) {
+        let u = a[base + k * n + j]; let v = a[base + (k + 1u) * n + j];
+        a[base + k * n + j] = scale(u, c) + mul(s, v);
+        a[base + (k + 1u) * n + j] = scale(v, c) - mul(conj(s), u);
+      }
+      storageBarrier();
+    }
+    // H := R G_lo^H ... G_{hi-2}^H + mu I, and Z := Z G^H: columns k, k+1 (rows 0..k+1 of H, all of Z)
+    for (var k = lo; k + 1u < hi; k = k + 1u) {
+      let c = re(work[wb + 2u * k]); let s = work[wb + 2u * k + 1u];
+      for (var i = lid; i < 2u * n; i = i + ${WG}u) {
+        let row = i % n;
+        if (i < n && row > k + 1u) { continue; }
+        var u: ${T}; var v: ${T};
+        if (i < n) { u = a[base + row * n + k]; v = a[base + row * n + k + 1u]; }
+        else { u = z[base + row * n + k]; v = z[base + row * n + k + 1u]; }
+        let nu = scale(u, c) + mul(v, conj(s));
+        let nv = scale(v, c) - mul(u, s);
+        if (i < n) { a[base + row * n + k] = nu; a[base + row * n + k + 1u] = nv; }
+        else { z[base + row * n + k] = nu; z[base + row * n + k + 1u] = nv; }
+      }
+      storageBarrier();
+    }
+    if (lid == 0u) {
+      let mu = work[wb + 2u * n - 1u];
+      for (var i = lo; i < hi; i = i + 1u) { a[base + i * n + i] = a[base + i * n + i] + mu; }
+    }
+    storageBarrier();
+  }
+  if (lid == 0u) { info[b] = failed; }
+  for (var i = lid; i < n; i = i + ${WG}u) { w[b * n + i] = a[base + i * n + i]; }
+  storageBarrier();
+
+  // 3. eigenvectors of T (upper triangular) in the columns of x, then V = Z X, normalised
+  var norm_t = ${RZERO};
+  for (var t = 0u; t < n * n; t = t + 1u) { norm_t = max(norm_t, mag(a[base + t])); }  // every thread
+  let smallest = max(${EPS} * norm_t, ${TINY});
+  for (var k = lid; k < n; k = k + ${WG}u) {
+    let lambda = a[base + k * n + k];
+    for (var j = k + 1u; j < n; j = j + 1u) { x[base + j * n + k] = ${ZERO}; }
+    x[base + k * n + k] = ${ONE};
+    for (var jj = k; jj > 0u; jj = jj - 1u) {
+      let j = jj - 1u;
+      var s = ${ZERO};
+      for (var l = j + 1u; l <= k; l = l + 1u) { s = s + mul(a[base + j * n + l], x[base + l * n + k]); }
+      var d = a[base + j * n + j] - lambda;
+      if (mag(d) < smallest) { d = from_re(smallest); }
+      x[base + j * n + k] = -div(s, d);
+    }
+  }
+  storageBarrier();
+  // V = Z X, written over a: T is no longer needed
+  for (var t = lid; t < n * n; t = t + ${WG}u) {
+    let i = t / n; let k = t % n;
+    var s = ${ZERO};
+    for (var l = 0u; l <= k; l = l + 1u) { s = s + mul(z[base + i * n + l], x[base + l * n + k]); }
+    a[base + t] = s;
+  }
+  storageBarrier();
+  for (var k = lid; k < n; k = k + ${WG}u) {
+    var big = ${RZERO}; var at = 0u;
+    for (var i = 0u; i < n; i = i + 1u) { let m = mag(a[base + i * n + k]); if (m > big) { big = m; at = i; } }
+    var total = ${RZERO};
+    if (big > ${RZERO}) {
+      for (var i = 0u; i < n; i = i + 1u) { total = total + mag2(scale(a[base + i * n + k], ${RONE} / big)); }
+    }
+    // unit norm, and the largest element real: multiply by conj(phase) / norm
+    let lead = a[base + at * n + k];
+    let turn = select(${ONE}, scale(conj(lead), ${RONE} / mag(lead)), big > ${RZERO});
+    let inv = select(${RONE}, ${RONE} / (big * ${SQRT}(total)), big > ${RZERO});
+    for (var i = 0u; i < n; i = i + 1u) { x[base + i * n + k] = scale(mul(a[base + i * n + k], turn), inv); }
+  }
+}
