@@ -78,6 +78,7 @@ fn sqrt_${C}(z: vec2<${F}>) -> vec2<${F}> {
 }
 fn exp_${C}(z: vec2<${F}>) -> vec2<${F}> {
   let x = z.x; let y = z.y;
+  let cs = cis_${S}(y);  // (cos y, sin y), one argument reduction for every use
   if (y == 0.0${L}) { return vec2<${F}>(exp_${S}(x), y); }
   if (isnan_${S}(y) || isinf_${S}(y)) {
     if (isinf_${S}(x) && signbit_${S}(x)) { return vec2<${F}>(0.0${L}, 0.0${L}); }
@@ -85,15 +86,16 @@ fn exp_${C}(z: vec2<${F}>) -> vec2<${F}> {
     return nan_${C}();
   }
   if (isnan_${S}(x)) { return nan_${C}(); }
-  if (x == 0.0${L}) { return vec2<${F}>(cos_${S}(y), sin_${S}(y)); }
+  if (x == 0.0${L}) { return vec2<${F}>(cs.x, cs.y); }
   if (isinf_${S}(x)) {
-    if (signbit_${S}(x)) { return vec2<${F}>(copysign_${S}(0.0${L}, cos_${S}(y)), copysign_${S}(0.0${L}, sin_${S}(y))); }
-    return vec2<${F}>(x * cos_${S}(y), x * sin_${S}(y));
+    if (signbit_${S}(x)) { return vec2<${F}>(copysign_${S}(0.0${L}, cs.x), copysign_${S}(0.0${L}, cs.y)); }
+    return vec2<${F}>(x * cs.x, x * cs.y);
   }
-  return scaled_cis_${C}(x, cos_${S}(y), sin_${S}(y));
+  return scaled_cis_${C}(x, cs.x, cs.y);
 }
 fn expm1_${C}(z: vec2<${F}>) -> vec2<${F}> {
   let x = z.x; let y = z.y;
+  let cs = cis_${S}(y);  // (cos y, sin y), one argument reduction for every use
   if (y == 0.0${L}) { return vec2<${F}>(select(expm1_${S}(x), 0.0${L}, x == 0.0${L}), y); }
   if (isnan_${S}(y) || isinf_${S}(y)) {
     if (isinf_${S}(x) && signbit_${S}(x)) { return vec2<${F}>(-1.0${L}, 0.0${L}); }
@@ -102,13 +104,13 @@ fn expm1_${C}(z: vec2<${F}>) -> vec2<${F}> {
   }
   if (isnan_${S}(x)) { return nan_${C}(); }
   if (isinf_${S}(x)) {
-    if (signbit_${S}(x)) { return vec2<${F}>(-1.0${L}, copysign_${S}(0.0${L}, sin_${S}(y))); }
-    return vec2<${F}>(x * cos_${S}(y), x * sin_${S}(y));
+    if (signbit_${S}(x)) { return vec2<${F}>(-1.0${L}, copysign_${S}(0.0${L}, cs.y)); }
+    return vec2<${F}>(x * cs.x, x * cs.y);
   }
   // expm1(x) cos(y) + (cos(y) - 1) = expm1(x) cos(y) - 2 sin(y/2)^2, without cancellation near 0
   let h = sin_${S}(0.5${L} * y);
-  if (x > ${EXP_OVF}) { return scaled_cis_${C}(x, cos_${S}(y), sin_${S}(y)); }
-  return vec2<${F}>(expm1_${S}(x) * cos_${S}(y) - 2.0${L} * h * h, exp_${S}(x) * sin_${S}(y));
+  if (x > ${EXP_OVF}) { return scaled_cis_${C}(x, cs.x, cs.y); }
+  return vec2<${F}>(expm1_${S}(x) * cs.x - 2.0${L} * h * h, exp_${S}(x) * cs.y);
 }
 // log|z| without overflow or underflow, and accurately near |z| = 1.
 fn log_abs_${C}(z: vec2<${F}>) -> ${F} {
@@ -138,12 +140,13 @@ fn log10_${C}(z: vec2<${F}>) -> vec2<${F}> { return log_${C}(z) * 0.434294481903
 // -- hyperbolic functions, and the trigonometric ones through them ----------------------------------
 fn cosh_${C}(z: vec2<${F}>) -> vec2<${F}> {
   let x = z.x; let y = z.y;
+  let cs = cis_${S}(y);  // (cos y, sin y), one argument reduction for every use
   let fx = !isnan_${S}(x) && !isinf_${S}(x);
   let fy = !isnan_${S}(y) && !isinf_${S}(y);
   if (fx && fy) {
     if (y == 0.0${L}) { return vec2<${F}>(cosh_${S}(x), x * y); }
-    if (abs_${S}(x) < ${BIG_X}) { return vec2<${F}>(cosh_${S}(x) * cos_${S}(y), sinh_${S}(x) * sin_${S}(y)); }
-    let w = scaled_cis_${C}(abs_${S}(x) - 0.6931471805599453${L}, cos_${S}(y), sin_${S}(y));  // exp(|x|)/2
+    if (abs_${S}(x) < ${BIG_X}) { return vec2<${F}>(cosh_${S}(x) * cs.x, sinh_${S}(x) * cs.y); }
+    let w = scaled_cis_${C}(abs_${S}(x) - 0.6931471805599453${L}, cs.x, cs.y);  // exp(|x|)/2
     return vec2<${F}>(w.x, copysign_${S}(1.0${L}, x) * w.y);
   }
   if (x == 0.0${L}) { return vec2<${F}>(nan_${S}(), 0.0${L}); }
@@ -154,18 +157,19 @@ fn cosh_${C}(z: vec2<${F}>) -> vec2<${F}> {
   if (fx) { return nan_${C}(); }
   if (isinf_${S}(x)) {
     if (!fy) { return vec2<${F}>(inf_${S}(), nan_${S}()); }
-    return vec2<${F}>(inf_${S}() * cos_${S}(y), x * sin_${S}(y));
+    return vec2<${F}>(inf_${S}() * cs.x, x * cs.y);
   }
   return nan_${C}();
 }
 fn sinh_${C}(z: vec2<${F}>) -> vec2<${F}> {
   let x = z.x; let y = z.y;
+  let cs = cis_${S}(y);  // (cos y, sin y), one argument reduction for every use
   let fx = !isnan_${S}(x) && !isinf_${S}(x);
   let fy = !isnan_${S}(y) && !isinf_${S}(y);
   if (fx && fy) {
     if (y == 0.0${L}) { return vec2<${F}>(sinh_${S}(x), y); }
-    if (abs_${S}(x) < ${BIG_X}) { return vec2<${F}>(sinh_${S}(x) * cos_${S}(y), cosh_${S}(x) * sin_${S}(y)); }
-    let w = scaled_cis_${C}(abs_${S}(x) - 0.6931471805599453${L}, cos_${S}(y), sin_${S}(y));  // exp(|x|)/2
+    if (abs_${S}(x) < ${BIG_X}) { return vec2<${F}>(sinh_${S}(x) * cs.x, cosh_${S}(x) * cs.y); }
+    let w = scaled_cis_${C}(abs_${S}(x) - 0.6931471805599453${L}, cs.x, cs.y);  // exp(|x|)/2
     return vec2<${F}>(copysign_${S}(1.0${L}, x) * w.x, w.y);
   }
   if (x == 0.0${L}) { return vec2<${F}>(x, nan_${S}()); }
@@ -176,12 +180,13 @@ fn sinh_${C}(z: vec2<${F}>) -> vec2<${F}> {
   if (fx) { return nan_${C}(); }
   if (isinf_${S}(x)) {
     if (!fy) { return vec2<${F}>(x, nan_${S}()); }
-    return vec2<${F}>(x * cos_${S}(y), inf_${S}() * sin_${S}(y));
+    return vec2<${F}>(x * cs.x, inf_${S}() * cs.y);
   }
   return nan_${C}();
 }
 fn tanh_${C}(z: vec2<${F}>) -> vec2<${F}> {
   let x = z.x; let y = z.y;
+  let cs = cis_${S}(y);  // (cos y, sin y), one argument reduction for every use
   if (isnan_${S}(x)) { return vec2<${F}>(x, select(nan_${S}(), y, y == 0.0${L})); }
   if (isinf_${S}(x)) {
     // the standard: +0 for any positive finite imaginary part (C99 takes the sign of sin(2y))
@@ -191,10 +196,10 @@ fn tanh_${C}(z: vec2<${F}>) -> vec2<${F}> {
   if (isinf_${S}(y) || isnan_${S}(y)) { return vec2<${F}>(select(nan_${S}(), x, x == 0.0${L}), nan_${S}()); }
   if (abs_${S}(x) >= ${BIG_X}) {
     let e = exp_${S}(-abs_${S}(x));
-    return vec2<${F}>(copysign_${S}(1.0${L}, x), 4.0${L} * sin_${S}(y) * cos_${S}(y) * e * e);
+    return vec2<${F}>(copysign_${S}(1.0${L}, x), 4.0${L} * cs.y * cs.x * e * e);
   }
   // Kahan's algorithm
-  let t = tan_${S}(y);
+  let t = (cs.y / cs.x);
   let beta = 1.0${L} + t * t;
   let s = sinh_${S}(x);
   let rho = sqrt_${S}(1.0${L} + s * s);

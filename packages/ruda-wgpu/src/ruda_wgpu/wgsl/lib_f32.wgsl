@@ -369,6 +369,19 @@ fn cos_f(x: f32) -> f32 {
   let c = select(cos(t.r), sin(t.r), (t.q & 1u) == 1u);
   return select(c, -c, t.q == 1u || t.q == 2u);
 }
+// (cos x, sin x) from one argument reduction
+fn cis_f(x: f32) -> vec2<f32> {
+  if (isinf_f(x) || isnan_f(x)) { return vec2<f32>(nan_f(), nan_f()); }
+  if (x == 0.0f) { return vec2<f32>(1.0f, x); }
+  let t = reduce_pio2(x);
+  let c = cos(t.r); let s = sin(t.r);
+  switch (t.q) {
+    case 0u: { return vec2<f32>(c, s); }
+    case 1u: { return vec2<f32>(-s, c); }
+    case 2u: { return vec2<f32>(-c, -s); }
+    default: { return vec2<f32>(s, -c); }
+  }
+}
 fn tan_f(x: f32) -> f32 {
   if (isinf_f(x) || isnan_f(x)) { return nan_f(); }
   if (x == 0.0f) { return x; }

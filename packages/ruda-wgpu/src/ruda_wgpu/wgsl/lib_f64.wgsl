@@ -570,6 +570,20 @@ fn cos_d(x: f64) -> f64 {
     default: { return kernel_sin_d(r.hi, r.lo, true); }
   }
 }
+// (cos x, sin x) from one argument reduction
+fn cis_d(x: f64) -> vec2<f64> {
+  if (isnan_d(x) || isinf_d(x)) { return vec2<f64>(nan_d(), nan_d()); }
+  if ((hi_d(x) & 0x7fffffffu) <= 0x3fe921fbu) { return vec2<f64>(cos_d(x), sin_d(x)); }
+  let r = rem_pio2_d(x);
+  let s = kernel_sin_d(r.hi, r.lo, true);
+  let c = kernel_cos_d(r.hi, r.lo);
+  switch (r.n) {
+    case 0u: { return vec2<f64>(c, s); }
+    case 1u: { return vec2<f64>(-s, c); }
+    case 2u: { return vec2<f64>(-c, -s); }
+    default: { return vec2<f64>(s, -c); }
+  }
+}
 fn tan_d(x: f64) -> f64 {
   if (isnan_d(x) || isinf_d(x)) { return nan_d(); }
   if ((hi_d(x) & 0x7fffffffu) <= 0x3fe921fbu) {
