@@ -1,0 +1,148 @@
+"""How fast are ruda_wgpu's FFT and linear solve?
+
+Times, in this process and on the same data, ``fft`` of 2^20 and 2^24 complex64 points (and of
+10^6 points, a Bluestein length) and ``linalg.solve`` of one 1024 x 1024 float32 system, on
+ruda_wgpu, NumPy and, where CuPy and an NVIDIA GPU are present, CuPy (cuFFT, cuSOLVER). GPU
+sides wait for their work inside the timed call. On a CPU adapter (lavapipe) 2^24 is left out
+unless ``--full``. Results go to ``benchmarks/results/wgpu_fft_solve-<device>.json``.
+
+    python3 benchmarks/wgpu_fft_solve.py
+    python3 benchmarks/wgpu_fft_solve.py --markdown     # the README's table, from the results files
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from rich.progress import Progress
+
+if not os.environ.get("XDG_RUNTIME_DIR"):
+    os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="ruda-wgpu-xdg-")
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import ruda_wgpu as xp
+from _timing import best_time
+from wgpu_sort import _cupy
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def _cases(full: bool) -> list[tuple[str, int]]:
+    cases = [("fft", 1 << 20), ("fft", 10**6)]
+    if full:
+        cases.append(("fft", 1 << 24))
+    return [*cases, ("solve", 1024)]
+
+
+def _data(op: str, n: int) -> tuple[np.ndarray, ...]:
+    rng = np.random.default_rng(0)
+    if op == "fft":
+        return ((rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64),)
+    a = (rng.standard_normal((n, n)) + n**0.5 * np.eye(n)).astype(np.float32)  # well conditioned
+    return a, rng.standard_normal(n).astype(np.float32)
+
+
+def _contenders(op: str, hosts: tuple[np.ndarray, ...], cp: Any) -> dict[str, Callable[[], object]]:
+    """The same operation on ruda_wgpu, NumPy and (when present) CuPy, each waiting for its result."""
+    ours_args = [xp.asarray(h) for h in hosts]
+    ours = {"fft": xp.fft.fft, "solve": xp.linalg.solve}[op]
+    numpy = {"fft": np.fft.fft, "solve": np.linalg.solve}[op]
+
+    def ours_done() -> None:
+        ours(*ours_args)
+        xp.synchronize()
+
+    out: dict[str, Callable[[], object]] = {"ruda_wgpu": ours_done, "numpy": lambda: numpy(*hosts)}
+    if cp is not None:
+        cupy_args = [cp.asarray(h) for h in hosts]
+        fn = {"fft": cp.fft.fft, "solve": cp.linalg.solve}[op]
+
+        def cupy_done() -> None:
+            fn(*cupy_args)
+            cp.cuda.Device().synchronize()
+
+        out["cupy"] = cupy_done
+    return out
+
+
+def main() -> int:
+    formatter = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=formatter)
+    parser.add_argument("--full", action="store_true", help="2^24 points also on a CPU adapter")
+    parser.add_argument("--repeats", type=int, default=5, help="timed batches per contender (best kept)")
+    parser.add_argument("--markdown", action="store_true", help="print the results files as one table")
+    args = parser.parse_args()
+    if args.markdown:
+        print(markdown(sorted(RESULTS.glob("wgpu_fft_solve-*.json"))))
+        return 0
+    dev = xp.__array_namespace_info__().default_device()
+    cpu = dev.adapter.info["adapter_type"] == "CPU"
+    cp = _cupy()
+    cases = _cases(args.full or not cpu)
+    rows = []
+    with Progress(transient=True) as progress:
+        task = progress.add_task(f"{dev.name} ({dev.description})", total=len(cases))
+        for op, n in cases:
+            progress.update(task, description=f"{op} {n}")
+            times = {
+                name: best_time(fn, repeats=args.repeats, min_seconds=0.05)
+                for name, fn in _contenders(op, _data(op, n), cp).items()
+            }
+            row: dict[str, Any] = {"op": op, "dtype": "complex64" if op == "fft" else "float32", "size": n}
+            row.update({f"{name} ms": t * 1e3 for name, t in times.items()})
+            row["ours/numpy"] = times["ruda_wgpu"] / times["numpy"]
+            if "cupy" in times:
+                row["ours/cupy"] = times["ruda_wgpu"] / times["cupy"]
+            rows.append(row)
+            progress.advance(task)
+    print(f"device: {dev.name} = {dev.description}" + ("  (CuPy: " + ("yes)" if cp else "not here)")))
+    print(markdown_rows(dev.description, rows))
+    slug = re.sub(r"[^a-z0-9]+", "-", dev.description.split(" (")[0].lower()).strip("-")
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    out = RESULTS / f"wgpu_fft_solve-{slug}.json"
+    out.write_text(json.dumps({"device": dev.description, "cupy": cp is not None, "rows": rows}, indent=1))
+    print(f"results: {out}")
+    return 0
+
+
+_HEADER = [
+    "| device | op | dtype | size | ruda_wgpu ms | NumPy ms | ours/NumPy | CuPy ms | ours/CuPy |",
+    "|---|---|---|---|---|---|---|---|---|",
+]
+
+
+def markdown_rows(device: str, rows: list[dict[str, Any]]) -> str:
+    """The rows of one device as markdown table lines (without the header)."""
+    lines = []
+    for r in rows:
+        size = f"2^{r['size'].bit_length() - 1}" if r["size"] & (r["size"] - 1) == 0 else f"{r['size']:.0e}"
+        if r["op"] == "solve":
+            size = f"{r['size']}x{r['size']}"
+        cupy = f"{r['cupy ms']:.3f} | {r['ours/cupy']:.1f}" if "cupy ms" in r else "— | —"
+        lines.append(
+            f"| {device.split(' (')[0]} | {r['op']} | {r['dtype']} | {size} | {r['ruda_wgpu ms']:.3f} "
+            f"| {r['numpy ms']:.3f} | {r['ours/numpy']:.2f} | {cupy} |"
+        )
+    return "\n".join(lines)
+
+
+def markdown(paths: list[Path]) -> str:
+    """One table of every results file."""
+    lines = list(_HEADER)
+    for path in paths:
+        data = json.loads(path.read_text())
+        lines.append(markdown_rows(data["device"], data["rows"]))
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
