@@ -74,9 +74,10 @@ def _stockham(x: Array, inverse: bool, scale: float) -> Array:
         bind_o, o_base = bind(dev, dst._storage, dst._offset, rows * n, dtype, "fft")
         bind_a, a_base = bind(dev, src._storage, src._offset, rows * n, dtype, "fft")
         bind_t, _ = bind(dev, table._storage, 0, table.size, dtype, "fft")
-        params = [n, r, r.bit_length() - 1, p, cols, total, a_base, o_base, s, s.bit_length() - 1]
-        words = np.array([scale if last else 1.0], COMPLEX_PART[dtype]).view(np.uint32)
-        params += [int(inverse), int(p < cols), *words.tolist()]
+        log = int.bit_length
+        params = [n, r, log(r) - 1, log(p) - 1, log(cols) - 1, total, a_base, o_base, s, log(s) - 1]
+        words = np.array([scale if last else 1.0], COMPLEX_PART[dtype]).view(np.uint32).tolist()
+        params += [int(inverse), int(p < cols), *words, *[0] * (2 - len(words)), log(n) - 1]
         run(dev, "fft_pass", subs, [bind_o, bind_a, bind_t], params, -(-total // cols))
         src, p = dst, p * r
     return src

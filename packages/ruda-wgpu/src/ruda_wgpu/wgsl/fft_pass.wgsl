@@ -6,8 +6,9 @@
 // DFTs side by side, so that its loads (and its stores) touch C neighbouring elements at a time.
 // Inside the workgroup: the inputs in bit-reversed order, then log2(R) radix-2 stages in place.
 // Twiddles w_N^m come from a two-level table: tab[m mod S] * tab[S + m / S] (S a power of two).
-// P: N, R, log2 R, p, C, DFTs in all, in base, out base, S, log2 S, inverse, store j-first, scale (1
-//    or 2 words)
+// Every size is a power of two, so indices are computed with shifts and masks, not divisions.
+// P: N, R, log2 R, log2 p, log2 C, DFTs in all, in base, out base, S, log2 S, inverse,
+//    store j-first, scale (1 or 2 words), log2 N
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> o: array<${T}>;
 @group(0) @binding(2) var<storage, read> a: array<${T}>;
@@ -23,27 +24,33 @@ fn twiddle(m: u32) -> ${T} {
 @compute @workgroup_size(${WG})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
-  let n = P[0]; let r = P[1]; let lr = P[2]; let p = P[3]; let cols = P[4]; let total = P[5];
-  let stride = n / r;
-  let g0 = (wid.y * nwg.x + wid.x) * cols;
-  let step = n / (p * r);
+  let n = P[0]; let r = P[1]; let lr = P[2]; let lp = P[3]; let lc = P[4]; let total = P[5];
+  let ln = P[14];
+  let cols = 1u << lc;
+  let ls = ln - lr;                      // log2 of the stride N / R
+  let g0 = (wid.y * nwg.x + wid.x) << lc;
+  let lstep = ln - lp - lr;              // log2 of N / (p R)
+  let pmask = (1u << lp) - 1u;
+  let smask = (1u << ls) - 1u;
   for (var e = lid; e < cols * r; e = e + ${WG}u) {
-    let j = e / cols; let c = e % cols; let g = g0 + c;
+    let j = e >> lc; let c = e & (cols - 1u); let g = g0 + c;
     if (g < total) {
-      let row = g / stride; let i = g % stride; let k = i % p;
-      let v = cmul(a[P[6] + row * n + i + j * stride], twiddle((j * k) * step));
-      sh[c * r + (reverseBits(j) >> (32u - lr))] = v;
+      let row = g >> ls; let i = g & smask; let k = i & pmask;
+      let v = cmul(a[P[6] + (row << ln) + i + (j << ls)], twiddle((j * k) << lstep));
+      sh[(c << lr) + (reverseBits(j) >> (32u - lr))] = v;
     }
   }
   workgroupBarrier();
+  let half_r = r >> 1u;
   for (var s = 0u; s < lr; s = s + 1u) {
     let h = 1u << s;
-    let tstep = n >> (s + 1u);
-    for (var b = lid; b < cols * r / 2u; b = b + ${WG}u) {
-      let c = b / (r / 2u); let t = b % (r / 2u);
-      let q = c * r + (t / h) * 2u * h + (t % h);
+    let ltstep = ln - s - 1u;
+    for (var b = lid; b < cols * half_r; b = b + ${WG}u) {
+      let c = b >> (lr - 1u); let t = b & (half_r - 1u);
+      let th = t & (h - 1u);
+      let q = (c << lr) + ((t >> s) << (s + 1u)) + th;
       let u = sh[q];
-      let v = cmul(sh[q + h], twiddle((t % h) * tstep));
+      let v = cmul(sh[q + h], twiddle(th << ltstep));
       sh[q] = u + v;
       sh[q + h] = u - v;
     }
@@ -52,11 +59,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let scale = ${SCALE};
   let j_first = P[11] != 0u;
   for (var e = lid; e < cols * r; e = e + ${WG}u) {
-    let j = select(e / cols, e % r, j_first); let c = select(e % cols, e / r, j_first);
+    let j = select(e >> lc, e & (r - 1u), j_first); let c = select(e & (cols - 1u), e >> lr, j_first);
     let g = g0 + c;
     if (g < total) {
-      let row = g / stride; let i = g % stride; let k = i % p;
-      o[P[7] + row * n + (i - k) * r + k + j * p] = sh[c * r + j] * scale;
+      let row = g >> ls; let i = g & smask; let k = i & pmask;
+      o[P[7] + (row << ln) + ((i - k) << lr) + k + (j << lp)] = sh[(c << lr) + j] * scale;
     }
   }
 }

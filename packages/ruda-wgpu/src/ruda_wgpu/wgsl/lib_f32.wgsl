@@ -320,7 +320,9 @@ fn reduce_pio2(x: f32) -> Reduced {
   let ax = abs(x);
   if (ax < 64.0f) {
     let k = round(ax * 0.63661977236758134f);
-    let r = ((ax - k * 1.5703125f) - k * 4.8375129699707031e-4f) - k * 7.5497899548918821e-8f;
+    // pi/2 in five parts, all but the last short enough that k times them is exact (k < 2^6)
+    var r = (ax - k * 1.5703125f) - k * 4.837512969970703e-4f;
+    r = ((r - k * 7.549533620476723e-8f) - k * 2.5632829192545614e-12f) - k * 6.123234262925839e-17f;
     let q = u32(k) & 3u;
     return Reduced(select(r, -r, signbit_f(x)), select(q, (4u - q) & 3u, signbit_f(x)));
   }
@@ -356,17 +358,30 @@ fn reduce_pio2(x: f32) -> Reduced {
   if (signbit_f(x)) { r = -r; q = (4u - q) & 3u; }
   return Reduced(r, q);
 }
+// sin and cos of a reduced argument |r| <= pi/4 by their Taylor series (the first terms left
+// out are below 2^-27 of the result): the drivers' sin and cos have an absolute error bound
+// (NVIDIA's ~2^-21), which is millions of ulp for results near zero.
+fn sin_kernel_f(r: f32) -> f32 {
+  let z = r * r;
+  let p = -1.0f / 6.0f + z * (1.0f / 120.0f + z * (-1.0f / 5040.0f + z * (1.0f / 362880.0f)));
+  return fma(r * z, p, r);
+}
+fn cos_kernel_f(r: f32) -> f32 {
+  let z = r * r;
+  let p = 1.0f / 24.0f + z * (-1.0f / 720.0f + z * (1.0f / 40320.0f + z * (-1.0f / 3628800.0f)));
+  return fma(z * z, p, fma(-0.5f, z, 1.0f));
+}
 fn sin_f(x: f32) -> f32 {
   if (isinf_f(x) || isnan_f(x)) { return nan_f(); }
   if (x == 0.0f) { return x; }
   let t = reduce_pio2(x);
-  let s = select(sin(t.r), cos(t.r), (t.q & 1u) == 1u);
+  let s = select(sin_kernel_f(t.r), cos_kernel_f(t.r), (t.q & 1u) == 1u);
   return select(s, -s, t.q >= 2u);
 }
 fn cos_f(x: f32) -> f32 {
   if (isinf_f(x) || isnan_f(x)) { return nan_f(); }
   let t = reduce_pio2(x);
-  let c = select(cos(t.r), sin(t.r), (t.q & 1u) == 1u);
+  let c = select(cos_kernel_f(t.r), sin_kernel_f(t.r), (t.q & 1u) == 1u);
   return select(c, -c, t.q == 1u || t.q == 2u);
 }
 // (cos x, sin x) from one argument reduction
@@ -374,7 +389,7 @@ fn cis_f(x: f32) -> vec2<f32> {
   if (isinf_f(x) || isnan_f(x)) { return vec2<f32>(nan_f(), nan_f()); }
   if (x == 0.0f) { return vec2<f32>(1.0f, x); }
   let t = reduce_pio2(x);
-  let c = cos(t.r); let s = sin(t.r);
+  let c = cos_kernel_f(t.r); let s = sin_kernel_f(t.r);
   switch (t.q) {
     case 0u: { return vec2<f32>(c, s); }
     case 1u: { return vec2<f32>(-s, c); }
@@ -386,7 +401,7 @@ fn tan_f(x: f32) -> f32 {
   if (isinf_f(x) || isnan_f(x)) { return nan_f(); }
   if (x == 0.0f) { return x; }
   let t = reduce_pio2(x);
-  let v = sin(t.r) / cos(t.r);
+  let v = sin_kernel_f(t.r) / cos_kernel_f(t.r);
   return select(v, -1.0f / v, (t.q & 1u) == 1u);
 }
 fn atan_f(v: f32) -> f32 {

@@ -735,7 +735,9 @@ fn acos_d(x: f64) -> f64 {
 fn half_exp_d(ax: f64) -> f64 {
   if (ax < 7.09782712893383973096e+02lf) { return 0.5lf * exp_d(ax); }
   let w = exp_d(0.5lf * ax);
-  return (0.5lf * w) * w;
+  // w/2 by its exponent bits: (0.5 w) w written as products would be reassociated into
+  // 0.5 (w w) by NVIDIA's compiler, and w w overflows
+  return bitcast<f64>(bitcast<u64>(w) - 0x10000000000000lu) * w;
 }
 fn sinh_d(x: f64) -> f64 {
   let ix = hi_d(x) & 0x7fffffffu;
@@ -846,6 +848,15 @@ fn pow_d(x: f64, y: f64) -> f64 {
   }
   if (signbit_d(x) && yisint == 0u) { return nan_d(); }
   let s = select(1.0lf, -1.0lf, signbit_d(x) && yisint == 1u);
+  // Results far beyond the range are decided from the exponent of x alone (lo_l <= log2|x| <
+  // hi_l), before the extra-precise path below, whose overflow tests NVIDIA's compiler breaks.
+  let e = f64(i32(hi_d(ax) >> 20u) - 1023);
+  let lo_l = select(e, -1075.0lf, hi_d(ax) < 0x00100000u);
+  let hi_l = e + 1.0lf;
+  let lowest = select(y * hi_l, y * lo_l, y > 0.0lf);
+  let highest = select(y * lo_l, y * hi_l, y > 0.0lf);
+  if (lowest > 1100.0lf) { return s * inf_d(); }
+  if (highest < -1200.0lf) { return s * 0.0lf; }
   let iy = hi_d(y) & 0x7fffffffu;
   let hy_neg = signbit_d(y);
   var ix = hi_d(ax);
