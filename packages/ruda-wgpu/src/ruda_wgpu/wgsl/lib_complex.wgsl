@@ -157,7 +157,7 @@ fn cosh_${C}(z: vec2<${F}>) -> vec2<${F}> {
   if (fx) { return nan_${C}(); }
   if (isinf_${S}(x)) {
     if (!fy) { return vec2<${F}>(inf_${S}(), nan_${S}()); }
-    return vec2<${F}>(inf_${S}() * cs.x, x * cs.y);
+    return vec2<${F}>(copysign_${S}(inf_${S}(), cs.x), x * cs.y);
   }
   return nan_${C}();
 }
@@ -180,7 +180,7 @@ fn sinh_${C}(z: vec2<${F}>) -> vec2<${F}> {
   if (fx) { return nan_${C}(); }
   if (isinf_${S}(x)) {
     if (!fy) { return vec2<${F}>(x, nan_${S}()); }
-    return vec2<${F}>(x * cs.x, inf_${S}() * cs.y);
+    return vec2<${F}>(x * cs.x, copysign_${S}(inf_${S}(), cs.y));
   }
   return nan_${C}();
 }

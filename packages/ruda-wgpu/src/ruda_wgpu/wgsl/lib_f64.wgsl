@@ -849,14 +849,15 @@ fn pow_d(x: f64, y: f64) -> f64 {
   if (signbit_d(x) && yisint == 0u) { return nan_d(); }
   let s = select(1.0lf, -1.0lf, signbit_d(x) && yisint == 1u);
   // Results far beyond the range are decided from the exponent of x alone (lo_l <= log2|x| <
-  // hi_l), before the extra-precise path below, whose overflow tests NVIDIA's compiler breaks.
+  // hi_l). Signed infinities and zeros are made by copysign: NVIDIA's compiler turns s * inf
+  // into garbage (a subnormal).
   let e = f64(i32(hi_d(ax) >> 20u) - 1023);
   let lo_l = select(e, -1075.0lf, hi_d(ax) < 0x00100000u);
   let hi_l = e + 1.0lf;
   let lowest = select(y * hi_l, y * lo_l, y > 0.0lf);
   let highest = select(y * lo_l, y * hi_l, y > 0.0lf);
-  if (lowest > 1100.0lf) { return s * inf_d(); }
-  if (highest < -1200.0lf) { return s * 0.0lf; }
+  if (lowest > 1100.0lf) { return copysign_d(inf_d(), s); }
+  if (highest < -1200.0lf) { return copysign_d(0.0lf, s); }
   let iy = hi_d(y) & 0x7fffffffu;
   let hy_neg = signbit_d(y);
   var ix = hi_d(ax);
@@ -866,8 +867,8 @@ fn pow_d(x: f64, y: f64) -> f64 {
       if (ix <= 0x3fefffffu) { return select(0.0lf, inf_d(), hy_neg); }
       if (ix >= 0x3ff00000u) { return select(inf_d(), 0.0lf, hy_neg); }
     }
-    if (ix < 0x3fefffffu) { return s * select(0.0lf, inf_d(), hy_neg); }
-    if (ix > 0x3ff00000u) { return s * select(inf_d(), 0.0lf, hy_neg); }
+    if (ix < 0x3fefffffu) { return copysign_d(select(0.0lf, inf_d(), hy_neg), s); }
+    if (ix > 0x3ff00000u) { return copysign_d(select(inf_d(), 0.0lf, hy_neg), s); }
     let t = ax - 1.0lf;
     let w = (t * t) * (0.5lf - t * (0.3333333333333333333333lf - t * 0.25lf));
     let u = 1.44269502162933349609e+00lf * t;
@@ -924,11 +925,11 @@ fn pow_d(x: f64, y: f64) -> f64 {
   let i = lo_d(z);
   let zneg = (j & 0x80000000u) != 0u;
   if (!zneg && j >= 0x40900000u) {
-    if (((j - 0x40900000u) | i) != 0u) { return s * inf_d(); }
-    if (p_l + 8.0085662595372944372e-17lf > z - p_h) { return s * inf_d(); }
+    if (((j - 0x40900000u) | i) != 0u) { return copysign_d(inf_d(), s); }
+    if (p_l + 8.0085662595372944372e-17lf > z - p_h) { return copysign_d(inf_d(), s); }
   } else if (zneg && (j & 0x7fffffffu) >= 0x4090cc00u) {
-    if (((j - 0xc090cc00u) | i) != 0u) { return s * 0.0lf; }
-    if (p_l <= z - p_h) { return s * 0.0lf; }
+    if (((j - 0xc090cc00u) | i) != 0u) { return copysign_d(0.0lf, s); }
+    if (p_l <= z - p_h) { return copysign_d(0.0lf, s); }
   }
   let ii = j & 0x7fffffffu;
   var kk = i32(ii >> 20u) - 0x3ff;
