@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 import tempfile
 from collections.abc import Callable
@@ -23,17 +22,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from rich.progress import Progress
 
 if not os.environ.get("XDG_RUNTIME_DIR"):
     os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="ruda-wgpu-xdg-")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ruda_wgpu as xp
-from _timing import best_time
-from wgpu_sort import _cupy
-
-RESULTS = Path(__file__).resolve().parent / "results"
+from _gpu_bench import RESULTS, cupy_or_none, save, time_rows, waiting
 
 
 def _cases(full: bool) -> list[tuple[str, int]]:
@@ -57,20 +52,14 @@ def _contenders(op: str, hosts: tuple[np.ndarray, ...], cp: Any) -> dict[str, Ca
     ours = {"fft": xp.fft.fft, "solve": xp.linalg.solve}[op]
     numpy = {"fft": np.fft.fft, "solve": np.linalg.solve}[op]
 
-    def ours_done() -> None:
-        ours(*ours_args)
-        xp.synchronize()
-
-    out: dict[str, Callable[[], object]] = {"ruda_wgpu": ours_done, "numpy": lambda: numpy(*hosts)}
+    out: dict[str, Callable[[], object]] = {
+        "ruda_wgpu": waiting(lambda: ours(*ours_args), xp.synchronize),
+        "numpy": lambda: numpy(*hosts),
+    }
     if cp is not None:
         cupy_args = [cp.asarray(h) for h in hosts]
         fn = {"fft": cp.fft.fft, "solve": cp.linalg.solve}[op]
-
-        def cupy_done() -> None:
-            fn(*cupy_args)
-            cp.cuda.Device().synchronize()
-
-        out["cupy"] = cupy_done
+        out["cupy"] = waiting(lambda: fn(*cupy_args), cp.cuda.Device().synchronize)
     return out
 
 
@@ -86,30 +75,18 @@ def main() -> int:
         return 0
     dev = xp.__array_namespace_info__().default_device()
     cpu = dev.adapter.info["adapter_type"] == "CPU"
-    cp = _cupy()
-    cases = _cases(args.full or not cpu)
-    rows = []
-    with Progress(transient=True) as progress:
-        task = progress.add_task(f"{dev.name} ({dev.description})", total=len(cases))
-        for op, n in cases:
-            progress.update(task, description=f"{op} {n}")
-            times = {
-                name: best_time(fn, repeats=args.repeats, min_seconds=0.05)
-                for name, fn in _contenders(op, _data(op, n), cp).items()
-            }
-            row: dict[str, Any] = {"op": op, "dtype": "complex64" if op == "fft" else "float32", "size": n}
-            row.update({f"{name} ms": t * 1e3 for name, t in times.items()})
-            row["ours/numpy"] = times["ruda_wgpu"] / times["numpy"]
-            if "cupy" in times:
-                row["ours/cupy"] = times["ruda_wgpu"] / times["cupy"]
-            rows.append(row)
-            progress.advance(task)
+    cp = cupy_or_none()
+    cases = [
+        (
+            {"op": op, "dtype": "complex64" if op == "fft" else "float32", "size": n},
+            lambda op=op, n=n: _contenders(op, _data(op, n), cp),
+        )
+        for op, n in _cases(args.full or not cpu)
+    ]
+    rows = time_rows(f"{dev.name} ({dev.description})", cases, args.repeats)
     print(f"device: {dev.name} = {dev.description}" + ("  (CuPy: " + ("yes)" if cp else "not here)")))
     print(markdown_rows(dev.description, rows))
-    slug = re.sub(r"[^a-z0-9]+", "-", dev.description.split(" (")[0].lower()).strip("-")
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    out = RESULTS / f"wgpu_fft_solve-{slug}.json"
-    out.write_text(json.dumps({"device": dev.description, "cupy": cp is not None, "rows": rows}, indent=1))
+    out = save("wgpu_fft_solve", dev.description, cp is not None, rows)
     print(f"results: {out}")
     return 0
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 import tempfile
 from collections.abc import Callable
@@ -24,27 +23,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from rich.progress import Progress
 
 if not os.environ.get("XDG_RUNTIME_DIR"):
     os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="ruda-wgpu-xdg-")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ruda_wgpu as xp
-from _timing import best_time
-
-RESULTS = Path(__file__).resolve().parent / "results"
-
-
-def _cupy() -> Any:
-    """CuPy when it is installed and sees a GPU, else None."""
-    try:
-        import cupy
-
-        cupy.cuda.runtime.getDeviceCount()
-    except Exception:
-        return None
-    return cupy
+from _gpu_bench import RESULTS, cupy_or_none, save, time_rows, waiting
 
 
 def _data(dtype: str, n: int) -> np.ndarray:
@@ -77,11 +62,7 @@ def _contenders(op: str, host: np.ndarray, cp: Any) -> dict[str, Callable[[], ob
         "cumulative_sum": lambda: np.cumsum(host),
     }[op]
 
-    def ours_done() -> None:
-        ours()
-        xp.synchronize()
-
-    out: dict[str, Callable[[], object]] = {"ruda_wgpu": ours_done, "numpy": numpy}
+    out: dict[str, Callable[[], object]] = {"ruda_wgpu": waiting(ours, xp.synchronize), "numpy": numpy}
     if cp is not None:
         c, cmask = cp.asarray(host), cp.asarray(mask_host)
         fn = {
@@ -90,12 +71,7 @@ def _contenders(op: str, host: np.ndarray, cp: Any) -> dict[str, Callable[[], ob
             "mask": lambda: c[cmask],
             "cumulative_sum": lambda: cp.cumsum(c),
         }[op]
-
-        def cupy_done() -> None:
-            fn()
-            cp.cuda.Device().synchronize()
-
-        out["cupy"] = cupy_done
+        out["cupy"] = waiting(fn, cp.cuda.Device().synchronize)
     return out
 
 
@@ -112,24 +88,15 @@ def main() -> int:
     dev = xp.__array_namespace_info__().default_device()
     cpu = dev.adapter.info["adapter_type"] == "CPU"
     sizes = [10**6] if cpu and not args.full else [10**6, 10**7]
-    cp = _cupy()
-    cases = _cases(sizes)
-    rows = []
-    with Progress(transient=True) as progress:
-        task = progress.add_task(f"{dev.name} ({dev.description})", total=len(cases))
-        for op, dtype, n in cases:
-            progress.update(task, description=f"{op} {dtype} {n:.0e}")
-            times = {
-                name: best_time(fn, repeats=args.repeats, min_seconds=0.05)
-                for name, fn in _contenders(op, _data(dtype, n), cp).items()
-            }
-            row: dict[str, Any] = {"op": op, "dtype": dtype, "size": n}
-            row.update({f"{name} ms": t * 1e3 for name, t in times.items()})
-            row["ours/numpy"] = times["ruda_wgpu"] / times["numpy"]
-            if "cupy" in times:
-                row["ours/cupy"] = times["ruda_wgpu"] / times["cupy"]
-            rows.append(row)
-            progress.advance(task)
+    cp = cupy_or_none()
+    cases = [
+        (
+            {"op": op, "dtype": dtype, "size": n},
+            lambda op=op, dtype=dtype, n=n: _contenders(op, _data(dtype, n), cp),
+        )
+        for op, dtype, n in _cases(sizes)
+    ]
+    rows = time_rows(f"{dev.name} ({dev.description})", cases, args.repeats)
     print(f"device: {dev.name} = {dev.description}" + ("  (CuPy: " + ("yes)" if cp else "not here)")))
     header = f"{'op':15} {'dtype':8} {'size':>9} {'ours ms':>9} {'numpy ms':>9} {'ours/numpy':>10}"
     print(header + (f" {'cupy ms':>9} {'ours/cupy':>9}" if cp else ""))
@@ -139,10 +106,7 @@ def main() -> int:
             f" {r['ours/numpy']:>10.3f}"
         )
         print(line + (f" {r['cupy ms']:>9.3f} {r['ours/cupy']:>9.2f}" if cp else ""))
-    slug = re.sub(r"[^a-z0-9]+", "-", dev.description.split(" (")[0].lower()).strip("-")
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    out = RESULTS / f"wgpu_sort-{slug}.json"
-    out.write_text(json.dumps({"device": dev.description, "cupy": cp is not None, "rows": rows}, indent=1))
+    out = save("wgpu_sort", dev.description, cp is not None, rows)
     print(f"results: {out}")
     _plot(rows, dev.description, out.with_suffix(".png"))
     return 0
