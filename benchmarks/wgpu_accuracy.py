@@ -16,16 +16,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
-import tempfile
 from pathlib import Path
 
 import numpy as np
-
-if not os.environ.get("XDG_RUNTIME_DIR"):
-    os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="ruda-wgpu-xdg-")
-
 import ruda_wgpu as xp
 from rich.progress import track
 from ruda.testing import NUMPY_NAMES, sweep_values, ulp_error

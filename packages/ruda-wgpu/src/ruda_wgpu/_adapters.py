@@ -21,6 +21,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,8 +81,26 @@ def wanted_backend() -> str | None:
     return BACKENDS[choice]
 
 
+def runtime_dir() -> None:
+    """Give the graphics stack an XDG_RUNTIME_DIR on a headless Linux machine that has none.
+
+    Without one, the Vulkan loader and Mesa print "error: XDG_RUNTIME_DIR is invalid or not set"
+    for every process that opens an adapter, though nothing is wrong. The folder is private
+    (0700), per user, and reused, so nothing accumulates in the temporary directory.
+    """
+    if not sys.platform.startswith("linux") or os.environ.get("XDG_RUNTIME_DIR"):
+        return
+    path = Path(tempfile.gettempdir()) / f"ruda-runtime-{os.getuid()}"
+    with contextlib.suppress(OSError):
+        path.mkdir(mode=0o700, exist_ok=True)
+        info = path.stat()
+        if info.st_uid == os.getuid() and info.st_mode & 0o077 == 0:  # ours, and private
+            os.environ["XDG_RUNTIME_DIR"] = str(path)
+
+
 def usable_adapters() -> tuple[list[Any], list[Excluded]]:
     """The adapters that run our kernels, best first, and those left out with the reason."""
+    runtime_dir()
     import wgpu
 
     backend = wanted_backend()
@@ -242,6 +261,7 @@ def probe(adapter: Any) -> tuple[bool, str]:
 
 
 def _main(key: str) -> None:
+    runtime_dir()
     import wgpu
 
     for adapter in wgpu.gpu.enumerate_adapters_sync():
