@@ -48,3 +48,29 @@ def test_python_dash_m_ruda_runs() -> None:
 def test_unknown_command_fails_with_usage() -> None:
     done = subprocess.run([sys.executable, "-m", "ruda", "frobnicate"], capture_output=True, text=True)
     assert done.returncode == 2 and "invalid choice" in done.stderr
+
+
+def test_info_at_80_columns_prints_every_fix_whole(
+    install_plugin,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+) -> None:
+    install_plugin("gpux", "fake_gpux_cli:PLUGIN", "fake_gpux_cli", "import fake_absent_gpu_library")
+    monkeypatch.setenv("COLUMNS", "80")
+    assert cli.main(["info"]) == 0
+    out = capsys.readouterr().out
+    assert "┃" not in out  # blocks, not a table squeezed into 80 columns
+    block = out[out.index("gpux") :]
+    assert "unavailable" in block.splitlines()[0]
+    row = next(b for b in _json_rows(capsys) if b["name"] == "gpux")
+    assert f"fix: {row['fix']}" in " ".join(block.split())  # the fix in full, not cut
+
+
+def _json_rows(capsys: pytest.CaptureFixture[str]) -> list[dict]:
+    cli.main(["info", "--json"])
+    return json.loads(capsys.readouterr().out)["backends"]
+
+
+def test_bare_ruda_prints_help() -> None:
+    done = subprocess.run([sys.executable, "-m", "ruda"], capture_output=True, text=True)
+    assert done.returncode == 0 and "usage: ruda" in done.stdout and "info" in done.stdout

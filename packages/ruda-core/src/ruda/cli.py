@@ -23,24 +23,18 @@ from ruda._demo import run_demo
 COMMANDS_GROUP = "ruda.commands"
 
 
+#: below this many columns (a pipe, CI logs, a narrow terminal) ``ruda info`` prints a block per
+#: backend instead of a table, so that reasons and fixes are never cut
+WIDE = 120
+
+
 def _info(args: argparse.Namespace) -> int:
     rows = _registry.backends()
     if args.json:
         print(json.dumps({"ruda": __version__, "backends": [r.as_dict() for r in rows]}, indent=2))
         return 0
-    table = Table(title=f"ruda {__version__}: backends")
-    for column in ("backend", "package", "status", "devices", "details"):
-        table.add_column(column)
-    for row in rows:
-        package = f"{row.distribution} {row.version}" if row.distribution else "?"
-        if row.available:
-            status = "[green]available[/green]"
-        else:
-            fix = f"\n[yellow]fix:[/yellow] {escape(row.fix)}" if row.fix else ""
-            status = f"[red]unavailable[/red]: {escape(row.reason or '')}{fix}"
-        details = escape(", ".join(f"{k} {v}" for k, v in row.details.items()))
-        table.add_row(row.name, escape(package), status, ", ".join(map(str, row.devices)), details)
-    Console().print(table)
+    console = Console()
+    (_info_table if console.width >= WIDE else _info_blocks)(console, rows)
     missing = [name for name in _registry.KNOWN_EXTRAS if name not in _registry.installed()]
     if missing:
         print(
@@ -48,6 +42,42 @@ def _info(args: argparse.Namespace) -> int:
             + ", ".join(f'{n} (pip install "ruda[{_registry.KNOWN_EXTRAS[n]}]")' for n in missing)
         )
     return 0
+
+
+def _status(row: _registry.BackendInfo) -> str:
+    return "[green]available[/green]" if row.available else "[red]unavailable[/red]"
+
+
+def _info_table(console: Console, rows: Sequence[_registry.BackendInfo]) -> None:
+    table = Table(title=f"ruda {__version__}: backends")
+    for column in ("backend", "package", "status", "devices", "details"):
+        table.add_column(column)
+    for row in rows:
+        package = f"{row.distribution} {row.version}" if row.distribution else "?"
+        status = _status(row)
+        if not row.available:
+            fix = f"\n[yellow]fix:[/yellow] {escape(row.fix)}" if row.fix else ""
+            status += f": {escape(row.reason or '')}{fix}"
+        details = escape(", ".join(f"{k} {v}" for k, v in row.details.items()))
+        table.add_row(row.name, escape(package), status, ", ".join(map(str, row.devices)), details)
+    console.print(table)
+
+
+def _info_blocks(console: Console, rows: Sequence[_registry.BackendInfo]) -> None:
+    """One block per backend: its status line, then each of devices, details, reason and fix in full."""
+    console.print(f"[bold]ruda {__version__}: backends[/bold]")
+    for row in rows:
+        package = f"{row.distribution} {row.version}" if row.distribution else "?"
+        console.print(f"\n[bold]{row.name}[/bold]  {_status(row)}  ({escape(package)})")
+        lines = {
+            "devices": ", ".join(map(str, row.devices)),
+            "details": ", ".join(f"{k} {v}" for k, v in row.details.items()),
+            "reason": "" if row.available else row.reason or "",
+            "fix": "" if row.available else row.fix or "",
+        }
+        for label, text in lines.items():
+            if text:
+                console.print(f"  {label}: {escape(text)}", soft_wrap=True)
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -81,7 +111,7 @@ def _demo(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ruda", description="Array API backends for Python.")
     parser.add_argument("--version", action="version", version=f"ruda {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command")
     info = sub.add_parser("info", help="list backends, versions, devices and status")
     info.add_argument("--json", action="store_true", help="machine-readable output")
     info.set_defaults(func=_info)
@@ -97,7 +127,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:  # bare `ruda`: what it can do
+        parser.print_help()
+        return 0
     return int(args.func(args))
 
 
