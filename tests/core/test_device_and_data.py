@@ -88,3 +88,24 @@ def test_to_device_errors_are_clear() -> None:
         ruda.to_device(ruda.host.ones(2), "cpu:1")
     with pytest.raises(TypeError, match="not an array of any installed ruda backend"):
         ruda.device_of([1, 2])
+
+
+def test_to_device_takes_each_backends_own_device_objects() -> None:
+    """An array's .device of any backend is a target, and is never read as a string."""
+    torch = pytest.importorskip("torch")
+    ruda_torch = pytest.importorskip("ruda_torch")
+    x = ruda.host.asarray([1.0, 2.0])
+    t = ruda_torch.asarray([1.0, 2.0])
+    assert str(t.device) == "cpu"  # as a string it would name the host
+    moved = ruda.to_device(x, t.device)
+    assert isinstance(moved, torch.Tensor) and str(ruda.device_of(moved)) == "torch:cpu"
+    with pytest.raises(TypeError, match="own device object"):
+        ruda.to_device(x, 3.5)
+
+
+def test_to_device_takes_a_wgpu_device_object() -> None:
+    ruda_wgpu = pytest.importorskip("ruda_wgpu")
+    gpu = ruda_wgpu.__array_namespace_info__().devices()[0]
+    on_gpu = ruda.to_device(ruda.host.asarray([1.0, 2.0]), gpu)
+    assert isinstance(on_gpu, ruda_wgpu.Array) and ruda.device_of(on_gpu) == Device.parse(gpu.name)
+    np.testing.assert_array_equal(np.asarray(on_gpu), [1.0, 2.0])

@@ -181,6 +181,14 @@ def plugin_for_array(x: object) -> Backend:
     )
 
 
+def plugin_for_native_device(native: object) -> Backend | None:
+    """The installed backend whose own device objects include ``native``, or None."""
+    for candidate in _loadable_plugins():
+        if candidate.owns_device(native):
+            return candidate
+    return None
+
+
 def clear_cache() -> None:
     """Forget installed plugins and their probes (after installing a package at run time, and in tests)."""
     _entry_points.cache_clear()

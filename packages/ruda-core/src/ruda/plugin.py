@@ -81,6 +81,17 @@ class Backend:
         """The canonical device for one of the namespace's own device objects."""
         return Device.parse(str(native))
 
+    def device_type(self) -> type | tuple[type, ...]:
+        """The class(es) of the namespace's own device objects, which ``ruda.to_device`` takes
+        besides canonical devices (none by default)."""
+        return ()
+
+    def owns_device(self, native: Any) -> bool:
+        """Whether ``native`` is one of this backend's own device objects (imports nothing new)."""
+        if type(native).__module__.partition(".")[0] not in self.array_packages:
+            return False
+        return isinstance(native, self.device_type())
+
     def array_type(self) -> type | tuple[type, ...]:
         """The array type(s) this backend's namespace returns."""
         raise NotImplementedError(f"backend {self.name!r} does not name its array type")

@@ -75,6 +75,11 @@ class CudaBackend(Backend):
 
         return cupy.ndarray  # type: ignore[no-any-return]
 
+    def device_type(self) -> type:
+        import cupy
+
+        return cupy.cuda.Device  # type: ignore[no-any-return]
+
     def native_device(self, device: Device) -> Any:
         from ruda_cuda._devices import native_device
 

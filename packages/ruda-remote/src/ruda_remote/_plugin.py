@@ -47,6 +47,11 @@ class RemoteBackend(Backend):
 
         return Array
 
+    def device_type(self) -> type:
+        from ruda_remote._client import RemoteDevice
+
+        return RemoteDevice
+
     def native_device(self, device: Device) -> Any:
         from ruda_remote._client import RemoteDevice, open_devices
 

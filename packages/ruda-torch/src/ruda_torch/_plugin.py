@@ -43,6 +43,11 @@ class TorchBackend(Backend):
 
         return torch.Tensor
 
+    def device_type(self) -> type:
+        import torch
+
+        return torch.device
+
     def native_device(self, device: Device) -> Any:
         from ruda_torch._devices import check_available, to_torch_device
 

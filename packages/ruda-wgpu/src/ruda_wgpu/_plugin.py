@@ -55,6 +55,11 @@ class WgpuBackend(Backend):
 
         return Array
 
+    def device_type(self) -> type:
+        from ruda_wgpu._engine import GpuDevice
+
+        return GpuDevice
+
     def device_of_native(self, native: Any) -> Device:
         return Device.parse(str(native))
 
