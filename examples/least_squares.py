@@ -31,7 +31,7 @@ def main() -> None:
         xp = ruda.namespace(backend.name)
         slope, intercept = fit(xp, xp.asarray(x), xp.asarray(y))
         line = f"y = {float(slope):.3f} x + {float(intercept):.3f}"
-        print(f"{backend.name:>8}: {line}  on {backend.devices[0]}")
+        print(f"{backend.name:>8}: {line}  on {xp.__array_namespace_info__().default_device()}")
 
 
 if __name__ == "__main__":
