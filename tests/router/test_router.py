@@ -440,3 +440,16 @@ def test_the_seed_example_on_host_and_wgpu() -> None:
     assert_matches_numpy(xp.sort(-y), np.array([-3.0, -2.0, -1.0], np.float32))
     assert float(xp.linalg.vector_norm(y)) == pytest.approx(14**0.5)
     assert_matches_numpy(y[y > 1.5].to_device(cpu), np.array([2.0, 3.0], np.float32))
+
+
+def test_numpy_scalars_are_taken_wherever_python_scalars_are() -> None:
+    x = _on(HOST, [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(np.asarray(x + np.int64(2)), [3.0, 4.0, 5.0])
+    np.testing.assert_array_equal(np.asarray(XP.multiply(np.float32(2), x)), [2.0, 4.0, 6.0])
+    np.testing.assert_array_equal(np.asarray(_on(TDEV, [1, 2]) * np.int16(3)), [3, 6])
+
+
+def test_numpy_conversion_is_the_holding_backends_own() -> None:
+    np.testing.assert_array_equal(np.asarray(_on(HOST, [1.0, 2.0])), [1.0, 2.0])
+    np.testing.assert_array_equal(np.asarray(_on(TDEV, [3.0, 4.0])), [3.0, 4.0])
+    assert np.asarray(_on(HOST, [1.0, 2.0]), dtype=np.float32).dtype == np.float32

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from array_api_compat import device as _device_of
 
 if TYPE_CHECKING:
@@ -131,6 +132,15 @@ class Array:
     def __dlpack_device__(self) -> tuple[Any, int]:
         return self._inner.__dlpack_device__()  # type: ignore[no-any-return]
 
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
+        """The holding backend's own conversion to NumPy: a view or a copy as it decides (host and
+        torch on the CPU share memory, wgpu copies, CuPy refuses an implicit transfer)."""
+        if not hasattr(self._inner, "__array__"):
+            kind = type(self._inner).__name__
+            raise TypeError(f"{kind} arrays of {self._router!r} do not convert to NumPy")
+        kwargs = {} if copy is None else {"copy": copy}
+        return np.asarray(self._inner, dtype=dtype, **kwargs)
+
     def __repr__(self) -> str:
         return f"Array({self._inner!r}, device={self.device!r})"
 
@@ -152,6 +162,8 @@ class Array:
             operand = other._inner
         elif isinstance(other, _SCALARS):
             operand = other
+        elif isinstance(other, np.generic) and other.dtype.kind in "biufc":
+            operand = other.item()  # NumPy scalars as the Python scalars they hold
         elif not self._router._is_array_like(other):
             return NotImplemented
         else:

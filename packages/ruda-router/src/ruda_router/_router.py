@@ -275,6 +275,8 @@ class Router:
             return obj.device
         if isinstance(obj, (int, float, complex)):
             return obj
+        if isinstance(obj, np.generic) and obj.dtype.kind in "biufc":
+            return obj.item()  # a NumPy scalar is the Python scalar the standard's rules are for
         if not foreign_ok and self._is_array_like(obj):
             raise TypeError(self._foreign_message(name, obj))
         return obj
