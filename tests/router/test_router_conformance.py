@@ -30,9 +30,6 @@ class TestRouterTorchFirst(ConformanceChecks):
     unsupported: ClassVar[dict[str, str]] = {
         "min": "complex min/max: undefined by the standard, refused by torch",
         "max": "complex min/max: undefined by the standard, refused by torch",
-        # torch tensors refuse negative slice steps (x[::-1]); the router hands keys to the
-        # holding backend unchanged and surfaces its error
-        "indexing": "torch refuses negative slice steps",
         # The kit's values overflow prod; torch accumulates unsigned ints in int64 where NumPy
         # uses uint64, so the wrapped results differ (overflow is undefined by the standard).
         "prod": "overflowing prod: torch accumulates uint8 in int64, NumPy in uint64",

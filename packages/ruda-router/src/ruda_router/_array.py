@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from array_api_compat import device as _device_of
 
+from ruda_router._steps import positive_steps
+
 if TYPE_CHECKING:
     from ruda_router._device import MultiDeviceBase
     from ruda_router._dtypes import DType
@@ -147,14 +149,33 @@ class Array:
     # -- indexing --------------------------------------------------------------------------------
     def __getitem__(self, key: Any) -> Array:
         router = self._router
-        inner_key = router._index_key(key, self)
-        result: Array = router._wrap(self._inner[inner_key], self._index)
-        return result
+        plan = positive_steps(key, self.shape)
+        if plan is None:
+            result: Array = router._wrap(self._inner[router._index_key(key, self)], self._index)
+            return result
+        positive, flips = plan  # negative steps, which torch refuses, as positive ones and flips
+        inner = self._inner[router._index_key(positive, self)]
+        if flips:
+            inner = router._namespaces[self._index].flip(inner, axis=flips)
+        flipped: Array = router._wrap(inner, self._index)
+        return flipped
 
     def __setitem__(self, key: Any, value: Any) -> None:
         router = self._router
-        inner_key = router._index_key(key, self)
-        self._inner[inner_key] = router._operand(value, self, "__setitem__")
+        value = router._operand(value, self, "__setitem__")
+        plan = positive_steps(key, self.shape)
+        if plan is None:
+            self._inner[router._index_key(key, self)] = value
+            return
+        positive, flips = plan
+        inner_key = router._index_key(positive, self)
+        ndim = getattr(value, "ndim", 0)
+        if flips and ndim:  # the value's axes line up with the target's from the right
+            target_ndim = self._inner[inner_key].ndim
+            axes = tuple(a - (target_ndim - ndim) for a in flips if a >= target_ndim - ndim)
+            if axes:
+                value = router._namespaces[self._index].flip(value, axis=axes)
+        self._inner[inner_key] = value
 
     # -- operators: the holding backend's functions ------------------------------------------------
     def _binary(self, name: str, other: Any, reflected: bool = False) -> Any:
