@@ -252,3 +252,22 @@ def test_start_websocket_async_serves_a_namespace_in_an_existing_loop():
     finally:
         loop.call_soon_threadsafe(task.cancel)
         thread.join(10)
+
+
+def test_numpy_scalars_travel_as_python_scalars(xp):
+    x = xp.asarray([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(ruda.to_numpy(x + np.float64(1.5)), [2.5, 3.5, 4.5])
+    np.testing.assert_array_equal(ruda.to_numpy(xp.multiply(x, np.int64(2))), [2.0, 4.0, 6.0])
+    y = xp.asarray([1, 2], dtype=xp.int16)
+    assert ruda.to_numpy(y * np.int8(3)).dtype == np.int16  # a scalar, not an int8 array
+
+
+def test_numpy_asarray_gives_a_host_copy(xp):
+    x = xp.asarray([[1.0, 2.0], [3.0, 4.0]])
+    host = np.asarray(x)
+    np.testing.assert_array_equal(host, [[1.0, 2.0], [3.0, 4.0]])
+    host[0, 0] = 9.0  # a copy: the server's array is unchanged
+    assert float(x[0, 0]) == 1.0
+    assert np.asarray(x, dtype=np.float32).dtype == np.float32
+    with pytest.raises(ValueError, match="copy"):
+        np.asarray(x, copy=False)

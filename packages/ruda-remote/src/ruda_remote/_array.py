@@ -189,6 +189,14 @@ class Array:
     def __dlpack_device__(self) -> tuple[int, int]:
         return (1, 0)
 
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
+        """A host copy of the values: an explicit transfer over the network, as JAX's arrays give
+        one, so that SciPy's compiled paths and ``np.asarray`` work; ``copy=False`` raises."""
+        if copy is False:
+            raise ValueError("a remote array's values are on another machine: np.asarray needs a copy")
+        host = np.array(self._read())
+        return host if dtype is None else host.astype(dtype)
+
     # -- indexing ----------------------------------------------------------------------------------
     def __getitem__(self, key: Any) -> Array:
         key = _scalar_indices(key)

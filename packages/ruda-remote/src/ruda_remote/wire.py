@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgpack
+import numpy as np
 from ruda import spec
 
 PROTOCOL_VERSION = 1
@@ -234,6 +235,8 @@ def _default(obj: Any) -> msgpack.ExtType:
         return msgpack.ExtType(EXT_COMPLEX, struct.pack("<dd", obj.real, obj.imag))
     if obj is PAYLOAD:
         return msgpack.ExtType(EXT_PAYLOAD, b"")
+    if isinstance(obj, np.generic) and obj.dtype.kind in "biufc":
+        return obj.item()  # a NumPy scalar travels as the Python scalar the standard's rules are for
     raise TypeError(f"a {type(obj).__qualname__} cannot be sent to a remote server")
 
 
