@@ -17,7 +17,7 @@ from string import Template
 import numpy as np
 
 #: the library files, each a sequence of top-level ``fn``/``struct``/``const`` declarations
-LIBRARIES = ("lib_f32", "lib_f16", "lib_f64", "lib_int")
+LIBRARIES = ("lib_f32", "lib_f16", "lib_f64")
 
 
 def _float_constants(suffix: str, dtype: str) -> dict[str, str]:
@@ -40,8 +40,12 @@ def _float_constants(suffix: str, dtype: str) -> dict[str, str]:
     return {k: f"{float(v)!r}{suffix}" for k, v in values.items()}
 
 
-#: templated library files, rendered once per set of values (complex64 and complex128)
+#: templated library files, rendered once per set of values (integer widths; complex64 and complex128)
 TEMPLATE_LIBRARIES = {
+    "lib_int": (
+        {"I": "i32", "U": "u32", "IS": "i", "US": "u"},
+        {"I": "i64", "U": "u64", "IS": "li", "US": "lu"},
+    ),
     "lib_complex": (
         {"C": "c64", "F": "f32", "S": "f", "L": "f", **_float_constants("f", "float32")},
         {"C": "c128", "F": "f64", "S": "d", "L": "lf", **_float_constants("lf", "float64")},

@@ -288,11 +288,14 @@ fn log_parts_d(xin: f64) -> LogParts {
   }
   return LogParts(f64(k), f, -(s * (f - r)));
 }
-fn log_d(x: f64) -> f64 {
-  if (isnan_d(x)) { return x; }
+// The standard's special cases of every log: nan below 0, -inf at 0, inf at inf.
+fn log_special_d(x: f64) -> bool { return isnan_d(x) || x <= 0.0lf || isinf_d(x); }
+fn log_special_value_d(x: f64) -> f64 {
   if (x == 0.0lf) { return -inf_d(); }
-  if (x < 0.0lf) { return nan_d(); }
-  if (isinf_d(x)) { return x; }
+  return select(x, nan_d(), x < 0.0lf);
+}
+fn log_d(x: f64) -> f64 {
+  if (log_special_d(x)) { return log_special_value_d(x); }
   let p = log_parts_d(x);
   // k*ln2_hi is exact; the low part joins the small terms first
   return p.k * LN2_HI_D + ((p.k * LN2_LO_D + p.r) + p.f);
@@ -354,10 +357,7 @@ fn log1p_d(x: f64) -> f64 {
   return dk * LN2_HI_D - ((hfsq - (s * (hfsq + r) + (dk * LN2_LO_D + c))) - f);
 }
 fn log2_d(x: f64) -> f64 {
-  if (isnan_d(x)) { return x; }
-  if (x == 0.0lf) { return -inf_d(); }
-  if (x < 0.0lf) { return nan_d(); }
-  if (isinf_d(x)) { return x; }
+  if (log_special_d(x)) { return log_special_value_d(x); }
   let p = log_parts_d(x);
   // log(m) = f + r, times 1/ln2 split in a 32-bit head and a tail, so the head product is exact
   let f_hi = with_lo_d(p.f, 0u);
@@ -370,10 +370,7 @@ fn log2_d(x: f64) -> f64 {
   return w + ((p.k - w) + hi + lo);
 }
 fn log10_d(x: f64) -> f64 {
-  if (isnan_d(x)) { return x; }
-  if (x == 0.0lf) { return -inf_d(); }
-  if (x < 0.0lf) { return nan_d(); }
-  if (isinf_d(x)) { return x; }
+  if (log_special_d(x)) { return log_special_value_d(x); }
   let p = log_parts_d(x);
   let f_hi = with_lo_d(p.f, 0u);
   let f_lo = (p.f - f_hi) + p.r;
