@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import ruda_wgpu
-from ruda.testing import assert_matches_numpy, parametrize_backends
+from ruda.testing import NUMPY_NAMES, assert_matches_numpy, parametrize_backends
 from ruda_wgpu._elementwise import _OPS
 
 pytestmark = parametrize_backends("wgpu")
@@ -44,23 +44,8 @@ def _cases(nargs: int) -> list:
     return cases
 
 
-NUMPY_NAME = {
-    "bitwise_invert": "invert",
-    "pow": "power",
-    "atan2": "arctan2",
-    "asin": "arcsin",
-    "acos": "arccos",
-    "atan": "arctan",
-    "asinh": "arcsinh",
-    "acosh": "arccosh",
-    "atanh": "arctanh",
-    "bitwise_left_shift": "left_shift",
-    "bitwise_right_shift": "right_shift",
-}
-
-
 def _numpy(name: str, *args: np.ndarray) -> np.ndarray:
-    fn = getattr(np, NUMPY_NAME.get(name, name))
+    fn = getattr(np, NUMPY_NAMES.get(name, name))
     with np.errstate(all="ignore"):
         return np.asarray(fn(*args))
 

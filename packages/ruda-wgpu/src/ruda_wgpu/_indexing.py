@@ -33,7 +33,7 @@ from ruda_wgpu._engine import WORKGROUP, GpuDevice, storage_itemsize
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import Operand, Scalar, _span, convert, launch_elementwise, run, window
 from ruda_wgpu._manipulation import broadcast_shapes, broadcast_to, expand_dims, reshape
-from ruda_wgpu._searching import flat_nonzero, searchsorted
+from ruda_wgpu._searching import nonzero, searchsorted
 from ruda_wgpu._statistical import any as any_
 from ruda_wgpu._statistical import cumulative_sum
 
@@ -288,7 +288,7 @@ def _plan(x: Array, key: Any) -> Array | Gather:
                 raise IndexError(f"a boolean index of shape {it.shape} does not match dimensions {axes}")
             if 0 in it.shape:
                 it = empty((0,) * it.ndim, _dtypes.bool_, x.device)
-            coords = _mask_coordinates(it)
+            coords = nonzero(it)  # the coordinates of the mask's true elements
             for k, c in enumerate(coords):
                 shape.append(x.shape[axis + k])
                 strides.append(x._strides[axis + k])
@@ -318,18 +318,6 @@ def _plan(x: Array, key: Any) -> Array | Gather:
     if not picks:
         return view
     return _advanced(view, picks)
-
-
-def _mask_coordinates(mask: Array) -> list[Array]:
-    """The integer arrays (one per dimension) of a boolean mask's true elements."""
-    flat = astype(flat_nonzero(mask), default_dtypes_of(mask.device)["indexing"])
-    out = []
-    stride = mask.size
-    for d, n in enumerate(mask.shape):
-        stride //= n or 1
-        coord = apply("floor_divide", flat, stride) if stride > 1 else flat
-        out.append(coord if d == 0 else apply("remainder", coord, n))
-    return out
 
 
 def _advanced(view: Array, picks: list[tuple[int, Array | int]]) -> Gather:

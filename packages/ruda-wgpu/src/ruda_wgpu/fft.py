@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from ruda import spec
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, contiguous
@@ -259,19 +260,4 @@ def ifftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
     return _shift(x, axes, -1, "ifftshift")
 
 
-__all__ = [
-    "fft",
-    "fftfreq",
-    "fftn",
-    "fftshift",
-    "hfft",
-    "ifft",
-    "ifftn",
-    "ifftshift",
-    "ihfft",
-    "irfft",
-    "irfftn",
-    "rfft",
-    "rfftfreq",
-    "rfftn",
-]
+__all__ = list(spec.FFT)

@@ -7,6 +7,8 @@ Cholesky, QR, Jacobi eigh and SVD) and what is built on them in ``_decomposition
 
 from __future__ import annotations
 
+from ruda import spec
+
 from ruda_wgpu._decompositions import (
     LinAlgError,
     cholesky,
@@ -29,31 +31,4 @@ from ruda_wgpu._decompositions import (
 from ruda_wgpu._linalg import cross, diagonal, matmul, outer, tensordot, trace, vecdot, vector_norm
 from ruda_wgpu._manipulation import matrix_transpose
 
-__all__ = [
-    "LinAlgError",
-    "cholesky",
-    "cross",
-    "det",
-    "diagonal",
-    "eig",
-    "eigh",
-    "eigvals",
-    "eigvalsh",
-    "inv",
-    "matmul",
-    "matrix_norm",
-    "matrix_power",
-    "matrix_rank",
-    "matrix_transpose",
-    "outer",
-    "pinv",
-    "qr",
-    "slogdet",
-    "solve",
-    "svd",
-    "svdvals",
-    "tensordot",
-    "trace",
-    "vecdot",
-    "vector_norm",
-]
+__all__ = ["LinAlgError", *spec.LINALG]

@@ -8,6 +8,9 @@ import numpy as np
 
 #: NumPy's names for the standard's elementwise functions where they differ
 NUMPY_NAMES = {
+    "bitwise_invert": "invert",
+    "bitwise_left_shift": "left_shift",
+    "bitwise_right_shift": "right_shift",
     "asin": "arcsin",
     "acos": "arccos",
     "atan": "arctan",
