@@ -30,7 +30,7 @@ from ruda_wgpu._elementwise import apply, astype, where
 from ruda_wgpu._engine import Storage
 from ruda_wgpu._indexing import take_along_axis
 from ruda_wgpu._info import default_dtypes_of
-from ruda_wgpu._kernels import COMPLEX_PART, ONE, ZERO, bind, run, wgsl_type
+from ruda_wgpu._kernels import COMPLEX_SUFFIX, ONE, ZERO, bind, run, wgsl_type
 from ruda_wgpu._linalg import _diagonal_view, _float_input, matmul, vector_norm
 from ruda_wgpu._manipulation import (
     broadcast_shapes,
@@ -85,7 +85,7 @@ fn is_zero(x: ${T}) -> bool { return all(x == ${ZERO}); }
 def _subs(dtype: np.dtype[Any]) -> dict[str, object]:
     """Template values of the linalg kernels for a float or complex dtype: T the element type, R
     the real type, FIELD the arithmetic on T (mul, div, conj, mag, mag2, re, im, from_re, is_zero)."""
-    part = COMPLEX_PART.get(dtype, dtype)
+    part = _dtypes.REAL_OF.get(dtype, dtype)
     if wgsl_type(part) == "f64":
         subs = {"R": "f64", "RZERO": "0.0lf", "RONE": "1.0lf", "ABS": "abs_d", "SQRT": "sqrt_d",
                 "EPS": "2.220446049250313e-16lf", "TINY": "1e-290lf", "WG": WG}  # fmt: skip
@@ -93,8 +93,7 @@ def _subs(dtype: np.dtype[Any]) -> dict[str, object]:
         subs = {"R": "f32", "RZERO": "0.0f", "RONE": "1.0f", "ABS": "abs", "SQRT": "sqrt",
                 "EPS": "1.1920929e-07f", "TINY": "1e-35f", "WG": WG}  # fmt: skip
     t = wgsl_type(dtype)
-    suffix = {"vec2<f32>": "c64", "vec2<f64>": "c128"}.get(t, "")
-    subs |= {"T": t, "ZERO": ZERO[t], "ONE": ONE[t], "C": suffix}
+    subs |= {"T": t, "ZERO": ZERO[t], "ONE": ONE[t], "C": COMPLEX_SUFFIX.get(t, "")}
     subs["FIELD"] = Template(_FIELD_COMPLEX if dtype.kind == "c" else _FIELD_REAL).substitute(subs)
     return subs
 
@@ -290,7 +289,7 @@ def _eig(x: Any, fn: str) -> tuple[Array, Array]:
     """(eigenvalues (..., n), eigenvectors (..., n, n)) of general matrices, as complex arrays."""
     a = _matrices(x, fn)
     if a.dtype.kind != "c":
-        a = astype(a, _dtypes.complex128 if a.dtype == _dtypes.float64 else _dtypes.complex64)
+        a = astype(a, _dtypes.COMPLEX_OF[a.dtype])
     n, batch, dev = a.shape[-1], _batch(a), a.device
     values = empty(a.shape[:-1], a.dtype, dev)
     vectors = empty(a.shape, a.dtype, dev)

@@ -37,6 +37,10 @@ uint8, uint16, uint32, uint64 = (np.dtype(n) for n in ("uint8", "uint16", "uint3
 float16, float32, float64 = np.dtype("float16"), np.dtype("float32"), np.dtype("float64")
 complex64, complex128 = np.dtype("complex64"), np.dtype("complex128")
 
+#: the real dtype of each complex dtype (of its parts), and the complex dtype of each real float
+REAL_OF = {complex64: float32, complex128: float64}
+COMPLEX_OF = {float32: complex64, float64: complex128}
+
 ALL_NAMES = (
     "bool",
     "int8",

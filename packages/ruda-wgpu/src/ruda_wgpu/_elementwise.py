@@ -18,7 +18,17 @@ import numpy as np
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, check_scalar_range, empty, python_scalar
-from ruda_wgpu._kernels import ONE, ZERO, Operand, Scalar, convert, launch_elementwise, wgsl_type
+from ruda_wgpu._kernels import (
+    COMPLEX_SUFFIX,
+    FLOAT_SUFFIX,
+    ONE,
+    ZERO,
+    Operand,
+    Scalar,
+    convert,
+    launch_elementwise,
+    wgsl_type,
+)
 
 #: result rules: the dtype of the result from the promoted dtype of the inputs (REAL: the real
 #: dtype of a complex one, as abs, real and imag give)
@@ -48,9 +58,9 @@ def _fmt(template: str, t: str) -> str:
     """A body for WGSL type ``t``: {T} the type, {Z}/{O} its zero and one, {BITS} its width, {S} the
     float library's suffix, {C} the complex library's, {P} the float suffix of a complex's parts."""
     bits = "64" if t in ("i64", "u64") else "32"
-    suffix = {"f32": "f", "f64": "d"}.get(t, "")
-    complex_ = {"vec2<f32>": "c64", "vec2<f64>": "c128"}.get(t, "")
-    part = {"vec2<f32>": "f", "vec2<f64>": "d"}.get(t, "")
+    suffix = FLOAT_SUFFIX.get(t, "")
+    complex_ = COMPLEX_SUFFIX.get(t, "")
+    part = FLOAT_SUFFIX[t[5:-1]] if complex_ else ""  # vec2<f32> -> f32 -> f
     out = template.replace("{T}", t).replace("{Z}", ZERO[t]).replace("{O}", ONE[t]).replace("{BITS}", bits)
     return out.replace("{S}", suffix).replace("{C}", complex_).replace("{P}", part)
 
@@ -251,7 +261,7 @@ def _result_dtype(op: Op, dt: np.dtype[Any]) -> np.dtype[Any]:
     if op.result == BOOL:
         return _dtypes.bool_
     if op.result == REAL and dt.kind == "c":
-        return _dtypes.float32 if dt == _dtypes.complex64 else _dtypes.float64
+        return _dtypes.REAL_OF[dt]
     return dt
 
 

@@ -19,7 +19,7 @@ from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, empty, from_numpy
 from ruda_wgpu._elementwise import apply
 from ruda_wgpu._engine import GpuDevice
-from ruda_wgpu._kernels import COMPLEX_PART, bind, run, wgsl_type
+from ruda_wgpu._kernels import bind, run, wgsl_type
 
 WG = 256
 #: the largest DFT one pass does in workgroup memory: a quarter of a tile, so that a workgroup
@@ -76,7 +76,7 @@ def _stockham(x: Array, inverse: bool, scale: float) -> Array:
         bind_t, _ = bind(dev, table._storage, 0, table.size, dtype, "fft")
         log = int.bit_length
         params = [n, r, log(r) - 1, log(p) - 1, log(cols) - 1, total, a_base, o_base, s, log(s) - 1]
-        words = np.array([scale if last else 1.0], COMPLEX_PART[dtype]).view(np.uint32).tolist()
+        words = np.array([scale if last else 1.0], _dtypes.REAL_OF[dtype]).view(np.uint32).tolist()
         params += [int(inverse), int(p < cols), *words, *[0] * (2 - len(words)), log(n) - 1]
         run(dev, "fft_pass", subs, [bind_o, bind_a, bind_t], params, -(-total // cols))
         src, p = dst, p * r

@@ -31,15 +31,15 @@ ONE = {
     "f32": "1.0f", "f64": "1.0lf", "i32": "1i", "u32": "1u", "i64": "1li", "u64": "1lu",
     "vec2<f32>": "vec2<f32>(1.0f, 0.0f)", "vec2<f64>": "vec2<f64>(1.0lf, 0.0lf)",
 }  # fmt: skip
-#: the real part's dtype of each complex dtype
-COMPLEX_PART = {np.dtype("complex64"): np.dtype("float32"), np.dtype("complex128"): np.dtype("float64")}
+#: the suffixes of the library's helpers: float ones per float type, complex ones per pair type
+FLOAT_SUFFIX = {"f32": "f", "f64": "d"}
+COMPLEX_SUFFIX = {"vec2<f32>": "c64", "vec2<f64>": "c128"}
 
 
 def lib(name: str, t: str) -> str:
     """The library helper ``name`` for WGSL type ``t``: ``isnan_f`` for f32, ``isnan_d`` for f64,
     ``isnan_c64`` and ``isnan_c128`` for the complex pairs."""
-    suffix = {"f64": "d", "vec2<f32>": "c64", "vec2<f64>": "c128"}.get(t, "f")
-    return f"{name}_{suffix}"
+    return f"{name}_{COMPLEX_SUFFIX.get(t) or FLOAT_SUFFIX.get(t, 'f')}"
 
 
 def product(x: str, y: str, t: str) -> str:
@@ -78,7 +78,7 @@ def convert(expr: str, src: np.dtype[Any], dst: np.dtype[Any]) -> str:
         zero = f"({expr}) == {ZERO[ts]}"
         return f"select(1u, 0u, {f'all({zero})' if src.kind == 'c' else zero})"
     if dst.kind == "c":
-        part = COMPLEX_PART[dst]
+        part = _dtypes.REAL_OF[dst]
         if src.kind != "c":
             return f"{td}({convert(expr, src, part)}, {ZERO[wgsl_type(part)]})"
         if ts == td:

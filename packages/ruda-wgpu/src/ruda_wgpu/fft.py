@@ -27,7 +27,6 @@ from ruda_wgpu._manipulation import concat, flip, moveaxis, reshape, roll
 
 _NORM = "backward"
 _SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
-_COMPLEX_OF = {_dtypes.float32: _dtypes.complex64, _dtypes.float64: _dtypes.complex128}
 
 
 def _check(x: Any, fn: str, kinds: str) -> Array:
@@ -42,7 +41,7 @@ def _check(x: Any, fn: str, kinds: str) -> Array:
 
 
 def _as_complex(x: Array) -> Array:
-    return x if x.dtype.kind == "c" else astype(x, _COMPLEX_OF[x.dtype])
+    return x if x.dtype.kind == "c" else astype(x, _dtypes.COMPLEX_OF[x.dtype])
 
 
 def _axis(axis: int, ndim: int, fn: str) -> int:
