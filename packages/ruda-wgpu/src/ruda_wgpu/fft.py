@@ -33,8 +33,11 @@ def _check(x: Any, fn: str, kinds: str) -> Array:
     if not isinstance(x, Array):
         raise TypeError(f"fft.{fn}() takes a ruda_wgpu array, not {type(x).__name__}")
     if x.dtype.kind not in kinds or x.dtype == _dtypes.float16:
-        wanted = {"fc": "a floating-point", "f": "a real floating-point", "c": "a complex"}[kinds]
-        raise TypeError(f"fft.{fn}() needs {wanted} array (float32, float64 or complex), not {x.dtype.name}")
+        wanted = {
+            "fc": "a floating-point array (float32, float64, complex64 or complex128)",
+            "f": "a real floating-point array (float32 or float64)",
+        }[kinds]
+        raise TypeError(f"fft.{fn}() needs {wanted}, not {x.dtype.name}")
     if x.ndim == 0:
         raise ValueError(f"fft.{fn}() needs an array of at least one dimension")
     return x
