@@ -11,8 +11,10 @@
   is submitted when data is read, when it reaches :data:`BATCH_DISPATCHES`
   dispatches, or on :meth:`GpuDevice.flush`. Kernel parameters of a batch live
   in one parameter buffer written just before the batch is submitted.
-- Reads copy into a staging buffer reused per size class and wait by mapping it
-  (``queue.on_submitted_work_done_sync`` is broken in wgpu 0.32).
+- Reads copy into a staging buffer reused per size class. Waiting happens on the calling
+  thread (:meth:`GpuDevice.wait_idle`): wgpu's own waits hand the GPU's completion over from
+  its polling thread, which costs ~0.1 ms a wait on a discrete GPU, as much as the work of a
+  small operation (and ``queue.on_submitted_work_done_sync`` is broken in wgpu 0.32).
 """
 
 from __future__ import annotations
@@ -351,8 +353,21 @@ class GpuDevice:
             if len(data):
                 self._device.queue.write_buffer(buffer, offset, data)
 
+    def wait_idle(self) -> bool:
+        """Block this thread until the device has done every submitted batch; False if wgpu
+        offers no way to (then callers wait by mapping a buffer).
+
+        ``wgpuDevicePoll(wait=True)`` on this thread is reached through wgpu-py's private
+        ``_poll_wait``; the package pins wgpu below 0.33 and this falls back when it is gone.
+        """
+        poll_wait = getattr(self._device, "_poll_wait", None)
+        if poll_wait is None:
+            return False
+        poll_wait()
+        return True
+
     def read(self, buffer: Any, offset: int, nbytes: int) -> bytes:
-        """Copy ``nbytes`` back to the host through a reused staging buffer; waits by mapping."""
+        """Copy ``nbytes`` back to the host through a reused staging buffer."""
         import wgpu
 
         if nbytes == 0:
@@ -362,7 +377,15 @@ class GpuDevice:
             try:
                 self.copy(buffer, offset, staging, 0, nbytes)
                 self.flush()
-                staging.map_sync(wgpu.MapMode.READ, 0, staging.size)
+                if self.wait_idle():
+                    # The copy is done and submitted: map without wgpu's extra empty submit
+                    # (it guards maps of buffers no submit has touched), and let this thread's
+                    # poll deliver the mapping.
+                    promise = staging.map_async("READ_NOSYNC", 0, staging.size)
+                    self._device._poll(False)
+                    promise.sync_wait()
+                else:
+                    staging.map_sync(wgpu.MapMode.READ, 0, staging.size)
                 try:
                     data = bytes(staging.read_mapped(0, nbytes, copy=False))
                 finally:
@@ -375,6 +398,9 @@ class GpuDevice:
         """Submit the batch and wait until the device has finished all of it."""
         with self._lock:
             if self._device is None:
+                return
+            self.flush()
+            if self.wait_idle():
                 return
             probe = self.pool.acquire(4)
             try:

@@ -34,13 +34,19 @@ def _tile(dev: GpuDevice, dtype: np.dtype[Any]) -> int:
 
 
 @functools.lru_cache(maxsize=64)
-def _twiddles(dev: GpuDevice, n: int, dtype: np.dtype[Any]) -> tuple[Array, int]:
-    """The two-level table of w_n^m = exp(-2 pi i m / n) on ``dev``, and its fine size S."""
+def _twiddles(dev: GpuDevice, n: int, m: int, dtype: np.dtype[Any]) -> tuple[Array, int, int]:
+    """The twiddle table on ``dev``, its fine size S and the start Q of its last part.
+
+    w_n^k = exp(-2 pi i k / n) is the product of two entries of a two-level table (S fine, n / S
+    coarse ones); the stages inside a pass read w_m^k (m the largest radix) from the last part.
+    """
     bits = n.bit_length() - 1
     s = 1 << ((bits + 1) // 2)
     fine = np.exp(-2j * np.pi * np.arange(s) / n)
     coarse = np.exp(-2j * np.pi * (np.arange(max(n // s, 1)) * s) / n)
-    return from_numpy(np.concatenate([fine, coarse]), dtype, dev), s
+    stages = np.exp(-2j * np.pi * np.arange(m) / m)
+    table = np.concatenate([fine, coarse, stages])
+    return from_numpy(table, dtype, dev), s, len(fine) + len(coarse)
 
 
 def _radices(n: int, max_radix: int) -> list[int]:
@@ -55,7 +61,8 @@ def _stockham(x: Array, inverse: bool, scale: float) -> Array:
     dev, dtype = x.device, x.dtype
     rows, n = x.shape
     tile = _tile(dev, dtype)
-    table, s = _twiddles(dev, n, dtype)
+    radices = _radices(n, min(MAX_RADIX, tile // 4))
+    table, s, q = _twiddles(dev, n, max(radices), dtype)
     subs = {
         "T": wgsl_type(dtype),
         "TILE": tile,
@@ -64,7 +71,6 @@ def _stockham(x: Array, inverse: bool, scale: float) -> Array:
         if dtype == _dtypes.complex64
         else "bitcast<f64>((u64(P[13]) << 32u) | u64(P[12]))",
     }
-    radices = _radices(n, min(MAX_RADIX, tile // 4))
     src, p = x, 1
     for k, r in enumerate(radices):
         dst = empty((rows, n), dtype, dev)
@@ -78,6 +84,7 @@ def _stockham(x: Array, inverse: bool, scale: float) -> Array:
         params = [n, r, log(r) - 1, log(p) - 1, log(cols) - 1, total, a_base, o_base, s, log(s) - 1]
         words = np.array([scale if last else 1.0], _dtypes.REAL_OF[dtype]).view(np.uint32).tolist()
         params += [int(inverse), int(p < cols), *words, *[0] * (2 - len(words)), log(n) - 1]
+        params += [q, log(max(radices)) - log(r)]
         run(dev, "fft_pass", subs, [bind_o, bind_a, bind_t], params, -(-total // cols))
         src, p = dst, p * r
     return src

@@ -4,11 +4,14 @@
 // the radices of the passes before) and writes its outputs j to y[(i - k) R + k + j p]. After the
 // passes, whose radices multiply to N, y holds the DFT in natural order. A workgroup does C = TILE / R
 // DFTs side by side, so that its loads (and its stores) touch C neighbouring elements at a time.
-// Inside the workgroup: the inputs in bit-reversed order, then log2(R) radix-2 stages in place.
-// Twiddles w_N^m come from a two-level table: tab[m mod S] * tab[S + m / S] (S a power of two).
+// Inside the workgroup: the inputs in bit-reversed order, then decimation-in-time stages in place,
+// radix 4 (a radix-2 stage first when log2 R is odd), so log2(R) / 2 barriers rather than log2 R.
+// Twiddles w_N^m come from a two-level table: tab[m mod S] * tab[S + m / S] (S a power of two);
+// those of the stages, w_R^m, from a third part of the table, w_M^m (M the largest radix) at
+// tab[Q + (m << (log2 M - log2 R))], one read each.
 // Every size is a power of two, so indices are computed with shifts and masks, not divisions.
 // P: N, R, log2 R, log2 p, log2 C, DFTs in all, in base, out base, S, log2 S, inverse,
-//    store j-first, scale (1 or 2 words), log2 N
+//    store j-first, scale (1 or 2 words), log2 N, Q, log2 M - log2 R
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> o: array<${T}>;
 @group(0) @binding(2) var<storage, read> a: array<${T}>;
@@ -16,6 +19,10 @@
 var<workgroup> sh: array<${T}, ${TILE}>;
 
 fn cmul(x: ${T}, y: ${T}) -> ${T} { return ${T}(x.x * y.x - x.y * y.y, x.x * y.y + x.y * y.x); }
+fn stage_twiddle(m: u32, inverse: bool) -> ${T} {
+  let w = tab[P[15] + m];
+  return select(w, ${T}(w.x, -w.y), inverse);
+}
 fn twiddle(m: u32) -> ${T} {
   let w = cmul(tab[P[8] + (m >> P[9])], tab[m & (P[8] - 1u)]);
   return select(w, ${T}(w.x, -w.y), P[10] != 0u);
@@ -41,18 +48,37 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
   }
   workgroupBarrier();
-  let half_r = r >> 1u;
-  for (var s = 0u; s < lr; s = s + 1u) {
-    let h = 1u << s;
-    let ltstep = ln - s - 1u;
-    for (var b = lid; b < cols * half_r; b = b + ${WG}u) {
-      let c = b >> (lr - 1u); let t = b & (half_r - 1u);
-      let th = t & (h - 1u);
-      let q = (c << lr) + ((t >> s) << (s + 1u)) + th;
-      let u = sh[q];
-      let v = cmul(sh[q + h], twiddle(th << ltstep));
+  let inverse = P[10] != 0u;
+  var lh = 0u;
+  if ((lr & 1u) == 1u) {  // a radix-2 stage: pairs of neighbours, no twiddles
+    for (var b = lid; b < cols * (r >> 1u); b = b + ${WG}u) {
+      let q = b << 1u;
+      let u = sh[q]; let v = sh[q + 1u];
       sh[q] = u + v;
-      sh[q + h] = u - v;
+      sh[q + 1u] = u - v;
+    }
+    workgroupBarrier();
+    lh = 1u;
+  }
+  // Radix-4 stages: four natural-order DFTs of h points in one block of 4h, holding the inputs
+  // with residues 0, 2, 1, 3 (mod 4) in bit-reversed order, become one DFT of 4h points.
+  for (; lh < lr; lh = lh + 2u) {
+    let h = 1u << lh;
+    let lstage = P[16] + lr - lh - 2u;   // w_{4h}^m = tab[Q + (m << lstage)]
+    for (var b = lid; b < cols * (r >> 2u); b = b + ${WG}u) {
+      let t = b & (h - 1u);
+      let q = ((b >> lh) << (lh + 2u)) + t;
+      let a0 = sh[q];
+      let a2 = cmul(sh[q + h], stage_twiddle((2u * t) << lstage, inverse));
+      let a1 = cmul(sh[q + 2u * h], stage_twiddle(t << lstage, inverse));
+      let a3 = cmul(sh[q + 3u * h], stage_twiddle((3u * t) << lstage, inverse));
+      let s02 = a0 + a2; let d02 = a0 - a2; let s13 = a1 + a3; let d13 = a1 - a3;
+      // -i d13 forward, +i d13 inverse
+      let rot = select(${T}(d13.y, -d13.x), ${T}(-d13.y, d13.x), inverse);
+      sh[q] = s02 + s13;
+      sh[q + h] = d02 + rot;
+      sh[q + 2u * h] = s02 - s13;
+      sh[q + 3u * h] = d02 - rot;
     }
     workgroupBarrier();
   }

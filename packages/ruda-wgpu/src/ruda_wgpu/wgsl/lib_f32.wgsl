@@ -185,8 +185,11 @@ fn hypot_f(a: f32, b: f32) -> f32 {
   if (isnan_f(a) || isnan_f(b)) { return nan_f(); }
   let m = max(abs(a), abs(b));
   if (m == 0.0f) { return 0.0f; }
-  let x = a / m; let y = b / m;
-  return m * sqrt(x * x + y * y);
+  // Scaled by a power of two near 1 / m, not divided by m: NVIDIA divides by way of a
+  // reciprocal, which is flushed to 0 for m >= 2^126.
+  let e = clamp(i32((bitcast<u32>(m) >> 23u) & 0xffu) - 127, -126, 126);
+  let x = a * bitcast<f32>(u32(127 - e) << 23u); let y = b * bitcast<f32>(u32(127 - e) << 23u);
+  return sqrt(x * x + y * y) * bitcast<f32>(u32(127 + e) << 23u);
 }
 fn logaddexp_f(a: f32, b: f32) -> f32 {
   if (isnan_f(a) || isnan_f(b)) { return nan_f(); }
