@@ -134,7 +134,12 @@ _op(
     "divide",
     2,
     "fc",
-    {"f": "return a / b;", "float16": "return div_f16(a, b);", "c": "return div_{C}(a, b);"},
+    {
+        "f": "return a / b;",
+        "float32": "return div_f(a, b);",
+        "float16": "return div_f16(a, b);",
+        "c": "return div_{C}(a, b);",
+    },
 )
 _op(
     "floor_divide",

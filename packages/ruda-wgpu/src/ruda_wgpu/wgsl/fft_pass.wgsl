@@ -4,6 +4,8 @@
 // the radices of the passes before) and writes its outputs j to y[(i - k) R + k + j p]. After the
 // passes, whose radices multiply to N, y holds the DFT in natural order. A workgroup does C = TILE / R
 // DFTs side by side, so that its loads (and its stores) touch C neighbouring elements at a time.
+// Workgroup memory holds point j of DFT c at j C + c, so that neighbouring threads, which work on
+// neighbouring DFTs, touch neighbouring words (no bank conflicts).
 // Inside the workgroup: the inputs in bit-reversed order, then decimation-in-time stages in place,
 // radix 4 (a radix-2 stage first when log2 R is odd), so log2(R) / 2 barriers rather than log2 R.
 // Twiddles w_N^m come from a two-level table: tab[m mod S] * tab[S + m / S] (S a power of two);
@@ -44,7 +46,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (g < total) {
       let row = g >> ls; let i = g & smask; let k = i & pmask;
       let v = cmul(a[P[6] + (row << ln) + i + (j << ls)], twiddle((j * k) << lstep));
-      sh[(c << lr) + (reverseBits(j) >> (32u - lr))] = v;
+      sh[((reverseBits(j) >> (32u - lr)) << lc) + c] = v;
     }
   }
   workgroupBarrier();
@@ -52,10 +54,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   var lh = 0u;
   if ((lr & 1u) == 1u) {  // a radix-2 stage: pairs of neighbours, no twiddles
     for (var b = lid; b < cols * (r >> 1u); b = b + ${WG}u) {
-      let q = b << 1u;
-      let u = sh[q]; let v = sh[q + 1u];
+      let q = ((b >> lc) << (lc + 1u)) + (b & (cols - 1u));
+      let u = sh[q]; let v = sh[q + cols];
       sh[q] = u + v;
-      sh[q + 1u] = u - v;
+      sh[q + cols] = u - v;
     }
     workgroupBarrier();
     lh = 1u;
@@ -64,21 +66,23 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   // with residues 0, 2, 1, 3 (mod 4) in bit-reversed order, become one DFT of 4h points.
   for (; lh < lr; lh = lh + 2u) {
     let h = 1u << lh;
+    let hc = h << lc;                    // h positions apart in workgroup memory
     let lstage = P[16] + lr - lh - 2u;   // w_{4h}^m = tab[Q + (m << lstage)]
     for (var b = lid; b < cols * (r >> 2u); b = b + ${WG}u) {
-      let t = b & (h - 1u);
-      let q = ((b >> lh) << (lh + 2u)) + t;
+      let bt = b >> lc;
+      let t = bt & (h - 1u);
+      let q = ((((bt >> lh) << (lh + 2u)) + t) << lc) + (b & (cols - 1u));
       let a0 = sh[q];
-      let a2 = cmul(sh[q + h], stage_twiddle((2u * t) << lstage, inverse));
-      let a1 = cmul(sh[q + 2u * h], stage_twiddle(t << lstage, inverse));
-      let a3 = cmul(sh[q + 3u * h], stage_twiddle((3u * t) << lstage, inverse));
+      let a2 = cmul(sh[q + hc], stage_twiddle((2u * t) << lstage, inverse));
+      let a1 = cmul(sh[q + 2u * hc], stage_twiddle(t << lstage, inverse));
+      let a3 = cmul(sh[q + 3u * hc], stage_twiddle((3u * t) << lstage, inverse));
       let s02 = a0 + a2; let d02 = a0 - a2; let s13 = a1 + a3; let d13 = a1 - a3;
       // -i d13 forward, +i d13 inverse
       let rot = select(${T}(d13.y, -d13.x), ${T}(-d13.y, d13.x), inverse);
       sh[q] = s02 + s13;
-      sh[q + h] = d02 + rot;
-      sh[q + 2u * h] = s02 - s13;
-      sh[q + 3u * h] = d02 - rot;
+      sh[q + hc] = d02 + rot;
+      sh[q + 2u * hc] = s02 - s13;
+      sh[q + 3u * hc] = d02 - rot;
     }
     workgroupBarrier();
   }
@@ -89,7 +93,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let g = g0 + c;
     if (g < total) {
       let row = g >> ls; let i = g & smask; let k = i & pmask;
-      o[P[7] + (row << ln) + ((i - k) << lr) + k + (j << lp)] = sh[(c << lr) + j] * scale;
+      o[P[7] + (row << ln) + ((i - k) << lr) + k + (j << lp)] = sh[(j << lc) + c] * scale;
     }
   }
 }

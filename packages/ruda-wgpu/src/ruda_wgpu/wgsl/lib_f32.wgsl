@@ -7,6 +7,22 @@ fn inf_f() -> f32 { return bitcast<f32>(0x7f800000u); }
 fn isnan_f(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }
 fn isinf_f(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }
 fn abs_f(x: f32) -> f32 { return abs(x); }
+// Subnormals: WGSL lets a driver flush them to zero in arithmetic (NVIDIA's does), so tests on
+// them look at the bits, and the functions below build and take them apart with integers.
+fn magnitude_bits_f(x: f32) -> u32 { return bitcast<u32>(x) & 0x7fffffffu; }
+// |x| < 2^-24: f(x) rounds to x for expm1, log1p and the odd functions of order x
+fn tiny_f(x: f32) -> bool { return magnitude_bits_f(x) < 0x33800000u; }
+fn subnormal_f(x: f32) -> bool { let b = magnitude_bits_f(x); return b != 0u && b < 0x00800000u; }
+// v 2^k for -126 <= k <= 126; exact for a subnormal v when k >= 23 (from its bits, v = bits 2^-149)
+fn scale_up_f(v: f32, k: i32) -> f32 {
+  if (!subnormal_f(v) || k < 23) { return v * bitcast<f32>(u32(k + 127) << 23u); }
+  return copysign_f(f32(magnitude_bits_f(v)) * bitcast<f32>(u32(k - 149 + 127) << 23u), v);
+}
+// a / b, right for a subnormal b too (both scaled by 2^64; if a overflows, so does a / b)
+fn div_f(a: f32, b: f32) -> f32 {
+  if (subnormal_f(b)) { return scale_up_f(a, 64) / scale_up_f(b, 64); }
+  return a / b;
+}
 fn signbit_f(x: f32) -> bool { return (bitcast<u32>(x) & 0x80000000u) != 0u; }
 fn copysign_f(x: f32, y: f32) -> f32 {
   return bitcast<f32>((bitcast<u32>(x) & 0x7fffffffu) | (bitcast<u32>(y) & 0x80000000u));
@@ -50,6 +66,9 @@ fn f32_to_u64(x: f32) -> u64 {
 
 // 2^n * p for n in [-150, 128], in two steps so that neither power of two overflows.
 fn scale2_f(p: f32, n: i32) -> f32 {
+  if (n < -125 && n >= -150) {  // a subnormal (or zero) result: its bits from an integer
+    return bitcast<f32>(u32(round(p * bitcast<f32>(u32(n + 149 + 127) << 23u))));
+  }
   let n1 = n / 2; let n2 = n - n1;
   return p * bitcast<f32>(u32(n1 + 127) << 23u) * bitcast<f32>(u32(n2 + 127) << 23u);
 }
@@ -85,7 +104,11 @@ struct LogParts_f { k: f32, hi: f32, lo: f32 }
 fn log_parts_f(x: f32) -> LogParts_f {
   var ix = bitcast<u32>(x);
   var k = 0i;
-  if (ix < 0x00800000u) { ix = bitcast<u32>(x * 16777216.0f); k = -24i; }  // subnormal
+  if (ix < 0x00800000u) {  // subnormal: normalised with integer shifts
+    let shift = countLeadingZeros(ix) - 8u;
+    ix = ((ix << shift) & 0x007fffffu) | 0x00800000u;
+    k = -i32(shift);
+  }
   k += i32(ix >> 23u) - 127i;
   var m = bitcast<f32>((ix & 0x007fffffu) | 0x3f800000u);
   if (m > 1.41421356f) { m = m * 0.5f; k += 1i; }
@@ -93,10 +116,12 @@ fn log_parts_f(x: f32) -> LogParts_f {
   return LogParts_f(f32(k), p.x, p.y);
 }
 // The standard's special cases of every log: nan below 0, -inf at 0, inf at inf.
-fn log_special_f(x: f32) -> bool { return isnan_f(x) || x <= 0.0f || isinf_f(x); }
+fn log_special_f(x: f32) -> bool {
+  return isnan_f(x) || signbit_f(x) || magnitude_bits_f(x) == 0u || isinf_f(x);
+}
 fn log_special_value_f(x: f32) -> f32 {
-  if (x == 0.0f) { return -inf_f(); }
-  return select(x, nan_f(), x < 0.0f);
+  if (magnitude_bits_f(x) == 0u) { return -inf_f(); }
+  return select(x, nan_f(), signbit_f(x) && !isnan_f(x));
 }
 fn log_f(x: f32) -> f32 {
   if (log_special_f(x)) { return log_special_value_f(x); }
@@ -115,15 +140,22 @@ fn log10_f(x: f32) -> f32 {
 }
 fn log1p_f(x: f32) -> f32 {
   if (isnan_f(x) || isinf_f(x)) { return select(x, nan_f(), signbit_f(x)); }
+  if (tiny_f(x)) { return x; }
   if (x < -1.0f) { return nan_f(); }
   if (x == -1.0f) { return -inf_f(); }
   // near 0 the kernel takes x itself (1 + x would round); further out log(1 + x) loses nothing
   if (x > -0.29289321f && x < 0.41421356f) { let p = log1p_kernel_f(x); return p.x + p.y; }
   return log_f(1.0f + x);
 }
-fn sqrt_f(x: f32) -> f32 { return select(sqrt(x), nan_f(), x < 0.0f); }
+fn sqrt_f(x: f32) -> f32 {
+  let bits = magnitude_bits_f(x);
+  if (bits != 0u && bits < 0x00800000u) {  // subnormal: x = 2 bits 2^-150, so sqrt(2 bits) 2^-75
+    return select(sqrt(2.0f * f32(bits)) * bitcast<f32>(52u << 23u), nan_f(), signbit_f(x));
+  }
+  return select(sqrt(x), nan_f(), x < 0.0f);
+}
 fn expm1_f(x: f32) -> f32 {
-  if (isnan_f(x)) { return x; }
+  if (isnan_f(x) || tiny_f(x)) { return x; }
   if (abs(x) < 0.5f) {  // Taylor to x^11: float-exact, where exp(x) - 1 would cancel
     var p = 1.0f / 39916800.0f;
     p = fma(p, x, 1.0f / 3628800.0f); p = fma(p, x, 1.0f / 362880.0f); p = fma(p, x, 1.0f / 40320.0f);
@@ -137,6 +169,7 @@ fn expm1_f(x: f32) -> f32 {
   return (u - 1.0f) * (x / log_f(u));  // Kahan's: the rounding of u cancels
 }
 fn sinh_f(x: f32) -> f32 {
+  if (tiny_f(x)) { return x; }
   let a = abs(x);
   if (a < 0.125f) { let x2 = x * x; return x + x * x2 * (1.0f / 6.0f + x2 * (1.0f / 120.0f)); }
   if (a > 20.0f) { let h = exp_f(0.5f * a); return copysign_f((0.5f * h) * h, x); }
@@ -157,7 +190,7 @@ fn tanh_f(x: f32) -> f32 {
   return copysign_f(e / (e + 2.0f), x);
 }
 fn asinh_f(a: f32) -> f32 {
-  if (isnan_f(a) || isinf_f(a) || a == 0.0f) { return a; }
+  if (isnan_f(a) || isinf_f(a) || tiny_f(a)) { return a; }
   let x = abs(a);
   var r: f32;
   if (x > 1e18f) { r = log_f(x) + 0.69314718055994531f; }
@@ -173,7 +206,7 @@ fn acosh_f(a: f32) -> f32 {
 fn atanh_f(a: f32) -> f32 {
   if (isnan_f(a) || abs(a) > 1.0f) { return nan_f(); }
   if (abs(a) == 1.0f) { return copysign_f(inf_f(), a); }
-  if (a == 0.0f) { return a; }
+  if (tiny_f(a)) { return a; }
   let x = abs(a);
   let t = select(2.0f * x / (1.0f - x), 2.0f * x + 2.0f * x * x / (1.0f - x), x < 0.5f);
   return copysign_f(0.5f * log1p_f(t), a);
@@ -183,12 +216,16 @@ fn acos_f(a: f32) -> f32 { return select(atan2_f(sqrt((1.0f - a) * (1.0f + a)), 
 fn hypot_f(a: f32, b: f32) -> f32 {
   if (isinf_f(a) || isinf_f(b)) { return inf_f(); }
   if (isnan_f(a) || isnan_f(b)) { return nan_f(); }
-  let m = max(abs(a), abs(b));
-  if (m == 0.0f) { return 0.0f; }
-  // Scaled by a power of two near 1 / m, not divided by m: NVIDIA divides by way of a
-  // reciprocal, which is flushed to 0 for m >= 2^126.
-  let e = clamp(i32((bitcast<u32>(m) >> 23u) & 0xffu) - 127, -126, 126);
-  let x = a * bitcast<f32>(u32(127 - e) << 23u); let y = b * bitcast<f32>(u32(127 - e) << 23u);
+  let mb = max(magnitude_bits_f(a), magnitude_bits_f(b));
+  if (mb == 0u) { return 0.0f; }
+  if (mb < 0x00800000u) {  // both subnormal: on their bits, the result's bits come out
+    let x = f32(magnitude_bits_f(a)); let y = f32(magnitude_bits_f(b));
+    return bitcast<f32>(u32(round(sqrt(x * x + y * y))));
+  }
+  // Scaled by a power of two near 1 / max, not divided by it: NVIDIA divides by way of a
+  // reciprocal, which is flushed to 0 for divisors >= 2^126.
+  let e = clamp(i32(mb >> 23u) - 127, -126, 126);
+  let x = scale_up_f(a, -e); let y = scale_up_f(b, -e);
   return sqrt(x * x + y * y) * bitcast<f32>(u32(127 + e) << 23u);
 }
 fn logaddexp_f(a: f32, b: f32) -> f32 {
@@ -215,14 +252,15 @@ fn pow_f(a: f32, b: f32) -> f32 {
   }
   let bint = trunc(b) == b;
   let odd = bint && abs(b) < 16777216.0f && (u32(abs(b)) & 1u) == 1u;
-  if (a == 0.0f || isinf_f(a)) {
-    let big = (a == 0.0f) == (b < 0.0f);
+  let zero = magnitude_bits_f(a) == 0u;
+  if (zero || isinf_f(a)) {
+    let big = zero == (b < 0.0f);
     let mag = select(0.0f, inf_f(), big);
     return select(mag, copysign_f(mag, a), odd);
   }
-  if (a < 0.0f) {
+  if (signbit_f(a)) {
     if (!bint) { return nan_f(); }
-    let r = pow_pos_f(-a, b);
+    let r = pow_pos_f(bitcast<f32>(magnitude_bits_f(a)), b);
     return select(r, -r, odd);
   }
   return pow_pos_f(a, b);
@@ -248,7 +286,11 @@ fn pow_pos_f(a: f32, y: f32) -> f32 {
     t2 = v - (t1 - u);
   } else {
     var n = 0i;
-    if (ix < 0x00800000u) { ix = bitcast<u32>(a * 16777216.0f); n = -24i; }  // subnormal
+    if (ix < 0x00800000u) {  // subnormal: normalised with integer shifts
+      let shift = countLeadingZeros(ix) - 8u;
+      ix = ((ix << shift) & 0x007fffffu) | 0x00800000u;
+      n = -i32(shift);
+    }
     n += i32(ix >> 23u) - 127i;
     let j = ix & 0x007fffffu;
     var k = 0u;
@@ -402,12 +444,13 @@ fn cis_f(x: f32) -> vec2<f32> {
 }
 fn tan_f(x: f32) -> f32 {
   if (isinf_f(x) || isnan_f(x)) { return nan_f(); }
-  if (x == 0.0f) { return x; }
+  if (tiny_f(x)) { return x; }
   let t = reduce_pio2(x);
   let v = sin_kernel_f(t.r) / cos_kernel_f(t.r);
   return select(v, -1.0f / v, (t.q & 1u) == 1u);
 }
 fn atan_f(v: f32) -> f32 {
+  if (tiny_f(v)) { return v; }
   // Cephes atanf: a few ulp, where GPU atan() may be off by thousands (Vulkan allows 4096 ulp).
   var x = abs(v); var y0 = 0.0f;
   if (x > 2.414213562373095f) { y0 = 1.5707963267948966f; x = -1.0f / x; }
@@ -417,10 +460,17 @@ fn atan_f(v: f32) -> f32 {
   let y = p * z * x + x;
   return copysign_f(y0 + y, v);
 }
-fn atan2_f(y: f32, x: f32) -> f32 {
+fn atan2_f(yy: f32, xx: f32) -> f32 {
   let pi = 3.141592653589793f;
-  if (isnan_f(x) || isnan_f(y)) { return nan_f(); }
-  if (y == 0.0f) { return select(copysign_f(pi, y), y, x > 0.0f || (x == 0.0f && !signbit_f(x))); }
+  if (isnan_f(xx) || isnan_f(yy)) { return nan_f(); }
+  var y = yy; var x = xx;
+  // atan2 does not change when both scale: a subnormal operand is scaled up, exactly, unless the
+  // other is so large that the result is 0 or pi anyway
+  let small = min(magnitude_bits_f(x), magnitude_bits_f(y));
+  if (small != 0u && small < 0x00800000u && max(magnitude_bits_f(x), magnitude_bits_f(y)) < 0x5d800000u) {
+    y = scale_up_f(y, 64); x = scale_up_f(x, 64);
+  }
+  if (magnitude_bits_f(y) == 0u) { return select(copysign_f(pi, y), y, x > 0.0f || (x == 0.0f && !signbit_f(x))); }
   if (isinf_f(x)) {
     if (isinf_f(y)) { return copysign_f(select(0.75f * pi, 0.25f * pi, x > 0.0f), y); }
     return copysign_f(select(pi, 0.0f, x > 0.0f), y);

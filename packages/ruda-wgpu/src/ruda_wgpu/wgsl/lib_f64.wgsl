@@ -893,7 +893,8 @@ fn pow_d(x: f64, y: f64) -> f64 {
     let s_h = with_lo_d(ss, 0u);
     var t_h = words_d(((ix >> 1u) | 0x20000000u) + 0x00080000u + (k << 18u), 0u);
     var t_l = axx - (t_h - bp);
-    let s_l = v * ((u - s_h * t_h) - s_h * t_l);
+    // fma written out: NVIDIA's compiler evaluates the expression otherwise less exactly
+    let s_l = v * fma(-s_h, t_l, fma(-s_h, t_h, u));
     var s2 = ss * ss;
     var r = s2 * s2 * (5.99999999999994648725e-01lf + s2 * (4.28571428578550184252e-01lf + s2 * (3.33333329818377432918e-01lf
             + s2 * (2.72728123808534006489e-01lf + s2 * (2.30660745775561754067e-01lf + s2 * 2.06975017800338417784e-01lf)))));
