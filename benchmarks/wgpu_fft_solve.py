@@ -1,10 +1,11 @@
 """How fast are ruda_wgpu's FFT and linear solve?
 
 Times, in this process and on the same data, ``fft`` of 2^20 and 2^24 complex64 points (and of
-10^6 points, a Bluestein length) and ``linalg.solve`` of one 1024 x 1024 float32 system, on
+10^6 points, a Bluestein length; and of 16 rows of 2^20 at once, where the GPU's time outweighs
+the per-call cost of recording and waiting) and ``linalg.solve`` of one 1024 x 1024 float32 system, on
 ruda_wgpu, NumPy and, where CuPy and an NVIDIA GPU are present, CuPy (cuFFT, cuSOLVER). GPU
 sides wait for their work inside the timed call. On a CPU adapter (lavapipe) 2^24 is left out
-unless ``--full``. Results go to ``benchmarks/results/wgpu_fft_solve-<device>.json``.
+(and the 16 rows) unless ``--full``. Results go to ``benchmarks/results/wgpu_fft_solve-<device>.json``.
 
     python3 benchmarks/wgpu_fft_solve.py
     python3 benchmarks/wgpu_fft_solve.py --markdown     # the README's table, from the results files
@@ -26,17 +27,19 @@ import ruda_wgpu as xp
 from _gpu_bench import RESULTS, cupy_or_none, save, time_rows, waiting
 
 
-def _cases(full: bool) -> list[tuple[str, int]]:
-    cases = [("fft", 1 << 20), ("fft", 10**6)]
+def _cases(full: bool) -> list[tuple[str, int, int]]:
+    """(op, size, rows): ``rows`` transforms of ``size`` points at once."""
+    cases = [("fft", 1 << 20, 1), ("fft", 10**6, 1)]
     if full:
-        cases.append(("fft", 1 << 24))
-    return [*cases, ("solve", 1024)]
+        cases += [("fft", 1 << 24, 1), ("fft", 1 << 20, 16)]
+    return [*cases, ("solve", 1024, 1)]
 
 
-def _data(op: str, n: int) -> tuple[np.ndarray, ...]:
+def _data(op: str, n: int, rows: int) -> tuple[np.ndarray, ...]:
     rng = np.random.default_rng(0)
     if op == "fft":
-        return ((rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64),)
+        shape = (rows, n) if rows > 1 else (n,)
+        return ((rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(np.complex64),)
     a = (rng.standard_normal((n, n)) + n**0.5 * np.eye(n)).astype(np.float32)  # well conditioned
     return a, rng.standard_normal(n).astype(np.float32)
 
@@ -61,7 +64,7 @@ def _contenders(op: str, hosts: tuple[np.ndarray, ...], cp: Any) -> dict[str, Ca
 def main() -> int:
     formatter = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=formatter)
-    parser.add_argument("--full", action="store_true", help="2^24 points also on a CPU adapter")
+    parser.add_argument("--full", action="store_true", help="2^24 points and 16 x 2^20 also on a CPU adapter")
     parser.add_argument("--repeats", type=int, default=5, help="timed batches per contender (best kept)")
     parser.add_argument("--markdown", action="store_true", help="print the results files as one table")
     args = parser.parse_args()
@@ -73,10 +76,10 @@ def main() -> int:
     cp = cupy_or_none()
     cases = [
         (
-            {"op": op, "dtype": "complex64" if op == "fft" else "float32", "size": n},
-            lambda op=op, n=n: _contenders(op, _data(op, n), cp),
+            {"op": op, "dtype": "complex64" if op == "fft" else "float32", "size": n, "rows": rows},
+            lambda op=op, n=n, rows=rows: _contenders(op, _data(op, n, rows), cp),
         )
-        for op, n in _cases(args.full or not cpu)
+        for op, n, rows in _cases(args.full or not cpu)
     ]
     rows = time_rows(f"{dev.name} ({dev.description})", cases, args.repeats)
     print(f"device: {dev.name} = {dev.description}" + ("  (CuPy: " + ("yes)" if cp else "not here)")))
@@ -99,6 +102,8 @@ def markdown_rows(device: str, rows: list[dict[str, Any]]) -> str:
         size = f"2^{r['size'].bit_length() - 1}" if r["size"] & (r["size"] - 1) == 0 else f"{r['size']:.0e}"
         if r["op"] == "solve":
             size = f"{r['size']}x{r['size']}"
+        elif r.get("rows", 1) > 1:
+            size = f"{r['rows']} x {size}"
         cupy = f"{r['cupy ms']:.3f} | {r['ours/cupy']:.1f}" if "cupy ms" in r else "— | —"
         lines.append(
             f"| {device.split(' (')[0]} | {r['op']} | {r['dtype']} | {size} | {r['ruda_wgpu ms']:.3f} "

@@ -215,6 +215,13 @@ def test_matrix_norm_refuses_an_unknown_ord(xp):
         xp.linalg.matrix_norm(xp.ones((2, 2)), ord=3)
 
 
+def test_cross_of_mixed_narrow_integers(xp):
+    # narrow integers are widened and wrapped in the kernel: each operand's conversion is one term
+    a = np.array([[1, 2, 3], [4, 5, 250]], np.uint8)
+    b = np.array([[7, -8, 9], [1, 1, 300]], np.int16)
+    assert_matches_numpy(xp.linalg.cross(xp.asarray(a), xp.asarray(b)), np.cross(a, b))
+
+
 @pytest.mark.parametrize("dtype", NUMERIC)
 def test_diagonal_trace_outer_cross_matrix_power(xp, dtype):
     host = _host(dtype, (2, 4, 5))

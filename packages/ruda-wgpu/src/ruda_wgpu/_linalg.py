@@ -203,7 +203,7 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     out = empty(shape, dt, x1.device)
     a = [_component(broadcast_to(x1, shape), axis, i)._operand() for i in range(3)]
     b = [_component(broadcast_to(x2, shape), axis, i)._operand() for i in range(3)]
-    loads = [convert(f"x{k}", x.dtype, dt) for k, x in enumerate((x1, x2, x1, x2))]
+    loads = [f"({convert(f'x{k}', x.dtype, dt)})" for k, x in enumerate((x1, x2, x1, x2))]
     body = f"{product(loads[0], loads[1], wgsl_type(dt))} - {product(loads[2], loads[3], wgsl_type(dt))}"
     # one kernel per component, written straight into the result: a[j] b[k] - a[k] b[j]
     for i, (j, k) in enumerate(((1, 2), (2, 0), (0, 1))):

@@ -18,9 +18,15 @@ fn scale_up_f(v: f32, k: i32) -> f32 {
   if (!subnormal_f(v) || k < 23) { return v * bitcast<f32>(u32(k + 127) << 23u); }
   return copysign_f(f32(magnitude_bits_f(v)) * bitcast<f32>(u32(k - 149 + 127) << 23u), v);
 }
-// a / b, right for a subnormal b too (both scaled by 2^64; if a overflows, so does a / b)
+// a / b where the driver divides through a reciprocal that flushes subnormals (NVIDIA): a huge
+// divisor (>= 2^126) and subnormal operands are first scaled by 2^-64 or 2^64, which leaves the
+// quotient alone (an operand pushed out of range means the quotient is out of range too)
 fn div_f(a: f32, b: f32) -> f32 {
-  if (subnormal_f(b)) { return scale_up_f(a, 64) / scale_up_f(b, 64); }
+  let bb = magnitude_bits_f(b);
+  if (bb >= 0x7e800000u && bb < 0x7f800000u) {
+    return (a * 5.421010862427522e-20f) / (b * 5.421010862427522e-20f);
+  }
+  if (subnormal_f(a) || subnormal_f(b)) { return scale_up_f(a, 64) / scale_up_f(b, 64); }
   return a / b;
 }
 fn signbit_f(x: f32) -> bool { return (bitcast<u32>(x) & 0x80000000u) != 0u; }
@@ -211,7 +217,10 @@ fn atanh_f(a: f32) -> f32 {
   let t = select(2.0f * x / (1.0f - x), 2.0f * x + 2.0f * x * x / (1.0f - x), x < 0.5f);
   return copysign_f(0.5f * log1p_f(t), a);
 }
-fn asin_f(a: f32) -> f32 { return select(atan2_f(a, sqrt((1.0f - a) * (1.0f + a))), nan_f(), abs(a) > 1.0f); }
+fn asin_f(a: f32) -> f32 {
+  if (tiny_f(a)) { return a; }
+  return select(atan2_f(a, sqrt((1.0f - a) * (1.0f + a))), nan_f(), abs(a) > 1.0f);
+}
 fn acos_f(a: f32) -> f32 { return select(atan2_f(sqrt((1.0f - a) * (1.0f + a)), a), nan_f(), abs(a) > 1.0f); }
 fn hypot_f(a: f32, b: f32) -> f32 {
   if (isinf_f(a) || isinf_f(b)) { return inf_f(); }
@@ -460,24 +469,18 @@ fn atan_f(v: f32) -> f32 {
   let y = p * z * x + x;
   return copysign_f(y0 + y, v);
 }
-fn atan2_f(yy: f32, xx: f32) -> f32 {
+fn atan2_f(y: f32, x: f32) -> f32 {
   let pi = 3.141592653589793f;
-  if (isnan_f(xx) || isnan_f(yy)) { return nan_f(); }
-  var y = yy; var x = xx;
-  // atan2 does not change when both scale: a subnormal operand is scaled up, exactly, unless the
-  // other is so large that the result is 0 or pi anyway
-  let small = min(magnitude_bits_f(x), magnitude_bits_f(y));
-  if (small != 0u && small < 0x00800000u && max(magnitude_bits_f(x), magnitude_bits_f(y)) < 0x5d800000u) {
-    y = scale_up_f(y, 64); x = scale_up_f(x, 64);
-  }
-  if (magnitude_bits_f(y) == 0u) { return select(copysign_f(pi, y), y, x > 0.0f || (x == 0.0f && !signbit_f(x))); }
+  if (isnan_f(x) || isnan_f(y)) { return nan_f(); }
+  // zeros and signs by their bits: a driver may flush a subnormal x or y to zero in comparisons
+  if (magnitude_bits_f(y) == 0u) { return select(copysign_f(pi, y), y, !signbit_f(x)); }
   if (isinf_f(x)) {
-    if (isinf_f(y)) { return copysign_f(select(0.75f * pi, 0.25f * pi, x > 0.0f), y); }
-    return copysign_f(select(pi, 0.0f, x > 0.0f), y);
+    if (isinf_f(y)) { return copysign_f(select(0.75f * pi, 0.25f * pi, !signbit_f(x)), y); }
+    return copysign_f(select(pi, 0.0f, !signbit_f(x)), y);
   }
-  if (x == 0.0f || isinf_f(y)) { return copysign_f(0.5f * pi, y); }
-  var r = atan_f(abs(y) / abs(x));
-  if (x < 0.0f) { r = pi - r; }
+  if (magnitude_bits_f(x) == 0u || isinf_f(y)) { return copysign_f(0.5f * pi, y); }
+  var r = atan_f(div_f(bitcast<f32>(magnitude_bits_f(y)), bitcast<f32>(magnitude_bits_f(x))));
+  if (signbit_f(x)) { r = pi - r; }
   return copysign_f(r, y);
 }
 // |x| >= 2^23 is already integral; lavapipe's floor/ceil/trunc/round go through a 32-bit
