@@ -18,16 +18,21 @@ fn scale_up_f(v: f32, k: i32) -> f32 {
   if (!subnormal_f(v) || k < 23) { return v * bitcast<f32>(u32(k + 127) << 23u); }
   return copysign_f(f32(magnitude_bits_f(v)) * bitcast<f32>(u32(k - 149 + 127) << 23u), v);
 }
-// a / b where the driver divides through a reciprocal that flushes subnormals (NVIDIA): a huge
+// a / b where the driver divides through a reciprocal and flushes subnormals (NVIDIA): a huge
 // divisor (>= 2^126) and subnormal operands are first scaled by 2^-64 or 2^64, which leaves the
-// quotient alone (an operand pushed out of range means the quotient is out of range too)
+// quotient alone (an operand pushed out of range means the quotient is out of range too), and
+// a subnormal quotient is built from the bits of the quotient times 2^64
 fn div_f(a: f32, b: f32) -> f32 {
   let bb = magnitude_bits_f(b);
-  if (bb >= 0x7e800000u && bb < 0x7f800000u) {
-    return (a * 5.421010862427522e-20f) / (b * 5.421010862427522e-20f);
+  let huge = bb >= 0x7e800000u && bb < 0x7f800000u;
+  var q = a / b;
+  if (huge) { q = (a * 5.421010862427522e-20f) / (b * 5.421010862427522e-20f); }
+  else if (subnormal_f(a) || subnormal_f(b)) { q = scale_up_f(a, 64) / scale_up_f(b, 64); }
+  if (magnitude_bits_f(q) < 0x00800000u && magnitude_bits_f(a) != 0u && bb < 0x7f800000u) {
+    let big = select(scale_up_f(a, 64) / b, a / (b * 5.421010862427522e-20f), huge);  // q 2^64
+    return copysign_f(bitcast<f32>(u32(round(abs(big) * 3.8685626227668134e+25f))), big);  // 2^85
   }
-  if (subnormal_f(a) || subnormal_f(b)) { return scale_up_f(a, 64) / scale_up_f(b, 64); }
-  return a / b;
+  return q;
 }
 fn signbit_f(x: f32) -> bool { return (bitcast<u32>(x) & 0x80000000u) != 0u; }
 fn copysign_f(x: f32, y: f32) -> f32 {
