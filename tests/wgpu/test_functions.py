@@ -215,6 +215,21 @@ def test_matrix_norm_refuses_an_unknown_ord(xp):
         xp.linalg.matrix_norm(xp.ones((2, 2)), ord=3)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_matmul_of_large_blocks_with_ragged_edges(xp, dtype):
+    # sizes past the register-blocked kernel's threshold, none a multiple of its 128 x 128 blocks
+    # or of its k step; a batch; and an operand that is a transposed view
+    if dtype not in xp.__array_namespace_info__().dtypes():
+        pytest.skip(f"the default device has no {dtype}")
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((2, 130, 77)).astype(dtype)
+    b = rng.standard_normal((2, 77, 201)).astype(dtype)
+    rtol = 1e-5 if dtype == "float32" else 1e-12
+    assert_matches_numpy(xp.asarray(a) @ xp.asarray(b), a @ b, rtol=rtol, atol=rtol)
+    c = rng.standard_normal((300, 65)).astype(dtype)
+    assert_matches_numpy(xp.matmul(xp.asarray(c).mT, xp.asarray(c)), c.T @ c, rtol=rtol, atol=rtol * 10)
+
+
 def test_cross_of_mixed_narrow_integers(xp):
     # narrow integers are widened and wrapped in the kernel: each operand's conversion is one term
     a = np.array([[1, 2, 3], [4, 5, 250]], np.uint8)

@@ -1,0 +1,115 @@
+"""How fast is ruda_wgpu's matmul?
+
+Times, in this process and on the same data, square float32 matmuls of 1024, 2048 and 4096 (and
+float64 at 2048) on ruda_wgpu, NumPy and, where CuPy and an NVIDIA GPU are present, CuPy
+(cuBLAS; CuPy leaves TF32 off unless CUPY_TF32=1 is set, and this script refuses to run with
+it). GPU sides wait for their work inside the timed call. On a CPU adapter (lavapipe) only 1024
+runs unless ``--full``. Results go to ``benchmarks/results/wgpu_matmul-<device>.json``, with
+TFLOP/s per contender.
+
+    python3 benchmarks/wgpu_matmul.py
+    python3 benchmarks/wgpu_matmul.py --markdown     # the README's table, from the results files
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import ruda_wgpu as xp
+from _gpu_bench import RESULTS, cupy_or_none, save, time_rows, waiting
+
+
+def _contenders(n: int, dtype: str, cp: Any) -> dict[str, Callable[[], object]]:
+    rng = np.random.default_rng(0)
+    a, b = (rng.standard_normal((n, n)).astype(dtype) for _ in range(2))
+    xa, xb = xp.asarray(a), xp.asarray(b)
+    out: dict[str, Callable[[], object]] = {
+        "ruda_wgpu": waiting(lambda: xa @ xb, xp.synchronize),
+        "numpy": lambda: a @ b,
+    }
+    if cp is not None:
+        ca, cb = cp.asarray(a), cp.asarray(b)
+        out["cupy"] = waiting(lambda: ca @ cb, cp.cuda.Device().synchronize)
+    return out
+
+
+def main() -> int:
+    formatter = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=formatter)
+    parser.add_argument("--full", action="store_true", help="every size also on a CPU adapter")
+    parser.add_argument("--repeats", type=int, default=3, help="timed batches per contender (best kept)")
+    parser.add_argument("--markdown", action="store_true", help="print the results files as one table")
+    args = parser.parse_args()
+    if args.markdown:
+        print(markdown(sorted(RESULTS.glob("wgpu_matmul-*.json"))))
+        return 0
+    if os.environ.get("CUPY_TF32", "0") != "0":
+        parser.error("CUPY_TF32 is set: CuPy would multiply float32 at TF32 precision")
+    dev = xp.__array_namespace_info__().default_device()
+    cpu = dev.adapter.info["adapter_type"] == "CPU"
+    cases = [(1024, "float32")]
+    if args.full or not cpu:
+        cases += [(2048, "float32"), (4096, "float32")]
+        if "float64" in xp.__array_namespace_info__().dtypes():
+            cases.append((2048, "float64"))
+    cp = cupy_or_none()
+    rows = time_rows(
+        f"{dev.name} ({dev.description})",
+        [({"dtype": dt, "size": n}, lambda n=n, dt=dt: _contenders(n, dt, cp)) for n, dt in cases],
+        args.repeats,
+    )
+    for r in rows:
+        flops = 2 * r["size"] ** 3
+        for who in ("ruda_wgpu", "numpy", "cupy"):
+            if f"{who} ms" in r:
+                r[f"{who} TFLOP/s"] = flops / (r[f"{who} ms"] * 1e-3) / 1e12
+    print(f"device: {dev.name} = {dev.description}" + ("  (CuPy: " + ("yes)" if cp else "not here)")))
+    print(markdown_rows(dev.description, rows))
+    out = save("wgpu_matmul", dev.description, cp is not None, rows)
+    print(f"results: {out}")
+    return 0
+
+
+_HEADER = [
+    "| device | dtype | n | ruda_wgpu ms | TFLOP/s | NumPy ms | ours/NumPy | CuPy ms | CuPy TFLOP/s"
+    " | CuPy ms / ours ms |",
+    "|---|---|---|---|---|---|---|---|---|---|",
+]
+
+
+def markdown_rows(device: str, rows: list[dict[str, Any]]) -> str:
+    """The rows of one device as markdown table lines (without the header)."""
+    lines = []
+    for r in rows:
+        cupy = (
+            f"{r['cupy ms']:.3f} | {r['cupy TFLOP/s']:.1f} | {1 / r['ours/cupy']:.2f}"
+            if "cupy ms" in r
+            else "— | — | —"
+        )
+        lines.append(
+            f"| {device.split(' (')[0]} | {r['dtype']} | {r['size']} | {r['ruda_wgpu ms']:.3f} "
+            f"| {r['ruda_wgpu TFLOP/s']:.2f} | {r['numpy ms']:.3f} | {r['ours/numpy']:.2f} | {cupy} |"
+        )
+    return "\n".join(lines)
+
+
+def markdown(paths: list[Path]) -> str:
+    """One table of every results file."""
+    lines = list(_HEADER)
+    for path in paths:
+        data = json.loads(path.read_text())
+        lines.append(markdown_rows(data["device"], data["rows"]))
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
