@@ -3,7 +3,8 @@
 For add, exp, sum (1e3 ... 1e7 elements) and matmul (256 ... 2048), each timed in
 this process three ways: ``ruda_wgpu`` (pool, batching, generic strided kernels),
 a minimal hand-written wgpu-py program (one fixed pipeline, fixed buffers and
-bind group, all dispatches in one compute pass, the same algorithm), and NumPy.
+bind group, all dispatches in one compute pass, the same algorithm), and NumPy (in rounds of
+its own, so that the GPU does not idle between the GPU contenders).
 Both GPU sides wait for completion the same way (mapping a small buffer). The
 table reports the fastest round of each and the ratios ours/hand-written (the
 layer's overhead: the median of ratios taken round by round) and ours/NumPy; a
@@ -148,18 +149,25 @@ def grid(groups: int) -> tuple[int, int, int]:
 def compare(fns: dict[str, Callable[[], None]], reps: int, trials: int) -> dict[str, float]:
     """Seconds per operation of each contender, and the overhead ratio ours/hand.
 
-    One warm-up each, then ``trials`` rounds in which the contenders run back to back. Times are
-    each one's fastest round; the ratio is the median over rounds of ours/hand measured in the
-    same round, so load from other processes, which drifts slowly, cancels out.
+    One warm-up each, then ``trials`` rounds in which the two GPU contenders run back to back, in
+    turns first, so that neither always follows an idle GPU (a GPU lowers its clocks when idle);
+    NumPy runs in rounds of its own afterwards. Times are each one's fastest round; the ratio is
+    the median over rounds of ours/hand measured in the same round, so load from other processes,
+    which drifts slowly, cancels out.
     """
     for fn in fns.values():
         fn()
     rounds: dict[str, list[float]] = {name: [] for name in fns}
-    for _ in range(trials):
-        for name, fn in fns.items():
+    gpu = [name for name in fns if name != "numpy"]
+    for trial in range(trials):
+        for name in gpu if trial % 2 == 0 else gpu[::-1]:
             start = time.perf_counter()
-            fn()
+            fns[name]()
             rounds[name].append(time.perf_counter() - start)
+    for _ in range(trials):
+        start = time.perf_counter()
+        fns["numpy"]()
+        rounds["numpy"].append(time.perf_counter() - start)
     out = {name: min(t) / reps for name, t in rounds.items()}
     out["ratio"] = statistics.median(o / h for o, h in zip(rounds["ours"], rounds["hand"], strict=True))
     return out
