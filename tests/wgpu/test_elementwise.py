@@ -214,3 +214,24 @@ def test_shifts_past_the_width(xp, dtype):
     for op in ("bitwise_left_shift", "bitwise_right_shift"):
         want = getattr(np, op.removeprefix("bitwise_"))(a, counts)
         assert_matches_numpy(getattr(xp, op)(xp.asarray(a), xp.asarray(counts)), want, err_msg=op)
+
+
+def test_every_operation_is_a_named_function_of_the_namespace(xp):
+    # the table of operations and the written-out functions must not drift apart
+    from ruda_wgpu import _ufuncs
+
+    for name in _OPS:
+        fn = getattr(xp, name)
+        assert fn is getattr(_ufuncs, name) and fn.__name__ == name and fn.__doc__, name
+    written = {
+        n
+        for n, v in vars(_ufuncs).items()
+        if callable(v) and getattr(v, "__module__", "") == _ufuncs.__name__
+    }
+    assert written - {"_unary"} == set(_OPS)
+
+
+def test_operators_are_methods_of_the_array_type(xp):
+    for dunder in ("add", "radd", "iadd", "matmul", "rmatmul", "eq", "lt", "neg", "invert", "rshift"):
+        assert f"__{dunder}__" in vars(ruda_wgpu._operators.Operators), dunder
+    assert issubclass(xp.Array, ruda_wgpu._operators.Operators)

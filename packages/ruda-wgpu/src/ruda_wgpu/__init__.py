@@ -17,7 +17,7 @@ from __future__ import annotations
 import math as _math
 
 from ruda_wgpu import _dtypes
-from ruda_wgpu._array import Array, _install_operators
+from ruda_wgpu._array import Array
 from ruda_wgpu._creation import (
     arange,
     asarray,
@@ -37,7 +37,6 @@ from ruda_wgpu._creation import (
 )
 from ruda_wgpu._creation import empty_ as empty
 from ruda_wgpu._dtypes import can_cast, finfo, iinfo, isdtype, result_type
-from ruda_wgpu._elementwise import *  # noqa: F403  (the ~65 generated elementwise functions)
 from ruda_wgpu._elementwise import NAMES as _ELEMENTWISE
 from ruda_wgpu._elementwise import astype, clip, where
 from ruda_wgpu._engine import GpuDevice as Device
@@ -78,6 +77,74 @@ from ruda_wgpu._statistical import (
     sum,
     var,
 )
+from ruda_wgpu._ufuncs import (
+    abs,
+    acos,
+    acosh,
+    add,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    bitwise_and,
+    bitwise_invert,
+    bitwise_left_shift,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+    ceil,
+    conj,
+    copysign,
+    cos,
+    cosh,
+    divide,
+    equal,
+    exp,
+    expm1,
+    floor,
+    floor_divide,
+    greater,
+    greater_equal,
+    hypot,
+    imag,
+    isfinite,
+    isinf,
+    isnan,
+    less,
+    less_equal,
+    log,
+    log1p,
+    log2,
+    log10,
+    logaddexp,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    maximum,
+    minimum,
+    multiply,
+    negative,
+    nextafter,
+    not_equal,
+    positive,
+    pow,
+    real,
+    reciprocal,
+    remainder,
+    round,
+    sign,
+    signbit,
+    sin,
+    sinh,
+    sqrt,
+    square,
+    subtract,
+    tan,
+    tanh,
+    trunc,
+)
 from ruda_wgpu._utility import count_nonzero, diff
 
 from . import fft, linalg
@@ -92,8 +159,6 @@ complex64, complex128 = _dtypes.complex64, _dtypes.complex128
 
 e, pi, inf, nan = _math.e, _math.pi, _math.inf, _math.nan
 newaxis = None
-
-_install_operators()
 
 
 def synchronize(device: Device | str | None = None) -> None:

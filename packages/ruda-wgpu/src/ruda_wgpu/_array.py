@@ -26,9 +26,10 @@ import numpy as np
 from ruda_wgpu import _dtypes
 from ruda_wgpu._engine import GpuDevice, Storage, resolve_device, storage_itemsize
 from ruda_wgpu._kernels import Operand, Scalar, c_strides, convert, launch_elementwise
+from ruda_wgpu._operators import Operators
 
 
-class Array:
+class Array(Operators):
     """An n-dimensional array on a WebGPU device (see the module docstring for its layout)."""
 
     __slots__ = ("__weakref__", "_device", "_dtype", "_offset", "_shape", "_storage", "_strides")
@@ -316,72 +317,3 @@ def check_scalar_range(value: Any, dtype: np.dtype[Any]) -> None:
         info = np.iinfo(dtype)
         if not info.min <= value <= info.max:
             raise OverflowError(f"Python int {value} is out of bounds for {dtype.name}")
-
-
-_BINARY = {
-    "add": "add",
-    "sub": "subtract",
-    "mul": "multiply",
-    "truediv": "divide",
-    "floordiv": "floor_divide",
-    "mod": "remainder",
-    "pow": "pow",
-    "and": "bitwise_and",
-    "or": "bitwise_or",
-    "xor": "bitwise_xor",
-    "lshift": "bitwise_left_shift",
-    "rshift": "bitwise_right_shift",
-}
-_COMPARE = {
-    "eq": "equal",
-    "ne": "not_equal",
-    "lt": "less",
-    "le": "less_equal",
-    "gt": "greater",
-    "ge": "greater_equal",
-}
-_UNARY = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}
-
-
-def _install_operators() -> None:
-    """Bind every operator, reflected and in-place form to the namespace's functions."""
-    from ruda_wgpu import _elementwise as ew
-    from ruda_wgpu import _linalg
-
-    def binary(fn: Any) -> tuple[Any, Any, Any]:
-        def op(self: Array, other: Any) -> Any:
-            other = python_scalar(other)
-            if not isinstance(other, Array | bool | int | float | complex):
-                return NotImplemented
-            return fn(self, other)
-
-        def rop(self: Array, other: Any) -> Any:
-            other = python_scalar(other)
-            if not isinstance(other, Array | bool | int | float | complex):
-                return NotImplemented
-            return fn(other, self)
-
-        def iop(self: Array, other: Any) -> Array:
-            result = fn(self, other)
-            if result.dtype != self.dtype or result.shape != self.shape:
-                raise TypeError(
-                    f"in-place {fn.__name__} would turn {self.dtype.name}{list(self.shape)} into "
-                    f"{result.dtype.name}{list(result.shape)}: use the out-of-place form"
-                )
-            assign(self, result)
-            return self
-
-        return op, rop, iop
-
-    table = {dunder: getattr(ew, name) for dunder, name in _BINARY.items()}
-    table["matmul"] = _linalg.matmul
-    for dunder, fn in table.items():
-        op, rop, iop = binary(fn)
-        setattr(Array, f"__{dunder}__", op)
-        setattr(Array, f"__r{dunder}__", rop)
-        setattr(Array, f"__i{dunder}__", iop)
-    for dunder, name in _COMPARE.items():
-        setattr(Array, f"__{dunder}__", binary(getattr(ew, name))[0])
-    for dunder, name in _UNARY.items():
-        setattr(Array, f"__{dunder}__", getattr(ew, name))
-    Array.__hash__ = None  # type: ignore[assignment]

@@ -11,7 +11,6 @@ kernel on use; the library's comments say which driver behaviour each one avoids
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -324,31 +323,7 @@ def _prelude(name: str, dt: np.dtype[Any]) -> str:
     return f"fn f({params}) -> {tr} {{ {_fmt(op.body_for(dt), t)} }}"
 
 
-def _make(name: str) -> Callable[..., Array]:
-    op = _OPS[name]
-    fn: Callable[..., Array]
-    if op.nargs == 1:
-
-        def unary(x: Array, /) -> Array:
-            if not isinstance(x, Array):
-                raise TypeError(f"{name}() takes a ruda_wgpu array, not {type(x).__name__}")
-            return apply(name, x)
-
-        fn = unary
-    else:
-
-        def binary(x1: Array | int | float | bool, x2: Array | int | float | bool, /) -> Array:
-            return apply(name, x1, x2)
-
-        fn = binary
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"Elementwise ``{name}`` on the GPU, with broadcasting and Array API type promotion."
-    return fn
-
-
-for _name in _OPS:
-    globals()[_name] = _make(_name)
-
+#: every operation of the table, each a function of ``_ufuncs``
 NAMES = tuple(_OPS)
 
 
