@@ -14,6 +14,7 @@ key within its own row.
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from typing import Any, NamedTuple
@@ -97,6 +98,37 @@ def key_code(dtype: np.dtype[Any], descending: bool, invertible: bool) -> KeyCod
     return KeyCode(1, bits, f"return vec2<u32>({key}, 0u);", f"return {value};")
 
 
+@functools.cache
+def _scatter_unrolled(words: int) -> dict[str, str]:
+    """The per-key parts of ``radix_scatter.wgsl`` for keys of ``words`` u32 words, unrolled over
+    a thread's :data:`RADIX_IPT` keys: key ``q`` lives in ``k{q}_{x}``, its payload in ``p{q}``,
+    its digit in ``d{q}`` (16: past the row's end)."""
+    wg = RADIX_WG
+    load, scatter = [], []
+    for q in range(RADIX_IPT):
+        word = f"k{q}_0" if words == 1 else f"select(k{q}_0, k{q}_1, P[3] == 1u)"
+        load += [
+            f"  var d{q} = 16u; var p{q} = 0u;" + "".join(f" var k{q}_{x} = 0u;" for x in range(words)),
+            f"  if (first + {q}u < n) {{",
+            f"    let e = row * n + first + {q}u;",
+            *[f"    k{q}_{x} = ki[e * {words}u + {x}u];" for x in range(words)],
+            f"    if (P[5] != 0u) {{ p{q} = pi[e]; }}",
+            f"    d{q} = ({word} >> P[4]) & 15u;",
+            f"    c[d{q} * {wg}u + lid] = c[d{q} * {wg}u + lid] + 1u;",
+            "  }",
+        ]
+        scatter += [
+            f"  if (d{q} < 16u) {{",
+            f"    let at = d{q} * {wg}u + lid;",
+            f"    let pos = out_start[d{q}] + c[at] - tile_start[d{q}];",
+            "    c[at] = c[at] + 1u;",
+            *[f"    ko[pos * {words}u + {x}u] = k{q}_{x};" for x in range(words)],
+            f"    if (P[5] != 0u) {{ po[pos] = p{q}; }}",
+            "  }",
+        ]
+    return {"LOAD": "\n".join(load), "SCATTER": "\n".join(scatter)}
+
+
 def radix_sort(
     dev: GpuDevice, keys: Storage, payload: Storage | None, rows: int, n: int, code: KeyCode
 ) -> tuple[Storage, Storage | None]:
@@ -106,9 +138,9 @@ def radix_sort(
         "IPT": RADIX_IPT,
         "TILE": RADIX_TILE,
         "NW": code.words,
-        "KEYWORDS": RADIX_IPT * code.words,
         "COUNTERS": 16 * RADIX_WG,
     }
+    scatter_subs = {**subs, **_scatter_unrolled(code.words)}
     tiles = math.ceil(n / RADIX_TILE)
     total = rows * n
     ncounts = rows * 16 * tiles
@@ -132,7 +164,7 @@ def radix_sort(
             bind(dev, offsets, 0, ncounts, _U32, what)[0],
         ]
         params = [n, rows, tiles, word, shift, payload is not None]
-        run(dev, "radix_scatter", subs, bindings, params, rows * tiles)
+        run(dev, "radix_scatter", scatter_subs, bindings, params, rows * tiles)
         if start == 0:
             dev.flush()  # the GPU starts while the other passes are recorded (a submit costs ~0.15 ms)
         keys, payload = out_keys, out_payload

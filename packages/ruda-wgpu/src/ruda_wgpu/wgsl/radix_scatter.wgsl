@@ -3,6 +3,9 @@
 // the tile follow positions and the sort is stable. c[d * ${WG} + t] counts digit d in
 // thread t's keys; its exclusive scan in that (digit-major) order gives each thread the rank
 // of its first key of each digit. No subgroup operations: this runs on any adapter.
+// The per-key parts (loading keys, payloads and digits into registers and counting them; moving
+// each key to its place) come unrolled from Python, a variable per key: NVIDIA's compiler keeps
+// arrays indexed by a loop counter in local memory.
 // P: n, rows, tiles, word, shift, payload; offsets: radix_count's counts, each (row, digit)
 // scanned over its tiles
 @group(0) @binding(0) var<storage, read> P: array<u32>;
@@ -24,22 +27,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   if (w >= P[1] * tiles) { return; }
   let row = w / tiles; let tile = w % tiles;
   for (var d = 0u; d < 16u; d = d + 1u) { c[d * ${WG}u + lid] = 0u; }
-  var keys: array<u32, ${KEYWORDS}>;
-  var pay: array<u32, ${IPT}>;
-  var digit: array<u32, ${IPT}>;
   let first = tile * ${TILE}u + lid * ${IPT}u;
-  for (var q = 0u; q < ${IPT}u; q = q + 1u) {
-    digit[q] = 16u;
-    let j = first + q;
-    if (j < n) {
-      let e = row * n + j;
-      for (var x = 0u; x < ${NW}u; x = x + 1u) { keys[q * ${NW}u + x] = ki[e * ${NW}u + x]; }
-      if (P[5] != 0u) { pay[q] = pi[e]; }
-      let d = (keys[q * ${NW}u + P[3]] >> P[4]) & 15u;
-      digit[q] = d;
-      c[d * ${WG}u + lid] = c[d * ${WG}u + lid] + 1u;
-    }
-  }
+${LOAD}
   workgroupBarrier();
   var sum = 0u;
   for (var e = 0u; e < 16u; e = e + 1u) {
@@ -68,14 +57,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     out_start[lid] = o;
   }
   workgroupBarrier();
-  for (var q = 0u; q < ${IPT}u; q = q + 1u) {
-    let d = digit[q];
-    if (d < 16u) {
-      let at = d * ${WG}u + lid;
-      let pos = out_start[d] + c[at] - tile_start[d];
-      c[at] = c[at] + 1u;
-      for (var x = 0u; x < ${NW}u; x = x + 1u) { ko[pos * ${NW}u + x] = keys[q * ${NW}u + x]; }
-      if (P[5] != 0u) { po[pos] = pay[q]; }
-    }
-  }
+${SCATTER}
 }
