@@ -183,3 +183,15 @@ def test_devices_and_info_tell_the_truth(xp):
         "complex128",
     ):
         assert hasattr(xp, name)
+
+
+def test_an_empty_window_past_the_end_of_its_buffer_binds_a_valid_range(xp):
+    # an empty view's offset may lie past its buffer's end (x[8:][...]); kernels never read it,
+    # but its binding must still be a valid range of the buffer
+    from ruda_wgpu._kernels import window
+
+    x = xp.zeros(64, dtype=xp.float32)
+    storage, dev = x._storage, x.device
+    end = storage.buffer.size // 4
+    (buffer, offset, size), _ = window(dev, storage, end + 8, end + 8, 4, "test")
+    assert buffer is storage.buffer and offset >= 0 and size > 0 and offset + size <= buffer.size
