@@ -3,12 +3,15 @@ and the command line's refusal to expose an unauthenticated server."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import ipaddress
 import logging
+import socket
 import ssl
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -17,7 +20,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
-from ruda_remote import cli
+from ruda_remote import server as server_module
+from ruda_remote.server import RemoteServer, start_websocket, start_websocket_async
 
 TOKEN = "s3cret-token-4f1d8b"
 
@@ -117,5 +121,85 @@ def test_cli_reads_the_token_from_a_file(server_process, tmp_path):
 
 
 def test_loopback_detection():
-    assert cli.is_loopback("127.0.0.1") and cli.is_loopback("::1") and cli.is_loopback("localhost")
-    assert not cli.is_loopback("0.0.0.0") and not cli.is_loopback("192.168.1.4")
+    is_loopback = server_module.is_loopback
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
+    assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.4") and not is_loopback("::")
+
+
+PUBLIC_HOSTS = ["0.0.0.0", "::", "192.0.2.7", "gpu-box.example"]
+
+
+@pytest.mark.parametrize("host", PUBLIC_HOSTS)
+def test_remote_server_refuses_a_public_bind_without_a_token(host):
+    with pytest.raises(ValueError, match=f"refusing to bind {host} without a token.*insecure=True"):
+        RemoteServer("host", host=host)
+
+
+@pytest.mark.parametrize("host", PUBLIC_HOSTS)
+def test_start_websocket_refuses_a_public_bind_without_a_token(host):
+    errors: list[BaseException] = []
+
+    def serve() -> None:
+        try:
+            start_websocket("host", None, 0, host=host)
+        except BaseException as err:
+            errors.append(err)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    thread.join(20)
+    assert not thread.is_alive(), f"start_websocket(host={host!r}) served without a token"
+    assert len(errors) == 1 and isinstance(errors[0], ValueError), errors
+    assert "without a token" in str(errors[0])
+
+
+@pytest.mark.parametrize("host", PUBLIC_HOSTS)
+def test_start_websocket_async_refuses_a_public_bind_without_a_token(host):
+    async def serve() -> None:
+        await asyncio.wait_for(start_websocket_async("host", None, 0, host=host), 20)
+
+    with pytest.raises(ValueError, match="without a token"):
+        asyncio.run(serve())
+
+
+@pytest.mark.parametrize("host", [None, "", ["127.0.0.1", "0.0.0.0"]])
+def test_a_host_that_means_every_interface_is_refused_before_binding(host, monkeypatch):
+    bound = []
+    monkeypatch.setattr(server_module, "serve", lambda *a, **k: bound.append(a))
+    with pytest.raises(ValueError, match="host must be an address or host name"):
+        RemoteServer("host", host=host, token=TOKEN)
+    with pytest.raises(ValueError, match="host must be an address or host name"):
+        asyncio.run(asyncio.wait_for(start_websocket_async("host", None, 0, host=host, token=TOKEN), 20))
+    assert bound == []
+
+
+def test_insecure_opts_in_with_a_warning():
+    with pytest.warns(UserWarning) as record:
+        srv = RemoteServer("host", host="0.0.0.0", insecure=True)
+    assert srv.host == "0.0.0.0"
+    texts = [str(w.message) for w in record]
+    assert any("serving on 0.0.0.0 WITHOUT authentication" in t for t in texts), texts
+    assert any("serving on 0.0.0.0 without TLS" in t for t in texts), texts
+    with pytest.warns(UserWarning, match="serving on 0.0.0.0 without TLS"):
+        RemoteServer("host", host="0.0.0.0", token=TOKEN)
+
+
+def test_a_failed_start_leaves_nothing_bound(monkeypatch):
+    log_info = server_module.log.info
+
+    def fail_after_binding(text: str, *args: object, **kwargs: object) -> None:
+        if text.startswith("ruda remote server"):  # the line start() logs once it listens
+            raise RuntimeError("the log is broken")
+        log_info(text, *args, **kwargs)
+
+    monkeypatch.setattr(server_module.log, "info", fail_after_binding)
+    srv = RemoteServer("host", port=0)
+
+    async def start() -> None:
+        await asyncio.wait_for(srv.start(), 20)
+
+    with pytest.raises(RuntimeError, match="the log is broken"):
+        asyncio.run(start())
+    assert srv.port != 0
+    with pytest.raises(ConnectionRefusedError), socket.create_connection(("127.0.0.1", srv.port), 5):
+        pass

@@ -5,7 +5,8 @@
         --token-file token.txt --cert cert.pem --key key.pem
 
 Binding anything but a loopback address without a token is refused unless ``--insecure``
-is given, and then it warns. The token is read from a file so that it never appears in
+is given, and then it warns (the rule of :class:`ruda_remote.server.RemoteServer`, which
+every entry point goes through). The token is read from a file so that it never appears in
 the process list or in shell history.
 """
 
@@ -13,14 +14,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import ipaddress
 import logging
 import ssl
 import sys
-import warnings
 from pathlib import Path
 from typing import Any
 
+from ruda_remote.server import start_websocket
 from ruda_remote.wire import Limits
 
 log = logging.getLogger("ruda_remote.cli")
@@ -66,20 +66,8 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(func=serve_command)
 
 
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` is a loopback address or ``localhost``."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def serve_command(args: argparse.Namespace) -> int:
     """Check the security options, then serve until interrupted."""
-    from ruda_remote.server import start_websocket
-
     token = None
     if args.token_file is not None:
         try:
@@ -90,21 +78,6 @@ def serve_command(args: argparse.Namespace) -> int:
         if not token:
             print(f"ruda serve: the token file {args.token_file} is empty", file=sys.stderr)
             return 2
-    if not is_loopback(args.host) and token is None:
-        if not args.insecure:
-            print(
-                f"ruda serve: refusing to bind {args.host} without a token: anyone who can reach it could "
-                "run "
-                "operations and read data. Pass --token-file FILE (and --cert/--key for TLS), or --insecure "
-                "if this network is trusted.",
-                file=sys.stderr,
-            )
-            return 2
-        warnings.warn(
-            f"serving on {args.host} WITHOUT authentication (--insecure): anyone who can reach this "
-            "port can run operations and read data",
-            stacklevel=1,
-        )
     if (args.cert is None) != (args.key is None):
         print("ruda serve: --cert and --key go together", file=sys.stderr)
         return 2
@@ -112,19 +85,25 @@ def serve_command(args: argparse.Namespace) -> int:
     if args.cert is not None:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(args.cert, args.key)
-    elif not is_loopback(args.host):
-        warnings.warn(
-            f"serving on {args.host} without TLS: data travels unencrypted (pass --cert and --key)",
-            stacklevel=1,
-        )
     limits = Limits(
         max_message_bytes=args.max_message_mb * 2**20, max_session_bytes=args.max_session_mb * 2**20
     )
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a foreground server stops
-        start_websocket(
-            args.backend, args.device, args.port, host=args.host, token=token, ssl=context, limits=limits
-        )
+    try:
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a foreground server stops
+            start_websocket(
+                args.backend,
+                args.device,
+                args.port,
+                host=args.host,
+                token=token,
+                ssl=context,
+                limits=limits,
+                insecure=args.insecure,
+            )
+    except ValueError as err:  # a refused bind, an unknown device: what to change, not a traceback
+        print(f"ruda serve: {err}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -4,7 +4,9 @@
     start_websocket("host", None, 3000)                       # blocks; ws://127.0.0.1:3000
     start_websocket(ruda.cuda, "cuda:0", 3000, token=secret)  # a namespace works as well as a name
 
-Secure by default: it binds 127.0.0.1 unless told otherwise, checks a token when given one
+Secure by default: it binds 127.0.0.1 unless told otherwise, and refuses any other address
+without a token unless ``insecure=True`` (every entry point goes through :class:`RemoteServer`,
+so the rule is the same from Python and from ``ruda serve``). It checks a token when given one
 (the client proves it knows the token with an HMAC of a fresh nonce, so the token itself
 never crosses the network or reaches a log), speaks TLS when given an ``ssl.SSLContext``,
 and limits message size and each session's memory (:class:`ruda_remote.wire.Limits`).
@@ -15,9 +17,11 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import ipaddress
 import logging
 import secrets
 import ssl as ssl_module
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from types import ModuleType
 from typing import Any
@@ -35,7 +39,49 @@ log = logging.getLogger("ruda_remote.server")
 
 HELLO_TIMEOUT = 10.0
 
-__all__ = ["Limits", "RemoteServer", "start_websocket", "start_websocket_async"]
+__all__ = ["Limits", "RemoteServer", "is_loopback", "start_websocket", "start_websocket_async"]
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is a loopback address or ``localhost``."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _check_bind(host: Any, token: str | None, ssl: ssl_module.SSLContext | None, insecure: bool) -> None:
+    """Refuse a bind that would expose an unauthenticated server; warn about a risky one.
+
+    ``host`` must be one address or host name: asyncio reads None or "" as every interface.
+    Anything but loopback needs a token unless ``insecure`` (then it warns), and warns without TLS.
+    """
+    if not isinstance(host, str) or not host:
+        raise ValueError(
+            f"host must be an address or host name to bind, got {host!r}: None or '' would bind every "
+            "interface; pass host='0.0.0.0' (with a token) to serve the network on purpose"
+        )
+    if is_loopback(host):
+        return
+    if token is None:
+        if not insecure:
+            raise ValueError(
+                f"refusing to bind {host} without a token: anyone who can reach it could run operations "
+                "and read data. Pass token=... (ruda serve --token-file FILE), and ssl=... (--cert/--key) "
+                "for TLS, or insecure=True (--insecure) if this network is trusted"
+            )
+        warnings.warn(
+            f"serving on {host} WITHOUT authentication (insecure): anyone who can reach this port can run "
+            "operations and read data",
+            stacklevel=3,
+        )
+    if ssl is None:
+        warnings.warn(
+            f"serving on {host} without TLS: data travels unencrypted (pass ssl=..., or --cert and --key)",
+            stacklevel=3,
+        )
 
 
 def prove(token: str, nonce: bytes) -> bytes:
@@ -46,6 +92,7 @@ def prove(token: str, nonce: bytes) -> bytes:
 class RemoteServer:
     """A WebSocket server for one backend namespace on one device.
 
+    ``host`` other than loopback needs a ``token``, or ``insecure=True`` on a trusted network.
     ``await server.start()`` binds (``port=0`` picks a free port, then read
     :attr:`port`); ``await server.serve_forever()`` runs until :meth:`close`.
     """
@@ -60,13 +107,15 @@ class RemoteServer:
         token: str | None = None,
         ssl: ssl_module.SSLContext | None = None,
         limits: Limits | None = None,
+        insecure: bool = False,
     ) -> None:
-        self.namespace = ruda.namespace(backend) if isinstance(backend, str) else backend
-        self.backend_name = backend if isinstance(backend, str) else getattr(backend, "__name__", "?")
         if token is not None and not token:
             raise ValueError(
                 "the token is empty: pass a non-empty token, or token=None for no authentication"
             )
+        _check_bind(host, token, ssl, insecure)
+        self.namespace = ruda.namespace(backend) if isinstance(backend, str) else backend
+        self.backend_name = backend if isinstance(backend, str) else getattr(backend, "__name__", "?")
         self.host, self.port = host, port
         self._token = token
         self._ssl = ssl
@@ -92,7 +141,7 @@ class RemoteServer:
         return len(self._sessions)
 
     async def start(self) -> None:
-        """Bind and start accepting connections."""
+        """Bind and start accepting connections; if starting fails, nothing stays bound."""
         self._server = await serve(
             self._handle,
             self.host,
@@ -103,21 +152,27 @@ class RemoteServer:
             max_queue=64,
             logger=log,
         )
-        sockets = list(self._server.sockets)
-        if sockets and self.port == 0:
-            self.port = sockets[0].getsockname()[1]
-        log.info(
-            "ruda remote server: backend %s on %s at %s", self.backend_name, self._info["device"], self.url
-        )
+        try:
+            sockets = list(self._server.sockets)
+            if sockets and self.port == 0:
+                self.port = sockets[0].getsockname()[1]
+            device, url = self._info["device"], self.url
+            log.info("ruda remote server: backend %s on %s at %s", self.backend_name, device, url)
+        except BaseException:
+            self._server.close()
+            await self._server.wait_closed()
+            self._server = None
+            raise
 
     async def serve_forever(self) -> None:
-        if self._server is None:
-            await self.start()
-        assert self._server is not None
+        """Start if not started yet, then serve until :meth:`close` or cancellation."""
         try:
+            if self._server is None:
+                await self.start()
+            assert self._server is not None
             await self._server.serve_forever()
-        finally:  # cancelled or closed: stop listening and drop every connection
-            self._server.close()
+        finally:  # failed, cancelled or closed: stop listening and drop every connection
+            self.close()
             self._executor.shutdown(wait=False)
 
     def close(self) -> None:
@@ -263,9 +318,15 @@ async def start_websocket_async(
     token: str | None = None,
     ssl: ssl_module.SSLContext | None = None,
     limits: Limits | None = None,
+    insecure: bool = False,
 ) -> None:
-    """Serve ``backend`` on ``device`` at ``host:port`` within the running event loop, until cancelled."""
-    server = RemoteServer(backend, device, host=host, port=port, token=token, ssl=ssl, limits=limits)
+    """Serve ``backend`` on ``device`` at ``host:port`` within the running event loop, until cancelled.
+
+    The bind rules of :class:`RemoteServer` apply: a non-loopback ``host`` needs a ``token``
+    or ``insecure=True``."""
+    server = RemoteServer(
+        backend, device, host=host, port=port, token=token, ssl=ssl, limits=limits, insecure=insecure
+    )
     await server.serve_forever()
 
 
@@ -277,6 +338,14 @@ def start_websocket(
     token: str | None = None,
     ssl: ssl_module.SSLContext | None = None,
     limits: Limits | None = None,
+    insecure: bool = False,
 ) -> None:
-    """Serve ``backend`` on ``device`` at ``host:port``; blocks, running its own event loop."""
-    asyncio.run(start_websocket_async(backend, device, port, host=host, token=token, ssl=ssl, limits=limits))
+    """Serve ``backend`` on ``device`` at ``host:port``; blocks, running its own event loop.
+
+    The bind rules of :class:`RemoteServer` apply: a non-loopback ``host`` needs a ``token``
+    or ``insecure=True``."""
+    asyncio.run(
+        start_websocket_async(
+            backend, device, port, host=host, token=token, ssl=ssl, limits=limits, insecure=insecure
+        )
+    )
