@@ -1,6 +1,6 @@
 """Array API code on any GPU through WebGPU: devices, what they compute, and moving data.
 
-    python3 examples/wgpu_basics.py
+python3 examples/wgpu_basics.py
 """
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ def ulp_error(got: np.ndarray, want: np.ndarray, scale: np.ndarray | None = None
     dt = want.dtype
     ref = np.abs(want if scale is None else np.maximum(np.abs(want), np.abs(scale)))
     with np.errstate(all="ignore"):
-        err = np.abs(got.astype(np.float64) - want.astype(np.float64)) / np.spacing(
+        err: np.ndarray[Any, Any] = np.abs(got.astype(np.float64) - want.astype(np.float64)) / np.spacing(
             np.maximum(ref, np.finfo(dt).smallest_normal).astype(dt)
         ).astype(np.float64)
     err[(got == want) | (np.isnan(got) & np.isnan(want))] = 0.0
