@@ -1,5 +1,5 @@
 """The repository's own checks, run with the tests so that CI enforces them: ruff's lint and
-format rules on every file, and mypy (strict) on the core's public API, as pyproject.toml sets."""
+format rules on every file, and mypy (strict) on the packages pyproject.toml lists."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def test_ruff(command: list[str]) -> None:
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
 
 
-def test_mypy_on_the_core() -> None:
+def test_mypy() -> None:
     pytest.importorskip("mypy", reason="mypy is not installed (requirements-dev.txt has it)")
     done = _run(sys.executable, "-m", "mypy")
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]

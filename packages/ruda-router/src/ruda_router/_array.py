@@ -140,8 +140,9 @@ class Array:
         if not hasattr(self._inner, "__array__"):
             kind = type(self._inner).__name__
             raise TypeError(f"{kind} arrays of {self._router!r} do not convert to NumPy")
-        kwargs = {} if copy is None else {"copy": copy}
-        return np.asarray(self._inner, dtype=dtype, **kwargs)
+        if copy is None:
+            return np.asarray(self._inner, dtype=dtype)
+        return np.asarray(self._inner, dtype=dtype, copy=copy)
 
     def __repr__(self) -> str:
         return f"Array({self._inner!r}, device={self.device!r})"
@@ -149,7 +150,7 @@ class Array:
     # -- indexing --------------------------------------------------------------------------------
     def __getitem__(self, key: Any) -> Array:
         router = self._router
-        plan = positive_steps(key, self.shape)
+        plan = positive_steps(key, self._inner.shape)
         if plan is None:
             result: Array = router._wrap(self._inner[router._index_key(key, self)], self._index)
             return result
@@ -163,7 +164,7 @@ class Array:
     def __setitem__(self, key: Any, value: Any) -> None:
         router = self._router
         value = router._operand(value, self, "__setitem__")
-        plan = positive_steps(key, self.shape)
+        plan = positive_steps(key, self._inner.shape)
         if plan is None:
             self._inner[router._index_key(key, self)] = value
             return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -176,7 +176,7 @@ def linspace(
     dt = default_dtypes_of(dev)[kind] if dtype is None else _dtypes.check_dtype(dtype)
     if dt.kind not in "fc" or (is_complex and dt.kind != "c"):
         raise TypeError(f"linspace() from {start!r} to {stop!r} cannot produce {dt.name}")
-    value = complex if dt.kind == "c" else float
+    value: Callable[[Any], Any] = complex if dt.kind == "c" else float
     num = operator.index(num)
     if num < 0:
         raise ValueError("linspace(): num must be non-negative")

@@ -278,7 +278,8 @@ def eigh(x: Array, /) -> EighResult:
 
 def eigvalsh(x: Array, /) -> Array:
     """Eigenvalues (ascending) of symmetric (or complex Hermitian) matrices."""
-    return eigh(x).eigenvalues
+    values: Array = eigh(x).eigenvalues
+    return values
 
 
 #: QR iterations allowed per eigenvalue before eig gives up (LAPACK allows 30; ours are single shifts)

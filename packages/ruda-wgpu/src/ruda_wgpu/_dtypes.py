@@ -38,8 +38,8 @@ float16, float32, float64 = np.dtype("float16"), np.dtype("float32"), np.dtype("
 complex64, complex128 = np.dtype("complex64"), np.dtype("complex128")
 
 #: the real dtype of each complex dtype (of its parts), and the complex dtype of each real float
-REAL_OF = {complex64: float32, complex128: float64}
-COMPLEX_OF = {float32: complex64, float64: complex128}
+REAL_OF: dict[np.dtype[Any], np.dtype[Any]] = {complex64: float32, complex128: float64}
+COMPLEX_OF: dict[np.dtype[Any], np.dtype[Any]] = {float32: complex64, float64: complex128}
 
 ALL_NAMES = (
     "bool",

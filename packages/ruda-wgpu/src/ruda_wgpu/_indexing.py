@@ -65,8 +65,12 @@ def _gather_params(g: Gather, what: str) -> tuple[list[tuple[Any, int, int]], li
     bind_i, i_base = _bind_view(dev, g.index, what)
     rank = len(g.shape)
     params = [math.prod(g.shape), x_base, i_base, g.n, g.step]
-    subs = {"T": _dtypes.STORAGE[g.view.dtype.name], "IT": _dtypes.STORAGE[g.index.dtype.name]}
-    subs.update(RANK=rank, WG=WORKGROUP)
+    subs: dict[str, object] = {
+        "T": _dtypes.STORAGE[g.view.dtype.name],
+        "IT": _dtypes.STORAGE[g.index.dtype.name],
+        "RANK": rank,
+        "WG": WORKGROUP,
+    }
     return [bind_x, bind_i], params, subs
 
 

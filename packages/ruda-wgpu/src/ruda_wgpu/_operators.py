@@ -179,10 +179,10 @@ class Operators:
     def __imatmul__(self, other: Any) -> Any:
         return _inplace("matmul", self, other)
 
-    def __eq__(self, other: Any) -> Any:  # type: ignore[override]
+    def __eq__(self, other: Any) -> Any:
         return _binary("equal", self, other)
 
-    def __ne__(self, other: Any) -> Any:  # type: ignore[override]
+    def __ne__(self, other: Any) -> Any:
         return _binary("not_equal", self, other)
 
     def __lt__(self, other: Any) -> Any:

@@ -133,7 +133,7 @@ def radix_sort(
     dev: GpuDevice, keys: Storage, payload: Storage | None, rows: int, n: int, code: KeyCode
 ) -> tuple[Storage, Storage | None]:
     """Sort each of ``rows`` rows of ``n`` keys (and their u32 payload); returns the sorted pair."""
-    subs = {
+    subs: dict[str, object] = {
         "WG": RADIX_WG,
         "IPT": RADIX_IPT,
         "TILE": RADIX_TILE,
