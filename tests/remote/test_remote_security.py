@@ -7,6 +7,7 @@ import asyncio
 import datetime
 import ipaddress
 import logging
+import os
 import socket
 import ssl
 import subprocess
@@ -20,6 +21,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+from ruda_remote import cli
 from ruda_remote import server as server_module
 from ruda_remote.server import RemoteServer, start_websocket, start_websocket_async
 
@@ -113,11 +115,48 @@ def test_cli_insecure_warns(server_process):
 def test_cli_reads_the_token_from_a_file(server_process, tmp_path):
     token_file = tmp_path / "token"
     token_file.write_text(TOKEN + "\n")
+    token_file.chmod(0o600)
     _, url = server_process("--token-file", str(token_file))
     with ruda_remote.RemoteDevice(url, token=TOKEN) as dev:
         assert float(ruda_remote.sum(ruda_remote.ones(3, device=dev))) == 3.0
     with pytest.raises(ruda_remote.RemoteConnectionError, match="authentication failed"):
         ruda_remote.RemoteDevice(url)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="file modes are POSIX")
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o604, 0o620, 0o602, 0o666, 0o700 | 0o044])
+def test_a_token_file_open_to_other_users_is_refused(tmp_path, mode):
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKEN)
+    token_file.chmod(mode)
+    with pytest.raises(ValueError, match="open to other users") as info:
+        cli.read_token_file(token_file)
+    assert str(token_file) in str(info.value) and f"chmod 600 {token_file}" in str(info.value)
+    assert TOKEN not in str(info.value)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="file modes are POSIX")
+def test_cli_refuses_a_world_readable_token_file_and_serves_nothing(tmp_path):
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKEN)
+    token_file.chmod(0o644)
+    done = _serve("--host", "0.0.0.0", "--port", "0", "--token-file", str(token_file))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"chmod 600 {token_file}" in done.stderr
+    assert "ws://" not in done.stdout + done.stderr  # refused before binding
+    assert TOKEN not in done.stdout + done.stderr
+
+
+def test_a_private_token_file_is_read(tmp_path):
+    token_file = tmp_path / "token"
+    token_file.write_text(f"  {TOKEN}\n")
+    token_file.chmod(0o600)
+    assert cli.read_token_file(token_file) == TOKEN
+    token_file.write_text("\n")
+    with pytest.raises(ValueError, match=f"the token file {token_file} is empty"):
+        cli.read_token_file(token_file)
+    with pytest.raises(OSError, match=f"cannot read the token file {tmp_path / 'missing'}"):
+        cli.read_token_file(tmp_path / "missing")
 
 
 def test_loopback_detection():

@@ -7,7 +7,7 @@
 Binding anything but a loopback address without a token is refused unless ``--insecure``
 is given, and then it warns (the rule of :class:`ruda_remote.server.RemoteServer`, which
 every entry point goes through). The token is read from a file so that it never appears in
-the process list or in shell history.
+the process list or in shell history; on POSIX that file must be private (``chmod 600``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import os
 import ssl
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -42,7 +44,10 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("--port", type=int, required=True, help="TCP port (0 picks a free one)")
     parser.add_argument(
-        "--token-file", type=Path, default=None, help="file holding the token clients must know"
+        "--token-file",
+        type=Path,
+        default=None,
+        help="file holding the token clients must know (private: chmod 600)",
     )
     parser.add_argument("--cert", type=Path, default=None, help="TLS certificate (PEM); serves wss://")
     parser.add_argument("--key", type=Path, default=None, help="TLS private key (PEM) for --cert")
@@ -66,17 +71,35 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(func=serve_command)
 
 
+def read_token_file(path: Path) -> str:
+    """The token in ``path``, stripped of surrounding whitespace.
+
+    On POSIX a file that group or others may read or write is refused: they could learn
+    the token, or replace it with one of their own, and so use the server.
+    """
+    try:
+        mode = path.stat().st_mode
+        if os.name == "posix" and mode & 0o077:
+            raise ValueError(
+                f"the token file {path} is open to other users (mode {stat.filemode(mode)}): whoever can "
+                f"read or change it can use the server; make it private with: chmod 600 {path}"
+            )
+        token = path.read_text().strip()
+    except OSError as err:
+        raise OSError(f"cannot read the token file {path}: {err.strerror or err}") from None
+    if not token:
+        raise ValueError(f"the token file {path} is empty: write the token into it")
+    return token
+
+
 def serve_command(args: argparse.Namespace) -> int:
     """Check the security options, then serve until interrupted."""
     token = None
     if args.token_file is not None:
         try:
-            token = args.token_file.read_text().strip()
-        except OSError as err:
-            print(f"ruda serve: cannot read --token-file: {err}", file=sys.stderr)
-            return 2
-        if not token:
-            print(f"ruda serve: the token file {args.token_file} is empty", file=sys.stderr)
+            token = read_token_file(args.token_file)
+        except (OSError, ValueError) as err:
+            print(f"ruda serve: {err}", file=sys.stderr)
             return 2
     if (args.cert is None) != (args.key is None):
         print("ruda serve: --cert and --key go together", file=sys.stderr)
