@@ -63,6 +63,17 @@ def time_rows(
     return rows
 
 
+def markdown_table(
+    paths: Sequence[Path], header: Sequence[str], rows: Callable[[str, list[dict[str, Any]]], str]
+) -> str:
+    """One markdown table of every results file: ``header`` lines, then ``rows(device, rows)``."""
+    lines = list(header)
+    for path in paths:
+        data = json.loads(path.read_text())
+        lines.append(rows(data["device"], data["rows"]))
+    return "\n".join(lines)
+
+
 def save(name: str, device: str, cupy: bool, rows: list[dict[str, Any]]) -> Path:
     """Write the rows to ``results/<name>-<device slug>.json``; returns the path."""
     slug = re.sub(r"[^a-z0-9]+", "-", device.split(" (")[0].lower()).strip("-")

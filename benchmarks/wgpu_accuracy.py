@@ -22,12 +22,10 @@ from pathlib import Path
 import numpy as np
 import ruda_wgpu as xp
 from rich.progress import track
-from ruda.testing import NUMPY_NAMES, sweep_values, ulp_error
+from ruda.testing import MATH_BINARY, MATH_UNARY, NUMPY_NAMES, sweep_values, ulp_error
 
 RESULTS = Path(__file__).resolve().parent / "results"
-UNARY = ["exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan",
-         "sinh", "cosh", "tanh", "asinh", "acosh", "atanh"]  # fmt: skip
-BINARY = ["divide", "pow", "atan2", "hypot", "logaddexp"]
+UNARY, BINARY = list(MATH_UNARY), list(MATH_BINARY)
 
 
 def measure(dtype: str) -> dict[str, dict[str, object]]:

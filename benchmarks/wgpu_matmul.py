@@ -14,7 +14,6 @@ TFLOP/s per contender.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Callable
@@ -25,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ruda_wgpu as xp
-from _gpu_bench import RESULTS, cupy_or_none, save, time_rows, waiting
+from _gpu_bench import RESULTS, cupy_or_none, markdown_table, save, time_rows, waiting
 
 
 def _contenders(n: int, dtype: str, cp: Any) -> dict[str, Callable[[], object]]:
@@ -104,11 +103,7 @@ def markdown_rows(device: str, rows: list[dict[str, Any]]) -> str:
 
 def markdown(paths: list[Path]) -> str:
     """One table of every results file."""
-    lines = list(_HEADER)
-    for path in paths:
-        data = json.loads(path.read_text())
-        lines.append(markdown_rows(data["device"], data["rows"]))
-    return "\n".join(lines)
+    return markdown_table(paths, _HEADER, markdown_rows)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import ruda_wgpu
-from ruda.testing import NUMPY_NAMES, assert_matches_numpy, parametrize_backends, sweep_values, ulp_error
+from ruda.testing import (
+    MATH_BINARY,
+    MATH_UNARY,
+    NUMPY_NAMES,
+    assert_matches_numpy,
+    parametrize_backends,
+    sweep_values,
+    ulp_error,
+)
 
 pytestmark = [
     parametrize_backends("wgpu"),
@@ -15,10 +23,10 @@ pytestmark = [
     ),
 ]
 
-UNARY = ["exp", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan",
-         "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sqrt"]  # fmt: skip
-BINARY = ["pow", "atan2", "hypot", "logaddexp"]
-#: the issue's bound: within 4 ulp of NumPy over the whole range
+UNARY = MATH_UNARY
+# divide is held to 1 ulp by test_arithmetic_rounding_and_conversions_are_exact
+BINARY = [name for name in MATH_BINARY if name != "divide"]
+#: the bound we hold float64 to: within 4 ulp of NumPy over the whole range
 MAX_ULP = 4.0
 
 

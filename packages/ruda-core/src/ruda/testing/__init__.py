@@ -5,7 +5,7 @@
 - :func:`assert_matches_numpy`: compare a backend's result with NumPy's:
   dtype, shape, and values with tolerances chosen by dtype.
 - :func:`sweep_values` and :func:`ulp_error`: accuracy sweeps of elementwise
-  functions, in units in the last place.
+  functions (:data:`MATH_UNARY`, :data:`MATH_BINARY`), in units in the last place.
 - :mod:`ruda.testing.conformance`: property-based checks built on
   ``hypothesis.extra.array_api.make_strategies_namespace(xp)`` that any
   backend's test module reuses by subclassing ``ConformanceChecks``.
@@ -13,11 +13,13 @@
 
 from __future__ import annotations
 
-from ruda.testing._accuracy import NUMPY_NAMES, sweep_values, ulp_error
+from ruda.testing._accuracy import MATH_BINARY, MATH_UNARY, NUMPY_NAMES, sweep_values, ulp_error
 from ruda.testing._compare import assert_matches_numpy, tolerance_for
 from ruda.testing._params import backend_params, parametrize_backends
 
 __all__ = [
+    "MATH_BINARY",
+    "MATH_UNARY",
     "NUMPY_NAMES",
     "assert_matches_numpy",
     "backend_params",

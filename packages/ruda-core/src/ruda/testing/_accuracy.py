@@ -21,6 +21,12 @@ NUMPY_NAMES = {
     "pow": "power",
 }
 
+#: the floating-point functions whose accuracy a backend's own math decides, one argument
+MATH_UNARY = ("exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "sin", "cos", "tan", "asin", "acos",
+              "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh")  # fmt: skip
+#: and two arguments (divide: the driver's, which Vulkan lets be a few ulp off)
+MATH_BINARY = ("divide", "pow", "atan2", "hypot", "logaddexp")
+
 
 def sweep_values(dtype: Any, n: int = 20000, seed: int = 0) -> np.ndarray:
     """About ``n`` values of a float dtype: ordinary ones, every binade from the smallest subnormal
