@@ -21,9 +21,11 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
-from ruda_remote import cli
+from ruda_remote import cli, wire
 from ruda_remote import server as server_module
 from ruda_remote.server import RemoteServer, start_websocket, start_websocket_async
+from websockets.exceptions import InvalidStatus
+from websockets.sync.client import connect
 
 TOKEN = "s3cret-token-4f1d8b"
 
@@ -242,3 +244,43 @@ def test_a_failed_start_leaves_nothing_bound(monkeypatch):
     assert srv.port != 0
     with pytest.raises(ConnectionRefusedError), socket.create_connection(("127.0.0.1", srv.port), 5):
         pass
+
+
+def _handshake(url: str, origin: str | None) -> list:
+    """A raw WebSocket handshake, as a browser page would make it: the server's first message."""
+    with connect(url, origin=origin, compression=None, proxy=None, open_timeout=10) as ws:
+        return wire.decode_server_message(ws.recv(timeout=10))
+
+
+@pytest.mark.parametrize("origin", ["http://evil.example", "null", "http://127.0.0.1:8000"])
+def test_a_browser_origin_is_refused_by_default(server, origin):
+    with pytest.raises(InvalidStatus) as info:
+        _handshake(server.url, origin)
+    assert info.value.response.status_code == 403
+    assert _handshake(server.url, None)[0] == "challenge"  # a client without Origin is served
+
+
+def test_an_allowed_origin_is_served_and_only_that_one(make_server):
+    srv = make_server(allowed_origins=["https://app.example", "http://localhost:8080"])
+    assert _handshake(srv.url, "https://app.example")[0] == "challenge"
+    assert _handshake(srv.url, "http://localhost:8080")[0] == "challenge"
+    assert _handshake(srv.url, None)[0] == "challenge"
+    for near_miss in ("https://app.example.evil", "http://app.example", "https://APP.example:443"):
+        with pytest.raises(InvalidStatus) as info:
+            _handshake(srv.url, near_miss)
+        assert info.value.response.status_code == 403, near_miss
+    with ruda_remote.RemoteDevice(srv.url) as dev:  # the public client sends no Origin
+        assert float(ruda_remote.sum(ruda_remote.ones(3, device=dev))) == 3.0
+
+
+@pytest.mark.parametrize("origins", ["https://app.example", ["https://app.example/"], [""], [None]])
+def test_allowed_origins_must_be_origins(origins):
+    with pytest.raises((TypeError, ValueError), match="origin"):
+        RemoteServer("host", allowed_origins=origins)
+
+
+def test_cli_allowed_origin(server_process):
+    _, url = server_process("--allowed-origin", "https://app.example")
+    assert _handshake(url, "https://app.example")[0] == "challenge"
+    with pytest.raises(InvalidStatus):
+        _handshake(url, "https://other.example")

@@ -57,6 +57,14 @@ def add_parser(subparsers: Any) -> None:
         help="allow a non-loopback bind without a token (anyone who can reach it can run ops)",
     )
     parser.add_argument(
+        "--allowed-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="a browser origin (scheme://host[:port]) allowed to connect; repeat for more "
+        "(default: none, browsers are refused)",
+    )
+    parser.add_argument(
         "--max-message-mb",
         type=int,
         default=Limits.max_message_bytes // 2**20,
@@ -123,6 +131,7 @@ def serve_command(args: argparse.Namespace) -> int:
                 ssl=context,
                 limits=limits,
                 insecure=args.insecure,
+                allowed_origins=args.allowed_origin,
             )
     except ValueError as err:  # a refused bind, an unknown device: what to change, not a traceback
         print(f"ruda serve: {err}", file=sys.stderr)

@@ -10,6 +10,9 @@ so the rule is the same from Python and from ``ruda serve``). It checks a token 
 (the client proves it knows the token with an HMAC of a fresh nonce, so the token itself
 never crosses the network or reaches a log), speaks TLS when given an ``ssl.SSLContext``,
 and limits message size and each session's memory (:class:`ruda_remote.wire.Limits`).
+A handshake that carries an ``Origin`` header (sent by browsers, never by ``RemoteDevice``)
+is refused unless that origin is in ``allowed_origins``: a web page must not reach a
+token-less server on the user's own machine.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import logging
 import secrets
 import ssl as ssl_module
 import warnings
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from types import ModuleType
 from typing import Any
@@ -84,6 +88,22 @@ def _check_bind(host: Any, token: str | None, ssl: ssl_module.SSLContext | None,
         )
 
 
+def _check_origins(origins: Sequence[str]) -> tuple[str, ...]:
+    """The allowed ``Origin`` values, each as a browser sends it (``https://host[:port]``)."""
+    if isinstance(origins, str):
+        raise TypeError(
+            f"allowed_origins is a list of origins, got the string {origins!r}; write [{origins!r}]"
+        )
+    checked = tuple(origins)
+    for origin in checked:
+        if not isinstance(origin, str) or not origin or origin.endswith("/"):
+            raise ValueError(
+                f"allowed origin {origin!r} is not an origin: write it as a browser sends it, "
+                "scheme://host[:port] with no path, e.g. 'https://app.example:8443'"
+            )
+    return checked
+
+
 def prove(token: str, nonce: bytes) -> bytes:
     """The client's answer to a challenge: HMAC-SHA256 of the nonce keyed by the token."""
     return hmac.new(token.encode(), nonce, hashlib.sha256).digest()
@@ -93,6 +113,8 @@ class RemoteServer:
     """A WebSocket server for one backend namespace on one device.
 
     ``host`` other than loopback needs a ``token``, or ``insecure=True`` on a trusted network.
+    ``allowed_origins``: the ``Origin`` headers accepted (exact match); a handshake with any
+    other Origin gets HTTP 403, one without (every non-browser client) is accepted.
     ``await server.start()`` binds (``port=0`` picks a free port, then read
     :attr:`port`); ``await server.serve_forever()`` runs until :meth:`close`.
     """
@@ -108,12 +130,14 @@ class RemoteServer:
         ssl: ssl_module.SSLContext | None = None,
         limits: Limits | None = None,
         insecure: bool = False,
+        allowed_origins: Sequence[str] = (),
     ) -> None:
         if token is not None and not token:
             raise ValueError(
                 "the token is empty: pass a non-empty token, or token=None for no authentication"
             )
         _check_bind(host, token, ssl, insecure)
+        self.allowed_origins = _check_origins(allowed_origins)
         self.namespace = ruda.namespace(backend) if isinstance(backend, str) else backend
         self.backend_name = backend if isinstance(backend, str) else getattr(backend, "__name__", "?")
         self.host, self.port = host, port
@@ -147,6 +171,7 @@ class RemoteServer:
             self.host,
             self.port,
             ssl=self._ssl,
+            origins=[None, *self.allowed_origins],  # None: no Origin header, not a browser
             max_size=self.limits.max_message_bytes,
             compression=None,
             max_queue=64,
@@ -319,13 +344,22 @@ async def start_websocket_async(
     ssl: ssl_module.SSLContext | None = None,
     limits: Limits | None = None,
     insecure: bool = False,
+    allowed_origins: Sequence[str] = (),
 ) -> None:
     """Serve ``backend`` on ``device`` at ``host:port`` within the running event loop, until cancelled.
 
-    The bind rules of :class:`RemoteServer` apply: a non-loopback ``host`` needs a ``token``
-    or ``insecure=True``."""
+    The rules of :class:`RemoteServer` apply: a non-loopback ``host`` needs a ``token`` or
+    ``insecure=True``, and browsers are refused unless their origin is in ``allowed_origins``."""
     server = RemoteServer(
-        backend, device, host=host, port=port, token=token, ssl=ssl, limits=limits, insecure=insecure
+        backend,
+        device,
+        host=host,
+        port=port,
+        token=token,
+        ssl=ssl,
+        limits=limits,
+        insecure=insecure,
+        allowed_origins=allowed_origins,
     )
     await server.serve_forever()
 
@@ -339,13 +373,22 @@ def start_websocket(
     ssl: ssl_module.SSLContext | None = None,
     limits: Limits | None = None,
     insecure: bool = False,
+    allowed_origins: Sequence[str] = (),
 ) -> None:
     """Serve ``backend`` on ``device`` at ``host:port``; blocks, running its own event loop.
 
-    The bind rules of :class:`RemoteServer` apply: a non-loopback ``host`` needs a ``token``
-    or ``insecure=True``."""
+    The rules of :class:`RemoteServer` apply: a non-loopback ``host`` needs a ``token`` or
+    ``insecure=True``, and browsers are refused unless their origin is in ``allowed_origins``."""
     asyncio.run(
         start_websocket_async(
-            backend, device, port, host=host, token=token, ssl=ssl, limits=limits, insecure=insecure
+            backend,
+            device,
+            port,
+            host=host,
+            token=token,
+            ssl=ssl,
+            limits=limits,
+            insecure=insecure,
+            allowed_origins=allowed_origins,
         )
     )
