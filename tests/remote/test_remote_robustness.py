@@ -248,3 +248,49 @@ def test_fuzzed_frames_against_the_real_server(server):
     while server.array_count() > before and time.monotonic() < deadline:
         time.sleep(0.05)
     assert server.array_count() == before  # the session's arrays went with it
+
+
+def test_more_outputs_than_the_wire_allows_raise_at_the_call(server):
+    dev = ruda_remote.RemoteDevice(server.url, timeout=10)  # a regression times out, never hangs
+    x = ruda_remote.asarray(np.arange(wire.MAX_OUTPUTS + 904.0), device=dev)
+    start = time.monotonic()
+    with pytest.raises(ValueError, match=f"unstack would make 5000 arrays.*at most {wire.MAX_OUTPUTS}"):
+        ruda_remote.unstack(x)
+    with pytest.raises(ValueError, match="broadcast_arrays would make"):
+        ruda_remote.broadcast_arrays(*[x] * (wire.MAX_OUTPUTS + 1))
+    assert time.monotonic() - start < 5
+    parts = ruda_remote.unstack(x[: wire.MAX_OUTPUTS])  # at the limit: served
+    assert len(parts) == wire.MAX_OUTPUTS and float(parts[-1]) == wire.MAX_OUTPUTS - 1
+    assert float(ruda_remote.sum(x)) == sum(range(wire.MAX_OUTPUTS + 904))
+    dev.close()
+
+
+def test_a_batch_the_server_refuses_fails_the_waiting_call(server):
+    dev = ruda_remote.RemoteDevice(server.url, timeout=10)  # a regression times out, never hangs
+    x = ruda_remote.ones(4, device=dev)
+    dev.sync()
+    y = x + 1  # queued in the batch the server will refuse
+    stats = wire.OP_CODES["__stats__"]
+    start = time.monotonic()
+    # A string argument past the decoder's bound: the client packs it, the server refuses it.
+    with pytest.raises(ValueError, match="refused a batch, none of its operations ran"):
+        dev.request(stats, [], ["x" * (2**20 + 1)], {})
+    assert time.monotonic() - start < 5
+    dev.sync()  # the refusal was reported once: the next wait is not failed by it
+    with pytest.raises(KeyError, match=f"unknown handle {y._handle}"):
+        float(ruda_remote.sum(y))  # y's op was in the refused batch: it never ran
+    assert float(ruda_remote.sum(x)) == 4.0
+    dev.close()
+
+
+def test_a_raw_batch_over_the_output_limit_is_refused_whole(server):
+    ws, _ = _raw(server.url)
+    code = wire.OP_CODES["unstack"]
+    x = [0, wire.OP_CODES["__upload__"], [1], ["float64", [1], b"\x00" * 8], {}, 0, [[[1], "float64"]]]
+    too_many = [1, code, list(range(2, wire.MAX_OUTPUTS + 3)), [wire.Handle(1)], {}, 0, None]
+    ws.send(wire.encode(["batch", [x, too_many], []]))
+    reply = wire.decode_server_message(ws.recv(timeout=10))
+    assert reply[:4] == ["error", wire.NO_SEQ, "batch", "ValueError"], reply
+    assert f"at most {wire.MAX_OUTPUTS} handles" in reply[4] and "none of its operations ran" in reply[4]
+    assert _stats(ws) == {"arrays": 0, "bytes": 0}  # the upload before it did not run either
+    ws.close()

@@ -150,7 +150,15 @@ class RemoteDevice:
     ) -> int:
         """Queue one op; send the queue when it is long. Returns its seq. ``mutates``: the op
         changes an existing array (so cached reads are stale). ``payload``: raw bytes the op
-        names with ``wire.PAYLOAD``; the op is then sent at once, straight from that memory."""
+        names with ``wire.PAYLOAD``; the op is then sent at once, straight from that memory.
+        Limits of the wire the client can check are checked here, so such an op raises at the
+        call and is never sent."""
+        if len(out) > wire.MAX_OUTPUTS:
+            raise ValueError(
+                f"{wire.OPS[code]} would make {len(out)} arrays, and one remote operation makes at most "
+                f"{wire.MAX_OUTPUTS}: split its input first (for unstack: slice it into parts of at most "
+                f"{wire.MAX_OUTPUTS} along the axis and unstack each)"
+            )
         with self._lock:
             self._check_open()
             if mutates:
@@ -237,22 +245,30 @@ class RemoteDevice:
             return host
 
     def _wait(self, seq: int) -> list[Any]:
+        """The answer to op ``seq``; raise the first error the server reported since the last wait.
+
+        An error about a whole message (``wire.NO_SEQ``) ends the wait too: the server answers
+        in order, so it is about the batch holding ``seq`` or an earlier one whose results
+        ``seq`` may use, and if it is the former no answer to ``seq`` will ever come.
+        """
         while True:
             message = self._receive(self.timeout, f"the answer to op {seq}")
             if message[0] == "error" and message[1] != seq:
                 self._errors.append(remote_error(message[3], f"{message[4]}"))
-                continue
-            if message[1] != seq:
-                continue  # an answer nobody waits for any longer (its wait was interrupted)
-            if self._errors:
-                first, rest = self._errors[0], len(self._errors) - 1
-                self._errors.clear()
-                if rest:
-                    first.add_note(f"{rest} more operation(s) failed after it")
-                raise first
-            if message[0] == "error":
-                raise remote_error(message[3], message[4])
-            return message
+                if message[1] == wire.NO_SEQ:
+                    break
+            elif message[1] == seq:
+                break
+            # else: an answer nobody waits for any longer (its wait was interrupted)
+        if self._errors:
+            first, rest = self._errors[0], len(self._errors) - 1
+            self._errors.clear()
+            if rest:
+                first.add_note(f"{rest} more operation(s) failed after it")
+            raise first
+        if message[0] == "error":
+            raise remote_error(message[3], message[4])
+        return message
 
     def _receive(self, timeout: float | None, what: str) -> list[Any]:
         try:

@@ -222,16 +222,18 @@ class RemoteServer:
                 try:
                     message = wire.decode_client_message(raw, self.limits)
                 except wire.WireError as err:
-                    await ws.send(wire.encode(["error", -1, "decode", "ValueError", str(err)]))
+                    await ws.send(_refused_batch(err))
                     continue
                 if isinstance(message, wire.Hello):
-                    await ws.send(wire.encode(["error", -1, "hello", "ValueError", "already greeted"]))
+                    await ws.send(
+                        wire.encode(["error", wire.NO_SEQ, "hello", "ValueError", "already greeted"])
+                    )
                     continue
                 if message.payload_args is not None:  # an upload's bytes: the next message
                     try:
                         wire.attach_payload(message, await ws.recv())
                     except wire.WireError as err:
-                        await ws.send(wire.encode(["error", -1, "decode", "ValueError", str(err)]))
+                        await ws.send(_refused_batch(err))
                         continue
                 # Small work runs on the event loop (no thread hop: lower latency); anything that
                 # may take long runs in a worker thread, so other sessions and pings go on.
@@ -307,9 +309,15 @@ class RemoteServer:
         }
 
 
+def _refused_batch(err: wire.WireError) -> bytes:
+    """The error for a message that was refused whole: the client stops waiting for its ops."""
+    text = f"the server refused a batch, none of its operations ran: {err}"
+    return wire.encode(["error", wire.NO_SEQ, "batch", "ValueError", text])
+
+
 async def _refuse(ws: ServerConnection, code: int, text: str) -> None:
     try:
-        await ws.send(wire.encode(["error", -1, "hello", "ConnectionRefusedError", text]))
+        await ws.send(wire.encode(["error", wire.NO_SEQ, "hello", "ConnectionRefusedError", text]))
         await ws.close(code, text[:120])
     except websockets.ConnectionClosed:
         pass

@@ -15,6 +15,8 @@ is never copied through msgpack or joined to a header::
                        ["data", seq, dtype, shape, bytes | PAYLOAD]: ``__read__``
                        ["stats", seq, {"arrays": n, "bytes": n}]
                        ["error", seq, op name, kind, message]
+                       ["error", -1, ..., kind, message]: a whole message was refused (none of
+                       its ops ran); the client fails the call it is waiting for
 
 ``code`` indexes :data:`OPS`, a fixed table built from the names of the Array API
 specification: the server looks a code up in that table and nothing else, so a client
@@ -72,6 +74,8 @@ INLINE_BYTES = 64 * 1024
 MAX_DEPTH = 32  # nesting of argument values (lists, maps, tuples)
 MAX_DIMS = 64
 MAX_OUTPUTS = 4096
+#: the seq of an error about a whole message: none of its ops ran, so none will be answered
+NO_SEQ = -1
 MAX_HANDLE = 2**63 - 1
 
 
