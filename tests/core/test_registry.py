@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.metadata
+import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -9,6 +12,7 @@ import textwrap
 import pytest
 import ruda
 from ruda import _registry
+from ruda.plugin import install_command
 
 UNAVAILABLE_PLUGIN = textwrap.dedent(
     """
@@ -42,7 +46,7 @@ def test_namespace_and_attribute_access_give_the_same_module() -> None:
 
 def test_known_but_not_installed_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_registry, "_entry_points", lambda: {})
-    with pytest.raises(ruda.BackendNotFoundError, match=r'pip install "ruda\[cuda\]"'):
+    with pytest.raises(ruda.BackendNotFoundError, match=re.escape(install_command("cuda"))):
         ruda.namespace("cuda")
     with pytest.raises(AttributeError, match="not installed"):
         ruda.cuda  # noqa: B018
@@ -108,4 +112,26 @@ def test_plugin_whose_library_is_missing_names_the_library_and_the_extra(install
     rows = {row.name: row for row in ruda.backends()}
     assert not rows["cuda"].available
     assert "cannot import 'fake_cupy_that_is_absent'" in (rows["cuda"].reason or "")
-    assert rows["cuda"].fix == 'pip install "ruda[cuda]"'
+    assert rows["cuda"].fix == install_command("cuda")
+
+
+def test_install_command_names_the_clone_or_the_index(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # installed from a clone (pip records the folder): the clone's root, whose metapackage has the extras
+    (tmp_path / "packages" / "ruda-core").mkdir(parents=True)
+    url = (tmp_path / "packages" / "ruda-core").as_uri()
+
+    class FromFolder:
+        def read_text(self, name: str) -> str | None:
+            record = {"url": url, "dir_info": {"editable": True}}
+            return json.dumps(record) if name == "direct_url.json" else None
+
+    class FromIndex:
+        def read_text(self, name: str) -> str | None:
+            return None
+
+    cases = ((FromFolder(), f'pip install "{tmp_path}[wgpu]"'), (FromIndex(), 'pip install "ruda[wgpu]"'))
+    for dist, want in cases:
+        monkeypatch.setattr(importlib.metadata, "distribution", lambda name, d=dist: d)
+        install_command.cache_clear()
+        assert install_command("wgpu") == want
+    install_command.cache_clear()

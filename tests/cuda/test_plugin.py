@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import ruda
+from ruda.plugin import install_command
 from ruda_cuda._plugin import PLUGIN, CudaBackend
 
 
@@ -39,7 +40,7 @@ def test_probe_never_raises_and_explains() -> None:
         assert status.reason
         if importlib.util.find_spec("cupy") is None:
             assert status.reason == "CuPy not installed"
-            assert "ruda[cuda]" in (status.fix or "")
+            assert install_command("cuda") in (status.fix or "")
 
 
 def test_backends_row_matches_probe() -> None:

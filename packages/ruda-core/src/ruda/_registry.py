@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from ruda._device import Device
-from ruda.plugin import Availability, Backend
+from ruda.plugin import Availability, Backend, install_command
 
 GROUP = "ruda.backends"
 
@@ -107,7 +107,7 @@ def _probe(name: str) -> Availability:
         if isinstance(cause, ImportError) and cause.name:
             # The plugin's own library is missing (e.g. CuPy): say which, and how to get it.
             extra = KNOWN_EXTRAS.get(name)
-            fix = f'pip install "ruda[{extra}]"' if extra else f"install the package providing {cause.name!r}"
+            fix = install_command(extra) if extra else f"install the package providing {cause.name!r}"
             return Availability.unavailable(f"cannot import {cause.name!r}: {cause}", fix=fix)
         return Availability.unavailable(str(err), fix=_reinstall_hint(name))
     except Exception as err:
@@ -198,7 +198,7 @@ def clear_cache() -> None:
 
 def _reinstall_hint(name: str) -> str:
     extra = KNOWN_EXTRAS.get(name)
-    return f'reinstall it: pip install "ruda[{extra}]"' if extra else "reinstall the package that provides it"
+    return f"reinstall it: {install_command(extra)}" if extra else "reinstall the package that provides it"
 
 
 def _not_found_message(name: str) -> str:
@@ -207,7 +207,7 @@ def _not_found_message(name: str) -> str:
     if extra:
         return (
             f"backend {name!r} is not installed (installed: {have}). "
-            f'Install it with: pip install "ruda[{extra}]"'
+            f"Install it with: {install_command(extra)}"
         )
     known = ", ".join(k for k in KNOWN_EXTRAS)
     return f"unknown backend {name!r}: installed backends are {have}; ruda knows {known}"

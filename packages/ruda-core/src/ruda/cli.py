@@ -19,6 +19,7 @@ from rich.table import Table
 
 from ruda import __version__, _registry
 from ruda._demo import run_demo
+from ruda.plugin import install_command
 
 COMMANDS_GROUP = "ruda.commands"
 
@@ -39,7 +40,7 @@ def _info(args: argparse.Namespace) -> int:
     if missing:
         print(
             "not installed: "
-            + ", ".join(f'{n} (pip install "ruda[{_registry.KNOWN_EXTRAS[n]}]")' for n in missing)
+            + ", ".join(f"{n} ({install_command(_registry.KNOWN_EXTRAS[n])})" for n in missing)
         )
     return 0
 

@@ -14,13 +14,38 @@ namespace only when a user asks for it.
 
 from __future__ import annotations
 
+import functools
 import importlib
+import importlib.metadata
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import ModuleType
 from typing import Any
+from urllib.parse import unquote, urlparse
 
 from ruda._device import Device
 from ruda._tensordata import TensorData
+
+
+@functools.cache
+def install_command(extra: str) -> str:
+    """The pip command that installs ruda's ``extra`` (``cuda``, ``wgpu``, ...) on this machine.
+
+    ``pip install "ruda[cuda]"`` where ``ruda`` came from a package index; where it was installed
+    from a clone of the repository (pip records the folder, PEP 610), the clone's root, whose
+    metapackage has the same extras: the packages are not on an index yet, so only that works.
+    """
+    try:
+        direct = importlib.metadata.distribution("ruda").read_text("direct_url.json")
+    except importlib.metadata.PackageNotFoundError:
+        direct = None
+    if direct:
+        url = urlparse(json.loads(direct).get("url", ""))
+        root = Path(unquote(url.path)).parent.parent  # packages/ruda-core -> the clone's root
+        if url.scheme == "file" and (root / "packages" / "ruda-core").is_dir():
+            return f'pip install "{root}[{extra}]"'
+    return f'pip install "ruda[{extra}]"'
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,8 @@ from typing import Any
 
 from ruda import spec
 
+from ruda_cuda._plugin import install_fix
+
 __all__ = sorted(
     set(spec.FUNCTIONS)
     | set(spec.CONSTANTS)
@@ -34,10 +36,7 @@ def _load() -> None:
         namespace = importlib.import_module("ruda_cuda._namespace")
     except ImportError as err:
         if err.name == "cupy":
-            raise ImportError(
-                "ruda_cuda needs CuPy, which is not installed: pip install 'ruda[cuda]' "
-                "(CUDA 12) or 'ruda[cuda13]' (CUDA 13)"
-            ) from err
+            raise ImportError(f"ruda_cuda needs CuPy, which is not installed: {install_fix()}") from err
         raise
     missing = [name for name in __all__ if not hasattr(namespace, name)]
     if missing:  # a programming error in this package, caught at first use

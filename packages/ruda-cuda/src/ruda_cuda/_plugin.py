@@ -10,16 +10,20 @@ import importlib.util
 from typing import Any
 
 from ruda._device import Device
-from ruda.plugin import Availability, Backend
+from ruda.plugin import Availability, Backend, install_command
 
-INSTALL_FIX = "pip install 'ruda[cuda]' (CUDA 12) or 'ruda[cuda13]' (CUDA 13)"
+
+def install_fix() -> str:
+    """How to install CuPy and cuda-bindings for ruda_cuda, per CUDA major version."""
+    return f"{install_command('cuda')} (CUDA 12) or {install_command('cuda13')} (CUDA 13)"
+
 
 # cudaError_t values whose meaning a user can act on.
 _RUNTIME_REASONS = {
     35: (
         "no CUDA driver, or a driver older than this CuPy's CUDA runtime",
         "install or update the NVIDIA driver, or install the CuPy flavour that matches it "
-        "('ruda[cuda]' for CUDA 12, 'ruda[cuda13]' for CUDA 13)",
+        "(the extra cuda for CUDA 12, cuda13 for CUDA 13)",
     ),
     100: ("no CUDA GPU found", "run on a machine with an NVIDIA GPU (check `nvidia-smi`)"),
     999: ("the CUDA driver failed to initialise", "check `nvidia-smi`; a reboot may be needed"),
@@ -37,12 +41,12 @@ class CudaBackend(Backend):
 
     def probe(self) -> Availability:
         if importlib.util.find_spec("cupy") is None:
-            return Availability.unavailable("CuPy not installed", fix=INSTALL_FIX)
+            return Availability.unavailable("CuPy not installed", fix=install_fix())
         try:
             import cupy
         except Exception as err:  # a broken CuPy install must not break `ruda info`
             return Availability.unavailable(
-                f"CuPy failed to import: {type(err).__name__}: {err}", fix=f"reinstall CuPy: {INSTALL_FIX}"
+                f"CuPy failed to import: {type(err).__name__}: {err}", fix=f"reinstall CuPy: {install_fix()}"
             )
         try:
             count = cupy.cuda.runtime.getDeviceCount()

@@ -9,9 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from ruda._device import Device
-from ruda.plugin import Availability, Backend
+from ruda.plugin import Availability, Backend, install_command
 
-_FIX = 'pip install "ruda[torch]" (any torch >= 2.4; a CPU build is enough)'
+
+def _fix() -> str:
+    return f"{install_command('torch')} (any torch >= 2.4; a CPU build is enough)"
 
 
 class TorchBackend(Backend):
@@ -27,9 +29,10 @@ class TorchBackend(Backend):
         try:
             import torch
         except ImportError as err:
-            return Availability.unavailable(f"PyTorch is not installed ({err})", fix=_FIX)
+            return Availability.unavailable(f"PyTorch is not installed ({err})", fix=_fix())
         except Exception as err:  # a broken torch install must not break ruda
-            return Availability.unavailable(f"importing torch failed: {type(err).__name__}: {err}", fix=_FIX)
+            reason = f"importing torch failed: {type(err).__name__}: {err}"
+            return Availability.unavailable(reason, fix=_fix())
         try:
             cuda_count = torch.cuda.device_count()
         except Exception:  # a driver problem hides the GPUs, not the CPU
