@@ -3,6 +3,7 @@ unknown ops, foreign handles, memory limits, killed servers and clients, many cl
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -18,6 +19,7 @@ import websockets
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ruda.testing import assert_matches_numpy
+from ruda_remote import server as server_module
 from ruda_remote import wire
 from websockets.sync.client import connect
 
@@ -293,4 +295,66 @@ def test_a_raw_batch_over_the_output_limit_is_refused_whole(server):
     assert reply[:4] == ["error", wire.NO_SEQ, "batch", "ValueError"], reply
     assert f"at most {wire.MAX_OUTPUTS} handles" in reply[4] and "none of its operations ran" in reply[4]
     assert _stats(ws) == {"arrays": 0, "bytes": 0}  # the upload before it did not run either
+    ws.close()
+
+
+def _peak_rss_mib(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    raise AssertionError("no VmHWM in /proc status")
+
+
+def _empty_arrays_frame(n: int) -> bytes:
+    """A frame of ``n`` empty msgpack arrays: cheap to send, about 64 bytes each once decoded."""
+    body = b"\xdd" + n.to_bytes(4, "big") + b"\x90" * n
+    return len(body).to_bytes(4, "big") + body
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads peak memory from /proc")
+def test_an_oversized_hello_is_cut_off_before_it_is_read(server_process):
+    proc, url = server_process()
+    with ruda_remote.RemoteDevice(url, timeout=10) as dev:  # warm: the backend and a session
+        assert float(ruda_remote.sum(ruda_remote.ones(4, device=dev))) == 4.0
+    before = _peak_rss_mib(proc.pid)
+    ws = connect(url, compression=None, max_size=None, proxy=None, open_timeout=10, legacy=True)
+    assert wire.decode_server_message(ws.recv(timeout=10))[0] == "challenge"
+    start = time.monotonic()
+    # (the server may hang up while the frame is still going out)
+    with contextlib.suppress(websockets.ConnectionClosed, OSError):
+        ws.send(_empty_arrays_frame(8 * 2**20))  # 8 MiB instead of a hello
+    with pytest.raises(websockets.ConnectionClosed) as info:
+        ws.recv(timeout=10)
+    closed_after = time.monotonic() - start
+    assert info.value.rcvd is not None and info.value.rcvd.code == 1009  # message too big
+    assert closed_after < 5
+    # The server is still there for everyone else, and barely grew.
+    with ruda_remote.RemoteDevice(url, timeout=10) as dev:
+        assert float(ruda_remote.sum(ruda_remote.ones(4, device=dev))) == 4.0
+    assert _peak_rss_mib(proc.pid) - before < 32
+
+
+@pytest.mark.parametrize("size", [server_module.HELLO_MAX_BYTES + 1, 64 * 1024])
+def test_a_hello_past_the_small_limit_closes_only_that_connection(server, size):
+    ws = connect(server.url, compression=None, max_size=None, proxy=None, open_timeout=10, legacy=True)
+    ws.recv(timeout=10)
+    ws.send(wire.encode(["hello", wire.PROTOCOL_VERSION, b"\x00" * size]))
+    with pytest.raises(websockets.ConnectionClosed) as info:
+        ws.recv(timeout=10)
+    assert info.value.rcvd is not None and info.value.rcvd.code == 1009
+    with ruda_remote.RemoteDevice(server.url, timeout=10) as dev:
+        # Once authenticated, a session sends messages up to the full limit.
+        big = ruda_remote.asarray(np.arange(2**20, dtype=np.float64), device=dev)  # 8 MiB
+        small = ruda_remote.asarray(np.arange(1000.0), device=dev)  # inline, a 8 KiB batch
+        assert float(ruda_remote.sum(big)) == float(np.arange(2**20, dtype=np.float64).sum())
+        assert float(ruda_remote.sum(small)) == 499500.0
+
+
+def test_a_tiny_frame_announcing_a_huge_array_is_refused_without_allocating(server):
+    ws = connect(server.url, compression=None, max_size=None, proxy=None, open_timeout=10, legacy=True)
+    ws.recv(timeout=10)
+    ws.send(b"\x00\x00\x00\x05\xdd\x7f\xff\xff\xff")  # an array of 2**31-1 items, in 5 bytes
+    reply = wire.decode_server_message(ws.recv(timeout=10))
+    assert reply[0] == "error" and "malformed hello" in reply[4], reply
     ws.close()

@@ -42,6 +42,9 @@ from ruda_remote.wire import Limits
 log = logging.getLogger("ruda_remote.server")
 
 HELLO_TIMEOUT = 10.0
+#: largest message accepted before the peer is authenticated (a hello is under 100 bytes), so
+#: that a peer without the token cannot make the server read or decode much on its behalf
+HELLO_MAX_BYTES = 4096
 
 __all__ = ["Limits", "RemoteServer", "is_loopback", "start_websocket", "start_websocket_async"]
 
@@ -172,7 +175,7 @@ class RemoteServer:
             self.port,
             ssl=self._ssl,
             origins=[None, *self.allowed_origins],  # None: no Origin header, not a browser
-            max_size=self.limits.max_message_bytes,
+            max_size=HELLO_MAX_BYTES,  # raised to limits.max_message_bytes once authenticated
             compression=None,
             max_queue=64,
             logger=log,
@@ -286,6 +289,9 @@ class RemoteServer:
                     "RemoteDevice, or set RUDA_REMOTE_TOKEN)",
                 )
                 return None
+        # Authenticated: from the next message on, the peer may send up to the session's limit
+        # (websockets reads this before each frame; a client sends nothing until the welcome).
+        ws.protocol.max_message_size = self.limits.max_message_bytes
         await ws.send(wire.encode(["welcome", wire.PROTOCOL_VERSION, self._info]))
         return Session(self.table, self.limits)
 

@@ -9,6 +9,8 @@ is never copied through msgpack or joined to a header::
     server -> client   ["challenge", version, nonce]
     client -> server   ["hello", version, proof]            proof = HMAC-SHA256(token, nonce) or nil
     server -> client   ["welcome", version, info]           or ["error", -1, "hello", kind, message]
+        (until the welcome the server accepts messages of a few KiB only, and the client
+        sends nothing after its hello until the welcome has come)
     client -> server   ["batch", [op, ...], [released handle, ...]]
         op = [seq, code, [out handle, ...], [arg, ...], {kwarg: value}, flags, expect]
     server -> client   ["meta", seq, [[shape, dtype], ...]]  when the op asked for it (FLAG_META)
@@ -333,17 +335,20 @@ def _ext_hook(code: int, data: bytes) -> Any:
 
 
 def _unpack(data: bytes, max_len: int = 2**31 - 1) -> Any:
+    """Decode msgpack with every length bounded by ``max_len`` and by the data itself (an item
+    takes at least a byte, so no header can announce more items than the data could hold)."""
+    bound = min(max_len, len(data))
     return msgpack.unpackb(
         data,
         ext_hook=_ext_hook,
         raw=False,
         strict_map_key=True,
         use_list=True,
-        max_bin_len=max_len,
-        max_str_len=min(max_len, 2**20),
-        max_array_len=max_len,
-        max_map_len=max_len,
-        max_ext_len=max_len,
+        max_bin_len=bound,
+        max_str_len=min(bound, 2**20),
+        max_array_len=bound,
+        max_map_len=bound,
+        max_ext_len=bound,
     )
 
 
