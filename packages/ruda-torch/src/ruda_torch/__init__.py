@@ -24,12 +24,13 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from ruda import spec
+from ruda import _nan, spec
 
 __all__ = sorted(
     set(spec.FUNCTIONS)
     | set(spec.CONSTANTS)
     | set(spec.DTYPES)
+    | set(_nan.NAMES)
     | {"fft", "linalg", "__array_namespace_info__", "__array_api_version__"}
 )
 

@@ -6,6 +6,8 @@ non-conforming come from the topic modules beside this one.
 
 from __future__ import annotations
 
+import sys
+
 from array_api_compat.torch import (  # noqa: F401  (re-exported)
     abs,
     add,
@@ -119,6 +121,7 @@ from array_api_compat.torch import (  # noqa: F401  (re-exported)
     unstack,
     where,
 )
+from ruda import _nan
 from ruda.spec import API_VERSION
 
 from ruda_torch import fft, linalg  # noqa: F401
@@ -158,3 +161,11 @@ from ruda_torch._set import unique_all, unique_counts, unique_inverse, unique_va
 from ruda_torch._statistical import std, var  # noqa: F401
 
 __array_api_version__ = API_VERSION
+
+# beyond the standard: what array engines (Cubed, Dask) call on a namespace
+_nan_reductions = _nan.NanReductions(sys.modules[__name__])
+nanmax = _nan_reductions.nanmax
+nanmean = _nan_reductions.nanmean
+nanmin = _nan_reductions.nanmin
+nanprod = _nan_reductions.nanprod
+nansum = _nan_reductions.nansum

@@ -15,6 +15,9 @@ the package README lists the known limits.
 from __future__ import annotations
 
 import math as _math
+import sys as _sys
+
+from ruda import _nan
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array
@@ -189,7 +192,16 @@ def empty_cache(device: Device | str | None = None) -> None:
         dev.staging.empty()
 
 
+# beyond the standard: what array engines (Cubed, Dask) call on a namespace
+_nan_reductions = _nan.NanReductions(_sys.modules[__name__])
+nanmax = _nan_reductions.nanmax
+nanmean = _nan_reductions.nanmean
+nanmin = _nan_reductions.nanmin
+nanprod = _nan_reductions.nanprod
+nansum = _nan_reductions.nansum
+
 __all__ = [
+    *_nan.NAMES,
     "Array",
     "Device",
     "__array_api_version__",

@@ -13,6 +13,8 @@ are NumPy's, so the spec's special cases that NumPy's operators get wrong
 
 from __future__ import annotations
 
+import sys
+
 from array_api_compat.numpy import (
     abs,
     acos,
@@ -164,15 +166,24 @@ from array_api_compat.numpy import (
     zeros_like,
 )
 
-from ruda import spec
+from ruda import _nan, spec
 from ruda.host import fft, linalg
 from ruda.host._fixes import clip, expm1, finfo, floor_divide, tanh
 from ruda.host._info import __array_namespace_info__
 from ruda.spec import API_VERSION as __array_api_version__
 
+# beyond the standard: what array engines (Cubed, Dask) call on a namespace
+_nan_reductions = _nan.NanReductions(sys.modules[__name__])
+nanmax = _nan_reductions.nanmax
+nanmean = _nan_reductions.nanmean
+nanmin = _nan_reductions.nanmin
+nanprod = _nan_reductions.nanprod
+nansum = _nan_reductions.nansum
+
 __all__ = sorted(
     set(spec.FUNCTIONS)
     | set(spec.CONSTANTS)
     | set(spec.DTYPES)
+    | set(_nan.NAMES)
     | {"fft", "linalg", "__array_namespace_info__", "__array_api_version__"}
 )
