@@ -284,3 +284,24 @@ def test_array_protocol_is_an_explicit_host_copy(xp):
     assert np.asarray(x, dtype=np.float64).dtype == np.float64
     with pytest.raises(ValueError, match="copy"):
         np.asarray(x, copy=False)
+
+
+def test_arrays_pickle_to_another_process(xp):
+    # process executors (Cubed, Dask) move chunks between processes by pickling them
+    import pickle
+    import subprocess
+    import sys
+
+    host = np.arange(12, dtype=np.float32).reshape(3, 4)
+    x = xp.asarray(host)[::-1, 1:]  # a view: strides and offset travel as data
+    y = pickle.loads(pickle.dumps(x))
+    assert type(y) is type(x) and y.device == x.device
+    assert_matches_numpy(y, host[::-1, 1:])
+    code = (
+        "import pickle, sys, numpy as np; y = pickle.loads(sys.stdin.buffer.read()); "
+        "print(type(y).__module__, y.dtype, np.asarray(y).sum())"
+    )
+    blob = pickle.dumps(x)
+    done = subprocess.run([sys.executable, "-c", code], input=blob, capture_output=True, timeout=120)
+    want = ["ruda_wgpu._array", "float32", str(host[::-1, 1:].sum())]
+    assert done.stdout.decode().split() == want, done.stderr

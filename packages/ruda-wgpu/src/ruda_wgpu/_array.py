@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ruda_wgpu import _dtypes
-from ruda_wgpu._engine import GpuDevice, Storage, resolve_device, storage_itemsize
+from ruda_wgpu._engine import GpuDevice, Storage, default_device, resolve_device, storage_itemsize
 from ruda_wgpu._kernels import Operand, Scalar, c_strides, convert, launch_elementwise
 from ruda_wgpu._operators import Operators
 
@@ -205,6 +205,11 @@ class Array(Operators):
         host = to_numpy(self)
         return host if dtype is None else host.astype(dtype)
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickle as a host copy and the device's name, uploaded again on unpickling, so that
+        process and cluster executors (Cubed, Dask) can move arrays between processes."""
+        return (_unpickle, (to_numpy(self), self._dtype.name, self._device.name))
+
     # -- indexing ------------------------------------------------------------------------------
     def __getitem__(self, key: Any) -> Array:
         from ruda_wgpu._indexing import getitem  # _indexing builds on this module
@@ -215,6 +220,16 @@ class Array(Operators):
         from ruda_wgpu._indexing import setitem  # _indexing builds on this module
 
         setitem(self, key, value)
+
+
+def _unpickle(host: np.ndarray[Any, Any], dtype: str, device: str) -> Array:
+    """A pickled array back on the device of that name, or on this machine's default device
+    when it has none of that name (another machine, fewer adapters)."""
+    try:
+        target = resolve_device(device)
+    except ValueError:
+        target = default_device()
+    return from_numpy(host, np.dtype(dtype), target)
 
 
 def from_numpy(host: np.ndarray[Any, Any], dtype: np.dtype[Any], device: GpuDevice) -> Array:
