@@ -42,7 +42,7 @@ WORKLOAD = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("executor", ["single-threaded", "threads"])
+@pytest.mark.parametrize("executor", ["single-threaded", "threads", "processes"])
 def test_cubed_on_ruda_host(executor: str) -> None:
     from cubed.runtime.create import create_executor
 
