@@ -5,12 +5,14 @@ holds its array inputs (or the one named by ``device=``, or the first),
 translates router arrays, dtypes and devices to that backend's own, calls the
 backend's function, and wraps what comes back. Two inputs held by different
 backends raise :class:`DeviceMismatchError`; data moves only through
-:meth:`Router.to_device`.
+:meth:`Router.to_device`, and through the opt-in ``fallback=`` device (see
+:mod:`ruda_router._fallback`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import math
 from collections.abc import Callable, Sequence
@@ -28,6 +30,7 @@ from ruda_router import duo, quad, trio
 from ruda_router._array import Array
 from ruda_router._device import MultiDeviceBase
 from ruda_router._dtypes import DTYPES, DType, isdtype
+from ruda_router._fallback import Fallback
 from ruda_router._info import RouterInfo
 from ruda_router._transfer import migrate
 
@@ -55,11 +58,25 @@ class Router:
     names another; operations run where their inputs are; ``xp.to_device``
     (or ``x.to_device``) moves data between backends, and nothing else does.
     ``name`` is what ``repr`` and error messages call the router.
+
+    ``fallback`` (off by default) is a device of this router that runs what the
+    holding backend cannot: a function it lacks or that raises
+    ``NotImplementedError``, or a dtype its device's ``dtypes()`` does not list.
+    Inputs move there and results move back, and each such operation is logged
+    once at WARNING on the ``ruda_router`` logger. Without it those errors
+    propagate unchanged.
     """
 
     __array_api_version__ = spec.API_VERSION
 
-    def __init__(self, backends: Sequence[ModuleType | str | Any], /, *, name: str | None = None) -> None:
+    def __init__(
+        self,
+        backends: Sequence[ModuleType | str | Any],
+        /,
+        *,
+        name: str | None = None,
+        fallback: MultiDeviceBase | None = None,
+    ) -> None:
         if isinstance(backends, (str, bytes)) or not isinstance(backends, Sequence):
             raise TypeError("Router takes a tuple of 2 to 4 backends, e.g. Router((ruda.host, ruda.torch))")
         if not 2 <= len(backends) <= 4:
@@ -76,6 +93,7 @@ class Router:
         self._from_inner: tuple[dict[Any, DType], ...] = tuple({} for _ in self._namespaces)
         self._array_types: tuple[set[type], ...] = tuple(set() for _ in self._namespaces)
         self._impls: dict[str, tuple[Callable[..., Any] | None, ...]] = {}
+        self._fallback: Fallback | None = None
         for name, dtype in DTYPES.items():
             setattr(self, name, dtype)
         self.e, self.inf, self.nan, self.pi, self.newaxis = math.e, math.inf, math.nan, math.pi, None
@@ -86,6 +104,8 @@ class Router:
                 inner = tuple(getattr(ns, extension) for ns in self._namespaces)
                 self._install(sub, f"{extension}.", names, inner)
                 setattr(self, extension, sub)
+        if fallback is not None:
+            self._fallback = Fallback(self, fallback)
 
     def __repr__(self) -> str:
         return self.__name__
@@ -124,13 +144,12 @@ class Router:
     ) -> Callable[..., Any]:
         place, inner, wrap = self._place, self._inner, self._wrap
 
-        def function(*args: Any, **kwargs: Any) -> Any:
-            index = place(name, args, kwargs)
+        def call(index: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
             impl = impls[index]
             if impl is None:
                 raise self._missing(name, index)
             # the common arguments (router arrays, scalars) inline: this is the per-call cost
-            args = tuple(
+            own_args = tuple(
                 [
                     a._inner
                     if type(a) is Array
@@ -142,7 +161,24 @@ class Router:
             )
             if kwargs:
                 kwargs = {k: inner(v, index, name, foreign_ok) for k, v in kwargs.items()}
-            return wrap(impl(*args, **kwargs), index)
+            return wrap(impl(*own_args, **kwargs), index)
+
+        def function(*args: Any, **kwargs: Any) -> Any:
+            index = place(name, args, kwargs)
+            fallback = self._fallback
+            if fallback is None:
+                return call(index, args, kwargs)
+            holding = self._holding(index, args, kwargs)
+            reason = fallback.reason(name, impls[index] is not None, holding, args, kwargs)
+            if reason is None:
+                try:
+                    return call(index, args, kwargs)
+                except NotImplementedError as err:
+                    if holding == fallback.device:
+                        raise
+                    reason = f"it raised NotImplementedError: {err}"
+            elsewhere = functools.partial(call, fallback.device.index)
+            return fallback.run(name, holding, reason, elsewhere, _takes_device(function), args, kwargs)
 
         function.__name__ = name.rpartition(".")[2]
         function.__qualname__ = f"Router.{name}"
@@ -228,6 +264,19 @@ class Router:
                 return index
         return 0 if holder is None else holder._index
 
+    def _holding(self, index: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> MultiDeviceBase:
+        """The device of a call placed on backend ``index``: its first array input's, else
+        ``device=``, else that backend's default device."""
+        for value in (*args, *kwargs.values()):
+            for item in value if type(value) is tuple or type(value) is list else (value,):
+                if type(item) is Array:
+                    return item.device
+        device = kwargs.get("device")
+        if device is not None:
+            return device  # type: ignore[no-any-return]
+        default = self._namespaces[index].__array_namespace_info__().default_device()
+        return self.MultiDevice.variants[index](default)
+
     def _join(self, name: str, holder: Array | None, a: Array) -> Array:
         if a._router is not self:
             raise TypeError(
@@ -302,6 +351,9 @@ class Router:
 
     def _apply(self, name: str, index: int, *args: Any) -> Array:
         """Run backend ``index``'s ``name`` on its own objects and wrap the result (operators)."""
+        if self._fallback is not None:  # the namespace's function decides whether to fall back
+            fallible: Array = getattr(self, name)(*[self._wrap(a, index) for a in args])
+            return fallible
         impl = self._impls[name][index]
         if impl is None:
             raise self._missing(name, index)
@@ -467,6 +519,12 @@ def _signature(impls: tuple[Callable[..., Any] | None, ...]) -> inspect.Signatur
             except (TypeError, ValueError):  # a builtin or ufunc without one: try the next
                 continue
     return None
+
+
+def _takes_device(function: Callable[..., Any]) -> bool:
+    """Whether a dispatcher's signature (its backend's) has a ``device`` parameter."""
+    signature = getattr(function, "__signature__", None)
+    return signature is not None and "device" in signature.parameters
 
 
 def _resolve(backend: Any, position: int) -> Any:
