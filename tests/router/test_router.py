@@ -3,7 +3,10 @@ backend that really computed, device mixing, explicit migration both ways, devic
 
 from __future__ import annotations
 
+import json
 import runpy
+import subprocess
+import sys
 import types
 from pathlib import Path
 from typing import Any
@@ -397,6 +400,22 @@ def test_default_router_and_registry_entry() -> None:
     assert len(xp._namespaces) == max(2, min(4, len(available)))
     assert_matches_numpy(xp.sum(xp.arange(4.0)), np.array(6.0))
     assert ruda.to_numpy(xp.arange(3)).tolist() == [0, 1, 2]
+
+
+def test_the_router_row_lists_the_default_routers_devices() -> None:
+    rows = {b.name: b for b in ruda.backends()}
+    routed = [b for b in rows.values() if b.available and b.name != "router"][:4]
+    want = tuple(dict.fromkeys(d for b in routed for d in b.devices))
+    assert rows["router"].devices == want, "the devices of the backends ruda.router routes over"
+    assert rows["router"].devices[0] == ruda.Device("cpu"), "the host first"
+    positions = ", ".join(f"B{i + 1} {b.name}" for i, b in enumerate(routed * (2 if len(routed) == 1 else 1)))
+    assert rows["router"].details["default routing"] == positions
+    # `ruda info` in a fresh process: the router's probe runs while ruda.backends() probes the rest
+    shown = subprocess.run(
+        [sys.executable, "-m", "ruda", "info", "--json"], capture_output=True, text=True, check=True
+    )
+    row = {b["name"]: b for b in json.loads(shown.stdout)["backends"]}["router"]
+    assert row["devices"] == [str(d) for d in want]
 
 
 def test_a_third_backend_with_its_own_array_class() -> None:

@@ -2,7 +2,9 @@
 
 A router is built at run time from namespaces (``Router((ruda.host,
 ruda.torch))``), so the entry point stands for the package: its probe says the
-router is available and how to build one. ``ruda.router`` (or
+router is available, how to build one, and which devices the default router
+holds (the canonical devices of the backends it routes over, so ``ruda info``
+lists them like any backend's). ``ruda.router`` (or
 ``ruda.namespace("router")``) is a default router over every available
 backend, host first then by name, at most four; on a machine where only one
 backend can run it is a router over that backend twice, so generic code still
@@ -14,6 +16,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+import ruda
+from ruda._registry import plugin
 from ruda.plugin import Availability, Backend
 
 _NOTE = (
@@ -32,9 +36,17 @@ class RouterBackend(Backend):
     array_packages = ("ruda_router",)
 
     def probe(self) -> Availability:
-        # Cheap and independent of the other backends: it must not probe them (ruda.backends()
-        # probes every backend, this one included).
-        return Availability(available=True, details={"note": _NOTE})
+        # Never through ruda.backends(): it probes every backend, this one included.
+        xp = default_router()
+        plugins = [plugin(name) for name, _ in _positions()]
+        devices = [
+            plugins[d.index].device_of_native(d.device) for d in xp.__array_namespace_info__().devices()
+        ]
+        routes = ", ".join(
+            f"{v.variant} {p.name}" for v, p in zip(xp.MultiDevice.variants, plugins, strict=True)
+        )
+        details = {"note": _NOTE, "default routing": routes}
+        return Availability(available=True, devices=tuple(dict.fromkeys(devices)), details=details)
 
     def namespace(self) -> Any:
         return default_router()
@@ -52,22 +64,29 @@ class RouterBackend(Backend):
 
 
 @functools.cache
-def default_router() -> Any:
-    """The router over every available backend (host first, then by name; at most four)."""
-    import ruda
-
-    from ruda_router._router import Router
-
-    names = [b.name for b in ruda.backends() if b.available and b.name != RouterBackend.name]
-    namespaces = []
-    for name in names[:4]:
+def _positions() -> tuple[tuple[str, Any], ...]:
+    """Backend name and namespace of each position of the default router: the first four
+    available backends, host first then by name (one twice where only one is available).
+    Each is probed alone, through ruda.namespace, so the router's own probe can call this."""
+    routed: list[tuple[str, Any]] = []
+    for name in ruda.installed():
+        if name == RouterBackend.name:
+            continue
         try:
-            namespaces.append(ruda.namespace(name))
+            routed.append((name, ruda.namespace(name)))
         except (ruda.BackendNotFoundError, ruda.BackendUnavailableError):
             continue
-    if len(namespaces) == 1:
-        namespaces.append(namespaces[0])
-    return Router(tuple(namespaces), name="ruda.router")
+        if len(routed) == 4:
+            break
+    return tuple(routed * 2 if len(routed) == 1 else routed)
+
+
+@functools.cache
+def default_router() -> Any:
+    """The router over every available backend (host first, then by name; at most four)."""
+    from ruda_router._router import Router
+
+    return Router(tuple(ns for _, ns in _positions()), name="ruda.router")
 
 
 PLUGIN = RouterBackend()
