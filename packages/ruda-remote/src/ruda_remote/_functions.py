@@ -38,7 +38,15 @@ _device = _dispatch.device_or_default
 
 
 def _default_dtype(device: RemoteDevice, kind: str) -> np.dtype[Any]:
-    return np.dtype(device.info["default_dtypes"][kind])
+    """The server device's default dtype of ``kind``; the server leaves out a default the wire
+    cannot carry (one beyond the standard's dtypes), and then the caller must name a dtype."""
+    try:
+        return np.dtype(device.info["default_dtypes"][kind])
+    except KeyError:
+        raise TypeError(
+            f"the server's backend has no default {kind} dtype among the Array API's dtypes: "
+            "pass dtype=... explicitly"
+        ) from None
 
 
 def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | None = None) -> Array:

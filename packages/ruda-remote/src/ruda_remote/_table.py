@@ -147,7 +147,9 @@ class OpTable:
             if candidate == dtype:
                 return name
         raise TypeError(
-            f"the backend returned an array of dtype {dtype!r}, which the Array API does not define"
+            f"the backend returned an array of dtype {dtype}, which is not one of the Array API's dtypes "
+            "and so cannot reach a remote client; cast to one of them (float32 for float16) in the "
+            "computation, or use the backend in process"
         )
 
     def meta(self, x: Any) -> tuple[tuple[int, ...], str]:

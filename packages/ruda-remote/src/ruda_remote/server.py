@@ -18,6 +18,7 @@ token-less server on the user's own machine.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import ipaddress
@@ -297,15 +298,14 @@ class RemoteServer:
 
     def _describe(self) -> dict[str, Any]:
         info = self.namespace.__array_namespace_info__()
-        names = self.table.dtype_name
         caps = dict(info.capabilities())
         return {
             "backend": self.backend_name,
             "device": str(self.device),
             "ops_digest": wire.OPS_DIGEST,
             "api_version": str(getattr(self.namespace, "__array_api_version__", "")),
-            "default_dtypes": {k: names(v) for k, v in info.default_dtypes(device=self.device).items()},
-            "dtypes": [names(d) for d in info.dtypes(device=self.device).values()],
+            "default_dtypes": self._carried(info.default_dtypes(device=self.device)),
+            "dtypes": list(self._carried(info.dtypes(device=self.device)).values()),
             "max_dimensions": caps.get("max dimensions"),
             "limits": {
                 "max_message_bytes": self.limits.max_message_bytes,
@@ -313,6 +313,16 @@ class RemoteServer:
                 "max_arrays": self.limits.max_arrays,
             },
         }
+
+    def _carried(self, dtypes: dict[str, Any]) -> dict[str, str]:
+        """The Array API names of the dtypes in ``dtypes`` (keyed by kind or name) that the wire
+        carries. A backend's others (ruda_wgpu's float16) are left out, so that describing any
+        backend succeeds; an op that returns one is refused then, naming the dtype."""
+        carried: dict[str, str] = {}
+        for key, dtype in dtypes.items():
+            with contextlib.suppress(TypeError):
+                carried[key] = self.table.dtype_name(dtype)
+        return carried
 
 
 def _refused_batch(err: wire.WireError) -> bytes:

@@ -1,0 +1,98 @@
+"""Every installed backend can be served: a real server per backend, and one round of operations
+through ``ruda_remote`` compared with NumPy."""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import numpy as np
+import pytest
+import ruda
+import ruda.host
+import ruda_remote
+
+#: the optional backends' modules, imported only to skip when they are absent
+BACKEND_MODULES = {"host": "ruda.host", "torch": "ruda_torch", "wgpu": "ruda_wgpu", "cuda": "ruda_cuda"}
+
+
+def _skip_unless_available(name: str) -> None:
+    pytest.importorskip(BACKEND_MODULES[name])
+    status = {b.name: b for b in ruda.backends()}[name]
+    if not status.available:
+        pytest.skip(f"backend {name} is installed but cannot run here: {status.reason}")
+
+
+@pytest.mark.parametrize("name", ["host", "torch", "wgpu", "cuda"])
+def test_a_round_of_operations_on_each_backend_matches_numpy(name, make_server):
+    _skip_unless_available(name)
+    srv = make_server(backend=name)
+    with ruda_remote.RemoteDevice(srv.url, timeout=60) as dev:
+        assert dev.info["backend"] == name
+        xp = ruda_remote
+        a = xp.reshape(xp.arange(12, dtype=xp.float32, device=dev), (3, 4))
+        b = xp.ones((4, 2), dtype=xp.float32, device=dev)
+        host = np.arange(12, dtype=np.float32).reshape(3, 4)
+        u = xp.asarray(np.array([3, -1, 7, 0], dtype=np.int32), device=dev)
+        results = {
+            "zeros": (xp.zeros((2, 3), dtype=xp.float32, device=dev), np.zeros((2, 3), np.float32)),
+            "full": (xp.full((2,), 2.5, dtype=xp.float32, device=dev), np.full((2,), 2.5, np.float32)),
+            "linspace": (xp.linspace(0.0, 1.0, 5, device=dev), np.linspace(0.0, 1.0, 5)),
+            "elementwise": (xp.exp(a / 4) * 2 - a, np.exp(host / 4) * 2 - host),
+            "integers": (u * 3 + 1, np.array([10, -2, 22, 1], dtype=np.int32)),
+            "sum": (xp.sum(a, axis=0), host.sum(axis=0)),
+            "max": (xp.max(a), host.max()),
+            "matmul": (a @ b, host @ np.ones((4, 2), np.float32)),
+            "slice": (a[1:, ::2], host[1:, ::2]),
+            "take": (xp.take(a, xp.asarray([2, 0], device=dev), axis=0), host[[2, 0]]),
+            "mask": (u[u > 0], np.array([3, 7], dtype=np.int32)),
+        }
+        for what, (remote, expected) in results.items():
+            got = np.asarray(remote)
+            assert got.shape == expected.shape, what
+            np.testing.assert_allclose(got, expected, rtol=1e-5, err_msg=what)
+        assert float(xp.mean(a)) == pytest.approx(5.5)
+
+
+def _host_with_float16() -> types.ModuleType:
+    """ruda.host as a backend with float16 beyond the standard's dtypes: its info lists it (as
+    its default real floating dtype too), and its ``arange`` returns it."""
+    backend = types.ModuleType("host_with_float16")
+    backend.__dict__.update({k: v for k, v in vars(ruda.host).items() if not k.startswith("__")})
+    backend.__array_api_version__ = ruda.host.__array_api_version__
+    backend.float16 = np.float16
+
+    class Info(ruda.host.__array_namespace_info__):
+        def dtypes(self, *, device: Any = None, kind: Any = None) -> dict[str, Any]:
+            return {**super().dtypes(device=device, kind=kind), "float16": np.dtype(np.float16)}
+
+        def default_dtypes(self, *, device: Any = None) -> dict[str, Any]:
+            return {**super().default_dtypes(device=device), "real floating": np.dtype(np.float16)}
+
+    backend.__array_namespace_info__ = Info
+    backend.arange = lambda *args, **kwargs: ruda.host.arange(*args, **kwargs).astype(np.float16)
+    return backend
+
+
+def test_a_dtype_beyond_the_standard_is_refused_per_operation_not_at_start(make_server):
+    srv = make_server(backend=_host_with_float16())
+    with ruda_remote.RemoteDevice(srv.url, timeout=30) as dev:
+        assert "float16" not in dev.info["dtypes"]
+        assert "float32" in dev.info["dtypes"]
+        assert "float16" not in ruda_remote.__array_namespace_info__().dtypes(device=dev)
+        with pytest.raises(TypeError, match=r"arange.*float16.*not one of the Array API's dtypes"):
+            ruda_remote.arange(3, device=dev)
+        with pytest.raises(TypeError, match="no default real floating dtype.*pass dtype="):
+            ruda_remote.ones(3, device=dev)
+        # the session goes on: the refused ops cost nothing and others run
+        ones = ruda_remote.ones(3, dtype=ruda_remote.float32, device=dev)
+        np.testing.assert_array_equal(np.asarray(ones), np.ones(3, np.float32))
+        assert ruda_remote.__array_namespace_info__().default_dtypes(device=dev)["integral"] == np.int64
+
+
+def test_ruda_serve_serves_wgpu(server_process):
+    _skip_unless_available("wgpu")
+    _, url = server_process("--backend", "wgpu")  # the last --backend given is the one served
+    with ruda_remote.RemoteDevice(url, timeout=60) as dev:
+        assert dev.info["backend"] == "wgpu"
+        assert float(ruda_remote.sum(ruda_remote.ones(4, device=dev))) == 4.0
