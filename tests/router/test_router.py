@@ -287,6 +287,34 @@ def test_migration_falls_back_to_host_bytes_when_dlpack_refuses() -> None:
     assert moved[0, 0] == 0
 
 
+@pytest.mark.parametrize(
+    ("source", "target"),
+    [(HOST, TDEV), (TDEV, HOST), (HOST, HOST), (TDEV, TDEV)],
+    ids=["host-to-torch", "torch-to-host", "host-to-host", "torch-to-torch"],
+)
+def test_moves_between_host_and_torch_cpu_share_memory(source: Any, target: Any) -> None:
+    x = _on(source, [1.0, 2.0, 3.0])
+    y = x.to_device(target)
+    x[0] = 100.0
+    assert float(y[0]) == 100.0, "DLPack hands over the same memory: a write to the source shows"
+    y[2] = -1.0
+    assert float(x[2]) == -1.0, "and a write to the result shows in the source"
+
+
+def test_moves_to_and_from_wgpu_copy() -> None:
+    try:
+        wgpu = ruda.namespace("wgpu")
+    except (ruda.BackendNotFoundError, ruda.BackendUnavailableError) as err:
+        pytest.skip(f"no wgpu backend here: {err}")
+    xp = Router((ruda.host, wgpu))
+    gpu = xp.MultiDevice.B2(wgpu.__array_namespace_info__().default_device())
+    for source, target in [(xp.MultiDevice.B1("cpu"), gpu), (gpu, xp.MultiDevice.B1("cpu"))]:
+        x = xp.asarray([1.0, 2.0, 3.0], dtype=xp.float32, device=source)
+        y = x.to_device(target)
+        x[0] = 100.0
+        assert float(y[0]) == 1.0, f"{source!r} to {target!r} copies: the result keeps the old value"
+
+
 def test_to_device_within_a_backend_keeps_the_backend() -> None:
     x = _on(TDEV, [1, 2])
     y = x.to_device(TDEV)
