@@ -7,11 +7,13 @@ the original error without repeating it, so the client hears of each failure onc
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
 
 from ruda_remote import wire
+from ruda_remote._meta import VIEWS, is_basic_key
 from ruda_remote._table import OpTable
 
 #: exception types the client re-raises as such; anything else becomes RuntimeError
@@ -53,14 +55,23 @@ def error_kind(err: BaseException) -> str:
 
 
 class Session:
-    """The arrays and memory of one connection."""
+    """The arrays and memory of one connection.
+
+    Memory is charged per buffer, not per handle: a handle costs the whole buffer its array
+    keeps alive (a view, its base's), and handles that share a buffer share one charge, given
+    back when the last of them is released.
+    """
 
     def __init__(self, table: OpTable, limits: wire.Limits) -> None:
         self.table = table
         self.limits = limits
         self.arrays: dict[int, Any] = {}
+        #: each handle's own bytes (shape times item size): what an op that reads it touches
         self.sizes: dict[int, int] = {}
         self.failed: dict[int, OpFailedError] = {}
+        #: the buffer each handle keeps alive, and each buffer's bytes and number of handles
+        self._buffer_of: dict[int, Hashable] = {}
+        self._buffers: dict[Hashable, _Buffer] = {}
         self.used_bytes = 0
 
     # -- public ------------------------------------------------------------------------------------
@@ -107,6 +118,8 @@ class Session:
         self.arrays.clear()
         self.sizes.clear()
         self.failed.clear()
+        self._buffer_of.clear()
+        self._buffers.clear()
         self.used_bytes = 0
 
     # -- one op ------------------------------------------------------------------------------------
@@ -141,7 +154,7 @@ class Session:
                 return wire.encode(["data", op.seq, dtype, list(shape), bytes(data)])
             return wire.encode(["data", op.seq, dtype, list(shape), wire.PAYLOAD], data)
         self._check_outputs(op)
-        if op.expect is not None:
+        if op.expect is not None and not _is_view(op):
             self._reserve(sum(_nbytes(m) for m in op.expect), name)
         if name == "__upload__":
             dtype, shape, data = op.args
@@ -177,13 +190,11 @@ class Session:
         return results
 
     def _store(self, op: wire.Op, results: list[Any], metas: list[tuple[tuple[int, ...], str]]) -> None:
-        sizes = [_nbytes(m) for m in metas]
-        if op.expect is None:
-            self._reserve(sum(sizes), op.name)
-        for handle, result, size in zip(op.out, results, sizes, strict=True):
+        buffers = self._charge(results, op.name)
+        for handle, result, meta, buffer in zip(op.out, results, metas, buffers, strict=True):
             self.arrays[handle] = result
-            self.sizes[handle] = size
-            self.used_bytes += size
+            self.sizes[handle] = _nbytes(meta)
+            self._attach(handle, buffer)
 
     def _store_in_place(self, op: wire.Op, target: Any, result: Any) -> None:
         handle = op.args[0].id
@@ -196,6 +207,10 @@ class Session:
                 f"{op.name} would change the array's shape or dtype "
                 f"from {_fmt([self.table.meta(target)])} to {_fmt([self.table.meta(result)])}",
             )
+        if result is not target:  # a read-only target: the handle now keeps the result's buffer
+            (buffer,) = self._charge([result], op.name)
+            self._detach(handle)
+            self._attach(handle, buffer)
         self.arrays[handle] = result
         return None
 
@@ -261,17 +276,58 @@ class Session:
             targets.append(op.args[0].id)
         for handle in targets:
             if handle in self.arrays:
-                self.used_bytes -= self.sizes.pop(handle)
-                del self.arrays[handle]
+                self._drop(handle)
             if len(self.failed) < self.limits.max_arrays:
                 self.failed[handle] = cause
 
     def _release(self, handle: int) -> None:
         if handle in self.arrays:
-            del self.arrays[handle]
-            self.used_bytes -= self.sizes.pop(handle)
+            self._drop(handle)
         else:
             self.failed.pop(handle, None)
+
+    # -- memory ------------------------------------------------------------------------------------
+    def _charge(self, results: list[Any], name: str) -> list[Hashable]:
+        """The buffers ``results`` keep alive; refuse them if the buffers the session does not
+        hold yet would take it past its limit (the results are then dropped, never stored)."""
+        buffers, new = [], {}
+        for result in results:
+            buffer, nbytes = self.table.memory(result)
+            buffers.append(buffer)
+            if buffer not in self._buffers:
+                new[buffer] = nbytes
+        self._reserve(sum(new.values()), name)
+        for buffer, nbytes in new.items():
+            self._buffers[buffer] = _Buffer(nbytes)
+            self.used_bytes += nbytes
+        return buffers
+
+    def _attach(self, handle: int, buffer: Hashable) -> None:
+        self._buffer_of[handle] = buffer
+        self._buffers[buffer].handles += 1
+
+    def _detach(self, handle: int) -> None:
+        buffer = self._buffer_of.pop(handle)
+        held = self._buffers[buffer]
+        held.handles -= 1
+        if held.handles == 0:  # the last handle on it: the buffer is freed with the array
+            del self._buffers[buffer]
+            self.used_bytes -= held.nbytes
+
+    def _drop(self, handle: int) -> None:
+        del self.arrays[handle]
+        del self.sizes[handle]
+        self._detach(handle)
+
+
+class _Buffer:
+    """Memory the session's arrays keep alive: its bytes and how many handles keep it."""
+
+    __slots__ = ("handles", "nbytes")
+
+    def __init__(self, nbytes: int) -> None:
+        self.nbytes = nbytes
+        self.handles = 0
 
 
 class _BadOutputsError(OpFailedError):
@@ -284,6 +340,15 @@ class _InheritedError(Exception):
     def __init__(self, cause: OpFailedError) -> None:
         super().__init__(cause.message)
         self.cause = cause
+
+
+def _is_view(op: wire.Op) -> bool:
+    """Whether ``op`` returns a view of its input (``reshape`` does where it can; else it copies
+    at most its input's bytes): its result is charged for the buffer it keeps alive once it
+    exists, as its expected shape says nothing of the memory it needs."""
+    if op.name == "__getitem__":
+        return len(op.args) == 2 and is_basic_key(op.args[1])
+    return op.name in VIEWS or op.name == "reshape"
 
 
 def _nbytes(meta: tuple[tuple[int, ...], str]) -> int:

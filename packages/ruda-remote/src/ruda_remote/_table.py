@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from types import ModuleType
 from typing import Any
 
@@ -158,6 +158,26 @@ class OpTable:
         if type(shape) is not tuple or not all(type(n) is int for n in shape):
             shape = tuple(int(n) for n in shape)
         return shape, self.dtype_name(x.dtype)
+
+    def memory(self, x: Any) -> tuple[Hashable, int]:
+        """The memory a backend array keeps alive: a key that is the same for every array sharing
+        that memory, and its size in bytes.
+
+        A view keeps its base's whole buffer alive, so ``x[0:1]`` of a large array costs the large
+        array's bytes for as long as it lives, whatever its own shape says. The key stays valid
+        while an array that shares the memory is alive (the server holds such an array).
+        """
+        storage = getattr(x, "_storage", None)  # ruda_wgpu: an array and its views share one Storage
+        if storage is not None and type(getattr(storage, "nbytes", None)) is int:
+            return ("storage", id(storage)), storage.nbytes
+        untyped = getattr(x, "untyped_storage", None)  # torch: views share an untyped storage
+        if callable(untyped):
+            found = untyped()
+            return ("torch", found.data_ptr()), int(found.nbytes())
+        root = x  # NumPy and CuPy: a view's base is the array (or buffer) that owns the memory
+        while getattr(root, "base", None) is not None and hasattr(root.base, "nbytes"):
+            root = root.base
+        return ("base", id(root)), int(root.nbytes)
 
     def upload(self, dtype: str, shape: tuple[int, ...], data: bytes) -> Any:
         """A new array on the server's device holding the client's bytes."""
