@@ -14,7 +14,7 @@ import numpy as np
 
 from ruda_remote import wire
 from ruda_remote._meta import VIEWS, is_basic_key
-from ruda_remote._table import OpTable
+from ruda_remote._table import CREATION, OpTable
 
 #: exception types the client re-raises as such; anything else becomes RuntimeError
 ERROR_KINDS = (
@@ -95,10 +95,15 @@ class Session:
         (so running the batch takes microseconds, not a time other sessions would notice)."""
         total = 0
         for op in batch.ops:
-            if op.expect is not None:
+            if op.name in CREATION:  # the size its arguments give, whatever the client expects
+                try:
+                    total += self.table.result_bytes(op.name, op.args, op.kwargs) or 0
+                except (TypeError, ValueError):
+                    return False  # refused when it runs, with the reason
+            elif op.expect is not None:
                 total += sum(_nbytes(m) for m in op.expect)
             elif op.name not in _KNOWN_SIZE:
-                return False  # output size unknown until it runs (arange, sort, linalg, ...)
+                return False  # output size unknown until it runs (sort, linalg, ...)
             total += self._input_bytes(op.args) + self._input_bytes(list(op.kwargs.values()))
             if total > SMALL_BYTES:
                 return False
@@ -154,8 +159,7 @@ class Session:
                 return wire.encode(["data", op.seq, dtype, list(shape), bytes(data)])
             return wire.encode(["data", op.seq, dtype, list(shape), wire.PAYLOAD], data)
         self._check_outputs(op)
-        if op.expect is not None and not _is_view(op):
-            self._reserve(sum(_nbytes(m) for m in op.expect), name)
+        self._reserve_before(op)
         if name == "__upload__":
             dtype, shape, data = op.args
             results = [self.table.upload(dtype, tuple(shape), data)]
@@ -177,6 +181,28 @@ class Session:
         if op.flags & wire.FLAG_META:
             return wire.encode(["meta", op.seq, [[list(s), d] for s, d in metas]])
         return None
+
+    def _reserve_before(self, op: wire.Op) -> None:
+        """Refuse an op before it allocates when its result would pass the session's limit.
+
+        A creation function's size comes from its arguments, worked out here; the client's
+        expected result is then only checked against it, so a false one is refused before the
+        op runs. Other ops are bounded by the size the client expects (their result is checked
+        against it after they run), except views, which allocate nothing.
+        """
+        expected = None if op.expect is None else sum(_nbytes(m) for m in op.expect)
+        if op.name in CREATION:
+            nbytes = self.table.result_bytes(op.name, op.args, op.kwargs)
+            assert nbytes is not None
+            if expected is not None and expected != nbytes:
+                raise OpFailedError(
+                    "ValueError",
+                    f"the client expected a result of {_fmt(op.expect)} ({expected} bytes), but {op.name} "
+                    f"of these arguments makes {nbytes} bytes; nothing was run",
+                )
+            self._reserve(nbytes, op.name)
+        elif expected is not None and not _is_view(op):
+            self._reserve(expected, op.name)
 
     def _outputs(self, op: wire.Op, result: Any) -> list[Any]:
         if isinstance(result, (tuple, list)):

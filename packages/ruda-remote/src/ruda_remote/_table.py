@@ -7,12 +7,15 @@ Names are looked up here only from the fixed table, never from what a client sen
 from __future__ import annotations
 
 import contextlib
+import inspect
+import math
 import operator
 from collections.abc import Callable, Hashable
 from types import ModuleType
 from typing import Any
 
 import numpy as np
+import ruda.host as host
 from ruda import spec, to_numpy
 
 from ruda_remote import wire
@@ -50,12 +53,51 @@ DUNDER_FUNCTIONS: dict[str, str] = {
     "__invert__": "bitwise_invert",
 }
 
+#: creation functions whose result size the server works out from their arguments before they run
+CREATION = frozenset({"arange", "empty", "eye", "full", "linspace", "ones", "zeros"})
+
 _ATTRIBUTES: dict[str, Callable[..., Any]] = {
     "__getitem__": operator.getitem,
     "__setitem__": operator.setitem,
     "mT": operator.attrgetter("mT"),
     "T": operator.attrgetter("T"),
 }
+
+
+def _size(value: Any, what: str) -> int:
+    if type(value) is not int or value < 0:
+        raise ValueError(f"{what} must be a non-negative integer, got {value!r}")
+    return value
+
+
+def _shape(value: Any) -> tuple[int, ...]:
+    sides = value if isinstance(value, (list, tuple)) else (value,)
+    return tuple(_size(n, "each side of a shape") for n in sides)
+
+
+def _fill_kind(value: Any) -> str:
+    """The kind of the default dtype ``full`` gives ``value`` (a Python scalar)."""
+    kinds = {bool: "bool", int: "integral", float: "real floating", complex: "complex floating"}
+    if type(value) not in kinds:
+        raise TypeError(f"full: fill_value must be a bool, int, float or complex, got {type(value).__name__}")
+    return kinds[type(value)]
+
+
+def _arange_count(start: Any, stop: Any, step: Any) -> tuple[int, str]:
+    """The number of elements of ``arange(start, stop, step)`` and its default dtype's kind."""
+    if stop is None:
+        start, stop = 0, start
+    values = (start, stop, step)
+    if not all(type(v) in (int, float) for v in values):
+        raise TypeError(f"arange takes int or float start, stop and step, got {values!r}")
+    if step == 0:
+        raise ValueError("arange: step must not be zero")
+    if all(type(v) is int for v in values):
+        return len(range(start, stop, step)), "integral"
+    count = (stop - start) / step
+    if not math.isfinite(count):
+        raise ValueError(f"arange({start}, {stop}, {step}) would have an unbounded number of elements")
+    return max(0, math.ceil(count)), "real floating"
 
 
 def _reflected(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -158,6 +200,46 @@ class OpTable:
         if type(shape) is not tuple or not all(type(n) is int for n in shape):
             shape = tuple(int(n) for n in shape)
         return shape, self.dtype_name(x.dtype)
+
+    def result_bytes(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> int | None:
+        """The bytes of the array a creation function (:data:`CREATION`) makes from these wire
+        arguments, worked out before it runs so that the session can refuse it before it
+        allocates; None for any other op. Arguments that give no size raise TypeError or
+        ValueError, naming what is wrong (the backend would refuse them too)."""
+        if name not in CREATION:
+            return None
+        try:
+            bound = inspect.signature(getattr(host, name)).bind(*args, **kwargs)
+        except TypeError as err:
+            raise TypeError(f"{name}: {err}") from None
+        bound.apply_defaults()
+        given = bound.arguments
+        if name == "arange":
+            count, kind = _arange_count(given["start"], given["stop"], given["step"])
+        elif name == "linspace":
+            count = _size(given["num"], "num")
+            complex_ = any(isinstance(given[k], complex) for k in ("start", "stop"))
+            kind = "complex floating" if complex_ else "real floating"
+        elif name == "eye":
+            rows = _size(given["n_rows"], "n_rows")
+            count = rows * (rows if given["n_cols"] is None else _size(given["n_cols"], "n_cols"))
+            kind = "real floating"
+        else:
+            count = math.prod(_shape(given["shape"]))
+            kind = _fill_kind(given["fill_value"]) if name == "full" else "real floating"
+        dtype = given["dtype"]
+        return count * (wire.ITEMSIZE[dtype.name] if isinstance(dtype, wire.DType) else self._itemsize(kind))
+
+    def _itemsize(self, kind: str) -> int:
+        """Bytes per element of the device's default dtype of ``kind`` (a kind whose default the
+        wire does not carry counts as the widest, so that the estimate errs towards refusing)."""
+        info = self.namespace.__array_namespace_info__()
+        if kind == "bool":
+            return 1
+        try:
+            return wire.ITEMSIZE[self.dtype_name(info.default_dtypes(device=self.device)[kind])]
+        except (KeyError, TypeError):
+            return max(wire.ITEMSIZE.values())
 
     def memory(self, x: Any) -> tuple[Hashable, int]:
         """The memory a backend array keeps alive: a key that is the same for every array sharing

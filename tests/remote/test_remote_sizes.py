@@ -1,0 +1,109 @@
+"""The server works out the size of a creation function's result from its arguments and
+reserves it before the backend allocates: a missing or false size hint from a client changes
+nothing but the error."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import ruda_remote
+from ruda_remote import wire
+from ruda_remote._session import Session
+from websockets.sync.client import connect
+
+LIMIT = 4 * 2**20
+#: 256 MiB of float64: far past LIMIT, and cheap to describe in a few bytes
+HUGE = [2**25]
+
+
+@pytest.fixture()
+def small_server(make_server, monkeypatch):
+    """A server whose sessions may hold LIMIT bytes; ``calls`` lists the ops its backend ran."""
+    srv = make_server(limits=wire.Limits(max_session_bytes=LIMIT))
+    table = srv.server.table
+    run = table.call
+    srv.calls = []
+
+    def call(code: int, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        srv.calls.append(wire.OPS[code])
+        return run(code, args, kwargs)
+
+    monkeypatch.setattr(table, "call", call)
+    return srv
+
+
+def _op(name: str, args: list, kwargs: dict, expect: list | None, seq: int = 1, out: int = 1) -> list:
+    return [seq, wire.OP_CODES[name], [out], args, kwargs, wire.FLAG_META, expect]
+
+
+def _send(url: str, *ops: list) -> list:
+    """Send one batch of ``ops`` on a fresh raw session; the server's answer to each."""
+    with connect(url, compression=None, max_size=None, proxy=None, open_timeout=10) as ws:
+        ws.recv(timeout=10)
+        ws.send(wire.encode(["hello", wire.PROTOCOL_VERSION, None]))
+        assert wire.decode_server_message(ws.recv(timeout=10))[0] == "welcome"
+        ws.send(wire.encode(["batch", list(ops), []]))
+        return [wire.decode_server_message(ws.recv(timeout=10)) for _ in ops]
+
+
+FLOAT64 = {"dtype": wire.DType("float64")}
+CREATIONS = [
+    ("ones", [HUGE], FLOAT64),
+    ("zeros", [HUGE], {}),
+    ("empty", [[2**13, 2**12]], FLOAT64),
+    ("full", [HUGE, 2.5], {}),
+    ("arange", [2**25], {}),
+    ("arange", [0.0, 2**25, 1.0], {}),
+    ("linspace", [0.0, 1.0, 2**25], FLOAT64),
+    ("eye", [2**12, 2**13], FLOAT64),
+]
+
+
+@pytest.mark.parametrize(("name", "args", "kwargs"), CREATIONS)
+def test_a_creation_without_a_size_hint_is_refused_before_it_allocates(small_server, name, args, kwargs):
+    (reply,) = _send(small_server.url, _op(name, args, kwargs, None))
+    assert reply[:4] == ["error", 1, name, "MemoryError"], reply
+    assert "session memory limit exceeded" in reply[4] and "268435456 bytes" in reply[4]
+    assert small_server.calls == []  # the backend never ran it
+
+
+@pytest.mark.parametrize(("name", "args", "kwargs"), CREATIONS)
+def test_a_false_size_hint_is_refused_before_the_op_runs(small_server, name, args, kwargs):
+    claim = [[[1], "float64"]]  # 8 bytes, for a result of 256 MiB
+    frame = wire.encode(["batch", [_op(name, args, kwargs, claim)], []])
+    batch = wire.decode_client_message(frame, wire.Limits())
+    session = Session(small_server.server.table, small_server.server.limits)
+    assert not session.is_small(batch)  # it would not run on the event loop either
+    true, false = _send(
+        small_server.url,
+        _op("zeros", [[2]], FLOAT64, [[[2], "float64"]]),
+        _op(name, args, kwargs, claim, seq=2, out=2),
+    )
+    assert true[:2] == ["meta", 1], true  # a true hint is accepted as before
+    assert false[:4] == ["error", 2, name, "ValueError"], false
+    assert "expected a result of float64[1] (8 bytes)" in false[4] and "nothing was run" in false[4]
+    assert small_server.calls == ["zeros"]
+
+
+def test_the_public_client_is_refused_before_the_backend_runs(small_server):
+    with ruda_remote.RemoteDevice(small_server.url, timeout=30) as dev:
+        with pytest.raises(MemoryError, match="arange needs 268435456 bytes"):
+            ruda_remote.arange(2**25, dtype=ruda_remote.int64, device=dev)
+        assert int(ruda_remote.sum(ruda_remote.arange(10, device=dev))) == 45  # the session goes on
+    assert small_server.calls.count("arange") == 1  # only the small one ran
+
+
+@pytest.mark.parametrize(
+    ("args", "kind", "match"),
+    [
+        ([0.0, float("inf")], "ValueError", "unbounded number of elements"),
+        ([0, 10, 0], "ValueError", "step must not be zero"),
+        (["a"], "TypeError", "int or float"),
+    ],
+)
+def test_arange_arguments_without_a_size_are_refused_naming_why(small_server, args, kind, match):
+    (reply,) = _send(small_server.url, _op("arange", args, {}, None))
+    assert reply[:4] == ["error", 1, "arange", kind], reply
+    assert match in reply[4]
+    assert small_server.calls == []
