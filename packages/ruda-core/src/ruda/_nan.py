@@ -3,10 +3,9 @@
 They are not in the Array API standard, but array engines call them on the namespace they are
 given (Cubed's ``nansum`` and ``nanmean``, Dask's ``nan*`` reductions). Written once against
 any namespace: NaN elements are replaced by the reduction's identity with ``where``, so each
-runs on the array's own device. A namespace binds them by name::
+runs on the array's own device. A namespace binds them by name, in the order of :data:`NAMES`::
 
-    _nan = NanReductions(sys.modules[__name__])
-    nansum = _nan.nansum
+    nanmax, nanmean, nanmin, nanprod, nansum = NanReductions(sys.modules[__name__]).bound()
 
 Results follow NumPy's: a slice of only NaN sums to 0, multiplies to 1, and has NaN as its
 mean, minimum and maximum (NumPy warns there; these do not).
@@ -28,6 +27,10 @@ class NanReductions:
 
     def __init__(self, xp: ModuleType) -> None:
         self._xp = xp
+
+    def bound(self) -> tuple[Any, ...]:
+        """The reductions as bound methods, in the order of :data:`NAMES`."""
+        return tuple(getattr(self, name) for name in NAMES)
 
     def _floating(self, x: Any) -> bool:
         return bool(self._xp.isdtype(x.dtype, ("real floating", "complex floating")))

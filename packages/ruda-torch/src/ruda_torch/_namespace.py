@@ -163,9 +163,4 @@ from ruda_torch._statistical import std, var  # noqa: F401
 __array_api_version__ = API_VERSION
 
 # beyond the standard: what array engines (Cubed, Dask) call on a namespace
-_nan_reductions = _nan.NanReductions(sys.modules[__name__])
-nanmax = _nan_reductions.nanmax
-nanmean = _nan_reductions.nanmean
-nanmin = _nan_reductions.nanmin
-nanprod = _nan_reductions.nanprod
-nansum = _nan_reductions.nansum
+nanmax, nanmean, nanmin, nanprod, nansum = _nan.NanReductions(sys.modules[__name__]).bound()

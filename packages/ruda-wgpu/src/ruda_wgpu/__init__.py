@@ -193,12 +193,7 @@ def empty_cache(device: Device | str | None = None) -> None:
 
 
 # beyond the standard: what array engines (Cubed, Dask) call on a namespace
-_nan_reductions = _nan.NanReductions(_sys.modules[__name__])
-nanmax = _nan_reductions.nanmax
-nanmean = _nan_reductions.nanmean
-nanmin = _nan_reductions.nanmin
-nanprod = _nan_reductions.nanprod
-nansum = _nan_reductions.nansum
+nanmax, nanmean, nanmin, nanprod, nansum = _nan.NanReductions(_sys.modules[__name__]).bound()
 
 __all__ = [
     *_nan.NAMES,

@@ -173,12 +173,7 @@ from ruda.host._info import __array_namespace_info__
 from ruda.spec import API_VERSION as __array_api_version__
 
 # beyond the standard: what array engines (Cubed, Dask) call on a namespace
-_nan_reductions = _nan.NanReductions(sys.modules[__name__])
-nanmax = _nan_reductions.nanmax
-nanmean = _nan_reductions.nanmean
-nanmin = _nan_reductions.nanmin
-nanprod = _nan_reductions.nanprod
-nansum = _nan_reductions.nansum
+nanmax, nanmean, nanmin, nanprod, nansum = _nan.NanReductions(sys.modules[__name__]).bound()
 
 __all__ = sorted(
     set(spec.FUNCTIONS)
