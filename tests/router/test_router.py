@@ -500,3 +500,17 @@ def test_numpy_conversion_is_the_holding_backends_own() -> None:
     np.testing.assert_array_equal(np.asarray(_on(HOST, [1.0, 2.0])), [1.0, 2.0])
     np.testing.assert_array_equal(np.asarray(_on(TDEV, [3.0, 4.0])), [3.0, 4.0])
     assert np.asarray(_on(HOST, [1.0, 2.0]), dtype=np.float32).dtype == np.float32
+
+
+@pytest.mark.parametrize("first", ["torch", "host"])
+def test_a_mask_with_an_empty_axis_selects_nothing(first: str) -> None:
+    # NumPy and the standard's suite select nothing; torch itself refuses such a mask
+    xp = Router((TORCH, ruda.host) if first == "torch" else (ruda.host, TORCH))
+    host = np.arange(6.0).reshape(2, 3)
+    x = xp.asarray(host)
+    for shape in [(0,), (2, 0), (0, 3), (0, 0)]:
+        mask = np.zeros(shape, dtype=bool)
+        got = x[xp.asarray(mask)]
+        assert got.shape == host[mask].shape, shape
+    with pytest.raises(IndexError):
+        x[xp.asarray(np.zeros((3,), dtype=bool))]  # neither matches nor is empty

@@ -150,6 +150,13 @@ class Array:
     # -- indexing --------------------------------------------------------------------------------
     def __getitem__(self, key: Any) -> Array:
         router = self._router
+        if _selects_nothing(key, self._inner.shape):
+            # A boolean mask with a zero-length axis against a non-empty one selects nothing
+            # (NumPy, the standard's suite); torch refuses it. The empty result, from a slice:
+            ns = router._namespaces[self._index]
+            empty = self._inner[(slice(0, 0),) * key.ndim]
+            nothing: Array = router._wrap(ns.reshape(empty, (0, *self._inner.shape[key.ndim :])), self._index)
+            return nothing
         plan = positive_steps(key, self._inner.shape)
         if plan is None:
             result: Array = router._wrap(self._inner[router._index_key(key, self)], self._index)
@@ -272,3 +279,12 @@ for _stem, _function in _BINARY.items():
 for _stem, _function in _COMPARISONS.items():
     _define(_stem, _function, "plain")
 Array.__hash__ = None  # type: ignore[assignment]  # arrays compare elementwise: unhashable
+
+
+def _selects_nothing(key: Any, shape: tuple[int, ...]) -> bool:
+    """Whether ``key`` is a boolean mask array whose axes each match ``shape`` or are empty, with
+    at least one empty where ``shape`` is not."""
+    if not isinstance(key, Array) or key.dtype.name != "bool" or key.ndim > len(shape):
+        return False
+    pairs = list(zip(key.shape, shape, strict=False))
+    return all(k in (s, 0) for k, s in pairs) and any(k == 0 and s != 0 for k, s in pairs)
