@@ -514,9 +514,13 @@ def launch_matmul(
         block = TILE
     else:
         t = wgsl_type(a.dtype)
-        subs = {"T": t, "ZERO": ZERO[t], **blocked, **_blocked_unrolled(blocked["R"], t)}
-        key = ("wgsl", "matmul_blocked", t, *blocked.items())
-        pipe = dev.pipeline(key, lambda: _wgsl.kernel("matmul_blocked", **subs))
+        pipe = dev.pipeline(
+            ("wgsl", "matmul_blocked", t, *blocked.items()),
+            # the unrolled source is generated only when the pipeline is first compiled
+            lambda: _wgsl.kernel(
+                "matmul_blocked", T=t, ZERO=ZERO[t], **blocked, **_blocked_unrolled(blocked["R"], t)
+            ),
+        )
         block = blocked["BM"]
     gx, gy = -(-n // block), -(-m // block)
     for b0 in range(0, batch, dev.max_groups):

@@ -13,7 +13,8 @@ from typing import Any
 from ruda_wgpu._array import Array
 from ruda_wgpu._elementwise import apply
 
-Scalar = bool | int | float | complex
+#: the Python scalars a binary function takes beside an array
+PythonScalar = bool | int | float | complex
 
 
 def _unary(name: str, x: Any) -> Array:
@@ -212,141 +213,141 @@ def atanh(x: Array, /) -> Array:
     return _unary("atanh", x)
 
 
-def add(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+def add(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 + x2."""
     return apply("add", x1, x2)
 
 
-def subtract(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+def subtract(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 - x2."""
     return apply("subtract", x1, x2)
 
 
-def multiply(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+def multiply(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 * x2."""
     return apply("multiply", x1, x2)
 
 
-def divide(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+def divide(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 / x2."""
     return apply("divide", x1, x2)
 
 
-def floor_divide(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+def floor_divide(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """floor(x1 / x2), as Python's //."""
     return apply("floor_divide", x1, x2)
 
 
-def remainder(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+def remainder(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 - floor_divide(x1, x2) * x2 (the sign of x2, as Python's %)."""
     return apply("remainder", x1, x2)
 
 
-def pow(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+def pow(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 ** x2."""
     return apply("pow", x1, x2)
 
 
-def maximum(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+def maximum(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """The larger of x1 and x2 (NaN if either is)."""
     return apply("maximum", x1, x2)
 
 
-def minimum(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+def minimum(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """The smaller of x1 and x2 (NaN if either is)."""
     return apply("minimum", x1, x2)
 
 
-def atan2(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+def atan2(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """The angle of the point (x2, x1)."""
     return apply("atan2", x1, x2)
 
 
-def hypot(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+def hypot(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """sqrt(x1^2 + x2^2) without overflow."""
     return apply("hypot", x1, x2)
 
 
-def copysign(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+def copysign(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """|x1| with the sign of x2."""
     return apply("copysign", x1, x2)
 
 
-def nextafter(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+def nextafter(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """The next representable value after x1 toward x2."""
     return apply("nextafter", x1, x2)
 
 
-def logaddexp(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+def logaddexp(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """log(e^x1 + e^x2) without overflow."""
     return apply("logaddexp", x1, x2)
 
 
-def equal(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+def equal(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 == x2."""
     return apply("equal", x1, x2)
 
 
-def not_equal(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+def not_equal(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 != x2."""
     return apply("not_equal", x1, x2)
 
 
-def less(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+def less(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 < x2."""
     return apply("less", x1, x2)
 
 
-def less_equal(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+def less_equal(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 <= x2."""
     return apply("less_equal", x1, x2)
 
 
-def greater(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+def greater(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 > x2."""
     return apply("greater", x1, x2)
 
 
-def greater_equal(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+def greater_equal(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 >= x2."""
     return apply("greater_equal", x1, x2)
 
 
-def logical_and(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+def logical_and(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 and x2."""
     return apply("logical_and", x1, x2)
 
 
-def logical_or(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+def logical_or(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 or x2."""
     return apply("logical_or", x1, x2)
 
 
-def logical_xor(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+def logical_xor(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 xor x2."""
     return apply("logical_xor", x1, x2)
 
 
-def bitwise_and(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+def bitwise_and(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 & x2."""
     return apply("bitwise_and", x1, x2)
 
 
-def bitwise_or(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+def bitwise_or(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 | x2."""
     return apply("bitwise_or", x1, x2)
 
 
-def bitwise_xor(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+def bitwise_xor(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 ^ x2."""
     return apply("bitwise_xor", x1, x2)
 
 
-def bitwise_left_shift(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+def bitwise_left_shift(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 << x2."""
     return apply("bitwise_left_shift", x1, x2)
 
 
-def bitwise_right_shift(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+def bitwise_right_shift(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 >> x2 (arithmetic for signed integers)."""
     return apply("bitwise_right_shift", x1, x2)

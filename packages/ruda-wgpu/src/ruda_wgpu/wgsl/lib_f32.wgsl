@@ -25,11 +25,13 @@ fn scale_up_f(v: f32, k: i32) -> f32 {
 fn div_f(a: f32, b: f32) -> f32 {
   let bb = magnitude_bits_f(b);
   let huge = bb >= 0x7e800000u && bb < 0x7f800000u;
-  var q = a / b;
+  var q: f32;
   if (huge) { q = (a * 5.421010862427522e-20f) / (b * 5.421010862427522e-20f); }
   else if (subnormal_f(a) || subnormal_f(b)) { q = scale_up_f(a, 64) / scale_up_f(b, 64); }
+  else { q = a / b; }
   if (magnitude_bits_f(q) < 0x00800000u && magnitude_bits_f(a) != 0u && bb < 0x7f800000u) {
-    let big = select(scale_up_f(a, 64) / b, a / (b * 5.421010862427522e-20f), huge);  // q 2^64
+    var big: f32;  // q 2^64
+    if (huge) { big = a / (b * 5.421010862427522e-20f); } else { big = scale_up_f(a, 64) / b; }
     return copysign_f(bitcast<f32>(u32(round(abs(big) * 3.8685626227668134e+25f))), big);  // 2^85
   }
   return q;
