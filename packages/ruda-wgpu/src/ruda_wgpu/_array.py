@@ -19,7 +19,7 @@ operators defer to this class (``np.float32(2) * x`` stays on the GPU).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,14 +28,18 @@ from ruda_wgpu._engine import GpuDevice, Storage, default_device, resolve_device
 from ruda_wgpu._kernels import Operand, Scalar, c_strides, convert, launch_elementwise
 from ruda_wgpu._operators import Operators
 
+if TYPE_CHECKING:
+    from ruda_wgpu._fusion import Node
+
 
 class Array(Operators):
     """An n-dimensional array on a WebGPU device (see the module docstring for its layout)."""
 
-    __slots__ = ("__weakref__", "_device", "_dtype", "_offset", "_shape", "_storage", "_strides")
+    __slots__ = ("__weakref__", "_device", "_dtype", "_node", "_offset", "_shape", "_store", "_strides")
     __array_ufunc__ = None
     __array_priority__ = 100
-    _storage: Storage
+    _store: Storage | None
+    _node: Node | None
     _shape: tuple[int, ...]
     _strides: tuple[int, ...]
     _offset: int
@@ -56,13 +60,37 @@ class Array(Operators):
         offset: int = 0,
     ) -> Array:
         self = object.__new__(cls)
-        self._storage = storage
+        self._store = storage
+        self._node = None
         self._shape = tuple(shape)
         self._strides = c_strides(shape) if strides is None else tuple(strides)
         self._offset = offset
         self._dtype = dtype
         self._device = device
         return self
+
+    @classmethod
+    def _pending(cls, node: Node) -> Array:
+        """An array whose data is the result of a pending elementwise operation (see _fusion)."""
+        self = object.__new__(cls)
+        self._store = None
+        self._node = node
+        self._shape = node.shape
+        self._strides = c_strides(node.shape)
+        self._offset = 0
+        self._dtype = node.dtype
+        self._device = node.device
+        return self
+
+    @property
+    def _storage(self) -> Storage:
+        """The buffer holding the data; a pending operation runs (is recorded) first."""
+        store = self._store
+        if store is None:
+            assert self._node is not None
+            store = self._store = self._node.run()
+            self._node = None
+        return store
 
     # -- attributes --------------------------------------------------------------------------
     @property

@@ -117,7 +117,10 @@ def check_dtype(dtype: Any) -> np.dtype[Any]:
 
 def kind_of(dt: np.dtype[Any]) -> str:
     """'b' bool, 'i' signed, 'u' unsigned, 'f' real float, 'c' complex."""
-    return {"b": "b", "i": "i", "u": "u", "f": "f", "c": "c"}[dt.kind]
+    return _KINDS[dt.kind]
+
+
+_KINDS = {"b": "b", "i": "i", "u": "u", "f": "f", "c": "c"}
 
 
 def isdtype(dtype: Any, kind: Any) -> bool:

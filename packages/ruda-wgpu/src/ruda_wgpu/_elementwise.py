@@ -16,18 +16,9 @@ from typing import Any
 import numpy as np
 
 from ruda_wgpu import _dtypes
-from ruda_wgpu._array import Array, check_scalar_range, empty, python_scalar
-from ruda_wgpu._kernels import (
-    COMPLEX_SUFFIX,
-    FLOAT_SUFFIX,
-    ONE,
-    ZERO,
-    Operand,
-    Scalar,
-    convert,
-    launch_elementwise,
-    wgsl_type,
-)
+from ruda_wgpu._array import Array, check_scalar_range, python_scalar
+from ruda_wgpu._fusion import record
+from ruda_wgpu._kernels import COMPLEX_SUFFIX, FLOAT_SUFFIX, ONE, ZERO, Scalar, convert, wgsl_type
 
 #: result rules: the dtype of the result from the promoted dtype of the inputs (REAL: the real
 #: dtype of a complex one, as abs, real and imag give)
@@ -270,57 +261,65 @@ def _result_dtype(op: Op, dt: np.dtype[Any]) -> np.dtype[Any]:
 
 
 def apply(name: str, *args: Any) -> Array:
-    """Run elementwise operation ``name`` with broadcasting and Array API type promotion."""
-    from ruda_wgpu._manipulation import broadcast_shapes, broadcast_to
+    """Run elementwise operation ``name`` with broadcasting and Array API type promotion.
 
+    Every call of an operator or elementwise function comes here, so the common cases (arrays of
+    one dtype and shape, Python scalars) take few steps: the record of a pending operation costs
+    a few microseconds.
+    """
     op = _OPS[name]
-    args = tuple(python_scalar(a) for a in args)
-    arrays = [a for a in args if isinstance(a, Array)]
-    if not arrays:
+    first: Array | None = None
+    dt: Any = None
+    shape: tuple[int, ...] = ()
+    values: list[Any] = []
+    for a in args:
+        if type(a) is Array:
+            if first is None:
+                first, dt, shape = a, a._dtype, a._shape
+            else:
+                if a._device is not first._device:
+                    raise ValueError(
+                        f"{name}() got arrays on two devices, {first._device} and {a._device}: "
+                        "move one with to_device() first"
+                    )
+                if a._dtype is not dt:
+                    dt = _dtypes.promote(dt, a._dtype)
+                if a._shape != shape:
+                    from ruda_wgpu._manipulation import broadcast_shapes
+
+                    shape = broadcast_shapes(shape, a._shape)
+        else:
+            a = python_scalar(a)
+            if not isinstance(a, bool | int | float | complex):
+                raise TypeError(f"{name}() takes ruda_wgpu arrays or Python scalars, not {type(a).__name__}")
+        values.append(a)
+    if first is None:
         raise TypeError(
             f"{name}() needs at least one ruda_wgpu array, got {[type(a).__name__ for a in args]}"
         )
-    for a in args:
-        if not isinstance(a, Array | bool | int | float | complex):
-            raise TypeError(f"{name}() takes ruda_wgpu arrays or Python scalars, not {type(a).__name__}")
-    dev = arrays[0].device
-    for a in arrays[1:]:
-        if a.device is not dev:
-            raise ValueError(
-                f"{name}() got arrays on two devices, {dev} and {a.device}: move one with to_device() first"
-            )
-    dt = _dtypes.result_type(*arrays)
-    kind = _dtypes.kind_of(dt)
-    if kind not in op.kinds:
+    if _dtypes.kind_of(dt) not in op.kinds:
         allowed = ", ".join(_KIND_WORDS[k] for k in op.kinds)
         raise TypeError(f"{name}() is not defined for {dt.name}: it takes {allowed} dtypes")
-    shape = broadcast_shapes(*(a.shape for a in arrays))
-    operands: list[Operand | Scalar] = []
-    loads = []
-    for k, a in enumerate(args):
-        if isinstance(a, Array):
-            operands.append(broadcast_to(a, shape)._operand())
-            loads.append(convert(f"x{k}", a.dtype, dt))
-        else:
+    for k, a in enumerate(values):
+        if type(a) is not Array:
             _dtypes.check_scalar_kind(a, dt)
             check_scalar_range(a, dt)
-            operands.append(Scalar(a, dt))
-            loads.append(f"x{k}")
-    out_dt = _result_dtype(op, dt)
-    out = empty(shape, out_dt, dev)
-    launch_elementwise(
-        dev, name, f"f({', '.join(loads)})", _prelude(name, dt), out._operand(), operands, shape
-    )
-    return out
+            values[k] = Scalar(a, dt)
+    fn, source, result = _function(name, dt)
+    return record(first._device, name, fn, source, values, (dt,) * len(values), result, shape)
 
 
 @functools.cache
-def _prelude(name: str, dt: np.dtype[Any]) -> str:
-    """The WGSL function ``f`` of operation ``name`` for promoted dtype ``dt`` (and its helpers)."""
+def _function(name: str, dt: np.dtype[Any]) -> tuple[str, str, np.dtype[Any]]:
+    """The name and WGSL source of the function computing operation ``name`` on promoted dtype
+    ``dt`` (its helpers are linked from the library when a kernel is compiled), and the dtype of
+    its result."""
     op = _OPS[name]
-    t, tr = wgsl_type(dt), wgsl_type(_result_dtype(op, dt))
+    result = _result_dtype(op, dt)
+    t, tr = wgsl_type(dt), wgsl_type(result)
     params = ", ".join(f"{v}: {t}" for v in "abc"[: op.nargs])
-    return f"fn f({params}) -> {tr} {{ {_fmt(op.body_for(dt), t)} }}"
+    fn = f"{name}_{dt.name}"
+    return fn, f"fn {fn}({params}) -> {tr} {{ {_fmt(op.body_for(dt), t)} }}", result
 
 
 #: every operation of the table, each a function of ``_ufuncs``
@@ -329,7 +328,7 @@ NAMES = tuple(_OPS)
 
 def where(condition: Array, x1: Array | int | float | bool, x2: Array | int | float | bool, /) -> Array:
     """``x1`` where ``condition`` is true, else ``x2``, broadcast together."""
-    from ruda_wgpu._manipulation import broadcast_shapes, broadcast_to
+    from ruda_wgpu._manipulation import broadcast_shapes
 
     if not isinstance(condition, Array) or condition.dtype != _dtypes.bool_:
         raise TypeError("where() needs a boolean ruda_wgpu array as its condition")
@@ -340,26 +339,21 @@ def where(condition: Array, x1: Array | int | float | bool, x2: Array | int | fl
             raise ValueError(
                 f"where() got arrays on two devices, {dev} and {a.device}: move one with to_device()"
             )
-    values = [a for a in (x1, x2) if isinstance(a, Array)]
-    if values:
-        dt = _dtypes.result_type(*values, *[v for v in (x1, x2) if not isinstance(v, Array)])
-    else:
+    if not isinstance(x1, Array) and not isinstance(x2, Array):
         raise TypeError("where() needs x1 or x2 to be an array (two Python scalars have no dtype)")
+    dt = _dtypes.result_type(x1, x2)
     shape = broadcast_shapes(*(a.shape for a in arrays))
-    operands: list[Operand | Scalar] = [broadcast_to(condition, shape)._operand()]
-    loads = ["x0"]
-    for k, v in enumerate((x1, x2), start=1):
+    values: list[Array | Scalar] = [condition]
+    for v in (x1, x2):
         if isinstance(v, Array):
-            operands.append(broadcast_to(v, shape)._operand())
-            loads.append(convert(f"x{k}", v.dtype, dt))
+            values.append(v)
         else:
             check_scalar_range(v, dt)
-            operands.append(Scalar(v, dt))
-            loads.append(f"x{k}")
-    out = empty(shape, dt, dev)
-    body = f"select({loads[2]}, {loads[1]}, {loads[0]} != 0u)"
-    launch_elementwise(dev, "where", body, "", out._operand(), operands, shape)
-    return out
+            values.append(Scalar(v, dt))
+    t = wgsl_type(dt)
+    fn = f"where_{dt.name}"
+    source = f"fn {fn}(c: u32, a: {t}, b: {t}) -> {t} {{ return select(b, a, c != 0u); }}"
+    return record(dev, "where", fn, source, values, (_dtypes.bool_, dt, dt), dt, shape)
 
 
 def clip(x: Array, /, min: Any = None, max: Any = None) -> Array:
@@ -405,10 +399,14 @@ def astype(x: Array, dtype: Any, /, *, copy: bool = True, device: Any = None) ->
     if dtype == x.dtype:
         return copy_of(x) if copy else x
     x.device.check_dtype(dtype)
-    body = convert("x0", x.dtype, dtype)
-    out = empty(x.shape, dtype, x.device)
-    launch_elementwise(x.device, ("astype", body), body, "", out._operand(), [x._operand()], x.shape)
-    return out
+    return record(x.device, "astype", *_conversion(x.dtype, dtype), [x], (x.dtype,), dtype, x.shape)
+
+
+@functools.cache
+def _conversion(src: np.dtype[Any], dst: np.dtype[Any]) -> tuple[str, str]:
+    """The name and WGSL source of the function converting ``src`` values to ``dst``."""
+    fn = f"astype_{src.name}_{dst.name}"
+    return fn, f"fn {fn}(a: {wgsl_type(src)}) -> {wgsl_type(dst)} {{ return {convert('a', src, dst)}; }}"
 
 
 __all__ = [*NAMES, "apply", "astype", "clip", "where"]

@@ -24,6 +24,7 @@ import functools
 import math
 import re
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -105,10 +106,45 @@ class BufferPool:
                     buf.destroy()
 
 
+class WeakList:
+    """Objects held weakly, in the order they were added: cheaper to add to than a WeakSet, which
+    matters where every operation adds one, and it takes unhashable objects (arrays)."""
+
+    __slots__ = ("_refs",)
+
+    def __init__(self) -> None:
+        self._refs: list[weakref.ref[Any]] = []
+
+    def add(self, item: Any) -> None:
+        refs = self._refs
+        if len(refs) >= 32 and len(refs) & (len(refs) - 1) == 0:  # now and then, drop the dead
+            refs[:] = [r for r in refs if r() is not None]
+        refs.append(weakref.ref(item))
+
+    def alive(self) -> list[Any]:
+        """The objects still alive, oldest first."""
+        return [item for item in (r() for r in self._refs) if item is not None]
+
+    def clear(self) -> None:
+        self._refs.clear()
+
+
+class Readers(WeakList):
+    """Pending (lazy) operations that read a buffer or a pending result; a write into the buffer
+    runs them first, so that they see what it held before (see ruda_wgpu._fusion)."""
+
+    __slots__ = ()
+
+    def run(self) -> None:
+        """Run every reader still alive (each runs once; those that have run return at once)."""
+        for node in self.alive():
+            node.run()
+
+
 class Storage:
     """One pooled GPU buffer shared by an array and its views; returned to the pool on collection."""
 
-    __slots__ = ("__weakref__", "buffer", "device", "host", "nbytes")
+    __slots__ = ("__weakref__", "buffer", "device", "host", "nbytes", "readers")
 
     def __init__(self, device: GpuDevice, nbytes: int) -> None:
         self.device = device
@@ -116,6 +152,22 @@ class Storage:
         self.buffer = device.pool.acquire(nbytes)
         #: a host copy of the words while nothing has written to the buffer since it was read
         self.host: Any = None
+        #: pending (lazy) operations that read this buffer
+        self.readers: Readers | None = None
+
+    def add_reader(self, node: Any) -> None:
+        """Note that the pending operation ``node`` reads this buffer: it runs before a write."""
+        if self.readers is None:
+            self.readers = Readers()
+        self.readers.add(node)
+
+    def will_write(self) -> None:
+        """Call before recording a write into this buffer: pending operations that read it are
+        recorded first, so they see the old contents, and the host copy is dropped."""
+        self.host = None
+        readers, self.readers = self.readers, None
+        if readers is not None:
+            readers.run()
 
     def __del__(self) -> None:
         with contextlib.suppress(Exception):  # interpreter shutdown: the pool may be gone already
@@ -146,6 +198,8 @@ class GpuDevice:
         self.uniform_align = int(self.limits["min-uniform-buffer-offset-alignment"])
         self._device: Any = None
         self._lock = threading.RLock()
+        #: arrays whose elementwise operations wait to be fused; synchronize() runs them
+        self.pending = WeakList()
 
     def __repr__(self) -> str:
         return f"Device({self.name!r}: {self.description})"
@@ -394,11 +448,21 @@ class GpuDevice:
                 self.staging.release(staging)
         return data
 
+    def run_pending(self) -> None:
+        """Record every pending operation whose array is alive, newest first (an older one may
+        already be part of a newer one's kernel, though it still runs as its own when its array
+        is alive: it may be read later)."""
+        arrays = self.pending.alive()
+        self.pending.clear()
+        for array in reversed(arrays):
+            array._storage  # noqa: B018  (runs it, if it has not run)
+
     def synchronize(self) -> None:
-        """Submit the batch and wait until the device has finished all of it."""
+        """Run pending operations, submit the batch and wait until the device has finished."""
         with self._lock:
             if self._device is None:
                 return
+            self.run_pending()
             self.flush()
             if self.wait_idle():
                 return

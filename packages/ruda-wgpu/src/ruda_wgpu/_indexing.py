@@ -97,7 +97,7 @@ def scatter(g: Gather, value: Array) -> None:
     value = broadcast_to(astype(value, g.view.dtype, copy=False), g.shape)
     if value._storage is g.view._storage:
         value = astype(value, value.dtype, copy=True)  # read all before any write
-    g.view._storage.host = None
+    g.view._storage.will_write()
     (bind_x, bind_i), params, subs = _gather_params(g, "indexing")
     bind_v, v_base = _bind_view(dev, value, "indexing")
     params += [v_base, *g.shape, *g.xs, *g.ixs, *value._strides]
@@ -433,7 +433,7 @@ def _masked_assign(x: Array, mask: Array, value: Any) -> None:
         check_scalar_range(value, x.dtype)
         source, load = Scalar(value, x.dtype), "x1"
     body = f"select(o[oi], {load}, x0 != 0u)"  # o[oi]: x's element before the write
-    x._storage.host = None
+    x._storage.will_write()
     launch_elementwise(
         x.device, ("masked assign", body), body, "", x._operand(), [rows._operand(), source], x.shape
     )

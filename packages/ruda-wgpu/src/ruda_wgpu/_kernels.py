@@ -14,9 +14,8 @@ from __future__ import annotations
 import functools
 import math
 import struct
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -107,9 +106,11 @@ def convert(expr: str, src: np.dtype[Any], dst: np.dtype[Any]) -> str:
     return wrap(f"{td}({expr})", dst)
 
 
-@dataclass(frozen=True)
-class Operand:
-    """An array operand of a kernel: storage, element offset, strides (elements), dtype."""
+class Operand(NamedTuple):
+    """An array operand of a kernel: storage, element offset, strides (elements), dtype.
+
+    Equal operands (the same view of the same buffer) are bound once by a fused kernel.
+    """
 
     storage: Storage
     offset: int
@@ -117,21 +118,31 @@ class Operand:
     dtype: np.dtype[Any]
 
 
-@dataclass(frozen=True)
 class Scalar:
-    """A Python scalar operand, carried in the kernel parameters."""
+    """A Python scalar operand, carried in the kernel parameters (never shared between operands:
+    0.0 == -0.0, but their bits differ)."""
 
-    value: Any
-    dtype: np.dtype[Any]
+    __slots__ = ("dtype", "value")
+
+    def __init__(self, value: Any, dtype: np.dtype[Any]) -> None:
+        self.value, self.dtype = value, dtype
 
     def words(self) -> list[int]:
-        value = np.asarray(self.value)
-        if self.dtype == _dtypes.float16:  # NumPy rounds a Python float to float16 first
-            with np.errstate(over="ignore"):
-                value = value.astype(self.dtype)
-        arr = value.astype(_dtypes.STORAGE_NP[_dtypes.NAME[self.dtype]]).reshape(1)
-        w = arr.view(np.uint32).tolist()
-        return w + [0] * (SLOT - len(w))
+        """The value as the :data:`SLOT` parameter words of its stored type."""
+        value = self.value
+        # the sign tells 0.0 from -0.0, which compare (and hash) equal
+        return list(_scalar_words(self.dtype, type(value).__name__, value, math.copysign(1, value.real)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _scalar_words(dtype: np.dtype[Any], kind: str, value: Any, sign: float) -> tuple[int, ...]:
+    host = np.asarray(value)
+    if dtype == _dtypes.float16:  # NumPy rounds a Python float to float16 first
+        with np.errstate(over="ignore"):
+            host = host.astype(dtype)
+    arr = host.astype(_dtypes.STORAGE_NP[_dtypes.NAME[dtype]]).reshape(1)
+    w = arr.view(np.uint32).tolist()
+    return tuple(w + [0] * (SLOT - len(w)))
 
 
 #: parameter words per scalar operand (a complex128 is four)
@@ -154,9 +165,16 @@ def _scalar_load(b: int, t: str) -> str:
 
 
 def elementwise_source(
-    out: np.dtype[Any], ins: Sequence[np.dtype[Any]], rank: int, layout: str, body: str, prelude: str
+    out: np.dtype[Any],
+    ins: Sequence[np.dtype[Any]],
+    rank: int,
+    layout: str,
+    body: str,
+    prelude: str,
+    lets: str = "",
 ) -> str:
-    """WGSL for ``o[...] = body(x0, x1, ...)`` over an iteration space of ``rank`` dims.
+    """WGSL for ``o[...] = body(x0, x1, ...)`` over an iteration space of ``rank`` dims; ``lets``
+    are statements run before (a fused kernel's intermediate values).
 
     ``layout`` has one letter per operand (output first): ``c``, ``s`` or ``k``.
     Parameters (u32 words): n, first global index, shape[rank], then per operand
@@ -202,6 +220,8 @@ def elementwise_source(
             lines.append(f"  let x{k}: {t} = {_scalar_load(2 + rank + (k + 1) * words, t)};")
         else:
             lines.append(f"  let x{k}: {t} = a{k}[{index(k + 1)}];")
+    if lets:
+        lines.append(lets)
     lines.append(f"  let oi = {index(0)};")  # a body may read the old value as o[oi]
     lines.append(f"  o[oi] = {wrap(body, out)};\n}}")
     return "\n".join(lines)
@@ -301,12 +321,17 @@ def launch_elementwise(
     out: Operand,
     operands: Sequence[Operand | Scalar],
     shape: tuple[int, ...],
+    code: Callable[[], tuple[str, str, str]] | None = None,
 ) -> None:
-    """Run ``out[idx] = body(operands[idx])`` for every index of ``shape`` (broadcast strides given)."""
+    """Run ``out[idx] = body(operands[idx])`` for every index of ``shape`` (broadcast strides given).
+
+    ``code``, when given, makes ``(body, prelude, lets)`` instead (see :func:`elementwise_source`);
+    it is called only when ``key`` has no compiled kernel yet.
+    """
     n = math.prod(shape)
     if n == 0:
         return
-    out.storage.host = None  # the buffer changes: its host copy is stale
+    out.storage.will_write()
     arrays = [out, *operands]
     shp, sts = _collapse(shape, [None if isinstance(op, Scalar) else op.strides for op in arrays])
     rank = len(shp)
@@ -325,7 +350,9 @@ def launch_elementwise(
     dtypes = [op.dtype for op in operands]
     pipe = dev.pipeline(
         ("ew", key, out.dtype, tuple(dtypes), rank, layout),
-        lambda: elementwise_source(out.dtype, dtypes, rank, layout, body, prelude),
+        lambda: elementwise_source(
+            out.dtype, dtypes, rank, layout, *(code() if code else (body, prelude, ""))
+        ),
     )
     chunk = (dev.max_binding - dev.offset_align) // max(itemsizes)
     chunk = max(chunk // WORKGROUP * WORKGROUP, WORKGROUP)

@@ -43,7 +43,14 @@ class WgpuBackend(Backend):
             return Availability.unavailable(
                 f"wgpu found no adapter that runs compute kernels{' (' + why + ')' if why else ''}", _FIX
             )
+        from ruda_wgpu._fusion import FUSION_ENV, enabled
+
         details = {"wgpu": importlib.metadata.version("wgpu")}
+        details["fusion"] = (
+            f"on (elementwise chains run as one kernel; {FUSION_ENV}=0 turns it off)"
+            if enabled()
+            else f"off ({FUSION_ENV}=0: one kernel per operation)"
+        )
         details.update({d.name: d.description for d in found})
         details.update({f"left out: {e.description}": e.reason for e in excluded})
         return Availability(

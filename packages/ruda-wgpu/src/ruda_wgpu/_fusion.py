@@ -1,0 +1,274 @@
+"""Lazy elementwise operations, fused into one generated kernel when their result is needed.
+
+An elementwise operation (``_elementwise.apply``, ``where``, ``astype``) does not run when it is
+called: it returns an array whose data is a pending :class:`Node` (a WGSL function, its operands,
+dtype and shape). An operand is a leaf (a strided view of an existing buffer, or a Python scalar
+carried in the kernel's parameters) or another pending node of the same shape, so a chain of
+operations is a graph. A node runs when anything other than an elementwise operation needs its
+data (a read, a reduction, a view, a write into a buffer it reads), at ``synchronize()``, or when
+its graph would pass :data:`MAX_NODES` operations or :data:`MAX_LEAVES` array operands. Then its
+whole pending graph becomes one kernel: a ``let`` per node in the order the operations were
+called, cached by the graph's structure, dtypes and operand layouts (scalars are parameters), so
+a loop re-uses one compiled kernel. Intermediates that only fed the graph never reach memory.
+
+Fused results are bit-identical to running each operation alone: each intermediate is rounded
+to its dtype as storing it would round it (narrow integers wrap, float16 rounds), and each float
+intermediate passes through an XOR with a zero the compiler cannot know (the top bit of the
+element count), so that a driver cannot contract one operation's multiply with the next one's
+add into an fma, which rounds once where separate kernels round twice.
+
+``RUDA_WGPU_FUSION=0`` runs every operation when it is called (one kernel each, made by the same
+generator). A node that has run keeps its result; a graph that still reads a pending node which
+has since run reads its result instead. A pending node that two separately run graphs share is
+computed in each: elementwise work is cheap next to a round trip through memory.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ruda_wgpu._array import Array
+from ruda_wgpu._engine import GpuDevice, Readers, Storage, storage_itemsize
+from ruda_wgpu._kernels import Operand, Scalar, c_strides, convert, launch_elementwise, wgsl_type, wrap
+
+#: pending operations one kernel computes at most (bounds the shader's size and compile time)
+MAX_NODES = 64
+#: array operands one fused kernel reads at most (every device allows 8 storage bindings a kernel)
+MAX_LEAVES = 7
+#: the environment variable that turns fusion off (``0``)
+FUSION_ENV = "RUDA_WGPU_FUSION"
+
+_NO_LEAVES: frozenset[Any] = frozenset()
+_enabled = os.environ.get(FUSION_ENV, "1").strip().lower() not in ("0", "false", "off", "no")
+_order = itertools.count()
+
+
+def enabled() -> bool:
+    """Whether elementwise operations wait to be fused (``RUDA_WGPU_FUSION``, default on)."""
+    return _enabled
+
+
+def set_enabled(on: bool) -> bool:
+    """Turn fusion on or off in this process (operations already pending stay so); returns the
+    previous setting."""
+    global _enabled
+    previous, _enabled = _enabled, bool(on)
+    return previous
+
+
+class Node:
+    """One pending elementwise operation: ``fn(args converted to targets)`` over ``shape``.
+
+    ``fn`` names the WGSL function that ``source`` defines; ``args`` are pending nodes of the same
+    shape, :class:`Operand` views broadcast to ``shape``, or :class:`Scalar` values. ``what`` is
+    the operation's name for error messages. Once run, ``storage`` holds the contiguous result
+    and ``args`` is empty, so the graph under it can be freed.
+    """
+
+    __slots__ = (
+        "__weakref__", "args", "device", "dtype", "fn", "leaves", "order", "readers", "shape", "size",
+        "source", "storage", "targets", "what",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        device: GpuDevice,
+        what: str,
+        fn: str,
+        source: str,
+        args: tuple[Any, ...],
+        targets: tuple[np.dtype[Any], ...],
+        dtype: np.dtype[Any],
+        shape: tuple[int, ...],
+    ) -> None:
+        self.device, self.what, self.fn, self.source = device, what, fn, source
+        self.args, self.targets, self.dtype, self.shape = args, targets, dtype, shape
+        self.storage: Storage | None = None
+        #: pending operations that use this one's result: once it has run, they read its buffer
+        self.readers: Readers | None = None
+        self.order = next(_order)
+        # the operations under it, an upper bound (shared ones count once per use), and the
+        # array operands the graph reads
+        size: int = 1
+        leaves: frozenset[Operand] = _NO_LEAVES
+        for a in args:
+            if type(a) is Node:
+                size += a.size
+                leaves = leaves | a.leaves if leaves else a.leaves
+            elif type(a) is Operand and a not in leaves:
+                leaves = leaves | {a}
+        self.size: int = size
+        self.leaves: frozenset[Operand] = leaves
+
+    def run(self) -> Storage:
+        """Compute this node and the pending graph under it (once); the result's storage."""
+        if self.storage is None:
+            with self.device._lock:
+                if self.storage is None:
+                    _launch(self)
+        assert self.storage is not None
+        return self.storage
+
+
+def record(
+    device: GpuDevice,
+    what: str,
+    fn: str,
+    source: str,
+    values: Sequence[Any],
+    targets: tuple[np.dtype[Any], ...],
+    dtype: np.dtype[Any],
+    shape: tuple[int, ...],
+) -> Array:
+    """A new array for ``fn(values)``: pending when fusion is on, computed now when it is off.
+
+    ``values`` are ruda_wgpu arrays (broadcast here to ``shape``) and :class:`Scalar` values of
+    their target dtype; the caller has checked dtypes, devices and shapes.
+    """
+    args: list[Any] = []
+    for v in values:
+        if type(v) is Scalar:
+            args.append(v)
+            continue
+        node = v._node
+        if node is not None and node.storage is None and v._shape == shape:  # pending, not broadcast
+            args.append(node)
+        elif v._shape == shape:
+            args.append(Operand(v._storage, v._offset, v._strides, v._dtype))
+        else:
+            args.append(_leaf(v, shape))
+    node = Node(device, what, fn, source, tuple(args), targets, dtype, shape)
+    if node.size > MAX_NODES or len(node.leaves) > MAX_LEAVES:
+        # the pending operands run as graphs of their own; this node starts a new graph on them
+        node.args = tuple(_result(a) if type(a) is Node else a for a in node.args)
+        node.size, node.leaves = 1, frozenset(a for a in node.args if type(a) is Operand)
+    for a in node.args:
+        if type(a) is Operand:
+            a.storage.add_reader(node)
+        elif type(a) is Node:
+            if a.readers is None:
+                a.readers = Readers()
+            a.readers.add(node)
+    out = Array._pending(node)
+    if not _enabled or math.prod(shape) == 0:
+        out._storage  # noqa: B018  (runs it now)
+    else:
+        device.pending.add(out)
+    return out
+
+
+def _leaf(x: Any, shape: tuple[int, ...]) -> Operand:
+    """The operand reading array ``x`` broadcast to ``shape`` (stride 0 along broadcast axes)."""
+    pad = len(shape) - len(x._shape)
+    strides = (0,) * pad + tuple(
+        0 if n == 1 and m != 1 else s for n, m, s in zip(x._shape, shape[pad:], x._strides, strict=True)
+    )
+    return Operand(x._storage, x._offset, strides, x._dtype)
+
+
+def _result(node: Node) -> Operand:
+    """The operand reading the result of ``node`` (run now if it is pending)."""
+    return Operand(node.run(), 0, c_strides(node.shape), node.dtype)
+
+
+def _launch(root: Node) -> None:
+    """Run the pending graph under ``root`` as one kernel and keep the result in ``root``."""
+    order: list[Node] = []
+    _collect(root, order, set())
+    index = {id(n): j for j, n in enumerate(order)}
+    leaves: list[Operand | Scalar] = []
+    leaf_index: dict[Operand, int] = {}
+    # the graph's structure, which with the leaves' dtypes and layouts keys the kernel: per node
+    # its function and its operands, ``j`` for node j and ``-1 - k`` for leaf k
+    structure: list[tuple[Any, ...]] = []
+    for n in order:
+        refs: list[Any] = [n.fn]
+        for a in n.args:
+            if type(a) is Node and a.storage is None:
+                refs.append(index[id(a)])
+                continue
+            leaf = _result(a) if type(a) is Node else a
+            k = leaf_index.get(leaf) if type(leaf) is Operand else None
+            if k is None:  # scalars are never shared: 0.0 == -0.0, but their bits differ
+                k = len(leaves)
+                leaves.append(leaf)
+                if type(leaf) is Operand:
+                    leaf_index[leaf] = k
+            refs.append(-1 - k)
+        structure.append(tuple(refs))
+
+    def code() -> tuple[str, str, str]:
+        return _code(order, structure, [leaf.dtype for leaf in leaves])
+
+    out = Storage(root.device, max(math.prod(root.shape) * storage_itemsize(root.dtype), 4))
+    try:
+        launch_elementwise(
+            root.device,
+            ("fused", *structure),
+            "",
+            "",
+            Operand(out, 0, c_strides(root.shape), root.dtype),
+            leaves,
+            root.shape,
+            code=code,
+        )
+    except Exception as err:
+        err.add_note(f"raised running the deferred elementwise operations {[n.what for n in order]}")
+        raise
+    root.storage, root.args = out, ()
+    out.readers, root.readers = root.readers, None
+
+
+def _code(
+    order: list[Node], structure: list[tuple[Any, ...]], leaf_dtypes: list[np.dtype[Any]]
+) -> tuple[str, str, str]:
+    """The WGSL of a fused graph: the root's expression, the functions it calls, and a ``let``
+    per intermediate node (``v{j}``; leaves are ``x{k}``)."""
+    calls = []
+    for n, (_, *refs) in zip(order, structure, strict=True):
+        args = []
+        for ref, target in zip(refs, n.targets, strict=True):
+            if ref >= 0:
+                args.append(convert(f"v{ref}", order[ref].dtype, target))
+            else:
+                args.append(convert(f"x{-1 - ref}", leaf_dtypes[-1 - ref], target))
+        calls.append(f"{n.fn}({', '.join(args)})")
+    lets = [f"  let v{j} = {_fence(wrap(calls[j], n.dtype), n.dtype)};" for j, n in enumerate(order[:-1])]
+    sources = dict.fromkeys(n.source for n in order)
+    fences = dict.fromkeys(_FENCES[wgsl_type(n.dtype)] for n in order[:-1] if wgsl_type(n.dtype) in _FENCES)
+    return calls[-1], "\n".join([*sources, *fences]), "\n".join(lets)
+
+
+def _collect(node: Node, order: list[Node], seen: set[int]) -> None:
+    """Append the pending nodes under ``node``, operands before their users, each once."""
+    seen.add(id(node))
+    for a in node.args:
+        if type(a) is Node and a.storage is None and id(a) not in seen:
+            _collect(a, order, seen)
+    order.append(node)
+
+
+def _fence(expr: str, dtype: np.dtype[Any]) -> str:
+    t = wgsl_type(dtype)
+    return f"fence_{_FENCE_SUFFIX[t]}({expr})" if t in _FENCES else expr
+
+
+# ``P[0] >> 31u`` is the top bit of the element count, always 0 (a dispatch covers < 2^31
+# elements), which no compiler can know: XOR with it keeps a value's bits and ends a float
+# expression, so nothing is contracted across it.
+_FENCE_SUFFIX = {"f32": "f32", "f64": "f64", "vec2<f32>": "c64", "vec2<f64>": "c128"}
+_FENCES = {
+    "f32": "fn fence_f32(v: f32) -> f32 { return bitcast<f32>(bitcast<u32>(v) ^ (P[0] >> 31u)); }",
+    "f64": "fn fence_f64(v: f64) -> f64 { return bitcast<f64>(bitcast<u64>(v) ^ u64(P[0] >> 31u)); }",
+    "vec2<f32>": "fn fence_c64(v: vec2<f32>) -> vec2<f32> {"
+    " return bitcast<vec2<f32>>(bitcast<vec2<u32>>(v) ^ vec2<u32>(P[0] >> 31u)); }",
+    "vec2<f64>": "fn fence_c128(v: vec2<f64>) -> vec2<f64> {"
+    " let z = u64(P[0] >> 31u);"
+    " return vec2<f64>(bitcast<f64>(bitcast<u64>(v.x) ^ z), bitcast<f64>(bitcast<u64>(v.y) ^ z)); }",
+}

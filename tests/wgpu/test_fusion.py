@@ -1,0 +1,261 @@
+"""Lazy elementwise chains fused into one kernel: when they run, what they read, and that every
+function on every dtype gives the bits it gives unfused (NaN, signed zeros, infinities, extremes)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+from ruda.testing import assert_matches_numpy, parametrize_backends
+from ruda_wgpu import _elementwise, _fusion
+from ruda_wgpu._engine import default_device
+
+pytestmark = parametrize_backends("wgpu")
+
+
+def _dispatches(xp: Any) -> int:
+    return int(xp.memory_stats()["dispatches"])
+
+
+@pytest.fixture
+def fused(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(_fusion, "_enabled", True)
+    yield
+
+
+def _unfused(fn: Callable[[], Any]) -> Any:
+    previous = _fusion.set_enabled(False)
+    try:
+        return fn()
+    finally:
+        _fusion.set_enabled(previous)
+
+
+def test_a_chain_runs_as_one_kernel_when_read(xp, fused):
+    host = np.linspace(-3, 3, 1001, dtype=np.float32)
+    x = xp.asarray(host)
+    before = _dispatches(xp)
+    y = xp.sin(x) * 2.0 + x
+    z = xp.exp(-xp.abs(y)) - 0.5 * y
+    w = xp.where(z > 0, z, xp.sqrt(xp.abs(z)))
+    assert _dispatches(xp) == before  # nothing ran yet
+    with np.errstate(all="ignore"):
+        yy = np.sin(host) * np.float32(2) + host
+        zz = np.exp(-np.abs(yy)) - np.float32(0.5) * yy
+        want = np.where(zz > 0, zz, np.sqrt(np.abs(zz)))
+    assert_matches_numpy(w, want, rtol=2e-6, atol=1e-6)
+    assert _dispatches(xp) == before + 1
+
+
+def test_intermediates_take_no_memory(xp, fused):
+    x = xp.ones((1 << 20,))
+    xp.synchronize()
+    base = xp.memory_stats()["in_use_bytes"]
+    y = x
+    for _ in range(8):
+        y = y * 1.5 - 0.25
+    float(xp.sum(y))  # runs the chain; the reduction's own buffers are freed after
+    assert xp.memory_stats()["in_use_bytes"] - base <= 4 * (1 << 20) * 1.25 + 4096  # y alone
+
+
+def test_long_loops_run_in_bounded_kernels(xp, fused):
+    x = xp.zeros((1000,))
+    before = _dispatches(xp)
+    for _ in range(1000):
+        x = x + 1.0
+    assert_matches_numpy(x, np.full(1000, 1000, np.float32))
+    assert _dispatches(xp) - before == -(-1000 // _fusion.MAX_NODES)
+
+
+def test_kernels_are_reused_whatever_the_scalars(xp, fused):
+    x = xp.ones((100,))
+    float(xp.sum(x * 3.0 + 1.0))
+    pipelines = xp.memory_stats()["pipelines"]
+    for k in range(5):
+        assert float(xp.sum(x * float(k) + 2.0)) == 100 * (k + 2)
+    assert xp.memory_stats()["pipelines"] == pipelines
+
+
+def test_writes_wait_for_pending_readers(xp, fused):
+    x = xp.asarray(np.arange(6, dtype=np.float32))
+    y = x * 2.0  # pending: reads x
+    z = x[1:] + 1.0
+    x[...] = 100.0
+    x += 1.0
+    x[xp.asarray([True, False, True, False, True, False])] = -5.0
+    assert_matches_numpy(y, np.arange(6, dtype=np.float32) * 2)
+    assert_matches_numpy(z, np.arange(1, 6, dtype=np.float32) + 1)
+    assert_matches_numpy(x, np.array([-5, 101, -5, 101, -5, 101], np.float32))
+
+
+def test_in_place_operators_on_pending_arrays(xp, fused):
+    x = xp.ones((5,)) + 1.0
+    y = x * 3.0
+    x *= 2.0
+    x += y
+    assert_matches_numpy(x, np.full(5, 10, np.float32))
+    assert_matches_numpy(y, np.full(5, 6, np.float32))
+
+
+def test_pending_arrays_used_by_other_operations(xp, fused):
+    host = np.arange(12, dtype=np.float32).reshape(3, 4)
+    x = xp.asarray(host)
+    y = x * 2.0 - 1.0
+    assert_matches_numpy(y[1:, ::-1], (host * 2 - 1)[1:, ::-1])
+    assert_matches_numpy(xp.sum(y, axis=0), (host * 2 - 1).sum(axis=0))
+    assert_matches_numpy(xp.reshape(y, (4, 3)).T @ y.T, (host * 2 - 1).reshape(4, 3).T @ (host * 2 - 1).T)
+    assert_matches_numpy(xp.sort(-y, axis=1), np.sort(-(host * 2 - 1), axis=1))
+
+
+def test_broadcast_operands_and_shared_intermediates(xp, fused):
+    col = np.arange(3, dtype=np.float32).reshape(3, 1)
+    row = np.arange(4, dtype=np.float32).reshape(1, 4)
+    a, b = xp.asarray(col), xp.asarray(row)
+    t = a * 2.0  # (3, 1), pending: broadcast into the next, so it runs as a leaf
+    u = t + b  # (3, 4)
+    v = u * u + u  # u used three times: computed once in the kernel
+    w = xp.exp(-v) + t  # t again, broadcast
+    want_u = col * 2 + row
+    want = np.exp(-(want_u * want_u + want_u)) + col * 2
+    assert_matches_numpy(w, want, rtol=2e-6, atol=0)
+    assert_matches_numpy(u, want_u)  # u still pending: runs on its own
+
+
+def test_synchronize_runs_what_is_pending(xp, fused):
+    x = xp.ones((10,))
+    y = x + 1.0
+    before = _dispatches(xp)
+    xp.synchronize()
+    assert _dispatches(xp) == before + 1
+    float(xp.sum(y))
+    assert _dispatches(xp) == before + 2  # only the sum: y had run
+
+
+def test_deferred_errors_name_their_operations(xp, fused, monkeypatch):
+    x = xp.ones((10,))
+    y = xp.exp(x) + 1.0
+
+    def fails(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("the driver refused")
+
+    monkeypatch.setattr(_fusion, "launch_elementwise", fails)
+    with pytest.raises(RuntimeError, match="refused") as info:
+        float(xp.sum(y))
+    assert "['exp', 'add']" in "".join(info.value.__notes__)
+
+
+def test_the_switch_and_ruda_info(xp):
+    code = (
+        "import ruda_wgpu as xp\n"
+        "from ruda_wgpu import _fusion\n"
+        "x = xp.ones((10,)); n = xp.memory_stats()['dispatches']\n"
+        "y = x + 1.0; z = y * 2.0\n"
+        "print(_fusion.enabled(), xp.memory_stats()['dispatches'] - n)\n"
+    )
+    for value, want in (("0", "False 2"), ("1", "True 0")):
+        env = {**os.environ, _fusion.FUSION_ENV: value}
+        out = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        )
+        assert out.stdout.split() == want.split()
+    from ruda_wgpu._plugin import WgpuBackend
+
+    assert WgpuBackend().probe().details["fusion"].startswith("on" if _fusion.enabled() else "off")
+
+
+# -- every elementwise function and dtype: fused bits == unfused bits ---------------------------
+
+_FLOATS = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 1e-3, -7.25, 100.0, np.inf, -np.inf, np.nan]
+
+
+def _values(dtype: np.dtype[Any], n: int, seed: int) -> np.ndarray:
+    """Edge values of ``dtype`` (NaN, signed zeros, infinities, extremes, subnormals) and random ones."""
+    rng = np.random.default_rng(seed)
+    if dtype == np.bool_:
+        return rng.integers(0, 2, n).astype(bool)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        edges = [0, 1, 2, 3, 7, info.max, info.min, info.max - 1]
+        edges += [-1, -2, -8] if dtype.kind == "i" else []
+        rand = rng.integers(info.min, int(info.max) + 1, n - len(edges), dtype=dtype)
+        return np.concatenate([np.array(edges, dtype), rand])
+    real = np.dtype(dtype.char.lower()) if dtype.kind == "c" else dtype
+    info = np.finfo(real)
+    edges = np.array([*_FLOATS, float(info.max), float(info.smallest_subnormal), -float(info.tiny)], real)
+    with np.errstate(all="ignore"):
+        rand = (rng.standard_normal(n - len(edges)) * 4).astype(real)
+    parts = np.concatenate([edges, rand])
+    if dtype.kind == "c":
+        out = np.empty(n, dtype)
+        out.real, out.imag = parts, np.roll(parts, 5)
+        return out
+    return parts
+
+
+def _cases() -> list[tuple[str, str]]:
+    dev = default_device()
+    out = []
+    for name in _elementwise.NAMES:
+        op = _elementwise._OPS[name]
+        for dt in dev.dtype_names:
+            if np.dtype(dt).kind in op.kinds:
+                out.append((name, dt))
+    return out
+
+
+def _chain(xp: Any, name: str, a: Any, b: Any) -> Any:
+    """``name`` on (a, b), then operations on its result, so that it is a fused intermediate."""
+    fn = getattr(xp, name)
+    t = fn(a) if _elementwise._OPS[name].nargs == 1 else fn(a, b)
+    if t.dtype == xp.bool:
+        return xp.astype(t, xp.int32) * 3 + 1
+    return t * t + t
+
+
+@pytest.mark.parametrize(("name", "dtype"), _cases())
+def test_fused_and_unfused_bits_agree(xp, fused, name, dtype):
+    dt = np.dtype(dtype)
+    host_a, host_b = _values(dt, 64, 1), _values(dt, 64, 2)
+    if dt.kind in "iu" and name in ("bitwise_left_shift", "bitwise_right_shift"):
+        host_b = np.abs(host_b.astype(np.int64) % (dt.itemsize * 8 + 3)).astype(dt)
+    if dt.kind in "iu" and name == "pow":
+        host_b = np.abs(host_b.astype(np.int64) % 9).astype(dt)
+    a, b = xp.asarray(host_a), xp.asarray(host_b)
+    unfused = np.asarray(_unfused(lambda: _chain(xp, name, a, b)))
+    before = _dispatches(xp)
+    fused_result = np.asarray(_chain(xp, name, a, b))
+    assert _dispatches(xp) - before == 1
+    assert fused_result.dtype == unfused.dtype
+    _same_bits(fused_result, unfused)
+
+
+def _same_bits(got: np.ndarray, want: np.ndarray) -> None:
+    """Equal bits, signed zeros and infinities included, except NaN's sign and payload: which
+    operand's NaN an IEEE operation passes on is left to the hardware and the compiler's choice
+    of operand order, which differs between two compilations of the same code."""
+    if got.dtype.kind in "fc":
+        got_parts = got.view(got.real.dtype) if got.dtype.kind == "c" else got
+        want_parts = want.view(want.real.dtype) if want.dtype.kind == "c" else want
+        nan = np.isnan(want_parts)
+        np.testing.assert_array_equal(np.isnan(got_parts), nan)
+        got, want = got_parts[~nan], want_parts[~nan]
+    assert got.tobytes() == want.tobytes(), (got, want)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex64"])
+def test_products_are_not_contracted_into_fma(xp, fused, dtype):
+    if dtype not in default_device().dtype_names:
+        pytest.skip(f"{dtype} is not on {default_device()}")
+    rng = np.random.default_rng(3)
+    host = [(rng.standard_normal(4096) * 3).astype(dtype) for _ in range(3)]
+    x, y, z = (xp.asarray(h) for h in host)
+
+    def run() -> np.ndarray:
+        return np.asarray((x * y + z) * (y - x * z) - x * x)
+
+    _same_bits(run(), _unfused(run))
