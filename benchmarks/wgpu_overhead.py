@@ -4,7 +4,14 @@ For add, exp, sum (1e3 ... 1e7 elements) and matmul (256 ... 2048), each timed i
 this process three ways: ``ruda_wgpu`` (pool, batching, generic strided kernels),
 a minimal hand-written wgpu-py program (one fixed pipeline, fixed buffers and
 bind group, all dispatches in one compute pass, the same algorithm), and NumPy (in rounds of
-its own, so that the GPU does not idle between the GPU contenders).
+its own, so that the GPU does not idle between the GPU contenders). Every result of ours is
+kept until the GPU has finished: lazy operations whose result is dropped would not run.
+
+Fusion: ``chain`` is an 8-operation elementwise chain on 1e7 float32 (2 inputs, 1 output),
+ours (one fused kernel; the row also gives ours with fusion off, 8 kernels) against one
+hand-written fused kernel. ``loop`` is 1000 dependent operations on 1e3 elements, microseconds
+per operation, fused and unfused (there the cost is all Python and dispatch; no hand-written
+contender).
 Both GPU sides wait for completion the same way (mapping a small buffer). The
 table reports the fastest round of each and the ratios ours/hand-written (the
 layer's overhead: the median of ratios taken round by round) and ours/NumPy; a
@@ -180,10 +187,9 @@ def bench_elementwise(hand: HandWritten, op: str, n: int, reps: int, trials: int
     ours_fn = (lambda: x + y) if op == "add" else (lambda: xp.exp(x))
 
     def ours() -> None:
-        for _ in range(reps):
-            z = ours_fn()
+        results = [ours_fn() for _ in range(reps)]
         xp.synchronize()
-        del z
+        del results
 
     ba, bb, bo = hand.buffer(a), hand.buffer(b), hand.buffer(None, a.nbytes)
     if op == "add":
@@ -212,10 +218,9 @@ def bench_sum(hand: HandWritten, n: int, reps: int, trials: int) -> dict[str, fl
     x = xp.asarray(a)
 
     def ours() -> None:
-        for _ in range(reps):
-            s = xp.sum(x)
+        results = [xp.sum(x) for _ in range(reps)]
         xp.synchronize()
-        del s
+        del results
 
     parts = 1 if n <= WG * 8 else min(-(-n // (WG * 8)), 1024)
     ba, bp, bo = hand.buffer(a), hand.buffer(None, parts * 4), hand.buffer(None, 4)
@@ -259,12 +264,111 @@ def bench_matmul(hand: HandWritten, n: int, reps: int, trials: int) -> dict[str,
     return compare({"ours": ours, "hand": handwritten, "numpy": numpy}, reps, trials)
 
 
+#: the chain, as ruda_wgpu code and as one WGSL expression per step ({t}: the previous step's value)
+CHAIN = [
+    (lambda t, x, y: x * y, "a[i] * b[i]"),
+    (lambda t, x, y: t + x, "{t} + a[i]"),
+    (lambda t, x, y: t * 0.5, "{t} * 0.5"),
+    (lambda t, x, y: np.sin(t) if isinstance(t, np.ndarray) else xp.sin(t), "sin({t})"),
+    (lambda t, x, y: t - y, "{t} - b[i]"),
+    (lambda t, x, y: t * t, "{t} * {t}"),
+    (lambda t, x, y: t + 1.0, "{t} + 1.0"),
+    (lambda t, x, y: np.sqrt(t) if isinstance(t, np.ndarray) else xp.sqrt(t), "sqrt({t})"),
+]
+
+
+def chain(x: Any, y: Any) -> Any:
+    t = None
+    for step, _ in CHAIN:
+        t = step(t, x, y)
+    return t
+
+
+def bench_chain(hand: HandWritten, n: int, reps: int, trials: int) -> dict[str, float]:
+    from ruda_wgpu import _fusion
+
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    x, y = xp.asarray(a), xp.asarray(b)
+    before = xp.memory_stats()["dispatches"]
+    np.testing.assert_allclose(np.asarray(chain(x, y)), chain(a, b), rtol=1e-5, atol=1e-6)
+    kernels = xp.memory_stats()["dispatches"] - before
+
+    def ours() -> None:
+        results = [chain(x, y) for _ in range(reps)]
+        xp.synchronize()
+        del results
+
+    def unfused() -> None:
+        previous = _fusion.set_enabled(False)
+        try:
+            ours()
+        finally:
+            _fusion.set_enabled(previous)
+
+    lets = "\n".join(f"  let t{k} = {expr.format(t=f't{k - 1}')};" for k, (_, expr) in enumerate(CHAIN))
+    code = ELEMENTWISE.replace("o[i] = EXPR;", f"{lets}\n  o[i] = t{len(CHAIN) - 1};")
+    ba, bb, bo = hand.buffer(a), hand.buffer(b), hand.buffer(None, a.nbytes)
+    pipe, group = hand.pipeline(code, [ba, bb, bo])
+
+    def handwritten() -> None:
+        hand.run([(pipe, group, grid(-(-n // WG)))], reps)
+        hand.wait(bo)
+
+    def numpy() -> None:
+        for _ in range(reps):
+            chain(a, b)
+
+    out = compare({"ours": ours, "hand": handwritten, "numpy": numpy, "unfused": unfused}, reps, trials)
+    out["kernels"] = kernels
+    return out
+
+
+def bench_loop(n: int, steps: int, trials: int) -> dict[str, float]:
+    """Microseconds an operation over ``steps`` dependent operations on ``n`` elements."""
+    from ruda_wgpu import _fusion
+
+    host = np.random.default_rng(0).standard_normal(n).astype(np.float32)
+    x0, y = xp.asarray(host), xp.asarray(host * 0.5)
+
+    def ours() -> None:
+        x = x0
+        for k in range(steps // 2):
+            x = x * 0.999 + y if k % 2 else xp.sin(x) - y
+        xp.synchronize()
+
+    def numpy() -> None:
+        x = host
+        for k in range(steps // 2):
+            x = x * np.float32(0.999) + host if k % 2 else np.sin(x) - host
+
+    out = {}
+    for name, fn in (("ours", ours), ("numpy", numpy)):
+        fn()
+        out[name] = min(_timed(fn) for _ in range(trials)) / steps
+    previous = _fusion.set_enabled(False)
+    try:
+        ours()
+        out["unfused"] = min(_timed(ours) for _ in range(trials)) / steps
+    finally:
+        _fusion.set_enabled(previous)
+    return out
+
+
+def _timed(fn: Callable[[], None]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--full", action="store_true", help="every size, also on CPU adapters")
-    parser.add_argument("--ops", default="add,exp,sum,matmul", help="comma-separated subset to run")
+    parser.add_argument(
+        "--ops", default="add,exp,sum,matmul,chain,loop", help="comma-separated subset to run"
+    )
     parser.add_argument("--min-size", type=int, default=0, help="skip sizes below this (matmul: n)")
     parser.add_argument("--rounds", type=int, default=1, help="multiply the number of timed rounds")
     args = parser.parse_args()
@@ -283,7 +387,17 @@ def main() -> int:
         f"{'ours/hand':>10} {'ours/numpy':>11}"
     )
     for op in args.ops.split(","):
-        for n in [n for n in (mm_sizes if op == "matmul" else sizes) if n >= args.min_size]:
+        if op == "loop":
+            t = bench_loop(1000, 1000, 5 * args.rounds)
+            rows.append({"op": op, "size": 1000, **{f"{k} us/op": v * 1e6 for k, v in t.items()}})
+            print(
+                f"loop: 1000 dependent operations on 1e3 float32: {t['ours'] * 1e6:.1f} us an operation "
+                f"(unfused {t['unfused'] * 1e6:.1f}, NumPy {t['numpy'] * 1e6:.1f})",
+                flush=True,
+            )
+            continue
+        op_sizes = mm_sizes if op == "matmul" else [10**6, 10**7] if op == "chain" else sizes
+        for n in [n for n in op_sizes if n >= args.min_size]:
             # Many short rounds: the fastest round of each contender is the one least disturbed by
             # other processes, which matters on a shared machine.
             reps = 1 if op == "matmul" else 20 if n <= 10**5 else 3 if n <= 10**6 else 2
@@ -292,6 +406,8 @@ def main() -> int:
                 t = bench_matmul(hand, n, reps, trials)
             elif op == "sum":
                 t = bench_sum(hand, n, reps, trials)
+            elif op == "chain":
+                t = bench_chain(hand, n, reps, trials)
             else:
                 t = bench_elementwise(hand, op, n, reps, trials)
             row = {
@@ -304,7 +420,12 @@ def main() -> int:
             rows.append(row)
             print(
                 f"{op:8} {n:>9} {t['ours'] * 1e3:>10.3f} {t['hand'] * 1e3:>10.3f} {t['numpy'] * 1e3:>10.3f} "
-                f"{row['ours/hand']:>10.2f} {row['ours/numpy']:>11.2f}",
+                f"{row['ours/hand']:>10.2f} {row['ours/numpy']:>11.2f}"
+                + (
+                    f"   ({t['kernels']} kernel(s); fusion off: {t['unfused'] * 1e3:.3f} ms)"
+                    if op == "chain"
+                    else ""
+                ),
                 flush=True,
             )
     RESULTS.mkdir(parents=True, exist_ok=True)
@@ -321,7 +442,7 @@ def main() -> int:
         return 0
     fig, ax = plt.subplots(figsize=(7, 4))
     for op in args.ops.split(","):
-        pts = [r for r in rows if r["op"] == op]
+        pts = [r for r in rows if r["op"] == op and "ours/hand" in r]
         ax.plot([r["size"] for r in pts], [r["ours/hand"] for r in pts], marker="o", label=op)
     ax.axhline(1.2, color="grey", linestyle="--", label="1.2x")
     ax.set_xscale("log")

@@ -17,6 +17,10 @@ intermediate passes through an XOR with a zero the compiler cannot know (the top
 element count), so that a driver cannot contract one operation's multiply with the next one's
 add into an fma, which rounds once where separate kernels round twice.
 
+Complex operations run alone, on computed operands: NVIDIA's compiler contracts the products
+inside complex arithmetic into fmas differently depending on the code around it, so the bits of
+a complex result would depend on what it was fused with.
+
 ``RUDA_WGPU_FUSION=0`` runs every operation when it is called (one kernel each, made by the same
 generator). A node that has run keeps its result; a graph that still reads a pending node which
 has since run reads its result instead. A pending node that two separately run graphs share is
@@ -144,7 +148,8 @@ def record(
         else:
             args.append(_leaf(v, shape))
     node = Node(device, what, fn, source, tuple(args), targets, dtype, shape)
-    if node.size > MAX_NODES or len(node.leaves) > MAX_LEAVES:
+    alone = dtype.kind == "c" or any(t.kind == "c" for t in targets)
+    if alone or node.size > MAX_NODES or len(node.leaves) > MAX_LEAVES:
         # the pending operands run as graphs of their own; this node starts a new graph on them
         node.args = tuple(_result(a) if type(a) is Node else a for a in node.args)
         node.size, node.leaves = 1, frozenset(a for a in node.args if type(a) is Operand)
@@ -156,7 +161,7 @@ def record(
                 a.readers = Readers()
             a.readers.add(node)
     out = Array._pending(node)
-    if not _enabled or math.prod(shape) == 0:
+    if alone or not _enabled or math.prod(shape) == 0:
         out._storage  # noqa: B018  (runs it now)
     else:
         device.pending.add(out)
@@ -262,13 +267,8 @@ def _fence(expr: str, dtype: np.dtype[Any]) -> str:
 # ``P[0] >> 31u`` is the top bit of the element count, always 0 (a dispatch covers < 2^31
 # elements), which no compiler can know: XOR with it keeps a value's bits and ends a float
 # expression, so nothing is contracted across it.
-_FENCE_SUFFIX = {"f32": "f32", "f64": "f64", "vec2<f32>": "c64", "vec2<f64>": "c128"}
+_FENCE_SUFFIX = {"f32": "f32", "f64": "f64"}
 _FENCES = {
     "f32": "fn fence_f32(v: f32) -> f32 { return bitcast<f32>(bitcast<u32>(v) ^ (P[0] >> 31u)); }",
     "f64": "fn fence_f64(v: f64) -> f64 { return bitcast<f64>(bitcast<u64>(v) ^ u64(P[0] >> 31u)); }",
-    "vec2<f32>": "fn fence_c64(v: vec2<f32>) -> vec2<f32> {"
-    " return bitcast<vec2<f32>>(bitcast<vec2<u32>>(v) ^ vec2<u32>(P[0] >> 31u)); }",
-    "vec2<f64>": "fn fence_c128(v: vec2<f64>) -> vec2<f64> {"
-    " let z = u64(P[0] >> 31u);"
-    " return vec2<f64>(bitcast<f64>(bitcast<u64>(v.x) ^ z), bitcast<f64>(bitcast<u64>(v.y) ^ z)); }",
 }
