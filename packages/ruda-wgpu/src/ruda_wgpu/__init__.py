@@ -192,6 +192,14 @@ def empty_cache(device: Device | str | None = None) -> None:
         dev.staging.empty()
 
 
+def clear_shader_cache() -> int:
+    """Delete the compiled kernels kept between processes (see ``ruda_wgpu._shader_cache``);
+    returns the bytes freed. Processes started afterwards compile their kernels afresh."""
+    from ruda_wgpu import _shader_cache
+
+    return _shader_cache.clear()
+
+
 # beyond the standard: what array engines (Cubed, Dask) call on a namespace
 nanmax, nanmean, nanmin, nanprod, nansum = _nan.NanReductions(_sys.modules[__name__]).bound()
 
@@ -206,6 +214,7 @@ __all__ = [
     "synchronize",
     "memory_stats",
     "empty_cache",
+    "clear_shader_cache",
     "arange",
     "asarray",
     "empty",

@@ -100,7 +100,10 @@ def runtime_dir() -> None:
 
 def usable_adapters() -> tuple[list[Any], list[Excluded]]:
     """The adapters that run our kernels, best first, and those left out with the reason."""
+    from ruda_wgpu import _shader_cache  # it builds on cache_dir() of this module
+
     runtime_dir()
+    _shader_cache.configure()
     import wgpu
 
     backend = wanted_backend()

@@ -45,7 +45,10 @@ class WgpuBackend(Backend):
             )
         from ruda_wgpu._fusion import FUSION_ENV, enabled
 
+        from ruda_wgpu._shader_cache import shader_cache_dir
+
         details = {"wgpu": importlib.metadata.version("wgpu")}
+        details["compiled kernels"] = f"kept in {shader_cache_dir()} (ruda_wgpu.clear_shader_cache())"
         details["fusion"] = (
             f"on (elementwise chains run as one kernel; {FUSION_ENV}=0 turns it off)"
             if enabled()
