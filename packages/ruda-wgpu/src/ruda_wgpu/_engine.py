@@ -255,6 +255,8 @@ class GpuDevice:
             # bind groups by (pipeline, parameter size, bound buffer windows); pooled buffers are
             # only destroyed by empty_cache(), which clears this too
             self._groups: dict[Any, Any] = {}
+            #: elementwise launch plans by signature (see _kernels.launch_elementwise)
+            self.plans: dict[Any, Any] = {}
             self._encoder: Any = None
             self._pass: Any = None
             self._pending = 0

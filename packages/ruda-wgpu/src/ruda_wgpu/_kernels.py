@@ -147,6 +147,8 @@ def _scalar_words(dtype: np.dtype[Any], kind: str, value: Any, sign: float) -> t
 
 #: parameter words per scalar operand (a complex128 is four)
 SLOT = 4
+#: elementwise launch plans a device keeps before it starts over
+PLAN_CACHE = 4096
 
 
 def _scalar_load(b: int, t: str) -> str:
@@ -333,6 +335,62 @@ def launch_elementwise(
         return
     out.storage.will_write()
     arrays = [out, *operands]
+    align = dev.offset_align
+    signature = (
+        key,
+        shape,
+        out.dtype,
+        *(
+            op.dtype
+            if type(op) is Scalar
+            else (op.dtype, op.strides, op.offset * storage_itemsize(op.dtype) % align)
+            for op in arrays
+        ),
+    )
+    plan = dev.plans.get(signature)
+    if plan is None:
+        if len(dev.plans) >= PLAN_CACHE:
+            dev.plans.clear()
+        plan = dev.plans[signature] = _plan(dev, key, body, prelude, out, operands, shape, code)
+    pipe, shp, sts, layout, itemsizes, chunk = plan
+    scalar_pad = [0] * len(shp)
+    operand_pad = [0] * (SLOT - 1)
+    for start in range(0, n, chunk):
+        count = min(chunk, n - start)
+        params = [count, start, *shp]
+        buffers = []
+        for op, st, lay, isz in zip(arrays, sts, layout, itemsizes, strict=True):
+            if lay == "k":
+                params += op.words()
+                params += scalar_pad
+                continue
+            assert st is not None
+            lo, hi = (
+                (op.offset + start, op.offset + start + count) if lay in "cz" else _span(op.offset, shp, st)
+            )
+            binding, skip = window(dev, op.storage, lo, hi, isz, "a strided view")
+            base = skip if lay in "cz" else op.offset - (lo - skip)
+            params.append(base & 0xFFFFFFFF)
+            params += operand_pad
+            params += [s & 0xFFFFFFFF for s in st]
+            buffers.append(binding)
+        dev.dispatch(pipe, buffers, struct.pack(f"<{len(params)}I", *params), -(-count // WORKGROUP))
+
+
+def _plan(
+    dev: GpuDevice,
+    key: Any,
+    body: str,
+    prelude: str,
+    out: Operand,
+    operands: Sequence[Operand | Scalar],
+    shape: tuple[int, ...],
+    code: Callable[[], tuple[str, str, str]] | None,
+) -> tuple[Any, tuple[int, ...], list[Any], str, list[int], int]:
+    """What a launch of :func:`launch_elementwise` needs that depends only on its signature (kernel,
+    shape, dtypes, strides, alignment): the pipeline, the collapsed shape and strides, the layout,
+    item sizes and elements per dispatch. Cached per device."""
+    arrays = [out, *operands]
     shp, sts = _collapse(shape, [None if isinstance(op, Scalar) else op.strides for op in arrays])
     rank = len(shp)
     full = c_strides(shp)
@@ -356,23 +414,7 @@ def launch_elementwise(
     )
     chunk = (dev.max_binding - dev.offset_align) // max(itemsizes)
     chunk = max(chunk // WORKGROUP * WORKGROUP, WORKGROUP)
-    for start in range(0, n, chunk):
-        count = min(chunk, n - start)
-        params = [count, start, *shp]
-        buffers = []
-        for op, st, lay, isz in zip(arrays, sts, layout, itemsizes, strict=True):
-            if isinstance(op, Scalar):
-                params += op.words() + [0] * rank
-                continue
-            assert st is not None
-            lo, hi = (
-                (op.offset + start, op.offset + start + count) if lay in "cz" else _span(op.offset, shp, st)
-            )
-            binding, skip = window(dev, op.storage, lo, hi, isz, "a strided view")
-            base = skip if lay in "cz" else op.offset - (lo - skip)
-            params += [base & 0xFFFFFFFF] + [0] * (SLOT - 1) + [s & 0xFFFFFFFF for s in st]
-            buffers.append(binding)
-        dev.dispatch(pipe, buffers, np.array(params, dtype=np.uint32), -(-count // WORKGROUP))
+    return pipe, shp, sts, layout, itemsizes, chunk
 
 
 # -- reductions ------------------------------------------------------------------------------

@@ -44,7 +44,6 @@ class WgpuBackend(Backend):
                 f"wgpu found no adapter that runs compute kernels{' (' + why + ')' if why else ''}", _FIX
             )
         from ruda_wgpu._fusion import FUSION_ENV, enabled
-
         from ruda_wgpu._shader_cache import shader_cache_dir
 
         details = {"wgpu": importlib.metadata.version("wgpu")}
