@@ -342,7 +342,7 @@ def launch_elementwise(
         out.dtype,
         *(
             op.dtype
-            if type(op) is Scalar
+            if isinstance(op, Scalar)
             else (op.dtype, op.strides, op.offset * storage_itemsize(op.dtype) % align)
             for op in arrays
         ),
@@ -360,7 +360,7 @@ def launch_elementwise(
         params = [count, start, *shp]
         buffers = []
         for op, st, lay, isz in zip(arrays, sts, layout, itemsizes, strict=True):
-            if lay == "k":
+            if isinstance(op, Scalar):
                 params += op.words()
                 params += scalar_pad
                 continue
