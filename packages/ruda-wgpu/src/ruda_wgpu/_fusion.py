@@ -39,7 +39,16 @@ import numpy as np
 
 from ruda_wgpu._array import Array
 from ruda_wgpu._engine import GpuDevice, Readers, Storage, storage_itemsize
-from ruda_wgpu._kernels import Operand, Scalar, c_strides, convert, launch_elementwise, wgsl_type, wrap
+from ruda_wgpu._kernels import (
+    Fused,
+    Operand,
+    Scalar,
+    c_strides,
+    convert,
+    launch_elementwise,
+    wgsl_type,
+    wrap,
+)
 
 #: pending operations one kernel computes at most (bounds the shader's size and compile time)
 MAX_NODES = 64
@@ -184,29 +193,7 @@ def _result(node: Node) -> Operand:
 
 def _launch(root: Node) -> None:
     """Run the pending graph under ``root`` as one kernel and keep the result in ``root``."""
-    order: list[Node] = []
-    _collect(root, order, set())
-    index = {id(n): j for j, n in enumerate(order)}
-    leaves: list[Operand | Scalar] = []
-    leaf_index: dict[Operand, int] = {}
-    # the graph's structure, which with the leaves' dtypes and layouts keys the kernel: per node
-    # its function and its operands, ``j`` for node j and ``-1 - k`` for leaf k
-    structure: list[tuple[Any, ...]] = []
-    for n in order:
-        refs: list[Any] = [n.fn]
-        for a in n.args:
-            if type(a) is Node and a.storage is None:
-                refs.append(index[id(a)])
-                continue
-            leaf = _result(a) if type(a) is Node else a
-            k = leaf_index.get(leaf) if type(leaf) is Operand else None
-            if k is None:  # scalars are never shared: 0.0 == -0.0, but their bits differ
-                k = len(leaves)
-                leaves.append(leaf)
-                if type(leaf) is Operand:
-                    leaf_index[leaf] = k
-            refs.append(-1 - k)
-        structure.append(tuple(refs))
+    order, structure, leaves = _graph(root)
 
     def code() -> tuple[str, str, str]:
         return _code(order, structure, [leaf.dtype for leaf in leaves])
@@ -228,6 +215,60 @@ def _launch(root: Node) -> None:
         raise
     root.storage, root.args = out, ()
     out.readers, root.readers = root.readers, None
+
+
+def reduction_input(x: Array) -> Fused | None:
+    """The pending graph of ``x`` as values a reduction computes as it reads them, so that
+    ``sum(x * y)`` reads x and y once and writes nothing; None when ``x`` is not pending or a
+    leaf is not contiguous over ``x``'s shape (the reduction kernel indexes leaves by the flat
+    index) or fusion is off."""
+    node = x._node
+    if node is None or node.storage is not None or not _enabled:
+        return None
+    order, structure, leaves = _graph(node)
+    full = c_strides(node.shape)
+    for leaf in leaves:
+        if type(leaf) is Operand and any(
+            n != 1 and s != c for n, s, c in zip(node.shape, leaf.strides, full, strict=True)
+        ):
+            return None
+
+    def code() -> tuple[str, str, str]:
+        expr, prelude, lets = _code(order, structure, [leaf.dtype for leaf in leaves])
+        fence = _FENCES.get(wgsl_type(node.dtype))
+        if fence is not None and fence not in prelude:  # not contracted with the accumulation
+            prelude += "\n" + fence
+        return _fence(wrap(expr, node.dtype), node.dtype), prelude, lets
+
+    return Fused(leaves, node.dtype, ("fused", *structure), code)
+
+
+def _graph(root: Node) -> tuple[list[Node], list[tuple[Any, ...]], list[Operand | Scalar]]:
+    """The pending nodes under ``root`` (operands first), the graph's structure, which with the
+    leaves' dtypes and layouts keys its kernel (per node its function and operands: ``j`` for
+    node j, ``-1 - k`` for leaf k), and the leaves (each array operand once)."""
+    order: list[Node] = []
+    _collect(root, order, set())
+    index = {id(n): j for j, n in enumerate(order)}
+    leaves: list[Operand | Scalar] = []
+    leaf_index: dict[Operand, int] = {}
+    structure: list[tuple[Any, ...]] = []
+    for n in order:
+        refs: list[Any] = [n.fn]
+        for a in n.args:
+            if type(a) is Node and a.storage is None:
+                refs.append(index[id(a)])
+                continue
+            leaf = _result(a) if type(a) is Node else a
+            k = leaf_index.get(leaf) if type(leaf) is Operand else None
+            if k is None:  # scalars are never shared: 0.0 == -0.0, but their bits differ
+                k = len(leaves)
+                leaves.append(leaf)
+                if type(leaf) is Operand:
+                    leaf_index[leaf] = k
+            refs.append(-1 - k)
+        structure.append(tuple(refs))
+    return order, structure, leaves
 
 
 def _code(

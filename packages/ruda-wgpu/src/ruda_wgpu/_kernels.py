@@ -420,33 +420,69 @@ def _plan(
 # -- reductions ------------------------------------------------------------------------------
 
 
+class Fused(NamedTuple):
+    """Values computed on the fly as a kernel reads them: ``code()`` gives ``(expression,
+    prelude, lets)`` over the leaves ``x0, x1, ...``, each of the shape being read (see
+    ``ruda_wgpu._fusion``); ``key`` identifies the expression for the pipeline cache."""
+
+    leaves: list[Operand | Scalar]
+    dtype: np.dtype[Any]
+    key: Any
+    code: Callable[[], tuple[str, str, str]]
+
+
 def reduce_source(
-    src: np.dtype[Any], acc: np.dtype[Any], combine: str, identity: str, load: str, prelude: str
+    leaves: Sequence[tuple[bool, np.dtype[Any]]],
+    acc: np.dtype[Any],
+    combine: str,
+    identity: str,
+    load: str,
+    value: tuple[str, str, str],
 ) -> str:
-    """WGSL reducing rows of a contiguous (M, K) input in G parts: one workgroup per (row, part),
+    """WGSL reducing rows of contiguous (M, K) inputs in G parts: one workgroup per (row, part),
     a strided loop per thread, then a tree in workgroup memory. Output (M, G).
-    Parameters: m, k, g, base (element index of the input start in the binding, mod 2^32), w0
-    (first workgroup of this dispatch)."""
+
+    ``leaves`` are (is an array, dtype) per input ``x0, x1, ...``; ``value`` is ``(expression,
+    prelude, lets)`` computing the element ``v`` from them, which ``load`` converts to the
+    accumulator's type. Parameters: m, k, g, w0 (first workgroup of this dispatch), then
+    :data:`SLOT` words per leaf: an array's base (element index of its start in the binding,
+    mod 2^32) or a scalar's value."""
+    expr, prelude, lets = value
     ta = wgsl_type(acc)
+    bindings: list[str] = []
+    loads: list[str] = []
+    scalars: list[str] = []
+    for i, (array, dt) in enumerate(leaves):
+        t = wgsl_type(dt)
+        if array:
+            bindings.append(f"@group(0) @binding({len(bindings) + 2}) var<storage, read> a{i}: array<{t}>;")
+            loads.append(f"      let x{i}: {t} = a{i}[P[{4 + SLOT * i}] + e];")
+        else:
+            scalars.append(f"  let x{i}: {t} = {_scalar_load(4 + SLOT * i, t)};")
+    nl = "\n"
     return f"""
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> o: array<{ta}>;
-@group(0) @binding(2) var<storage, read> a: array<{wgsl_type(src)}>;
+{nl.join(bindings)}
 var<workgroup> t: array<{ta}, {WORKGROUP}>;
 {prelude}
 fn combine(x: {ta}, y: {ta}) -> {ta} {{ return {combine}; }}
 @compute @workgroup_size({WORKGROUP})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {{
-  let m = P[0]; let k = P[1]; let g = P[2]; let base = P[3];
-  let w = P[4] + wid.y * nwg.x + wid.x;
+  let m = P[0]; let k = P[1]; let g = P[2];
+  let w = P[3] + wid.y * nwg.x + wid.x;
   let row = w / g; let part = w % g;
   let chunk = (k + g - 1u) / g;
   let lo = min(part * chunk, k); let hi = min(lo + chunk, k);
+{nl.join(scalars)}
   var acc: {ta} = {identity};
   if (row < m) {{
     for (var j = lo + lid; j < hi; j = j + {WORKGROUP}u) {{
-      let v = a[base + row * k + j];
+      let e = row * k + j;
+{nl.join(loads)}
+{lets}
+      let v = {expr};
       acc = combine(acc, {load});
     }}
   }}
@@ -464,7 +500,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 def launch_reduce(
     dev: GpuDevice,
     key: Any,
-    src: Operand,
+    src: Operand | Fused,
     m: int,
     k: int,
     acc: np.dtype[Any],
@@ -475,36 +511,54 @@ def launch_reduce(
 ) -> Storage:
     """Reduce the contiguous (m, k) operand ``src`` along k; returns a storage of m ``acc`` values.
 
-    Long rows are cut into G parts reduced by separate workgroups, then the (m, G)
-    partial results are reduced again. Inputs beyond one storage binding are
+    ``src`` may also be :class:`Fused` values (contiguous leaves of shape (m, k) and scalars),
+    computed as they are read. Long rows are cut into G parts reduced by separate workgroups,
+    then the (m, G) partial results are reduced again. Inputs beyond one storage binding are
     dispatched in windows of whole workgroups.
     """
-    cur, cur_dt, cur_k, cur_off, cur_load = src.storage, src.dtype, k, src.offset, load
+    if isinstance(src, Operand):
+        src = Fused([src], src.dtype, None, lambda: ("x0", "", ""))
+    cur_k, cur_load = k, load
     while True:
-        isz = storage_itemsize(cur_dt)
+        arrays = [leaf for leaf in src.leaves if isinstance(leaf, Operand)]
+        isz = max(storage_itemsize(a.dtype) for a in arrays)
         limit = (dev.max_binding - dev.offset_align) // isz
         g = 1 if cur_k <= WORKGROUP * 8 else min(-(-cur_k // (WORKGROUP * 8)), 1024)
         g = max(g, -(-cur_k // max(limit // 2, 1)))
         chunk = max(-(-cur_k // g), 1)
         out = Storage(dev, max(m * g, 1) * storage_itemsize(acc))
-        source = functools.partial(reduce_source, cur_dt, acc, combine, identity, cur_load, prelude)
-        pipe = dev.pipeline(("red", key, cur_dt.name, acc.name, cur_load), source)
+        leaves = [(isinstance(leaf, Operand), leaf.dtype) for leaf in src.leaves]
+        value = src.code
+
+        def source(leaves: Any = leaves, load: str = cur_load, value: Any = value) -> str:
+            expr, lets_prelude, lets = value()
+            return reduce_source(leaves, acc, combine, identity, load, (expr, prelude + lets_prelude, lets))
+
+        pipe = dev.pipeline(("red", key, src.key, tuple(leaves), acc.name, cur_load), source)
         total = m * g
         w0 = 0
         while w0 < total:
             n_w = min(total - w0, max(1, limit // chunk), dev.max_groups * dev.max_groups)
             first_row, first_part = divmod(w0, g)
             last_row, last_part = divmod(w0 + n_w - 1, g)
-            lo = cur_off + first_row * cur_k + min(first_part * chunk, cur_k)
-            hi = cur_off + last_row * cur_k + min((last_part + 1) * chunk, cur_k)
-            binding, skip = window(dev, cur, lo, max(hi, lo + 1), isz, "a reduction")
-            base = cur_off - (lo - skip)
-            params = np.array([m, cur_k, g, base & 0xFFFFFFFF, w0], dtype=np.uint32)
-            dev.dispatch(pipe, [(out.buffer, 0, out.buffer.size), binding], params, n_w)
+            rel_lo = first_row * cur_k + min(first_part * chunk, cur_k)
+            rel_hi = last_row * cur_k + min((last_part + 1) * chunk, cur_k)
+            params = [m, cur_k, g, w0]
+            buffers = [(out.buffer, 0, out.buffer.size)]
+            for leaf in src.leaves:
+                if isinstance(leaf, Scalar):
+                    params += leaf.words()
+                    continue
+                lo, hi = leaf.offset + rel_lo, max(leaf.offset + rel_hi, leaf.offset + rel_lo + 1)
+                binding, skip = window(dev, leaf.storage, lo, hi, storage_itemsize(leaf.dtype), "a reduction")
+                params += [(leaf.offset - (lo - skip)) & 0xFFFFFFFF] + [0] * (SLOT - 1)
+                buffers.append(binding)
+            dev.dispatch(pipe, buffers, struct.pack(f"<{len(params)}I", *params), n_w)
             w0 += n_w
         if g == 1:
             return out
-        cur, cur_dt, cur_k, cur_off, cur_load = out, acc, g, 0, "v"
+        src = Fused([Operand(out, 0, (), acc)], acc, None, lambda: ("x0", "", ""))
+        cur_k, cur_load = g, "v"
 
 
 # -- matmul ------------------------------------------------------------------------------------

@@ -12,8 +12,9 @@ import numpy as np
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, assign, contiguous, copy_of, empty
 from ruda_wgpu._elementwise import apply, astype
+from ruda_wgpu._fusion import reduction_input
 from ruda_wgpu._info import default_dtypes_of
-from ruda_wgpu._kernels import ONE, ZERO, Operand, convert, launch_reduce, lib, product, wgsl_type
+from ruda_wgpu._kernels import ONE, ZERO, Fused, Operand, convert, launch_reduce, lib, product, wgsl_type
 from ruda_wgpu._manipulation import _axes, permute_dims
 from ruda_wgpu._scan import scan_rows
 
@@ -54,7 +55,16 @@ def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, 
     k = math.prod(x.shape[d] for d in axes)
     if not axes:
         return astype(x, acc) if x.dtype != acc else copy_of(x)
-    src = contiguous(permute_dims(x, (*keep, *axes)))
+    order = (*keep, *axes)
+    # a pending elementwise chain whose reduced axes are last is computed as the reduction reads it
+    fused = reduction_input(x) if order == tuple(range(x.ndim)) else None
+    src: Operand | Fused
+    if fused is None:
+        view = contiguous(permute_dims(x, order))
+        src = Operand(view._storage, view._offset, (), view.dtype)
+    else:
+        src = fused
+    value_dtype = x.dtype
     t = wgsl_type(acc)
     nan = lib("isnan", t)
     combine = {
@@ -67,11 +77,11 @@ def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, 
     }[kind]
     identities = {"sum": ZERO, "prod": ONE, "min": _MAX, "max": _MIN, "all": {t: "1u"}, "any": {t: "0u"}}
     identity = identities[kind][t]
-    load = convert("v", src.dtype, acc)
+    load = convert("v", value_dtype, acc)
     storage = launch_reduce(
         x.device,
         kind,
-        Operand(src._storage, src._offset, (), src.dtype),
+        src,
         m,
         k,
         acc,
