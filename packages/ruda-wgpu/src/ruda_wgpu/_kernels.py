@@ -534,7 +534,7 @@ def launch_reduce(
             expr, lets_prelude, lets = value()
             return reduce_source(leaves, acc, combine, identity, load, (expr, prelude + lets_prelude, lets))
 
-        pipe = dev.pipeline(("red", key, src.key, tuple(leaves), acc.name, cur_load), source)
+        pipe = dev.pipeline(("red", key, src.key, tuple(leaves), acc, cur_load), source)
         total = m * g
         w0 = 0
         while w0 < total:

@@ -92,7 +92,7 @@ def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, 
     if acc == _dtypes.float16:  # accumulated in f32 (as NumPy does for float16), rounded once here
         return astype(Array._new(storage, out_shape, _dtypes.float32, x.device), acc)
     out = Array._new(storage, out_shape, acc, x.device)
-    if acc.name in ("int8", "int16", "uint8", "uint16"):
+    if _dtypes.NAME[acc] in ("int8", "int16", "uint8", "uint16"):
         out = astype(astype(out, _dtypes.int32 if acc.kind == "i" else _dtypes.uint32), acc)
     return out
 
