@@ -300,3 +300,25 @@ def test_reductions_of_broadcast_chains_run_the_chain_first(xp, fused):
     x, col = xp.asarray(host), xp.asarray(host[:, :1])
     assert_matches_numpy(xp.sum(x - col, axis=1), (host - host[:, :1]).sum(axis=1))
     assert_matches_numpy(xp.sum(x.T * 2.0), (host.T * 2).sum())
+
+
+def test_in_place_operators_write_into_the_array(xp, fused):
+    host = np.arange(10, dtype=np.float32)
+    x, y = xp.asarray(host), xp.asarray(host * 0.5)
+    before = _dispatches(xp)
+    x += y * 2.0  # y * 2.0 and the sum: one kernel, written into x, no copy
+    assert _dispatches(xp) - before == 1
+    assert_matches_numpy(x, host * 2)
+    view = x[::3]
+    view *= -1.0
+    assert_matches_numpy(x, np.where(np.arange(10) % 3 == 0, -2, 2).astype(np.float32) * host)
+    # overlapping views of one buffer: computed first, then copied in, as NumPy does
+    w = xp.asarray(host)
+    w[1:] += w[:-1]
+    expected = host.copy()
+    expected[1:] += host[:-1]
+    assert_matches_numpy(w, expected)
+    # integers wrap in place too
+    i = xp.asarray(np.array([120, -120, 5], np.int8))
+    i += xp.asarray(np.array([10, -10, 1], np.int8))
+    assert_matches_numpy(i, np.array([120, -120, 5], np.int8) + np.array([10, -10, 1], np.int8))

@@ -42,6 +42,7 @@ from ruda_wgpu._engine import GpuDevice, Readers, Storage, storage_itemsize
 from ruda_wgpu._kernels import (
     Fused,
     Operand,
+    OutputRead,
     Scalar,
     c_strides,
     convert,
@@ -215,6 +216,48 @@ def _launch(root: Node) -> None:
         raise
     root.storage, root.args = out, ()
     out.readers, root.readers = root.readers, None
+
+
+def write_into(value: Array, target: Array) -> bool:
+    """Compute the pending ``value`` straight into the view ``target`` (``x += y`` without a
+    temporary and a copy); False, with nothing done, when that is not safe: ``value`` is not
+    pending or differs in shape or dtype, or its graph reads ``target``'s buffer through another
+    view than ``target`` itself (a thread could read an element another one has written).
+
+    ``value`` must be an array no one else holds (the operators' temporary result).
+    """
+    node = value._node
+    if node is None or node.storage is not None or not _enabled:
+        return False
+    if value._shape != target._shape or node.dtype != target._dtype:
+        return False
+    if any(s == 0 for s, n in zip(target._strides, target._shape, strict=True) if n > 1):
+        return False  # a broadcast view: several of its elements are one
+    storage = target._storage
+    # pending readers of the buffer run first and see the old values; this node is marked as run,
+    # so that it is not among them
+    node.storage = storage
+    storage.will_write()
+    order, structure, leaves = _graph(node)
+    operands: list[Operand | Scalar | OutputRead] = []
+    here = (target._offset, target._strides, target._dtype)
+    for leaf in leaves:
+        if type(leaf) is Operand and leaf.storage is storage:
+            if (leaf.offset, leaf.strides, leaf.dtype) != here:
+                node.storage = None
+                return False
+            operands.append(OutputRead(leaf.dtype))  # read through the output's own binding
+        else:
+            operands.append(leaf)
+
+    def code() -> tuple[str, str, str]:
+        return _code(order, structure, [leaf.dtype for leaf in leaves])
+
+    launch_elementwise(
+        node.device, ("fused", *structure), "", "", target._operand(), operands, target._shape, code=code
+    )
+    node.args = ()
+    return True
 
 
 def reduction_input(x: Array) -> Fused | None:

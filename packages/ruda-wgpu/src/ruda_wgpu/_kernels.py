@@ -145,6 +145,13 @@ def _scalar_words(dtype: np.dtype[Any], kind: str, value: Any, sign: float) -> t
     return tuple(w + [0] * (SLOT - len(w)))
 
 
+class OutputRead(NamedTuple):
+    """An operand that is the output's own element, read before it is written (``x += y``
+    computed in place: WebGPU does not let one dispatch bind a buffer twice when it writes it)."""
+
+    dtype: np.dtype[Any]
+
+
 #: parameter words per scalar operand (a complex128 is four)
 SLOT = 4
 #: elementwise launch plans a device keeps before it starts over
@@ -189,7 +196,7 @@ def elementwise_source(
     ]
     binding = 2
     for k, dt in enumerate(ins):
-        if layout[k + 1] != "k":
+        if layout[k + 1] not in "ko":
             lines.append(f"@group(0) @binding({binding}) var<storage, read> a{k}: array<{wgsl_type(dt)}>;")
             binding += 1
     lines.append(prelude)
@@ -216,15 +223,17 @@ def elementwise_source(
         terms += [f"i32(c{d}) * bitcast<i32>(P[{base + SLOT + d}])" for d in range(rank)]
         return f"u32({' + '.join(terms)})"
 
+    lines.append(f"  let oi = {index(0)};")  # a body may read the old value as o[oi]
     for k, dt in enumerate(ins):
         t = wgsl_type(dt)
         if layout[k + 1] == "k":
             lines.append(f"  let x{k}: {t} = {_scalar_load(2 + rank + (k + 1) * words, t)};")
+        elif layout[k + 1] == "o":
+            lines.append(f"  let x{k}: {t} = o[oi];")
         else:
             lines.append(f"  let x{k}: {t} = a{k}[{index(k + 1)}];")
     if lets:
         lines.append(lets)
-    lines.append(f"  let oi = {index(0)};")  # a body may read the old value as o[oi]
     lines.append(f"  o[oi] = {wrap(body, out)};\n}}")
     return "\n".join(lines)
 
@@ -321,7 +330,7 @@ def launch_elementwise(
     body: str,
     prelude: str,
     out: Operand,
-    operands: Sequence[Operand | Scalar],
+    operands: Sequence[Operand | Scalar | OutputRead],
     shape: tuple[int, ...],
     code: Callable[[], tuple[str, str, str]] | None = None,
 ) -> None:
@@ -343,6 +352,8 @@ def launch_elementwise(
         *(
             op.dtype
             if isinstance(op, Scalar)
+            else ("o", op.dtype)
+            if isinstance(op, OutputRead)
             else (op.dtype, op.strides, op.offset * storage_itemsize(op.dtype) % align)
             for op in arrays
         ),
@@ -364,6 +375,11 @@ def launch_elementwise(
                 params += op.words()
                 params += scalar_pad
                 continue
+            if isinstance(op, OutputRead):
+                params += operand_pad
+                params.append(0)
+                params += scalar_pad
+                continue
             assert st is not None
             lo, hi = (
                 (op.offset + start, op.offset + start + count) if lay in "cz" else _span(op.offset, shp, st)
@@ -383,7 +399,7 @@ def _plan(
     body: str,
     prelude: str,
     out: Operand,
-    operands: Sequence[Operand | Scalar],
+    operands: Sequence[Operand | Scalar | OutputRead],
     shape: tuple[int, ...],
     code: Callable[[], tuple[str, str, str]] | None,
 ) -> tuple[Any, tuple[int, ...], list[Any], str, list[int], int]:
@@ -391,7 +407,13 @@ def _plan(
     shape, dtypes, strides, alignment): the pipeline, the collapsed shape and strides, the layout,
     item sizes and elements per dispatch. Cached per device."""
     arrays = [out, *operands]
-    shp, sts = _collapse(shape, [None if isinstance(op, Scalar) else op.strides for op in arrays])
+    shp, sts = _collapse(
+        shape,
+        [
+            None if isinstance(op, Scalar) else out.strides if isinstance(op, OutputRead) else op.strides
+            for op in arrays
+        ],
+    )
     rank = len(shp)
     full = c_strides(shp)
     itemsizes = [storage_itemsize(op.dtype) for op in arrays]
@@ -400,6 +422,8 @@ def _plan(
     layout = "".join(
         "k"
         if isinstance(op, Scalar)
+        else "o"
+        if isinstance(op, OutputRead)
         else ("z" if op.offset * isz % dev.offset_align == 0 else "c")
         if st == full
         else "s"

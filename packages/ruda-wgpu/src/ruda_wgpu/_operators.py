@@ -41,6 +41,7 @@ def _binary(name: str, x: Any, other: Any, reflected: bool = False) -> Any:
 
 def _inplace(name: str, x: Any, other: Any) -> Any:
     from ruda_wgpu._array import assign
+    from ruda_wgpu._fusion import write_into
 
     result = _function(name)(x, other)
     if result.dtype != x.dtype or result.shape != x.shape:
@@ -48,7 +49,8 @@ def _inplace(name: str, x: Any, other: Any) -> Any:
             f"in-place {name} would turn {x.dtype.name}{list(x.shape)} into "
             f"{result.dtype.name}{list(result.shape)}: use the out-of-place form"
         )
-    assign(x, result)
+    if not write_into(result, x):  # computed into x directly where that is safe
+        assign(x, result)
     return x
 
 
