@@ -259,6 +259,7 @@ class GpuDevice:
             self.plans: dict[Any, Any] = {}
             self._encoder: Any = None
             self._pass: Any = None
+            self._pass_pipeline: Any = None
             self._pending = 0
             self.dispatches = 0
             self.submits = 0
@@ -364,7 +365,10 @@ class GpuDevice:
                 self._encoder = self._device.create_command_encoder()
             if self._pass is None:
                 self._pass = self._encoder.begin_compute_pass()
-            self._pass.set_pipeline(pipe)
+                self._pass_pipeline = None
+            if pipe is not self._pass_pipeline:  # a pass keeps its pipeline between dispatches
+                self._pass.set_pipeline(pipe)
+                self._pass_pipeline = pipe
             self._pass.set_bind_group(0, group, [start])
             gx, gy, gz = (*self.grid(groups), 1) if isinstance(groups, int) else (*groups, 1, 1)[:3]
             self._pass.dispatch_workgroups(gx, gy, gz)
