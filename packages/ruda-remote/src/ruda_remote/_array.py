@@ -35,6 +35,8 @@ class Array:
     #: (source array, basic index) when this array is ``source[index]``: its values can be read
     #: from a cached copy of the source
     _origin: tuple[Array, Any] | None
+    #: the handle as the wire's extension value, made when first sent
+    _ext: msgpack.ExtType | None
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         raise TypeError(
@@ -42,7 +44,9 @@ class Array:
         )
 
     @classmethod
-    def _new(cls, device: RemoteDevice, handle: int, shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
+    def _new(
+        cls, device: RemoteDevice, handle: int | None, shape: tuple[int, ...], dtype: np.dtype[Any]
+    ) -> Array:
         self = object.__new__(cls)
         self._device, self._handle, self._shape, self._dtype = device, handle, shape, dtype
         self._origin = None
@@ -204,8 +208,10 @@ class Array:
             return _dispatch.call("__getitem__", (self, key), {})
         # A view: checked here, sent only when used on the server; reading its values needs
         # only a (cached) read of this array.
-        ((shape, dtype),) = _meta.infer("__getitem__", (self, key), {}, _dispatch.is_array)
-        result = Array._new(self._device, None, shape, np.dtype(dtype))  # type: ignore[arg-type]
+        metas = _meta.infer("__getitem__", (self, key), {}, _dispatch.is_array)
+        assert metas is not None  # a basic key's result is always inferred
+        ((shape, dtype),) = metas
+        result = Array._new(self._device, None, shape, np.dtype(dtype))
         result._origin = (self, key)
         return result
 

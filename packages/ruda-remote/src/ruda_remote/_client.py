@@ -282,8 +282,11 @@ class RemoteDevice:
         try:
             message = wire.decode_server_message(raw)
             if message[0] == "data" and message[4] is wire.PAYLOAD:  # the bytes: the next message
-                message[4] = self._ws.recv(timeout=timeout)
-                wire.check_payload("data", message[2], message[3], message[4])
+                data = self._ws.recv(timeout=timeout)
+                if not isinstance(data, bytes):
+                    raise wire.WireError(f"expected the data as a binary message, got {type(data).__name__}")
+                wire.check_payload("data", message[2], message[3], data)
+                message[4] = data
             return message
         except wire.WireError as err:
             raise RemoteConnectionError(f"malformed message from {self.url}: {err}") from None

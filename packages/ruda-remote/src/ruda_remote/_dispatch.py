@@ -3,12 +3,19 @@ infer or ask for the result's shape and dtype, and wrap the result handles as ar
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast, overload
 
 import numpy as np
 
 from ruda_remote import _meta, wire
 from ruda_remote._client import RemoteDevice, device_from_env
+
+if TYPE_CHECKING:
+    from ruda_remote._array import Array as _Array
+
+#: the remote array class, set by ruda_remote._array (which imports this module, so this one
+#: cannot import it); a placeholder until then. Annotations name the class ``_Array``.
+Array: type[_Array] = cast("type[_Array]", type(None))
 
 _default_device: RemoteDevice | None = None
 
@@ -58,10 +65,6 @@ def device_or_default(device: Any) -> RemoteDevice:
     if not isinstance(device, RemoteDevice):
         raise ValueError(f"ruda_remote devices are RemoteDevice objects, not {device!r}")
     return device
-
-
-#: the remote array class, set by ruda_remote._array (which imports this module)
-Array: type = type(None)
 
 
 def is_array(x: Any) -> bool:
@@ -116,6 +119,24 @@ class _Encoder:
         raise TypeError(f"slice bounds must be integers or None, got {type(v).__name__}")
 
 
+@overload
+def call(
+    name: str,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    *,
+    device: RemoteDevice | None = None,
+    n_out: None = None,
+) -> _Array: ...
+@overload
+def call(
+    name: str,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    *,
+    device: RemoteDevice | None = None,
+    n_out: int,
+) -> list[_Array]: ...
 def call(
     name: str,
     args: tuple[Any, ...],
@@ -123,8 +144,9 @@ def call(
     *,
     device: RemoteDevice | None = None,
     n_out: int | None = None,
-) -> Any:
-    """Run op ``name`` remotely; return its array (or list of arrays when ``n_out`` is given)."""
+) -> _Array | list[_Array]:
+    """Run op ``name`` remotely; return its array, or the list of its ``n_out`` arrays (an op
+    with several results, as :data:`N_OUT` counts them, is called with ``n_out``)."""
     if not kwargs and n_out is None and name in _meta.ELEMENTWISE_OPS:
         fast = _elementwise(name, args, device)
         if fast is not None:
@@ -134,7 +156,7 @@ def call(
     wire_kwargs = {k: encode(v) for k, v in kwargs.items()}
     dev = encode.device or default_device()
     metas = _meta.infer(name, args, kwargs, is_array)
-    count = n_out if n_out is not None else N_OUT.get(name, 1)
+    count = n_out if n_out is not None else 1
     out = [dev.new_handle() for _ in range(count)]
     code = wire.OP_CODES[name]
     if metas is None:
@@ -148,10 +170,10 @@ def call(
     else:
         dev.submit(code, out, wire_args, wire_kwargs, expect=metas)
     arrays = [wrap(dev, h, m) for h, m in zip(out, metas, strict=True)]
-    return arrays if n_out is not None or count != 1 else arrays[0]
+    return arrays if n_out is not None else arrays[0]
 
 
-def _elementwise(name: str, args: tuple[Any, ...], device: RemoteDevice | None) -> Any:
+def _elementwise(name: str, args: tuple[Any, ...], device: RemoteDevice | None) -> _Array | None:
     """The common case of :func:`call`, without its generality: an elementwise op on arrays of
     one shape and Python scalars whose result dtype is already known. None: take the general path."""
     wire_args: list[Any] = []
@@ -190,7 +212,7 @@ def call_in_place(name: str, target: Any, args: tuple[Any, ...]) -> None:
     target.device.submit(wire.OP_CODES[name], [], wire_args, {}, mutates=True)
 
 
-def upload(host: np.ndarray, device: RemoteDevice) -> Any:
+def upload(host: np.ndarray, device: RemoteDevice) -> _Array:
     """A new remote array holding a copy of ``host``'s values."""
     host = np.asarray(host, order="C")  # (ascontiguousarray would make a 0-d array 1-d)
     if host.dtype.name not in wire.ITEMSIZE:
@@ -213,6 +235,6 @@ def upload(host: np.ndarray, device: RemoteDevice) -> Any:
 _DTYPES = {name: np.dtype(name) for name in wire.ITEMSIZE}
 
 
-def wrap(device: RemoteDevice, handle: int, meta: Any) -> Any:
+def wrap(device: RemoteDevice, handle: int, meta: _meta.Meta) -> _Array:
     shape, dtype = meta
     return Array._new(device, handle, tuple(shape), _DTYPES[dtype])

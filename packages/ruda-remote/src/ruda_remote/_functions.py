@@ -8,21 +8,25 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import ruda.host as host
+from numpy.typing import DTypeLike
 from ruda import to_numpy
 from ruda.spec import RESULT_TYPES
 
 from ruda_remote import _dispatch
 from ruda_remote._array import Array
 from ruda_remote._client import RemoteDevice
+from ruda_remote._reference import host
 
 
 def forward(name: str) -> Callable[..., Any]:
     """A namespace function that runs op ``name`` on the server."""
     result_type = RESULT_TYPES.get(name)
+    n_out = _dispatch.N_OUT.get(name)
 
     def function(*args: Any, **kwargs: Any) -> Any:
-        out = _dispatch.call(name, args, kwargs)
+        if n_out is None:
+            return _dispatch.call(name, args, kwargs)
+        out = _dispatch.call(name, args, kwargs, n_out=n_out)
         return result_type(*out) if result_type is not None else out
 
     prefix, _, short = name.rpartition(".")
@@ -41,31 +45,20 @@ def _default_dtype(device: RemoteDevice, kind: str) -> np.dtype[Any]:
     """The server device's default dtype of ``kind``; the server leaves out a default the wire
     cannot carry (one beyond the standard's dtypes), and then the caller must name a dtype."""
     try:
-        return np.dtype(device.info["default_dtypes"][kind])
+        name: str = device.info["default_dtypes"][kind]
     except KeyError:
         raise TypeError(
             f"the server's backend has no default {kind} dtype among the Array API's dtypes: "
             "pass dtype=... explicitly"
         ) from None
+    return np.dtype(name)
 
 
 def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | None = None) -> Array:
     """An array on the remote device from a remote array, any host or DLPack array, a scalar
     or nested sequences (those are converted on the host, then sent)."""
     if isinstance(obj, Array):
-        target = obj.device if device is None else _device(device)
-        if target is not obj.device:
-            if copy is False:
-                raise ValueError("copy=False is impossible: the array is on another remote device")
-            obj = obj.to_device(target)
-            copy = False
-        if (dtype is None or np.dtype(dtype) == obj.dtype) and copy is not True:
-            return obj
-        if copy is False:
-            raise ValueError(
-                f"copy=False is impossible: converting {obj.dtype} to {np.dtype(dtype)} needs a copy"
-            )
-        return _dispatch.call("astype", (obj, np.dtype(dtype) if dtype is not None else obj.dtype), {})
+        return _from_remote(obj, dtype, device, copy)
     if isinstance(obj, (list, tuple)):
         stacked = _stack_nested(obj, dtype, device)
         if stacked is not None:
@@ -83,6 +76,21 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
         if dtype is None:
             values = values.astype(_default_for(values.dtype, target), copy=False)
     return _dispatch.upload(values, target)
+
+
+def _from_remote(x: Array, dtype: Any, device: Any, copy: bool | None) -> Array:
+    """:func:`asarray` of a remote array: itself, or a copy on another device or of another dtype."""
+    target = x.device if device is None else _device(device)
+    if target is not x.device:
+        if copy is False:
+            raise ValueError("copy=False is impossible: the array is on another remote device")
+        x = x.to_device(target)
+        copy = False
+    if (dtype is None or np.dtype(dtype) == x.dtype) and copy is not True:
+        return x
+    if copy is False:
+        raise ValueError(f"copy=False is impossible: converting {x.dtype} to {np.dtype(dtype)} needs a copy")
+    return _dispatch.call("astype", (x, np.dtype(dtype) if dtype is not None else x.dtype), {})
 
 
 def _stack_nested(obj: list[Any] | tuple[Any, ...], dtype: Any, device: Any) -> Array | None:
@@ -283,7 +291,8 @@ def _dtype_of(x: Any) -> Any:
 
 def result_type(*arrays_and_dtypes: Any) -> np.dtype[Any]:
     """The promoted dtype of arrays, dtypes and Python scalars."""
-    return np.dtype(host.result_type(*(_dtype_of(a) for a in arrays_and_dtypes)))
+    promoted: DTypeLike = host.result_type(*(_dtype_of(a) for a in arrays_and_dtypes))
+    return np.dtype(promoted)
 
 
 def can_cast(from_: Any, to: Any, /) -> bool:

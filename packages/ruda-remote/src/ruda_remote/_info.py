@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import ruda.host as host
 
 from ruda_remote import _dispatch
 from ruda_remote._client import RemoteDevice, open_devices
+from ruda_remote._reference import host
 
 
 class __array_namespace_info__:  # noqa: N801  (the spec's name)

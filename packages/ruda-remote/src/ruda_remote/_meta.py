@@ -18,10 +18,10 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import ruda.host as host
 from ruda import spec
 
 from ruda_remote import wire
+from ruda_remote._reference import host
 
 Meta = tuple[tuple[int, ...], str]
 

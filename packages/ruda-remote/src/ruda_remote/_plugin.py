@@ -69,7 +69,7 @@ class RemoteBackend(Backend):
         return x.to_device(native_device)
 
     def from_dlpack(self, x: Any, native_device: Any) -> Any:
-        from ruda_remote import from_dlpack
+        from ruda_remote._functions import from_dlpack
 
         return from_dlpack(x, device=native_device)
 

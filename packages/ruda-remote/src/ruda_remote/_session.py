@@ -168,7 +168,8 @@ class Session:
             kwargs = {k: self._resolve(v) for k, v in op.kwargs.items()}
             result = self.table.call(op.code, args, kwargs)
             if name in _IN_PLACE:
-                return self._store_in_place(op, args[0], result)
+                self._store_in_place(op, args[0], result)
+                return None
             results = self._outputs(op, result)
         metas = [self.table.meta(r) for r in results]
         if op.expect is not None and tuple(metas) != op.expect:
@@ -225,7 +226,7 @@ class Session:
     def _store_in_place(self, op: wire.Op, target: Any, result: Any) -> None:
         handle = op.args[0].id
         if op.name == "__setitem__":
-            return None
+            return
         result = self.table.as_array(result)
         if self.table.meta(result) != self.table.meta(target):
             raise OpFailedError(
@@ -238,7 +239,6 @@ class Session:
             self._detach(handle)
             self._attach(handle, buffer)
         self.arrays[handle] = result
-        return None
 
     # -- handles -----------------------------------------------------------------------------------
     def _array(self, handle: int) -> Any:

@@ -34,6 +34,7 @@ from typing import Any
 import ruda
 import websockets
 from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.typing import Origin
 
 from ruda_remote import wire
 from ruda_remote._session import Session
@@ -175,7 +176,7 @@ class RemoteServer:
             self.host,
             self.port,
             ssl=self._ssl,
-            origins=[None, *self.allowed_origins],  # None: no Origin header, not a browser
+            origins=[None, *map(Origin, self.allowed_origins)],  # None: no Origin header, not a browser
             max_size=HELLO_MAX_BYTES,  # raised to limits.max_message_bytes once authenticated
             compression=None,
             max_queue=64,

@@ -39,7 +39,7 @@ import math
 import struct
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 import msgpack
 import numpy as np
@@ -247,9 +247,14 @@ def _default(obj: Any) -> msgpack.ExtType:
 
 
 def _pack(obj: Any) -> bytes:
-    return msgpack.packb(obj, default=_default, strict_types=True, use_bin_type=True)
+    packed: bytes = msgpack.packb(obj, default=_default, strict_types=True, use_bin_type=True)
+    return packed  # (through a typed name: msgpack has no type information)
 
 
+@overload
+def encode(message: list[Any], payload: None = None) -> bytes: ...
+@overload
+def encode(message: list[Any], payload: bytes | memoryview) -> list[bytes | memoryview]: ...
 def encode(message: list[Any], payload: bytes | memoryview | None = None) -> Frame:
     """Encode one message (a list whose first item is its kind), with raw bytes after it."""
     header = _pack(message)
