@@ -124,9 +124,19 @@ def test_mixed_integer_promotion(xp, a, b):
     assert_matches_numpy(xp.less(xp.asarray(x), xp.asarray(y)), np.less(x, y))
 
 
-def test_mixed_kinds_are_refused(xp):
+def test_integers_with_floats_take_the_floating_dtype(xp):
+    ints = xp.asarray(np.array([1, -2, 3], np.int64 if "int64" in DEVICE_DTYPES else np.int32))
+    floats = xp.asarray(np.array([0.5, 1.5, -2.5], np.float32))
+    got = xp.add(ints, floats)
+    assert got.dtype == xp.float32  # PyTorch's rule; NumPy would widen to float64
+    assert_matches_numpy(got, np.array([1.5, -0.5, 0.5], np.float32))
+    assert xp.result_type(xp.uint8, xp.complex64) == xp.complex64
+    assert not xp.can_cast(xp.int32, xp.float16)  # casting keeps the standard's and NumPy's rules
     with pytest.raises(TypeError, match="promote"):
-        xp.add(xp.asarray([1, 2]), xp.asarray([1.0, 2.0]))
+        xp.add(xp.asarray([True, False]), floats[:2])
+
+
+def test_mixed_kinds_are_refused(xp):
     with pytest.raises(TypeError, match="float"):
         xp.asarray([1, 2]) + 1.5
     with pytest.raises(TypeError, match="not defined for int32"):

@@ -154,8 +154,14 @@ def _int_promote(a: str, b: str) -> str | None:
     return None
 
 
-def promote(a: np.dtype[Any], b: np.dtype[Any]) -> np.dtype[Any]:
-    """The Array API promotion of two dtypes; TypeError where the standard defines none."""
+def promote(a: np.dtype[Any], b: np.dtype[Any], *, mixed_kinds: bool = True) -> np.dtype[Any]:
+    """The Array API promotion of two dtypes; TypeError where none is defined.
+
+    Beyond the standard, which leaves mixed kinds to the library: an integer with a floating
+    (or complex) dtype gives the floating one, as in PyTorch. NumPy widens instead (int32 with
+    float32 gives float64), which would ask for float64 on GPUs that lack it. Booleans mix with
+    nothing. ``mixed_kinds=False`` keeps to the standard (``can_cast`` does).
+    """
     if a == b:
         return a
     ka, kb = kind_of(a), kind_of(b)
@@ -163,12 +169,15 @@ def promote(a: np.dtype[Any], b: np.dtype[Any]) -> np.dtype[Any]:
         name = _int_promote(a.name, b.name)
     elif ka in "fc" and kb in "fc":
         name = np.promote_types(a, b).name
+    elif mixed_kinds and ka in "iu" and kb in "fc":
+        name = b.name
+    elif mixed_kinds and ka in "fc" and kb in "iu":
+        name = a.name
     else:
         name = None
     if name is None:
         raise TypeError(
-            f"{a.name} and {b.name} do not promote in the Array API standard: "
-            "convert one explicitly with astype() first"
+            f"{a.name} and {b.name} do not promote: convert one explicitly with astype() first"
         )
     return np.dtype(name)
 
@@ -219,7 +228,7 @@ def can_cast(from_: Any, to: Any) -> bool:
     if src == to:
         return True
     try:
-        return bool(promote(src, to) == to)
+        return bool(promote(src, to, mixed_kinds=False) == to)
     except TypeError:
         # the standard leaves casts across kinds to the library; these are NumPy's
         return bool(src.kind in "biu" and np.can_cast(src, to, casting="safe"))
