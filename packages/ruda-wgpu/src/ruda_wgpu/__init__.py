@@ -2,10 +2,10 @@
 
 Arrays live in GPU buffers; every operation is a WGSL compute kernel recorded
 into a batch and submitted when data is read, and chains of elementwise operations wait until
-their result is needed, then run as one fused kernel (``RUDA_WGPU_FUSION=0`` turns that off). Devices are ``wgpu:0``, ``wgpu:1``,
-... (one per piece of hardware, best first); ``__array_namespace_info__().dtypes(device=...)``
-lists what each computes. The ``linalg`` and ``fft`` extensions are computed on the GPU too;
-the package README lists the known limits.
+their result is needed, then run as one fused kernel (``RUDA_WGPU_FUSION=0`` turns that off).
+Devices are ``wgpu:0``, ``wgpu:1``, ... (one per piece of hardware, best first);
+``__array_namespace_info__().dtypes(device=...)`` lists what each computes. The ``linalg``
+and ``fft`` extensions are computed on the GPU too; the package README lists the known limits.
 
 >>> import ruda_wgpu as xp
 >>> x = xp.linspace(0, 1, 5)

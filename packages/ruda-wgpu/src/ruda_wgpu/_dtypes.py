@@ -176,9 +176,7 @@ def promote(a: np.dtype[Any], b: np.dtype[Any], *, mixed_kinds: bool = True) -> 
     else:
         name = None
     if name is None:
-        raise TypeError(
-            f"{a.name} and {b.name} do not promote: convert one explicitly with astype() first"
-        )
+        raise TypeError(f"{a.name} and {b.name} do not promote: convert one explicitly with astype() first")
     return np.dtype(name)
 
 
