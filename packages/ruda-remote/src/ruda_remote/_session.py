@@ -31,11 +31,6 @@ ERROR_KINDS = (
 
 _IN_PLACE = frozenset(wire.INPLACE_DUNDERS) | {"__setitem__"}
 
-#: a batch touching at most this many bytes runs on the server's event loop (see is_small)
-SMALL_BYTES = 1 << 20
-#: ops without ``expect`` whose output size is still known: none, or that of an input
-_KNOWN_SIZE = _IN_PLACE | {"__read__", "__stats__"}
-
 
 class OpFailedError(Exception):
     """An op failed; carries the kind and text the client will see."""
@@ -65,6 +60,8 @@ class Session:
     def __init__(self, table: OpTable, limits: wire.Limits) -> None:
         self.table = table
         self.limits = limits
+        #: a batch whose upload's bytes are the next message, until that message comes
+        self._awaiting_payload: wire.Batch | None = None
         self.arrays: dict[int, Any] = {}
         #: each handle's own bytes (shape times item size): what an op that reads it touches
         self.sizes: dict[int, int] = {}
@@ -75,6 +72,30 @@ class Session:
         self.used_bytes = 0
 
     # -- public ------------------------------------------------------------------------------------
+    def receive(self, raw: Any) -> list[wire.Frame]:
+        """Decode one message from the client, run it, and return the encoded replies.
+
+        All of a session's work goes through here, one message at a time and in the order they
+        came (the server calls it from the session's own worker thread), so decoding a large
+        message and running a long op never happen on the server's event loop, and the
+        session's arrays, memory and errors change in one order only. It never raises for
+        anything a client sends: a malformed message is answered with an error.
+        """
+        try:
+            pending, self._awaiting_payload = self._awaiting_payload, None
+            if pending is not None:  # this message is the bytes of the batch before it
+                wire.attach_payload(pending, raw)
+                return self.run(pending)
+            message = wire.decode_client_message(raw, self.limits)
+        except wire.WireError as err:
+            return [_refused_batch(err)]
+        if isinstance(message, wire.Hello):
+            return [wire.encode(["error", wire.NO_SEQ, "hello", "ValueError", "already greeted"])]
+        if message.payload_args is not None:
+            self._awaiting_payload = message
+            return []
+        return self.run(message)
+
     def run(self, batch: wire.Batch) -> list[wire.Frame]:
         """Run a batch in order, then release its handles; return the encoded replies."""
         replies = []
@@ -89,34 +110,6 @@ class Session:
         for handle in batch.free:
             self._release(handle)
         return replies
-
-    def is_small(self, batch: wire.Batch) -> bool:
-        """Whether every op's inputs and outputs are known and together at most SMALL_BYTES
-        (so running the batch takes microseconds, not a time other sessions would notice)."""
-        total = 0
-        for op in batch.ops:
-            if op.name in CREATION:  # the size its arguments give, whatever the client expects
-                try:
-                    total += self.table.result_bytes(op.name, op.args, op.kwargs) or 0
-                except (TypeError, ValueError):
-                    return False  # refused when it runs, with the reason
-            elif op.expect is not None:
-                total += sum(_nbytes(m) for m in op.expect)
-            elif op.name not in _KNOWN_SIZE:
-                return False  # output size unknown until it runs (sort, linalg, ...)
-            total += self._input_bytes(op.args) + self._input_bytes(list(op.kwargs.values()))
-            if total > SMALL_BYTES:
-                return False
-        return True
-
-    def _input_bytes(self, values: list[Any]) -> int:
-        total = 0
-        for value in values:
-            if isinstance(value, wire.Handle):
-                total += self.sizes.get(value.id, 0)
-            elif isinstance(value, (list, tuple)):
-                total += self._input_bytes(list(value))
-        return total
 
     def close(self) -> None:
         """Free every array of the session (the client disconnected)."""
@@ -344,6 +337,12 @@ class Session:
         del self.arrays[handle]
         del self.sizes[handle]
         self._detach(handle)
+
+
+def _refused_batch(err: wire.WireError) -> bytes:
+    """The error for a message that was refused whole: the client stops waiting for its ops."""
+    text = f"the server refused a batch, none of its operations ran: {err}"
+    return wire.encode(["error", wire.NO_SEQ, "batch", "ValueError", text])
 
 
 class _Buffer:

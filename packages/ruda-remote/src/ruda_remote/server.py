@@ -153,7 +153,6 @@ class RemoteServer:
         self.table = OpTable(self.namespace, self.device)
         self._info = self._describe()
         self._sessions: set[Session] = set()
-        self._executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="ruda-remote")
         self._server: Server | None = None
 
     @property
@@ -163,7 +162,7 @@ class RemoteServer:
         return f"{scheme}://{host}:{self.port}"
 
     def array_count(self) -> int:
-        """Live arrays across all sessions (for monitoring and tests)."""
+        """Live arrays across all sessions, until each is freed (for monitoring and tests)."""
         return sum(len(s.arrays) for s in list(self._sessions))
 
     def session_count(self) -> int:
@@ -203,7 +202,6 @@ class RemoteServer:
             await self._server.serve_forever()
         finally:  # failed, cancelled or closed: stop listening and drop every connection
             self.close()
-            self._executor.shutdown(wait=False)
 
     def close(self) -> None:
         if self._server is not None:
@@ -219,43 +217,36 @@ class RemoteServer:
         session = await self._greet(ws)
         if session is None:
             return
+        # The session's own worker: every message of the session is decoded and run there, one
+        # at a time and in order, so the event loop only moves bytes, and one session's long
+        # operation holds up that session alone (no pool shared by sessions to run out of).
+        worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ruda-remote-session")
         self._sessions.add(session)
         log.debug("session opened for %s", peer)
         loop = asyncio.get_running_loop()
         try:
             async for raw in ws:
-                try:
-                    message = wire.decode_client_message(raw, self.limits)
-                except wire.WireError as err:
-                    await ws.send(_refused_batch(err))
-                    continue
-                if isinstance(message, wire.Hello):
-                    await ws.send(
-                        wire.encode(["error", wire.NO_SEQ, "hello", "ValueError", "already greeted"])
-                    )
-                    continue
-                if message.payload_args is not None:  # an upload's bytes: the next message
-                    try:
-                        wire.attach_payload(message, await ws.recv())
-                    except wire.WireError as err:
-                        await ws.send(_refused_batch(err))
-                        continue
-                # Small work runs on the event loop (no thread hop: lower latency); anything that
-                # may take long runs in a worker thread, so other sessions and pings go on.
-                if session.is_small(message):
-                    replies = session.run(message)
-                else:
-                    replies = await loop.run_in_executor(self._executor, session.run, message)
+                replies = await loop.run_in_executor(worker, session.receive, raw)
                 for reply in replies:
                     for part in wire.messages(reply):
                         await ws.send(part)
         except websockets.ConnectionClosed:
             pass
         finally:
-            self._sessions.discard(session)
-            freed = len(session.arrays)
-            session.close()
-            log.debug("session of %s closed; %d arrays freed", peer, freed)
+            # Freed on the worker, after any op still running there (this task may have been
+            # cancelled while it ran): the session's tables change on that thread only, and it
+            # counts as open until its arrays are gone.
+            try:
+                worker.submit(self._end_session, session, peer)
+            except RuntimeError:  # the interpreter is exiting: no new work on any thread
+                self._end_session(session, peer)
+            worker.shutdown(wait=False)
+
+    def _end_session(self, session: Session, peer: Any) -> None:
+        freed = len(session.arrays)
+        session.close()
+        self._sessions.discard(session)  # (one call under the GIL: safe from this thread)
+        log.debug("session of %s closed; %d arrays freed", peer, freed)
 
     async def _greet(self, ws: ServerConnection) -> Session | None:
         nonce = secrets.token_bytes(32)
@@ -324,12 +315,6 @@ class RemoteServer:
             with contextlib.suppress(TypeError):
                 carried[key] = self.table.dtype_name(dtype)
         return carried
-
-
-def _refused_batch(err: wire.WireError) -> bytes:
-    """The error for a message that was refused whole: the client stops waiting for its ops."""
-    text = f"the server refused a batch, none of its operations ran: {err}"
-    return wire.encode(["error", wire.NO_SEQ, "batch", "ValueError", text])
 
 
 async def _refuse(ws: ServerConnection, code: int, text: str) -> None:
