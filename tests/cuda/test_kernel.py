@@ -33,6 +33,7 @@ from ruda_cuda.kernel import (  # noqa: E402
     EventFlags,
     FunctionAttribute,
     InvalidValueError,
+    KernelParameter,
     LockedBuffer,
     Module,
     NotFoundError,
@@ -68,6 +69,9 @@ extern "C" __global__ void add_offset(float* out) { out[threadIdx.x] = offset + 
 extern "C" __global__ void mixed(double d, long long q, unsigned char b, short h, double* out) {
     out[0] = d; out[1] = (double)q; out[2] = (double)b; out[3] = (double)h;
 }
+extern "C" __global__ void product2(float2 v, bool negate, float* out) {
+    *out = negate ? -(v.x * v.y) : v.x * v.y;
+}
 """
 
 SPIN = np.int64(200_000_000)  # ~0.1 s at H200 clocks: long enough to observe "not ready"
@@ -84,6 +88,12 @@ def context() -> Context:
 @pytest.fixture(scope="module")
 def module(context: Context) -> Module:
     return Module.compile(SOURCE)
+
+
+@pytest.fixture(scope="module")
+def cubin_module(context: Context) -> Module:
+    """The same kernels from a CUBIN image: no PTX, so no declared parameter types."""
+    return Module.load_from_bytes(_program("cubin"))
 
 
 def _program(kind: str) -> bytes:
@@ -174,10 +184,11 @@ def test_arguments_of_every_scalar_type(module: Module) -> None:
     assert out.to_numpy().tolist() == [1.5, -3.0, 250.0, -7.0]
 
 
-def test_bad_arguments_are_refused_with_the_fix(module: Module) -> None:
+def test_bad_arguments_are_refused_with_the_fix(module: Module, cubin_module: Module) -> None:
     x = DeviceBox(np.float32(1.0))
-    with pytest.raises(TypeError, match=r"bare Python float.*np\.float32"):
-        module.saxpy[1, 1](2.0, x, x, np.int32(1))
+    assert cubin_module.saxpy.parameters is None
+    with pytest.raises(TypeError, match=r"bare Python float.*np\.float32.*load the module as PTX"):
+        cubin_module.saxpy[1, 1](2.0, x, x, np.int32(1))
     with pytest.raises(TypeError, match="host NumPy array"):
         module.sum[1, 1](np.zeros(1, np.float32), x, x)
     with pytest.raises(ValueError, match="block is a positive int"):
@@ -188,6 +199,87 @@ def test_bad_arguments_are_refused_with_the_fix(module: Module) -> None:
     stream.close()
     with pytest.raises(ValueError, match="closed stream"):
         module.sum[1, 1, 0, stream](x, x, x)
+
+
+def test_compiled_kernels_know_their_parameter_types(module: Module) -> None:
+    saxpy = module.saxpy
+    assert [str(p) for p in saxpy.parameters] == [".f32", ".u64", ".u64", ".u32"]
+    assert all(isinstance(p, KernelParameter) for p in saxpy.parameters)
+    assert [str(p) for p in module.mixed.parameters] == [".f64", ".u64", ".u8", ".u16", ".u64"]
+    assert [(p.kind, p.size) for p in module.product2.parameters] == [
+        ("raw", 8),
+        ("unsigned", 1),
+        ("unsigned", 8),
+    ]
+    n = 1000
+    x = ruda_cuda.arange(n, dtype=ruda_cuda.float32)
+    y = ruda_cuda.ones(n, dtype=ruda_cuda.float32)
+    saxpy[(n + 255) // 256, 256](0.5, x, y, n)  # Python float and int, converted to .f32 and .u32
+    saxpy[(n + 255) // 256, 256](3, x, y, np.int64(n))  # an int for .f32; an int64 for .u32, by value
+    expected = np.ones(n, dtype=np.float32)
+    expected = np.float32(0.5) * np.arange(n, dtype=np.float32) + expected
+    expected = np.float32(3.0) * np.arange(n, dtype=np.float32) + expected
+    np.testing.assert_array_equal(ruda.to_numpy(y), expected)
+    out = DeviceBuffer.zeroed(np.float64, 4)
+    module.mixed[1, 1](0.1, 2**40, 250, 7, out)
+    assert out.to_numpy().tolist() == [0.1, 2.0**40, 250.0, 7.0]
+    module.mixed[1, 1](1.5, np.int64(-3), True, np.int16(-7), out)  # NumPy scalars keep their C type
+    assert out.to_numpy().tolist() == [1.5, -3.0, 1.0, -7.0]
+    product = DeviceBox(np.float32(0.0))
+    module.product2[1, 1](np.complex64(3 + 4j), False, product)  # float2 {3, 4} as raw bytes
+    assert product.get() == np.float32(12.0)
+    module.product2[1, 1](np.complex64(3 + 4j), np.bool_(True), product)
+    assert product.get() == np.float32(-12.0)
+
+
+def test_typed_kernels_refuse_what_does_not_fit(module: Module) -> None:
+    x, y = DeviceBuffer.zeroed(np.float32, 4), DeviceBuffer.zeroed(np.float32, 4)
+    saxpy = module.saxpy[1, 4]
+    with pytest.raises(
+        TypeError, match=r"kernel 'saxpy' takes 4 arguments \(\.f32, \.u64, \.u64, \.u32\), given 3"
+    ):
+        saxpy(2.0, x, y)
+    with pytest.raises(TypeError, match="takes 4 arguments.*given 0"):
+        saxpy()
+    with pytest.raises(
+        TypeError, match=r"kernel 'saxpy', argument 3 \(\.u32\): expected an int.*given float"
+    ):
+        saxpy(2.0, x, y, 4.0)
+    with pytest.raises(ValueError, match=r"argument 3 \(\.u32\).*given int -1.*pass np\.int32\(-1\)"):
+        saxpy(2.0, x, y, -1)
+    with pytest.raises(
+        ValueError, match=r"argument 3 \(\.u32\): expected an int in 0\.\.4294967295, given int"
+    ):
+        saxpy(2.0, x, y, 2**32)
+    with pytest.raises(ValueError, match=r"argument 0 \(\.f32\).*overflows \.f32"):
+        saxpy(1e39, x, y, 4)
+    with pytest.raises(TypeError, match=r"argument 0 \(\.f32\).*given device memory"):
+        saxpy(x, x, y, 4)
+    with pytest.raises(TypeError, match=r"argument 0 \(\.f32\).*given bool"):
+        saxpy(True, x, y, 4)
+    with pytest.raises(TypeError, match=r"argument 1 of kernel 'saxpy' is a host NumPy array"):
+        saxpy(2.0, np.zeros(4, np.float32), y, 4)
+    with pytest.raises(ValueError, match=r"kernel 'mixed', argument 1 \(\.u64\).*pass np\.int64\(-3\)"):
+        module.mixed[1, 1](1.5, -3, 1, 1, y)
+    with pytest.raises(TypeError, match=r"argument 0 \(\.b8\[8\]\).*given complex"):
+        module.product2[1, 1](3 + 4j, False, y)
+    # nothing above launched, and a good launch after the refusals packs everything afresh
+    x.copy_from(np.arange(4, dtype=np.float32))
+    saxpy(2.0, x, y, 4)
+    assert y.to_numpy().tolist() == [0.0, 2.0, 4.0, 6.0]
+
+
+def test_ptx_text_and_cubin_images(context: Context) -> None:
+    ptx = _program("ptx").decode().rstrip("\0")
+    from_text = Module.load_from_string(ptx)
+    from_bytes = Module.load_from_bytes(ptx.encode() + b"\0")
+    for loaded in (from_text, from_bytes):
+        assert [str(p) for p in loaded.saxpy.parameters] == [".f32", ".u64", ".u64", ".u32"]
+        x = DeviceBuffer.from_slice(np.arange(3, dtype=np.float32))
+        y = DeviceBuffer.from_slice(np.ones(3, np.float32))
+        loaded.saxpy[1, 3](2.0, x, y, 3)
+        assert y.to_numpy().tolist() == [1.0, 3.0, 5.0]
+        loaded.close()
 
 
 def test_cuda_errors_name_the_result_and_the_call(module: Module) -> None:

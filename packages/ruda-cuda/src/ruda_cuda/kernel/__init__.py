@@ -16,6 +16,11 @@ module, function, launch, NVRTC) and NVIDIA's ``cuda-bindings`` where it
 does not (device queries, stacks, cache and shared-memory configuration,
 streams, events, memory). Every failure raises a :class:`CudaError`
 subclass naming the CUresult and the call.
+
+Kernels loaded from PTX (text, file, or ``Module.compile``) know their parameter
+types from the PTX ``.entry`` declaration (``function.parameters``), so Python
+``int`` and ``float`` arguments are converted and checked; CUBIN and FATBIN
+kernels take NumPy scalars with explicit C types.
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ from ruda_cuda.kernel._errors import (
 )
 from ruda_cuda.kernel._memory import DeviceBox, DeviceBuffer, DeviceGlobal, LockedBuffer
 from ruda_cuda.kernel._module import Function, FunctionAttribute, Module, launch
+from ruda_cuda.kernel._parameters import KernelParameter
 from ruda_cuda.kernel._stream import Event, EventFlags, Stream, StreamFlags, StreamWaitEventFlags
 
 #: The driver's ``CUdevice_attribute`` enum, for :meth:`Device.get_attribute`.
@@ -86,6 +92,7 @@ __all__ = [
     "InvalidPtxError",
     "InvalidSourceError",
     "InvalidValueError",
+    "KernelParameter",
     "LaunchFailedError",
     "LaunchOutOfResourcesError",
     "LockedBuffer",

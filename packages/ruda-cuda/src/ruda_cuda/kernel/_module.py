@@ -3,15 +3,21 @@
 ``module.sum[grid, block, shared, stream](a, b, c)`` and
 ``launch(function, grid, block, shared, stream, a, b, c)`` both launch a
 kernel. Arguments are device memory (``DeviceBuffer``, ``DeviceBox``,
-``DeviceGlobal``, ``ruda_cuda``/CuPy arrays: passed as pointers) and NumPy
-scalars whose dtype is the C type (``np.float32(1.0)``, ``np.int32(4)``). A
-bare Python ``int`` or ``float`` has no C type, so it is refused with a message
-saying what to write.
+``DeviceGlobal``, ``ruda_cuda``/CuPy arrays: passed as pointers) and scalars.
+
+Where the module's PTX is known (PTX text or file, and ``Module.compile``, which
+keeps the PTX NVRTC produces), each kernel knows its parameter types
+(:attr:`Function.parameters`): Python ``int`` and ``float`` are converted to the
+declared type, and a wrong count, kind or range is refused before the launch.
+CUBIN and FATBIN images declare no types: their kernels take NumPy scalars whose
+dtype is the C type (``np.float32(1.0)``, ``np.int32(4)``), and a bare Python
+number is refused with a message saying what to write.
 
 Launching packs the arguments with ``struct`` into one preallocated buffer
 per function and calls CuPy's binding of ``cuLaunchKernel``: no per-launch
 allocation beyond the argument tuple, so the cost stays near CuPy's own
-``RawKernel`` launch.
+``RawKernel`` launch. Range checks cost nothing extra: ``struct`` makes them
+while packing, and only a failure looks at the arguments one by one.
 """
 
 from __future__ import annotations
@@ -32,26 +38,23 @@ from ruda_cuda.kernel._context import CacheConfig, CurrentContext, SharedMemoryC
 from ruda_cuda.kernel._driver import driver
 from ruda_cuda.kernel._errors import CompileError, check, from_cupy
 from ruda_cuda.kernel._memory import DeviceGlobal, _DeviceMemory
+from ruda_cuda.kernel._parameters import (
+    NUMPY_CODES,
+    KernelParameter,
+    count_error,
+    host_code,
+    is_binary_image,
+    parse_entries,
+    pointer_error,
+    ptx_text,
+    range_error,
+)
 from ruda_cuda.kernel._stream import Stream
 
 _SLOT = 16  # bytes per kernel parameter: fits every scalar up to complex128, 8-byte aligned
-_CODES = {
-    np.dtype(t): c
-    for t, c in [
-        (np.bool_, "?"),
-        (np.int8, "b"),
-        (np.uint8, "B"),
-        (np.int16, "h"),
-        (np.uint16, "H"),
-        (np.int32, "i"),
-        (np.uint32, "I"),
-        (np.int64, "q"),
-        (np.uint64, "Q"),
-        (np.float16, "e"),
-        (np.float32, "f"),
-        (np.float64, "d"),
-    ]
-}
+
+# A launch plan: struct format, how each argument becomes a value, each argument's own code.
+_Plan = tuple[str, tuple[int, ...], tuple[str, ...]]
 
 
 class FunctionAttribute(enum.IntEnum):
@@ -74,15 +77,24 @@ class Module:
 
     def __init__(self, handle: int):
         self._handle = int(handle)
+        # Parameter types by kernel name, from the module's PTX; empty when it has none.
+        self._parameters: dict[str, tuple[KernelParameter, ...]] = {}
 
     @classmethod
     def load_from_file(cls, path: str | os.PathLike[str]) -> Module:
-        """Load a ``.ptx``, ``.cubin`` or ``.fatbin`` file into the current context."""
+        """Load a ``.ptx``, ``.cubin`` or ``.fatbin`` file into the current context.
+
+        A PTX file's kernels know their parameter types (see :attr:`Function.parameters`);
+        CUBIN and FATBIN kernels take NumPy scalars with explicit C types.
+        """
         ensure_current()
+        path = os.fspath(path)
         try:
-            return cls(cupy_driver.moduleLoad(os.fspath(path)))
+            module = cls(cupy_driver.moduleLoad(path))
         except cupy_driver.CUDADriverError as err:
-            raise from_cupy(err, f"cuModuleLoad({os.fspath(path)!r})") from None
+            raise from_cupy(err, f"cuModuleLoad({path!r})") from None
+        module._parameters = _parameters_in_file(path)
+        return module
 
     @classmethod
     def load_from_string(cls, ptx: str) -> Module:
@@ -92,14 +104,15 @@ class Module:
                 f"load_from_string takes PTX text (str); use load_from_bytes for "
                 f"CUBIN/FATBIN images, not {type(ptx).__name__}"
             )
-        return cls._load(ptx.encode() + b"\0", "cuModuleLoadData(ptx)")
+        return cls._load(ptx.encode() + b"\0", "cuModuleLoadData(ptx)", ptx)
 
     @classmethod
     def load_from_bytes(cls, image: bytes) -> Module:
         """Load a CUBIN or FATBIN image (or NUL-terminated PTX) from memory."""
         if not isinstance(image, (bytes, bytearray, memoryview)):
             raise TypeError(f"load_from_bytes takes bytes, not {type(image).__name__}")
-        return cls._load(bytes(image), "cuModuleLoadData")
+        image = bytes(image)
+        return cls._load(image, "cuModuleLoadData", ptx_text(image))
 
     @classmethod
     def compile(cls, source: str, options: Sequence[str] = (), name: str = "kernel.cu") -> Module:
@@ -107,7 +120,8 @@ class Module:
 
         Kernels meant to be found by name need ``extern "C"``. ``options`` are NVRTC's
         (``"-use_fast_math"``, ``"-DN=4"``); without ``-arch`` the code is built for the
-        current GPU's own architecture (e.g. ``sm_90``), so no PTX JIT runs at load.
+        current GPU's own architecture (e.g. ``sm_90``), so no PTX JIT runs at load. The
+        PTX NVRTC produces on the way gives the kernels their parameter types.
         """
         ensure_current()
         options = list(options)
@@ -126,23 +140,28 @@ class Module:
                     str(err).split(":", 1)[0],
                     nvrtc.getProgramLog(program),
                 ) from None
+            ptx = _nvrtc_ptx(program)
             image = nvrtc.getPTX(program) if use_ptx else nvrtc.getCUBIN(program)
         finally:
             nvrtc.destroyProgram(program)
-        return cls.load_from_bytes(image)
+        return cls._load(bytes(image), "cuModuleLoadData", ptx)
 
     @classmethod
-    def _load(cls, image: bytes, call: str) -> Module:
+    def _load(cls, image: bytes, call: str, ptx: str | None) -> Module:
         ensure_current()
         try:
-            return cls(cupy_driver.moduleLoadData(image))
+            module = cls(cupy_driver.moduleLoadData(image))
         except cupy_driver.CUDADriverError as err:
             raise from_cupy(err, call) from None
+        if ptx is not None:
+            module._parameters = parse_entries(ptx)
+        return module
 
     def get_function(self, name: str) -> Function:
         """The kernel ``name`` (its ``extern "C"`` or mangled name)."""
         try:
-            return Function(cupy_driver.moduleGetFunction(self.handle, name), name, self)
+            handle = cupy_driver.moduleGetFunction(self.handle, name)
+            return Function(handle, name, self, self._parameters.get(name))
         except cupy_driver.CUDADriverError as err:
             raise from_cupy(err, f"cuModuleGetFunction({name!r})") from None
 
@@ -187,18 +206,27 @@ class Module:
 
 
 class Function:
-    """One kernel of a :class:`Module`. ``function[grid, block, shared, stream](*args)`` launches it."""
+    """One kernel of a :class:`Module`. ``function[grid, block, shared, stream](*args)`` launches it.
 
-    def __init__(self, handle: int, name: str, module: Module):
+    ``parameters`` is the kernel's parameter list as its PTX declares it (a tuple of
+    :class:`KernelParameter`), or None where the module came without PTX (CUBIN, FATBIN).
+    """
+
+    def __init__(
+        self, handle: int, name: str, module: Module, parameters: tuple[KernelParameter, ...] | None = None
+    ):
         self.handle = int(handle)
         self.name = name
+        self.parameters = parameters
         self._module = module  # keeps the module loaded while the function is alive
         self._configs: dict[Any, _Launch] = {}
-        self._plans: dict[tuple[type, ...], tuple[str, tuple[int, ...]]] = {}
+        self._plans: dict[tuple[type, ...], _Plan] = {}
         self._lock = threading.Lock()
         self._buffer = np.zeros(0, dtype=np.uint8)
         self._pointers = np.zeros(0, dtype=np.uint64)
         self._pointers_address = 0
+        if parameters:  # declared sizes: one slot per parameter, structs above 16 bytes included
+            self._allocate([max(_SLOT, -(-p.size // _SLOT) * _SLOT) for p in parameters])
 
     def get_attribute(self, attribute: FunctionAttribute) -> int:
         """One attribute of the compiled kernel (registers, shared memory, ...)."""
@@ -240,24 +268,54 @@ class Function:
         launch = self._configs[config] = _Launch(self, *_parse_config(config))
         return launch
 
-    def _plan(self, key: tuple[type, ...]) -> tuple[str, tuple[int, ...]]:
-        """The struct format and argument kinds for one tuple of argument types (cached)."""
-        pieces, kinds = ["="], []
-        for position, kind in enumerate(key):
-            code, how = _argument(kind, self.name, position)
-            pieces.append(code + f"{_SLOT - struct.calcsize('=' + code)}x")
-            kinds.append(how)
-        if len(key) * _SLOT > self._buffer.size:
-            self._buffer = np.zeros(len(key) * _SLOT, dtype=np.uint8)
-            base = self._buffer.__array_interface__["data"][0]
-            self._pointers = base + _SLOT * np.arange(len(key), dtype=np.uint64)
-            self._pointers_address = self._pointers.__array_interface__["data"][0]
-        plan = ("".join(pieces), tuple(kinds))
+    def _plan(self, key: tuple[type, ...]) -> _Plan:
+        """The struct format, argument kinds and per-argument codes for one tuple of
+        argument types (cached)."""
+        parameters = self.parameters
+        if parameters is None:
+            untyped = [_argument(kind, self.name, i) for i, kind in enumerate(key)]
+            codes, kinds = zip(*untyped, strict=True) if untyped else ((), ())
+            slots = [_SLOT] * len(key)
+            if len(key) * _SLOT > self._buffer.size:
+                self._allocate(slots)
+        else:
+            if len(key) != len(parameters):
+                raise count_error(self.name, parameters, len(key))
+            pairs = enumerate(zip(key, parameters, strict=True))
+            typed = [_typed_argument(k, p, self.name, i) for i, (k, p) in pairs]
+            codes, kinds = zip(*typed, strict=True) if typed else ((), ())
+            slots = [max(_SLOT, -(-p.size // _SLOT) * _SLOT) for p in parameters]
+        pieces = ["="] + [c + f"{s - struct.calcsize('=' + c)}x" for c, s in zip(codes, slots, strict=True)]
+        plan = ("".join(pieces), tuple(kinds), tuple(codes))
         self._plans[key] = plan
         return plan
 
+    def _allocate(self, slots: list[int]) -> None:
+        """One argument buffer with these slot sizes, and the pointer array into it."""
+        self._buffer = np.zeros(sum(slots), dtype=np.uint8)
+        base = self._buffer.__array_interface__["data"][0]
+        offsets = np.cumsum([0, *slots[:-1]], dtype=np.uint64) if slots else np.zeros(0, np.uint64)
+        self._pointers = np.uint64(base) + offsets
+        self._pointers_address = self._pointers.__array_interface__["data"][0]
+
+    def _range_error(self, args: tuple[Any, ...]) -> ValueError:
+        """Which argument did not fit its declared type, once ``struct`` refused to pack."""
+        _, kinds, codes = self._plans[tuple(map(type, args))]
+        for position, (value, kind, code) in enumerate(zip(args, kinds, codes, strict=True)):
+            if kind != _VALUE:  # pointers and raw bytes always fit
+                continue
+            try:
+                struct.pack("=" + code, value)
+            except (struct.error, OverflowError, TypeError):
+                if self.parameters is None:
+                    break
+                return range_error(self.name, position, self.parameters[position], value)
+        return ValueError(f"arguments of kernel {self.name!r} could not be packed: {args!r}")
+
     def __repr__(self) -> str:
-        return f"Function({self.name!r})"
+        if self.parameters is None:
+            return f"Function({self.name!r})"
+        return f"Function({self.name!r}, ({', '.join(map(str, self.parameters))}))"
 
 
 class _Launch:
@@ -291,6 +349,8 @@ class _Launch:
                 raise ValueError(f"launch of {function.name!r} on a closed stream")
         try:
             if not args:
+                if function.parameters:
+                    raise count_error(function.name, function.parameters, 0)
                 cupy_driver.launchKernel(
                     function.handle,
                     self.gx,
@@ -306,13 +366,16 @@ class _Launch:
                 )
                 return
             key = tuple(map(type, args))
-            fmt, kinds = function._plans.get(key) or function._plan(key)
+            fmt, kinds, _ = function._plans.get(key) or function._plan(key)
             values = [
                 a if k == _VALUE else a.data.ptr if k == _ARRAY else _pointer_or_bytes(a, k)
                 for a, k in zip(args, kinds, strict=True)
             ]
             with function._lock:
-                struct.pack_into(fmt, function._buffer, 0, *values)
+                try:
+                    struct.pack_into(fmt, function._buffer, 0, *values)
+                except (struct.error, OverflowError):
+                    raise function._range_error(args) from None
                 cupy_driver.launchKernel(
                     function.handle,
                     self.gx,
@@ -379,8 +442,8 @@ def _argument(kind: type, kernel: str, position: int) -> tuple[str, int]:
         return "Q", _MEMORY
     if issubclass(kind, np.generic):
         dtype = np.dtype(kind)
-        if dtype in _CODES:
-            return _CODES[dtype], _VALUE  # struct packs NumPy scalars directly
+        if dtype in NUMPY_CODES:
+            return NUMPY_CODES[dtype], _VALUE  # struct packs NumPy scalars directly
         if dtype.kind == "c":
             return f"{dtype.itemsize}s", _BYTES
     where = f"argument {position} of kernel {kernel!r}"
@@ -392,8 +455,10 @@ def _argument(kind: type, kernel: str, position: int) -> tuple[str, int]:
             "complex": "np.complex64(1j)",
         }
         raise TypeError(
-            f"{where} is a bare Python {kind.__name__}, which has no C type: pass "
-            f"{example[kind.__name__]}, matching the kernel's parameter"
+            f"{where} is a bare Python {kind.__name__}, and this kernel declares no parameter "
+            f"types (its module came as CUBIN or FATBIN): pass {example[kind.__name__]}, matching "
+            "the kernel's parameter, or load the module as PTX (Module.compile, load_from_string, "
+            "a .ptx file), whose kernels convert Python numbers"
         )
     if issubclass(kind, np.ndarray):
         raise TypeError(
@@ -406,12 +471,47 @@ def _argument(kind: type, kernel: str, position: int) -> tuple[str, int]:
     )
 
 
+def _typed_argument(kind: type, parameter: KernelParameter, kernel: str, position: int) -> tuple[str, int]:
+    """The struct code and value kind for one argument of a kernel whose PTX types are known."""
+    if issubclass(kind, (cupy.ndarray, _DeviceMemory)):
+        if parameter.size != 8 or parameter.kind == "float" or parameter.kind == "raw":
+            raise pointer_error(kernel, position, parameter, kind)
+        return "Q", _ARRAY if issubclass(kind, cupy.ndarray) else _MEMORY
+    packed = host_code(kind, parameter, kernel, position)
+    if packed is None:  # no scalar and no device memory: the untyped rules say why not
+        return _argument(kind, kernel, position)
+    code, as_bytes = packed
+    return code, _BYTES if as_bytes else _VALUE
+
+
 def _pointer_or_bytes(x: Any, kind: int) -> Any:
     if kind == _BYTES:
         return x.tobytes()
     if not x.ptr:
         raise ValueError(f"{type(x).__name__} was freed and cannot be passed to a kernel")
     return x.ptr
+
+
+def _nvrtc_ptx(program: int) -> str | None:
+    """The PTX NVRTC made on the way to the program's image; None where it keeps none (LTO)."""
+    try:
+        ptx = bytes(nvrtc.getPTX(program))
+    except nvrtc.NVRTCError:
+        return None
+    return ptx.split(b"\0", 1)[0].decode("utf-8", errors="replace")
+
+
+def _parameters_in_file(path: str) -> dict[str, tuple[KernelParameter, ...]]:
+    """Kernel parameter types in a module file: those of a PTX file, none for CUBIN/FATBIN."""
+    try:
+        with open(path, "rb") as file:
+            head = file.read(4)
+            if is_binary_image(head):  # a CUBIN or FATBIN declares no types: skip reading it
+                return {}
+            ptx = ptx_text(head + file.read())
+    except OSError:
+        return {}
+    return parse_entries(ptx) if ptx is not None else {}
 
 
 def _target_arch() -> tuple[str, bool]:
