@@ -37,6 +37,7 @@ from ruda_cuda.kernel import (  # noqa: E402
     LockedBuffer,
     Module,
     NotFoundError,
+    ResourceLimit,
     SharedMemoryConfig,
     Stream,
     StreamFlags,
@@ -71,6 +72,11 @@ extern "C" __global__ void mixed(double d, long long q, unsigned char b, short h
 }
 extern "C" __global__ void product2(float2 v, bool negate, float* out) {
     *out = negate ? -(v.x * v.y) : v.x * v.y;
+}
+extern "C" __global__ void try_malloc(unsigned long long nbytes, int* ok) {
+    void* p = malloc(nbytes);
+    *ok = p != nullptr;
+    if (p) free(p);
 }
 """
 
@@ -280,6 +286,50 @@ def test_ptx_text_and_cubin_images(context: Context) -> None:
         loaded.saxpy[1, 3](2.0, x, y, 3)
         assert y.to_numpy().tolist() == [1.0, 3.0, 5.0]
         loaded.close()
+
+
+def test_stream_with_no_priority(module: Module) -> None:
+    stream = Stream(StreamFlags.NON_BLOCKING, None)  # the seed's `Stream::new(flags, None)`
+    assert stream.priority == 0 and stream.flags == StreamFlags.NON_BLOCKING
+    x, y, out = DeviceBox(np.float32(1.5)), DeviceBox(np.float32(2.0)), DeviceBox(np.float32(0.0))
+    module.sum[1, 1, 0, stream](x, y, out)
+    stream.synchronize()
+    assert out.get() == np.float32(3.5)
+    stream.close()
+    assert Stream().flags == StreamFlags.DEFAULT and Stream().priority == 0
+    _, greatest = CurrentContext.get_stream_priority_range()
+    urgent = Stream(StreamFlags.DEFAULT, np.int32(greatest))
+    assert urgent.priority == greatest
+    with pytest.raises(TypeError, match="stream priority is an int.*or None"):
+        Stream(StreamFlags.DEFAULT, "high")  # type: ignore[arg-type]
+
+
+def test_resource_limits(context: Context) -> None:
+    own = Context.create_and_push(ContextFlags.SCHED_AUTO, Device.get(0))
+    try:
+        heap = CurrentContext.get_resource_limit(ResourceLimit.MALLOC_HEAP_SIZE)
+        assert heap < 32 << 20  # the driver's default is 8 MiB: a 32 MiB malloc would fail
+        # (the driver rounds small heaps up: 1 MiB read back as 4 MiB on an H200, so grow it)
+        CurrentContext.set_resource_limit(ResourceLimit.MALLOC_HEAP_SIZE, 64 << 20)
+        assert 64 << 20 <= CurrentContext.get_resource_limit(ResourceLimit.MALLOC_HEAP_SIZE) < 128 << 20
+        mallocs = Module.compile(SOURCE)
+        ok = DeviceBuffer.zeroed(np.int32, 1)
+        mallocs.try_malloc[1, 1](32 << 20, ok)
+        assert ok.to_numpy()[0] == 1  # fits the 64 MiB heap, not the default one
+        mallocs.try_malloc[1, 1](256 << 20, ok)
+        assert ok.to_numpy()[0] == 0  # larger than the heap
+        for limit, value in [(ResourceLimit.STACK_SIZE, 4096), (ResourceLimit.PRINTF_FIFO_SIZE, 2 << 20)]:
+            CurrentContext.set_resource_limit(limit, value)
+            assert CurrentContext.get_resource_limit(limit) >= value
+        with pytest.raises(ValueError, match="non-negative"):
+            CurrentContext.set_resource_limit(ResourceLimit.STACK_SIZE, -1)
+        with pytest.raises(ValueError):
+            CurrentContext.get_resource_limit(99)  # type: ignore[arg-type]
+        ok.close()
+        mallocs.close()
+    finally:
+        own.close()
+    assert CurrentContext.get_current() == context
 
 
 def test_cuda_errors_name_the_result_and_the_call(module: Module) -> None:

@@ -7,14 +7,14 @@ RustaCUDA's concepts in Python, beside (not part of) the Array API namespace::
     device = Device.get(0)
     context = Context.primary(device)          # or Context.create_and_push(flags, device)
     module = Module.compile(source)            # or load_from_file / _string / _bytes
-    stream = Stream(StreamFlags.NON_BLOCKING, 0)
+    stream = Stream(StreamFlags.NON_BLOCKING, None)  # None: the default priority
     module.sum[1, 1, 0, stream](x, y, result)  # launch!(module.sum<<<1, 1, 0, stream>>>(...))
     stream.synchronize()
 
 Calls go through CuPy's driver bindings where CuPy has them (context,
 module, function, launch, NVRTC) and NVIDIA's ``cuda-bindings`` where it
 does not (device queries, stacks, cache and shared-memory configuration,
-streams, events, memory). Every failure raises a :class:`CudaError`
+streams, events, memory, limits). Every failure raises a :class:`CudaError`
 subclass naming the CUresult and the call.
 
 Kernels loaded from PTX (text, file, or ``Module.compile``) know their parameter
@@ -31,6 +31,7 @@ from ruda_cuda.kernel._context import (
     ContextFlags,
     ContextStack,
     CurrentContext,
+    ResourceLimit,
     SharedMemoryConfig,
     UnownedContext,
 )
@@ -57,6 +58,7 @@ from ruda_cuda.kernel._errors import (
     NotReadyError,
     NotSupportedError,
     OutOfMemoryError,
+    UnsupportedLimitError,
 )
 from ruda_cuda.kernel._memory import DeviceBox, DeviceBuffer, DeviceGlobal, LockedBuffer
 from ruda_cuda.kernel._module import Function, FunctionAttribute, Module, launch
@@ -104,11 +106,13 @@ __all__ = [
     "NotReadyError",
     "NotSupportedError",
     "OutOfMemoryError",
+    "ResourceLimit",
     "SharedMemoryConfig",
     "Stream",
     "StreamFlags",
     "StreamWaitEventFlags",
     "UnownedContext",
+    "UnsupportedLimitError",
     "init",
     "launch",
 ]

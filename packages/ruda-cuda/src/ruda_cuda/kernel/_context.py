@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import operator
 
 from cupy.cuda import driver as cupy_driver
 
@@ -45,6 +46,19 @@ class SharedMemoryConfig(enum.IntEnum):
     DEFAULT_BANK_SIZE = 0
     FOUR_BYTE_BANK_SIZE = 1
     EIGHT_BYTE_BANK_SIZE = 2
+
+
+class ResourceLimit(enum.IntEnum):
+    """Context-wide limits (``CUlimit``), for :meth:`CurrentContext.get_resource_limit` and
+    :meth:`CurrentContext.set_resource_limit`. Sizes are in bytes."""
+
+    STACK_SIZE = 0  # stack of each GPU thread
+    PRINTF_FIFO_SIZE = 1  # buffer that device-side printf writes into
+    MALLOC_HEAP_SIZE = 2  # heap that device-side malloc/new allocate from
+    DEVICE_RUNTIME_SYNCHRONIZE_DEPTH = 3  # nesting depth of device-side synchronisation
+    DEVICE_RUNTIME_PENDING_LAUNCH_COUNT = 4  # launches from the device still queued
+    MAX_L2_FETCH_GRANULARITY = 5  # L2 fetch size hint, 0..128
+    PERSISTING_L2_CACHE_SIZE = 6  # L2 set aside for persisting accesses
 
 
 class UnownedContext:
@@ -200,6 +214,28 @@ class CurrentContext:
         """Set the bank size (accepted and ignored by GPUs since Volta)."""
         d = driver()
         check(d.cuCtxSetSharedMemConfig(d.CUsharedconfig(int(config))), "cuCtxSetSharedMemConfig")
+
+    @staticmethod
+    def get_resource_limit(limit: ResourceLimit) -> int:
+        """The current value of one context-wide limit (``cuCtxGetLimit``)."""
+        limit = ResourceLimit(limit)
+        d = driver()
+        return int(check(d.cuCtxGetLimit(d.CUlimit(int(limit))), f"cuCtxGetLimit({limit.name})"))
+
+    @staticmethod
+    def set_resource_limit(limit: ResourceLimit, value: int) -> None:
+        """Set one context-wide limit (``cuCtxSetLimit``); the driver may round the value up,
+        so read it back with :meth:`get_resource_limit`. The heap size
+        (``MALLOC_HEAP_SIZE``) can change only before the first kernel that uses ``malloc``."""
+        limit = ResourceLimit(limit)
+        try:
+            size = operator.index(value)
+        except TypeError:
+            raise TypeError(f"a {limit.name} limit is an int, not {type(value).__name__}") from None
+        if size < 0:
+            raise ValueError(f"a {limit.name} limit is a non-negative int, not {size}")
+        d = driver()
+        check(d.cuCtxSetLimit(d.CUlimit(int(limit)), size), f"cuCtxSetLimit({limit.name}, {size})")
 
     @staticmethod
     def get_stream_priority_range() -> tuple[int, int]:

@@ -95,6 +95,10 @@ class NotSupportedError(CudaError):
     """CUDA_ERROR_NOT_SUPPORTED: this GPU or driver does not support the operation."""
 
 
+class UnsupportedLimitError(CudaError):
+    """CUDA_ERROR_UNSUPPORTED_LIMIT: this GPU or driver does not have that ``ResourceLimit``."""
+
+
 class CompileError(CudaError):
     """NVRTC failed to compile CUDA C source; ``log`` holds the compiler's messages."""
 
@@ -124,6 +128,7 @@ _SUBCLASSES: dict[str, type[CudaError]] = {
     "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES": LaunchOutOfResourcesError,
     "CUDA_ERROR_LAUNCH_FAILED": LaunchFailedError,
     "CUDA_ERROR_NOT_SUPPORTED": NotSupportedError,
+    "CUDA_ERROR_UNSUPPORTED_LIMIT": UnsupportedLimitError,
 }
 
 

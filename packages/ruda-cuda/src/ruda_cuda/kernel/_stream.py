@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import operator
 from collections.abc import Callable
 
 from cupy.cuda import runtime as cupy_runtime
@@ -73,16 +74,32 @@ class Event:
 
 
 class Stream:
-    """A queue of GPU work (``cuStreamCreateWithPriority``)."""
+    """A queue of GPU work: ``Stream(flags, priority)``, as ``Stream::new(flags, priority)``.
+
+    ``priority`` is None for the default priority (``cuStreamCreate``) or an int
+    (``cuStreamCreateWithPriority``): lower is more urgent, and
+    :meth:`CurrentContext.get_stream_priority_range` gives the range (the driver clamps
+    values outside it).
+    """
 
     __slots__ = ("_owned", "handle")
 
-    def __init__(self, flags: StreamFlags | int = StreamFlags.DEFAULT, priority: int = 0):
-        self.handle = int(
-            check(
-                driver().cuStreamCreateWithPriority(int(flags), int(priority)), "cuStreamCreateWithPriority"
+    def __init__(self, flags: StreamFlags | int = StreamFlags.DEFAULT, priority: int | None = None):
+        d = driver()
+        if priority is None:
+            self.handle = int(check(d.cuStreamCreate(int(flags)), "cuStreamCreate"))
+        else:
+            try:
+                level = operator.index(priority)
+            except TypeError:
+                raise TypeError(
+                    f"a stream priority is an int (lower is more urgent; "
+                    f"CurrentContext.get_stream_priority_range() gives the range) or None for the "
+                    f"default, not {type(priority).__name__}"
+                ) from None
+            self.handle = int(
+                check(d.cuStreamCreateWithPriority(int(flags), level), "cuStreamCreateWithPriority")
             )
-        )
         self._owned = True
 
     @classmethod
