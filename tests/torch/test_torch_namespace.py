@@ -333,6 +333,18 @@ def test_unique_functions_take_complex_and_keep_the_shape_of_inverse() -> None:
     assert xp.unique_values(xp.asarray([], dtype=xp.complex64)).shape == (0,)
 
 
+def test_isin_takes_elements_of_any_layout() -> None:
+    # torch.isin raises "view size is not compatible" on a non-contiguous 2-d second argument, such
+    # as a transpose or a slice of a chunk (Cubed's isin hands it those)
+    values, elements = np.array([5, 6, 7, 3, 1, -1, 0]), np.array([[3, 1], [-1, 1], [1, 0]])
+    transposed = xp.matrix_transpose(xp.asarray(elements))
+    sliced = xp.asarray(np.tile(elements, (1, 2)))[:, 1:3]
+    for other, want in ((transposed, elements.T), (sliced, np.tile(elements, (1, 2))[:, 1:3])):
+        for invert in (False, True):
+            got = xp.isin(xp.asarray(values), other, invert=invert)
+            assert_matches_numpy(got, np.isin(values, want, invert=invert))
+
+
 def test_broadcast_shapes_raises_value_error() -> None:
     assert xp.broadcast_shapes((2, 1), (3,)) == (2, 3)
     with pytest.raises(ValueError, match="do not broadcast"):

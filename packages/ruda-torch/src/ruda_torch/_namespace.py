@@ -62,7 +62,6 @@ from array_api_compat.torch import (  # noqa: F401  (re-exported)
     int32,
     int64,
     isfinite,
-    isin,
     isinf,
     isnan,
     less,
@@ -157,7 +156,7 @@ from ruda_torch._elementwise import (  # noqa: F401
 )
 from ruda_torch._info import __array_namespace_info__  # noqa: F401
 from ruda_torch._manipulation import broadcast_shapes, moveaxis, tile  # noqa: F401
-from ruda_torch._set import unique_all, unique_counts, unique_inverse, unique_values  # noqa: F401
+from ruda_torch._set import isin, unique_all, unique_counts, unique_inverse, unique_values  # noqa: F401
 from ruda_torch._statistical import std, var  # noqa: F401
 
 __array_api_version__ = API_VERSION

@@ -1,4 +1,4 @@
-"""``unique_*`` for every dtype, written once on top of ``torch.unique``.
+"""``unique_*`` for every dtype, written once on top of ``torch.unique``, and ``isin``.
 
 torch.unique has no first-occurrence indices, merges NaNs (which the spec
 says are all distinct, as NaN != NaN) and rejects complex input. One routine
@@ -6,6 +6,10 @@ fixes all three: NaNs are set aside and appended one by one, complex values
 are made unique as (real, imag) rows, and the first index of each value is
 the minimum position scattered over the inverse indices (deterministic,
 unlike the scatter trick torch's issue tracker suggests).
+
+``torch.isin`` raises ("view size is not compatible") when its second argument
+is a non-contiguous tensor of two or more dimensions, such as a transpose or a
+slice of a chunk; ``isin`` passes it flattened, which copies only then.
 """
 
 from __future__ import annotations
@@ -76,3 +80,10 @@ def unique_values(x: Tensor, /) -> Tensor:
     if not bool(nan.any()):
         return torch.unique(flat)
     return torch.cat([torch.unique(flat[~nan]), flat[nan]])
+
+
+def isin(x1: Tensor | complex, x2: Tensor | complex, /, *, invert: bool = False) -> Tensor:
+    """Whether each element of ``x1`` is in ``x2`` (of any shape and layout)."""
+    if isinstance(x2, Tensor):
+        x2 = x2.reshape(-1)
+    return torch.isin(x1, x2, invert=invert)
