@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 import ruda_remote
-from ruda_remote import wire
+from remote_handshake import open_raw_session
 from ruda_remote.server import RemoteServer
-from websockets.sync.client import ClientConnection, connect
+from websockets.sync.client import ClientConnection
 
 
 class ServerThread:
@@ -137,17 +137,6 @@ def server_process() -> Iterator[Any]:
     for proc in procs:
         proc.kill()
         proc.wait(10)
-
-
-def open_raw_session(url: str) -> ClientConnection:
-    """A bare WebSocket session past the handshake (no token), for sending frames by hand."""
-    ws = connect(url, compression=None, max_size=None, proxy=None, open_timeout=10, legacy=True)
-    challenge = wire.decode_server_message(ws.recv(timeout=10))
-    assert challenge[0] == "challenge", challenge
-    ws.send(wire.encode(["hello", wire.PROTOCOL_VERSION, None]))
-    welcome = wire.decode_server_message(ws.recv(timeout=10))
-    assert welcome[0] == "welcome", welcome
-    return ws
 
 
 @pytest.fixture()

@@ -18,18 +18,22 @@ import ruda_remote
 import websockets
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from remote_handshake import raw_hello
 from ruda.testing import assert_matches_numpy
 from ruda_remote import server as server_module
 from ruda_remote import wire
 from websockets.sync.client import connect
 
 
-def _raw(url: str, version: int = wire.PROTOCOL_VERSION, proof: bytes | None = None):
-    """A bare WebSocket session: the challenge, our hello, and the server's answer."""
+def _raw(url: str, version: int = wire.PROTOCOL_VERSION):
+    """A bare WebSocket session: the challenge, our hello (another version's is ``["hello",
+    version, nil]``, as version 1's was), and the server's answer."""
+    if version == wire.PROTOCOL_VERSION:
+        return raw_hello(url)
     ws = connect(url, compression=None, max_size=None, proxy=None, legacy=True)
     challenge = wire.decode_server_message(ws.recv(timeout=10))
     assert challenge[0] == "challenge" and challenge[1] == wire.PROTOCOL_VERSION
-    ws.send(wire.encode(["hello", version, proof]))
+    ws.send(wire.encode(["hello", version, None]))
     return ws, wire.decode_server_message(ws.recv(timeout=10))
 
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 import ruda_remote
+from remote_handshake import open_raw_session
 from ruda_remote import wire
-from websockets.sync.client import connect
 
 LIMIT = 4 * 2**20
 #: 256 MiB of float64: far past LIMIT, and cheap to describe in a few bytes
@@ -38,10 +38,7 @@ def _op(name: str, args: list, kwargs: dict, expect: list | None, seq: int = 1, 
 
 def _send(url: str, *ops: list) -> list:
     """Send one batch of ``ops`` on a fresh raw session; the server's answer to each."""
-    with connect(url, compression=None, max_size=None, proxy=None, open_timeout=10) as ws:
-        ws.recv(timeout=10)
-        ws.send(wire.encode(["hello", wire.PROTOCOL_VERSION, None]))
-        assert wire.decode_server_message(ws.recv(timeout=10))[0] == "welcome"
+    with open_raw_session(url) as ws:
         ws.send(wire.encode(["batch", list(ops), []]))
         return [wire.decode_server_message(ws.recv(timeout=10)) for _ in ops]
 

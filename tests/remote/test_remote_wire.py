@@ -100,7 +100,7 @@ _valid = [
     _batch([0, wire.OP_CODES["__upload__"], [1], ["float64", [2], b"\x00" * 16], {}, 0, None]),
     _batch([1, wire.OP_CODES["add"], [2], [wire.Handle(1), 1.5], {}, wire.FLAG_META, None], free=[1]),
     _batch([2, wire.OP_CODES["__getitem__"], [3], [wire.Handle(2), (slice(0, 1, None), None)], {}, 0, None]),
-    wire.encode(["hello", wire.PROTOCOL_VERSION, b"\x01" * 32]),
+    wire.encode(["hello", wire.PROTOCOL_VERSION, b"\x02" * 32, "ws://127.0.0.1:3000", b"\x01" * 32]),
 ]
 
 

@@ -47,7 +47,12 @@ from ruda_remote._functions import (
 )
 from ruda_remote._functions import forward as _forward
 from ruda_remote._info import __array_namespace_info__
-from ruda_remote.errors import RemoteConnectionError, RemoteError, RemoteTimeoutError
+from ruda_remote.errors import (
+    RemoteAuthenticationError,
+    RemoteConnectionError,
+    RemoteError,
+    RemoteTimeoutError,
+)
 
 __array_api_version__ = _spec.API_VERSION
 
@@ -78,6 +83,7 @@ __all__ = sorted(
         "RemoteDevice",
         "RemoteError",
         "RemoteConnectionError",
+        "RemoteAuthenticationError",
         "RemoteTimeoutError",
         "default_device",
         "set_default_device",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import itertools
 import os
+import secrets
 import ssl as ssl_module
 import threading
 import weakref
@@ -20,9 +21,14 @@ import numpy as np
 import websockets
 from websockets.sync.client import ClientConnection, connect
 
-from ruda_remote import wire
-from ruda_remote.errors import RemoteConnectionError, RemoteError, RemoteTimeoutError, remote_error
-from ruda_remote.server import prove
+from ruda_remote import _auth, wire
+from ruda_remote.errors import (
+    RemoteAuthenticationError,
+    RemoteConnectionError,
+    RemoteError,
+    RemoteTimeoutError,
+    remote_error,
+)
 
 #: ops queued before a batch is sent without being asked
 BATCH_OPS = 256
@@ -35,6 +41,12 @@ _open_devices: weakref.WeakSet[RemoteDevice] = weakref.WeakSet()
 
 class RemoteDevice:
     """A session on a ruda remote server: ``RemoteDevice("ws://127.0.0.1:3000", token=...)``.
+
+    With a ``token``, the device proves it to the server for this connection and this address
+    only, and the server must prove it knows the token too before anything is sent to it
+    (else :class:`~ruda_remote.RemoteAuthenticationError`). The token is never read from the
+    environment here: ``RUDA_REMOTE_TOKEN`` goes only to the server ``RUDA_REMOTE_URL`` names,
+    through the default device or a ``remote:`` device name for that server.
 
     ``timeout``: seconds to wait for any one answer (None: as long as the connection is
     alive; WebSocket pings notice a dead server within about 40 s). ``ssl``: an
@@ -53,6 +65,8 @@ class RemoteDevice:
     ) -> None:
         if not isinstance(url, str) or not url.startswith(("ws://", "wss://")):
             raise ValueError(f"a remote device URL starts with ws:// or wss://, got {url!r}")
+        #: the server's address as dialled: what the handshake's proofs are bound to
+        self.address = _auth.dialled_address(url)
         self.url = url
         self.timeout = timeout
         self._lock = threading.RLock()
@@ -90,17 +104,39 @@ class RemoteDevice:
         _open_devices.add(self)
 
     def _handshake(self, token: str | None, timeout: float) -> dict[str, Any]:
+        """Prove the token (if any) for this connection, and check the server's proof before
+        anything else is sent: the hello is all that a server that does not know the token sees."""
         challenge = self._receive(timeout, "the server's challenge")
         if challenge[0] != "challenge":
             raise RemoteConnectionError(f"{self.url} did not open with a ruda challenge: {challenge[0]!r}")
-        proof = prove(token, challenge[2]) if token is not None else None
-        self._ws.send(wire.encode(["hello", wire.PROTOCOL_VERSION, proof]))
+        version, server_nonce = challenge[1], challenge[2]
+        if version != wire.PROTOCOL_VERSION:
+            raise RemoteConnectionError(
+                f"{self.url} speaks ruda-remote protocol version {version}, this client speaks version "
+                f"{wire.PROTOCOL_VERSION}: install the same ruda-remote version on both sides "
+                "(nothing was sent)"
+            )
+        if len(server_nonce) != _auth.NONCE_BYTES:
+            raise RemoteConnectionError(f"{self.url} sent a challenge nonce of {len(server_nonce)} bytes")
+        nonce = secrets.token_bytes(_auth.NONCE_BYTES)
+        transcript = (wire.PROTOCOL_VERSION, server_nonce, nonce, self.address)
+        proof = None if token is None else _auth.client_proof(token, *transcript)
+        self._ws.send(wire.encode(["hello", wire.PROTOCOL_VERSION, nonce, self.address, proof]))
         welcome = self._receive(timeout, "the server's welcome")
         if welcome[0] == "error":
+            if welcome[3] == "AuthenticationError":
+                raise RemoteAuthenticationError(f"{self.url} refused the session: {welcome[4]}{_hint(token)}")
             raise RemoteConnectionError(f"{self.url} refused the session: {welcome[4]}")
         if welcome[0] != "welcome":
             raise RemoteConnectionError(f"{self.url} answered the hello with {welcome[0]!r}")
-        info = dict(welcome[2])
+        if token is not None and not _auth.proofs_match(welcome[2], _auth.server_proof(token, *transcript)):
+            why = "sent no proof: it has no token, or" if welcome[2] is None else "sent a wrong proof: it"
+            raise RemoteAuthenticationError(
+                f"{self.url} did not prove that it knows the token (it {why} is not the server the token "
+                "is for); nothing was sent to it. Check the URL, and that the server was started with "
+                "this token (ruda serve --token-file)"
+            )
+        info = dict(welcome[3])
         if info.get("ops_digest") != wire.OPS_DIGEST:
             raise RemoteConnectionError(
                 f"{self.url} numbers its operations differently (table {info.get('ops_digest')}, this client "
@@ -317,4 +353,17 @@ def device_from_env() -> RemoteDevice | None:
     url = os.environ.get("RUDA_REMOTE_URL")
     if not url:
         return None
-    return RemoteDevice(url, token=os.environ.get("RUDA_REMOTE_TOKEN") or None)
+    return RemoteDevice(url, token=_auth.env_token(url))
+
+
+def _hint(token: str | None) -> str:
+    """What to do when a server wanted a token this client did not give."""
+    if token is not None:
+        return ""
+    home = os.environ.get("RUDA_REMOTE_URL") or "unset"
+    if os.environ.get("RUDA_REMOTE_TOKEN"):
+        return (
+            f". No token was given for this server: RUDA_REMOTE_TOKEN is sent only to the server "
+            f"RUDA_REMOTE_URL names ({home}); pass token=... to RemoteDevice for this one"
+        )
+    return ". No token was given: pass token=... (or set RUDA_REMOTE_TOKEN and RUDA_REMOTE_URL)"

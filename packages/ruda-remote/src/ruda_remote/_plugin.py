@@ -53,6 +53,7 @@ class RemoteBackend(Backend):
         return RemoteDevice
 
     def native_device(self, device: Device) -> Any:
+        from ruda_remote._auth import env_token
         from ruda_remote._client import RemoteDevice, open_devices
 
         for candidate in open_devices():
@@ -60,7 +61,8 @@ class RemoteBackend(Backend):
                 return candidate
         if device.id is None:
             raise ValueError("a remote device names its server: 'remote:ws://host:port'")
-        return RemoteDevice(device.id, token=os.environ.get("RUDA_REMOTE_TOKEN") or None)
+        # RUDA_REMOTE_TOKEN is for the server RUDA_REMOTE_URL names, and no other.
+        return RemoteDevice(device.id, token=env_token(device.id))
 
     def device_of_native(self, native: Any) -> Device:
         return Device("remote", native.url)

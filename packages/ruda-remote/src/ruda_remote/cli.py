@@ -65,6 +65,15 @@ def add_parser(subparsers: Any) -> None:
         "(default: none, browsers are refused)",
     )
     parser.add_argument(
+        "--address",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="a URL clients dial to reach this server besides its own address (a tunnel, a proxy, a "
+        "DNS name), e.g. wss://gpu.example.org:443; repeat for more. With a token, proofs made for "
+        "any other address are refused",
+    )
+    parser.add_argument(
         "--max-message-mb",
         type=int,
         default=Limits.max_message_bytes // 2**20,
@@ -132,6 +141,7 @@ def serve_command(args: argparse.Namespace) -> int:
                 limits=limits,
                 insecure=args.insecure,
                 allowed_origins=args.allowed_origin,
+                addresses=args.address,
             )
     except ValueError as err:  # a refused bind, an unknown device: what to change, not a traceback
         print(f"ruda serve: {err}", file=sys.stderr)

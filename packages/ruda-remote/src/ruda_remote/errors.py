@@ -16,6 +16,12 @@ class RemoteConnectionError(RemoteError, ConnectionError):
     """The connection to the server failed, was refused, or was lost."""
 
 
+class RemoteAuthenticationError(RemoteConnectionError):
+    """Client and server did not prove to each other that they know the same token: the server
+    refused the client's proof, or the server did not prove it knows the token (it runs without
+    one, or it is not the server the client meant). Nothing but the hello was sent."""
+
+
 class RemoteTimeoutError(RemoteError, TimeoutError):
     """The server did not answer within the client's timeout."""
 

@@ -6,10 +6,12 @@
 
 Secure by default: it binds 127.0.0.1 unless told otherwise, and refuses any other address
 without a token unless ``insecure=True`` (every entry point goes through :class:`RemoteServer`,
-so the rule is the same from Python and from ``ruda serve``). It checks a token when given one
-(the client proves it knows the token with an HMAC of a fresh nonce, so the token itself
-never crosses the network or reaches a log), speaks TLS when given an ``ssl.SSLContext``,
-and limits message size and each session's memory (:class:`ruda_remote.wire.Limits`).
+so the rule is the same from Python and from ``ruda serve``). It checks a token when given one:
+client and server each prove they know it with an HMAC over both sides' fresh nonces and the
+server's address as the client dialled it (:mod:`ruda_remote._auth`), so the token never
+crosses the network or reaches a log, and a proof cannot be replayed or relayed to another
+server. It speaks TLS when given an ``ssl.SSLContext``, and limits message size and each
+session's memory (:class:`ruda_remote.wire.Limits`).
 A handshake that carries an ``Origin`` header (sent by browsers, never by ``RemoteDevice``)
 is refused unless that origin is in ``allowed_origins``: a web page must not reach a
 token-less server on the user's own machine.
@@ -19,11 +21,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import hmac
 import ipaddress
 import logging
 import secrets
+import socket
 import ssl as ssl_module
 import warnings
 from collections.abc import Sequence
@@ -36,7 +37,7 @@ import websockets
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.typing import Origin
 
-from ruda_remote import wire
+from ruda_remote import _auth, wire
 from ruda_remote._session import Session
 from ruda_remote._table import OpTable
 from ruda_remote.wire import Limits
@@ -109,9 +110,26 @@ def _check_origins(origins: Sequence[str]) -> tuple[str, ...]:
     return checked
 
 
-def prove(token: str, nonce: bytes) -> bytes:
-    """The client's answer to a challenge: HMAC-SHA256 of the nonce keyed by the token."""
-    return hmac.new(token.encode(), nonce, hashlib.sha256).digest()
+def _check_addresses(addresses: Sequence[str]) -> tuple[str, ...]:
+    """The extra addresses a server answers to, each in the canonical form clients prove."""
+    if isinstance(addresses, str):
+        raise TypeError(f"addresses is a list of URLs, got the string {addresses!r}; write [{addresses!r}]")
+    checked = []
+    for address in addresses:
+        try:
+            checked.append(_auth.dialled_address(address))
+        except ValueError as err:
+            raise ValueError(
+                f"server address {address!r}: {err}; write it as clients dial it, e.g. 'wss://gpu.example.org:443'"
+            ) from None
+    return tuple(checked)
+
+
+def _is_wildcard(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_unspecified
+    except ValueError:
+        return False
 
 
 class RemoteServer:
@@ -120,6 +138,11 @@ class RemoteServer:
     ``host`` other than loopback needs a ``token``, or ``insecure=True`` on a trusted network.
     ``allowed_origins``: the ``Origin`` headers accepted (exact match); a handshake with any
     other Origin gets HTTP 403, one without (every non-browser client) is accepted.
+    ``addresses``: URLs clients dial to reach this server besides its own (a tunnel, a proxy, a
+    DNS name, a NAT): with a token, a client's proof is accepted only for one of these, or for
+    this server's scheme and port at its bound host, its host name, or the IP address the
+    connection arrived at (and ``localhost`` on loopback), so a proof relayed from another
+    server is refused.
     ``await server.start()`` binds (``port=0`` picks a free port, then read
     :attr:`port`); ``await server.serve_forever()`` runs until :meth:`close`.
     """
@@ -136,6 +159,7 @@ class RemoteServer:
         limits: Limits | None = None,
         insecure: bool = False,
         allowed_origins: Sequence[str] = (),
+        addresses: Sequence[str] = (),
     ) -> None:
         if token is not None and not token:
             raise ValueError(
@@ -143,6 +167,8 @@ class RemoteServer:
             )
         _check_bind(host, token, ssl, insecure)
         self.allowed_origins = _check_origins(allowed_origins)
+        self.addresses = _check_addresses(addresses)
+        self._hostname = _auth.canonical_host(socket.gethostname())
         self.namespace = ruda.namespace(backend) if isinstance(backend, str) else backend
         self.backend_name = backend if isinstance(backend, str) else getattr(backend, "__name__", "?")
         self.host, self.port = host, port
@@ -156,10 +182,13 @@ class RemoteServer:
         self._server: Server | None = None
 
     @property
+    def scheme(self) -> str:
+        return "wss" if self._ssl is not None else "ws"
+
+    @property
     def url(self) -> str:
-        scheme = "wss" if self._ssl is not None else "ws"
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{scheme}://{host}:{self.port}"
+        return f"{self.scheme}://{host}:{self.port}"
 
     def array_count(self) -> int:
         """Live arrays across all sessions, until each is freed (for monitoring and tests)."""
@@ -249,7 +278,7 @@ class RemoteServer:
         log.debug("session of %s closed; %d arrays freed", peer, freed)
 
     async def _greet(self, ws: ServerConnection) -> Session | None:
-        nonce = secrets.token_bytes(32)
+        nonce = secrets.token_bytes(_auth.NONCE_BYTES)
         try:
             await ws.send(wire.encode(["challenge", wire.PROTOCOL_VERSION, nonce]))
             raw = await asyncio.wait_for(ws.recv(), HELLO_TIMEOUT)
@@ -271,22 +300,68 @@ class RemoteServer:
                 "ruda-remote versions",
             )
             return None
+        proof = None
         if self._token is not None:
-            expected = prove(self._token, nonce)
-            if hello.proof is None or not hmac.compare_digest(hello.proof, expected):
-                log.warning("authentication failed for %s", ws.remote_address)
-                await _refuse(
-                    ws,
-                    1008,
-                    "authentication failed: wrong or missing token (pass token=... to "
-                    "RemoteDevice, or set RUDA_REMOTE_TOKEN)",
-                )
+            refusal = self._check_proof(hello, nonce, ws)
+            if refusal is not None:
+                log.warning("authentication failed for %s: %s", ws.remote_address, refusal)
+                await _refuse(ws, 1008, f"authentication failed: {refusal}", kind="AuthenticationError")
                 return None
+            # Only now, to a peer that has proved it knows the token, does the server prove it.
+            proof = _auth.server_proof(self._token, wire.PROTOCOL_VERSION, nonce, hello.nonce, hello.address)
         # Authenticated: from the next message on, the peer may send up to the session's limit
         # (websockets reads this before each frame; a client sends nothing until the welcome).
         ws.protocol.max_message_size = self.limits.max_message_bytes
-        await ws.send(wire.encode(["welcome", wire.PROTOCOL_VERSION, self._info]))
+        await ws.send(wire.encode(["welcome", wire.PROTOCOL_VERSION, proof, self._info]))
         return Session(self.table, self.limits)
+
+    def _check_proof(self, hello: wire.Hello, nonce: bytes, ws: ServerConnection) -> str | None:
+        """Why ``hello`` does not prove the token for this connection, or None when it does."""
+        assert self._token is not None
+        if hello.proof is None:
+            return (
+                "this server needs a token, and the client sent no proof of one (pass token=... to "
+                "RemoteDevice, or set RUDA_REMOTE_TOKEN and RUDA_REMOTE_URL)"
+            )
+        if not self._answers_to(hello.address, ws):
+            return (
+                f"the client dialled {hello.address!r}, which is not an address of this server, so its "
+                "proof is refused (a proof made for one server is not accepted by another); if that "
+                "address is a tunnel or proxy to this server, start the server with --address naming it "
+                "(addresses=[...] from Python)"
+            )
+        expected = _auth.client_proof(self._token, wire.PROTOCOL_VERSION, nonce, hello.nonce, hello.address)
+        if not _auth.proofs_match(hello.proof, expected):
+            return "wrong token (the client's proof does not match this server's token)"
+        return None
+
+    def _answers_to(self, address: str, ws: ServerConnection) -> bool:
+        """Whether a client that dialled ``address`` (canonical, as it proved it) reached this
+        server: one of :attr:`addresses`, or this server's scheme and port at a host of its own."""
+        if address in self.addresses:
+            return True
+        try:
+            scheme, host, port = _auth.split_address(address)
+        except ValueError:
+            return False
+        if _auth.join_address(scheme, host, port) != address:
+            return False  # not in the form a client proves
+        return scheme == self.scheme and port == self.port and host in self._own_hosts(ws)
+
+    def _own_hosts(self, ws: ServerConnection) -> set[str]:
+        """The host names and addresses of this server that a client may have dialled: its bound
+        host (unless it binds every interface), its host name, and the address this connection
+        arrived at (no relay can make that another server's address)."""
+        hosts = {self._hostname}
+        if not _is_wildcard(self.host):
+            hosts.add(_auth.canonical_host(self.host))
+        local = ws.local_address
+        if local:
+            arrived = _auth.canonical_host(str(local[0]))
+            hosts.add(arrived)
+            if is_loopback(arrived):
+                hosts.update({"localhost", "127.0.0.1", "::1"})
+        return hosts
 
     def _describe(self) -> dict[str, Any]:
         info = self.namespace.__array_namespace_info__()
@@ -317,9 +392,9 @@ class RemoteServer:
         return carried
 
 
-async def _refuse(ws: ServerConnection, code: int, text: str) -> None:
+async def _refuse(ws: ServerConnection, code: int, text: str, kind: str = "ConnectionRefusedError") -> None:
     try:
-        await ws.send(wire.encode(["error", wire.NO_SEQ, "hello", "ConnectionRefusedError", text]))
+        await ws.send(wire.encode(["error", wire.NO_SEQ, "hello", kind, text]))
         await ws.close(code, text[:120])
     except websockets.ConnectionClosed:
         pass
@@ -355,11 +430,13 @@ async def start_websocket_async(
     limits: Limits | None = None,
     insecure: bool = False,
     allowed_origins: Sequence[str] = (),
+    addresses: Sequence[str] = (),
 ) -> None:
     """Serve ``backend`` on ``device`` at ``host:port`` within the running event loop, until cancelled.
 
     The rules of :class:`RemoteServer` apply: a non-loopback ``host`` needs a ``token`` or
-    ``insecure=True``, and browsers are refused unless their origin is in ``allowed_origins``."""
+    ``insecure=True``, browsers are refused unless their origin is in ``allowed_origins``, and
+    clients prove the token only for this server's own addresses and ``addresses``."""
     server = RemoteServer(
         backend,
         device,
@@ -370,6 +447,7 @@ async def start_websocket_async(
         limits=limits,
         insecure=insecure,
         allowed_origins=allowed_origins,
+        addresses=addresses,
     )
     await server.serve_forever()
 
@@ -384,11 +462,13 @@ def start_websocket(
     limits: Limits | None = None,
     insecure: bool = False,
     allowed_origins: Sequence[str] = (),
+    addresses: Sequence[str] = (),
 ) -> None:
     """Serve ``backend`` on ``device`` at ``host:port``; blocks, running its own event loop.
 
     The rules of :class:`RemoteServer` apply: a non-loopback ``host`` needs a ``token`` or
-    ``insecure=True``, and browsers are refused unless their origin is in ``allowed_origins``."""
+    ``insecure=True``, browsers are refused unless their origin is in ``allowed_origins``, and
+    clients prove the token only for this server's own addresses and ``addresses``."""
     asyncio.run(
         start_websocket_async(
             backend,
@@ -400,5 +480,6 @@ def start_websocket(
             limits=limits,
             insecure=insecure,
             allowed_origins=allowed_origins,
+            addresses=addresses,
         )
     )

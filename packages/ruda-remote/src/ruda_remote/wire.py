@@ -6,11 +6,16 @@ message kind. The two messages that carry array data announce it with the ``PAYL
 marker, and the raw bytes follow as the next WebSocket message, on their own, so bulk data
 is never copied through msgpack or joined to a header::
 
-    server -> client   ["challenge", version, nonce]
-    client -> server   ["hello", version, proof]            proof = HMAC-SHA256(token, nonce) or nil
-    server -> client   ["welcome", version, info]           or ["error", -1, "hello", kind, message]
-        (until the welcome the server accepts messages of a few KiB only, and the client
-        sends nothing after its hello until the welcome has come)
+    server -> client   ["challenge", version, server nonce]
+    client -> server   ["hello", version, client nonce, address, client proof or nil]
+    server -> client   ["welcome", version, server proof or nil, info]
+                       or ["error", -1, "hello", kind, message]
+        (proofs: :mod:`ruda_remote._auth`, HMACs keyed by the token over both nonces and the
+        server's address as the client dialled it; until the welcome the server accepts
+        messages of a few KiB only, and the client sends nothing after its hello until it has
+        checked the server's proof. The challenge keeps its shape in every version, so that a
+        client reads the server's version from it: either side that reads another version
+        stops there, naming both, and sends nothing more.)
     client -> server   ["batch", [op, ...], [released handle, ...]]
         op = [seq, code, [out handle, ...], [arg, ...], {kwarg: value}, flags, expect]
     server -> client   ["meta", seq, [[shape, dtype], ...]]  when the op asked for it (FLAG_META)
@@ -45,7 +50,11 @@ import msgpack
 import numpy as np
 from ruda import spec
 
-PROTOCOL_VERSION = 1
+from ruda_remote._auth import MAX_ADDRESS_CHARS, NONCE_BYTES, PROOF_BYTES
+
+#: 2: mutual authentication bound to both nonces and the dialled address (1: the client's
+#: proof covered the server's nonce only)
+PROTOCOL_VERSION = 2
 
 #: extension type codes of argument values
 EXT_HANDLE, EXT_SLICE, EXT_ELLIPSIS, EXT_DTYPE, EXT_COMPLEX, EXT_TUPLE, EXT_PAYLOAD = 1, 2, 3, 4, 5, 6, 7
@@ -210,7 +219,13 @@ class Op:
 
 @dataclass(frozen=True, slots=True)
 class Hello:
+    """A client's hello. Of another protocol version, only ``version`` is read (the rest is
+    left empty): the server refuses it naming both versions."""
+
     version: int
+    nonce: bytes
+    #: the server's address as the client dialled it (``_auth.dialled_address``)
+    address: str
     proof: bytes | None
 
 
@@ -381,13 +396,7 @@ def decode_client_message(data: Any, limits: Limits) -> Hello | Batch:
     message = _decode_frame(data, limits.max_message_bytes)
     kind = message[0]
     if kind == "hello":
-        _expect_len(message, 3, "hello")
-        version, proof = message[1], message[2]
-        if not _is_int(version):
-            raise WireError("hello: the protocol version must be an integer")
-        if proof is not None and not isinstance(proof, bytes):
-            raise WireError("hello: the proof must be bytes or nil")
-        return Hello(version, proof)
+        return _decode_hello(message)
     if kind == "batch":
         _expect_len(message, 3, "batch")
         ops, free = message[1], message[2]
@@ -399,6 +408,23 @@ def decode_client_message(data: Any, limits: Limits) -> Hello | Batch:
             batch.payload_args, batch.payload_bytes = slot
         return batch
     raise WireError(f"unknown message kind {kind!r}: a client sends 'hello' or 'batch'")
+
+
+def _decode_hello(message: list[Any]) -> Hello:
+    if len(message) < 2 or not _is_int(message[1]):
+        raise WireError("hello: the protocol version must be an integer")
+    version = message[1]
+    if version != PROTOCOL_VERSION:  # another version's hello reads differently: only refuse it
+        return Hello(version, b"", "", None)
+    _expect_len(message, 5, "hello")
+    nonce, address, proof = message[2:]
+    if not isinstance(nonce, bytes) or len(nonce) != NONCE_BYTES:
+        raise WireError(f"hello: the client nonce must be {NONCE_BYTES} bytes")
+    if not isinstance(address, str) or not 0 < len(address) <= MAX_ADDRESS_CHARS:
+        raise WireError(f"hello: the address must be a string of 1 to {MAX_ADDRESS_CHARS} characters")
+    if proof is not None and (not isinstance(proof, bytes) or len(proof) != PROOF_BYTES):
+        raise WireError(f"hello: the proof must be {PROOF_BYTES} bytes or nil")
+    return Hello(version, nonce, address, proof)
 
 
 def _decode_op(raw: Any, payload: list[Any]) -> Op:
@@ -552,7 +578,7 @@ def decode_server_message(data: Any) -> list[Any]:
     """
     message = _decode_frame(data, 2**31 - 1)
     kind = message[0]
-    sizes = {"challenge": 3, "welcome": 3, "error": 5, "meta": 3, "data": 5, "stats": 3}
+    sizes = {"challenge": 3, "welcome": 4, "error": 5, "meta": 3, "data": 5, "stats": 3}
     if kind not in sizes:
         raise WireError(f"unknown message kind {kind!r} from the server")
     _expect_len(message, sizes[kind], kind)
@@ -571,8 +597,14 @@ def decode_server_message(data: Any) -> list[Any]:
         message[2], message[3] = dtype, shape
     elif kind == "error" and not all(isinstance(v, str) for v in message[2:]):
         raise WireError("error: op, kind and message must be strings")
-    elif kind in ("welcome", "stats") and not isinstance(message[2], dict):
+    elif kind == "stats" and not isinstance(message[2], dict):
         raise WireError(f"{kind}: expected a map")
+    elif kind == "welcome" and not (
+        _is_int(message[1])
+        and (message[2] is None or isinstance(message[2], bytes))
+        and isinstance(message[3], dict)
+    ):
+        raise WireError('welcome: expected ["welcome", version, proof or nil, info]')
     elif kind == "challenge" and not (_is_int(message[1]) and isinstance(message[2], bytes)):
         raise WireError('challenge: expected ["challenge", version, nonce]')
     return message
