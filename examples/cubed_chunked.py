@@ -2,9 +2,11 @@
 bound on each task's memory, on the ruda backend you name; its executors spread the chunks over
 threads, processes or a cluster (Dask, Ray, ...).
 
-    python3 examples/cubed_chunked.py               # on ruda.host
-    python3 examples/cubed_chunked.py ruda_wgpu     # every chunk computed on the GPU (minutes on a
-                                                    # CPU Vulkan driver such as lavapipe)
+    python3 examples/cubed_chunked.py                   # on ruda.host
+    python3 examples/cubed_chunked.py ruda_torch.cubed  # every chunk a torch tensor (ruda_torch with
+                                                        # the NumPy dtypes Cubed needs)
+    python3 examples/cubed_chunked.py ruda_wgpu         # every chunk computed on the GPU (minutes on
+                                                        # a CPU Vulkan driver such as lavapipe)
 """
 
 from __future__ import annotations
