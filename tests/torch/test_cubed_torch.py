@@ -30,6 +30,13 @@ import ruda_torch  # noqa: E402
 import ruda_torch.cubed as ns  # noqa: E402
 import torch  # noqa: E402
 
+if ruda_torch.__array_namespace_info__().default_device().type != "cpu":
+    pytest.skip(
+        "ruda_torch.cubed runs on torch:cpu (Cubed hands each chunk to Zarr with np.asarray): "
+        "unset RUDA_TORCH_DEVICE",
+        allow_module_level=True,
+    )
+
 
 def numpy_dtype(dtype: torch.dtype) -> np.dtype[Any]:
     """NumPy's dtype of the same name (independent of the module's own table)."""
