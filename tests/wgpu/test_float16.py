@@ -103,11 +103,13 @@ def test_promotion(xp):
     assert xp.result_type(xp.float16, xp.float32) == xp.float32
     assert xp.can_cast(xp.float16, xp.float32) and not xp.can_cast(xp.float32, xp.float16)
     _exact(xp.asarray(h) * 2, h * np.float16(2))  # Python scalars take the array's dtype
-    for other in (xp.int8, xp.uint8, xp.int32, xp.bool):
-        with pytest.raises(TypeError, match="promote"):
-            xp.asarray(h) + xp.asarray(np.ones(8), dtype=other)
+    for other in (xp.int8, xp.uint8, xp.int32):  # integers take the floating dtype, as in PyTorch
+        mixed = xp.asarray(h) + xp.asarray(np.full(8, 3), dtype=other)
+        assert mixed.dtype == xp.float16
+        _exact(mixed, h + np.float16(3))
     with pytest.raises(TypeError, match="promote"):
-        xp.result_type(xp.float16, xp.int16)
+        xp.asarray(h) + xp.asarray(np.ones(8), dtype=xp.bool)
+    assert xp.result_type(xp.float16, xp.int16) == xp.float16
 
 
 def test_astype_both_ways(xp):
