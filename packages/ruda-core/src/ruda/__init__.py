@@ -24,6 +24,7 @@ from ruda._registry import (
     installed,
     namespace,
 )
+from ruda._registry import plugin as backend_plugin
 from ruda._tensordata import TensorData, to_numpy
 from ruda._transfer import device_of, to_device
 
@@ -38,6 +39,7 @@ __all__ = [
     "BackendUnavailableError",
     "Device",
     "TensorData",
+    "backend_plugin",
     "backends",
     "device_of",
     "installed",

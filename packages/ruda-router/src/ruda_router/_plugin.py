@@ -17,7 +17,6 @@ import functools
 from typing import Any
 
 import ruda
-from ruda._registry import plugin
 from ruda.plugin import Availability, Backend
 
 _NOTE = (
@@ -38,7 +37,7 @@ class RouterBackend(Backend):
     def probe(self) -> Availability:
         # Never through ruda.backends(): it probes every backend, this one included.
         xp = default_router()
-        plugins = [plugin(name) for name, _ in _positions()]
+        plugins = [ruda.backend_plugin(name) for name, _ in _positions()]
         devices = [
             plugins[d.index].device_of_native(d.device) for d in xp.__array_namespace_info__().devices()
         ]
