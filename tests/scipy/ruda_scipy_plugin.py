@@ -1,0 +1,116 @@
+"""A pytest plugin that runs SciPy's own array-API tests on ruda namespaces.
+
+SciPy's conftest.py parametrizes its ``xp`` fixture with the libraries it knows (numpy,
+array_api_strict, torch, cupy, jax.numpy, dask.array), fixed when the conftest is imported. This
+plugin leaves SciPy's files alone: just before a test's parameters are generated it replaces the
+params of SciPy's ``xp`` fixture with the ruda namespaces asked for, so every test that uses
+``xp`` (SciPy marks them ``array_api_backends``) runs on ruda instead.
+
+Usage (SCIPY_ARRAY_API=1 must be set before SciPy is imported)::
+
+    SCIPY_ARRAY_API=1 python -m pytest --pyargs scipy.special -p tests.scipy.ruda_scipy_plugin \
+        --ruda-backend host -m array_api_backends
+
+SciPy's skip/xfail markers name backends; ruda is none of them, so the plugin applies two kinds
+itself: ``np_only=True`` (SciPy declares the test NumPy-only) and, unless --ruda-not-strict,
+markers naming ``array_api_strict``, SciPy's stand-in for "a conforming namespace it has no special
+code for", which is what a ruda namespace is to SciPy.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+
+from tests.scipy import ruda_namespaces
+
+_STATE: dict[str, Any] = {"params": None, "remote": None}
+
+
+class _Named:
+    """A namespace with a ``__name__``: SciPy's fixture reads ``request.param.__name__`` to match its
+    markers, and a Router is an object, not a module. Everything else goes to the namespace."""
+
+    def __init__(self, namespace: Any, name: str) -> None:
+        self._namespace = namespace
+        self.__name__ = name
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self._namespace, attr)
+
+    def __repr__(self) -> str:
+        return repr(self._namespace)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("ruda", "ruda namespaces in SciPy's xp fixture")
+    group.addoption(
+        "--ruda-backend",
+        action="append",
+        default=[],
+        help=f"a ruda namespace for SciPy's xp fixture ({', '.join(ruda_namespaces.NAMES)}); repeatable; "
+        "default: $RUDA_SCIPY_BACKENDS (comma-separated) or host",
+    )
+    group.addoption(
+        "--ruda-not-strict",
+        action="store_true",
+        help="do not apply SciPy's array_api_strict skip/xfail markers to ruda namespaces",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    names = config.getoption("--ruda-backend") or os.environ.get("RUDA_SCIPY_BACKENDS", "host").split(",")
+    params = []
+    for name in names:
+        if name == "remote":
+            _STATE["remote"] = ruda_namespaces.RemoteSession()
+        namespace = ruda_namespaces.build(name)
+        if not hasattr(namespace, "__name__"):
+            namespace = _Named(namespace, f"ruda_{name}")
+        params.append(pytest.param(namespace, id=f"ruda-{name}", marks=pytest.mark.array_api_backends))
+    _STATE["params"] = tuple(params)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _STATE["remote"] is not None:
+        _STATE["remote"].close()
+        _STATE["remote"] = None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Give SciPy's ``xp`` fixture our params before pytest's fixture manager parametrizes it."""
+    for fixturedef in metafunc._arg2fixturedefs.get("xp", ()):
+        is_scipys = getattr(fixturedef.func, "__module__", "").startswith("scipy")
+        if is_scipys and fixturedef.params is not None:
+            fixturedef.params = list(_STATE["params"])
+            fixturedef.ids = None
+
+
+def _is_ruda(param: Any) -> bool:
+    return any(param is p.values[0] for p in _STATE["params"] or ())
+
+
+def _reason(item: pytest.Item, kind: str, strict: bool) -> str | None:
+    """The reason of the first ``{kind}_xp_backends`` marker of ``item`` that covers a ruda namespace."""
+    for marker in item.iter_markers(f"{kind}_xp_backends"):
+        if marker.kwargs.get("np_only"):
+            return "SciPy: np_only: " + (marker.kwargs.get("reason") or "do not run with non-NumPy backends")
+        if strict and marker.args == ("array_api_strict",):
+            return "SciPy: array_api_strict: " + (marker.kwargs.get("reason") or "")
+    return None
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    callspec = getattr(item, "callspec", None)
+    if callspec is None or not _is_ruda(callspec.params.get("xp")):
+        return
+    strict = not item.config.getoption("--ruda-not-strict")
+    reason = _reason(item, "skip", strict)
+    if reason is not None:
+        pytest.skip(reason)
+    reason = _reason(item, "xfail", strict)
+    if reason is not None:
+        item.add_marker(pytest.mark.xfail(reason=reason, strict=False))
