@@ -78,6 +78,9 @@ def test_creation_uses_the_server_defaults(xp):
     assert info.default_dtypes()["real floating"] == xp.float64
     assert_matches_numpy(xp.zeros((2, 3)), np.zeros((2, 3)))
     assert_matches_numpy(xp.full((2,), 7), np.full((2,), 7))
+    assert_matches_numpy(xp.zeros((np.int64(2), np.int32(1))), np.zeros((2, 1)))  # NumPy ints
+    with pytest.raises(ValueError, match="non-negative integers"):
+        xp.ones((True, 2))
     assert_matches_numpy(xp.eye(3, 4, k=1), np.eye(3, 4, k=1))
     assert_matches_numpy(xp.arange(0, 5, 2), np.arange(0, 5, 2))
     assert_matches_numpy(xp.asarray([[1, 2], [3, 4]]), np.array([[1, 2], [3, 4]]))

@@ -494,6 +494,9 @@ def test_numpy_scalars_are_taken_wherever_python_scalars_are() -> None:
     np.testing.assert_array_equal(np.asarray(x + np.int64(2)), [3.0, 4.0, 5.0])
     np.testing.assert_array_equal(np.asarray(XP.multiply(np.float32(2), x)), [2.0, 4.0, 6.0])
     np.testing.assert_array_equal(np.asarray(_on(TDEV, [1, 2]) * np.int16(3)), [3, 6])
+    # data to import keeps its NumPy dtype, as NumPy's asarray keeps it
+    assert XP.asarray(np.float32(1.5)).dtype == XP.float32
+    assert XP.asarray(np.int16(3), device=TDEV).dtype == XP.int16
 
 
 def test_numpy_conversion_is_the_holding_backends_own() -> None:

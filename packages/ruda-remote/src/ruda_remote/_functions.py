@@ -144,10 +144,16 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
 def _creation(name: str, shape: Any, dtype: Any, device: Any, kind: str, **kwargs: Any) -> Array:
     target = _device(device)
     dtype = _default_dtype(target, kind) if dtype is None else np.dtype(dtype)
-    dims = (shape,) if isinstance(shape, int) else tuple(shape)
-    if not all(isinstance(n, int) and n >= 0 for n in dims):
-        raise ValueError(f"invalid shape {shape!r}: expected non-negative integers")
+    dims = _dims(shape)
     return _dispatch.call(name, (dims,), {"dtype": dtype, **kwargs}, device=target)
+
+
+def _dims(shape: Any) -> tuple[int, ...]:
+    """A shape as Python ints: NumPy integers (SciPy builds shapes from them) count as integers."""
+    items = (shape,) if np.ndim(shape) == 0 else tuple(shape)
+    if all(isinstance(n, int | np.integer) and not isinstance(n, bool) and n >= 0 for n in items):
+        return tuple(int(n) for n in items)
+    raise ValueError(f"invalid shape {shape!r}: expected non-negative integers")
 
 
 def zeros(shape: Any, *, dtype: Any = None, device: Any = None) -> Array:

@@ -325,7 +325,9 @@ class Router:
         if isinstance(obj, (int, float, complex)):
             return obj
         if isinstance(obj, np.generic) and obj.dtype.kind in "biufc":
-            return obj.item()  # a NumPy scalar is the Python scalar the standard's rules are for
+            # an operand: the Python scalar the standard's rules are for; data to import
+            # (asarray, from_dlpack) keeps its dtype, as NumPy's asarray keeps it
+            return obj if foreign_ok else obj.item()
         if not foreign_ok and self._is_array_like(obj):
             raise TypeError(self._foreign_message(name, obj))
         return obj
