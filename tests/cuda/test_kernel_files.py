@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import shutil
+import importlib.util
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -37,26 +37,33 @@ N = 10_000
 
 
 def _nvcc() -> str | None:
-    found = shutil.which("nvcc")
-    if found:
-        return found
-    for folder in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
-        candidate = Path(folder or "/nonexistent") / "bin" / "nvcc"
-        if candidate.is_file():
-            return str(candidate)
-    return None
+    """The example's search for nvcc (PATH, $CUDA_HOME, $CUDA_PATH, /usr/local/cuda)."""
+    path = Path(__file__).resolve().parents[2] / "examples" / "cuda_load_files.py"
+    spec = importlib.util.spec_from_file_location("cuda_load_files", path)
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    found: str | None = example.find_nvcc()
+    return found
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def context() -> Iterator[Context]:
+    """GPU 0's primary context, held for the module (released when its Context is collected)."""
+    init()
+    ctx = Context.primary(Device.get(0))
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture(scope="module")
+def built(context: Context, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """kernels.ptx, kernels.cubin and kernels.fatbin for GPU 0, built by nvcc."""
     nvcc = _nvcc()
     if nvcc is None:
         pytest.skip(
             "nvcc not found on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin: install the CUDA toolkit"
         )
-    init()
-    Context.primary(Device.get(0))
     major, minor = Device.get(0).compute_capability()
     folder = tmp_path_factory.mktemp("kernels")
     source = folder / "kernels.cu"
