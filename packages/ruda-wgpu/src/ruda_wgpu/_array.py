@@ -52,13 +52,14 @@ class Array(Operators):
     @classmethod
     def _new(
         cls,
-        storage: Storage,
+        storage: Storage | None,
         shape: tuple[int, ...],
         dtype: np.dtype[Any],
         device: GpuDevice,
         strides: tuple[int, ...] | None = None,
         offset: int = 0,
     ) -> Array:
+        """An array over ``storage`` (None only for :meth:`_pending`, which sets its node)."""
         self = object.__new__(cls)
         self._store = storage
         self._node = None
@@ -72,14 +73,8 @@ class Array(Operators):
     @classmethod
     def _pending(cls, node: Node) -> Array:
         """An array whose data is the result of a pending elementwise operation (see _fusion)."""
-        self = object.__new__(cls)
-        self._store = None
+        self = cls._new(None, node.shape, node.dtype, node.device)
         self._node = node
-        self._shape = node.shape
-        self._strides = c_strides(node.shape)
-        self._offset = 0
-        self._dtype = node.dtype
-        self._device = node.device
         return self
 
     @property

@@ -195,27 +195,36 @@ def _result(node: Node) -> Operand:
 def _launch(root: Node) -> None:
     """Run the pending graph under ``root`` as one kernel and keep the result in ``root``."""
     order, structure, leaves = _graph(root)
-
-    def code() -> tuple[str, str, str]:
-        return _code(order, structure, [leaf.dtype for leaf in leaves])
-
     out = Storage(root.device, max(math.prod(root.shape) * storage_itemsize(root.dtype), 4))
+    _run_graph(order, structure, leaves, leaves, Operand(out, 0, c_strides(root.shape), root.dtype))
+    root.storage, root.args = out, ()
+    out.readers, root.readers = root.readers, None
+
+
+def _run_graph(
+    order: list[Node],
+    structure: list[tuple[Any, ...]],
+    leaves: list[Operand | Scalar],
+    operands: Sequence[Operand | Scalar | OutputRead],
+    out: Operand,
+) -> None:
+    """Launch the fused kernel of a graph (see :func:`_graph`) writing ``out``, reading
+    ``operands`` (the leaves, or stand-ins for them); a failure names the graph's operations."""
+    root = order[-1]
     try:
         launch_elementwise(
             root.device,
             ("fused", *structure),
             "",
             "",
-            Operand(out, 0, c_strides(root.shape), root.dtype),
-            leaves,
+            out,
+            operands,
             root.shape,
-            code=code,
+            code=lambda: _code(order, structure, [leaf.dtype for leaf in leaves]),
         )
     except Exception as err:
         err.add_note(f"raised running the deferred elementwise operations {[n.what for n in order]}")
         raise
-    root.storage, root.args = out, ()
-    out.readers, root.readers = root.readers, None
 
 
 def write_into(value: Array, target: Array) -> bool:
@@ -249,13 +258,7 @@ def write_into(value: Array, target: Array) -> bool:
             operands.append(OutputRead(leaf.dtype))  # read through the output's own binding
         else:
             operands.append(leaf)
-
-    def code() -> tuple[str, str, str]:
-        return _code(order, structure, [leaf.dtype for leaf in leaves])
-
-    launch_elementwise(
-        node.device, ("fused", *structure), "", "", target._operand(), operands, target._shape, code=code
-    )
+    _run_graph(order, structure, leaves, operands, target._operand())
     node.args = ()
     return True
 

@@ -366,6 +366,7 @@ def launch_elementwise(
     pipe, shp, sts, layout, itemsizes, chunk = plan
     scalar_pad = [0] * len(shp)
     operand_pad = [0] * (SLOT - 1)
+    unused = [0] * (SLOT + len(shp))  # an OutputRead's words: it reads through the output's index
     for start in range(0, n, chunk):
         count = min(chunk, n - start)
         params = [count, start, *shp]
@@ -376,9 +377,7 @@ def launch_elementwise(
                 params += scalar_pad
                 continue
             if isinstance(op, OutputRead):
-                params += operand_pad
-                params.append(0)
-                params += scalar_pad
+                params += unused
                 continue
             assert st is not None
             lo, hi = (
@@ -541,7 +540,7 @@ def launch_reduce(
     dispatched in windows of whole workgroups.
     """
     if isinstance(src, Operand):
-        src = Fused([src], src.dtype, None, lambda: ("x0", "", ""))
+        src = _read(src)
     cur_k, cur_load = k, load
     while True:
         arrays = [leaf for leaf in src.leaves if isinstance(leaf, Operand)]
@@ -573,7 +572,8 @@ def launch_reduce(
                 if isinstance(leaf, Scalar):
                     params += leaf.words()
                     continue
-                lo, hi = leaf.offset + rel_lo, max(leaf.offset + rel_hi, leaf.offset + rel_lo + 1)
+                lo = leaf.offset + rel_lo
+                hi = max(leaf.offset + rel_hi, lo + 1)
                 binding, skip = window(dev, leaf.storage, lo, hi, storage_itemsize(leaf.dtype), "a reduction")
                 params += [(leaf.offset - (lo - skip)) & 0xFFFFFFFF] + [0] * (SLOT - 1)
                 buffers.append(binding)
@@ -581,8 +581,13 @@ def launch_reduce(
             w0 += n_w
         if g == 1:
             return out
-        src = Fused([Operand(out, 0, (), acc)], acc, None, lambda: ("x0", "", ""))
+        src = _read(Operand(out, 0, (), acc))
         cur_k, cur_load = g, "v"
+
+
+def _read(operand: Operand) -> Fused:
+    """An operand's own values, as :class:`Fused` values that compute nothing."""
+    return Fused([operand], operand.dtype, None, lambda: ("x0", "", ""))
 
 
 # -- matmul ------------------------------------------------------------------------------------

@@ -64,7 +64,6 @@ def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, 
         src = Operand(view._storage, view._offset, (), view.dtype)
     else:
         src = fused
-    value_dtype = x.dtype
     t = wgsl_type(acc)
     nan = lib("isnan", t)
     combine = {
@@ -77,7 +76,7 @@ def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, 
     }[kind]
     identities = {"sum": ZERO, "prod": ONE, "min": _MAX, "max": _MIN, "all": {t: "1u"}, "any": {t: "0u"}}
     identity = identities[kind][t]
-    load = convert("v", value_dtype, acc)
+    load = convert("v", x.dtype, acc)
     storage = launch_reduce(
         x.device,
         kind,
