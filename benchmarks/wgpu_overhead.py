@@ -264,23 +264,24 @@ def bench_matmul(hand: HandWritten, n: int, reps: int, trials: int) -> dict[str,
     return compare({"ours": ours, "hand": handwritten, "numpy": numpy}, reps, trials)
 
 
-#: the chain, as ruda_wgpu code and as one WGSL expression per step ({t}: the previous step's value)
+#: the chain, as namespace code and as one WGSL expression per step ({t}: the previous step's value)
 CHAIN = [
-    (lambda t, x, y: x * y, "a[i] * b[i]"),
-    (lambda t, x, y: t + x, "{t} + a[i]"),
-    (lambda t, x, y: t * 0.5, "{t} * 0.5"),
-    (lambda t, x, y: np.sin(t) if isinstance(t, np.ndarray) else xp.sin(t), "sin({t})"),
-    (lambda t, x, y: t - y, "{t} - b[i]"),
-    (lambda t, x, y: t * t, "{t} * {t}"),
-    (lambda t, x, y: t + 1.0, "{t} + 1.0"),
-    (lambda t, x, y: np.sqrt(t) if isinstance(t, np.ndarray) else xp.sqrt(t), "sqrt({t})"),
+    (lambda ns, t, x, y: x * y, "a[i] * b[i]"),
+    (lambda ns, t, x, y: t + x, "{t} + a[i]"),
+    (lambda ns, t, x, y: t * 0.5, "{t} * 0.5"),
+    (lambda ns, t, x, y: ns.sin(t), "sin({t})"),
+    (lambda ns, t, x, y: t - y, "{t} - b[i]"),
+    (lambda ns, t, x, y: t * t, "{t} * {t}"),
+    (lambda ns, t, x, y: t + 1.0, "{t} + 1.0"),
+    (lambda ns, t, x, y: ns.sqrt(t), "sqrt({t})"),
 ]
 
 
-def chain(x: Any, y: Any) -> Any:
+def chain(ns: Any, x: Any, y: Any) -> Any:
+    """The chain on ``x`` and ``y`` with namespace ``ns`` (ruda_wgpu or NumPy)."""
     t = None
     for step, _ in CHAIN:
-        t = step(t, x, y)
+        t = step(ns, t, x, y)
     return t
 
 
@@ -291,11 +292,11 @@ def bench_chain(hand: HandWritten, n: int, reps: int, trials: int) -> dict[str, 
     a, b = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
     x, y = xp.asarray(a), xp.asarray(b)
     before = xp.memory_stats()["dispatches"]
-    np.testing.assert_allclose(np.asarray(chain(x, y)), chain(a, b), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(chain(xp, x, y)), chain(np, a, b), rtol=1e-5, atol=1e-6)
     kernels = xp.memory_stats()["dispatches"] - before
 
     def ours() -> None:
-        results = [chain(x, y) for _ in range(reps)]
+        results = [chain(xp, x, y) for _ in range(reps)]
         xp.synchronize()
         del results
 
@@ -317,7 +318,7 @@ def bench_chain(hand: HandWritten, n: int, reps: int, trials: int) -> dict[str, 
 
     def numpy() -> None:
         for _ in range(reps):
-            chain(a, b)
+            chain(np, a, b)
 
     out = compare({"ours": ours, "hand": handwritten, "numpy": numpy, "unfused": unfused}, reps, trials)
     out["kernels"] = kernels

@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 
 from _gpu_bench import save
+from ruda_wgpu._shader_cache import DRIVER_CACHES
 
 SCRIPT = """
 import time
@@ -61,11 +62,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3, help="runs of each kind; the fastest counts")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="ruda-startup-"))
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("MESA_SHADER_CACHE_DIR", "__GL_SHADER_DISK_CACHE_PATH")
-    }
+    env = {k: v for k, v in os.environ.items() if k not in DRIVER_CACHES}
     env["RUDA_CACHE_DIR"] = str(folder)
     try:
         run_script(env)  # adapter verdicts, and a first compile
