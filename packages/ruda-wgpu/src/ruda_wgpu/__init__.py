@@ -18,6 +18,7 @@ from __future__ import annotations
 import math as _math
 import sys as _sys
 
+import numpy as _np
 from ruda import _nan
 
 from ruda_wgpu import _dtypes
@@ -155,11 +156,12 @@ from . import fft, linalg
 
 __array_api_version__ = "2025.12"
 
-bool = _dtypes.bool_
-int8, int16, int32, int64 = _dtypes.int8, _dtypes.int16, _dtypes.int32, _dtypes.int64
-uint8, uint16, uint32, uint64 = _dtypes.uint8, _dtypes.uint16, _dtypes.uint32, _dtypes.uint64
-float16, float32, float64 = _dtypes.float16, _dtypes.float32, _dtypes.float64
-complex64, complex128 = _dtypes.complex64, _dtypes.complex128
+# NumPy's scalar types, as NumPy's own namespace names them; arrays carry the matching dtype objects
+bool = _np.bool_
+int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
+uint8, uint16, uint32, uint64 = _np.uint8, _np.uint16, _np.uint32, _np.uint64
+float16, float32, float64 = _np.float16, _np.float32, _np.float64
+complex64, complex128 = _np.complex64, _np.complex128
 
 e, pi, inf, nan = _math.e, _math.pi, _math.inf, _math.nan
 newaxis = None

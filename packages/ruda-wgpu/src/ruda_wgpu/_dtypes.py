@@ -101,18 +101,31 @@ _SIGNED = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
 _UNSIGNED = {"uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64}
 
 
+#: NumPy's scalar type -> dtype object: the namespace's dtype names are the scalar types, as in
+#: NumPy (``ruda_wgpu.float32 is numpy.float32``), while arrays carry dtype objects
+#: (``x.dtype == ruda_wgpu.float32``). Both are accepted wherever a dtype is.
+_OF_TYPE: dict[type, np.dtype[Any]] = {np.dtype(n).type: np.dtype(n) for n in ALL_NAMES}
+
+
 def is_dtype(x: Any) -> bool:
-    """Whether ``x`` is one of this namespace's dtype objects."""
-    return isinstance(x, np.dtype) and x in NAME
+    """Whether ``x`` is one of this namespace's dtypes (a dtype object or a NumPy scalar type)."""
+    return (isinstance(x, np.dtype) and x in NAME) or (isinstance(x, type) and x in _OF_TYPE)
 
 
 def check_dtype(dtype: Any) -> np.dtype[Any]:
     """Return ``dtype`` as a dtype object, or raise a TypeError that names what was given."""
-    if is_dtype(dtype):
-        return dtype  # type: ignore[no-any-return]
+    if isinstance(dtype, np.dtype) and dtype in NAME:
+        return dtype
+    if isinstance(dtype, type) and dtype in _OF_TYPE:
+        return _OF_TYPE[dtype]
     raise TypeError(
         f"{dtype!r} is not a dtype of ruda_wgpu: use one of ruda_wgpu.{', ruda_wgpu.'.join(ALL_NAMES)}"
     )
+
+
+def dtype_of(x: Any) -> np.dtype[Any]:
+    """The dtype of ``x``, a dtype or an array (scalar types have a ``dtype`` attribute too)."""
+    return check_dtype(x) if is_dtype(x) else check_dtype(getattr(x, "dtype", x))
 
 
 def kind_of(dt: np.dtype[Any]) -> str:
@@ -186,7 +199,7 @@ def result_type(*items: Any) -> np.dtype[Any]:
     scalars = []
     for it in items:
         if is_dtype(it):
-            dtypes.append(it)
+            dtypes.append(check_dtype(it))
         elif hasattr(it, "dtype") and is_dtype(it.dtype):
             dtypes.append(it.dtype)
         elif isinstance(it, bool | int | float | complex):
@@ -221,7 +234,7 @@ def check_scalar_kind(value: Any, dtype: np.dtype[Any]) -> None:
 def can_cast(from_: Any, to: Any) -> bool:
     """Whether ``from_`` (a dtype or array) casts to ``to`` by the promotion rules, or, across kinds,
     without losing its kind's values as NumPy's "safe" casting says (bool and integers to floats)."""
-    src = from_.dtype if hasattr(from_, "dtype") else check_dtype(from_)
+    src = dtype_of(from_)
     to = check_dtype(to)
     if src == to:
         return True
@@ -256,7 +269,7 @@ class iinfo_object:  # noqa: N801  (the spec's name)
 
 def finfo(type: Any) -> finfo_object:
     """Limits of a floating dtype (or of an array's dtype)."""
-    dt = type.dtype if hasattr(type, "dtype") else check_dtype(type)
+    dt = dtype_of(type)
     if kind_of(dt) not in "fc":
         raise TypeError(f"finfo needs a floating dtype, not {dt.name}; use iinfo for integers")
     return finfo_object(dt)
@@ -264,7 +277,7 @@ def finfo(type: Any) -> finfo_object:
 
 def iinfo(type: Any) -> iinfo_object:
     """Limits of an integer dtype (or of an array's dtype)."""
-    dt = type.dtype if hasattr(type, "dtype") else check_dtype(type)
+    dt = dtype_of(type)
     if kind_of(dt) not in "iu":
         raise TypeError(f"iinfo needs an integer dtype, not {dt.name}; use finfo for floats")
     return iinfo_object(dt)
