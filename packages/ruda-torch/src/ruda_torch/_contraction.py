@@ -52,7 +52,8 @@ def tensordot(x1: Tensor, x2: Tensor, /, *, axes: int | tuple[Sequence[int], Seq
     axes named by a pair of sequences)."""
     x1, x2 = _compat._fix_promotion(x1, x2, only_scalar=False)
     if not _needs_integer_path(x1):
-        return torch.tensordot(x1, x2, dims=axes)  # type: ignore[arg-type]
+        out: Tensor = torch.tensordot(x1, x2, dims=axes)  # torch/functional.py returns no annotation
+        return out
     if isinstance(axes, int):
         if axes < 0:
             raise ValueError(f"tensordot: axes must be non-negative, not {axes}")
@@ -77,7 +78,8 @@ def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
     """Dot product of vectors along ``axis`` (conjugating ``x1``), broadcasting the other axes."""
     x1, x2 = _compat._fix_promotion(x1, x2, only_scalar=False)
     if not _needs_integer_path(x1):
-        return _compat_linalg.vecdot(x1, x2, axis=axis)
+        product: Tensor = _compat_linalg.vecdot(x1, x2, axis=axis)  # array-api-compat is untyped
+        return product
     if x1.shape[axis] != x2.shape[axis]:
         raise ValueError("vecdot: x1 and x2 must have the same size along the given axis")
     return (x1 * x2).sum(axis, dtype=x1.dtype)

@@ -12,6 +12,7 @@ from typing import Any
 
 import torch
 from array_api_compat.torch import _aliases as _compat
+from torch.utils.dlpack import from_dlpack as _torch_from_dlpack  # torch.from_dlpack, as exported
 
 from ruda_torch._devices import resolve
 
@@ -23,9 +24,11 @@ def asarray(
 ) -> Tensor:
     """Convert ``obj`` (tensor, nested sequence, scalar, buffer, DLPack object) to a tensor."""
     if isinstance(obj, Tensor):
-        return _compat.asarray(
+        # array-api-compat's functions are untyped (mypy skips it): each result is named as a Tensor
+        same: Tensor = _compat.asarray(
             obj, dtype=dtype, device=resolve(device) if device is not None else None, copy=copy
         )
+        return same
     if copy is False and not _exposes_memory(obj):
         raise ValueError(
             f"asarray(copy=False) needs an object that shares its memory, and a "
@@ -98,18 +101,19 @@ def full(
     return torch.full(shape, fill_value, dtype=dtype, device=resolve(device))
 
 
-def _like(fn: Any) -> Any:
-    def like(x: Tensor, /, *, dtype: torch.dtype | None = None, device: Any = None) -> Tensor:
-        return fn(x, dtype=dtype, device=resolve(device) if device is not None else None)
-
-    like.__name__ = fn.__name__
-    like.__doc__ = f"``{fn.__name__}`` with the spec's keywords; same device as ``x`` unless told."
-    return like
+def empty_like(x: Tensor, /, *, dtype: torch.dtype | None = None, device: Any = None) -> Tensor:
+    """``empty_like`` with the spec's keywords; same device as ``x`` unless told."""
+    return torch.empty_like(x, dtype=dtype, device=resolve(device) if device is not None else None)
 
 
-empty_like = _like(torch.empty_like)
-zeros_like = _like(torch.zeros_like)
-ones_like = _like(torch.ones_like)
+def zeros_like(x: Tensor, /, *, dtype: torch.dtype | None = None, device: Any = None) -> Tensor:
+    """``zeros_like`` with the spec's keywords; same device as ``x`` unless told."""
+    return torch.zeros_like(x, dtype=dtype, device=resolve(device) if device is not None else None)
+
+
+def ones_like(x: Tensor, /, *, dtype: torch.dtype | None = None, device: Any = None) -> Tensor:
+    """``ones_like`` with the spec's keywords; same device as ``x`` unless told."""
+    return torch.ones_like(x, dtype=dtype, device=resolve(device) if device is not None else None)
 
 
 def full_like(
@@ -129,7 +133,8 @@ def eye(
     device: Any = None,
 ) -> Tensor:
     """Ones on the ``k``-th diagonal, zeros elsewhere."""
-    return _compat.eye(n_rows, n_cols, k=k, dtype=dtype, device=resolve(device))
+    out: Tensor = _compat.eye(n_rows, n_cols, k=k, dtype=dtype, device=resolve(device))
+    return out
 
 
 def linspace(
@@ -145,7 +150,8 @@ def linspace(
     """``num`` evenly spaced values from ``start`` to ``stop``."""
     if dtype is None and (isinstance(start, complex) or isinstance(stop, complex)):
         dtype = torch.complex128 if torch.get_default_dtype() == torch.float64 else torch.complex64
-    return _compat.linspace(start, stop, num, dtype=dtype, device=resolve(device), endpoint=endpoint)
+    out: Tensor = _compat.linspace(start, stop, num, dtype=dtype, device=resolve(device), endpoint=endpoint)
+    return out
 
 
 def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Tensor:
@@ -153,11 +159,11 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> T
     is on ``device`` (or no device is asked for), a copy only when ``device`` differs or
     ``copy=True``."""
     if device is None:
-        return torch.from_dlpack(x) if copy is None else torch.from_dlpack(x, copy=copy)
+        return _torch_from_dlpack(x) if copy is None else _torch_from_dlpack(x, copy=copy)
     target = resolve(device)
     if copy is None and _dlpack_device(x) == target:
-        return torch.from_dlpack(x)  # the plain protocol call: zero-copy with every producer
-    return torch.from_dlpack(x, device=target, copy=copy)
+        return _torch_from_dlpack(x)  # the plain protocol call: zero-copy with every producer
+    return _torch_from_dlpack(x, device=target, copy=copy)
 
 
 # DLPack device types (dlpack.h): kDLCPU = 1, kDLCUDA = 2

@@ -42,9 +42,9 @@ def _promotion_table() -> dict[tuple[torch.dtype, torch.dtype], torch.dtype]:
             for b in family[: i + 1]:
                 table[a, b] = table[b, a] = a
     for u_index, u in enumerate(UNSIGNED[:3]):  # uint8 -> int16, uint16 -> int32, uint32 -> int64
-        for i in SIGNED:
-            wide = max(SIGNED.index(i), u_index + 1)
-            table[u, i] = table[i, u] = SIGNED[wide]
+        for signed in SIGNED:
+            wide = max(SIGNED.index(signed), u_index + 1)
+            table[u, signed] = table[signed, u] = SIGNED[wide]
     for f, c in zip(REAL_FLOATING, COMPLEX_FLOATING, strict=True):
         for other_c in COMPLEX_FLOATING:
             table[f, other_c] = table[other_c, f] = max(c, other_c, key=COMPLEX_FLOATING.index)

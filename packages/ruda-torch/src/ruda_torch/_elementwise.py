@@ -49,7 +49,8 @@ def _all_finite(x: Tensor) -> bool:
 def sign(x: Tensor, /) -> Tensor:
     """-1, 0 or 1 by the sign of ``x``, NaN for NaN (torch gives 0); ``x / |x|`` for complex."""
     if x.is_complex():
-        return _compat.sign(x)
+        unit: Tensor = _compat.sign(x)  # array-api-compat is untyped
+        return unit
     out = torch.sign(x)
     if not x.is_floating_point() or (x.device.type == "cpu" and not math.isnan(float(torch.sum(x)))):
         return out

@@ -8,7 +8,8 @@ import torch
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     """The shape the spec's broadcasting rules give; ``ValueError`` when there is none."""
     try:
-        return tuple(torch.broadcast_shapes(*shapes))
+        # torch/functional.py has no annotations (it returns a torch.Size)
+        return tuple(torch.broadcast_shapes(*shapes))  # type: ignore[no-untyped-call]
     except RuntimeError as err:
         raise ValueError(f"shapes {', '.join(map(str, shapes))} do not broadcast: {err}") from None
 
@@ -17,7 +18,13 @@ def moveaxis(
     x: torch.Tensor, source: int | tuple[int, ...], destination: int | tuple[int, ...], /
 ) -> torch.Tensor:
     """``x`` with axes ``source`` moved to ``destination`` (torch's, with the spec's signature)."""
-    return torch.moveaxis(x, source, destination)
+    if isinstance(source, int) and isinstance(destination, int):
+        return torch.moveaxis(x, source, destination)
+    return torch.moveaxis(x, _as_tuple(source), _as_tuple(destination))
+
+
+def _as_tuple(axes: int | tuple[int, ...]) -> tuple[int, ...]:
+    return (axes,) if isinstance(axes, int) else axes
 
 
 def tile(x: torch.Tensor, repetitions: tuple[int, ...], /) -> torch.Tensor:

@@ -26,7 +26,9 @@ def _unique_sorted(flat: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         pairs = torch.view_as_real(flat)
         values, inverse, counts = torch.unique(pairs, return_inverse=True, return_counts=True, dim=0)
         return torch.view_as_complex(values.contiguous()), inverse, counts
-    return torch.unique(flat, return_inverse=True, return_counts=True)
+    # torch.unique is built by boolean_dispatch, which mypy sees as Any: name what it returns
+    values, inverse, counts = torch.unique(flat, return_inverse=True, return_counts=True)
+    return values, inverse, counts
 
 
 def _unique(x: Tensor) -> tuple[Tensor, Tensor, Tensor]:
@@ -75,15 +77,26 @@ def unique_values(x: Tensor, /) -> Tensor:
     if flat.is_complex():
         return _unique(x)[0]
     if not flat.is_floating_point():
-        return torch.unique(flat)
+        return _unique_plain(flat)
     nan = torch.isnan(flat)
     if not bool(nan.any()):
-        return torch.unique(flat)
-    return torch.cat([torch.unique(flat[~nan]), flat[nan]])
+        return _unique_plain(flat)
+    return torch.cat([_unique_plain(flat[~nan]), flat[nan]])
+
+
+def _unique_plain(flat: Tensor) -> Tensor:
+    """torch.unique's sorted values alone (typed: mypy sees torch.unique as Any)."""
+    values: Tensor = torch.unique(flat)
+    return values
 
 
 def isin(x1: Tensor | complex, x2: Tensor | complex, /, *, invert: bool = False) -> Tensor:
     """Whether each element of ``x1`` is in ``x2`` (of any shape and layout)."""
     if isinstance(x2, Tensor):
-        x2 = x2.reshape(-1)
-    return torch.isin(x1, x2, invert=invert)
+        return torch.isin(x1, x2.reshape(-1), invert=invert)
+    if isinstance(x1, Tensor):
+        return torch.isin(x1, x2, invert=invert)
+    raise TypeError(
+        f"isin needs an array for x1 or x2, not two Python scalars ({type(x1).__name__} and "
+        f"{type(x2).__name__}): pass one of them as an array"
+    )

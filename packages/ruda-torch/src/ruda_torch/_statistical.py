@@ -7,7 +7,7 @@ inf with a warning; the spec asks for NaN. ``axis=()`` reduces over no axis.
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Callable
 
 import torch
 
@@ -29,7 +29,11 @@ def _axes(axis: int | tuple[int, ...] | None, ndim: int) -> tuple[int, ...]:
 
 
 def _spread(
-    fn: Any, x: Tensor, axis: int | tuple[int, ...] | None, correction: float, keepdims: bool
+    fn: Callable[..., Tensor],
+    x: Tensor,
+    axis: int | tuple[int, ...] | None,
+    correction: float,
+    keepdims: bool,
 ) -> Tensor:
     axes = _axes(axis, x.ndim)
     count = math.prod(x.shape[a] for a in axes)

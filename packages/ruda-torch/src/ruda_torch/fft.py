@@ -32,11 +32,14 @@ def fftfreq(
     n: int, /, *, d: float = 1.0, dtype: torch.dtype | None = None, device: Any = None
 ) -> torch.Tensor:
     """Sample frequencies of an ``n``-point discrete Fourier transform."""
-    return torch.fft.fftfreq(n, d, dtype=dtype, device=resolve(device))
+    # torch.fft's functions are built by _add_docstr, which mypy sees as Any
+    out: torch.Tensor = torch.fft.fftfreq(n, d, dtype=dtype, device=resolve(device))
+    return out
 
 
 def rfftfreq(
     n: int, /, *, d: float = 1.0, dtype: torch.dtype | None = None, device: Any = None
 ) -> torch.Tensor:
     """Sample frequencies of an ``n``-point real discrete Fourier transform (non-negative half)."""
-    return torch.fft.rfftfreq(n, d, dtype=dtype, device=resolve(device))
+    out: torch.Tensor = torch.fft.rfftfreq(n, d, dtype=dtype, device=resolve(device))
+    return out

@@ -50,7 +50,7 @@ import torch
 from ruda.spec import finfo_object, iinfo_object
 
 import ruda_torch
-from ruda_torch import _namespace as _xp
+from ruda_torch import _namespace as _xp  # most of its functions are array-api-compat's, untyped
 from ruda_torch.cubed import fft, linalg
 from ruda_torch.cubed._dtypes import kind_to_torch, to_numpy, to_torch
 
@@ -143,7 +143,8 @@ def full_like(
     """ruda_torch's ``full_like``. ``shape`` (another shape than ``x``'s) is beyond the standard, as
     in NumPy: Cubed's ``map_overlap`` pads chunks with it."""
     if shape is None:
-        return _xp.full_like(x, fill_value, dtype=to_torch(dtype), device=device)
+        same_shape: Tensor = _xp.full_like(x, fill_value, dtype=to_torch(dtype), device=device)
+        return same_shape
     dtype = x.dtype if dtype is None else to_torch(dtype)
     return _xp.full(shape, fill_value, dtype=dtype, device=x.device if device is None else device)
 
@@ -226,14 +227,16 @@ def result_type(*arrays_and_dtypes: Any) -> np.dtype[Any]:
 def broadcast_to(x: Tensor | np.ndarray[Any, Any], /, shape: tuple[int, ...]) -> Tensor:
     """ruda_torch's ``broadcast_to``; of a host array too, as a tensor: Cubed's ``mean`` and ``var``
     broadcast ``asarray(count)`` to make a chunk."""
-    return _xp.broadcast_to(x if isinstance(x, Tensor) else _xp.asarray(x), shape)
+    out: Tensor = _xp.broadcast_to(x if isinstance(x, Tensor) else _xp.asarray(x), shape)
+    return out
 
 
 def take(x: Tensor, indices: Tensor | int, /, *, axis: int | None = None) -> Tensor:
     """ruda_torch's ``take``, also with one Python int as ``indices``, which (as in NumPy) picks
     that element along ``axis`` and drops the axis: Cubed's ``var`` combines chunks with it."""
     if not isinstance(indices, int):
-        return _xp.take(x, indices, axis=axis)
+        taken: Tensor = _xp.take(x, indices, axis=axis)
+        return taken
     if axis is None and x.ndim != 1:
         raise ValueError(f"take of a {x.ndim}-d array needs an axis")
     return torch.select(x, 0 if axis is None else axis, indices).clone()
@@ -244,20 +247,25 @@ def take(x: Tensor, indices: Tensor | int, /, *, axis: int | None = None) -> Ten
 
 def sum(x: Tensor, /, *, axis: Axis = None, dtype: Any = None, keepdims: builtins.bool = False) -> Tensor:
     """ruda_torch's ``sum``."""
-    return _xp.sum(x, axis=axis, dtype=to_torch(dtype), keepdims=keepdims)
+    out: Tensor = _xp.sum(x, axis=axis, dtype=to_torch(dtype), keepdims=keepdims)
+    return out
 
 
 def prod(x: Tensor, /, *, axis: Axis = None, dtype: Any = None, keepdims: builtins.bool = False) -> Tensor:
     """ruda_torch's ``prod``."""
-    return _xp.prod(x, axis=axis, dtype=to_torch(dtype), keepdims=keepdims)
+    out: Tensor = _xp.prod(x, axis=axis, dtype=to_torch(dtype), keepdims=keepdims)
+    return out
 
 
 def mean(x: Tensor, /, *, axis: Axis = None, keepdims: builtins.bool = False, dtype: Any = None) -> Tensor:
     """ruda_torch's ``mean``. ``dtype`` (the dtype to accumulate and return in) is beyond the
     standard, as in NumPy: Cubed's ``var`` passes it."""
+    out: Tensor
     if dtype is None:
-        return _xp.mean(x, axis=axis, keepdims=keepdims)
-    return _xp.mean(x, axis=axis, keepdims=keepdims, dtype=to_torch(dtype))
+        out = _xp.mean(x, axis=axis, keepdims=keepdims)
+    else:
+        out = _xp.mean(x, axis=axis, keepdims=keepdims, dtype=to_torch(dtype))
+    return out
 
 
 def cumulative_sum(
@@ -272,25 +280,30 @@ def cumulative_sum(
     its chunk sizes so on the client and reads the result's dtype)."""
     kwargs = {"axis": axis, "dtype": to_torch(dtype), "include_initial": include_initial}
     if isinstance(x, np.ndarray):
-        return _xp.cumulative_sum(torch.from_numpy(x), **kwargs).numpy()
-    return _xp.cumulative_sum(x, **kwargs)
+        on_host: Tensor = _xp.cumulative_sum(torch.from_numpy(x), **kwargs)
+        return on_host.numpy()
+    out: Tensor = _xp.cumulative_sum(x, **kwargs)
+    return out
 
 
 def cumulative_prod(
     x: Tensor, /, *, axis: int | None = None, dtype: Any = None, include_initial: builtins.bool = False
 ) -> Tensor:
     """ruda_torch's ``cumulative_prod``."""
-    return _xp.cumulative_prod(x, axis=axis, dtype=to_torch(dtype), include_initial=include_initial)
+    out: Tensor = _xp.cumulative_prod(x, axis=axis, dtype=to_torch(dtype), include_initial=include_initial)
+    return out
 
 
 def nansum(x: Tensor, /, *, axis: Axis = None, dtype: Any = None, keepdims: builtins.bool = False) -> Tensor:
     """ruda_torch's ``nansum`` (beyond the standard; Cubed's ``nansum`` and ``nanmean`` call it)."""
-    return _xp.nansum(x, axis=axis, dtype=to_torch(dtype), keepdims=keepdims)
+    out: Tensor = _xp.nansum(x, axis=axis, dtype=to_torch(dtype), keepdims=keepdims)
+    return out
 
 
 def nanprod(x: Tensor, /, *, axis: Axis = None, dtype: Any = None, keepdims: builtins.bool = False) -> Tensor:
     """ruda_torch's ``nanprod`` (beyond the standard)."""
-    return _xp.nanprod(x, axis=axis, dtype=to_torch(dtype), keepdims=keepdims)
+    out: Tensor = _xp.nanprod(x, axis=axis, dtype=to_torch(dtype), keepdims=keepdims)
+    return out
 
 
 # -- inspection ------------------------------------------------------------------------------------

@@ -15,7 +15,8 @@ __all__ = list(_linalg.__all__)
 
 def trace(x: torch.Tensor, /, *, offset: int = 0, dtype: Any = None) -> torch.Tensor:
     """ruda_torch's ``linalg.trace``."""
-    return _linalg.trace(x, offset=offset, dtype=to_torch(dtype))
+    out: torch.Tensor = _linalg.trace(x, offset=offset, dtype=to_torch(dtype))  # array-api-compat's: untyped
+    return out
 
 
 _DEFINED_HERE = frozenset(globals())
