@@ -25,7 +25,7 @@ API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 _DLPACK_CPU = 1
 
 
-class Array(cupy.ndarray):
+class Array(cupy.ndarray):  # type: ignore[misc]  # CuPy has no type information: its ndarray is Any
     """A CuPy array that is also a complete Array API array object."""
 
     __slots__ = ()
@@ -79,7 +79,7 @@ class Array(cupy.ndarray):
         own = dl_device is None or tuple(dl_device) == tuple(self.__dlpack_device__())
         if copy is True and own:
             return cupy.ndarray.copy(self).__dlpack__(stream=stream, max_version=max_version)
-        if copy is False and not own:
+        if copy is False and dl_device is not None and not own:
             raise BufferError(
                 f"exporting a {self.device} array to DLPack device {tuple(dl_device)} "
                 "needs a copy, and copy=False forbids it; pass copy=None or True"
@@ -128,17 +128,26 @@ class Array(cupy.ndarray):
         return self
 
 
-def as_array(x: Any) -> Any:
+def as_array(x: Any) -> Array:
+    """The CuPy array ``x`` (what a CuPy function returned) viewed as :class:`Array`.
+
+    The one place where an untyped CuPy result becomes an ``Array`` to mypy; results that
+    may hold several arrays go through :func:`as_arrays`."""
+    array: Array = as_arrays(x)
+    return array
+
+
+def as_arrays(x: Any) -> Any:
     """``x`` with every CuPy array in it (also in tuples and lists) viewed as :class:`Array`."""
     if type(x) is Array:
         return x
     if isinstance(x, cupy.ndarray):
         return x.view(type=Array)
     if isinstance(x, tuple):
-        items = [as_array(item) for item in x]
+        items = [as_arrays(item) for item in x]
         return type(x)(*items) if hasattr(x, "_fields") else tuple(items)
     if isinstance(x, list):
-        return [as_array(item) for item in x]
+        return [as_arrays(item) for item in x]
     return x
 
 

@@ -15,7 +15,7 @@ import cupy
 import numpy as np
 from array_api_compat import cupy as _compat
 
-from ruda_cuda._array import Array, as_array, scalar_array, to_device
+from ruda_cuda._array import Array, as_array, as_arrays, scalar_array, to_device
 from ruda_cuda._devices import native_device
 
 _SCALARS = (bool, int, float, complex, np.generic)
@@ -35,13 +35,13 @@ def _on_device(function: Callable[..., Any], like: bool = False) -> Callable[...
     def wrapper(*args: Any, device: Any = None, **kwargs: Any) -> Any:
         target = _target(device, args[0] if like and args else None)
         if target is None:
-            return as_array(function(*args, **kwargs))
+            return as_arrays(function(*args, **kwargs))
         with target:
-            return as_array(function(*args, **kwargs))
+            return as_arrays(function(*args, **kwargs))
 
     wrapper.__name__ = wrapper.__qualname__ = function.__name__
     wrapper.__doc__ = function.__doc__
-    wrapper.__wrapped__ = function  # type: ignore[attr-defined]  (inspect.signature follows it)
+    wrapper.__wrapped__ = function  # type: ignore[attr-defined]  # inspect.signature follows it
     return wrapper
 
 
@@ -125,7 +125,7 @@ zeros_like = _on_device(_compat.zeros_like, like=True)
 
 def meshgrid(*arrays: Any, indexing: str = "xy") -> tuple[Array, ...]:
     """Coordinate matrices from coordinate vectors, as a tuple."""
-    return tuple(as_array(_compat.meshgrid(*arrays, indexing=indexing)))
+    return tuple(as_arrays(_compat.meshgrid(*arrays, indexing=indexing)))
 
 
 def tril(x: Any, /, *, k: int = 0) -> Array:

@@ -18,7 +18,7 @@ import numpy as np
 from array_api_compat import cupy as _compat
 
 from ruda_cuda import _kernels
-from ruda_cuda._array import Array, as_array
+from ruda_cuda._array import Array, as_array, as_arrays
 
 #: Arrays at least this large, contiguous, 16-byte aligned float32/float64, take the
 #: streaming kernels of :mod:`ruda_cuda._kernels`.
@@ -53,7 +53,7 @@ def _stream(name: str, *arrays: Any) -> Array | None:
         blocks = min((first.size + 511) // 512, 8 * _multiprocessors(int(first.device.id)))
         kernel = _kernels.stream_kernel(name, first.dtype.name)
         kernel((blocks,), (512,), (*arrays, out, np.int64(first.size)))
-    return out.view(type=Array)
+    return as_array(out)
 
 
 def _unary(name: str, ufunc: Callable[[Any], Any]) -> Callable[[Any], Array]:
@@ -166,11 +166,11 @@ def _wrap(function: Callable[..., Any]) -> Callable[..., Any]:
     """An array-api-compat function returning :class:`Array` (its signature is kept)."""
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        return as_array(function(*args, **kwargs))
+        return as_arrays(function(*args, **kwargs))
 
     wrapper.__name__ = wrapper.__qualname__ = function.__name__
     wrapper.__doc__ = function.__doc__
-    wrapper.__wrapped__ = function  # type: ignore[attr-defined]  (inspect.signature follows it)
+    wrapper.__wrapped__ = function  # type: ignore[attr-defined]  # inspect.signature follows it
     return wrapper
 
 

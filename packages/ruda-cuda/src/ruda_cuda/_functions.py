@@ -13,18 +13,18 @@ import numpy as np
 from array_api_compat import cupy as _compat
 from ruda import spec
 
-from ruda_cuda._array import Array, as_array
+from ruda_cuda._array import Array, as_array, as_arrays
 
 
 def wrap(function: Callable[..., Any]) -> Callable[..., Any]:
     """``function`` returning :class:`Array` (``inspect.signature`` still shows its own)."""
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        return as_array(function(*args, **kwargs))
+        return as_arrays(function(*args, **kwargs))
 
     wrapper.__name__ = wrapper.__qualname__ = getattr(function, "__name__", "function")
     wrapper.__doc__ = function.__doc__
-    wrapper.__wrapped__ = function  # type: ignore[attr-defined]
+    wrapper.__wrapped__ = function  # type: ignore[attr-defined]  # inspect.signature follows it
     return wrapper
 
 
@@ -45,12 +45,12 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
 
 def broadcast_arrays(*arrays: Any) -> tuple[Array, ...]:
     """The arrays broadcast against each other, as a tuple of views."""
-    return tuple(as_array(cupy.broadcast_arrays(*arrays)))
+    return tuple(as_arrays(cupy.broadcast_arrays(*arrays)))
 
 
 def unstack(x: Any, /, *, axis: int = 0) -> tuple[Array, ...]:
     """The slices of ``x`` along ``axis``, as a tuple of views."""
-    return tuple(as_array(list(_compat.unstack(x, axis=axis))))
+    return tuple(as_arrays(list(_compat.unstack(x, axis=axis))))
 
 
 _SPECIAL = {"repeat", "broadcast_shapes", "broadcast_arrays", "unstack"}

@@ -98,9 +98,11 @@ class CudaBackend(Backend):
         return to_device(x, native_device)
 
     def from_dlpack(self, x: Any, native_device: Any) -> Any:
-        import ruda_cuda
+        # the namespace's own function (ruda_cuda.from_dlpack), imported here as move's is: this
+        # module must import without CuPy
+        from ruda_cuda._creation import from_dlpack
 
-        return ruda_cuda.from_dlpack(x, device=native_device)
+        return from_dlpack(x, device=native_device)
 
 
 PLUGIN = CudaBackend()

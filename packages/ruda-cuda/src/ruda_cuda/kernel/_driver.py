@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import importlib
 from types import ModuleType
 
 
@@ -10,7 +11,7 @@ from types import ModuleType
 def driver() -> ModuleType:
     """``cuda.bindings.driver``; a clear error when the package is missing."""
     try:
-        from cuda.bindings import driver as module
+        module = importlib.import_module("cuda.bindings.driver")
     except ImportError as err:
         raise ImportError(
             "ruda_cuda.kernel needs NVIDIA's cuda-bindings package for driver calls CuPy does not "

@@ -61,14 +61,15 @@ class _DeviceMemory:
         dst = self._host(host, writable=True)
         check(driver().cuMemcpyDtoH(dst, self.ptr, self.nbytes), "cuMemcpyDtoH")
 
-    def async_copy_from(self, host: LockedBuffer, stream: Stream) -> None:
-        """Queue a copy from page-locked ``host`` on ``stream``; ``host`` must stay alive and
-        unchanged until the stream has passed this point."""
+    def async_copy_from(self, host: np.ndarray, stream: Stream) -> None:
+        """Queue a copy from page-locked ``host`` (made by :func:`LockedBuffer`) on ``stream``;
+        ``host`` must stay alive and unchanged until the stream has passed this point."""
         src = self._host(_locked(host), writable=False)
         check(driver().cuMemcpyHtoDAsync(self.ptr, src, self.nbytes, _handle(stream)), "cuMemcpyHtoDAsync")
 
-    def async_copy_to(self, host: LockedBuffer, stream: Stream) -> None:
-        """Queue a copy into page-locked ``host`` on ``stream``; read it after synchronising."""
+    def async_copy_to(self, host: np.ndarray, stream: Stream) -> None:
+        """Queue a copy into page-locked ``host`` (made by :func:`LockedBuffer`) on ``stream``; read
+        it after synchronising."""
         dst = self._host(_locked(host), writable=True)
         check(driver().cuMemcpyDtoHAsync(dst, self.ptr, self.nbytes, _handle(stream)), "cuMemcpyDtoHAsync")
 
@@ -176,7 +177,8 @@ def LockedBuffer(dtype: Any, length: int) -> np.ndarray:  # noqa: N802  (a const
     can run asynchronously on a stream. Allocated through CuPy's pinned-memory pool."""
     if not isinstance(length, (int, np.integer)) or length < 0:
         raise ValueError(f"length must be a non-negative int, not {length!r}")
-    return cupyx.empty_pinned((int(length),), dtype=np.dtype(dtype))
+    pinned: np.ndarray = cupyx.empty_pinned((int(length),), dtype=np.dtype(dtype))  # CuPy is untyped
+    return pinned
 
 
 def _locked(host: Any) -> np.ndarray:

@@ -373,7 +373,8 @@ class _Launch:
             ]
             with function._lock:
                 try:
-                    struct.pack_into(fmt, function._buffer, 0, *values)
+                    # an ndarray is a writable buffer; NumPy's stubs say so only for Python >= 3.12
+                    struct.pack_into(fmt, function._buffer, 0, *values)  # type: ignore[arg-type]
                 except (struct.error, OverflowError):
                     raise function._range_error(args) from None
                 cupy_driver.launchKernel(
@@ -407,7 +408,9 @@ def _parse_config(config: Any) -> tuple[tuple[int, int, int], tuple[int, int, in
             "launch configuration is [grid, block] or [grid, block, shared] or "
             f"[grid, block, shared, stream], not {config!r}"
         )
-    grid, block, shared, stream = (*config, *(0, None)[len(config) - 2 :])
+    grid, block, *rest = config
+    shared = rest[0] if rest else 0
+    stream = rest[1] if len(rest) > 1 else None
     if not isinstance(shared, (int, np.integer)) or shared < 0:
         raise ValueError(f"shared memory is a non-negative number of bytes, not {shared!r}")
     if stream is not None and not isinstance(stream, Stream):

@@ -86,7 +86,7 @@ class KernelParameter(NamedTuple):
     type: str
     size: int
     align: int
-    count: int | None = None
+    count: int | None = None  # type: ignore[assignment]  # the PTX's name; hides tuple.count, unused here
     pointer: bool = False
 
     @property

@@ -6,6 +6,7 @@ import contextlib
 import enum
 import operator
 from collections.abc import Callable
+from typing import Any
 
 from cupy.cuda import runtime as cupy_runtime
 
@@ -174,8 +175,8 @@ def _handle(stream: Stream | None) -> int:
     return stream.handle
 
 
-def _ready(returned: object, call: str) -> bool:
-    status = int(returned[0] if isinstance(returned, tuple) else returned)  # type: ignore[index]
+def _ready(returned: Any, call: str) -> bool:
+    status = int(returned[0] if isinstance(returned, tuple) else returned)
     if status == _NOT_READY:
         return False
     check(returned, call)
