@@ -94,10 +94,15 @@ def test_handles_of_another_session_are_unknown(server):
 def test_oversized_messages(make_server):
     srv = make_server(limits=wire.Limits(max_message_bytes=64 * 1024))
     dev = ruda_remote.RemoteDevice(srv.url)
-    # The client knows the limit: it refuses to send, and the session goes on.
-    with pytest.raises(ValueError, match="larger than the server's limit of 65536 bytes"):
-        ruda_remote.asarray(np.zeros(20_000), device=dev)
-    assert float(ruda_remote.sum(ruda_remote.ones(10, device=dev))) == 10.0
+    # An array larger than a message travels in pieces; an operation whose header would pass the
+    # limit is refused by the client before it is sent, and the session goes on.
+    big = ruda_remote.asarray(np.arange(20_000.0), device=dev)
+    one = ruda_remote.ones(1, device=dev)
+    with pytest.raises(
+        ValueError, match="larger than the server's limit of 65536 bytes for a message's header"
+    ):
+        ruda_remote.stack([one] * 10_000)
+    assert float(ruda_remote.sum(big)) == sum(range(20_000))
     dev.close()
     # A raw client that sends one anyway is disconnected with 1009 (message too big).
     ws, _ = _raw(srv.url)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import msgpack
+import numpy as np
 import pytest
 import ruda.host
 from hypothesis import given, settings
@@ -68,15 +69,47 @@ def test_payload_follows_as_the_next_message_and_is_length_checked():
     )
     batch = wire.decode_client_message(head, LIMITS)
     assert batch.payload_bytes == 16
-    with pytest.raises(wire.WireError, match="announced 16"):
-        wire.attach_payload(batch, payload[:-1])
-    wire.attach_payload(batch, payload)
+    reader = wire.PayloadReader(batch.payload_bytes, "upload")
+    with pytest.raises(wire.WireError, match="does not fit the 16 bytes announced"):
+        reader.add(payload + b"!")
+    with pytest.raises(wire.WireError, match="binary message, got str"):
+        reader.add("text")
+    reader.add(payload)
+    assert reader.done and reader.result() is payload  # one message: kept as it came, no copy
+    wire.attach_payload(batch, reader.result())
     assert batch.ops[0].args[2] == data
     with pytest.raises(wire.WireError, match="header length"):
         wire.decode_client_message(head + b"stray", LIMITS)
     two = ["batch", [[i, 1, [i + 1], ["float64", [2], wire.PAYLOAD], {}, 0, None] for i in range(2)], []]
     with pytest.raises(wire.WireError, match="at most one"):
         wire.decode_client_message(wire.encode(two), LIMITS)
+
+
+def test_a_payload_in_pieces_is_copied_into_one_buffer_and_each_piece_is_checked():
+    data = np.arange(1000, dtype=np.float64).tobytes()
+    pieces = wire.payload_messages(data, 3000)
+    assert [memoryview(p).nbytes for p in pieces] == [3000, 3000, 2000]
+    assert all(isinstance(p, memoryview) and p.obj is data for p in pieces)  # views, not copies
+    reader = wire.PayloadReader(len(data), "upload")
+    for piece in pieces[:2]:
+        reader.add(bytes(piece))
+        assert not reader.done
+    with pytest.raises(wire.WireError, match="after 6000 does not fit the 8000 bytes"):
+        reader.add(b"\x00" * 2001)
+    with pytest.raises(wire.WireError, match="a piece of 0 bytes"):
+        reader.add(b"")
+    with pytest.raises(wire.WireError, match="6000 of 8000 bytes have come"):
+        reader.result()
+    reader.add(bytes(pieces[2]))
+    result = reader.result()
+    assert isinstance(result, np.ndarray) and result.flags.writeable and result.base is None
+    np.testing.assert_array_equal(result.view(np.float64), np.arange(1000.0))
+    dropped = wire.PayloadReader(len(data), "upload", keep=False)
+    for piece in pieces:
+        dropped.add(bytes(piece))
+    assert dropped.done
+    with pytest.raises(wire.WireError, match="refused, and dropped"):
+        dropped.result()  # refused: counted, never kept
 
 
 def test_deep_nesting_is_refused():

@@ -154,6 +154,12 @@ class Array:
                 return np.asarray(host[key])
         return self._device.read(self._ensure())
 
+    def _read_copy(self) -> np.ndarray:
+        """The values as a host array that nothing else holds: a read that came in pieces is one
+        already (writable, its own buffer), anything else is copied (cached or read-only)."""
+        host = self._read()
+        return host if host.flags.writeable else np.array(host)
+
     def __bool__(self) -> bool:
         return bool(self._scalar("bool"))
 
@@ -184,7 +190,7 @@ class Array:
             raise BufferError("a remote array can only be exported as a copy (copy=False is impossible)")
         if dl_device is not None and tuple(dl_device) != (1, 0):
             raise BufferError(f"a remote array exports to the host (DLPack device (1, 0)), not {dl_device}")
-        host = np.array(self._read())  # writable, owned by the exporter
+        host = self._read_copy()  # writable, owned by the exporter
         kwargs: dict[str, Any] = {}
         if max_version is not None:
             kwargs["max_version"] = max_version
@@ -198,8 +204,8 @@ class Array:
         one, so that SciPy's compiled paths and ``np.asarray`` work; ``copy=False`` raises."""
         if copy is False:
             raise ValueError("a remote array's values are on another machine: np.asarray needs a copy")
-        host = np.array(self._read())
-        return host if dtype is None else host.astype(dtype)
+        host = self._read_copy()
+        return host if dtype is None else host.astype(dtype, copy=False)
 
     # -- indexing ----------------------------------------------------------------------------------
     def __getitem__(self, key: Any) -> Array:

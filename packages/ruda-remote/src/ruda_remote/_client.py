@@ -9,12 +9,15 @@ point that waits, naming the operation.
 from __future__ import annotations
 
 import collections
+import contextlib
 import itertools
+import math
 import os
 import secrets
 import ssl as ssl_module
 import threading
 import weakref
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -35,6 +38,8 @@ BATCH_OPS = 256
 #: arrays up to this size are read whole when one of their elements is read (see cached_read)
 READ_AHEAD_BYTES = 1 << 20
 READ_CACHE_ENTRIES = 32
+#: pieces of an array the connection may read ahead of the thread that copies them
+PIECES_AHEAD = 2
 
 _open_devices: weakref.WeakSet[RemoteDevice] = weakref.WeakSet()
 
@@ -100,6 +105,11 @@ class RemoteDevice:
             raise
         self.limits: dict[str, int] = dict(self.info.get("limits", {}))
         self._max_message = int(self.limits.get("max_message_bytes", wire.Limits.max_message_bytes))
+        self._max_header = min(self._max_message, int(self.limits.get("max_header_bytes", self._max_message)))
+        #: arrays larger than this are sent in pieces of this size (each one message)
+        self.chunk_bytes = wire.chunk_bytes(self._max_message)
+        #: arrays up to this size travel inside a batch's header, larger ones after it
+        self.inline_bytes = min(wire.INLINE_BYTES, self._max_header // 4)
         self._queued = 0  # bytes of the queued ops
         _open_devices.add(self)
 
@@ -107,6 +117,8 @@ class RemoteDevice:
         """Prove the token (if any) for this connection, and check the server's proof before
         anything else is sent: the hello is all that a server that does not know the token sees."""
         challenge = self._receive(timeout, "the server's challenge")
+        if challenge[0] == "error":  # refused before any handshake (too many sessions)
+            raise RemoteConnectionError(f"{self.url} refused the session: {challenge[4]}")
         if challenge[0] != "challenge":
             raise RemoteConnectionError(f"{self.url} did not open with a ruda challenge: {challenge[0]!r}")
         version, server_nonce = challenge[1], challenge[2]
@@ -186,9 +198,9 @@ class RemoteDevice:
     ) -> int:
         """Queue one op; send the queue when it is long. Returns its seq. ``mutates``: the op
         changes an existing array (so cached reads are stale). ``payload``: raw bytes the op
-        names with ``wire.PAYLOAD``; the op is then sent at once, straight from that memory.
-        Limits of the wire the client can check are checked here, so such an op raises at the
-        call and is never sent."""
+        names with ``wire.PAYLOAD``; the op is then sent at once, straight from that memory, in
+        pieces of :attr:`chunk_bytes` when it is larger. Limits of the wire the client can check
+        are checked here, so such an op raises at the call and is never sent."""
         if len(out) > wire.MAX_OUTPUTS:
             raise ValueError(
                 f"{wire.OPS[code]} would make {len(out)} arrays, and one remote operation makes at most "
@@ -202,24 +214,32 @@ class RemoteDevice:
             seq = next(self._seq)
             ex = None if expect is None else [[list(s), d] for s, d in expect]
             op = wire.pack_op([seq, code, out, args, kwargs, flags, ex])
-            size = len(op) + (0 if payload is None else memoryview(payload).nbytes)
-            self._check_size(size)  # before anything is queued: a refused op leaves no trace
-            if payload is not None or self._queued + size > self._max_message // 2:
+            # before anything is queued: a refused op leaves no trace
+            self._check_size(len(op), 0 if payload is None else memoryview(payload).nbytes)
+            if payload is not None or self._queued + len(op) > self._max_header // 2:
                 self.flush()
             if payload is not None:
                 self._send([op], payload)
             else:
                 self._ops.append(op)
-                self._queued += size
+                self._queued += len(op)
                 if len(self._ops) >= BATCH_OPS:
                     self.flush()
             return seq
 
-    def _check_size(self, size: int) -> None:
-        if size > self._max_message - 1024:
+    def _check_size(self, header: int, payload: int) -> None:
+        if header > self._max_header - 1024:
             raise ValueError(
-                f"a message of {size} bytes is larger than the server's limit of {self._max_message} bytes; "
-                "send smaller arrays, or start the server with a larger --max-message-mb"
+                f"an operation of {header} bytes is larger than the server's limit of {self._max_header} "
+                "bytes for a message's header; pass large values as arrays, or start the server with a "
+                "larger --max-header-mb"
+            )
+        session = self.limits.get("max_session_bytes")
+        if session is not None and payload > session:
+            raise MemoryError(
+                f"an array of {payload} bytes is larger than the server's session memory limit of {session} "
+                "bytes, so it was not sent; send it in parts, or ask the server's operator for a larger "
+                "limit (ruda serve --max-session-mb)"
             )
 
     def flush(self) -> None:
@@ -233,9 +253,11 @@ class RemoteDevice:
         free = []
         while self._free:
             free.append(self._free.popleft())
-        frame = wire.encode_batch(ops, free, payload)
+        frame = wire.messages(wire.encode_batch(ops, free))
+        if payload is not None:
+            frame = [*frame, *wire.payload_messages(payload, self.chunk_bytes)]
         try:
-            for message in wire.messages(frame):
+            for message in frame:
                 self._ws.send(message)
         except websockets.ConnectionClosed as err:
             raise self._lost(err) from None
@@ -262,9 +284,13 @@ class RemoteDevice:
         return dict(reply[2])
 
     def read(self, handle: int) -> np.ndarray:
-        """The array's values, as a read-only NumPy array."""
+        """The array's values as a NumPy array: read-only when it came in one message, writable
+        and owned by the caller (no other reference) when it came in pieces."""
         reply = self.request(wire.OP_CODES["__read__"], [], [wire.Handle(handle)], {})
         _, _, dtype, shape, data = reply
+        if isinstance(data, np.ndarray):
+            values: np.ndarray = data.view(dtype).reshape(shape)
+            return values
         return np.frombuffer(data, dtype=dtype).reshape(shape)
 
     def cached_read(self, handle: int, nbytes: int) -> np.ndarray | None:
@@ -275,6 +301,7 @@ class RemoteDevice:
             host = self._reads.get(handle)
             if host is None and nbytes <= READ_AHEAD_BYTES:
                 host = self.read(handle)
+                host.flags.writeable = False  # shared by every read it serves
                 if len(self._reads) >= READ_CACHE_ENTRIES:
                     self._reads.clear()
                 self._reads[handle] = host
@@ -317,12 +344,13 @@ class RemoteDevice:
             raise self._lost(err) from None
         try:
             message = wire.decode_server_message(raw)
-            if message[0] == "data" and message[4] is wire.PAYLOAD:  # the bytes: the next message
-                data = self._ws.recv(timeout=timeout)
-                if not isinstance(data, bytes):
-                    raise wire.WireError(f"expected the data as a binary message, got {type(data).__name__}")
-                wire.check_payload("data", message[2], message[3], data)
-                message[4] = data
+            if message[0] == "data" and message[4] is wire.PAYLOAD:  # the bytes: the next message(s)
+                nbytes = math.prod(message[3]) * wire.ITEMSIZE[message[2]]
+                reader = wire.PayloadReader(nbytes, "data")
+                with self._read_ahead(PIECES_AHEAD if nbytes > self.chunk_bytes else None):
+                    while not reader.done:
+                        reader.add(self._ws.recv(timeout=timeout))
+                message[4] = reader.result()
             return message
         except wire.WireError as err:
             raise RemoteConnectionError(f"malformed message from {self.url}: {err}") from None
@@ -330,6 +358,32 @@ class RemoteDevice:
             raise RemoteTimeoutError(f"the data of a read from {self.url} stopped coming") from None
         except websockets.ConnectionClosed as err:
             raise self._lost(err) from None
+
+    @contextlib.contextmanager
+    def _read_ahead(self, messages: int | None) -> Iterator[None]:
+        """While the pieces of an array come, let the connection read at most ``messages``
+        messages ahead of this thread, so that the client holds the array and a few pieces.
+
+        Otherwise the connection reads ahead without bound: a client that queues many ops and
+        reads their answers only when it waits must never stop the server from sending, or the
+        server would stop reading what the client sends. During a read the client is reading,
+        so a bound cannot stall anything. (websockets exposes the bound only at connect, as
+        ``max_queue``; this sets the same water marks on its receive buffer.)
+        """
+        buffer = getattr(self._ws, "recv_messages", None)
+        if messages is None or buffer is None or not hasattr(buffer, "high"):
+            yield
+            return
+        with buffer.mutex:
+            buffer.high, buffer.low = messages, 0
+        try:
+            yield
+        finally:
+            with buffer.mutex:
+                buffer.high = buffer.low = None
+                if buffer.paused:
+                    buffer.paused = False
+                    buffer.resume()
 
     def _lost(self, err: websockets.ConnectionClosed) -> RemoteConnectionError:
         self._closed = True

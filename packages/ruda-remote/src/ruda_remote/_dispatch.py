@@ -223,11 +223,12 @@ def upload(host: np.ndarray, device: RemoteDevice) -> _Array:
     handle = device.new_handle()
     meta = (tuple(host.shape), host.dtype.name)
     code, out, head = wire.OP_CODES["__upload__"], [handle], [host.dtype.name, list(host.shape)]
-    if host.nbytes <= wire.INLINE_BYTES:
+    if host.nbytes <= device.inline_bytes:
         # Small: a copy joins the queue (the caller may change ``host`` before the queue is sent).
         device.submit(code, out, [*head, bytes(data)], {}, expect=[meta])
     else:
-        # Large: sent at once, straight from ``host``'s memory, after the message's header.
+        # Large: sent at once, straight from ``host``'s memory, after the message's header (in
+        # pieces when it is larger than a message may be).
         device.submit(code, out, [*head, wire.PAYLOAD], {}, expect=[meta], payload=data)
     return wrap(device, handle, meta)
 

@@ -60,8 +60,8 @@ class Session:
     def __init__(self, table: OpTable, limits: wire.Limits) -> None:
         self.table = table
         self.limits = limits
-        #: a batch whose upload's bytes are the next message, until that message comes
-        self._awaiting_payload: wire.Batch | None = None
+        #: a batch whose upload's bytes follow it, and what has come of them, until all has come
+        self._awaiting_payload: tuple[wire.Batch, wire.PayloadReader, OpFailedError | None] | None = None
         self.arrays: dict[int, Any] = {}
         #: each handle's own bytes (shape times item size): what an op that reads it touches
         self.sizes: dict[int, int] = {}
@@ -83,18 +83,46 @@ class Session:
         """
         try:
             pending, self._awaiting_payload = self._awaiting_payload, None
-            if pending is not None:  # this message is the bytes of the batch before it
-                wire.attach_payload(pending, raw)
-                return self.run(pending)
+            if pending is not None:  # this message is (a piece of) the bytes of the batch before it
+                return self._take_payload(pending, raw)
             message = wire.decode_client_message(raw, self.limits)
         except wire.WireError as err:
             return [_refused_batch(err)]
         if isinstance(message, wire.Hello):
             return [wire.encode(["error", wire.NO_SEQ, "hello", "ValueError", "already greeted"])]
         if message.payload_args is not None:
-            self._awaiting_payload = message
-            return []
+            return self._await_payload(message)
         return self.run(message)
+
+    def _await_payload(self, batch: wire.Batch) -> list[wire.Frame]:
+        """Get ready for the bytes of ``batch``'s upload, which follow it in one or more messages.
+
+        The session's memory is checked for the whole array before any of it is kept: a transfer
+        that would pass the limit is read and dropped as it comes, and its op fails with the
+        limit's error (the client sent the pieces without waiting, so they come anyway).
+        """
+        refusal = None
+        try:
+            self._reserve(batch.payload_bytes, "__upload__")
+        except OpFailedError as err:
+            refusal = err
+        reader = wire.PayloadReader(batch.payload_bytes, "the upload's bytes", keep=refusal is None)
+        if reader.done:  # no bytes to wait for
+            wire.attach_payload(batch, refusal if refusal is not None else b"")
+            return self.run(batch)
+        self._awaiting_payload = (batch, reader, refusal)
+        return []
+
+    def _take_payload(
+        self, pending: tuple[wire.Batch, wire.PayloadReader, OpFailedError | None], raw: Any
+    ) -> list[wire.Frame]:
+        batch, reader, refusal = pending
+        reader.add(raw)
+        if not reader.done:
+            self._awaiting_payload = pending
+            return []
+        wire.attach_payload(batch, refusal if refusal is not None else reader.result())
+        return self.run(batch)
 
     def run(self, batch: wire.Batch) -> list[wire.Frame]:
         """Run a batch in order, then release its handles; return the encoded replies."""
@@ -113,6 +141,7 @@ class Session:
 
     def close(self) -> None:
         """Free every array of the session (the client disconnected)."""
+        self._awaiting_payload = None
         self.arrays.clear()
         self.sizes.clear()
         self.failed.clear()
@@ -150,11 +179,14 @@ class Session:
             dtype, shape, data = self.table.read(self._array(op.args[0].id))
             if data.nbytes <= wire.INLINE_BYTES:  # small: in the header, one message
                 return wire.encode(["data", op.seq, dtype, list(shape), bytes(data)])
-            return wire.encode(["data", op.seq, dtype, list(shape), wire.PAYLOAD], data)
+            head = wire.encode(["data", op.seq, dtype, list(shape), wire.PAYLOAD])
+            return [head, *wire.payload_messages(data, wire.chunk_bytes(self.limits.max_message_bytes))]
         self._check_outputs(op)
         self._reserve_before(op)
         if name == "__upload__":
             dtype, shape, data = op.args
+            if isinstance(data, OpFailedError):  # refused before its bytes came (_await_payload)
+                raise data
             results = [self.table.upload(dtype, tuple(shape), data)]
         else:
             args = [self._resolve(a) for a in op.args]

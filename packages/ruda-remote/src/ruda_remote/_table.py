@@ -261,8 +261,12 @@ class OpTable:
             root = root.base
         return ("base", id(root)), int(root.nbytes)
 
-    def upload(self, dtype: str, shape: tuple[int, ...], data: bytes) -> Any:
-        """A new array on the server's device holding the client's bytes."""
+    def upload(self, dtype: str, shape: tuple[int, ...], data: bytes | np.ndarray[Any, Any]) -> Any:
+        """A new array on the server's device holding the client's bytes: ``bytes`` as a message
+        brought them (copied), or a buffer of the session's own that pieces were copied into
+        (a backend that computes on host memory keeps it as it is: no second copy)."""
+        if isinstance(data, np.ndarray):
+            return self.namespace.asarray(data.view(dtype).reshape(shape), device=self.device)
         host = np.frombuffer(data, dtype=dtype).reshape(shape)
         return self.namespace.asarray(host, device=self.device, copy=True)
 

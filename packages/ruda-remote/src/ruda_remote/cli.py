@@ -85,6 +85,24 @@ def add_parser(subparsers: Any) -> None:
         default=Limits.max_session_bytes // 2**20,
         help="memory each session's arrays may hold, in MiB",
     )
+    parser.add_argument(
+        "--max-header-mb",
+        type=int,
+        default=Limits.max_header_bytes // 2**20,
+        help="largest message header (operations and their arguments; arrays travel after it), in MiB",
+    )
+    parser.add_argument(
+        "--max-sessions",
+        type=int,
+        default=Limits.max_sessions,
+        help="connections served at once (handshakes included); more are refused",
+    )
+    parser.add_argument(
+        "--max-sessions-per-address",
+        type=int,
+        default=Limits.max_sessions_per_address,
+        help="connections served at once from one client IP address; more are refused",
+    )
     parser.set_defaults(func=serve_command)
 
 
@@ -125,9 +143,17 @@ def serve_command(args: argparse.Namespace) -> int:
     if args.cert is not None:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(args.cert, args.key)
-    limits = Limits(
-        max_message_bytes=args.max_message_mb * 2**20, max_session_bytes=args.max_session_mb * 2**20
-    )
+    try:
+        limits = Limits(
+            max_message_bytes=args.max_message_mb * 2**20,
+            max_header_bytes=args.max_header_mb * 2**20,
+            max_session_bytes=args.max_session_mb * 2**20,
+            max_sessions=args.max_sessions,
+            max_sessions_per_address=args.max_sessions_per_address,
+        )
+    except ValueError as err:
+        print(f"ruda serve: {err}", file=sys.stderr)
+        return 2
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     try:
         with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a foreground server stops

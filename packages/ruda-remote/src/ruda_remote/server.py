@@ -20,12 +20,15 @@ token-less server on the user's own machine.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import ipaddress
 import logging
+import math
 import secrets
 import socket
 import ssl as ssl_module
+import time
 import warnings
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -48,6 +51,9 @@ HELLO_TIMEOUT = 10.0
 #: largest message accepted before the peer is authenticated (a hello is under 100 bytes), so
 #: that a peer without the token cannot make the server read or decode much on its behalf
 HELLO_MAX_BYTES = 4096
+#: messages of a session read ahead of its worker: with pieces of an array this many times the
+#: piece size is what a fast sender can keep in flight (the socket's buffers hold the rest)
+MAX_QUEUE = 4
 
 __all__ = ["Limits", "RemoteServer", "is_loopback", "start_websocket", "start_websocket_async"]
 
@@ -179,6 +185,9 @@ class RemoteServer:
         self.table = OpTable(self.namespace, self.device)
         self._info = self._describe()
         self._sessions: set[Session] = set()
+        #: open connections (sessions and handshakes) per client address
+        self._connections: collections.Counter[str] = collections.Counter()
+        self._last_refusal_log = -math.inf
         self._server: Server | None = None
 
     @property
@@ -207,7 +216,7 @@ class RemoteServer:
             origins=[None, *map(Origin, self.allowed_origins)],  # None: no Origin header, not a browser
             max_size=HELLO_MAX_BYTES,  # raised to limits.max_message_bytes once authenticated
             compression=None,
-            max_queue=64,
+            max_queue=MAX_QUEUE,  # messages read ahead of the session's worker: bounds their memory
             logger=log,
         )
         try:
@@ -242,6 +251,49 @@ class RemoteServer:
 
     # -- one connection ----------------------------------------------------------------------------
     async def _handle(self, ws: ServerConnection) -> None:
+        address = _peer_host(ws)
+        refusal = self._admit(address)
+        if refusal is not None:
+            self._log_refusal(address, refusal)
+            await _refuse(ws, 1013, refusal)  # 1013: try again later
+            return
+        try:
+            await self._serve_session(ws)
+        finally:
+            self._connections[address] -= 1
+            if not self._connections[address]:
+                del self._connections[address]
+
+    def _admit(self, address: str) -> str | None:
+        """Count a new connection from ``address``, or say why it is refused: past the server's
+        or the address's cap on connections (a handshake counts as one from its first byte)."""
+        total, mine = sum(self._connections.values()), self._connections[address]
+        if total >= self.limits.max_sessions:
+            return (
+                f"too many sessions: this server holds {total}, its limit (ruda serve --max-sessions); "
+                "try again when one has ended"
+            )
+        if mine >= self.limits.max_sessions_per_address:
+            return (
+                f"too many sessions from {address}: it holds {mine}, the limit for one address "
+                "(ruda serve --max-sessions-per-address); close sessions you no longer use "
+                "(RemoteDevice.close) or try again when one has ended"
+            )
+        self._connections[address] += 1
+        return None
+
+    def _log_refusal(self, address: str, refusal: str) -> None:
+        """Log refused connections at most once a minute: a flood must not fill the log."""
+        now = time.monotonic()
+        if now - self._last_refusal_log >= 60.0:
+            self._last_refusal_log = now
+            log.warning(
+                "refused a connection from %s: %s (further refusals for a minute are not logged)",
+                address,
+                refusal,
+            )
+
+    async def _serve_session(self, ws: ServerConnection) -> None:
         peer = ws.remote_address
         session = await self._greet(ws)
         if session is None:
@@ -376,6 +428,7 @@ class RemoteServer:
             "max_dimensions": caps.get("max dimensions"),
             "limits": {
                 "max_message_bytes": self.limits.max_message_bytes,
+                "max_header_bytes": self.limits.header_bytes,
                 "max_session_bytes": self.limits.max_session_bytes,
                 "max_arrays": self.limits.max_arrays,
             },
@@ -390,6 +443,12 @@ class RemoteServer:
             with contextlib.suppress(TypeError):
                 carried[key] = self.table.dtype_name(dtype)
         return carried
+
+
+def _peer_host(ws: ServerConnection) -> str:
+    """The client's IP address, as sessions per address are counted."""
+    remote = ws.remote_address
+    return _auth.canonical_host(str(remote[0])) if remote else "unknown"
 
 
 async def _refuse(ws: ServerConnection, code: int, text: str, kind: str = "ConnectionRefusedError") -> None:

@@ -3,8 +3,11 @@
 Each WebSocket binary message (the framing is the ``websockets`` library's) is a 4-byte
 big-endian length and a msgpack array of exactly that length whose first item names the
 message kind. The two messages that carry array data announce it with the ``PAYLOAD``
-marker, and the raw bytes follow as the next WebSocket message, on their own, so bulk data
-is never copied through msgpack or joined to a header::
+marker, and the raw bytes follow as the next WebSocket messages, on their own, so bulk data
+is never copied through msgpack or joined to a header: one message, or for an array larger
+than :func:`chunk_bytes` several, each of at most that size, in order, until the announced
+number of bytes (shape times item size) has come. So an array of any size fits under the
+receiver's message limit, and neither side holds more than one piece beyond the array::
 
     server -> client   ["challenge", version, server nonce]
     client -> server   ["hello", version, client nonce, address, client proof or nil]
@@ -52,9 +55,10 @@ from ruda import spec
 
 from ruda_remote._auth import MAX_ADDRESS_CHARS, NONCE_BYTES, PROOF_BYTES
 
-#: 2: mutual authentication bound to both nonces and the dialled address (1: the client's
-#: proof covered the server's nonce only)
-PROTOCOL_VERSION = 2
+#: 3: an array's bytes may follow in several messages (2: always one; 2 and 3: mutual
+#: authentication bound to both nonces and the dialled address; 1: the client's proof covered
+#: the server's nonce only)
+PROTOCOL_VERSION = 3
 
 #: extension type codes of argument values
 EXT_HANDLE, EXT_SLICE, EXT_ELLIPSIS, EXT_DTYPE, EXT_COMPLEX, EXT_TUPLE, EXT_PAYLOAD = 1, 2, 3, 4, 5, 6, 7
@@ -81,6 +85,15 @@ ITEMSIZE: dict[str, int] = {
 
 #: arrays up to this size travel inside the header message (one message instead of two)
 INLINE_BYTES = 64 * 1024
+#: largest piece of an array's bytes sent as one message (less when the receiver's message
+#: limit is lower): what either side holds of a transfer besides the array itself
+CHUNK_BYTES = 64 * 2**20
+#: a header longer than this is decoded counting its containers (a shorter one cannot make
+#: more than a few MiB of Python objects, whatever it holds)
+COUNTED_HEADER_BYTES = 64 * 1024
+#: lists, maps, tuples and slices one message may hold: an empty msgpack array is one byte and
+#: becomes a Python list of 56 bytes, so this bounds what decoding a header can allocate
+MAX_CONTAINERS = 65_536
 
 MAX_DEPTH = 32  # nesting of argument values (lists, maps, tuples)
 MAX_DIMS = 64
@@ -95,22 +108,61 @@ class Limits:
     """What one session may ask of a server.
 
     ``max_message_bytes``: largest WebSocket message accepted (bigger ones close the
-    connection with code 1009; the client refuses to send them in the first place).
+    connection with code 1009; the client refuses to send them in the first place). Arrays
+    larger than this travel in several messages.
+    ``max_header_bytes``: largest message header (the msgpack part: operations and their
+    arguments, not an array's raw bytes; ``max_message_bytes`` if that is lower); a longer one
+    is refused before it is decoded.
     ``max_session_bytes``: memory all of a session's live arrays may hold on the server.
     ``max_arrays``: live arrays per session.
+    ``max_sessions``: connections the server holds at once (handshakes included);
+    ``max_sessions_per_address``: of those, from one client IP address. A connection past
+    either is refused with an error that names the limit.
     """
 
     max_message_bytes: int = 256 * 2**20
+    max_header_bytes: int = 16 * 2**20
     max_session_bytes: int = 4 * 2**30
     max_arrays: int = 1_000_000
+    max_sessions: int = 256
+    max_sessions_per_address: int = 64
 
     def __post_init__(self) -> None:
-        for name in ("max_message_bytes", "max_session_bytes", "max_arrays"):
+        for name in (
+            "max_message_bytes",
+            "max_header_bytes",
+            "max_session_bytes",
+            "max_arrays",
+            "max_sessions",
+            "max_sessions_per_address",
+        ):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ValueError(f"Limits.{name} must be a positive integer, got {value!r}")
         if self.max_message_bytes < 4096:
             raise ValueError(f"Limits.max_message_bytes must be at least 4096, got {self.max_message_bytes}")
+        if self.max_header_bytes < 4096:
+            raise ValueError(f"Limits.max_header_bytes must be at least 4096, got {self.max_header_bytes}")
+
+    @property
+    def header_bytes(self) -> int:
+        """The largest header accepted: ``max_header_bytes``, or the message limit if lower."""
+        return min(self.max_header_bytes, self.max_message_bytes)
+
+
+def chunk_bytes(max_message_bytes: int) -> int:
+    """The largest piece of an array's bytes sent as one message to a receiver whose message
+    limit is ``max_message_bytes``."""
+    return min(CHUNK_BYTES, max_message_bytes)
+
+
+def payload_messages(payload: bytes | memoryview, chunk: int) -> list[bytes | memoryview]:
+    """An array's bytes as the messages that carry them: one, or pieces of ``chunk`` bytes
+    (views of ``payload``, not copies)."""
+    view = memoryview(payload).cast("B")
+    if view.nbytes <= chunk:
+        return [payload]
+    return [view[start : start + chunk] for start in range(0, view.nbytes, chunk)]
 
 
 class WireError(ValueError):
@@ -344,6 +396,7 @@ def _ext_hook(code: int, data: bytes) -> Any:
             inner = _unpack(data)
         finally:
             _local.depth = depth
+        _count(inner)
         if not isinstance(inner, list):
             raise WireError("a tuple or slice extension must hold a msgpack array")
         if code == EXT_TUPLE:
@@ -354,12 +407,31 @@ def _ext_hook(code: int, data: bytes) -> Any:
     raise WireError(f"unknown extension type {code}")
 
 
+def _count(container: Any) -> Any:
+    """Count one decoded container against the message's budget (when it has one)."""
+    budget: int | None = getattr(_local, "budget", None)
+    if budget is not None:
+        if budget <= 0:
+            raise WireError(
+                f"a message may hold at most {MAX_CONTAINERS} lists, maps, tuples and slices; split the batch"
+            )
+        _local.budget = budget - 1
+    return container
+
+
 def _unpack(data: bytes, max_len: int = 2**31 - 1) -> Any:
     """Decode msgpack with every length bounded by ``max_len`` and by the data itself (an item
-    takes at least a byte, so no header can announce more items than the data could hold)."""
+    takes at least a byte, so no header can announce more items than the data could hold), and
+    its containers counted while a budget is set (:func:`_decode_frame`). msgpack's own stack
+    bounds the nesting of lists and maps within one value, and :data:`MAX_DEPTH` that of
+    tuples and slices."""
     bound = min(max_len, len(data))
+    hooks: dict[str, Any] = {}
+    if getattr(_local, "budget", None) is not None:
+        hooks = {"list_hook": _count, "object_hook": _count}
     return msgpack.unpackb(
         data,
+        **hooks,
         ext_hook=_ext_hook,
         raw=False,
         strict_map_key=True,
@@ -373,6 +445,9 @@ def _unpack(data: bytes, max_len: int = 2**31 - 1) -> Any:
 
 
 def _decode_frame(data: Any, max_len: int) -> list[Any]:
+    """Decode one header: refused unread past ``max_len`` bytes; past
+    :data:`COUNTED_HEADER_BYTES`, decoded counting its containers (:data:`MAX_CONTAINERS`),
+    so that what a header costs the decoder is bounded by its size, whatever it holds."""
     if not isinstance(data, bytes):
         raise WireError(f"expected a binary message, got {type(data).__name__}")
     if len(data) < 4:
@@ -380,12 +455,20 @@ def _decode_frame(data: Any, max_len: int) -> list[Any]:
     size = int.from_bytes(data[:4], "big")
     if size != len(data) - 4:
         raise WireError(f"the header length {size} does not match the message ({len(data)} bytes)")
+    if size > max_len:
+        raise WireError(
+            f"a message header of {size} bytes is longer than the limit of {max_len} bytes (an array's "
+            "bytes travel after the header, not in it); send fewer operations at a time"
+        )
+    _local.budget = MAX_CONTAINERS if size > COUNTED_HEADER_BYTES else None
     try:
         message = _unpack(data[4:], max_len)
     except WireError:
         raise
     except Exception as err:  # msgpack reports bad input with several exception types
         raise WireError(f"malformed message: {type(err).__name__}: {err}") from None
+    finally:
+        _local.budget = None
     if not isinstance(message, list) or not message or not isinstance(message[0], str):
         raise WireError("a message is a msgpack array whose first item is its kind (a string)")
     return message
@@ -393,7 +476,7 @@ def _decode_frame(data: Any, max_len: int) -> list[Any]:
 
 def decode_client_message(data: Any, limits: Limits) -> Hello | Batch:
     """Decode and check a message sent by a client; raise :class:`WireError` if it is malformed."""
-    message = _decode_frame(data, limits.max_message_bytes)
+    message = _decode_frame(data, limits.header_bytes)
     kind = message[0]
     if kind == "hello":
         return _decode_hello(message)
@@ -500,12 +583,66 @@ def _check_upload(seq: int, args: list[Any], payload: list[Any]) -> None:
     check_payload(where, dtype, shape, data)
 
 
+class PayloadReader:
+    """An array's bytes as they come after their header, in one message or in pieces.
+
+    ``nbytes``: the bytes announced (shape times item size, worked out by the receiver). A first
+    message that holds them all is kept as it came (no copy); pieces are copied into one buffer
+    of ``nbytes``, made when the first piece comes, so that the receiver holds the array and one
+    piece at a time. With ``keep=False`` the bytes are counted and dropped (a transfer refused
+    after it was sent, whose pieces are still on their way).
+    """
+
+    def __init__(self, nbytes: int, where: str, *, keep: bool = True) -> None:
+        self.nbytes = nbytes
+        self.received = 0
+        self._where = where
+        self._keep = keep
+        self._whole: bytes | None = None
+        self._buffer: np.ndarray[Any, np.dtype[np.uint8]] | None = None
+
+    @property
+    def done(self) -> bool:
+        return self.received == self.nbytes
+
+    def add(self, data: Any) -> None:
+        """Take the next message of the bytes; raise WireError if it is not one."""
+        if not isinstance(data, bytes):
+            raise WireError(
+                f"{self._where}: expected the array's bytes as a binary message, got {type(data).__name__}"
+            )
+        if not data or self.received + len(data) > self.nbytes:
+            raise WireError(
+                f"{self._where}: a piece of {len(data)} bytes after {self.received} does not fit the "
+                f"{self.nbytes} bytes announced"
+            )
+        if self._keep:
+            if self.received == 0 and len(data) == self.nbytes:
+                self._whole = data
+            else:
+                if self._buffer is None:
+                    self._buffer = np.empty(self.nbytes, dtype=np.uint8)
+                self._buffer[self.received : self.received + len(data)] = np.frombuffer(data, dtype=np.uint8)
+        self.received += len(data)
+
+    def result(self) -> bytes | np.ndarray[Any, np.dtype[np.uint8]]:
+        """The bytes once all have come: the message itself (read-only), or the buffer the pieces
+        were copied into (writable, and no one else's)."""
+        if not self._keep:
+            raise WireError(f"{self._where}: the bytes were refused, and dropped as they came")
+        if not self.done:
+            raise WireError(f"{self._where}: {self.received} of {self.nbytes} bytes have come")
+        if self._whole is not None:
+            return self._whole
+        assert self._buffer is not None
+        return self._buffer
+
+
 def attach_payload(batch: Batch, data: Any) -> None:
-    """Give the batch's ``__upload__`` op the payload message that followed the batch."""
-    if not isinstance(data, bytes):
-        raise WireError(f"expected the payload as a binary message, got {type(data).__name__}")
-    if batch.payload_args is None or len(data) != batch.payload_bytes:
-        raise WireError(f"the payload has {len(data)} bytes; the batch announced {batch.payload_bytes}")
+    """Give the batch's ``__upload__`` op its bytes (:meth:`PayloadReader.result`, or anything
+    else the server runs the op with)."""
+    if batch.payload_args is None:
+        raise WireError("this batch announced no payload")
     batch.payload_args[2] = data
     batch.payload_args = None
 
