@@ -11,6 +11,7 @@ import pytest
 import ruda
 import ruda.host
 import ruda_remote
+from ruda_remote import wire
 
 #: the optional backends' modules, imported only to skip when they are absent
 BACKEND_MODULES = {"host": "ruda.host", "torch": "ruda_torch", "wgpu": "ruda_wgpu", "cuda": "ruda_cuda"}
@@ -29,29 +30,35 @@ def test_a_round_of_operations_on_each_backend_matches_numpy(name, make_server):
     srv = make_server(backend=name)
     with ruda_remote.RemoteDevice(srv.url, timeout=60) as dev:
         assert dev.info["backend"] == name
-        xp = ruda_remote
-        a = xp.reshape(xp.arange(12, dtype=xp.float32, device=dev), (3, 4))
-        b = xp.ones((4, 2), dtype=xp.float32, device=dev)
-        host = np.arange(12, dtype=np.float32).reshape(3, 4)
-        u = xp.asarray(np.array([3, -1, 7, 0], dtype=np.int32), device=dev)
-        results = {
-            "zeros": (xp.zeros((2, 3), dtype=xp.float32, device=dev), np.zeros((2, 3), np.float32)),
-            "full": (xp.full((2,), 2.5, dtype=xp.float32, device=dev), np.full((2,), 2.5, np.float32)),
-            "linspace": (xp.linspace(0.0, 1.0, 5, device=dev), np.linspace(0.0, 1.0, 5)),
-            "elementwise": (xp.exp(a / 4) * 2 - a, np.exp(host / 4) * 2 - host),
-            "integers": (u * 3 + 1, np.array([10, -2, 22, 1], dtype=np.int32)),
-            "sum": (xp.sum(a, axis=0), host.sum(axis=0)),
-            "max": (xp.max(a), host.max()),
-            "matmul": (a @ b, host @ np.ones((4, 2), np.float32)),
-            "slice": (a[1:, ::2], host[1:, ::2]),
-            "take": (xp.take(a, xp.asarray([2, 0], device=dev), axis=0), host[[2, 0]]),
-            "mask": (u[u > 0], np.array([3, 7], dtype=np.int32)),
-        }
-        for what, (remote, expected) in results.items():
-            got = np.asarray(remote)
-            assert got.shape == expected.shape, what
-            np.testing.assert_allclose(got, expected, rtol=1e-5, err_msg=what)
-        assert float(xp.mean(a)) == pytest.approx(5.5)
+        _round_of_operations(dev)
+
+
+def _round_of_operations(dev: ruda_remote.RemoteDevice) -> None:
+    """Creation, elementwise, reductions, matmul, views, indexing and a data-dependent shape,
+    each compared with NumPy."""
+    xp = ruda_remote
+    a = xp.reshape(xp.arange(12, dtype=xp.float32, device=dev), (3, 4))
+    b = xp.ones((4, 2), dtype=xp.float32, device=dev)
+    host = np.arange(12, dtype=np.float32).reshape(3, 4)
+    u = xp.asarray(np.array([3, -1, 7, 0], dtype=np.int32), device=dev)
+    results = {
+        "zeros": (xp.zeros((2, 3), dtype=xp.float32, device=dev), np.zeros((2, 3), np.float32)),
+        "full": (xp.full((2,), 2.5, dtype=xp.float32, device=dev), np.full((2,), 2.5, np.float32)),
+        "linspace": (xp.linspace(0.0, 1.0, 5, device=dev), np.linspace(0.0, 1.0, 5)),
+        "elementwise": (xp.exp(a / 4) * 2 - a, np.exp(host / 4) * 2 - host),
+        "integers": (u * 3 + 1, np.array([10, -2, 22, 1], dtype=np.int32)),
+        "sum": (xp.sum(a, axis=0), host.sum(axis=0)),
+        "max": (xp.max(a), host.max()),
+        "matmul": (a @ b, host @ np.ones((4, 2), np.float32)),
+        "slice": (a[1:, ::2], host[1:, ::2]),
+        "take": (xp.take(a, xp.asarray([2, 0], device=dev), axis=0), host[[2, 0]]),
+        "mask": (u[u > 0], np.array([3, 7], dtype=np.int32)),
+    }
+    for what, (remote, expected) in results.items():
+        got = np.asarray(remote)
+        assert got.shape == expected.shape, what
+        np.testing.assert_allclose(got, expected, rtol=1e-5, err_msg=what)
+    assert float(xp.mean(a)) == pytest.approx(5.5)
 
 
 def _host_with_float16() -> types.ModuleType:
@@ -90,9 +97,42 @@ def test_a_dtype_beyond_the_standard_is_refused_per_operation_not_at_start(make_
         assert ruda_remote.__array_namespace_info__().default_dtypes(device=dev)["integral"] == np.int64
 
 
-def test_ruda_serve_serves_wgpu(server_process):
+def test_ruda_serve_serves_wgpu_and_refuses_float16_per_operation(server_process, raw_session):
     _skip_unless_available("wgpu")
-    _, url = server_process("--backend", "wgpu")  # the last --backend given is the one served
+    proc, url = server_process("--backend", "wgpu")  # the last --backend given is the one served
+    assert proc.poll() is None and "Traceback" not in proc.startup_output
     with ruda_remote.RemoteDevice(url, timeout=60) as dev:
         assert dev.info["backend"] == "wgpu"
-        assert float(ruda_remote.sum(ruda_remote.ones(4, device=dev))) == 4.0
+        _round_of_operations(dev)
+        # wgpu has float16 (ruda_wgpu.float16) beyond the standard: the server started all the
+        # same, describes only what the wire carries, and an op that asks for float16 is refused
+        # alone, at the call, with nothing sent
+        assert "float16" not in dev.info["dtypes"]
+        assert "float16" not in dev.info["default_dtypes"].values()
+        x = ruda_remote.ones(3, dtype=ruda_remote.float32, device=dev)
+        with pytest.raises(TypeError, match="float16 is not one of the Array API's dtypes"):
+            ruda_remote.astype(x, np.float16)
+        with pytest.raises(TypeError, match="float16 is not one of the Array API's dtypes"):
+            ruda_remote.zeros(3, dtype=np.float16, device=dev)
+        with pytest.raises(TypeError, match="dtype float16 cannot be sent"):
+            ruda_remote.asarray(np.ones(3, dtype=np.float16), device=dev)
+        assert float(ruda_remote.sum(ruda_remote.astype(x, ruda_remote.float64))) == 3.0  # it goes on
+    # A raw client that names float16 anyway has that batch refused; its session goes on.
+    ws = raw_session(url)
+    upload = [1, wire.OP_CODES["__upload__"], [1], ["float32", [2], b"\x00" * 8], {}, 0, None]
+    astype = [
+        2,
+        wire.OP_CODES["astype"],
+        [2],
+        [wire.Handle(1), wire.DType("float16")],
+        {},
+        wire.FLAG_META,
+        None,
+    ]
+    ws.send(wire.encode(["batch", [upload, astype], []]))
+    reply = wire.decode_server_message(ws.recv(timeout=30))
+    assert reply[:2] == ["error", wire.NO_SEQ] and "unknown dtype 'float16'" in reply[4], reply
+    ws.send(wire.encode(["batch", [[*upload[:2], [3], *upload[3:]]], []]))
+    ws.send(wire.encode(["batch", [[4, wire.OP_CODES["__read__"], [], [wire.Handle(3)], {}, 0, None]], []]))
+    reply = wire.decode_server_message(ws.recv(timeout=30))
+    assert reply[:4] == ["data", 4, "float32", (2,)], reply

@@ -90,9 +90,9 @@ class _Encoder:
         if value is None or value is Ellipsis or isinstance(value, (str, *_SCALARS)):
             return value
         if isinstance(value, np.dtype):
-            return wire.DType(value.name)
+            return _wire_dtype(value)
         if isinstance(value, type) and issubclass(value, np.generic):
-            return wire.DType(np.dtype(value).name)
+            return _wire_dtype(np.dtype(value))
         if isinstance(value, tuple):
             return tuple(self(v) for v in value)
         if isinstance(value, list):
@@ -203,6 +203,18 @@ def _elementwise(name: str, args: tuple[Any, ...], device: RemoteDevice | None) 
     handle = device.new_handle()
     device.submit(wire.OP_CODES[name], [handle], wire_args, {}, expect=[(shape, dtype)])
     return Array._new(device, handle, shape, _DTYPES[dtype])
+
+
+def _wire_dtype(dtype: np.dtype[Any]) -> wire.DType:
+    """A dtype as the wire names it; one the wire does not carry raises here, at the call, so
+    that nothing of the operation is sent."""
+    if dtype.name not in wire.ITEMSIZE:
+        raise TypeError(
+            f"{dtype.name} is not one of the Array API's dtypes, and a remote array is one of those "
+            f"({', '.join(wire.ITEMSIZE)}): use float32 or float64 in its place, or compute with the "
+            "backend that has it in this process"
+        )
+    return wire.DType(dtype.name)
 
 
 def call_in_place(name: str, target: Any, args: tuple[Any, ...]) -> None:
