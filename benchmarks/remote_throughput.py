@@ -1,14 +1,17 @@
 """How much does ruda_remote cost over a bare WebSocket on loopback?
 
-Three questions, each answered against a reference measured in the same run:
+Four questions, the first three answered against a reference measured in the same run:
 
 1. read latency: one read of a small array (op out, data back) vs one round trip of a
    message of the same size through a raw ``websockets`` echo server;
 2. pipelined small operations per second (``x = x + 1`` on 8 elements, one read at the end);
 3. bulk transfer: a 1e8-byte array sent to the server and read back, vs the same bytes
-   echoed by the raw server.
+   echoed by the raw server;
+4. a 1 GiB array sent and read back (four times the server's message limit: it travels in
+   pieces both ways), its time and the client's peak memory beyond the array itself.
 
-Both servers run as child processes, so client and server do not share an interpreter.
+Both servers run as child processes, so client and server do not share an interpreter. The
+figures are written to benchmarks/results/remote_throughput.json.
 
     python benchmarks/remote_throughput.py [--repeat 5]
 """
@@ -16,14 +19,21 @@ Both servers run as child processes, so client and server do not share an interp
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import platform
 import re
 import subprocess
 import sys
 import time
+import tracemalloc
+from pathlib import Path
 
 import numpy as np
 import ruda_remote as xp
 from websockets.sync.client import connect
+
+RESULTS = Path(__file__).resolve().parent / "results"
 
 ECHO_SERVER = """
 import asyncio
@@ -115,6 +125,23 @@ def bulk(dev: xp.RemoteDevice, echo, repeat: int, nbytes: int = 100_000_000) -> 
     return 2 * nbytes / _best(ours, repeat), 2 * nbytes / _best(raw, repeat)
 
 
+def gib_round_trip(dev: xp.RemoteDevice) -> tuple[float, int]:
+    """Seconds for 1 GiB up and back, and the client's peak traced memory beyond the array (the
+    copy read back included)."""
+    host = np.arange(2**28, dtype=np.uint32)
+    tracemalloc.start()
+    try:
+        start_bytes, start = tracemalloc.get_traced_memory()[0], time.perf_counter()
+        x = xp.asarray(host, device=dev)
+        back = np.asarray(x)
+        elapsed = time.perf_counter() - start
+        extra = tracemalloc.get_traced_memory()[1] - start_bytes
+    finally:
+        tracemalloc.stop()
+    assert np.array_equal(back, host)
+    return elapsed, extra
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
@@ -138,6 +165,26 @@ def main() -> None:
         )
         echo.close()
         dev.close()
+        dev = xp.RemoteDevice(url)  # a fresh session: the 1 GiB array and nothing else
+        gib_s, gib_extra = gib_round_trip(dev)
+        print(
+            f"1 GiB up+down:  {gib_s:6.2f} s ({2 * 2**30 / gib_s / 1e6:7.1f} MB/s); client peak beyond the "
+            f"array {gib_extra / 2**20:6.0f} MiB (the copy read back is 1024)"
+        )
+        dev.close()
+        figures = {
+            "machine": f"loopback, {os.cpu_count()} CPU cores ({platform.machine()})",
+            "read_latency_us": {"ruda_remote": ours * 1e6, "raw_echo": raw * 1e6, "ratio": ours / raw},
+            "pipelined_ops_per_s": rate,
+            "bulk_1e8_bytes_up_down_MB_per_s": {
+                "ruda_remote": ours_bw / 1e6,
+                "raw_echo": raw_bw / 1e6,
+                "ratio": ours_bw / raw_bw,
+            },
+            "gib_round_trip": {"seconds": gib_s, "client_peak_beyond_array_MiB": gib_extra / 2**20},
+        }
+        RESULTS.mkdir(exist_ok=True)
+        (RESULTS / "remote_throughput.json").write_text(json.dumps(figures, indent=1) + "\n")
     finally:
         server.kill()
         echo_server.kill()

@@ -370,8 +370,9 @@ class RemoteDevice:
         so a bound cannot stall anything. (websockets exposes the bound only at connect, as
         ``max_queue``; this sets the same water marks on its receive buffer.)
         """
-        buffer = getattr(self._ws, "recv_messages", None)
-        if messages is None or buffer is None or not hasattr(buffer, "high"):
+        buffer: Any = getattr(self._ws, "recv_messages", None)
+        needed = ("high", "low", "mutex", "paused", "resume")
+        if messages is None or not all(hasattr(buffer, name) for name in needed):
             yield
             return
         with buffer.mutex:
