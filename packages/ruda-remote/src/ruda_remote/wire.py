@@ -105,7 +105,7 @@ MAX_HANDLE = 2**63 - 1
 
 @dataclass(frozen=True)
 class Limits:
-    """What one session may ask of a server.
+    """What a server allows each message, each session and each client address.
 
     ``max_message_bytes``: largest WebSocket message accepted (bigger ones close the
     connection with code 1009; the client refuses to send them in the first place). Arrays
@@ -121,18 +121,19 @@ class Limits:
     """
 
     max_message_bytes: int = 256 * 2**20
-    max_header_bytes: int = 16 * 2**20
     max_session_bytes: int = 4 * 2**30
     max_arrays: int = 1_000_000
+    # (fields added later come after these, so that positional arguments keep their meaning)
+    max_header_bytes: int = 16 * 2**20
     max_sessions: int = 256
     max_sessions_per_address: int = 64
 
     def __post_init__(self) -> None:
         for name in (
             "max_message_bytes",
-            "max_header_bytes",
             "max_session_bytes",
             "max_arrays",
+            "max_header_bytes",
             "max_sessions",
             "max_sessions_per_address",
         ):
