@@ -150,6 +150,7 @@ def test_a_1_gib_round_trip(make_server, traced):
         extra = _peak_since_reset() - start_bytes
         assert back.shape == host.shape and np.array_equal(back, host)
         print(f"1 GiB up and down in {elapsed:.1f} s; peak memory beyond the array {extra / 2**30:.2f} GiB")
-    # the server's array and the copy read back, and a few pieces of 64 MiB in flight (2.38 GiB
-    # when measured; a transfer in one message, joined and copied, takes a GiB more)
-    assert extra < 2 * 2**30 + 10 * wire.CHUNK_BYTES
+    # the server's array and the copy read back, and pieces of 64 MiB in flight and in the copies
+    # websockets makes of each (2.38 to 2.44 GiB when measured; a transfer in one message,
+    # joined and copied, takes a GiB more)
+    assert extra < 2 * 2**30 + 12 * wire.CHUNK_BYTES
