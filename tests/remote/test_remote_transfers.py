@@ -91,10 +91,11 @@ def test_pieces_keep_the_memory_of_a_transfer_to_the_array_and_a_few_pieces(make
         back = np.asarray(x)
         down = _peak_since_reset() - start
         np.testing.assert_array_equal(back, host)
-    # Up: the server's array (the buffer the pieces were copied into) and pieces in flight; a
-    # joined message and a copy of it would be two arrays more. Down: the client's array, likewise.
-    assert up < host.nbytes + 12 * MIB, f"an upload of {host.nbytes >> 20} MiB took {up >> 20} MiB"
-    assert down < host.nbytes + 12 * MIB, f"a download of {host.nbytes >> 20} MiB took {down >> 20} MiB"
+    # Up: the server's array (the buffer the pieces were copied into) and pieces in flight, 37 to
+    # 41 MiB when measured; a joined message and a copy of it would be two arrays more, 96 MiB.
+    # Down: the client's array, likewise.
+    assert up < host.nbytes + 16 * MIB, f"an upload of {host.nbytes >> 20} MiB took {up >> 20} MiB"
+    assert down < host.nbytes + 16 * MIB, f"a download of {host.nbytes >> 20} MiB took {down >> 20} MiB"
 
 
 class _SpyReader(wire.PayloadReader):
