@@ -28,14 +28,32 @@ def cupy_or_none() -> Any:
     return cupy
 
 
-def waiting(fn: Callable[[], object], sync: Callable[[], object]) -> Callable[[], None]:
+#: calls a pipelined measurement queues before it waits once
+PIPELINE = 10
+
+
+class Waiting:
+    """A GPU contender: ``fn`` then ``sync``, so that its time is until the work is done (the
+    latency a caller who reads the result sees). :meth:`pipelined` runs :data:`PIPELINE` calls,
+    keeping their results, then waits once: the cost per call while the GPU has work queued,
+    where a fixed cost of submitting and waiting no longer hides the GPU's own speed."""
+
+    def __init__(self, fn: Callable[[], object], sync: Callable[[], object]) -> None:
+        self.fn, self.sync = fn, sync
+
+    def __call__(self) -> None:
+        self.fn()
+        self.sync()
+
+    def pipelined(self) -> None:
+        results = [self.fn() for _ in range(PIPELINE)]
+        self.sync()
+        del results
+
+
+def waiting(fn: Callable[[], object], sync: Callable[[], object]) -> Waiting:
     """``fn`` followed by ``sync``: a GPU contender timed until its work is done."""
-
-    def run() -> None:
-        fn()
-        sync()
-
-    return run
+    return Waiting(fn, sync)
 
 
 def time_rows(
@@ -44,23 +62,37 @@ def time_rows(
     repeats: int,
 ) -> list[dict[str, Any]]:
     """Time each case's contenders (``ruda_wgpu``, ``numpy``, maybe ``cupy``): a row per case with
-    its description, milliseconds per contender and the ratios ours/numpy and ours/cupy."""
+    its description, milliseconds per contender (GPU ones also pipelined, see :class:`Waiting`)
+    and the ratios ours/numpy, ours/cupy and ours/cupy pipelined."""
     rows = []
     with Progress(transient=True) as progress:
         task = progress.add_task(label, total=len(cases))
         for description, contenders in cases:
             progress.update(task, description=" ".join(str(v) for v in description.values()))
-            times = {
-                name: best_time(fn, repeats=repeats, min_seconds=0.05) for name, fn in contenders().items()
-            }
+            times, piped = {}, {}
+            for name, fn in contenders().items():
+                times[name] = best_time(fn, repeats=repeats, min_seconds=0.05)
+                if isinstance(fn, Waiting):
+                    piped[name] = best_time(fn.pipelined, repeats=repeats, min_seconds=0.05) / PIPELINE
             row = dict(description)
             row.update({f"{name} ms": t * 1e3 for name, t in times.items()})
+            row.update({f"{name} pipelined ms": t * 1e3 for name, t in piped.items()})
             row["ours/numpy"] = times["ruda_wgpu"] / times["numpy"]
             if "cupy" in times:
                 row["ours/cupy"] = times["ruda_wgpu"] / times["cupy"]
+                row["ours/cupy pipelined"] = piped["ruda_wgpu"] / piped["cupy"]
             rows.append(row)
             progress.advance(task)
     return rows
+
+
+def cupy_cells(row: dict[str, Any]) -> str:
+    """The markdown cells ``CuPy ms | ours/CuPy | ours/CuPy pipelined`` of a row (dashes without
+    CuPy; results files from before pipelined timing have no last figure)."""
+    if "cupy ms" not in row:
+        return "— | — | —"
+    piped = f"{row['ours/cupy pipelined']:.1f}" if "ours/cupy pipelined" in row else "—"
+    return f"{row['cupy ms']:.3f} | {row['ours/cupy']:.1f} | {piped}"
 
 
 def markdown_table(

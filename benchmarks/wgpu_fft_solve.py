@@ -23,7 +23,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ruda_wgpu as xp
-from _gpu_bench import RESULTS, cupy_or_none, markdown_table, save, time_rows, waiting
+from _gpu_bench import RESULTS, cupy_cells, cupy_or_none, markdown_table, save, time_rows, waiting
 
 
 def _cases(full: bool) -> list[tuple[str, int, int]]:
@@ -89,8 +89,9 @@ def main() -> int:
 
 
 _HEADER = [
-    "| device | op | dtype | size | ruda_wgpu ms | NumPy ms | ours/NumPy | CuPy ms | ours/CuPy |",
-    "|---|---|---|---|---|---|---|---|---|",
+    "| device | op | dtype | size | ruda_wgpu ms | NumPy ms | ours/NumPy "
+    "| CuPy ms | ours/CuPy | ours/CuPy pipelined |",
+    "|---|---|---|---|---|---|---|---|---|---|",
 ]
 
 
@@ -103,7 +104,7 @@ def markdown_rows(device: str, rows: list[dict[str, Any]]) -> str:
             size = f"{r['size']}x{r['size']}"
         elif r.get("rows", 1) > 1:
             size = f"{r['rows']} x {size}"
-        cupy = f"{r['cupy ms']:.3f} | {r['ours/cupy']:.1f}" if "cupy ms" in r else "— | —"
+        cupy = cupy_cells(r)
         lines.append(
             f"| {device.split(' (')[0]} | {r['op']} | {r['dtype']} | {size} | {r['ruda_wgpu ms']:.3f} "
             f"| {r['numpy ms']:.3f} | {r['ours/numpy']:.2f} | {cupy} |"

@@ -24,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ruda_wgpu as xp
-from _gpu_bench import RESULTS, cupy_or_none, save, time_rows, waiting
+from _gpu_bench import RESULTS, cupy_cells, cupy_or_none, save, time_rows, waiting
 
 
 def _data(dtype: str, n: int) -> np.ndarray:
@@ -94,13 +94,15 @@ def main() -> int:
     rows = time_rows(f"{dev.name} ({dev.description})", cases, args.repeats)
     print(f"device: {dev.name} = {dev.description}" + ("  (CuPy: " + ("yes)" if cp else "not here)")))
     header = f"{'op':15} {'dtype':8} {'size':>9} {'ours ms':>9} {'numpy ms':>9} {'ours/numpy':>10}"
-    print(header + (f" {'cupy ms':>9} {'ours/cupy':>9}" if cp else ""))
+    print(header + (f" {'cupy ms':>9} {'ours/cupy':>9} {'pipelined':>9}" if cp else ""))
     for r in rows:
         line = (
             f"{r['op']:15} {r['dtype']:8} {r['size']:>9} {r['ruda_wgpu ms']:>9.3f} {r['numpy ms']:>9.3f}"
             f" {r['ours/numpy']:>10.3f}"
         )
-        print(line + (f" {r['cupy ms']:>9.3f} {r['ours/cupy']:>9.2f}" if cp else ""))
+        if cp:
+            line += f" {r['cupy ms']:>9.3f} {r['ours/cupy']:>9.2f} {r['ours/cupy pipelined']:>9.2f}"
+        print(line)
     out = save("wgpu_sort", dev.description, cp is not None, rows)
     print(f"results: {out}")
     _plot(rows, dev.description, out.with_suffix(".png"))
@@ -110,14 +112,15 @@ def main() -> int:
 def markdown(paths: list[Path]) -> str:
     """One table of every results file: a row per operation and size, columns per device."""
     lines = [
-        "| device | op | dtype | size | ruda_wgpu ms | NumPy ms | ours/NumPy | CuPy ms | ours/CuPy |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| device | op | dtype | size | ruda_wgpu ms | NumPy ms | ours/NumPy "
+        "| CuPy ms | ours/CuPy | ours/CuPy pipelined |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for path in paths:
         data = json.loads(path.read_text())
         device = data["device"].split(" (")[0]
         for r in data["rows"]:
-            cupy = f"{r['cupy ms']:.3f} | {r['ours/cupy']:.1f}" if "cupy ms" in r else "— | —"
+            cupy = cupy_cells(r)
             lines.append(
                 f"| {device} | {r['op']} | {r['dtype']} | {r['size']:.0e} | {r['ruda_wgpu ms']:.3f} "
                 f"| {r['numpy ms']:.3f} | {r['ours/numpy']:.2f} | {cupy} |"
