@@ -14,24 +14,18 @@ from typing import Any
 
 import numpy as np
 
-#: The Array API's dtypes by name. bfloat16 has no NumPy dtype and is not carried.
+from ruda.spec import DTYPE_KINDS
+
+#: The Array API's dtypes by name, and float16 (NumPy has it, and so does ruda_wgpu).
+#: bfloat16 has no NumPy dtype and is not carried.
 DTYPES: dict[str, np.dtype[Any]] = {
     name: np.dtype(name)
     for name in (
-        "bool",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "uint16",
-        "uint32",
-        "uint64",
+        *DTYPE_KINDS["bool"],
+        *DTYPE_KINDS["integral"],
         "float16",
-        "float32",
-        "float64",
-        "complex64",
-        "complex128",
+        *DTYPE_KINDS["real floating"],
+        *DTYPE_KINDS["complex floating"],
     )
 }
 

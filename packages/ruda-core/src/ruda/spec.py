@@ -200,22 +200,21 @@ CONSTANTS: tuple[str, ...] = (
     "pi",
 )
 
-#: the 13 dtype names every namespace exposes
-DTYPES: tuple[str, ...] = (
-    "bool",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "float32",
-    "float64",
-    "complex64",
-    "complex128",
+#: dtype names by the kinds of ``isdtype`` and ``__array_namespace_info__().dtypes(kind=...)``
+DTYPE_KINDS: dict[str, tuple[str, ...]] = {
+    "bool": ("bool",),
+    "signed integer": ("int8", "int16", "int32", "int64"),
+    "unsigned integer": ("uint8", "uint16", "uint32", "uint64"),
+    "real floating": ("float32", "float64"),
+    "complex floating": ("complex64", "complex128"),
+}
+DTYPE_KINDS["integral"] = DTYPE_KINDS["signed integer"] + DTYPE_KINDS["unsigned integer"]
+DTYPE_KINDS["numeric"] = (
+    DTYPE_KINDS["integral"] + DTYPE_KINDS["real floating"] + DTYPE_KINDS["complex floating"]
 )
+
+#: the 13 dtype names every namespace exposes, in the standard's order
+DTYPES: tuple[str, ...] = DTYPE_KINDS["bool"] + DTYPE_KINDS["numeric"]
 
 #: the linalg extension
 LINALG: tuple[str, ...] = (
@@ -330,30 +329,25 @@ FUNCTIONS: tuple[str, ...] = tuple(
     )
 )
 
-#: dtype names by the kinds of ``isdtype`` and ``__array_namespace_info__().dtypes(kind=...)``
-DTYPE_KINDS: dict[str, tuple[str, ...]] = {
-    "bool": ("bool",),
-    "signed integer": ("int8", "int16", "int32", "int64"),
-    "unsigned integer": ("uint8", "uint16", "uint32", "uint64"),
-    "real floating": ("float32", "float64"),
-    "complex floating": ("complex64", "complex128"),
-}
-DTYPE_KINDS["integral"] = DTYPE_KINDS["signed integer"] + DTYPE_KINDS["unsigned integer"]
-DTYPE_KINDS["numeric"] = (
-    DTYPE_KINDS["integral"] + DTYPE_KINDS["real floating"] + DTYPE_KINDS["complex floating"]
-)
-
 
 def dtype_names(kind: str | tuple[str, ...] | None = None) -> tuple[str, ...]:
     """The dtype names of ``kind`` (a kind name, a tuple of them, or None for all 13), in the
     standard's order, each once; an unknown kind raises ``ValueError`` listing the known ones."""
     if kind is None:
-        return DTYPE_KINDS["bool"] + DTYPE_KINDS["numeric"]
+        return DTYPES
     kinds = kind if isinstance(kind, tuple) else (kind,)
     for name in kinds:
         if not isinstance(name, str) or name not in DTYPE_KINDS:
             raise ValueError(f"unknown dtype kind {name!r}: expected one of {', '.join(DTYPE_KINDS)}")
     return tuple(dict.fromkeys(n for name in kinds for n in DTYPE_KINDS[name]))
+
+
+def namespace_names(*extra: str) -> list[str]:
+    """The ``__all__`` of a whole namespace, sorted: every function, constant and dtype of the
+    standard, the ``fft`` and ``linalg`` extensions, ``__array_namespace_info__`` and
+    ``__array_api_version__``, and ``extra``, the backend's own names."""
+    standard = {"fft", "linalg", "__array_namespace_info__", "__array_api_version__"}
+    return sorted(standard.union(FUNCTIONS, CONSTANTS, DTYPES, extra))
 
 
 @dataclass(frozen=True)

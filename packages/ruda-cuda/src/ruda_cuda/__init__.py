@@ -23,12 +23,7 @@ from ruda import spec
 
 from ruda_cuda._plugin import install_fix
 
-__all__ = sorted(
-    set(spec.FUNCTIONS)
-    | set(spec.CONSTANTS)
-    | set(spec.DTYPES)
-    | {"Array", "fft", "linalg", "__array_namespace_info__", "__array_api_version__"}
-)
+__all__ = spec.namespace_names("Array")
 
 
 def _load() -> None:

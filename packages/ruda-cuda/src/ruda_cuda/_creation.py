@@ -14,6 +14,7 @@ from typing import Any
 import cupy
 import numpy as np
 from array_api_compat import cupy as _compat
+from ruda import spec
 
 from ruda_cuda._array import Array, as_array, as_arrays, scalar_array, to_device
 from ruda_cuda._devices import native_device
@@ -138,21 +139,4 @@ def triu(x: Any, /, *, k: int = 0) -> Array:
     return as_array(cupy.triu(x, k=k))
 
 
-__all__ = [
-    "arange",
-    "asarray",
-    "empty",
-    "empty_like",
-    "eye",
-    "from_dlpack",
-    "full",
-    "full_like",
-    "linspace",
-    "meshgrid",
-    "ones",
-    "ones_like",
-    "tril",
-    "triu",
-    "zeros",
-    "zeros_like",
-]
+__all__ = list(spec.CREATION_FUNCTIONS)

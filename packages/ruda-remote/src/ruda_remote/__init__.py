@@ -70,22 +70,13 @@ for _name in _spec.DTYPES:
 e, inf, nan, pi = _np.e, _np.inf, _np.nan, _np.pi
 newaxis = None
 
-__all__ = sorted(
-    set(_spec.FUNCTIONS)
-    | set(_spec.CONSTANTS)
-    | set(_spec.DTYPES)
-    | {
-        "fft",
-        "linalg",
-        "__array_namespace_info__",
-        "__array_api_version__",
-        "Array",
-        "RemoteDevice",
-        "RemoteError",
-        "RemoteConnectionError",
-        "RemoteAuthenticationError",
-        "RemoteTimeoutError",
-        "default_device",
-        "set_default_device",
-    }
+__all__ = _spec.namespace_names(
+    "Array",
+    "RemoteDevice",
+    "RemoteError",
+    "RemoteConnectionError",
+    "RemoteAuthenticationError",
+    "RemoteTimeoutError",
+    "default_device",
+    "set_default_device",
 )

@@ -26,13 +26,7 @@ from typing import Any
 
 from ruda import _nan, spec
 
-__all__ = sorted(
-    set(spec.FUNCTIONS)
-    | set(spec.CONSTANTS)
-    | set(spec.DTYPES)
-    | set(_nan.NAMES)
-    | {"fft", "linalg", "__array_namespace_info__", "__array_api_version__"}
-)
+__all__ = spec.namespace_names(*_nan.NAMES)
 
 
 def _load() -> None:

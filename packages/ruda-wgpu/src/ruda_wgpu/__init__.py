@@ -20,8 +20,8 @@ import sys as _sys
 
 import numpy as _np
 from ruda import _nan
+from ruda import spec as _spec
 
-from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array
 from ruda_wgpu._creation import (
     arange,
@@ -42,7 +42,6 @@ from ruda_wgpu._creation import (
 )
 from ruda_wgpu._creation import empty_ as empty
 from ruda_wgpu._dtypes import can_cast, finfo, iinfo, isdtype, result_type
-from ruda_wgpu._elementwise import NAMES as _ELEMENTWISE
 from ruda_wgpu._elementwise import astype, clip, where
 from ruda_wgpu._engine import GpuDevice as Device
 from ruda_wgpu._engine import devices as _devices
@@ -206,92 +205,13 @@ def clear_shader_cache() -> int:
 # beyond the standard: what array engines (Cubed, Dask) call on a namespace
 nanmax, nanmean, nanmin, nanprod, nansum = _nan.NanReductions(_sys.modules[__name__]).bound()
 
-__all__ = [
+__all__ = _spec.namespace_names(
     *_nan.NAMES,
     "Array",
     "Device",
-    "__array_api_version__",
-    "__array_namespace_info__",
-    "fft",
-    "linalg",
+    "float16",
     "synchronize",
     "memory_stats",
     "empty_cache",
     "clear_shader_cache",
-    "arange",
-    "asarray",
-    "empty",
-    "empty_like",
-    "eye",
-    "from_dlpack",
-    "full",
-    "full_like",
-    "linspace",
-    "meshgrid",
-    "ones",
-    "ones_like",
-    "tril",
-    "triu",
-    "zeros",
-    "zeros_like",
-    "astype",
-    "can_cast",
-    "finfo",
-    "iinfo",
-    "isdtype",
-    "result_type",
-    *_ELEMENTWISE,
-    "clip",
-    "where",
-    "matmul",
-    "matrix_transpose",
-    "tensordot",
-    "vecdot",
-    "take",
-    "take_along_axis",
-    "argmax",
-    "argmin",
-    "nonzero",
-    "searchsorted",
-    "broadcast_arrays",
-    "broadcast_shapes",
-    "broadcast_to",
-    "concat",
-    "expand_dims",
-    "flip",
-    "moveaxis",
-    "permute_dims",
-    "repeat",
-    "reshape",
-    "roll",
-    "squeeze",
-    "stack",
-    "tile",
-    "unstack",
-    "all",
-    "any",
-    "cumulative_prod",
-    "cumulative_sum",
-    "max",
-    "mean",
-    "min",
-    "prod",
-    "std",
-    "sum",
-    "var",
-    "count_nonzero",
-    "diff",
-    "argsort",
-    "sort",
-    "isin",
-    "unique_all",
-    "unique_counts",
-    "unique_inverse",
-    "unique_values",
-    *_dtypes.ALL_NAMES,
-    "e",
-    "pi",
-    "inf",
-    "nan",
-    "newaxis",
-]
+)

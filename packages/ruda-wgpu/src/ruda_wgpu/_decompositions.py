@@ -430,24 +430,3 @@ def matrix_power(x: Array, n: int, /) -> Array:
     if result is None:  # the identity, for every matrix of the stack
         return copy_of(broadcast_to(eye(x.shape[-1], dtype=x.dtype, device=x.device), x.shape))
     return copy_of(result) if result is x else result
-
-
-__all__ = [
-    "LinAlgError",
-    "cholesky",
-    "det",
-    "eig",
-    "eigh",
-    "eigvals",
-    "eigvalsh",
-    "inv",
-    "matrix_norm",
-    "matrix_power",
-    "matrix_rank",
-    "pinv",
-    "qr",
-    "slogdet",
-    "solve",
-    "svd",
-    "svdvals",
-]

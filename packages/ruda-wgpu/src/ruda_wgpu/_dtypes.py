@@ -29,6 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from ruda._tensordata import DTYPES as TENSOR_DTYPES
 from ruda.spec import DTYPE_KINDS
 
 bool_ = np.dtype("bool")
@@ -41,22 +42,8 @@ complex64, complex128 = np.dtype("complex64"), np.dtype("complex128")
 REAL_OF: dict[np.dtype[Any], np.dtype[Any]] = {complex64: float32, complex128: float64}
 COMPLEX_OF: dict[np.dtype[Any], np.dtype[Any]] = {float32: complex64, float64: complex128}
 
-ALL_NAMES = (
-    "bool",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "float16",
-    "float32",
-    "float64",
-    "complex64",
-    "complex128",
-)
+#: every dtype name of ruda_wgpu: the standard's 13 and float16, as ``TensorData`` carries them
+ALL_NAMES: tuple[str, ...] = tuple(TENSOR_DTYPES)
 
 #: dtype -> name; ``np.dtype.name`` is slow enough to matter on the per-operation path
 NAME: dict[np.dtype[Any], str] = {np.dtype(n): n for n in ALL_NAMES}
