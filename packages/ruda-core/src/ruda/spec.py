@@ -362,6 +362,19 @@ class finfo_object:  # noqa: N801  (the standard's name)
     smallest_normal: float
     dtype: Any
 
+    @classmethod
+    def of(cls, info: Any, dtype: Any) -> finfo_object:
+        """The limits a library's own finfo result ``info`` gives (NumPy, CuPy and PyTorch
+        name them alike), as Python numbers, for the namespace's ``dtype``."""
+        return cls(
+            int(info.bits),
+            float(info.eps),
+            float(info.max),
+            float(info.min),
+            float(info.smallest_normal),
+            dtype,
+        )
+
 
 @dataclass(frozen=True)
 class iinfo_object:  # noqa: N801  (the standard's name)
@@ -371,6 +384,11 @@ class iinfo_object:  # noqa: N801  (the standard's name)
     max: int
     min: int
     dtype: Any
+
+    @classmethod
+    def of(cls, info: Any, dtype: Any) -> iinfo_object:
+        """The limits a library's own iinfo result ``info`` gives, as Python ints, for ``dtype``."""
+        return cls(int(info.bits), int(info.max), int(info.min), dtype)
 
 
 # -- results with several arrays: the standard's field names, one definition for every backend ----

@@ -22,20 +22,13 @@ def _dtype_of(type: Any) -> Any:
 def finfo(type: Any, /) -> finfo_object:
     """Limits of a floating dtype (or of an array's dtype)."""
     info = np.finfo(_dtype_of(type))
-    return finfo_object(
-        bits=int(info.bits),
-        eps=float(info.eps),
-        max=float(info.max),
-        min=float(info.min),
-        smallest_normal=float(info.smallest_normal),
-        dtype=info.dtype,
-    )
+    return finfo_object.of(info, info.dtype)
 
 
 def iinfo(type: Any, /) -> iinfo_object:
     """Limits of an integer dtype (or of an array's dtype)."""
     info = np.iinfo(_dtype_of(type))
-    return iinfo_object(bits=int(info.bits), max=int(info.max), min=int(info.min), dtype=info.dtype)
+    return iinfo_object.of(info, info.dtype)
 
 
 def result_type(*arrays_and_dtypes: Any) -> np.dtype[Any]:

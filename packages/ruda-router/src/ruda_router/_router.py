@@ -414,20 +414,13 @@ class Router:
         """Limits of a floating dtype (or of an array's dtype), from the backend that has it."""
         index, inner = self._info_args("finfo", type)
         got = self._impls["finfo"][index](inner)  # type: ignore[misc]
-        return finfo_object(
-            int(got.bits),
-            float(got.eps),
-            float(got.max),
-            float(got.min),
-            float(got.smallest_normal),
-            self._dtype_out(got.dtype, index),
-        )
+        return finfo_object.of(got, self._dtype_out(got.dtype, index))
 
     def iinfo(self, type: DType | Array, /) -> iinfo_object:
         """Limits of an integer dtype (or of an array's dtype), from the backend that has it."""
         index, inner = self._info_args("iinfo", type)
         got = self._impls["iinfo"][index](inner)  # type: ignore[misc]
-        return iinfo_object(int(got.bits), int(got.max), int(got.min), self._dtype_out(got.dtype, index))
+        return iinfo_object.of(got, self._dtype_out(got.dtype, index))
 
     def _info_args(self, name: str, value: Any) -> tuple[int, Any]:
         if type(value) is Array:

@@ -136,21 +136,14 @@ def finfo(type: torch.dtype | Tensor, /) -> finfo_object:
     dtype = type if isinstance(type, torch.dtype) else type.dtype
     info = torch.finfo(dtype)
     real = {torch.complex64: torch.float32, torch.complex128: torch.float64}.get(dtype, dtype)
-    return finfo_object(
-        bits=info.bits,
-        eps=float(info.eps),
-        max=float(info.max),
-        min=float(info.min),
-        smallest_normal=float(info.smallest_normal),
-        dtype=real,
-    )
+    return finfo_object.of(info, real)
 
 
 def iinfo(type: torch.dtype | Tensor, /) -> iinfo_object:
     """Limits of an integer dtype."""
     dtype = type if isinstance(type, torch.dtype) else type.dtype
     info = torch.iinfo(dtype)
-    return iinfo_object(bits=info.bits, max=int(info.max), min=int(info.min), dtype=dtype)
+    return iinfo_object.of(info, dtype)
 
 
 def astype(x: Tensor, dtype: torch.dtype, /, *, copy: bool = True, device: Any = None) -> Tensor:

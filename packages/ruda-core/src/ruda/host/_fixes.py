@@ -17,14 +17,7 @@ from ruda.spec import finfo_object
 def finfo(type: Any, /) -> finfo_object:
     """Like ``numpy.finfo`` but with the spec's Python-float attributes."""
     info = np.finfo(type.dtype if isinstance(type, (np.ndarray, np.generic)) else type)
-    return finfo_object(
-        bits=int(info.bits),
-        eps=float(info.eps),
-        max=float(info.max),
-        min=float(info.min),
-        smallest_normal=float(info.smallest_normal),
-        dtype=info.dtype,
-    )
+    return finfo_object.of(info, info.dtype)
 
 
 def expm1(x: np.ndarray, /) -> np.ndarray:
