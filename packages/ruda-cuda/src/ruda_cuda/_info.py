@@ -6,6 +6,7 @@ from typing import Any
 
 import cupy
 import numpy as np
+from ruda.host._info import DEFAULT_DTYPES
 from ruda.spec import dtype_names
 
 from ruda_cuda._devices import device_count, native_device
@@ -45,12 +46,7 @@ class __array_namespace_info__:  # noqa: N801  (the standard's name)
     def default_dtypes(self, *, device: Any = None) -> dict[str, np.dtype[Any]]:
         """float64, complex128, int64 and int64 indices, on every GPU."""
         _check(device)
-        return {
-            "real floating": np.dtype(np.float64),
-            "complex floating": np.dtype(np.complex128),
-            "integral": np.dtype(np.int64),
-            "indexing": np.dtype(np.int64),
-        }
+        return dict(DEFAULT_DTYPES)
 
     def dtypes(
         self, *, device: Any = None, kind: str | tuple[str, ...] | None = None

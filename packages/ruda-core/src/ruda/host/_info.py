@@ -8,6 +8,14 @@ import numpy as np
 
 from ruda.spec import dtype_names
 
+#: NumPy's default dtypes, which CuPy shares: float64, complex128, int64 and int64 indices
+DEFAULT_DTYPES: dict[str, np.dtype[Any]] = {
+    "real floating": np.dtype(np.float64),
+    "complex floating": np.dtype(np.complex128),
+    "integral": np.dtype(np.int64),
+    "indexing": np.dtype(np.int64),
+}
+
 
 class __array_namespace_info__:  # noqa: N801  (the spec's name)
     """Capabilities, devices and dtypes of ruda.host.
@@ -34,12 +42,7 @@ class __array_namespace_info__:  # noqa: N801  (the spec's name)
     def default_dtypes(self, *, device: str | None = None) -> dict[str, np.dtype[Any]]:
         """float64, complex128, int64 and int64 indices."""
         _check_device(device)
-        return {
-            "real floating": np.dtype(np.float64),
-            "complex floating": np.dtype(np.complex128),
-            "integral": np.dtype(np.int64),
-            "indexing": np.dtype(np.int64),
-        }
+        return dict(DEFAULT_DTYPES)
 
     def dtypes(
         self, *, device: str | None = None, kind: str | tuple[str, ...] | None = None
