@@ -7,13 +7,13 @@ hands over a host copy, so ``numpy.from_dlpack(x)`` and ``ruda.to_numpy(x)`` wor
 
 from __future__ import annotations
 
-import math
 import operator
 import struct
 from typing import Any
 
 import msgpack
 import numpy as np
+from ruda._array import ShapeAttributes
 
 from ruda_remote import _dispatch, _meta, wire
 from ruda_remote._client import RemoteDevice
@@ -21,7 +21,7 @@ from ruda_remote._client import RemoteDevice
 _OPERAND_TYPES = (bool, int, float, complex, np.generic)
 
 
-class Array:
+class Array(ShapeAttributes):
     """An array that lives on a ruda remote server."""
 
     __slots__ = ("__weakref__", "_device", "_dtype", "_ext", "_handle", "_origin", "_shape")
@@ -91,18 +91,6 @@ class Array:
     @property
     def device(self) -> RemoteDevice:
         return self._device
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self._shape
-
-    @property
-    def ndim(self) -> int:
-        return len(self._shape)
-
-    @property
-    def size(self) -> int:
-        return math.prod(self._shape)
 
     @property
     def mT(self) -> Array:  # noqa: N802  (the spec's name)

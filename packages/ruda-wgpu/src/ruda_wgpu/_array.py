@@ -22,6 +22,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from ruda._array import ShapeAttributes
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._engine import GpuDevice, Storage, default_device, resolve_device, storage_itemsize
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from ruda_wgpu._fusion import Node
 
 
-class Array(Operators):
+class Array(Operators, ShapeAttributes):
     """An n-dimensional array on a WebGPU device (see the module docstring for its layout)."""
 
     __slots__ = ("__weakref__", "_device", "_dtype", "_node", "_offset", "_shape", "_store", "_strides")
@@ -97,18 +98,6 @@ class Array(Operators):
     def device(self) -> GpuDevice:
         """The device holding the data; ``str(x.device)`` is ``"wgpu:0"``."""
         return self._device
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self._shape
-
-    @property
-    def ndim(self) -> int:
-        return len(self._shape)
-
-    @property
-    def size(self) -> int:
-        return math.prod(self._shape)
 
     def __len__(self) -> int:
         """The length of the first axis (not in the standard; NumPy, CuPy and PyTorch have it)."""
