@@ -8,6 +8,7 @@
     xp = ruda.host           # NumPy, conforming to the Array API
     xp = ruda.wgpu           # the same as ruda.namespace("wgpu")
     y = ruda.to_device(x, "cuda:0")
+    xp = ruda.scale("cuda", executor="processes")  # Cubed: chunk by chunk, bounded memory
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ruda._registry import (
     namespace,
 )
 from ruda._registry import plugin as backend_plugin
+from ruda._scale import scale
 from ruda._tensordata import TensorData, to_numpy
 from ruda._transfer import device_of, to_device
 
@@ -44,6 +46,7 @@ __all__ = [
     "device_of",
     "installed",
     "namespace",
+    "scale",
     "to_device",
     "to_numpy",
 ]

@@ -75,6 +75,9 @@ class Backend:
     name: str = ""
     #: import path of the Array API namespace
     module: str = ""
+    #: import path of the namespace Cubed takes as its backend (:func:`ruda.scale`), where Cubed
+    #: needs the namespace presented otherwise (``ruda_torch.cubed``: NumPy dtypes); empty: ``module``
+    cubed_module: str = ""
     #: pip extra of the ``ruda`` distribution that installs this backend
     extra: str = ""
     #: the kinds of canonical device string this backend owns (``"cuda"`` owns ``"cuda:0"``)

@@ -21,6 +21,7 @@ class TorchBackend(Backend):
 
     name = "torch"
     module = "ruda_torch"
+    cubed_module = "ruda_torch.cubed"  # NumPy dtypes, which Cubed's planning needs
     extra = "torch"
     device_kinds = ("torch",)
     array_packages = ("torch",)
