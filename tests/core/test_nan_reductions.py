@@ -19,7 +19,7 @@ def _data() -> np.ndarray:
     return x
 
 
-@parametrize_backends("host", "torch", "wgpu")
+@parametrize_backends("host", "torch", "wgpu", "cuda")
 @pytest.mark.parametrize("name", NAN_FUNCTIONS)
 def test_nan_reductions_match_numpy(xp, name):
     host = _data()
@@ -33,7 +33,7 @@ def test_nan_reductions_match_numpy(xp, name):
                 assert_matches_numpy(got, want, rtol=1e-5, atol=1e-6, err_msg=f"{name} axis={axis}")
 
 
-@parametrize_backends("host", "torch", "wgpu")
+@parametrize_backends("host", "torch", "wgpu", "cuda")
 def test_nan_reductions_of_integers_are_the_plain_ones(xp):
     host = np.arange(12, dtype=np.int32).reshape(3, 4)
     x = xp.asarray(host)

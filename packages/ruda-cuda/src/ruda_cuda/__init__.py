@@ -19,11 +19,11 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from ruda import spec
+from ruda import _nan, spec
 
 from ruda_cuda._plugin import install_fix
 
-__all__ = spec.namespace_names("Array")
+__all__ = spec.namespace_names("Array", *_nan.NAMES)
 
 
 def _load() -> None:

@@ -44,6 +44,24 @@ class Array(cupy.ndarray):  # type: ignore[misc]  # CuPy has no type information
         """This array on ``device`` (itself when it is there already)."""
         return to_device(self, native_device(device), stream)
 
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
+        """A host copy (``np.asarray(x)``), as ruda_wgpu's arrays give: asking NumPy for the
+        array is the explicit way to the host. CuPy refuses it; array engines such as Cubed
+        convert each chunk this way to store it. ``copy=False`` raises: GPU memory has no host
+        view."""
+        if copy is False:
+            raise ValueError(
+                "a ruda_cuda array cannot be viewed as NumPy without a copy: use copy=None or True"
+            )
+        host: np.ndarray[Any, Any] = self.get()
+        return host if dtype is None else host.astype(dtype, copy=False)
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickle as CuPy does, as a host copy loaded onto the loading process's current device
+        (the GPU an executor's worker was given), so that process and cluster executors (Cubed,
+        Dask) can move arrays; unpickled, it is a ruda_cuda array again."""
+        return (_unpickle, (self.get(),))
+
     def __index__(self) -> int:
         if self.ndim != 0 or self.dtype.kind not in "iu":
             raise TypeError(
@@ -126,6 +144,11 @@ class Array(cupy.ndarray):  # type: ignore[misc]  # CuPy has no type information
             )
         super().__setitem__(Ellipsis, result)
         return self
+
+
+def _unpickle(host: np.ndarray[Any, Any]) -> Array:
+    """A pickled array, on the current device."""
+    return as_array(cupy.asarray(host))
 
 
 def as_array(x: Any) -> Array:

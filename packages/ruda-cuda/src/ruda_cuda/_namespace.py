@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from cupy import bool_ as bool
 from cupy import (
     complex64,
@@ -17,6 +19,7 @@ from cupy import (
     uint32,
     uint64,
 )
+from ruda import _nan
 from ruda.spec import API_VERSION as __array_api_version__  # noqa: N811
 
 import ruda_cuda.fft as fft
@@ -33,6 +36,10 @@ inf = float("inf")
 nan = float("nan")
 newaxis = None
 pi = 3.141592653589793
+
+# beyond the standard: what array engines (Cubed, Dask) call on a namespace, computed on the
+# array's device
+nanmax, nanmean, nanmin, nanprod, nansum = _nan.NanReductions(sys.modules[__name__]).bound()
 
 __all__ = [  # what ruda_cuda re-exports (the package checks it against the standard's names)
     "Array",
@@ -52,6 +59,11 @@ __all__ = [  # what ruda_cuda re-exports (the package checks it against the stan
     "int64",
     "linalg",
     "nan",
+    "nanmax",
+    "nanmean",
+    "nanmin",
+    "nanprod",
+    "nansum",
     "newaxis",
     "pi",
     "uint8",
