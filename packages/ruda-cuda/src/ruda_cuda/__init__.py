@@ -16,34 +16,27 @@ The kernel runtime, :mod:`ruda_cuda.kernel`, sits beside the namespace:
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from ruda import _nan, spec
+from ruda._lazy import LazyNamespace
 
 from ruda_cuda._plugin import install_fix
 
 __all__ = spec.namespace_names("Array", *_nan.NAMES)
 
 
-def _load() -> None:
-    try:
-        namespace = importlib.import_module("ruda_cuda._namespace")
-    except ImportError as err:
-        if err.name == "cupy":
-            raise ImportError(f"ruda_cuda needs CuPy, which is not installed: {install_fix()}") from err
-        raise
-    missing = [name for name in __all__ if not hasattr(namespace, name)]
-    if missing:  # a programming error in this package, caught at first use
-        raise ImportError(f"ruda_cuda lacks {missing}")
-    globals().update({name: getattr(namespace, name) for name in __all__})
+def _missing_cupy(err: ImportError) -> ImportError | None:
+    if err.name != "cupy":
+        return None
+    return ImportError(f"ruda_cuda needs CuPy, which is not installed: {install_fix()}")
+
+
+_NAMESPACE = LazyNamespace(__name__, "ruda_cuda._namespace", __all__, _missing_cupy)
 
 
 def __getattr__(name: str) -> Any:
-    if name not in __all__:
-        raise AttributeError(f"module 'ruda_cuda' has no attribute {name!r}")
-    _load()
-    return globals()[name]
+    return _NAMESPACE.attribute(name)
 
 
 def __dir__() -> list[str]:

@@ -21,32 +21,28 @@ lists each case.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from ruda import _nan, spec
+from ruda._lazy import LazyNamespace
 
 __all__ = spec.namespace_names(*_nan.NAMES)
 
 
-def _load() -> None:
-    try:
-        namespace = importlib.import_module("ruda_torch._namespace")
-    except ImportError as err:
-        if err.name == "torch":
-            raise ImportError(
-                "ruda_torch needs PyTorch, which is not installed: pip install 'ruda[torch]' "
-                "(any torch >= 2.4; a CPU build is enough)"
-            ) from err
-        raise
-    globals().update({name: getattr(namespace, name) for name in __all__})
+def _missing_torch(err: ImportError) -> ImportError | None:
+    if err.name != "torch":
+        return None
+    return ImportError(
+        "ruda_torch needs PyTorch, which is not installed: pip install 'ruda[torch]' "
+        "(any torch >= 2.4; a CPU build is enough)"
+    )
+
+
+_NAMESPACE = LazyNamespace(__name__, "ruda_torch._namespace", __all__, _missing_torch)
 
 
 def __getattr__(name: str) -> Any:
-    if name not in __all__:
-        raise AttributeError(f"module 'ruda_torch' has no attribute {name!r}")
-    _load()
-    return globals()[name]
+    return _NAMESPACE.attribute(name)
 
 
 def __dir__() -> list[str]:
