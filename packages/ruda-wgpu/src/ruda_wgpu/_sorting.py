@@ -5,7 +5,7 @@ Every dtype is first mapped to unsigned keys whose order is the wanted order
 last in both directions; signed integers with the sign bit flipped; descending
 order is the complement of the key, so that a stable ascending sort of the keys
 keeps equal values in their original order, as the standard's ``stable=True``
-asks. Narrow dtypes need fewer 4-bit passes (8 for 32-bit keys, 2 for int8).
+asks. Keys are sorted 8 bits a pass: four passes for 32-bit keys, one for int8.
 
 The rows of the sorted axis are sorted together: a tile of keys never spans two
 rows, and the digit histograms are laid out row by row, so one scan places every
@@ -30,15 +30,31 @@ from ruda_wgpu._kernels import bind, run, wgsl_type
 from ruda_wgpu._manipulation import permute_dims
 from ruda_wgpu._scan import scan_rows
 
-#: threads of a radix-sort workgroup and keys each one holds (a tile is their product). Measured on
-#: an H200 through Vulkan, 1e7 keys: staging tiles through workgroup memory to make loads and
-#: stores coalesced made a pass slower (0.37-0.45 ms against 0.24 ms), as did 256 x 8 or 64 x 32.
+#: threads of a radix-sort workgroup (a divisor of 256, the digits of a pass)
 RADIX_WG = 128
-RADIX_IPT = 16
-RADIX_TILE = RADIX_WG * RADIX_IPT
-DIGIT_BITS = 4
+#: bits of a pass's digit: 8, so 32-bit keys take four passes; each is ranked in workgroup
+#: memory by two 4-bit splits (radix_scatter.wgsl)
+DIGIT_BITS = 8
 
 _U32 = _dtypes.uint32
+
+
+def _pad(words: int) -> int:
+    """Length of a workgroup array of ``words`` padded by one word in 32 (``pad()`` in WGSL)."""
+    return words + words // 32
+
+
+def radix_ipt(words: int, payload: bool, workgroup_bytes: int) -> int:
+    """Keys each thread holds: 16 (a tile of 2048) when its workgroup memory fits the device,
+    fewer for wide keys or small devices."""
+    ipt = 16
+    while ipt > 1:
+        tile = RADIX_WG * ipt
+        need = _pad(16 * RADIX_WG) + 2 * RADIX_WG + _pad(tile * words) + (_pad(tile) if payload else 1) + 256
+        if need * 4 <= workgroup_bytes:
+            return ipt
+        ipt //= 2
+    return ipt
 
 
 class KeyCode(NamedTuple):
@@ -99,61 +115,90 @@ def key_code(dtype: np.dtype[Any], descending: bool, invertible: bool) -> KeyCod
 
 
 @functools.cache
-def _scatter_unrolled(words: int) -> dict[str, str]:
+def _scatter_unrolled(words: int, payload: bool, ipt: int) -> dict[str, str]:
     """The per-key parts of ``radix_scatter.wgsl`` for keys of ``words`` u32 words, unrolled over
-    a thread's :data:`RADIX_IPT` keys: key ``q`` lives in ``k{q}_{x}``, its payload in ``p{q}``,
-    its digit in ``d{q}`` (16: past the row's end)."""
-    wg = RADIX_WG
-    load, scatter = [], []
-    for q in range(RADIX_IPT):
-        word = f"k{q}_0" if words == 1 else f"select(k{q}_0, k{q}_1, P[3] == 1u)"
+    a thread's ``ipt`` keys: key ``q`` lives in ``k{q}_{x}``, its payload in ``p{q}``, its
+    4-bit digit in ``d{q}`` (16: past the tile's end)."""
+    wg, nw = RADIX_WG, words
+
+    def word(k: str) -> str:
+        return f"{k}_0" if words == 1 else f"select({k}_0, {k}_1, P[3] == 1u)"
+
+    def count(q: int, shift: str) -> list[str]:
+        return [
+            f"    d{q} = ({word(f'k{q}')} >> {shift}) & 15u;",
+            f"    c[pad(d{q} * {wg}u + lid)] = c[pad(d{q} * {wg}u + lid)] + 1u;",
+        ]
+
+    load, split, reload = [], [], []
+    for q in range(ipt):
         load += [
-            f"  var d{q} = 16u; var p{q} = 0u;" + "".join(f" var k{q}_{x} = 0u;" for x in range(words)),
-            f"  if (first + {q}u < n) {{",
-            f"    let e = row * n + first + {q}u;",
-            *[f"    k{q}_{x} = ki[e * {words}u + {x}u];" for x in range(words)],
-            f"    if (P[5] != 0u) {{ p{q} = pi[e]; }}",
-            f"    d{q} = ({word} >> P[4]) & 15u;",
-            f"    c[d{q} * {wg}u + lid] = c[d{q} * {wg}u + lid] + 1u;",
+            f"  var d{q} = 16u;" + "".join(f" var k{q}_{x} = 0u;" for x in range(nw)),
+            *([f"  var p{q} = 0u;"] if payload else []),
+            f"  if (first + {q}u < len) {{",
+            f"    let e = base + first + {q}u;",
+            *[f"    k{q}_{x} = ki[e * {nw}u + {x}u];" for x in range(nw)],
+            *([f"    p{q} = pi[e];"] if payload else []),
+            *count(q, "shift"),
             "  }",
         ]
-        scatter += [
+        split += [
             f"  if (d{q} < 16u) {{",
-            f"    let at = d{q} * {wg}u + lid;",
-            f"    let pos = out_start[d{q}] + c[at] - tile_start[d{q}];",
-            "    c[at] = c[at] + 1u;",
-            *[f"    ko[pos * {words}u + {x}u] = k{q}_{x};" for x in range(words)],
-            f"    if (P[5] != 0u) {{ po[pos] = p{q}; }}",
+            f"    let at = pad(d{q} * {wg}u + lid);",
+            "    let r = c[at];",
+            "    c[at] = r + 1u;",
+            *[f"    sk[pad(r * {nw}u + {x}u)] = k{q}_{x};" for x in range(nw)],
+            *([f"    sp[pad(r)] = p{q};"] if payload else []),
             "  }",
         ]
-    return {"LOAD": "\n".join(load), "SCATTER": "\n".join(scatter)}
+        reload += [
+            f"  d{q} = 16u;",
+            f"  if (first + {q}u < len) {{",
+            *[f"    k{q}_{x} = sk[pad((first + {q}u) * {nw}u + {x}u)];" for x in range(nw)],
+            *([f"    p{q} = sp[pad(first + {q}u)];"] if payload else []),
+            *count(q, "(shift + 4u)"),
+            "  }",
+        ]
+    store = [
+        *[f"    let s_{x} = sk[pad(i * {nw}u + {x}u)];" for x in range(nw)],
+        f"    let pos = dest[({word('s')} >> shift) & 255u] + i;",
+        *[f"    ko[pos * {nw}u + {x}u] = s_{x};" for x in range(nw)],
+        *(["    po[pos] = sp[pad(i)];"] if payload else []),
+    ]
+    parts = {"LOAD": load, "SPLIT": split, "RELOAD": reload, "STORE": store}
+    return {name: "\n".join(lines) for name, lines in parts.items()}
 
 
 def radix_sort(
     dev: GpuDevice, keys: Storage, payload: Storage | None, rows: int, n: int, code: KeyCode
 ) -> tuple[Storage, Storage | None]:
     """Sort each of ``rows`` rows of ``n`` keys (and their u32 payload); returns the sorted pair."""
-    subs: dict[str, object] = {
-        "WG": RADIX_WG,
-        "IPT": RADIX_IPT,
-        "TILE": RADIX_TILE,
-        "NW": code.words,
-        "COUNTERS": 16 * RADIX_WG,
+    has_payload = payload is not None
+    ipt = radix_ipt(code.words, has_payload, int(dev.limits["max-compute-workgroup-storage-size"]))
+    tile = RADIX_WG * ipt
+    subs: dict[str, object] = {"WG": RADIX_WG, "IPT": ipt, "TILE": tile, "NW": code.words}
+    scatter_subs = {
+        **subs,
+        "DPT": 256 // RADIX_WG,
+        "COUNTERS": _pad(16 * RADIX_WG),
+        "SK": _pad(tile * code.words),
+        "SP": _pad(tile) if has_payload else 1,
+        **_scatter_unrolled(code.words, has_payload, ipt),
     }
-    scatter_subs = {**subs, **_scatter_unrolled(code.words)}
-    tiles = math.ceil(n / RADIX_TILE)
+    tiles = math.ceil(n / tile)
     total = rows * n
-    ncounts = rows * 16 * tiles
+    ncounts = rows * 256 * tiles
     what = "sort"
+    counts = Storage(dev, ncounts * 4)
+    offsets = Storage(dev, ncounts * 4)
+    bind_counts, _ = bind(dev, counts, 0, ncounts, _U32, what)
+    bind_offsets, _ = bind(dev, offsets, 0, ncounts, _U32, what)
     for start in range(0, code.bits, DIGIT_BITS):
         word, shift = divmod(start, 32)
-        counts = Storage(dev, ncounts * 4)
-        bind_counts, _ = bind(dev, counts, 0, ncounts, _U32, what)
         bind_keys, _ = bind(dev, keys, 0, total * code.words, _U32, what)
         params = [n, rows, tiles, word, shift]
         run(dev, "radix_count", subs, [bind_counts, bind_keys], params, rows * tiles)
-        offsets = Storage(dev, ncounts * 4)
-        scan_rows(dev, (counts, 0, _U32), rows * 16, tiles, _U32, "sum", (offsets, 0, tiles))
+        scan_rows(dev, (counts, 0, _U32), rows * 256, tiles, _U32, "sum", (offsets, 0, tiles))
         out_keys = Storage(dev, total * code.words * 4)
         out_payload = Storage(dev, total * 4) if payload is not None else None
         bindings = [
@@ -161,9 +206,8 @@ def radix_sort(
             bind(dev, out_payload or out_keys, 0, total, _U32, what)[0],
             bind_keys,
             bind(dev, payload or keys, 0, total, _U32, what)[0],
-            bind(dev, offsets, 0, ncounts, _U32, what)[0],
+            bind_offsets,
         ]
-        params = [n, rows, tiles, word, shift, payload is not None]
         run(dev, "radix_scatter", scatter_subs, bindings, params, rows * tiles)
         if start == 0:
             dev.flush()  # the GPU starts while the other passes are recorded (a submit costs ~0.15 ms)

@@ -1,12 +1,12 @@
-// One pass of a stable LSD radix sort of the rows of a (rows, n) array of keys, 4 bits at a
+// One pass of a stable LSD radix sort of the rows of a (rows, n) array of keys, 8 bits at a
 // time: the histogram of the pass's digit in each tile of ${TILE} keys, written as
-// counts[(row * 16 + digit) * tiles + tile]. Scanned along the tiles, each (row, digit) gives
+// counts[(row * 256 + digit) * tiles + tile]. Scanned along the tiles, each (row, digit) gives
 // radix_scatter.wgsl the place of every tile's keys of that digit.
 // P: n, rows, tiles, word, shift
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> counts: array<u32>;
 @group(0) @binding(2) var<storage, read> k: array<u32>;
-var<workgroup> h: array<atomic<u32>, 16>;
+var<workgroup> h: array<atomic<u32>, 256>;
 
 @compute @workgroup_size(${WG})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -15,14 +15,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let w = wid.y * nwg.x + wid.x;
   if (w >= P[1] * tiles) { return; }
   let row = w / tiles; let tile = w % tiles;
-  if (lid < 16u) { atomicStore(&h[lid], 0u); }
+  for (var d = lid; d < 256u; d = d + ${WG}u) { atomicStore(&h[d], 0u); }
   workgroupBarrier();
   for (var q = 0u; q < ${IPT}u; q = q + 1u) {
     let j = tile * ${TILE}u + q * ${WG}u + lid;
     if (j < n) {
-      atomicAdd(&h[(k[(row * n + j) * ${NW}u + P[3]] >> P[4]) & 15u], 1u);
+      atomicAdd(&h[(k[(row * n + j) * ${NW}u + P[3]] >> P[4]) & 255u], 1u);
     }
   }
   workgroupBarrier();
-  if (lid < 16u) { counts[(row * 16u + lid) * tiles + tile] = atomicLoad(&h[lid]); }
+  for (var d = lid; d < 256u; d = d + ${WG}u) {
+    counts[(row * 256u + d) * tiles + tile] = atomicLoad(&h[d]);
+  }
 }

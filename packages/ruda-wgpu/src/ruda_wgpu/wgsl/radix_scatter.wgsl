@@ -1,13 +1,16 @@
 // One pass of the radix sort (see radix_count.wgsl): moves each key (and its payload) to its
-// place. Thread t holds the ${IPT} consecutive keys t*${IPT}.. of its tile, so ranks within
-// the tile follow positions and the sort is stable. c[d * ${WG} + t] counts digit d in
-// thread t's keys; its exclusive scan in that (digit-major) order gives each thread the rank
-// of its first key of each digit. No subgroup operations: this runs on any adapter.
-// The per-key parts (loading keys, payloads and digits into registers and counting them; moving
-// each key to its place) come unrolled from Python, a variable per key: NVIDIA's compiler keeps
+// place. The tile is first sorted by the pass's 8-bit digit in workgroup memory, stably, by two
+// 4-bit splits (low half, then high half); then consecutive threads store consecutive keys, so
+// the stores of a digit's run are coalesced.
+// A split: thread t holds the ${IPT} consecutive keys t*${IPT}.. of the tile, so ranks follow
+// positions and the split is stable. c[d * ${WG} + t] counts digit d in thread t's keys; its
+// exclusive scan in that (digit-major) order gives each thread the rank of its first key of
+// each digit. Workgroup arrays are padded by one word in 32 (pad()) so that threads reading
+// ${IPT} apart do not meet in one bank. No subgroup operations: this runs on any adapter.
+// The per-key parts come unrolled from Python, a variable per key: NVIDIA's compiler keeps
 // arrays indexed by a loop counter in local memory.
-// P: n, rows, tiles, word, shift, payload; offsets: radix_count's counts, each (row, digit)
-// scanned over its tiles
+// P: n, rows, tiles, word, shift; offsets: radix_count's counts, each (row, digit) scanned over
+// its tiles (inclusive)
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> ko: array<u32>;
 @group(0) @binding(2) var<storage, read_write> po: array<u32>;
@@ -15,47 +18,92 @@
 @group(0) @binding(4) var<storage, read> pi: array<u32>;
 @group(0) @binding(5) var<storage, read> offsets: array<u32>;
 var<workgroup> c: array<u32, ${COUNTERS}>;
-var<workgroup> t: array<u32, ${WG}>;
-var<workgroup> tile_start: array<u32, 16>;
-var<workgroup> out_start: array<u32, 16>;
+var<workgroup> t: array<vec2<u32>, ${WG}>;
+var<workgroup> sk: array<u32, ${SK}>;
+var<workgroup> sp: array<u32, ${SP}>;
+// where the tile's i-th sorted key of digit d goes: dest[d] + i
+var<workgroup> dest: array<u32, 256>;
+
+fn pad(i: u32) -> u32 { return i + (i >> 5u); }
+
+// Exclusive scan of c in digit-major order, in place; each thread holds the 16 counters
+// c[lid * 16 ..] of that order.
+fn rank(lid: u32) {
+  workgroupBarrier();
+  var sum = 0u;
+  for (var e = 0u; e < 16u; e = e + 1u) {
+    let v = c[pad(lid * 16u + e)];
+    c[pad(lid * 16u + e)] = sum;
+    sum = sum + v;
+  }
+  t[lid].x = sum;
+  workgroupBarrier();
+  for (var off = 1u; off < ${WG}u; off = off << 1u) {
+    var y = 0u;
+    if (lid >= off) { y = t[lid - off].x; }
+    workgroupBarrier();
+    t[lid].x = t[lid].x + y;
+    workgroupBarrier();
+  }
+  var before = 0u;
+  if (lid > 0u) { before = t[lid - 1u].x; }
+  for (var e = 0u; e < 16u; e = e + 1u) { c[pad(lid * 16u + e)] = c[pad(lid * 16u + e)] + before; }
+  workgroupBarrier();
+}
 
 @compute @workgroup_size(${WG})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
-  let n = P[0]; let tiles = P[2];
+  let n = P[0]; let tiles = P[2]; let shift = P[4];
   let w = wid.y * nwg.x + wid.x;
   if (w >= P[1] * tiles) { return; }
   let row = w / tiles; let tile = w % tiles;
-  for (var d = 0u; d < 16u; d = d + 1u) { c[d * ${WG}u + lid] = 0u; }
-  let first = tile * ${TILE}u + lid * ${IPT}u;
-${LOAD}
-  workgroupBarrier();
-  var sum = 0u;
-  for (var e = 0u; e < 16u; e = e + 1u) {
-    let v = c[lid * 16u + e];
-    c[lid * 16u + e] = sum;
-    sum = sum + v;
+  let base = row * n + tile * ${TILE}u;
+  let len = min(${TILE}u, n - tile * ${TILE}u);
+  let first = lid * ${IPT}u;
+
+  // dest: the row's keys of smaller digits, then this digit's keys in earlier tiles, less the
+  // tile's keys of smaller digits (a scan over the 256 digits of (tile count, row total))
+  var own = array<vec2<u32>, ${DPT}>();
+  var sum = vec2<u32>(0u, 0u);
+  for (var j = 0u; j < ${DPT}u; j = j + 1u) {
+    let at = (row * 256u + lid * ${DPT}u + j) * tiles;
+    var before = 0u;
+    if (tile > 0u) { before = offsets[at + tile - 1u]; }
+    own[j] = vec2<u32>(offsets[at + tile] - before, offsets[at + tiles - 1u]);
+    sum = sum + own[j];
   }
   t[lid] = sum;
   workgroupBarrier();
   for (var off = 1u; off < ${WG}u; off = off << 1u) {
-    var y = 0u;
+    var y = vec2<u32>(0u, 0u);
     if (lid >= off) { y = t[lid - off]; }
     workgroupBarrier();
     t[lid] = t[lid] + y;
     workgroupBarrier();
   }
-  var before = 0u;
-  if (lid > 0u) { before = t[lid - 1u]; }
-  for (var e = 0u; e < 16u; e = e + 1u) { c[lid * 16u + e] = c[lid * 16u + e] + before; }
-  workgroupBarrier();
-  if (lid < 16u) {
-    tile_start[lid] = c[lid * ${WG}u];
-    var o = row * n;  // the row, then every smaller digit of the row, then this digit's earlier tiles
-    for (var e = 0u; e < lid; e = e + 1u) { o = o + offsets[(row * 16u + e) * tiles + tiles - 1u]; }
-    if (tile > 0u) { o = o + offsets[(row * 16u + lid) * tiles + tile - 1u]; }
-    out_start[lid] = o;
+  var run = vec2<u32>(0u, 0u);
+  if (lid > 0u) { run = t[lid - 1u]; }
+  for (var j = 0u; j < ${DPT}u; j = j + 1u) {
+    let d = lid * ${DPT}u + j;
+    let at = (row * 256u + d) * tiles;
+    var earlier = 0u;
+    if (tile > 0u) { earlier = offsets[at + tile - 1u]; }
+    dest[d] = row * n + run.y + earlier - run.x;
+    run = run + own[j];
   }
+  for (var d = 0u; d < 16u; d = d + 1u) { c[pad(d * ${WG}u + lid)] = 0u; }
+
+${LOAD}
+  rank(lid);
+${SPLIT}
+  for (var d = 0u; d < 16u; d = d + 1u) { c[pad(d * ${WG}u + lid)] = 0u; }
   workgroupBarrier();
-${SCATTER}
+${RELOAD}
+  rank(lid);
+${SPLIT}
+  workgroupBarrier();
+  for (var i = lid; i < len; i = i + ${WG}u) {
+${STORE}
+  }
 }
