@@ -58,8 +58,7 @@ def test_arrays_pickle_to_the_current_device_as_ruda_cuda_arrays(host: np.ndarra
     assert type(back) is xp.Array
     assert back.dtype == x.dtype and back.shape == x.shape
     assert int(back.device.id) == int(cupy.cuda.Device().id)
-    np.testing.assert_array_equal(np.signbit(back.get()), np.signbit(host.real))
-    np.testing.assert_array_equal(back.get(), host)
+    assert back.get().tobytes() == host.tobytes()  # every bit: -0.0 and NaN too
 
 
 def test_a_view_pickles_as_its_own_values() -> None:

@@ -147,8 +147,8 @@ class Array(cupy.ndarray):  # type: ignore[misc]  # CuPy has no type information
 
 
 def _unpickle(host: np.ndarray[Any, Any]) -> Array:
-    """A pickled array, on the current device."""
-    return as_array(cupy.asarray(host))
+    """A pickled array, on the current device (a 0-d one keeps the sign of ``-0.0``)."""
+    return as_array(scalar_array(host, host.dtype) if host.ndim == 0 else cupy.asarray(host))
 
 
 def as_array(x: Any) -> Array:
