@@ -240,7 +240,9 @@ def plot(data: dict[str, Any], path: Path) -> None:
         xs = [j + (i - 1) * width for j in range(len(ys))]
         left.bar(xs, ys, width, label="numpy" if name == "numpy" else f"ruda_{name}")
     left.set_xticks(range(len(data["comparison"])))
-    left.set_xticklabels([r["workload"].split(" (")[0] for r in data["comparison"]], fontsize=7)
+    names = [r["workload"].split(" (")[0] for r in data["comparison"]]
+    short = [name.replace("sum(sin(x)*x, axis=0) of", "sum") for name in names]
+    left.set_xticklabels([label.replace(" ", "\n", 1) for label in short], fontsize=7)
     left.set_ylabel("seconds (best)")
     executor = data["comparison"][0]["executor"] if data["comparison"] else "no"
     left.set_title(f"Cubed backends, {executor} executor", fontsize=9)
