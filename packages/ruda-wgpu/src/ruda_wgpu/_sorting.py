@@ -1,4 +1,4 @@
-"""sort and argsort: a stable LSD radix sort on the GPU (``wgsl/sort_keys``, ``radix_*``).
+"""sort and argsort: a stable LSD radix sort on the GPU (``wgsl/radix_*``).
 
 Every dtype is first mapped to unsigned keys whose order is the wanted order
 (``make_key``): floats by their bit patterns with negative values flipped, NaN
@@ -6,6 +6,8 @@ last in both directions; signed integers with the sign bit flipped; descending
 order is the complement of the key, so that a stable ascending sort of the keys
 keeps equal values in their original order, as the standard's ``stable=True``
 asks. Keys are sorted 8 bits a pass: four passes for 32-bit keys, one for int8.
+The first pass makes the keys as it reads the values and the last writes the values
+back (or only argsort's indices), so no pass of its own converts either way.
 
 The rows of the sorted axis are sorted together: a tile of keys never spans two
 rows, and the digit histograms are laid out row by row, so one scan places every
@@ -24,7 +26,7 @@ import numpy as np
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, contiguous, empty
 from ruda_wgpu._elementwise import astype
-from ruda_wgpu._engine import WORKGROUP, GpuDevice, Storage
+from ruda_wgpu._engine import Storage
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import bind, run, wgsl_type
 from ruda_wgpu._manipulation import permute_dims
@@ -137,8 +139,9 @@ def _scatter_unrolled(words: int, payload: bool, ipt: int) -> dict[str, str]:
             *([f"  var p{q} = 0u;"] if payload else []),
             f"  if (first + {q}u < len) {{",
             f"    let e = base + first + {q}u;",
-            *[f"    k{q}_{x} = ki[e * {nw}u + {x}u];" for x in range(nw)],
-            *([f"    p{q} = pi[e];"] if payload else []),
+            "    let key = key_at(e);",
+            *[f"    k{q}_{x} = key.{'xy'[x]};" for x in range(nw)],
+            *([f"    p{q} = payload_at(e, e - row * n);"] if payload else []),
             *count(q, "shift"),
             "  }",
         ]
@@ -162,19 +165,55 @@ def _scatter_unrolled(words: int, payload: bool, ipt: int) -> dict[str, str]:
     store = [
         *[f"    let s_{x} = sk[pad(i * {nw}u + {x}u)];" for x in range(nw)],
         f"    let pos = dest[({word('s')} >> shift) & 255u] + i;",
-        *[f"    ko[pos * {nw}u + {x}u] = s_{x};" for x in range(nw)],
-        *(["    po[pos] = sp[pad(i)];"] if payload else []),
+        f"    put(pos, vec2<u32>(s_0, {'s_1' if nw == 2 else '0u'}), {'sp[pad(i)]' if payload else '0u'});",
     ]
     parts = {"LOAD": load, "SPLIT": split, "RELOAD": reload, "STORE": store}
     return {name: "\n".join(lines) for name, lines in parts.items()}
 
 
-def radix_sort(
-    dev: GpuDevice, keys: Storage, payload: Storage | None, rows: int, n: int, code: KeyCode
-) -> tuple[Storage, Storage | None]:
-    """Sort each of ``rows`` rows of ``n`` keys (and their u32 payload); returns the sorted pair."""
-    has_payload = payload is not None
-    ipt = radix_ipt(code.words, has_payload, int(dev.limits["max-compute-workgroup-storage-size"]))
+def _pass_code(code: KeyCode, dtype: np.dtype[Any], first: bool, last: bool, indices: bool) -> dict[str, str]:
+    """The parts of a pass's kernels that depend on its place: the first reads the values (of
+    ``dtype``), the last writes the sorted values (sort) or only the row indices (argsort)."""
+    nw = code.words
+    t = wgsl_type(dtype)
+    if first:
+        kin, key_at, payload_at = t, "return make_key(ki[P[5] + e]);", "return i;"
+    else:
+        kin, key_at, payload_at = (
+            "u32",
+            f"return vec2<u32>(ki[e * {nw}u], ki[e * {nw}u + {nw - 1}u]);",
+            "return pi[e];",
+        )
+    if last and not indices:
+        kout, put = t, "ko[P[6] + pos] = from_key(k);"
+    elif last:
+        kout, put = "u32", "po[pos] = p;"
+    else:
+        kout = "u32"
+        put = " ".join(f"ko[pos * {nw}u + {x}u] = k.{'xy'[x]};" for x in range(nw))
+        put += " po[pos] = p;" if indices else ""
+    return {
+        "T": t,
+        "KEY": code.key,
+        "VALUE": code.value,
+        "KIN": kin,
+        "KOUT": kout,
+        "KEY_AT": key_at,
+        "PAYLOAD_AT": payload_at,
+        "PUT": put,
+    }
+
+
+def radix_sort(src: Array, code: KeyCode, out: Array | None) -> Storage | None:
+    """Sort the rows of the contiguous ``src`` (sorted axis last) by their keys ``code``, writing
+    the sorted values into ``out`` (sort), or, when ``out`` is None, returning the sorted row
+    indices as u32 (argsort)."""
+    dev = src.device
+    n = src.shape[-1]
+    total = src.size
+    rows = total // n
+    indices = out is None
+    ipt = radix_ipt(code.words, indices, int(dev.limits["max-compute-workgroup-storage-size"]))
     tile = RADIX_WG * ipt
     subs: dict[str, object] = {"WG": RADIX_WG, "IPT": ipt, "TILE": tile, "NW": code.words}
     scatter_subs = {
@@ -182,44 +221,53 @@ def radix_sort(
         "DPT": 256 // RADIX_WG,
         "COUNTERS": _pad(16 * RADIX_WG),
         "SK": _pad(tile * code.words),
-        "SP": _pad(tile) if has_payload else 1,
-        **_scatter_unrolled(code.words, has_payload, ipt),
+        "SP": _pad(tile) if indices else 1,
+        **_scatter_unrolled(code.words, indices, ipt),
     }
     tiles = math.ceil(n / tile)
-    total = rows * n
     ncounts = rows * 256 * tiles
-    what = "sort"
+    what = "argsort" if indices else "sort"
     counts = Storage(dev, ncounts * 4)
     offsets = Storage(dev, ncounts * 4)
-    bind_counts, _ = bind(dev, counts, 0, ncounts, _U32, what)
-    bind_offsets, _ = bind(dev, offsets, 0, ncounts, _U32, what)
-    for start in range(0, code.bits, DIGIT_BITS):
+    bind_counts, _ = bind(dev, counts, 0, ncounts, _U32, what)  # also an output a pass leaves
+    bind_offsets, _ = bind(dev, offsets, 0, ncounts, _U32, what)  # and an input it ignores
+    keys: Storage | None = None  # the pass's input keys and payloads (the first makes them)
+    payload: Storage | None = None
+    starts = range(0, code.bits, DIGIT_BITS)
+    for start in starts:
+        first, last = start == starts[0], start == starts[-1]
+        parts = _pass_code(code, src.dtype, first, last, indices)
         word, shift = divmod(start, 32)
-        bind_keys, _ = bind(dev, keys, 0, total * code.words, _U32, what)
-        params = [n, rows, tiles, word, shift]
-        run(dev, "radix_count", subs, [bind_counts, bind_keys], params, rows * tiles)
+        if keys is None:
+            bind_in, in_base = bind(dev, src._storage, src._offset, total, src.dtype, what)
+        else:
+            bind_in, in_base = bind(dev, keys, 0, total * code.words, _U32, what)
+        params = [n, rows, tiles, word, shift, in_base, 0]
+        count_subs = {**subs, **{k: parts[k] for k in ("T", "KEY", "KIN", "KEY_AT")}}
+        run(dev, "radix_count", count_subs, [bind_counts, bind_in], params, rows * tiles)
         scan_rows(dev, (counts, 0, _U32), rows * 256, tiles, _U32, "sum", (offsets, 0, tiles))
-        out_keys = Storage(dev, total * code.words * 4)
-        out_payload = Storage(dev, total * 4) if payload is not None else None
-        bindings = [
-            bind(dev, out_keys, 0, total * code.words, _U32, what)[0],
-            bind(dev, out_payload or out_keys, 0, total, _U32, what)[0],
-            bind_keys,
-            bind(dev, payload or keys, 0, total, _U32, what)[0],
-            bind_offsets,
-        ]
-        run(dev, "radix_scatter", scatter_subs, bindings, params, rows * tiles)
-        if start == 0:
+        keys_out = payload_out = None
+        if last and out is not None:
+            bind_keys_out, params[6] = bind(dev, out._storage, out._offset, total, out.dtype, what)
+        elif last:
+            bind_keys_out = bind_counts
+        else:
+            keys_out = Storage(dev, total * code.words * 4)
+            bind_keys_out = bind(dev, keys_out, 0, total * code.words, _U32, what)[0]
+        if indices:
+            payload_out = Storage(dev, total * 4)
+        bind_payload_out = bind(dev, payload_out, 0, total, _U32, what)[0] if payload_out else bind_counts
+        bind_payload = bind(dev, payload, 0, total, _U32, what)[0] if payload else bind_offsets
+        bindings = [bind_keys_out, bind_payload_out, bind_in, bind_payload, bind_offsets]
+        run(dev, "radix_scatter", {**scatter_subs, **parts}, bindings, params, rows * tiles)
+        if first:
             dev.flush()  # the GPU starts while the other passes are recorded (a submit costs ~0.15 ms)
-        keys, payload = out_keys, out_payload
-    return keys, payload
+        keys, payload = keys_out, payload_out
+    return payload
 
 
-def _sorted_keys(
-    x: Array, axis: int, descending: bool, with_indices: bool, fn: str
-) -> tuple[Array, tuple[int, ...], Storage, Storage | None, KeyCode]:
-    """Sort the rows of ``x`` along ``axis``: (rows in sorted-axis-last layout, the permutation
-    back to x's axes, sorted keys, sorted row indices or None, the key code)."""
+def _rows(x: Array, axis: int, fn: str) -> tuple[Array, tuple[int, ...]]:
+    """``x`` with ``axis`` moved last, contiguous, and the permutation back to x's axes."""
     if not isinstance(x, Array):
         raise TypeError(f"{fn}() takes a ruda_wgpu array, not {type(x).__name__}")
     if x.ndim == 0:
@@ -230,44 +278,25 @@ def _sorted_keys(
     axis %= x.ndim
     order = (*[d for d in range(x.ndim) if d != axis], axis)
     back = tuple(order.index(d) for d in range(x.ndim))
-    src = contiguous(permute_dims(x, order))
-    n = x.shape[axis]
-    rows = math.prod(src.shape[:-1])
-    total = rows * n
-    code = key_code(x.dtype, descending, invertible=not with_indices)
-    dev = x.device
-    keys = Storage(dev, max(total * code.words, 1) * 4)
-    indices = Storage(dev, max(total, 1) * 4) if with_indices else None
-    if total:
-        bindings = [
-            bind(dev, keys, 0, total * code.words, _U32, fn)[0],
-            bind(dev, indices or keys, 0, total, _U32, fn)[0],
-        ]
-        bind_a, a_base = bind(dev, src._storage, src._offset, total, src.dtype, fn)
-        subs = {"T": wgsl_type(x.dtype), "KEY": code.key, "NW": code.words, "WG": WORKGROUP}
-        params = [total, n, a_base, with_indices]
-        run(dev, "sort_keys", subs, [*bindings, bind_a], params, -(-total // WORKGROUP))
-        if n > 1:
-            keys, indices = radix_sort(dev, keys, indices, rows, n, code)
-    return src, back, keys, indices, code
+    return contiguous(permute_dims(x, order)), back
 
 
 def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """A sorted copy of ``x`` along ``axis`` (stable; NaN last; -0 before +0)."""
-    src, back, keys, _, code = _sorted_keys(x, axis, descending, False, "sort")
+    src, back = _rows(x, axis, "sort")
     out = empty(src.shape, x.dtype, x.device)
     if out.size:
-        dev = x.device
-        bind_o, o_base = bind(dev, out._storage, 0, out.size, out.dtype, "sort")
-        bind_k, _ = bind(dev, keys, 0, out.size * code.words, _U32, "sort")
-        subs = {"T": wgsl_type(x.dtype), "VALUE": code.value, "NW": code.words, "WG": WORKGROUP}
-        run(dev, "sort_values", subs, [bind_o, bind_k], [out.size, o_base], -(-out.size // WORKGROUP))
+        radix_sort(src, key_code(x.dtype, descending, invertible=True), out)
     return permute_dims(out, back)
 
 
 def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """Indices that sort ``x`` along ``axis`` (stable: equal values keep their order; NaN last)."""
-    src, back, _, indices, _ = _sorted_keys(x, axis, descending, True, "argsort")
-    assert indices is not None
+    src, back = _rows(x, axis, "argsort")
+    indices = Storage(x.device, 4)
+    if src.size:
+        found = radix_sort(src, key_code(x.dtype, descending, invertible=False), None)
+        assert found is not None
+        indices = found
     positions = Array._new(indices, src.shape, _U32, x.device)
     return permute_dims(astype(positions, default_dtypes_of(x.device)["indexing"]), back)

@@ -2,11 +2,15 @@
 // time: the histogram of the pass's digit in each tile of ${TILE} keys, written as
 // counts[(row * 256 + digit) * tiles + tile]. Scanned along the tiles, each (row, digit) gives
 // radix_scatter.wgsl the place of every tile's keys of that digit.
-// P: n, rows, tiles, word, shift
+// The first pass makes the keys from the values (key_at, as in radix_scatter.wgsl).
+// P: n, rows, tiles, word, shift, in_base
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> counts: array<u32>;
-@group(0) @binding(2) var<storage, read> k: array<u32>;
+@group(0) @binding(2) var<storage, read> ki: array<${KIN}>;
 var<workgroup> h: array<atomic<u32>, 256>;
+
+fn make_key(v: ${T}) -> vec2<u32> { ${KEY} }
+fn key_at(e: u32) -> vec2<u32> { ${KEY_AT} }
 
 @compute @workgroup_size(${WG})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -20,7 +24,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   for (var q = 0u; q < ${IPT}u; q = q + 1u) {
     let j = tile * ${TILE}u + q * ${WG}u + lid;
     if (j < n) {
-      atomicAdd(&h[(k[(row * n + j) * ${NW}u + P[3]] >> P[4]) & 255u], 1u);
+      atomicAdd(&h[(key_at(row * n + j)[P[3]] >> P[4]) & 255u], 1u);
     }
   }
   workgroupBarrier();

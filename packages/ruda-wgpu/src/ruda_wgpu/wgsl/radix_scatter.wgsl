@@ -8,13 +8,15 @@
 // each digit. Workgroup arrays are padded by one word in 32 (pad()) so that threads reading
 // ${IPT} apart do not meet in one bank. No subgroup operations: this runs on any adapter.
 // The per-key parts come unrolled from Python, a variable per key: NVIDIA's compiler keeps
-// arrays indexed by a loop counter in local memory.
-// P: n, rows, tiles, word, shift; offsets: radix_count's counts, each (row, digit) scanned over
-// its tiles (inclusive)
+// arrays indexed by a loop counter in local memory. The first pass makes the keys from the
+// values (key_at) and the row indices argsort returns (payload_at); the last one writes what
+// the caller wants (put): the values back from the keys for sort, the indices for argsort.
+// P: n, rows, tiles, word, shift, in_base, out_base; offsets: radix_count's counts, each
+// (row, digit) scanned over its tiles (inclusive)
 @group(0) @binding(0) var<storage, read> P: array<u32>;
-@group(0) @binding(1) var<storage, read_write> ko: array<u32>;
+@group(0) @binding(1) var<storage, read_write> ko: array<${KOUT}>;
 @group(0) @binding(2) var<storage, read_write> po: array<u32>;
-@group(0) @binding(3) var<storage, read> ki: array<u32>;
+@group(0) @binding(3) var<storage, read> ki: array<${KIN}>;
 @group(0) @binding(4) var<storage, read> pi: array<u32>;
 @group(0) @binding(5) var<storage, read> offsets: array<u32>;
 var<workgroup> c: array<u32, ${COUNTERS}>;
@@ -25,6 +27,15 @@ var<workgroup> sp: array<u32, ${SP}>;
 var<workgroup> dest: array<u32, 256>;
 
 fn pad(i: u32) -> u32 { return i + (i >> 5u); }
+
+fn make_key(v: ${T}) -> vec2<u32> { ${KEY} }
+fn from_key(k: vec2<u32>) -> ${T} { ${VALUE} }
+// the key of element e of the (rows, n) input
+fn key_at(e: u32) -> vec2<u32> { ${KEY_AT} }
+// the payload of element e, the i-th of its row
+fn payload_at(e: u32, i: u32) -> u32 { ${PAYLOAD_AT} }
+// key k and payload p to their place, pos
+fn put(pos: u32, k: vec2<u32>, p: u32) { ${PUT} }
 
 // Exclusive scan of c in digit-major order, in place; each thread holds the 16 counters
 // c[lid * 16 ..] of that order.
