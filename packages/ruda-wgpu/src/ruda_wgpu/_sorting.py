@@ -120,36 +120,38 @@ def key_code(dtype: np.dtype[Any], descending: bool, invertible: bool) -> KeyCod
 def _scatter_unrolled(words: int, payload: bool, ipt: int) -> dict[str, str]:
     """The per-key parts of ``radix_scatter.wgsl`` for keys of ``words`` u32 words, unrolled over
     a thread's ``ipt`` keys: key ``q`` lives in ``k{q}_{x}``, its payload in ``p{q}``, its
-    4-bit digit in ``d{q}`` (16: past the tile's end)."""
+    4-bit digit in ``d{q}`` (16: past the tile's end) and the number of the thread's earlier
+    keys with that digit in ``r{q}``. Counting by comparisons in registers, rather than by
+    incrementing counters in workgroup memory key after key, leaves no chain of dependent
+    memory accesses; so does the store, which reads every key before writing any."""
     wg, nw = RADIX_WG, words
 
     def word(k: str) -> str:
         return f"{k}_0" if words == 1 else f"select({k}_0, {k}_1, P[3] == 1u)"
 
-    def count(q: int, shift: str) -> list[str]:
-        return [
-            f"    d{q} = ({word(f'k{q}')} >> {shift}) & 15u;",
-            f"    c[pad(d{q} * {wg}u + lid)] = c[pad(d{q} * {wg}u + lid)] + 1u;",
-        ]
+    tally = []  # each thread's count of each digit, into its column of c (zeroed before)
+    for q in range(ipt):
+        earlier = " + ".join(f"select(0u, 1u, d{p} == d{q})" for p in range(q)) or "0u"
+        tally.append(f"  r{q} = {earlier};")
+    for q in range(ipt):
+        tally.append(f"  if (d{q} < 16u) {{ c[pad(d{q} * {wg}u + lid)] = r{q} + 1u; }}")
 
     load, split, reload = [], [], []
     for q in range(ipt):
         load += [
-            f"  var d{q} = 16u;" + "".join(f" var k{q}_{x} = 0u;" for x in range(nw)),
+            f"  var d{q} = 16u; var r{q} = 0u;" + "".join(f" var k{q}_{x} = 0u;" for x in range(nw)),
             *([f"  var p{q} = 0u;"] if payload else []),
             f"  if (first + {q}u < len) {{",
             f"    let e = base + first + {q}u;",
             "    let key = key_at(e);",
             *[f"    k{q}_{x} = key.{'xy'[x]};" for x in range(nw)],
             *([f"    p{q} = payload_at(e, e - row * n);"] if payload else []),
-            *count(q, "shift"),
+            f"    d{q} = ({word(f'k{q}')} >> shift) & 15u;",
             "  }",
         ]
         split += [
             f"  if (d{q} < 16u) {{",
-            f"    let at = pad(d{q} * {wg}u + lid);",
-            "    let r = c[at];",
-            "    c[at] = r + 1u;",
+            f"    let r = c[pad(d{q} * {wg}u + lid)] + r{q};",
             *[f"    sk[pad(r * {nw}u + {x}u)] = k{q}_{x};" for x in range(nw)],
             *([f"    sp[pad(r)] = p{q};"] if payload else []),
             "  }",
@@ -159,15 +161,21 @@ def _scatter_unrolled(words: int, payload: bool, ipt: int) -> dict[str, str]:
             f"  if (first + {q}u < len) {{",
             *[f"    k{q}_{x} = sk[pad((first + {q}u) * {nw}u + {x}u)];" for x in range(nw)],
             *([f"    p{q} = sp[pad(first + {q}u)];"] if payload else []),
-            *count(q, "(shift + 4u)"),
+            f"    d{q} = ({word(f'k{q}')} >> (shift + 4u)) & 15u;",
             "  }",
         ]
-    store = [
-        *[f"    let s_{x} = sk[pad(i * {nw}u + {x}u)];" for x in range(nw)],
-        f"    let pos = dest[({word('s')} >> shift) & 255u] + i;",
-        f"    put(pos, vec2<u32>(s_0, {'s_1' if nw == 2 else '0u'}), {'sp[pad(i)]' if payload else '0u'});",
-    ]
-    parts = {"LOAD": load, "SPLIT": split, "RELOAD": reload, "STORE": store}
+    gather, store = [], []
+    for j in range(ipt):
+        i = f"(lid + {j * wg}u)"
+        gather += [
+            f"  var pos{j} = 0u; var s{j}_1 = 0u; var sp{j} = 0u;",
+            f"  let s{j}_0 = sk[pad({i} * {nw}u)];" if nw == 1 else f"  let s{j}_0 = sk[pad({i} * 2u)];",
+            *([f"  s{j}_1 = sk[pad({i} * 2u + 1u)];"] if nw == 2 else []),
+            *([f"  sp{j} = sp[pad({i})];"] if payload else []),
+            f"  if ({i} < len) {{ pos{j} = dest[({word(f's{j}')} >> shift) & 255u] + {i}; }}",
+        ]
+        store.append(f"  if ({i} < len) {{ put(pos{j}, vec2<u32>(s{j}_0, s{j}_1), sp{j}); }}")
+    parts = {"LOAD": load + tally, "SPLIT": split, "RELOAD": reload + tally, "STORE": gather + store}
     return {name: "\n".join(lines) for name, lines in parts.items()}
 
 

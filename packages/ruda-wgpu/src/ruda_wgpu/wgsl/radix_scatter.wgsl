@@ -114,7 +114,5 @@ ${RELOAD}
   rank(lid);
 ${SPLIT}
   workgroupBarrier();
-  for (var i = lid; i < len; i = i + ${WG}u) {
 ${STORE}
-  }
 }
