@@ -66,24 +66,38 @@ class Availability:
 class Backend:
     """Describes one backend to the core; subclass it in each backend package.
 
-    Subclasses set :attr:`name`, :attr:`module`, :attr:`extra` and
-    :attr:`device_kinds`, and usually override :meth:`probe`,
-    :meth:`native_device` and :meth:`device_of`.
+    Subclasses set :attr:`name`, and :attr:`module`, :attr:`extra`, :attr:`device_kinds` and
+    :attr:`array_packages` where they differ from the defaults that follow from the name
+    (``ruda_<name>``, ``<name>``, ``("<name>",)``, ``("ruda_<name>",)``); they usually override
+    :meth:`probe`, :meth:`native_device` and :meth:`device_of_native`.
     """
 
     #: registry name: ``ruda.<name>`` and ``ruda.namespace(name)``
     name: str = ""
-    #: import path of the Array API namespace
-    module: str = ""
     #: import path of the namespace Cubed takes as its backend (:func:`ruda.scale`), where Cubed
     #: needs the namespace presented otherwise (``ruda_torch.cubed``: NumPy dtypes); empty: ``module``
     cubed_module: str = ""
-    #: pip extra of the ``ruda`` distribution that installs this backend
-    extra: str = ""
-    #: the kinds of canonical device string this backend owns (``"cuda"`` owns ``"cuda:0"``)
-    device_kinds: tuple[str, ...] = ()
-    #: top-level packages whose array types this backend owns (``("cupy",)``)
-    array_packages: tuple[str, ...] = ()
+
+    @property
+    def module(self) -> str:
+        """Import path of the Array API namespace: the package ``ruda_<name>``."""
+        return f"ruda_{self.name}"
+
+    @property
+    def extra(self) -> str:
+        """Pip extra of the ``ruda`` distribution that installs this backend: its name."""
+        return self.name
+
+    @property
+    def device_kinds(self) -> tuple[str, ...]:
+        """The kinds of canonical device string this backend owns (``"cuda"`` owns ``"cuda:0"``):
+        its name."""
+        return (self.name,)
+
+    @property
+    def array_packages(self) -> tuple[str, ...]:
+        """Top-level packages whose array types this backend owns: its own package."""
+        return (self.module.partition(".")[0],)
 
     def probe(self) -> Availability:
         """Say whether the backend can compute here. Must not raise."""

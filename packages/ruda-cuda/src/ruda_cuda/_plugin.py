@@ -34,9 +34,6 @@ class CudaBackend(Backend):
     """NVIDIA GPUs through CuPy: one device ``cuda:N`` per GPU."""
 
     name = "cuda"
-    module = "ruda_cuda"
-    extra = "cuda"
-    device_kinds = ("cuda",)
     array_packages = ("cupy", "ruda_cuda")
 
     def probe(self) -> Availability:

@@ -18,10 +18,6 @@ class RemoteBackend(Backend):
     """A ruda server reached over WebSocket; available when ``RUDA_REMOTE_URL`` names one that answers."""
 
     name = "remote"
-    module = "ruda_remote"
-    extra = "remote"
-    device_kinds = ("remote",)
-    array_packages = ("ruda_remote",)
 
     def probe(self) -> Availability:
         url = os.environ.get("RUDA_REMOTE_URL")

@@ -29,10 +29,7 @@ class RouterBackend(Backend):
     """The router package; its namespace is the default router."""
 
     name = "router"
-    module = "ruda_router"
-    extra = "router"
-    device_kinds = ()
-    array_packages = ("ruda_router",)
+    device_kinds = ()  # a router's devices are the canonical devices of the backends it routes over
 
     def probe(self) -> Availability:
         # Never through ruda.backends(): it probes every backend, this one included.

@@ -20,10 +20,7 @@ class TorchBackend(Backend):
     """PyTorch tensors on ``torch:cpu`` and on every CUDA device torch sees (``torch:cuda:N``)."""
 
     name = "torch"
-    module = "ruda_torch"
     cubed_module = "ruda_torch.cubed"  # NumPy dtypes, which Cubed's planning needs
-    extra = "torch"
-    device_kinds = ("torch",)
     array_packages = ("torch",)
 
     def probe(self) -> Availability:

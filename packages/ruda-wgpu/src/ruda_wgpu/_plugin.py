@@ -20,10 +20,6 @@ class WgpuBackend(Backend):
     """Any GPU through WebGPU (wgpu-native): Vulkan, Metal, DX12, and OpenGL as a last resort."""
 
     name = "wgpu"
-    module = "ruda_wgpu"
-    extra = "wgpu"
-    device_kinds = ("wgpu",)
-    array_packages = ("ruda_wgpu",)
 
     def probe(self) -> Availability:
         try:
