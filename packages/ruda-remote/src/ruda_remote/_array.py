@@ -13,7 +13,7 @@ from typing import Any
 
 import msgpack
 import numpy as np
-from ruda._array import ShapeAttributes
+from ruda._array import ArrayAttributes
 
 from ruda_remote import _dispatch, _meta, wire
 from ruda_remote._client import RemoteDevice
@@ -21,7 +21,7 @@ from ruda_remote._client import RemoteDevice
 _OPERAND_TYPES = (bool, int, float, complex, np.generic)
 
 
-class Array(ShapeAttributes):
+class Array(ArrayAttributes[RemoteDevice]):
     """An array that lives on a ruda remote server."""
 
     __slots__ = ("__weakref__", "_device", "_dtype", "_ext", "_handle", "_origin", "_shape")
@@ -84,14 +84,6 @@ class Array(ShapeAttributes):
         return self._handle
 
     # -- attributes --------------------------------------------------------------------------------
-    @property
-    def dtype(self) -> np.dtype[Any]:
-        return self._dtype
-
-    @property
-    def device(self) -> RemoteDevice:
-        return self._device
-
     @property
     def mT(self) -> Array:  # noqa: N802  (the spec's name)
         return _dispatch.call("mT", (self,), {})

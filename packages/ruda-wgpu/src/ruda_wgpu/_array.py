@@ -22,7 +22,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from ruda._array import ShapeAttributes
+from ruda._array import ArrayAttributes
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._engine import GpuDevice, Storage, default_device, resolve_device, storage_itemsize
@@ -33,8 +33,9 @@ if TYPE_CHECKING:
     from ruda_wgpu._fusion import Node
 
 
-class Array(Operators, ShapeAttributes):
-    """An n-dimensional array on a WebGPU device (see the module docstring for its layout)."""
+class Array(Operators, ArrayAttributes[GpuDevice]):
+    """An n-dimensional array on a WebGPU device (see the module docstring for its layout);
+    ``str(x.device)`` is ``"wgpu:0"``."""
 
     __slots__ = ("__weakref__", "_device", "_dtype", "_node", "_offset", "_shape", "_store", "_strides")
     __array_ufunc__ = None
@@ -89,16 +90,6 @@ class Array(Operators, ShapeAttributes):
         return store
 
     # -- attributes --------------------------------------------------------------------------
-    @property
-    def dtype(self) -> np.dtype[Any]:
-        """The element dtype (a NumPy dtype object, compared with ``ruda_wgpu.float32`` etc.)."""
-        return self._dtype
-
-    @property
-    def device(self) -> GpuDevice:
-        """The device holding the data; ``str(x.device)`` is ``"wgpu:0"``."""
-        return self._device
-
     def __len__(self) -> int:
         """The length of the first axis (not in the standard; NumPy, CuPy and PyTorch have it)."""
         if not self._shape:
