@@ -1,5 +1,5 @@
-"""ruda_torch as Cubed's backend through ``ruda_torch.cubed``: chunked work computed by torch, checked
-against NumPy, and the namespace itself checked against ruda_torch.
+"""ruda_torch as Cubed's backend through ``ruda_torch.cubed``: chunked work computed by torch on the
+CPU and on a CUDA GPU, checked against NumPy, and the namespace itself checked against ruda_torch.
 
 Cubed reads its backend namespace from ``CUBED_BACKEND_ARRAY_API_MODULE`` when it is imported, so
 the Cubed workloads run in a fresh interpreter (a script file: the processes executor spawns its
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -30,12 +31,9 @@ import ruda_torch  # noqa: E402
 import ruda_torch.cubed as ns  # noqa: E402
 import torch  # noqa: E402
 
-if ruda_torch.__array_namespace_info__().default_device().type != "cpu":
-    pytest.skip(
-        "ruda_torch.cubed runs on torch:cpu (Cubed hands each chunk to Zarr with np.asarray): "
-        "unset RUDA_TORCH_DEVICE",
-        allow_module_level=True,
-    )
+NEEDS_CUDA = pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="no CUDA device visible to torch (a CPU build or no GPU)"
+)
 
 
 def numpy_dtype(dtype: torch.dtype) -> np.dtype[Any]:
@@ -142,7 +140,7 @@ def test_functions_take_numpy_dtypes_and_compute_torch_tensors() -> None:
     for name, (got, want) in cases.items():
         assert isinstance(got, torch.Tensor), name
         assert numpy_dtype(got.dtype) == want.dtype, name
-        np.testing.assert_allclose(got.numpy(), want, rtol=1e-6, err_msg=name)
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6, err_msg=name)
 
 
 def test_a_dtype_outside_the_standard_is_refused_with_the_fix() -> None:
@@ -159,8 +157,8 @@ def test_python_values_become_host_arrays_and_chunks_become_tensors() -> None:
         assert got.dtype == numpy_dtype(want.dtype) and np.array_equal(got, want.numpy()), value
     assert ns.asarray(2, dtype=np.dtype("float64")).dtype == np.float64
     chunk = np.arange(6.0).reshape(2, 3)
-    t = ns.asarray(chunk)
-    assert isinstance(t, torch.Tensor) and t.dtype == torch.float64
+    t = ns.asarray(chunk, device="cpu")
+    assert isinstance(t, ns.ChunkTensor) and t.dtype == torch.float64
     t[0, 0] = 42.0  # shared with the NumPy chunk, not copied
     assert chunk[0, 0] == 42.0
     assert isinstance(ns.asarray(np.float64(2.5)), torch.Tensor)  # a NumPy scalar is a chunk too
@@ -176,8 +174,8 @@ def test_python_values_become_host_arrays_and_chunks_become_tensors() -> None:
     assert isinstance(offsets, np.ndarray)
     np.testing.assert_array_equal(offsets, np.cumsum((0, 4, 4, 2)))
     counts = ns.broadcast_to(ns.asarray(5, dtype=np.dtype("int64")), (2, 1))  # mean's counts, a chunk
-    assert isinstance(counts, torch.Tensor)
-    np.testing.assert_array_equal(counts.numpy(), np.full((2, 1), 5))
+    assert isinstance(counts, ns.ChunkTensor)
+    np.testing.assert_array_equal(np.asarray(counts), np.full((2, 1), 5))
 
 
 def test_numpy_style_calls_cubed_makes() -> None:
@@ -186,13 +184,121 @@ def test_numpy_style_calls_cubed_makes() -> None:
     for index, axis in ((1, 1), (-1, 1), (0, 0), (2, None)):
         source = host if axis is not None else host[0]
         got = ns.take(x if axis is not None else x[0], index, axis=axis)  # var's combine step
-        np.testing.assert_array_equal(got.numpy(), np.take(source, index, axis=axis))
+        np.testing.assert_array_equal(np.asarray(got), np.take(source, index, axis=axis))
     with pytest.raises(ValueError, match="needs an axis"):
         ns.take(x, 0)
     indices = torch.tensor([0, 2])
-    np.testing.assert_array_equal(ns.take(x, indices, axis=1).numpy(), np.take(host, [0, 2], axis=1))
+    np.testing.assert_array_equal(np.asarray(ns.take(x, indices, axis=1)), np.take(host, [0, 2], axis=1))
     padded = ns.full_like(x, 7.0, shape=(2, 4))  # map_overlap's padding
-    np.testing.assert_array_equal(padded.numpy(), np.full_like(host, 7.0, shape=(2, 4)))
+    np.testing.assert_array_equal(np.asarray(padded), np.full_like(host, 7.0, shape=(2, 4)))
+
+
+# -- chunks: tensors Cubed can store from any device, made on the default device -------------------
+
+
+def _made_by_the_namespace(host: np.ndarray) -> dict[str, Any]:
+    f64 = np.dtype("float64")
+    return {
+        "asarray": ns.asarray(host),
+        "zeros": ns.zeros((2, 3), dtype=f64),
+        "empty": ns.empty((2,), dtype=f64),
+        "ones": ns.ones((2,), dtype=f64),
+        "full": ns.full((2,), 1.5, dtype=f64),
+        "eye": ns.eye(3, dtype=f64),
+        "arange": ns.arange(0, 4, dtype=f64),
+        "linspace": ns.linspace(0, 1, 4, dtype=f64),
+        "fftfreq": ns.fft.fftfreq(4, dtype=f64),
+        "broadcast_to of a host array": ns.broadcast_to(ns.asarray(3, dtype=np.dtype("int64")), (2, 2)),
+    }
+
+
+def _computed_from(x: Any) -> dict[str, Any]:
+    # what Cubed's operations do to chunks; the plain functions of ruda_torch, forwarded as they are
+    return {
+        "operators": (x * 2 + 1) / 3,
+        "indexing": x[1:, ::2],
+        "sum": ns.sum(x, axis=0, dtype=np.dtype("float64")),
+        "nansum": ns.nansum(x),
+        "mean": ns.mean(x, axis=1, keepdims=True),
+        "var": ns.var(x, axis=0),
+        "max": ns.max(x),
+        "take": ns.take(x, 1, axis=1),
+        "matmul": x @ ns.matrix_transpose(x),
+        "where": ns.where(x > 0, x, 0.0),
+        "astype": ns.astype(x, np.dtype("float32")),
+        "concat": ns.concat([x, x], axis=0),
+        "searchsorted": ns.searchsorted(ns.sort(x[0]), x[1]),
+        "cumulative_sum": ns.cumulative_sum(x, axis=1),
+        "full_like with a shape": ns.full_like(x, 7.0, shape=(2, 4)),
+        "zeros_like": ns.zeros_like(x),
+    }
+
+
+def test_chunks_and_everything_computed_from_them_are_chunk_tensors() -> None:
+    # Cubed stores whatever a task returns through np.asarray: every chunk must be a ChunkTensor,
+    # and so must every result torch computes from one
+    host = np.random.default_rng(3).standard_normal((3, 4))
+    made = _made_by_the_namespace(host)
+    computed = _computed_from(made["asarray"])
+    for name, got in {**made, **computed}.items():
+        assert type(got) is ns.ChunkTensor, (name, type(got))
+    np.testing.assert_allclose(np.asarray(computed["operators"]), (host * 2 + 1) / 3)
+    np.testing.assert_allclose(np.asarray(computed["matmul"]), host @ host.T)
+
+
+def test_np_asarray_of_a_chunk_on_the_cpu_is_its_memory_unless_a_copy_is_asked() -> None:
+    t = ns.asarray(np.arange(6.0).reshape(2, 3), device="cpu")
+    shared = np.asarray(t)
+    assert type(shared) is np.ndarray and np.shares_memory(shared, t.numpy())
+    assert not np.shares_memory(np.asarray(t, copy=True), t.numpy())
+    assert np.asarray(t, dtype=np.float32).dtype == np.float32
+    with pytest.raises(ValueError):  # NumPy's own refusal: a new dtype needs a copy
+        np.asarray(t, dtype=np.float32, copy=False)
+    back = pickle.loads(pickle.dumps(t))  # the processes executor moves arrays by pickle
+    assert type(back) is ns.ChunkTensor and torch.equal(back, t)
+
+
+def test_host_chunks_go_to_the_default_device() -> None:
+    # A NumPy chunk (read from Zarr) goes to ruda_torch's default device, so that the compute is
+    # there, not silently on the CPU. torch's default device is set for the block; "meta" (a device
+    # with no memory, in every torch build) stands for a GPU here.
+    with torch.device("meta"):
+        made = _made_by_the_namespace(np.ones((3, 4)))
+    for name, got in made.items():
+        assert got.device.type == "meta", (name, got.device)
+    assert ns.asarray(torch.ones(2)).device.type == "cpu"  # a tensor stays where it is
+
+
+@NEEDS_CUDA
+@pytest.mark.gpu
+def test_a_chunk_on_the_gpu_copies_to_the_host_through_np_asarray() -> None:
+    host = np.arange(12, dtype=np.float32).reshape(3, 4)
+    plain = torch.from_numpy(host).to("cuda")
+    with pytest.raises(TypeError, match="cuda"):  # why ChunkTensor exists: torch refuses it
+        np.asarray(plain)
+    t = ns.asarray(host, device="cuda")
+    assert type(t) is ns.ChunkTensor and t.device.type == "cuda"
+    got = np.asarray(t.mT)  # a strided view too
+    assert type(got) is np.ndarray and got.dtype == np.float32
+    np.testing.assert_array_equal(got, host.T)
+    np.testing.assert_array_equal(np.asarray(ns.sum(t * 2, axis=0)), np.sum(host * 2, axis=0))
+    np.testing.assert_array_equal(np.asarray(t, dtype=np.float64), host.astype(np.float64))
+    with pytest.raises(ValueError, match="copy=None"):
+        np.asarray(t, copy=False)
+    back = pickle.loads(pickle.dumps(t))
+    assert type(back) is ns.ChunkTensor and back.device == t.device and torch.equal(back, t)
+
+
+@NEEDS_CUDA
+@pytest.mark.gpu
+def test_host_chunks_go_to_the_default_gpu() -> None:
+    host = np.random.default_rng(4).standard_normal((3, 4))
+    with torch.device("cuda"):
+        made = _made_by_the_namespace(host)
+        computed = _computed_from(made["asarray"])
+    for name, got in {**made, **computed}.items():
+        assert type(got) is ns.ChunkTensor and got.device.type == "cuda", (name, type(got), got.device)
+    np.testing.assert_allclose(np.asarray(computed["var"]), np.var(host, axis=0))
 
 
 # -- Cubed on ruda_torch.cubed ---------------------------------------------------------------------
@@ -205,16 +311,22 @@ WORKLOAD = textwrap.dedent(
     import torch
     import cubed
     import cubed.array_api as cxp
+    import ruda_torch.cubed
     from cubed.runtime.create import create_executor
+
+    DEVICE = ruda_torch.cubed.__array_namespace_info__().default_device()  # in every worker too
 
 
     def chunk_is_tensor(block):
-        # 1 for each element of a chunk that reached the function as a torch tensor, else 0
-        return torch.full(tuple(block.shape), float(isinstance(block, torch.Tensor)), dtype=torch.float64)
+        # 1 for each element of a chunk that reached the function as a ChunkTensor on the default
+        # device, else 0 (made from the chunk, so that Cubed can store it from the GPU)
+        ok = isinstance(block, ruda_torch.cubed.ChunkTensor) and block.device == DEVICE
+        return torch.full_like(block, float(ok), dtype=torch.float64)
 
 
     def main():
         executor = create_executor(sys.argv[1])
+        assert DEVICE == torch.device(sys.argv[2]), (DEVICE, sys.argv[2])
         assert cxp.float64 == np.dtype("float64") and cxp.int64 == np.dtype("int64"), cxp.float64
         # the arrays Cubed makes by itself (searchsorted's offsets) take the default spec: set it
         cubed.config.set({"spec.allowed_mem": "200MB"})
@@ -256,8 +368,9 @@ WORKLOAD = textwrap.dedent(
         }
         results = cubed.compute(*(lazy for lazy, _ in checks.values()), executor=executor)
         for (name, (lazy, want)), got in zip(checks.items(), results, strict=True):
-            assert isinstance(got, torch.Tensor), (name, type(got))
-            got = got.numpy()
+            assert isinstance(got, ruda_torch.cubed.ChunkTensor), (name, type(got))
+            assert got.device == DEVICE, (name, got.device)
+            got = np.asarray(got)
             assert got.dtype == lazy.dtype == np.asarray(want).dtype, (name, got.dtype, lazy.dtype)
             np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10, err_msg=name)
         print("ok", len(checks))
@@ -269,12 +382,29 @@ WORKLOAD = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("executor", ["single-threaded", "processes"])
-def test_cubed_on_ruda_torch(executor: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("executor", "device"),
+    [
+        ("single-threaded", "cpu"),
+        ("processes", "cpu"),
+        pytest.param("single-threaded", "cuda:0", marks=[NEEDS_CUDA, pytest.mark.gpu]),
+        pytest.param("threads", "cuda:0", marks=[NEEDS_CUDA, pytest.mark.gpu]),
+        pytest.param("processes", "cuda:0", marks=[NEEDS_CUDA, pytest.mark.gpu]),
+    ],
+)
+def test_cubed_on_ruda_torch(executor: str, device: str, tmp_path: Path) -> None:
     script = tmp_path / "workload.py"
     script.write_text(WORKLOAD)
-    env = {**os.environ, "CUBED_BACKEND_ARRAY_API_MODULE": "ruda_torch.cubed"}
+    env = {
+        **os.environ,
+        "CUBED_BACKEND_ARRAY_API_MODULE": "ruda_torch.cubed",
+        "RUDA_TORCH_DEVICE": device,  # the workers of the processes executor inherit it
+    }
     done = subprocess.run(
-        [sys.executable, str(script), executor], env=env, capture_output=True, text=True, timeout=300
+        [sys.executable, str(script), executor, device],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0 and "ok 15" in done.stdout, done.stderr[-4000:]

@@ -24,6 +24,12 @@ What it changes:
   ``arange`` without a dtype give NumPy arrays (values and dtypes as ruda_torch makes them), and
   ``cumulative_sum`` of one gives one. Cubed reads each chunk of them back through ``asarray``,
   which makes it a tensor.
+- chunks: every tensor this module makes (reading a chunk from Zarr through ``asarray``,
+  creating one) is a ``ChunkTensor``, a torch tensor whose ``np.asarray`` is a copy to the host
+  from any device, and torch gives that class to everything computed from one: Cubed stores each
+  chunk in Zarr through ``np.asarray``, which a plain CUDA tensor refuses. A chunk read from Zarr
+  (a NumPy array) goes to ruda_torch's default device (``RUDA_TORCH_DEVICE``, else torch's
+  default), so ``RUDA_TORCH_DEVICE=cuda:0`` computes every chunk on the GPU.
 - NumPy-style calls Cubed makes on chunks, beyond the standard: ``take`` with a Python int
   (``var``), ``mean`` with a ``dtype`` (``var``), ``full_like`` with a ``shape``
   (``map_overlap``), ``broadcast_to`` of a host array (``mean``'s and ``var``'s counts).
@@ -31,12 +37,16 @@ What it changes:
 Everything else is ruda_torch's own function, looked up there (module ``__getattr__``), so a
 function added to ruda_torch is here too; ``tests/torch/test_cubed_torch.py`` fails if it takes
 a dtype and is not converted here. Chunks are torch tensors computed by torch; ``compute()``
-returns a tensor.
+returns one (a ``ChunkTensor`` on the default device: ``np.asarray(result)`` for NumPy's).
 
 What it cannot change: Cubed reads the dtype of an array you give it, so give
 ``cubed.array_api.asarray`` and ``cubed.from_array`` NumPy arrays, not tensors (``t.numpy()``).
-Cubed hands each chunk to Zarr with ``np.asarray``, so chunks live on ``torch:cpu`` (leave
-``RUDA_TORCH_DEVICE`` unset). Cubed's ``groupby`` reductions (``numpy_groupies``) are untested.
+Every intermediate chunk makes a round trip through host memory (Zarr), as with every backend.
+A function you map over chunks must make its result from its chunks (``torch.full_like(block,
+...)``), not from scratch: a fresh CUDA tensor is a plain one, which Cubed cannot store. With the
+processes executor, name the device with ``RUDA_TORCH_DEVICE`` (the workers inherit it; they do
+not inherit ``torch.set_default_device``). Cubed's ``groupby`` reductions (``numpy_groupies``)
+are untested.
 """
 
 from __future__ import annotations
@@ -52,6 +62,7 @@ from ruda.spec import finfo_object, iinfo_object
 import ruda_torch
 from ruda_torch import _namespace as _xp  # most of its functions are array-api-compat's, untyped
 from ruda_torch.cubed import fft, linalg
+from ruda_torch.cubed._chunk import ChunkTensor, as_chunk
 from ruda_torch.cubed._dtypes import kind_to_torch, to_numpy, to_torch
 
 Tensor = torch.Tensor
@@ -85,7 +96,7 @@ def arange(
     so only to learn the dtype ruda_torch picks, and passes that dtype for every chunk)."""
     if dtype is None:
         return _xp.arange(start, stop, step, device="cpu").numpy()
-    return _xp.arange(start, stop, step, dtype=to_torch(dtype), device=device)
+    return as_chunk(_xp.arange(start, stop, step, dtype=to_torch(dtype), device=device))
 
 
 def asarray(
@@ -103,7 +114,7 @@ def asarray(
     """
     if isinstance(obj, _PYTHON_VALUES) and not isinstance(obj, np.generic):  # np.float64 is a float
         return _xp.asarray(obj, dtype=to_torch(dtype), device="cpu", copy=copy).numpy()
-    return _xp.asarray(obj, dtype=to_torch(dtype), device=device, copy=copy)
+    return as_chunk(_xp.asarray(obj, dtype=to_torch(dtype), device=device, copy=copy))
 
 
 _PYTHON_VALUES = (int, float, complex, list, tuple)  # a Python bool is an int
@@ -111,24 +122,24 @@ _PYTHON_VALUES = (int, float, complex, list, tuple)  # a Python bool is an int
 
 def empty(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None) -> Tensor:
     """ruda_torch's ``empty``."""
-    return _xp.empty(shape, dtype=to_torch(dtype), device=device)
+    return as_chunk(_xp.empty(shape, dtype=to_torch(dtype), device=device))
 
 
 def empty_like(x: Tensor, /, *, dtype: Any = None, device: Any = None) -> Tensor:
     """ruda_torch's ``empty_like``."""
-    return _xp.empty_like(x, dtype=to_torch(dtype), device=device)
+    return as_chunk(_xp.empty_like(x, dtype=to_torch(dtype), device=device))
 
 
 def eye(
     n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = None, device: Any = None
 ) -> Tensor:
     """ruda_torch's ``eye``."""
-    return _xp.eye(n_rows, n_cols, k=k, dtype=to_torch(dtype), device=device)
+    return as_chunk(_xp.eye(n_rows, n_cols, k=k, dtype=to_torch(dtype), device=device))
 
 
 def full(shape: int | tuple[int, ...], fill_value: Any, *, dtype: Any = None, device: Any = None) -> Tensor:
     """ruda_torch's ``full``."""
-    return _xp.full(shape, fill_value, dtype=to_torch(dtype), device=device)
+    return as_chunk(_xp.full(shape, fill_value, dtype=to_torch(dtype), device=device))
 
 
 def full_like(
@@ -143,10 +154,9 @@ def full_like(
     """ruda_torch's ``full_like``. ``shape`` (another shape than ``x``'s) is beyond the standard, as
     in NumPy: Cubed's ``map_overlap`` pads chunks with it."""
     if shape is None:
-        same_shape: Tensor = _xp.full_like(x, fill_value, dtype=to_torch(dtype), device=device)
-        return same_shape
+        return as_chunk(_xp.full_like(x, fill_value, dtype=to_torch(dtype), device=device))
     dtype = x.dtype if dtype is None else to_torch(dtype)
-    return _xp.full(shape, fill_value, dtype=dtype, device=x.device if device is None else device)
+    return as_chunk(_xp.full(shape, fill_value, dtype=dtype, device=x.device if device is None else device))
 
 
 def linspace(
@@ -160,27 +170,27 @@ def linspace(
     endpoint: builtins.bool = True,
 ) -> Tensor:
     """ruda_torch's ``linspace``."""
-    return _xp.linspace(start, stop, num, dtype=to_torch(dtype), device=device, endpoint=endpoint)
+    return as_chunk(_xp.linspace(start, stop, num, dtype=to_torch(dtype), device=device, endpoint=endpoint))
 
 
 def ones(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None) -> Tensor:
     """ruda_torch's ``ones``."""
-    return _xp.ones(shape, dtype=to_torch(dtype), device=device)
+    return as_chunk(_xp.ones(shape, dtype=to_torch(dtype), device=device))
 
 
 def ones_like(x: Tensor, /, *, dtype: Any = None, device: Any = None) -> Tensor:
     """ruda_torch's ``ones_like``."""
-    return _xp.ones_like(x, dtype=to_torch(dtype), device=device)
+    return as_chunk(_xp.ones_like(x, dtype=to_torch(dtype), device=device))
 
 
 def zeros(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None) -> Tensor:
     """ruda_torch's ``zeros``."""
-    return _xp.zeros(shape, dtype=to_torch(dtype), device=device)
+    return as_chunk(_xp.zeros(shape, dtype=to_torch(dtype), device=device))
 
 
 def zeros_like(x: Tensor, /, *, dtype: Any = None, device: Any = None) -> Tensor:
     """ruda_torch's ``zeros_like``."""
-    return _xp.zeros_like(x, dtype=to_torch(dtype), device=device)
+    return as_chunk(_xp.zeros_like(x, dtype=to_torch(dtype), device=device))
 
 
 # -- data types ------------------------------------------------------------------------------------
@@ -227,7 +237,8 @@ def result_type(*arrays_and_dtypes: Any) -> np.dtype[Any]:
 def broadcast_to(x: Tensor | np.ndarray[Any, Any], /, shape: tuple[int, ...]) -> Tensor:
     """ruda_torch's ``broadcast_to``; of a host array too, as a tensor: Cubed's ``mean`` and ``var``
     broadcast ``asarray(count)`` to make a chunk."""
-    out: Tensor = _xp.broadcast_to(x if isinstance(x, Tensor) else _xp.asarray(x), shape)
+    chunk = x if isinstance(x, Tensor) else as_chunk(_xp.asarray(x))
+    out: Tensor = _xp.broadcast_to(chunk, shape)
     return out
 
 

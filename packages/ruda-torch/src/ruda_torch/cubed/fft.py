@@ -8,6 +8,7 @@ from typing import Any
 import torch
 
 from ruda_torch import fft as _fft
+from ruda_torch.cubed._chunk import as_chunk
 from ruda_torch.cubed._dtypes import to_torch
 
 __all__ = list(_fft.__all__)
@@ -15,12 +16,12 @@ __all__ = list(_fft.__all__)
 
 def fftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> torch.Tensor:
     """ruda_torch's ``fft.fftfreq``."""
-    return _fft.fftfreq(n, d=d, dtype=to_torch(dtype), device=device)
+    return as_chunk(_fft.fftfreq(n, d=d, dtype=to_torch(dtype), device=device))
 
 
 def rfftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> torch.Tensor:
     """ruda_torch's ``fft.rfftfreq``."""
-    return _fft.rfftfreq(n, d=d, dtype=to_torch(dtype), device=device)
+    return as_chunk(_fft.rfftfreq(n, d=d, dtype=to_torch(dtype), device=device))
 
 
 _DEFINED_HERE = frozenset(globals())
