@@ -7,6 +7,7 @@ which import the script's module). The refusals that come before Cubed is import
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import os
 import subprocess
@@ -116,6 +117,11 @@ def test_scale_runs_cubed_on_ruda_host_with_the_chosen_executor(executor: str, t
 
 TORCH = textwrap.dedent(
     """
+    import os
+    import sys
+
+    os.environ["RUDA_TORCH_DEVICE"] = sys.argv[1]  # before ruda_torch reads it
+
     import numpy as np
     import ruda
     import ruda_torch.cubed
@@ -129,19 +135,21 @@ TORCH = textwrap.dedent(
     a = xp.asarray(host, chunks=(2, 2))
     got = xp.sum(a * 2, axis=0).compute()
     assert isinstance(got, torch.Tensor), type(got)
-    np.testing.assert_array_equal(got.numpy(), np.sum(host * 2, axis=0))
+    assert got.device == torch.device(sys.argv[1]), got.device
+    np.testing.assert_array_equal(np.asarray(got), np.sum(host * 2, axis=0))
     print("ok")
     """
 )
 
 
-def test_scale_gives_torch_through_its_cubed_namespace(tmp_path: Path) -> None:
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda:0", marks=pytest.mark.gpu)])
+def test_scale_gives_torch_through_its_cubed_namespace(device: str, tmp_path: Path) -> None:
     row = {b.name: b for b in ruda.backends()}.get("torch")
     if row is None or not row.available:
         pytest.skip(f"torch backend unavailable: {row and row.reason}")
-    if os.environ.get("RUDA_TORCH_DEVICE", "cpu") != "cpu":
-        pytest.skip("ruda_torch.cubed keeps chunks on torch:cpu: unset RUDA_TORCH_DEVICE")
-    done = _run(tmp_path, TORCH)
+    if device != "cpu" and not importlib.import_module("torch").cuda.is_available():
+        pytest.skip("no CUDA device visible to torch (a CPU build or no GPU)")
+    done = _run(tmp_path, TORCH, device)
     assert done.returncode == 0 and "ok" in done.stdout, done.stderr[-4000:]
 
 
