@@ -149,6 +149,21 @@ def test_arrays_of_two_sessions_do_not_mix(xp, server):
         other.close()
 
 
+def test_asarray_moves_and_converts_a_remote_array_in_one_call(xp, server):
+    x = xp.asarray([0, 1, 2], dtype=xp.int32)
+    assert xp.asarray(x) is x and xp.asarray(x, dtype=xp.int32, copy=False) is x
+    assert xp.asarray(x, copy=True) is not x
+    with pytest.raises(ValueError, match="converting int32 to float32 needs a copy"):
+        xp.asarray(x, dtype=xp.float32, copy=False)
+    with ruda_remote.RemoteDevice(server.url) as other:
+        for copy in (None, True):
+            moved = xp.asarray(x, dtype=xp.float64, device=other, copy=copy)
+            assert moved.device is other and moved.dtype == xp.float64
+            np.testing.assert_array_equal(ruda.to_numpy(moved), [0.0, 1.0, 2.0])
+        with pytest.raises(ValueError, match="moving the array .* needs a copy"):
+            xp.asarray(x, device=other, copy=False)
+
+
 def test_dropped_arrays_are_released_in_batches(xp):
     device = xp.default_device()
     base = device.stats()["arrays"]

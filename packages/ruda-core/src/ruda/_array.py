@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Generic, TypeVar
+from collections.abc import Callable
+from typing import Any, Generic, Protocol, Self, TypeVar
 
 import numpy as np
 
@@ -44,3 +45,48 @@ class ArrayAttributes(Generic[DeviceT]):
     def size(self) -> int:
         """The number of elements."""
         return math.prod(self._shape)
+
+
+class _Movable(Protocol):
+    """What :func:`asarray_own` needs of an array: its dtype and device, and ``to_device``."""
+
+    @property
+    def dtype(self) -> np.dtype[Any]: ...
+
+    @property
+    def device(self) -> Any: ...
+
+    def to_device(self, device: Any, /, *, stream: Any = None) -> Self: ...
+
+
+MovableT = TypeVar("MovableT", bound=_Movable)
+
+
+def asarray_own(
+    x: MovableT,
+    dtype: np.dtype[Any] | None,
+    device: Any,
+    copy: bool | None,
+    astype: Callable[[MovableT, np.dtype[Any]], MovableT],
+) -> MovableT:
+    """The standard's ``asarray(x, dtype=dtype, device=device, copy=copy)`` where ``x`` is already
+    an array of the namespace (``device`` resolved to one of its devices): ``x`` itself where it
+    is on ``device`` with ``dtype`` and no copy is asked for; else moved with ``to_device``, and
+    converted or copied with the namespace's ``astype``. Moving is a copy already, so a moved
+    array is not copied again. ``copy=False`` where a copy is needed raises ``ValueError``."""
+    moved = device is not x.device
+    if moved:
+        if copy is False:
+            raise ValueError(
+                f"asarray(copy=False) is impossible: moving the array from {x.device} to {device} "
+                "needs a copy; pass copy=None"
+            )
+        x = x.to_device(device)
+    if dtype is not None and dtype != x.dtype:
+        if copy is False:
+            raise ValueError(
+                f"asarray(copy=False) is impossible: converting {x.dtype} to {dtype} needs a copy; "
+                "pass copy=None"
+            )
+        return astype(x, dtype)
+    return astype(x, x.dtype) if copy and not moved else x

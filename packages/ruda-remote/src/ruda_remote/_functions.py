@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import DTypeLike
 from ruda import to_numpy
+from ruda._array import asarray_own
 from ruda.spec import RESULT_TYPES
 
 from ruda_remote import _dispatch
@@ -58,7 +59,8 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
     """An array on the remote device from a remote array, any host or DLPack array, a scalar
     or nested sequences (those are converted on the host, then sent)."""
     if isinstance(obj, Array):
-        return _from_remote(obj, dtype, device, copy)
+        target = obj.device if device is None else _device(device)
+        return asarray_own(obj, None if dtype is None else np.dtype(dtype), target, copy, _astype)
     if isinstance(obj, (list, tuple)):
         stacked = _stack_nested(obj, dtype, device)
         if stacked is not None:
@@ -78,19 +80,9 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
     return _dispatch.upload(values, target)
 
 
-def _from_remote(x: Array, dtype: Any, device: Any, copy: bool | None) -> Array:
-    """:func:`asarray` of a remote array: itself, or a copy on another device or of another dtype."""
-    target = x.device if device is None else _device(device)
-    if target is not x.device:
-        if copy is False:
-            raise ValueError("copy=False is impossible: the array is on another remote device")
-        x = x.to_device(target)
-        copy = False
-    if (dtype is None or np.dtype(dtype) == x.dtype) and copy is not True:
-        return x
-    if copy is False:
-        raise ValueError(f"copy=False is impossible: converting {x.dtype} to {np.dtype(dtype)} needs a copy")
-    return _dispatch.call("astype", (x, np.dtype(dtype) if dtype is not None else x.dtype), {})
+def _astype(x: Array, dtype: np.dtype[Any]) -> Array:
+    """A copy of ``x`` of ``dtype``, made on the server."""
+    return _dispatch.call("astype", (x, dtype), {})
 
 
 def _stack_nested(obj: list[Any] | tuple[Any, ...], dtype: Any, device: Any) -> Array | None:

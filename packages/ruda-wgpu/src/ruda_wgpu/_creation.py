@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from ruda._array import asarray_own
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, check_scalar_range, copy_of, empty, from_numpy, python_scalar, to_numpy
@@ -273,16 +274,7 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
         from ruda_wgpu._elementwise import astype
 
         target = obj.device if device is None else resolve_device(device)
-        if target is not obj.device:
-            if copy is False:
-                raise ValueError("asarray(copy=False) cannot move an array to another device")
-            obj = obj.to_device(target)
-            copy = False
-        if dt is not None and dt != obj.dtype:
-            if copy is False:
-                raise ValueError("asarray(copy=False) cannot change the dtype")
-            return astype(obj, dt)
-        return copy_of(obj) if copy else obj
+        return asarray_own(obj, dt, target, copy, astype)
     dev = resolve_device(device)
     if copy is False:
         raise ValueError("asarray(copy=False): host data must be copied to the GPU; use copy=None")
