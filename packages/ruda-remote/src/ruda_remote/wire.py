@@ -227,17 +227,11 @@ UNARY_DUNDERS: tuple[str, ...] = ("__abs__", "__neg__", "__pos__", "__invert__")
 REFLECTED_DUNDERS: tuple[str, ...] = tuple("__r" + n[2:] for n in BINARY_DUNDERS)
 INPLACE_DUNDERS: tuple[str, ...] = tuple("__i" + n[2:] for n in BINARY_DUNDERS)
 
-#: operations on the array object: operators, indexing, attributes that return arrays
+#: indexing, and the attributes that return arrays
+ACCESS_OPS: tuple[str, ...] = ("__getitem__", "__setitem__", "mT", "T")
+#: operations on the array object: indexing, attributes that return arrays, operators
 ARRAY_OPS: tuple[str, ...] = (
-    "__getitem__",
-    "__setitem__",
-    "mT",
-    "T",
-    *BINARY_DUNDERS,
-    *COMPARISON_DUNDERS,
-    *UNARY_DUNDERS,
-    *REFLECTED_DUNDERS,
-    *INPLACE_DUNDERS,
+    ACCESS_OPS + BINARY_DUNDERS + COMPARISON_DUNDERS + UNARY_DUNDERS + REFLECTED_DUNDERS + INPLACE_DUNDERS
 )
 
 #: every operation a client can ask for; its index in this tuple is its code on the wire
