@@ -68,8 +68,8 @@ class Backend:
 
     Subclasses set :attr:`name`, and :attr:`module`, :attr:`extra`, :attr:`device_kinds` and
     :attr:`array_packages` where they differ from the defaults that follow from the name
-    (``ruda_<name>``, ``<name>``, ``("<name>",)``, ``("ruda_<name>",)``); they usually override
-    :meth:`probe`, :meth:`native_device` and :meth:`device_of_native`.
+    (``ruda_<name>``, ``<name>``, ``("<name>",)``, ``module``'s top-level package); they
+    usually override :meth:`probe`, :meth:`native_device` and :meth:`device_of_native`.
     """
 
     #: registry name: ``ruda.<name>`` and ``ruda.namespace(name)``
@@ -96,7 +96,7 @@ class Backend:
 
     @property
     def array_packages(self) -> tuple[str, ...]:
-        """Top-level packages whose array types this backend owns: its own package."""
+        """Top-level packages whose array types this backend owns: the one of :attr:`module`."""
         return (self.module.partition(".")[0],)
 
     def probe(self) -> Availability:
