@@ -46,15 +46,22 @@ def _pad(words: int) -> int:
 
 def radix_shape(words: int, payload: bool, workgroup_bytes: int) -> tuple[int, int]:
     """Threads of a radix-sort workgroup (a divisor of 256, the digits of a pass) and keys each
-    holds: 128 x 16 for keys alone, 256 x 8 for keys with payloads (fewer registers a thread);
-    fewer keys where the workgroup memory would not fit the device. Measured on the H200, 1e7
-    float32: sort 1.57 ms at 128 x 16 (2.33 at 256 x 8), argsort 2.35 ms at 256 x 8 (2.85)."""
-    threads, ipt = (256, 8) if payload else (128, 16)
-    while ipt > 1:
+    holds: 128 x 16 for keys alone; for keys with payloads 256 x 8 (fewer registers a thread)
+    where its workgroup memory fits, else 128 x 16; fewer keys where even that would not fit.
+    Measured, 1e7 float32 on the H200: sort 1.57 ms at 128 x 16 (2.33 at 256 x 8), argsort
+    2.35 ms at 256 x 8 (2.85); on lavapipe (32 KiB), argsort 1e6 at 256 x 4 took twice 128 x 16."""
+
+    def need(threads: int, ipt: int) -> int:
         tile = threads * ipt
-        need = _pad(16 * threads) + 2 * threads + _pad(tile * words) + (_pad(tile) if payload else 1) + 256
-        if need * 4 <= workgroup_bytes:
-            break
+        counters, scan, digits = _pad(16 * threads), 2 * threads, 256
+        return 4 * (counters + scan + digits + _pad(tile * words) + (_pad(tile) if payload else 1))
+
+    shapes = [(256, 8), (128, 16)] if payload else [(128, 16)]
+    for threads, ipt in shapes:
+        if need(threads, ipt) <= workgroup_bytes:
+            return threads, ipt
+    threads, ipt = shapes[-1]
+    while ipt > 1 and need(threads, ipt) > workgroup_bytes:
         ipt //= 2
     return threads, ipt
 
