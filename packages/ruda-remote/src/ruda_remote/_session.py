@@ -3,10 +3,13 @@
 A session sees only the handles it created: any other number is an error, never a lookup
 elsewhere. An op that fails marks its outputs failed; later ops that use them fail with
 the original error without repeating it, so the client hears of each failure once.
+Memory is bounded twice: each session by its own limit, and all sessions together by the
+server's budget (:class:`MemoryBudget`), which every session reserves from before it allocates.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Hashable
 from typing import Any
 
@@ -49,17 +52,52 @@ def error_kind(err: BaseException) -> str:
     return "RuntimeError"
 
 
+class MemoryBudget:
+    """Bytes that the arrays of all of a server's sessions may hold together.
+
+    Sessions run on their own threads: :meth:`take` checks and takes in one step under a lock,
+    so two sessions can never both get the last of the budget.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.used = 0
+        self._lock = threading.Lock()
+
+    def take(self, nbytes: int) -> bool:
+        """Take ``nbytes`` if they fit in what is left; say whether they did."""
+        with self._lock:
+            if self.used + nbytes > self.limit:
+                return False
+            self.used += nbytes
+            return True
+
+    def give_back(self, nbytes: int) -> None:
+        """Return ``nbytes`` taken before."""
+        with self._lock:
+            self.used -= nbytes
+
+
 class Session:
     """The arrays and memory of one connection.
 
     Memory is charged per buffer, not per handle: a handle costs the whole buffer its array
     keeps alive (a view, its base's), and handles that share a buffer share one charge, given
-    back when the last of them is released.
+    back when the last of them is released. Everything a session holds is also taken from the
+    server's ``budget``; the bytes an op may allocate are reserved there before it runs (and an
+    upload's before its bytes are kept), then become the charge of what it made, and what is
+    left of them is returned when the op ends.
     """
 
-    def __init__(self, table: OpTable, limits: wire.Limits) -> None:
+    def __init__(self, table: OpTable, limits: wire.Limits, budget: MemoryBudget | None = None) -> None:
         self.table = table
         self.limits = limits
+        #: the server's, shared by its sessions; a session alone gets one of its own
+        self.budget = budget if budget is not None else MemoryBudget(limits.server_bytes)
+        #: bytes taken from the budget for the op running now, not yet charged to an array
+        self._reserved = 0
+        #: bytes taken from the budget for an upload's bytes, until its op runs
+        self._payload_reserved = 0
         #: a batch whose upload's bytes follow it, and what has come of them, until all has come
         self._awaiting_payload: tuple[wire.Batch, wire.PayloadReader, OpFailedError | None] | None = None
         self.arrays: dict[int, Any] = {}
@@ -87,6 +125,7 @@ class Session:
                 return self._take_payload(pending, raw)
             message = wire.decode_client_message(raw, self.limits)
         except wire.WireError as err:
+            self._give_back_payload()  # a transfer cut short by a bad piece holds nothing now
             return [_refused_batch(err)]
         if isinstance(message, wire.Hello):
             return [wire.encode(["error", wire.NO_SEQ, "hello", "ValueError", "already greeted"])]
@@ -106,6 +145,8 @@ class Session:
             self._reserve(batch.payload_bytes, "__upload__")
         except OpFailedError as err:
             refusal = err
+        # held for the bytes until the batch's upload op runs (then the array's), or it ends
+        self._payload_reserved, self._reserved = self._reserved, 0
         reader = wire.PayloadReader(batch.payload_bytes, "the upload's bytes", keep=refusal is None)
         if reader.done:  # no bytes to wait for
             wire.attach_payload(batch, refusal if refusal is not None else b"")
@@ -128,19 +169,29 @@ class Session:
         """Run a batch in order, then release its handles; return the encoded replies."""
         replies = []
         # Floating-point warnings are values (inf, nan) the client sees, not server events to print.
-        with np.errstate(all="ignore"):
-            for op in batch.ops:
-                reply = self._run_op(op)
-                if reply is not None:
-                    replies.append(reply)
+        try:
+            with np.errstate(all="ignore"):
+                for op in batch.ops:
+                    reply = self._run_op(op)
+                    if reply is not None:
+                        replies.append(reply)
+        finally:  # an upload whose op did not take its reservation (it failed before) returns it
+            self._give_back_payload()
         # Releasing a handle this session does not hold does nothing: a client may release the
         # outputs of an op whose fate it did not learn (its wait raised an earlier error).
         for handle in batch.free:
             self._release(handle)
         return replies
 
+    def _give_back_payload(self) -> None:
+        self.budget.give_back(self._payload_reserved)
+        self._payload_reserved = 0
+
     def close(self) -> None:
-        """Free every array of the session (the client disconnected)."""
+        """Free every array of the session (the client disconnected), and return all it held
+        or had reserved to the server's budget."""
+        self.budget.give_back(self.used_bytes + self._reserved + self._payload_reserved)
+        self._reserved = self._payload_reserved = 0
         self._awaiting_payload = None
         self.arrays.clear()
         self.sizes.clear()
@@ -168,6 +219,9 @@ class Session:
             if not isinstance(err, _BadOutputsError):
                 self._fail(op, cause)
             return wire.encode(["error", op.seq, name, cause.kind, cause.message])
+        finally:  # what the op reserved and did not keep goes back to the server
+            self.budget.give_back(self._reserved)
+            self._reserved = 0
 
     def _execute(self, op: wire.Op) -> wire.Frame | None:
         name = op.name
@@ -181,6 +235,9 @@ class Session:
                 return wire.encode(["data", op.seq, dtype, list(shape), bytes(data)])
             head = wire.encode(["data", op.seq, dtype, list(shape), wire.PAYLOAD])
             return [head, *wire.payload_messages(data, wire.chunk_bytes(self.limits.max_message_bytes))]
+        if name == "__upload__":  # its bytes' reservation is now the op's, for the array it makes
+            self._reserved += self._payload_reserved
+            self._payload_reserved = 0
         self._check_outputs(op)
         self._reserve_before(op)
         if name == "__upload__":
@@ -312,6 +369,9 @@ class Session:
             )
 
     def _reserve(self, nbytes: int, name: str) -> None:
+        """Make sure ``nbytes`` more fit in the session's limit, and that the op running now holds
+        at least ``nbytes`` of the server's budget (taking what it lacks); refuse if either is
+        short. Nothing is allocated yet: this comes before the backend is asked for memory."""
         limit = self.limits.max_session_bytes
         if self.used_bytes + nbytes > limit:
             raise OpFailedError(
@@ -320,6 +380,18 @@ class Session:
                 f"{self.used_bytes} of its {limit} bytes; release arrays you no longer need, or ask the "
                 "server's operator for a larger limit (ruda serve --max-session-mb)",
             )
+        lacking = nbytes - self._reserved
+        if lacking > 0:
+            if not self.budget.take(lacking):
+                raise OpFailedError(
+                    "MemoryError",
+                    f"server memory budget exhausted: {name} needs {nbytes} bytes, and the arrays of all "
+                    f"sessions on this server together may hold {self.budget.limit} bytes, of which this "
+                    f"session holds {self.used_bytes}; release arrays you no longer need, try again when "
+                    "other sessions have released theirs, or ask the server's operator for a larger "
+                    "budget (ruda serve --max-server-mb)",
+                )
+            self._reserved += lacking
 
     def _fail(self, op: wire.Op, cause: OpFailedError) -> None:
         targets = list(op.out)
@@ -347,7 +419,9 @@ class Session:
             buffers.append(buffer)
             if buffer not in self._buffers:
                 new[buffer] = nbytes
-        self._reserve(sum(new.values()), name)
+        total = sum(new.values())
+        self._reserve(total, name)
+        self._reserved -= total  # the reservation becomes the charge of the new buffers
         for buffer, nbytes in new.items():
             self._buffers[buffer] = _Buffer(nbytes)
             self.used_bytes += nbytes
@@ -364,6 +438,7 @@ class Session:
         if held.handles == 0:  # the last handle on it: the buffer is freed with the array
             del self._buffers[buffer]
             self.used_bytes -= held.nbytes
+            self.budget.give_back(held.nbytes)
 
     def _drop(self, handle: int) -> None:
         del self.arrays[handle]

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ruda_remote.server import start_websocket
-from ruda_remote.wire import Limits
+from ruda_remote.wire import SERVER_SESSIONS, Limits
 
 log = logging.getLogger("ruda_remote.cli")
 
@@ -103,6 +103,13 @@ def add_parser(subparsers: Any) -> None:
         default=Limits.max_sessions_per_address,
         help="connections served at once from one client IP address; more are refused",
     )
+    parser.add_argument(
+        "--max-server-mb",
+        type=int,
+        default=None,
+        help="memory the arrays of all sessions together may hold, in MiB "
+        f"(default: {SERVER_SESSIONS} times --max-session-mb)",
+    )
     parser.set_defaults(func=serve_command)
 
 
@@ -150,6 +157,7 @@ def serve_command(args: argparse.Namespace) -> int:
             max_session_bytes=args.max_session_mb * 2**20,
             max_sessions=args.max_sessions,
             max_sessions_per_address=args.max_sessions_per_address,
+            max_server_bytes=None if args.max_server_mb is None else args.max_server_mb * 2**20,
         )
     except ValueError as err:
         print(f"ruda serve: {err}", file=sys.stderr)

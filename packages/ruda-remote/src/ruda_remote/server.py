@@ -11,7 +11,7 @@ client and server each prove they know it with an HMAC over both sides' fresh no
 server's address as the client dialled it (:mod:`ruda_remote._auth`), so the token never
 crosses the network or reaches a log, and a proof cannot be replayed or relayed to another
 server. It speaks TLS when given an ``ssl.SSLContext``, and limits message size and each
-session's memory (:class:`ruda_remote.wire.Limits`).
+session's memory and all sessions' together (:class:`ruda_remote.wire.Limits`).
 A handshake that carries an ``Origin`` header (sent by browsers, never by ``RemoteDevice``)
 is refused unless that origin is in ``allowed_origins``: a web page must not reach a
 token-less server on the user's own machine.
@@ -41,7 +41,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.typing import Origin
 
 from ruda_remote import _auth, wire
-from ruda_remote._session import Session
+from ruda_remote._session import MemoryBudget, Session
 from ruda_remote._table import OpTable
 from ruda_remote.wire import Limits
 
@@ -181,6 +181,8 @@ class RemoteServer:
         self._token = token
         self._ssl = ssl
         self.limits = limits or Limits()
+        #: memory all sessions' arrays may hold together (Limits.server_bytes), shared by them
+        self.memory = MemoryBudget(self.limits.server_bytes)
         self.device = _resolve_device(self.namespace, device)
         self.table = OpTable(self.namespace, self.device)
         self._info = self._describe()
@@ -205,6 +207,11 @@ class RemoteServer:
 
     def session_count(self) -> int:
         return len(self._sessions)
+
+    def held_bytes(self) -> int:
+        """Bytes all sessions' arrays hold or have reserved, out of :attr:`Limits.server_bytes`
+        (for monitoring and tests)."""
+        return self.memory.used
 
     async def start(self) -> None:
         """Bind and start accepting connections; if starting fails, nothing stays bound."""
@@ -365,7 +372,7 @@ class RemoteServer:
         # (websockets reads this before each frame; a client sends nothing until the welcome).
         ws.protocol.max_message_size = self.limits.max_message_bytes
         await ws.send(wire.encode(["welcome", wire.PROTOCOL_VERSION, proof, self._info]))
-        return Session(self.table, self.limits)
+        return Session(self.table, self.limits, self.memory)
 
     def _check_proof(self, hello: wire.Hello, nonce: bytes, ws: ServerConnection) -> str | None:
         """Why ``hello`` does not prove the token for this connection, or None when it does."""

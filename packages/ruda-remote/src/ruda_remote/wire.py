@@ -101,6 +101,8 @@ MAX_OUTPUTS = 4096
 #: the seq of an error about a whole message: none of its ops ran, so none will be answered
 NO_SEQ = -1
 MAX_HANDLE = 2**63 - 1
+#: full sessions the server's memory budget holds when none is given (Limits.server_bytes)
+SERVER_SESSIONS = 4
 
 
 @dataclass(frozen=True)
@@ -118,6 +120,11 @@ class Limits:
     ``max_sessions``: connections the server holds at once (handshakes included);
     ``max_sessions_per_address``: of those, from one client IP address. A connection past
     either is refused with an error that names the limit.
+    ``max_server_bytes``: memory the live arrays of all sessions together may hold on the
+    server (None: 4 times ``max_session_bytes``, see :attr:`server_bytes`), so that many
+    sessions each within their own limit cannot together exhaust the machine. An op that would
+    pass it is refused like one past the session's limit; a session may then hold less than
+    ``max_session_bytes``.
     """
 
     max_message_bytes: int = 256 * 2**20
@@ -127,6 +134,7 @@ class Limits:
     max_header_bytes: int = 16 * 2**20
     max_sessions: int = 256
     max_sessions_per_address: int = 64
+    max_server_bytes: int | None = None
 
     def __post_init__(self) -> None:
         for name in (
@@ -140,10 +148,22 @@ class Limits:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ValueError(f"Limits.{name} must be a positive integer, got {value!r}")
+        server = self.max_server_bytes
+        if server is not None and (not isinstance(server, int) or isinstance(server, bool) or server <= 0):
+            raise ValueError(f"Limits.max_server_bytes must be a positive integer or None, got {server!r}")
         if self.max_message_bytes < 4096:
             raise ValueError(f"Limits.max_message_bytes must be at least 4096, got {self.max_message_bytes}")
         if self.max_header_bytes < 4096:
             raise ValueError(f"Limits.max_header_bytes must be at least 4096, got {self.max_header_bytes}")
+
+    @property
+    def server_bytes(self) -> int:
+        """Memory all sessions' arrays may hold together: ``max_server_bytes``, or by default
+        4 times ``max_session_bytes`` (16 GiB with the defaults), so that raising the session
+        limit raises the server's with it."""
+        if self.max_server_bytes is not None:
+            return self.max_server_bytes
+        return SERVER_SESSIONS * self.max_session_bytes
 
     @property
     def header_bytes(self) -> int:

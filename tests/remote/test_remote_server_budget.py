@@ -1,0 +1,214 @@
+"""All sessions together hold at most the server's memory budget (``Limits.max_server_bytes``).
+
+Sessions each within their own limit are refused past it, before anything is allocated or kept,
+with an error that says so; the other sessions lose nothing; and whatever a session held or had
+reserved returns to the budget when it releases its arrays, ends, or its client dies, even in
+the middle of an upload.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import ruda_remote
+from ruda_remote import wire
+
+MIB = 2**20
+#: each session may hold 4 MiB, all of them together 6 MiB: two sessions within their own
+#: limits pass the server's
+SESSION = 4 * MIB
+BUDGET = 6 * MIB
+BUDGET_ERROR = "server memory budget exhausted"
+
+
+def _budget_server(make_server: Any, **limits: Any) -> Any:
+    return make_server(limits=wire.Limits(max_session_bytes=SESSION, max_server_bytes=BUDGET, **limits))
+
+
+def _mib(n: int, dev: ruda_remote.RemoteDevice) -> ruda_remote.Array:
+    """n MiB of float32 ones, made on the server and waited for (a refusal is raised here)."""
+    x = ruda_remote.ones(n * MIB // 4, dtype=ruda_remote.float32, device=dev)
+    dev.sync()
+    return x
+
+
+def _released(dev: ruda_remote.RemoteDevice) -> int:
+    """The session's bytes once the arrays dropped so far are released on the server."""
+    gc.collect()
+    dev.stats()  # sends the releases queued so far; they run after this batch's ops
+    return int(dev.stats()["bytes"])
+
+
+def _held_becomes(srv: Any, expected: int, timeout: float = 10.0) -> int:
+    """The server's held bytes, once they are ``expected`` or ``timeout`` has passed."""
+    deadline = time.monotonic() + timeout
+    while srv.server.held_bytes() != expected and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return int(srv.server.held_bytes())
+
+
+def test_limits_default_the_budget_to_four_full_sessions():
+    assert wire.Limits().server_bytes == 16 * 2**30
+    assert wire.Limits(max_session_bytes=MIB).server_bytes == 4 * MIB
+    assert wire.Limits(8 * MIB, 2 * MIB).max_server_bytes is None  # positional arguments as before
+    assert wire.Limits(max_server_bytes=3 * MIB).server_bytes == 3 * MIB
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="max_server_bytes must be a positive integer or None"):
+            wire.Limits(max_server_bytes=bad)
+
+
+def test_a_second_session_within_its_limit_is_refused_past_the_servers_budget(make_server):
+    srv = _budget_server(make_server)
+    with (
+        ruda_remote.RemoteDevice(srv.url, timeout=30) as first,
+        ruda_remote.RemoteDevice(srv.url, timeout=30) as second,
+    ):
+        held = _mib(4, first)  # the first session's whole limit
+        with pytest.raises(MemoryError, match=f"{BUDGET_ERROR}: ones needs 3145728 bytes") as info:
+            _mib(3, second)  # within its own 4 MiB, but 7 MiB for the server
+        assert "ruda serve --max-server-mb" in str(info.value)
+        assert srv.server.held_bytes() == 4 * MIB  # refused before the backend allocated it
+        # the refused session goes on within what is left, and the first lost nothing
+        small = _mib(1, second)
+        assert np.asarray(held).sum() == MIB  # (a read charges nothing: the session is full)
+        assert srv.server.held_bytes() == 5 * MIB
+        del held
+        assert _released(first) == 0
+        assert srv.server.held_bytes() == MIB
+        big = _mib(3, second)  # refused before, fits now that the first has released its array
+        assert np.asarray(big).sum() + np.asarray(small).sum() == MIB
+        assert _released(second) == 4 * MIB
+    assert _held_becomes(srv, 0) == 0  # both sessions ended: everything returned
+
+
+def test_an_upload_past_the_servers_budget_is_refused_before_any_of_it_is_kept(make_server):
+    srv = _budget_server(make_server, max_message_bytes=MIB)  # uploads of 3 MiB come in 3 pieces
+    values = np.arange(3 * MIB // 8, dtype=np.float64)
+    with (
+        ruda_remote.RemoteDevice(srv.url, timeout=30) as first,
+        ruda_remote.RemoteDevice(srv.url, timeout=30) as second,
+    ):
+        held = _mib(4, first)
+        with pytest.raises(MemoryError, match=f"{BUDGET_ERROR}: __upload__ needs 3145728 bytes"):
+            ruda_remote.asarray(values, device=second)
+            second.sync()  # (an upload does not wait: its error comes at the next wait)
+        assert second.stats()["bytes"] == 0 and srv.server.held_bytes() == 4 * MIB
+        del held
+        assert _released(first) == 0
+        x = ruda_remote.asarray(values, device=second)
+        np.testing.assert_array_equal(np.asarray(x), values)
+        assert srv.server.held_bytes() == 3 * MIB
+
+
+def test_sessions_racing_for_the_last_of_the_budget_never_pass_it(make_server):
+    srv = _budget_server(make_server)
+    sessions = 6  # each may hold 4 MiB: 24 MiB asked of a 6 MiB budget, all at once
+    devices = [ruda_remote.RemoteDevice(srv.url, timeout=60) for _ in range(sessions)]
+    kept: list[list[ruda_remote.Array]] = [[] for _ in range(sessions)]
+    refusals: list[str] = []
+    errors: list[BaseException] = []
+    start = threading.Barrier(sessions)
+
+    def greedy(i: int) -> None:
+        try:
+            start.wait(10)
+            while True:
+                kept[i].append(_mib(1, devices[i]))
+        except MemoryError as err:
+            refusals.append(str(err))
+        except BaseException as err:
+            errors.append(err)
+
+    threads = [threading.Thread(target=greedy, args=(i,)) for i in range(sessions)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    try:
+        assert not errors, errors[:3]
+        assert len(refusals) == sessions
+        assert all(BUDGET_ERROR in r or "session memory limit exceeded" in r for r in refusals), refusals
+        held = [int(dev.stats()["bytes"]) for dev in devices]
+        # every MiB of the budget is taken and no more: no two sessions got the same last MiB
+        assert sum(held) == srv.server.held_bytes() == BUDGET, held
+        assert [len(k) * MIB for k in kept] == held
+    finally:
+        for dev in devices:
+            dev.close()
+    assert _held_becomes(srv, 0) == 0
+
+
+def test_a_killed_client_returns_what_it_held_and_what_its_upload_had_reserved(make_server):
+    srv = _budget_server(make_server)
+    upload = wire.OP_CODES["__upload__"]
+    # A raw client holds 2 MiB, then announces a 2 MiB upload, sends half of it, and stays.
+    code = textwrap.dedent(f"""
+        import sys, time
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from remote_handshake import open_raw_session
+        from ruda_remote import wire
+        ws = open_raw_session({srv.url!r})
+        def upload(seq, handle):
+            op = [seq, {upload}, [handle], ["float32", [{MIB // 2}], wire.PAYLOAD], {{}}, 0, None]
+            ws.send(wire.encode(["batch", [op], []]))
+        upload(1, 1)
+        ws.send(bytes({2 * MIB}))
+        upload(2, 2)
+        ws.send(bytes({MIB}))
+        ws.send(wire.encode(["batch", [[3, wire.OP_CODES["__stats__"], [], [], {{}}, 0, None]], []]))
+        print("ready", flush=True)
+        time.sleep(60)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        # 2 MiB held and 2 MiB reserved for the upload on its way
+        assert _held_becomes(srv, 4 * MIB) == 4 * MIB
+        with ruda_remote.RemoteDevice(srv.url, timeout=30) as dev:
+            with pytest.raises(MemoryError, match=BUDGET_ERROR):
+                _mib(3, dev)
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+            assert _held_becomes(srv, 0) == 0  # the dead session's array and reservation came back
+            x = _mib(3, dev)
+            assert float(ruda_remote.sum(x)) == 3 * MIB // 4
+    finally:
+        proc.kill()
+        proc.wait(10)
+
+
+def test_ruda_serve_takes_the_budget(server_process):
+    _, url = server_process("--max-session-mb", "4", "--max-server-mb", "6")
+    with (
+        ruda_remote.RemoteDevice(url, timeout=30) as first,
+        ruda_remote.RemoteDevice(url, timeout=30) as second,
+    ):
+        held = _mib(4, first)
+        with pytest.raises(MemoryError, match=f"{BUDGET_ERROR}.* together may hold 6291456 bytes"):
+            _mib(3, second)
+        del held
+        assert _released(first) == 0
+        assert float(_mib(3, second)[0]) == 1.0
+
+
+def test_ruda_serve_refuses_a_budget_that_is_not_positive():
+    serve = [sys.executable, "-m", "ruda_remote", "serve", "--backend", "host", "--port", "0"]
+    done = subprocess.run(
+        [*serve, "--max-server-mb", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "max_server_bytes must be a positive integer or None, got 0" in done.stderr
