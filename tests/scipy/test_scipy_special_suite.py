@@ -20,26 +20,8 @@ from tests.scipy.ruda_namespaces import NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 
-_DEVICES = (
-    "TypeError: SciPy's devices fixture adds [None] to __array_namespace_info__().devices(), a list "
-    "in the 2023.12 standard; 2025.12 (which ruda implements) makes it a tuple"
-)
-
-#: node ids (relative to scipy/special) that fail on a namespace, and why
-KNOWN_FAILURES: dict[str, dict[str, str]] = {
-    "host": {},
-    "torch": {},
-    "router": {
-        "tests/test_logsumexp.py::TestLogSumExp::test_device[ruda-router-1.0]": _DEVICES,
-        "tests/test_logsumexp.py::TestLogSumExp::test_device[ruda-router-1j]": _DEVICES,
-        "tests/test_logsumexp.py::TestLogSumExp::test_device[ruda-router-x_raw2]": _DEVICES,
-    },
-    "remote": {
-        "tests/test_logsumexp.py::TestLogSumExp::test_device[ruda-remote-1.0]": _DEVICES,
-        "tests/test_logsumexp.py::TestLogSumExp::test_device[ruda-remote-1j]": _DEVICES,
-        "tests/test_logsumexp.py::TestLogSumExp::test_device[ruda-remote-x_raw2]": _DEVICES,
-    },
-}
+#: node ids (relative to scipy/special) that fail on a namespace, and why; none do now
+KNOWN_FAILURES: dict[str, dict[str, str]] = {name: {} for name in NAMES}
 
 
 def run_scipy_suite(name: str, package: str = "scipy.special") -> subprocess.CompletedProcess[str]:
