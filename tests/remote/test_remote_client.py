@@ -106,6 +106,53 @@ def test_elementwise_ops_do_not_wait(xp, monkeypatch):
     assert float(total[0]) == pytest.approx(8.0)
 
 
+def test_stack_concat_and_cross_do_not_wait(xp, monkeypatch):
+    # the official suite's linalg tests call them once per stack of a batch: a round trip each
+    # made test_cross pass its deadline on a loaded machine
+    waits = []
+    device = xp.default_device()
+    original = device._wait
+    monkeypatch.setattr(device, "_wait", lambda seq: waits.append(seq) or original(seq))
+    host = np.reshape(np.arange(30, dtype=np.int16), (2, 5, 3))
+    a = xp.asarray(host)
+    b = xp.ones((5, 3), dtype=xp.int8)
+    c = xp.ones((5, 1), dtype=xp.float32)
+    results = {
+        "stack": xp.stack([b, b, b], axis=-1),
+        "stack of two dtypes": xp.stack([b, xp.ones((5, 3))], axis=1),
+        "concat": xp.concat([b, c], axis=1),
+        "concat flat": xp.concat([a, b], axis=None),
+        "cross": xp.linalg.cross(a, b),
+        "cross on axis 0": xp.linalg.cross(xp.ones((3, 2), dtype=xp.int16), xp.ones((3, 1)), axis=0),
+    }
+    assert waits == [], "stack, concat and linalg.cross must not wait for their result's shape"
+    expected = {
+        "stack": np.stack([np.ones((5, 3), np.int8)] * 3, axis=-1),
+        "stack of two dtypes": np.stack([np.ones((5, 3), np.int8), np.ones((5, 3))], axis=1),
+        "concat": np.concatenate([np.ones((5, 3), np.int8), np.ones((5, 1), np.float32)], axis=1),
+        "concat flat": np.concatenate([host.ravel(), np.ones(15, np.int8)]),
+        "cross": np.cross(host, np.ones((5, 3), np.int8)),
+        "cross on axis 0": np.cross(np.ones((3, 2), np.int16), np.ones((3, 1)), axis=0),
+    }
+    for name, result in results.items():
+        assert_matches_numpy(result, expected[name])
+
+
+def test_stack_concat_and_cross_of_wrong_shapes_raise_at_the_call(xp):
+    x, y = xp.ones((2, 3)), xp.ones((2, 4))
+    with pytest.raises(ValueError):
+        xp.stack([x, y])
+    with pytest.raises(ValueError):
+        xp.concat([x, y], axis=0)
+    with pytest.raises((ValueError, IndexError)):
+        xp.concat([x, x], axis=2)
+    with pytest.raises(ValueError):
+        xp.linalg.cross(xp.ones((3, 4)), xp.ones((3, 4)))  # the axis has 4 elements, not 3
+    with pytest.raises(ValueError):
+        xp.linalg.cross(xp.ones((2, 3)), xp.ones((4, 3)))  # shapes that do not broadcast
+    assert float(xp.sum(xp.linalg.cross(xp.ones((2, 3)), xp.ones(3)))) == 0.0  # the session goes on
+
+
 def test_server_error_is_raised_at_the_next_wait_naming_the_op(xp):
     x = xp.reshape(xp.arange(6.0), (2, 3))
     # Valid by shape, so it is sent without waiting; NumPy cannot do it without a copy.

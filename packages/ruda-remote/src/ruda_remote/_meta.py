@@ -101,6 +101,10 @@ def infer(
         return _tensordot(args[0], args[1], kwargs.get("axes", 2), is_array)
     if name == "astype":
         return [(tuple(args[0].shape), np.dtype(args[1]).name)] if len(args) == 2 else None
+    if name in ("stack", "concat") and len(args) == 1 and set(kwargs) <= {"axis"}:
+        return _join(name, args[0], kwargs.get("axis", 0), is_array)
+    if name == "linalg.cross" and len(args) == 2 and set(kwargs) <= {"axis"}:
+        return _cross(args[0], args[1], kwargs.get("axis", -1), is_array)
     return None
 
 
@@ -318,3 +322,55 @@ def _reshape(
     elif rest != size:
         raise ValueError(f"cannot reshape an array of size {size} into shape {shape}")
     return [(shape, np.dtype(x.dtype).name)]
+
+
+def _tiny(x: Any, keep: int | None = None) -> np.ndarray:
+    """A NumPy array of ``x``'s rank and dtype with every side 1 (but side ``keep``, kept), for
+    the reference to check axes and dtypes on without allocating ``x``'s size."""
+    return np.zeros(tuple(n if i == keep else 1 for i, n in enumerate(x.shape)), dtype=x.dtype)
+
+
+def _join(name: str, arrays: Any, axis: Any, is_array: Callable[[Any], bool]) -> list[Meta] | None:
+    """``stack`` and ``concat`` of arrays whose shapes agree as they must; anything else (shapes
+    that disagree, an axis of None for stack) is left to the server, which says what is wrong."""
+    if not isinstance(arrays, (list, tuple)) or not arrays or not all(is_array(a) for a in arrays):
+        return None
+    if not (isinstance(axis, int) and not isinstance(axis, bool)) and not (name == "concat" and axis is None):
+        return None
+    shapes = [tuple(a.shape) for a in arrays]
+    first = shapes[0]
+    with np.errstate(all="ignore"):  # checks the axis and gives the dtype, on tiny stand-ins
+        dtype = np.asarray(getattr(host, name)([_tiny(a) for a in arrays], axis=axis)).dtype.name
+    if name == "stack":
+        if axis is None or any(s != first for s in shapes):
+            return None
+        at = axis % (len(first) + 1)
+        return [((*first[:at], len(arrays), *first[at:]), dtype)]
+    if axis is None:
+        return [((sum(math.prod(s) for s in shapes),), dtype)]
+    at = axis % len(first)
+    if any(len(s) != len(first) or s[:at] + s[at + 1 :] != first[:at] + first[at + 1 :] for s in shapes):
+        return None
+    return [((*first[:at], sum(s[at] for s in shapes), *first[at + 1 :]), dtype)]
+
+
+def _cross(a: Any, b: Any, axis: Any, is_array: Callable[[Any], bool]) -> list[Meta] | None:
+    """``linalg.cross``: the arguments' broadcast shape, its dtype and the axis checked by the
+    reference on stand-ins that keep only the axis's side. A shape that does not broadcast, or
+    an axis outside either array, is left to the server."""
+    if not (is_array(a) and is_array(b)) or not isinstance(axis, int) or isinstance(axis, bool):
+        return None
+    if not (-a.ndim <= axis < a.ndim and -b.ndim <= axis < b.ndim):
+        return None
+    try:
+        shape = tuple(np.broadcast_shapes(tuple(a.shape), tuple(b.shape)))
+    except ValueError:
+        return None
+    ka, kb = axis % a.ndim, axis % b.ndim
+    if axis >= 0 and a.ndim != b.ndim:
+        return None  # a non-negative axis of arrays of two ranks: the backend's reading decides
+    with np.errstate(all="ignore"):
+        result = np.asarray(host.linalg.cross(_tiny(a, ka), _tiny(b, kb), axis=axis))
+    if result.ndim != len(shape):
+        return None
+    return [(shape, result.dtype.name)]
