@@ -19,10 +19,15 @@ from tests.scipy import ruda_namespaces
 
 scipy = pytest.importorskip("scipy")
 sklearn = pytest.importorskip("sklearn")
-for _module in ("cluster.vq", "fft", "interpolate", "ndimage", "signal", "special", "stats"):
+for _module in (
+    "cluster.vq", "fft", "integrate", "interpolate", "ndimage", "optimize.elementwise", "signal",
+    "spatial.transform", "special", "stats",
+):  # fmt: skip
     importlib.import_module(f"scipy.{_module}")
 from sklearn.decomposition import PCA  # noqa: E402
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis  # noqa: E402
+from sklearn.linear_model import LogisticRegression, Ridge  # noqa: E402
+from sklearn.naive_bayes import GaussianNB  # noqa: E402
 from sklearn.preprocessing import MaxAbsScaler, MinMaxScaler, Normalizer, StandardScaler  # noqa: E402
 
 RNG = np.random.default_rng(0)
@@ -104,6 +109,36 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...], bool]] = {
         (GRID, np.sin(6 * GRID)),
         True,
     ),
+    "integrate.trapezoid": (lambda x, y: scipy.integrate.trapezoid(y, x), (GRID, np.sin(6 * GRID)), True),
+    "integrate.cumulative_trapezoid": (
+        lambda x, y: scipy.integrate.cumulative_trapezoid(y, x),
+        (GRID, np.sin(6 * GRID)),
+        True,
+    ),
+    "integrate.tanhsinh": (
+        lambda b: scipy.integrate.tanhsinh(lambda t: t * t, b * 0.0, b).integral,
+        (GRID[1:],),
+        True,
+    ),
+    "optimize.rosen": (lambda x: scipy.optimize.rosen(x.T), (MATRIX,), True),
+    "optimize.rosen_der": (lambda x: scipy.optimize.rosen_der(x[0]), (MATRIX,), True),
+    "optimize.elementwise.find_root": (
+        lambda c: (
+            scipy.optimize.elementwise.find_root(lambda t, c: t**3 - c, (c * 0.0, c + 1.0), args=(c,)).x
+        ),
+        (POSITIVE[:, 0],),
+        True,
+    ),
+    "spatial.transform.Rotation.as_matrix": (
+        lambda q: scipy.spatial.transform.Rotation.from_quat(q).as_matrix(),
+        (MATRIX,),
+        True,
+    ),
+    "spatial.transform.Rotation.apply": (
+        lambda q: scipy.spatial.transform.Rotation.from_quat(q[:3]).apply(q[:3, :3]),
+        (MATRIX,),
+        True,
+    ),
     "linalg.solve": (lambda a, b: scipy.linalg.solve(a, b), (SQUARE, MATRIX[0]), True),
     "cluster.vq.whiten": (lambda x: scipy.cluster.vq.whiten(x), (MATRIX,), True),
     "cluster.vq.vq": (lambda x: scipy.cluster.vq.vq(x, x[:3])[1], (MATRIX,), True),
@@ -120,6 +155,16 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...], bool]] = {
         (MATRIX, LABELS),
         True,
     ),
+    "sklearn.Ridge": (
+        _sk(lambda: Ridge(solver="svd"), "predict"),
+        (MATRIX, MATRIX[:, 0] - MATRIX[:, 2]),
+        True,
+    ),
+    "sklearn.LogisticRegression": (_sk(LogisticRegression, "predict_proba"), (MATRIX, LABELS), True),
+    "sklearn.GaussianNB": (_sk(GaussianNB, "predict_proba"), (MATRIX, LABELS), True),
+    "sklearn.rbf_kernel": (_metric(sklearn.metrics.pairwise.rbf_kernel), (MATRIX,), True),
+    "sklearn.polynomial_kernel": (_metric(sklearn.metrics.pairwise.polynomial_kernel), (MATRIX,), True),
+    "sklearn.euclidean_distances": (_metric(sklearn.metrics.pairwise.euclidean_distances), (MATRIX,), True),
     "sklearn.Normalizer": (_sk(Normalizer, "fit_transform"), (MATRIX,), True),
     "sklearn.r2_score": (_metric(sklearn.metrics.r2_score), (MATRIX[:, 0], MATRIX[:, 1]), False),
     "sklearn.accuracy_score": (_metric(sklearn.metrics.accuracy_score), (LABELS, PREDICTED), False),
@@ -136,6 +181,11 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
     (case, name): f"SciPy 1.17: {case} has no array API support; it returns a NumPy array"
     for case in ("signal.welch", "linalg.solve")
     for name in ("torch", "router", "remote")
+} | {
+    # SciPy's elementwise solvers build their state with xp.full(shape, xp.asarray(value)); the
+    # standard types fill_value as a Python scalar, and ruda_remote's full takes only those
+    (case, "remote"): "ruda_remote: full() refuses the 0-d array SciPy passes as fill_value"
+    for case in ("integrate.tanhsinh", "optimize.elementwise.find_root")
 }
 
 
