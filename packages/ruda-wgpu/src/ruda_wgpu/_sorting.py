@@ -33,7 +33,9 @@ from ruda_wgpu._manipulation import permute_dims
 from ruda_wgpu._scan import scan_rows
 
 #: bits of a pass's digit: 8, so 32-bit keys take four passes; each is ranked in workgroup
-#: memory by two 4-bit splits (radix_scatter.wgsl)
+#: memory by two 4-bit splits (radix_scatter.wgsl). Each pass counts its digits with its own
+#: kernel: counting the next pass's digits in the scatter instead, with global atomics, was
+#: slower on the H200 (1e7 float32 sort 1.95 ms against 1.61-1.81, same process and run).
 DIGIT_BITS = 8
 
 _U32 = _dtypes.uint32
