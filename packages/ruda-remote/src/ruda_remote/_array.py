@@ -14,6 +14,7 @@ from typing import Any
 import msgpack
 import numpy as np
 from ruda._array import ArrayAttributes
+from ruda._operators import ArrayOperators
 
 from ruda_remote import _dispatch, _meta, wire
 from ruda_remote._client import RemoteDevice
@@ -21,12 +22,12 @@ from ruda_remote._client import RemoteDevice
 _OPERAND_TYPES = (bool, int, float, complex, np.generic)
 
 
-class Array(ArrayAttributes[RemoteDevice]):
-    """An array that lives on a ruda remote server."""
+class Array(ArrayOperators, ArrayAttributes[RemoteDevice]):
+    """An array that lives on a ruda remote server. Its operators (:mod:`ruda._operators`) are
+    sent by their dunder names."""
 
     __slots__ = ("__weakref__", "_device", "_dtype", "_ext", "_handle", "_origin", "_shape")
     __array_ufunc__ = None  # NumPy must not treat a remote array as an object scalar
-    __hash__ = None  # type: ignore[assignment]  # arrays are not hashable (the spec's == is elementwise)
 
     _device: RemoteDevice
     _handle: int | None  # None until a deferred ``source[index]`` is first needed on the server
@@ -211,31 +212,22 @@ class Array(ArrayAttributes[RemoteDevice]):
         _dispatch.call_in_place("__setitem__", self, (key, value))
 
     # -- operators ---------------------------------------------------------------------------------
-    def _binary(self, name: str, other: Any) -> Any:
+    def _binary_operator(self, function: str, dunder: str, other: Any, reflected: bool) -> Any:
         if not isinstance(other, (Array, *_OPERAND_TYPES)):
             _refuse_foreign_array(other)
             return NotImplemented
-        return _dispatch.call(name, (self, other), {})
+        return _dispatch.call(dunder, (self, other), {})
 
-    def _in_place(self, name: str, other: Any) -> Any:
+    def _inplace_operator(self, function: str, dunder: str, other: Any) -> Any:
         if not isinstance(other, (Array, *_OPERAND_TYPES)):
             _refuse_foreign_array(other)
             return NotImplemented
-        _meta.infer_in_place(name, self, other, _dispatch.is_array)
-        _dispatch.call_in_place(name, self, (other,))
+        _meta.infer_in_place(dunder, self, other, _dispatch.is_array)
+        _dispatch.call_in_place(dunder, self, (other,))
         return self
 
-    def __abs__(self) -> Array:
-        return _dispatch.call("__abs__", (self,), {})
-
-    def __neg__(self) -> Array:
-        return _dispatch.call("__neg__", (self,), {})
-
-    def __pos__(self) -> Array:
-        return _dispatch.call("__pos__", (self,), {})
-
-    def __invert__(self) -> Array:
-        return _dispatch.call("__invert__", (self,), {})
+    def _unary_operator(self, function: str, dunder: str) -> Any:
+        return _dispatch.call(dunder, (self,), {})
 
 
 def _scalar_indices(key: Any) -> Any:
@@ -275,18 +267,4 @@ def _refuse_foreign_array(other: Any) -> None:
         )
 
 
-def _define_operators() -> None:
-    def binary(name: str) -> Any:
-        return lambda self, other: self._binary(name, other)
-
-    def in_place(name: str) -> Any:
-        return lambda self, other: self._in_place(name, other)
-
-    for name in wire.BINARY_DUNDERS + wire.COMPARISON_DUNDERS + wire.REFLECTED_DUNDERS:
-        setattr(Array, name, binary(name))
-    for name in wire.INPLACE_DUNDERS:
-        setattr(Array, name, in_place(name))
-
-
-_define_operators()
 _dispatch.Array = Array

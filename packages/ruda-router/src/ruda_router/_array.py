@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from array_api_compat import device as _device_of
+from ruda._operators import ArrayOperators
 
 from ruda_router._steps import positive_steps
 
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 _SCALARS = (bool, int, float, complex)
 
 
-class Array:
+class Array(ArrayOperators):
     """An array of a :class:`~ruda_router.Router`, held by one of its backends.
 
     Create arrays through the router (``xp.asarray``, ``xp.zeros(..., device=...)``);
@@ -213,72 +214,14 @@ class Array:
         self._inner[...] = result._inner
         return self
 
-    def __neg__(self) -> Array:
-        return self._router._apply("negative", self._index, self._inner)
+    def _binary_operator(self, function: str, dunder: str, other: Any, reflected: bool) -> Any:
+        return self._binary(function, other, reflected)
 
-    def __pos__(self) -> Array:
-        return self._router._apply("positive", self._index, self._inner)
+    def _inplace_operator(self, function: str, dunder: str, other: Any) -> Any:
+        return self._inplace(function, other)
 
-    def __abs__(self) -> Array:
-        return self._router._apply("abs", self._index, self._inner)
-
-    def __invert__(self) -> Array:
-        return self._router._apply("bitwise_invert", self._index, self._inner)
-
-
-# name of the dunder stem -> namespace function
-_BINARY = {
-    "add": "add",
-    "sub": "subtract",
-    "mul": "multiply",
-    "truediv": "divide",
-    "floordiv": "floor_divide",
-    "mod": "remainder",
-    "pow": "pow",
-    "matmul": "matmul",
-    "and": "bitwise_and",
-    "or": "bitwise_or",
-    "xor": "bitwise_xor",
-    "lshift": "bitwise_left_shift",
-    "rshift": "bitwise_right_shift",
-}
-_COMPARISONS = {
-    "eq": "equal",
-    "ne": "not_equal",
-    "lt": "less",
-    "le": "less_equal",
-    "gt": "greater",
-    "ge": "greater_equal",
-}
-
-
-def _define(stem: str, function: str, kind: str) -> None:
-    if kind == "reflected":
-
-        def op(self: Array, other: Any) -> Any:
-            return self._binary(function, other, reflected=True)
-    elif kind == "inplace":
-
-        def op(self: Array, other: Any) -> Any:
-            return self._inplace(function, other)
-    else:
-
-        def op(self: Array, other: Any) -> Any:
-            return self._binary(function, other)
-
-    prefix = {"reflected": "r", "inplace": "i"}.get(kind, "")
-    op.__name__ = f"__{prefix}{stem}__"
-    op.__qualname__ = f"Array.{op.__name__}"
-    op.__doc__ = f"The holding backend's ``{function}``."
-    setattr(Array, op.__name__, op)
-
-
-for _stem, _function in _BINARY.items():
-    for _kind in ("plain", "reflected", "inplace"):
-        _define(_stem, _function, _kind)
-for _stem, _function in _COMPARISONS.items():
-    _define(_stem, _function, "plain")
-Array.__hash__ = None  # type: ignore[assignment]  # arrays compare elementwise: unhashable
+    def _unary_operator(self, function: str, dunder: str) -> Any:
+        return self._router._apply(function, self._index, self._inner)
 
 
 def _selects_nothing(key: Any, shape: tuple[int, ...]) -> bool:

@@ -1,0 +1,52 @@
+"""The operators of ruda's own array types are written out once, in ``ruda._operators``."""
+
+from __future__ import annotations
+
+import operator
+
+import pytest
+from ruda._operators import ArrayOperators
+
+BINARY = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor", "lshift", "rshift")
+BINARY += ("matmul",)
+COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
+UNARY = ("neg", "pos", "abs", "invert")
+
+
+NAMES = [f"__{p}{stem}__" for stem in BINARY for p in ("", "r", "i")]
+NAMES += [f"__{stem}__" for stem in COMPARISONS + UNARY]
+
+
+def test_every_operator_is_a_method_of_the_class_body():
+    assert [name for name in NAMES if name not in vars(ArrayOperators)] == []
+    assert ArrayOperators.__hash__ is None  # elementwise == leaves arrays unhashable
+
+
+@pytest.mark.parametrize("module", ["ruda_wgpu._array", "ruda_remote._array", "ruda_router._array"])
+def test_array_types_take_their_operators_from_the_one_class(module):
+    array_type = pytest.importorskip(module).Array
+    assert issubclass(array_type, ArrayOperators)
+    assert [name for name in NAMES if name in vars(array_type)] == []  # none bound on later
+
+
+class _Recorder(ArrayOperators):
+    """Says which hook an operator called, with what."""
+
+    def _binary_operator(self, function, dunder, other, reflected):
+        return ("binary", function, dunder, other, reflected)
+
+    def _inplace_operator(self, function, dunder, other):
+        return ("inplace", function, dunder, other)
+
+    def _unary_operator(self, function, dunder):
+        return ("unary", function, dunder)
+
+
+def test_each_operator_names_its_function_and_dunder():
+    x = _Recorder()
+    assert x + 2 == ("binary", "add", "__add__", 2, False)
+    assert 2 - x == ("binary", "subtract", "__rsub__", 2, True)
+    assert operator.imatmul(x, 3) == ("inplace", "matmul", "__imatmul__", 3)
+    assert (x <= 1) == ("binary", "less_equal", "__le__", 1, False)
+    assert ~x == ("unary", "bitwise_invert", "__invert__")
+    assert abs(x) == ("unary", "abs", "__abs__")
