@@ -1,5 +1,6 @@
 """A session is charged for the memory its arrays keep alive: a view costs its base's buffer,
-and a buffer shared by many handles costs once, until the last of them is released."""
+and a buffer shared by many handles costs once, until the last of them is released. Each handle
+costs ``wire.HANDLE_BYTES`` of its own besides."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import ruda_remote
 from ruda_remote import wire
 
 MIB = 2**20
+HANDLE = wire.HANDLE_BYTES
 #: a small session limit, so that reaching it takes a few MiB, not gigabytes
 LIMIT = 4 * MIB
 #: the optional backends' modules, imported only to skip when they are absent
@@ -36,6 +38,11 @@ def _used(dev: ruda_remote.RemoteDevice) -> int:
     return dev.stats()["bytes"]
 
 
+def _live(dev: ruda_remote.RemoteDevice) -> int:
+    """The session's live arrays, once those dropped so far are released (after :func:`_used`)."""
+    return dev.stats()["arrays"]
+
+
 def test_slices_kept_of_released_arrays_cannot_pass_the_limit(device):
     kept = []
     with pytest.raises(MemoryError, match="session memory limit exceeded"):
@@ -45,8 +52,9 @@ def test_slices_kept_of_released_arrays_cannot_pass_the_limit(device):
             del x
             float(view[0])  # waits, so that the refusal is raised in this round
             kept.append(view)
-    assert len(kept) <= LIMIT // MIB
-    assert _used(device) <= LIMIT
+    # each kept view's handle takes a little of the last MiB, so the fourth base does not fit
+    assert len(kept) == LIMIT // MIB - 1
+    assert _used(device) == len(kept) * (MIB + HANDLE)
     # the session goes on, and the kept views still read their bases' values
     assert [float(v[0]) for v in kept] == [1.0] * len(kept)
     del kept
@@ -60,9 +68,11 @@ def test_handles_sharing_a_buffer_are_charged_once(device):
     total = ruda_remote.sum(ruda_remote.stack([ruda_remote.sum(v) for v in views[:50]]))
     assert float(total) == 100.0
     charged = _used(device)
-    assert MIB <= charged < MIB + 4096  # x's buffer once; the sums' few bytes
+    assert _live(device) > 50  # x, the views the sums sent, total
+    assert MIB <= charged - _live(device) * HANDLE < MIB + 64  # x's buffer once; total's few bytes
     del x, total
-    assert MIB <= _used(device) < MIB + 4096  # the views keep x's buffer alive: still charged
+    # the views keep x's buffer alive: still charged, each handle besides
+    assert _used(device) == MIB + _live(device) * HANDLE
     del views
     assert _used(device) == 0
 
@@ -72,4 +82,4 @@ def test_a_view_costs_nothing_more_while_its_base_is_held(device):
     x = ruda_remote.ones((3, MIB // 4), dtype=ruda_remote.float32, device=device)
     views = [x[i] for i in range(3)] + [ruda_remote.broadcast_to(x[0], (1024, MIB // 4))]
     np.testing.assert_array_equal(np.asarray(views[3][1023, :4]), np.ones(4, np.float32))
-    assert _used(device) <= 3 * MIB + 4096
+    assert _used(device) == 3 * MIB + _live(device) * HANDLE  # x's buffer once; each handle

@@ -25,6 +25,8 @@ import ruda_remote
 from ruda_remote import wire
 
 MIB = 2**20
+#: what each live array is charged besides its data
+HANDLE = wire.HANDLE_BYTES
 #: each session may hold 4 MiB, all of them together 6 MiB: two sessions within their own
 #: limits pass the server's
 SESSION = 4 * MIB
@@ -36,9 +38,15 @@ def _budget_server(make_server: Any, **limits: Any) -> Any:
     return make_server(limits=wire.Limits(max_session_bytes=SESSION, max_server_bytes=BUDGET, **limits))
 
 
+def _ones(n: int) -> int:
+    """The float32 ones of an array that costs n MiB in all: its data and its handle."""
+    return (n * MIB - HANDLE) // 4
+
+
 def _mib(n: int, dev: ruda_remote.RemoteDevice) -> ruda_remote.Array:
-    """n MiB of float32 ones, made on the server and waited for (a refusal is raised here)."""
-    x = ruda_remote.ones(n * MIB // 4, dtype=ruda_remote.float32, device=dev)
+    """An array of float32 ones made on the server that costs n MiB with its handle, waited for
+    (a refusal is raised here)."""
+    x = ruda_remote.ones(_ones(n), dtype=ruda_remote.float32, device=dev)
     dev.sync()
     return x
 
@@ -75,19 +83,20 @@ def test_a_second_session_within_its_limit_is_refused_past_the_servers_budget(ma
         ruda_remote.RemoteDevice(srv.url, timeout=30) as second,
     ):
         held = _mib(4, first)  # the first session's whole limit
-        with pytest.raises(MemoryError, match=f"{BUDGET_ERROR}: ones needs 3145728 bytes") as info:
+        needs = rf"ones needs 3145728 bytes \(3141632 of data and 1 x {HANDLE} for its arrays' handles\)"
+        with pytest.raises(MemoryError, match=f"{BUDGET_ERROR}: {needs}") as info:
             _mib(3, second)  # within its own 4 MiB, but 7 MiB for the server
         assert "ruda serve --max-server-mb" in str(info.value)
         assert srv.server.held_bytes() == 4 * MIB  # refused before the backend allocated it
         # the refused session goes on within what is left, and the first lost nothing
         small = _mib(1, second)
-        assert np.asarray(held).sum() == MIB  # (a read charges nothing: the session is full)
+        assert np.asarray(held).sum() == _ones(4)  # (a read charges nothing: the session is full)
         assert srv.server.held_bytes() == 5 * MIB
         del held
         assert _released(first) == 0
         assert srv.server.held_bytes() == MIB
         big = _mib(3, second)  # refused before, fits now that the first has released its array
-        assert np.asarray(big).sum() + np.asarray(small).sum() == MIB
+        assert np.asarray(big).sum() + np.asarray(small).sum() == _ones(3) + _ones(1)
         assert _released(second) == 4 * MIB
     assert _held_becomes(srv, 0) == 0  # both sessions ended: everything returned
 
@@ -100,7 +109,8 @@ def test_an_upload_past_the_servers_budget_is_refused_before_any_of_it_is_kept(m
         ruda_remote.RemoteDevice(srv.url, timeout=30) as second,
     ):
         held = _mib(4, first)
-        with pytest.raises(MemoryError, match=f"{BUDGET_ERROR}: __upload__ needs 3145728 bytes"):
+        needs = f"__upload__ needs {3 * MIB + HANDLE} bytes"
+        with pytest.raises(MemoryError, match=f"{BUDGET_ERROR}: {needs}"):
             ruda_remote.asarray(values, device=second)
             second.sync()  # (an upload does not wait: its error comes at the next wait)
         assert second.stats()["bytes"] == 0 and srv.server.held_bytes() == 4 * MIB
@@ -108,7 +118,7 @@ def test_an_upload_past_the_servers_budget_is_refused_before_any_of_it_is_kept(m
         assert _released(first) == 0
         x = ruda_remote.asarray(values, device=second)
         np.testing.assert_array_equal(np.asarray(x), values)
-        assert srv.server.held_bytes() == 3 * MIB
+        assert srv.server.held_bytes() == 3 * MIB + HANDLE
 
 
 def test_sessions_racing_for_the_last_of_the_budget_never_pass_it(make_server):
@@ -152,20 +162,20 @@ def test_sessions_racing_for_the_last_of_the_budget_never_pass_it(make_server):
 def test_a_killed_client_returns_what_it_held_and_what_its_upload_had_reserved(make_server):
     srv = _budget_server(make_server)
     upload = wire.OP_CODES["__upload__"]
-    # A raw client holds 2 MiB, then announces a 2 MiB upload, sends half of it, and stays.
+    # A raw client holds 2 MiB, then announces a 1 MiB upload, sends half of it, and stays.
     code = textwrap.dedent(f"""
         import sys, time
         sys.path.insert(0, {str(Path(__file__).parent)!r})
         from remote_handshake import open_raw_session
         from ruda_remote import wire
         ws = open_raw_session({srv.url!r})
-        def upload(seq, handle):
-            op = [seq, {upload}, [handle], ["float32", [{MIB // 2}], wire.PAYLOAD], {{}}, 0, None]
+        def upload(seq, handle, nbytes):
+            op = [seq, {upload}, [handle], ["float32", [nbytes // 4], wire.PAYLOAD], {{}}, 0, None]
             ws.send(wire.encode(["batch", [op], []]))
-        upload(1, 1)
+        upload(1, 1, {2 * MIB})
         ws.send(bytes({2 * MIB}))
-        upload(2, 2)
-        ws.send(bytes({MIB}))
+        upload(2, 2, {MIB})
+        ws.send(bytes({MIB // 2}))
         ws.send(wire.encode(["batch", [[3, wire.OP_CODES["__stats__"], [], [], {{}}, 0, None]], []]))
         print("ready", flush=True)
         time.sleep(60)
@@ -173,8 +183,8 @@ def test_a_killed_client_returns_what_it_held_and_what_its_upload_had_reserved(m
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
-        # 2 MiB held and 2 MiB reserved for the upload on its way
-        assert _held_becomes(srv, 4 * MIB) == 4 * MIB
+        # 2 MiB held and 1 MiB reserved for the upload on its way, and the handle of each
+        assert _held_becomes(srv, 3 * MIB + 2 * HANDLE) == 3 * MIB + 2 * HANDLE
         with ruda_remote.RemoteDevice(srv.url, timeout=30) as dev:
             with pytest.raises(MemoryError, match=BUDGET_ERROR):
                 _mib(3, dev)
@@ -182,7 +192,7 @@ def test_a_killed_client_returns_what_it_held_and_what_its_upload_had_reserved(m
             proc.wait(10)
             assert _held_becomes(srv, 0) == 0  # the dead session's array and reservation came back
             x = _mib(3, dev)
-            assert float(ruda_remote.sum(x)) == 3 * MIB // 4
+            assert float(ruda_remote.sum(x)) == _ones(3)
     finally:
         proc.kill()
         proc.wait(10)
@@ -199,7 +209,9 @@ def test_ruda_serve_takes_the_budget(server_process):
             _mib(3, second)
         del held
         assert _released(first) == 0
-        assert float(_mib(3, second)[0]) == 1.0
+        x = _mib(3, second)
+        assert float(x[0]) == 1.0
+        assert _released(second) == 3 * MIB  # its data and its handle
 
 
 def test_ruda_serve_refuses_a_budget_that_is_not_positive():

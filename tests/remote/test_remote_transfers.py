@@ -113,14 +113,15 @@ def test_an_upload_past_the_session_limit_is_refused_before_any_of_it_is_kept(ma
     with ruda_remote.RemoteDevice(srv.url, timeout=60) as dev:
         held = ruda_remote.asarray(np.ones(3 * MIB // 8), device=dev)  # 3 MiB, in 3 pieces
         dev.sync()
-        with pytest.raises(MemoryError, match="__upload__ needs 2097152 bytes and the session already holds"):
+        needs = rf"__upload__ needs 2101248 bytes \(2097152 of data and 1 x {wire.HANDLE_BYTES} for its"
+        with pytest.raises(MemoryError, match=f"{needs} arrays' handles\\) and the session already holds"):
             ruda_remote.asarray(np.ones(2 * MIB // 8), device=dev)  # 2 MiB more: past 4 MiB
             dev.sync()  # (an upload does not wait: its error comes at the next wait)
         refused = _SpyReader.made[-1]
         assert refused.nbytes == 2 * MIB and refused.done and refused._buffer is None
         # the pieces that were on their way were dropped as pieces, and the session goes on
         assert float(ruda_remote.sum(held)) == 3 * MIB // 8
-        assert dev.stats()["bytes"] == 3 * MIB
+        assert dev.stats()["bytes"] == 3 * MIB + wire.HANDLE_BYTES  # its data and its handle
         # An array larger than the whole session limit is refused by the client: nothing is sent.
         with pytest.raises(MemoryError, match="larger than the server's session memory limit"):
             ruda_remote.asarray(np.ones(5 * MIB // 8), device=dev)

@@ -277,7 +277,8 @@ class RemoteDevice:
         self.request(wire.OP_CODES["__stats__"], [], [], {})
 
     def stats(self) -> dict[str, int]:
-        """Live arrays and bytes of this session on the server (after running everything queued)."""
+        """Live arrays of this session on the server, and the bytes it is charged for them: what
+        their buffers hold and ``wire.HANDLE_BYTES`` per array (after running everything queued)."""
         with self._lock:
             self.flush()  # releases queued so far are counted
             reply = self.request(wire.OP_CODES["__stats__"], [], [], {})

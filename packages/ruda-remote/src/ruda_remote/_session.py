@@ -5,6 +5,7 @@ elsewhere. An op that fails marks its outputs failed; later ops that use them fa
 the original error without repeating it, so the client hears of each failure once.
 Memory is bounded twice: each session by its own limit, and all sessions together by the
 server's budget (:class:`MemoryBudget`), which every session reserves from before it allocates.
+Each live array counts :data:`wire.HANDLE_BYTES` besides its data, in both.
 """
 
 from __future__ import annotations
@@ -81,12 +82,14 @@ class MemoryBudget:
 class Session:
     """The arrays and memory of one connection.
 
-    Memory is charged per buffer, not per handle: a handle costs the whole buffer its array
-    keeps alive (a view, its base's), and handles that share a buffer share one charge, given
-    back when the last of them is released. Everything a session holds is also taken from the
-    server's ``budget``; the bytes an op may allocate are reserved there before it runs (and an
-    upload's before its bytes are kept), then become the charge of what it made, and what is
-    left of them is returned when the op ends.
+    Memory is charged per buffer: a handle costs the whole buffer its array keeps alive (a
+    view, its base's), and handles that share a buffer share one charge, given back when the
+    last of them is released. Each handle also costs :data:`wire.HANDLE_BYTES` of its own (the
+    array object and the session's entries for it, which a 0-d or empty array needs as well),
+    reserved with its op's result and given back when it is released. Everything a session
+    holds is also taken from the server's ``budget``; the bytes an op may allocate and its
+    handles are reserved there before it runs (and an upload's before its bytes are kept), then
+    become the charge of what it made, and what is left of them is returned when the op ends.
     """
 
     def __init__(self, table: OpTable, limits: wire.Limits, budget: MemoryBudget | None = None) -> None:
@@ -142,7 +145,7 @@ class Session:
         """
         refusal = None
         try:
-            self._reserve(batch.payload_bytes, "__upload__")
+            self._reserve(batch.payload_bytes, 1, "__upload__")  # its bytes, and the array they make
         except OpFailedError as err:
             refusal = err
         # held for the bytes until the batch's upload op runs (then the array's), or it ends
@@ -239,11 +242,11 @@ class Session:
             self._reserved += self._payload_reserved
             self._payload_reserved = 0
         self._check_outputs(op)
+        if name == "__upload__" and isinstance(op.args[2], OpFailedError):
+            raise op.args[2]  # refused before its bytes came (_await_payload), with the reason why
         self._reserve_before(op)
         if name == "__upload__":
             dtype, shape, data = op.args
-            if isinstance(data, OpFailedError):  # refused before its bytes came (_await_payload)
-                raise data
             results = [self.table.upload(dtype, tuple(shape), data)]
         else:
             args = [self._resolve(a) for a in op.args]
@@ -270,9 +273,11 @@ class Session:
 
         A creation function's size comes from its arguments, worked out here; the client's
         expected result is then only checked against it, so a false one is refused before the
-        op runs. Other ops are bounded by the size the client expects (their result is checked
-        against it after they run), except views, which allocate nothing.
+        op runs. An upload's is its bytes'. Other ops are bounded by the size the client expects
+        (their result is checked against it after they run), except views, which allocate
+        nothing. Every op also reserves the handles of its outputs, before it runs.
         """
+        handles = 0 if op.name in _IN_PLACE else len(op.out)
         expected = None if op.expect is None else sum(_nbytes(m) for m in op.expect)
         if op.name in CREATION:
             nbytes = self.table.result_bytes(op.name, op.args, op.kwargs)
@@ -283,9 +288,14 @@ class Session:
                     f"the client expected a result of {_fmt(op.expect)} ({expected} bytes), but {op.name} "
                     f"of these arguments makes {nbytes} bytes; nothing was run",
                 )
-            self._reserve(nbytes, op.name)
+            self._reserve(nbytes, handles, op.name)
+        elif op.name == "__upload__":
+            dtype, shape, _ = op.args
+            self._reserve(_nbytes((tuple(shape), dtype)), handles, op.name)
         elif expected is not None and not _is_view(op):
-            self._reserve(expected, op.name)
+            self._reserve(expected, handles, op.name)
+        else:
+            self._reserve(0, handles, op.name)
 
     def _outputs(self, op: wire.Op, result: Any) -> list[Any]:
         if isinstance(result, (tuple, list)):
@@ -299,7 +309,7 @@ class Session:
         return results
 
     def _store(self, op: wire.Op, results: list[Any], metas: list[tuple[tuple[int, ...], str]]) -> None:
-        buffers = self._charge(results, op.name)
+        buffers = self._charge(results, len(op.out), op.name)
         for handle, result, meta, buffer in zip(op.out, results, metas, buffers, strict=True):
             self.arrays[handle] = result
             self.sizes[handle] = _nbytes(meta)
@@ -317,8 +327,8 @@ class Session:
                 f"from {_fmt([self.table.meta(target)])} to {_fmt([self.table.meta(result)])}",
             )
         if result is not target:  # a read-only target: the handle now keeps the result's buffer
-            (buffer,) = self._charge([result], op.name)
-            self._detach(handle)
+            (buffer,) = self._charge([result], 0, op.name)  # the same handle: no new one to charge
+            self._give_back(self._detach(handle))
             self._attach(handle, buffer)
         self.arrays[handle] = result
 
@@ -368,30 +378,40 @@ class Session:
                 f"limit {self.limits.max_arrays}; release arrays you no longer need",
             )
 
-    def _reserve(self, nbytes: int, name: str) -> None:
-        """Make sure ``nbytes`` more fit in the session's limit, and that the op running now holds
-        at least ``nbytes`` of the server's budget (taking what it lacks); refuse if either is
-        short. Nothing is allocated yet: this comes before the backend is asked for memory."""
+    def _reserve(self, data: int, handles: int, name: str) -> None:
+        """Make sure ``data`` bytes and ``handles`` new handles (:data:`wire.HANDLE_BYTES` each)
+        more fit in the session's limit, and that the op running now holds at least as much of
+        the server's budget (taking what it lacks); refuse if either is short. Nothing is
+        allocated yet: this comes before the backend is asked for memory."""
+        nbytes = data + handles * wire.HANDLE_BYTES
         limit = self.limits.max_session_bytes
         if self.used_bytes + nbytes > limit:
             raise OpFailedError(
                 "MemoryError",
-                f"session memory limit exceeded: {name} needs {nbytes} bytes and the session already holds "
-                f"{self.used_bytes} of its {limit} bytes; release arrays you no longer need, or ask the "
-                "server's operator for a larger limit (ruda serve --max-session-mb)",
+                f"session memory limit exceeded: {name} needs {_needs(data, handles)} and the session "
+                f"already holds {self.used_bytes} of its {limit} bytes ({self._holding()}); release "
+                "arrays you no longer need, or ask the server's operator for a larger limit "
+                "(ruda serve --max-session-mb)",
             )
         lacking = nbytes - self._reserved
         if lacking > 0:
             if not self.budget.take(lacking):
                 raise OpFailedError(
                     "MemoryError",
-                    f"server memory budget exhausted: {name} needs {nbytes} bytes, and the arrays of all "
-                    f"sessions on this server together may hold {self.budget.limit} bytes, of which this "
-                    f"session holds {self.used_bytes}; release arrays you no longer need, try again when "
-                    "other sessions have released theirs, or ask the server's operator for a larger "
-                    "budget (ruda serve --max-server-mb)",
+                    f"server memory budget exhausted: {name} needs {_needs(data, handles)}, and the "
+                    f"arrays of all sessions on this server together may hold {self.budget.limit} bytes, "
+                    f"of which this session holds {self.used_bytes} ({self._holding()}); release arrays "
+                    "you no longer need, try again when other sessions have released theirs, or ask the "
+                    "server's operator for a larger budget (ruda serve --max-server-mb)",
                 )
             self._reserved += lacking
+
+    def _holding(self) -> str:
+        """What the session's charge is made of, for a refusal."""
+        live, each = len(self.arrays), wire.HANDLE_BYTES
+        return (
+            f"{live * each} of them for its live arrays' handles: {live} x {each} bytes, besides their data"
+        )
 
     def _fail(self, op: wire.Op, cause: OpFailedError) -> None:
         targets = list(op.out)
@@ -410,9 +430,10 @@ class Session:
             self.failed.pop(handle, None)
 
     # -- memory ------------------------------------------------------------------------------------
-    def _charge(self, results: list[Any], name: str) -> list[Hashable]:
+    def _charge(self, results: list[Any], handles: int, name: str) -> list[Hashable]:
         """The buffers ``results`` keep alive; refuse them if the buffers the session does not
-        hold yet would take it past its limit (the results are then dropped, never stored)."""
+        hold yet and ``handles`` new handles would take it past its limit (the results are then
+        dropped, never stored)."""
         buffers, new = [], {}
         for result in results:
             buffer, nbytes = self.table.memory(result)
@@ -420,30 +441,37 @@ class Session:
             if buffer not in self._buffers:
                 new[buffer] = nbytes
         total = sum(new.values())
-        self._reserve(total, name)
-        self._reserved -= total  # the reservation becomes the charge of the new buffers
+        self._reserve(total, handles, name)
+        charged = total + handles * wire.HANDLE_BYTES
+        self._reserved -= charged  # the reservation becomes the charge of the new buffers and handles
+        self.used_bytes += charged
         for buffer, nbytes in new.items():
             self._buffers[buffer] = _Buffer(nbytes)
-            self.used_bytes += nbytes
         return buffers
 
     def _attach(self, handle: int, buffer: Hashable) -> None:
         self._buffer_of[handle] = buffer
         self._buffers[buffer].handles += 1
 
-    def _detach(self, handle: int) -> None:
+    def _detach(self, handle: int) -> int:
+        """Take ``handle`` off its buffer; the bytes that frees (the buffer's, if it was the last)."""
         buffer = self._buffer_of.pop(handle)
         held = self._buffers[buffer]
         held.handles -= 1
-        if held.handles == 0:  # the last handle on it: the buffer is freed with the array
-            del self._buffers[buffer]
-            self.used_bytes -= held.nbytes
-            self.budget.give_back(held.nbytes)
+        if held.handles:
+            return 0
+        del self._buffers[buffer]  # the last handle on it: the buffer is freed with the array
+        return held.nbytes
 
     def _drop(self, handle: int) -> None:
         del self.arrays[handle]
         del self.sizes[handle]
-        self._detach(handle)
+        self._give_back(self._detach(handle) + wire.HANDLE_BYTES)
+
+    def _give_back(self, nbytes: int) -> None:
+        """Uncharge ``nbytes`` the session no longer holds, and return them to the server."""
+        self.used_bytes -= nbytes
+        self.budget.give_back(nbytes)
 
 
 def _refused_batch(err: wire.WireError) -> bytes:
@@ -481,6 +509,14 @@ def _is_view(op: wire.Op) -> bool:
     if op.name == "__getitem__":
         return len(op.args) == 2 and is_basic_key(op.args[1])
     return op.name in VIEWS or op.name == "reshape"
+
+
+def _needs(data: int, handles: int) -> str:
+    """What an op needs, for a refusal: its data's bytes and its new handles'."""
+    if not handles:
+        return f"{data} bytes"
+    each = wire.HANDLE_BYTES
+    return f"{data + handles * each} bytes ({data} of data and {handles} x {each} for its arrays' handles)"
 
 
 def _nbytes(meta: tuple[tuple[int, ...], str]) -> int:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ruda_remote.server import start_websocket
-from ruda_remote.wire import SERVER_SESSIONS, Limits
+from ruda_remote.wire import HANDLE_BYTES, SERVER_SESSIONS, Limits
 
 log = logging.getLogger("ruda_remote.cli")
 
@@ -83,7 +83,8 @@ def add_parser(subparsers: Any) -> None:
         "--max-session-mb",
         type=int,
         default=Limits.max_session_bytes // 2**20,
-        help="memory each session's arrays may hold, in MiB",
+        help="memory each session's arrays may hold, in MiB "
+        f"(each array counts {HANDLE_BYTES} bytes besides its data)",
     )
     parser.add_argument(
         "--max-header-mb",
