@@ -168,3 +168,17 @@ def test_fuzzed_input_never_crashes_the_decoder_or_leaks_arrays(data):
             assert wire.decode_server_message(reply)[0] in ("error", "meta", "data", "stats")
         session.run(wire.Batch([], list(session.arrays) + list(session.failed)))
         assert session.arrays == {} and session.used_bytes == 0 and session.failed == {}
+
+
+def test_a_failed_ops_error_keeps_a_bounded_part_of_the_arguments_it_quotes():
+    # an error may quote the client's arguments (up to the 16 MiB header limit); the failed array
+    # keeps it for later ops until released, so a flood of such ops would hold it all
+    from ruda_remote._session import MAX_ERROR_TEXT
+
+    session = Session(OpTable(ruda.host, "cpu"), wire.Limits())
+    code = wire.OP_CODES["zeros"]
+    [reply] = session.run(wire.Batch([wire.Op(1, code, (1,), ["A" * 1_000_000], {}, 0, None)], []))
+    message = wire.decode_server_message(reply)[4]
+    assert "A" * 100 in message and len(message) < MAX_ERROR_TEXT + 200
+    assert "more characters" in message
+    assert len(session.failed[1].message) < MAX_ERROR_TEXT + 200

@@ -34,6 +34,9 @@ ERROR_KINDS = (
 )
 
 _IN_PLACE = frozenset(wire.INPLACE_DUNDERS) | {"__setitem__"}
+#: characters of an op's error text kept and sent: errors may quote the client's arguments (up to
+#: the header limit, 16 MiB), and a failed array keeps its op's error until it is released
+MAX_ERROR_TEXT = 2000
 
 
 class OpFailedError(Exception):
@@ -218,6 +221,8 @@ class Session:
                 kind, text = err.kind, err.message
             else:
                 kind, text = error_kind(err), f"{type(err).__name__}: {err}"
+            if len(text) > MAX_ERROR_TEXT:
+                text = f"{text[:MAX_ERROR_TEXT]}... ({len(text) - MAX_ERROR_TEXT} more characters)"
             cause = OpFailedError(kind, f"op {op.seq} ({name}) failed: {text}")
             if not isinstance(err, _BadOutputsError):
                 self._fail(op, cause)
