@@ -325,6 +325,23 @@ def test_numpy_scalars_travel_as_python_scalars(xp):
     np.testing.assert_array_equal(ruda.to_numpy(xp.multiply(x, np.int64(2))), [2.0, 4.0, 6.0])
     y = xp.asarray([1, 2], dtype=xp.int16)
     assert ruda.to_numpy(y * np.int8(3)).dtype == np.int16  # a scalar, not an int8 array
+    # reflected too, and the client's expected dtype agrees with the server's result
+    z = xp.asarray([1, 2], dtype=xp.int32)
+    assert ruda.to_numpy(np.int64(3) + z).tolist() == [4, 5]
+    assert (np.int64(3) + z).dtype == np.int32
+    assert ruda.to_numpy(np.float64(0.5) * xp.asarray([2.0], dtype=xp.float32)).dtype == np.float32
+
+
+def test_full_takes_a_0d_array_or_a_numpy_scalar_as_its_fill_value(xp):
+    # SciPy's elementwise solvers write xp.full(shape, xp.asarray(value))
+    got = xp.full((2, 2), xp.asarray(2.5, dtype=xp.float32))
+    assert got.dtype == np.float32  # the 0-d array's dtype, as NumPy's full keeps it
+    np.testing.assert_array_equal(ruda.to_numpy(got), np.full((2, 2), 2.5, dtype=np.float32))
+    assert xp.full(3, xp.asarray(7), dtype=xp.float64).dtype == np.float64
+    assert ruda.to_numpy(xp.full(2, np.int64(4))).tolist() == [4, 4]
+    assert ruda.to_numpy(xp.full(2, xp.asarray(True))).dtype == np.bool_
+    with pytest.raises(ValueError, match="scalar fill_value, not a 1-d array"):
+        xp.full(2, xp.asarray([1.0]))
 
 
 def test_numpy_asarray_gives_a_host_copy(xp):

@@ -181,11 +181,6 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
     (case, name): f"SciPy 1.17: {case} has no array API support; it returns a NumPy array"
     for case in ("signal.welch", "linalg.solve")
     for name in ("torch", "router", "remote")
-} | {
-    # SciPy's elementwise solvers build their state with xp.full(shape, xp.asarray(value)); the
-    # standard types fill_value as a Python scalar, and ruda_remote's full takes only those
-    (case, "remote"): "ruda_remote: full() refuses the 0-d array SciPy passes as fill_value"
-    for case in ("integrate.tanhsinh", "optimize.elementwise.find_root")
 }
 
 

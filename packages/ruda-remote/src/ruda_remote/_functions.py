@@ -164,7 +164,17 @@ def empty(shape: Any, *, dtype: Any = None, device: Any = None) -> Array:
 
 
 def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Array:
-    """An array filled with ``fill_value``, made on the server."""
+    """An array filled with ``fill_value``, made on the server. A 0-d array (SciPy passes them)
+    gives its value, read from the server, and its dtype unless ``dtype`` is given; a NumPy
+    scalar is taken as the Python scalar it holds."""
+    if isinstance(fill_value, Array):
+        if fill_value.ndim != 0:
+            raise ValueError(f"full() takes a scalar fill_value, not a {fill_value.ndim}-d array")
+        dtype = fill_value.dtype if dtype is None else dtype
+        read = {"b": bool, "i": int, "u": int, "f": float, "c": complex}[fill_value.dtype.kind]
+        fill_value = read(fill_value)
+    elif isinstance(fill_value, np.generic):
+        fill_value = fill_value.item()
     if dtype is None:
         kind = (
             "bool"
