@@ -16,7 +16,7 @@ from typing import Any
 from distributed import Client, Worker, WorkerPlugin
 
 
-class CubedBackend(WorkerPlugin):
+class CubedBackend(WorkerPlugin):  # type: ignore[misc]  # distributed is read as Any (see pyproject)
     """Makes ``module`` Cubed's backend on each worker it is registered with."""
 
     name = "ruda-cubed-backend"
@@ -39,5 +39,5 @@ class CubedBackend(WorkerPlugin):
 def set_worker_backend(compute_kwargs: dict[str, Any], variable: str, module: str) -> None:
     """Register :class:`CubedBackend` with the cluster ``compute_kwargs`` names (its ``address``
     or ``scheduler_file``, as Cubed's Dask executor connects); an error on a worker is raised here."""
-    with Client(**compute_kwargs, set_as_default=False) as client:  # type: ignore[no-untyped-call]
+    with Client(**compute_kwargs, set_as_default=False) as client:
         client.register_plugin(CubedBackend(variable, module))
