@@ -2,9 +2,9 @@
 
 Power-of-two lengths: a Stockham FFT in passes of ``wgsl/fft_pass.wgsl``, each doing DFTs of up
 to a quarter of a workgroup's tile (on a GPU 256 points, with :data:`MAX_TILE`) in workgroup
-memory, so 2^16 points take two passes over the data and 2^20 or 2^24 three. Other lengths: Bluestein's
-algorithm, the DFT as a convolution with a chirp, done with power-of-two FFTs of at least twice
-the length. Twiddle factors and chirps are computed on the host in float64 (exactly rounded to
+memory, so 2^16 points take two passes over the data and 2^20 or 2^24 three. Other lengths:
+Bluestein's algorithm, the DFT as a convolution with a chirp, done with power-of-two FFTs of at
+least twice the length. Twiddle factors and chirps are computed on the host in float64 (exactly rounded to
 the dtype) and kept on the device per length.
 """
 

@@ -126,17 +126,16 @@ def key_code(dtype: np.dtype[Any], descending: bool, invertible: bool) -> KeyCod
 
 
 @functools.cache
-def _scatter_unrolled(words: int, payload: bool, wg: int, ipt: int) -> dict[str, str]:
-    """The per-key parts of ``radix_scatter.wgsl`` for keys of ``words`` u32 words, unrolled over
-    a thread's ``ipt`` keys (``wg`` threads): key ``q`` lives in ``k{q}_{x}``, its payload in ``p{q}``, its
-    4-bit digit in ``d{q}`` (16: past the tile's end) and the number of the thread's earlier
-    keys with that digit in ``r{q}``. Counting by comparisons in registers, rather than by
-    incrementing counters in workgroup memory key after key, leaves no chain of dependent
-    memory accesses; so does the store, which reads every key before writing any."""
-    nw = words
+def _scatter_unrolled(nw: int, payload: bool, wg: int, ipt: int) -> dict[str, str]:
+    """The per-key parts of ``radix_scatter.wgsl`` for keys of ``nw`` u32 words, unrolled over
+    a thread's ``ipt`` keys (``wg`` threads): key ``q`` lives in ``k{q}_{x}``, its payload in
+    ``p{q}``, its 4-bit digit in ``d{q}`` (16: past the tile's end) and the number of the
+    thread's earlier keys with that digit in ``r{q}``. Counting by comparisons in registers,
+    rather than by incrementing counters in workgroup memory key after key, leaves no chain of
+    dependent memory accesses; so does the store, which reads every key before writing any."""
 
     def word(k: str) -> str:
-        return f"{k}_0" if words == 1 else f"select({k}_0, {k}_1, P[3] == 1u)"
+        return f"{k}_0" if nw == 1 else f"select({k}_0, {k}_1, P[3] == 1u)"
 
     tally = []  # each thread's count of each digit, into its column of c (zeroed before)
     for q in range(ipt):
@@ -178,7 +177,7 @@ def _scatter_unrolled(words: int, payload: bool, wg: int, ipt: int) -> dict[str,
         i = f"(lid + {j * wg}u)"
         gather += [
             f"  var pos{j} = 0u; var s{j}_1 = 0u; var sp{j} = 0u;",
-            f"  let s{j}_0 = sk[pad({i} * {nw}u)];" if nw == 1 else f"  let s{j}_0 = sk[pad({i} * 2u)];",
+            f"  let s{j}_0 = sk[pad({i} * {nw}u)];",
             *([f"  s{j}_1 = sk[pad({i} * 2u + 1u)];"] if nw == 2 else []),
             *([f"  sp{j} = sp[pad({i})];"] if payload else []),
             f"  if ({i} < len) {{ pos{j} = dest[({word(f's{j}')} >> shift) & 255u] + {i}; }}",
