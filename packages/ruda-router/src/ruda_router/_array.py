@@ -187,7 +187,7 @@ class Array(ArrayOperators):
         self._inner[inner_key] = value
 
     # -- operators: the holding backend's functions ------------------------------------------------
-    def _binary(self, name: str, other: Any, reflected: bool = False) -> Any:
+    def _binary_operator(self, function: str, dunder: str, other: Any, reflected: bool) -> Any:
         if type(other) is Array and other._router is self._router and other._index == self._index:
             operand = other._inner
         elif isinstance(other, _SCALARS):
@@ -197,28 +197,22 @@ class Array(ArrayOperators):
         elif not self._router._is_array_like(other):
             return NotImplemented
         else:
-            operand = self._router._operand(other, self, name)
+            operand = self._router._operand(other, self, function)
         args = (operand, self._inner) if reflected else (self._inner, operand)
-        return self._router._apply(name, self._index, *args)
+        return self._router._apply(function, self._index, *args)
 
-    def _inplace(self, name: str, other: Any) -> Array:
-        result = self._binary(name, other)
+    def _inplace_operator(self, function: str, dunder: str, other: Any) -> Any:
+        result = self._binary_operator(function, dunder, other, False)
         if result is NotImplemented:
-            return result  # type: ignore[no-any-return]
+            return result
         if result._inner.dtype != self._inner.dtype or result.shape != self.shape:
             raise TypeError(
-                f"in-place {name} would turn this {self.dtype.name} array of shape {self.shape} into "
+                f"in-place {function} would turn this {self.dtype.name} array of shape {self.shape} into "
                 f"{result.dtype.name} of shape {result.shape}; an in-place operator keeps the left "
                 "operand's dtype and shape: write x = x <op> y instead"
             )
         self._inner[...] = result._inner
         return self
-
-    def _binary_operator(self, function: str, dunder: str, other: Any, reflected: bool) -> Any:
-        return self._binary(function, other, reflected)
-
-    def _inplace_operator(self, function: str, dunder: str, other: Any) -> Any:
-        return self._inplace(function, other)
 
     def _unary_operator(self, function: str, dunder: str) -> Any:
         return self._router._apply(function, self._index, self._inner)
