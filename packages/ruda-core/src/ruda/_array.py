@@ -47,6 +47,14 @@ class ArrayAttributes(Generic[DeviceT]):
         return math.prod(self._shape)
 
 
+def python_scalar(value: Any) -> Any:
+    """NumPy scalars (``np.float32(2)``) as the Python scalars the standard's rules are written for;
+    anything else as it is."""
+    if isinstance(value, np.generic) and value.dtype.kind in "biufc":
+        return value.item()
+    return value
+
+
 class _Movable(Protocol):
     """What :func:`asarray_own` needs of an array: its dtype and device, and ``to_device``."""
 

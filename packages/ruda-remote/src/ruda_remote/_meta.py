@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 from ruda import spec
+from ruda._array import python_scalar
 
 from ruda_remote import wire
 from ruda_remote._reference import host
@@ -142,7 +143,7 @@ def _elementwise(
     name: str, args: tuple[Any, ...], kwargs: dict[str, Any], is_array: Callable[[Any], bool]
 ) -> Meta:
     # NumPy scalars travel as the Python scalars they hold (see _dispatch): infer as the server runs
-    args = tuple(a.item() if isinstance(a, np.generic) and a.dtype.kind in "biufc" else a for a in args)
+    args = tuple(python_scalar(a) for a in args)
     shapes = [tuple(a.shape) for a in args if is_array(a)] + [
         tuple(v.shape) for v in kwargs.values() if is_array(v)
     ]

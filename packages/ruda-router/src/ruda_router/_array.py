@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from array_api_compat import device as _device_of
+from ruda._array import python_scalar
 from ruda._operators import ArrayOperators
 
 from ruda_router._steps import positive_steps
@@ -188,12 +189,11 @@ class Array(ArrayOperators):
 
     # -- operators: the holding backend's functions ------------------------------------------------
     def _binary_operator(self, function: str, dunder: str, other: Any, reflected: bool) -> Any:
+        other = python_scalar(other)  # NumPy scalars as the Python scalars they hold
         if type(other) is Array and other._router is self._router and other._index == self._index:
             operand = other._inner
         elif isinstance(other, _SCALARS):
             operand = other
-        elif isinstance(other, np.generic) and other.dtype.kind in "biufc":
-            operand = other.item()  # NumPy scalars as the Python scalars they hold
         elif not self._router._is_array_like(other):
             return NotImplemented
         else:

@@ -322,13 +322,6 @@ def copy_of(x: Array) -> Array:
     return out
 
 
-def python_scalar(value: Any) -> Any:
-    """NumPy scalars (``np.float32(2)``) as the Python scalars the standard's rules are written for."""
-    if isinstance(value, np.generic) and value.dtype.kind in "biufc":
-        return value.item()
-    return value
-
-
 def check_scalar_range(value: Any, dtype: np.dtype[Any]) -> None:
     """Raise OverflowError when a Python int does not fit ``dtype``."""
     if isinstance(value, int) and not isinstance(value, bool) and dtype.kind in "iu":

@@ -8,10 +8,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from ruda._array import asarray_own
+from ruda._array import asarray_own, python_scalar
 
 from ruda_wgpu import _dtypes
-from ruda_wgpu._array import Array, check_scalar_range, copy_of, empty, from_numpy, python_scalar, to_numpy
+from ruda_wgpu._array import Array, check_scalar_range, copy_of, empty, from_numpy, to_numpy
 from ruda_wgpu._engine import GpuDevice, resolve_device
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import ONE, ZERO, Scalar, launch_elementwise

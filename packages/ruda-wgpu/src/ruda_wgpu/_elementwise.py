@@ -14,9 +14,10 @@ import functools
 from typing import Any
 
 import numpy as np
+from ruda._array import python_scalar
 
 from ruda_wgpu import _dtypes
-from ruda_wgpu._array import Array, check_scalar_range, python_scalar
+from ruda_wgpu._array import Array, check_scalar_range
 from ruda_wgpu._fusion import record
 from ruda_wgpu._kernels import COMPLEX_SUFFIX, FLOAT_SUFFIX, ONE, ZERO, Scalar, convert, wgsl_type
 

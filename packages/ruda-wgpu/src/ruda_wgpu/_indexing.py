@@ -24,9 +24,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from ruda._array import python_scalar
 
 from ruda_wgpu import _dtypes
-from ruda_wgpu._array import Array, check_scalar_range, empty, python_scalar
+from ruda_wgpu._array import Array, check_scalar_range, empty
 from ruda_wgpu._creation import arange, asarray
 from ruda_wgpu._elementwise import apply, astype, where
 from ruda_wgpu._engine import WORKGROUP, GpuDevice, storage_itemsize

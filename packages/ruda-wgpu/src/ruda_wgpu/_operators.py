@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 from typing import Any, cast
 
+from ruda._array import python_scalar
 from ruda._operators import ArrayOperators
 
 
@@ -27,7 +28,7 @@ def _function(name: str) -> Any:
 
 def _operand(value: Any) -> Any:
     """``value`` as an array or Python scalar, or None for what the operators do not take."""
-    from ruda_wgpu._array import Array, python_scalar
+    from ruda_wgpu._array import Array
 
     value = python_scalar(value)
     return value if isinstance(value, Array | bool | int | float | complex) else None

@@ -6,9 +6,10 @@ import operator
 from typing import Any
 
 import numpy as np
+from ruda._array import python_scalar
 
 from ruda_wgpu import _dtypes
-from ruda_wgpu._array import Array, contiguous, empty, python_scalar
+from ruda_wgpu._array import Array, contiguous, empty
 from ruda_wgpu._creation import asarray
 from ruda_wgpu._elementwise import apply, astype
 from ruda_wgpu._engine import WORKGROUP, GpuDevice, Storage, storage_itemsize

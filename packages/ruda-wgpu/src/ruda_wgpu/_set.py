@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ruda._array import python_scalar
 from ruda.spec import UniqueAllResult, UniqueCountsResult, UniqueInverseResult
 
 from ruda_wgpu import _dtypes
-from ruda_wgpu._array import Array, python_scalar
+from ruda_wgpu._array import Array
 from ruda_wgpu._creation import asarray, full, zeros
 from ruda_wgpu._elementwise import apply, astype
 from ruda_wgpu._indexing import Gather, gather, scatter, take
