@@ -293,14 +293,14 @@ class Session:
                     f"the client expected a result of {_fmt(op.expect)} ({expected} bytes), but {op.name} "
                     f"of these arguments makes {nbytes} bytes; nothing was run",
                 )
-            self._reserve(nbytes, handles, op.name)
         elif op.name == "__upload__":
             dtype, shape, _ = op.args
-            self._reserve(_nbytes((tuple(shape), dtype)), handles, op.name)
+            nbytes = _nbytes((tuple(shape), dtype))
         elif expected is not None and not _is_view(op):
-            self._reserve(expected, handles, op.name)
+            nbytes = expected
         else:
-            self._reserve(0, handles, op.name)
+            nbytes = 0
+        self._reserve(nbytes, handles, op.name)
 
     def _outputs(self, op: wire.Op, result: Any) -> list[Any]:
         if isinstance(result, (tuple, list)):
