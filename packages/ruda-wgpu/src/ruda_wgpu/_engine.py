@@ -46,6 +46,7 @@ _BASE_DTYPES = (
 )  # fmt: skip
 
 
+@functools.lru_cache(maxsize=1024)  # every new array asks: a lookup is cheaper than the loop
 def size_class(nbytes: int) -> int:
     """The pooled size for a request: at least 256 bytes, then powers of two in quarter steps."""
     n = max(int(nbytes), 256)
@@ -117,7 +118,8 @@ class WeakList:
 
     def add(self, item: Any) -> None:
         refs = self._refs
-        if len(refs) >= 32 and len(refs) & (len(refs) - 1) == 0:  # now and then, drop the dead
+        n = len(refs)
+        if n >= 32 and n & (n - 1) == 0:  # now and then, drop the dead
             refs[:] = [r for r in refs if r() is not None]
         refs.append(weakref.ref(item))
 
@@ -250,7 +252,9 @@ class GpuDevice:
             self._pool = BufferPool(dev, usage.STORAGE | usage.COPY_SRC | usage.COPY_DST)
             self._staging = BufferPool(dev, usage.MAP_READ | usage.COPY_DST)
             self._arena = dev.create_buffer(size=PARAM_ARENA_BYTES, usage=usage.UNIFORM | usage.COPY_DST)
-            self._arena_data = bytearray()
+            # the parameters of the batch being recorded: bytes [0, _arena_used) of _arena_data
+            self._arena_data = bytearray(PARAM_ARENA_BYTES)
+            self._arena_used = 0
             self._pipelines: dict[Any, Any] = {}
             # bind groups by (pipeline, parameter size, bound buffer windows); pooled buffers are
             # only destroyed by empty_cache(), which clears this too
@@ -336,46 +340,65 @@ class GpuDevice:
         params: np.ndarray[Any, Any] | bytes,
         groups: int | tuple[int, ...],
     ) -> None:
-        """Record one dispatch: binding 0 is ``params`` (u32 words), then ``(buffer, offset, size)``."""
-        blob = (
-            params if isinstance(params, bytes) else np.ascontiguousarray(params, dtype=np.uint32).tobytes()
-        )
-        blob += b"\0" * (-len(blob) % 16 or (16 if not blob else 0))  # whole vec4<u32> words
+        """Record one dispatch: binding 0 is ``params`` (u32 words), then ``(buffer, offset, size)``.
+
+        Every operation passes here, so it does only what each dispatch needs: its parameters
+        are copied into the batch's arena, and a bind group is made only for a pipeline and
+        buffer windows not seen before (the parameters' place is the dynamic offset).
+        """
+        blob = params if type(params) is bytes else np.ascontiguousarray(params, dtype=np.uint32).tobytes()
+        size = len(blob)
+        if size % 16 or not size:  # whole vec4<u32> words
+            blob += b"\0" * (-size % 16 or 16)
+            size = len(blob)
         with self._lock:
-            start = -(-len(self._arena_data) // self.uniform_align) * self.uniform_align
-            if start + len(blob) > PARAM_ARENA_BYTES:
+            align = self.uniform_align
+            start = -(-self._arena_used // align) * align
+            if start + size > PARAM_ARENA_BYTES:
                 self.flush()
                 start = 0
-            self._arena_data.extend(b"\0" * (start - len(self._arena_data)))
-            self._arena_data.extend(blob)
-            cache_key = (id(pipe), len(blob), *((id(b), off, size) for b, off, size in buffers))
+            self._arena_data[start : start + size] = blob
+            self._arena_used = start + size
+            # the buffers themselves are part of the key: pooled buffers live until empty_cache(),
+            # which clears this cache first
+            cache_key = (pipe, size, *buffers)
             group = self._groups.get(cache_key)
             if group is None:
-                params_window = {"buffer": self._arena, "offset": 0, "size": len(blob)}
-                entries = [{"binding": 0, "resource": params_window}]
-                entries += [
-                    {"binding": i + 1, "resource": {"buffer": b, "offset": off, "size": size}}
-                    for i, (b, off, size) in enumerate(buffers)
-                ]
-                group = self._device.create_bind_group(layout=pipe.ruda_layout, entries=entries)
+                group = self._bind_group(pipe, buffers, size)
                 if len(self._groups) >= BIND_GROUP_CACHE:
                     self._groups.clear()
                 self._groups[cache_key] = group
-            if self._encoder is None:
-                self._encoder = self._device.create_command_encoder()
-            if self._pass is None:
-                self._pass = self._encoder.begin_compute_pass()
+            cpass = self._pass
+            if cpass is None:
+                if self._encoder is None:
+                    self._encoder = self._device.create_command_encoder()
+                cpass = self._pass = self._encoder.begin_compute_pass()
                 self._pass_pipeline = None
             if pipe is not self._pass_pipeline:  # a pass keeps its pipeline between dispatches
-                self._pass.set_pipeline(pipe)
+                cpass.set_pipeline(pipe)
                 self._pass_pipeline = pipe
-            self._pass.set_bind_group(0, group, [start])
-            gx, gy, gz = (*self.grid(groups), 1) if isinstance(groups, int) else (*groups, 1, 1)[:3]
-            self._pass.dispatch_workgroups(gx, gy, gz)
+            cpass.set_bind_group(0, group, [start])
+            if isinstance(groups, int):
+                if 0 < groups <= self.max_groups:
+                    cpass.dispatch_workgroups(groups, 1, 1)
+                else:
+                    cpass.dispatch_workgroups(*self.grid(groups), 1)
+            else:
+                cpass.dispatch_workgroups(*(*groups, 1, 1)[:3])
             self._pending += 1
             self.dispatches += 1
             if self._pending >= BATCH_DISPATCHES:
                 self.flush()
+
+    def _bind_group(self, pipe: Any, buffers: list[tuple[Any, int, int]], params_size: int) -> Any:
+        """A bind group of ``pipe``: binding 0 the parameter arena's window of ``params_size``
+        bytes (placed by the dynamic offset), then the buffer windows ``(buffer, offset, size)``."""
+        entries = [{"binding": 0, "resource": {"buffer": self._arena, "offset": 0, "size": params_size}}]
+        entries += [
+            {"binding": i + 1, "resource": {"buffer": b, "offset": off, "size": size}}
+            for i, (b, off, size) in enumerate(buffers)
+        ]
+        return self._device.create_bind_group(layout=pipe.ruda_layout, entries=entries)
 
     def copy(self, src: Any, src_offset: int, dst: Any, dst_offset: int, nbytes: int) -> None:
         """Record a buffer-to-buffer copy (offsets and size multiples of 4)."""
@@ -396,9 +419,10 @@ class GpuDevice:
             if self._pass is not None:
                 self._pass.end()
                 self._pass = None
-            if self._arena_data:
-                self._device.queue.write_buffer(self._arena, 0, bytes(self._arena_data))
-                self._arena_data = bytearray()
+            if self._arena_used:
+                # write_buffer copies the bytes at once: the arena is free for the next batch
+                used, self._arena_used = self._arena_used, 0
+                self._device.queue.write_buffer(self._arena, 0, memoryview(self._arena_data)[:used])
             self._device.queue.submit([self._encoder.finish()])
             self._encoder = None
             self._pending = 0

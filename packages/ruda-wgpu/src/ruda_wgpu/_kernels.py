@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ruda_wgpu import _dtypes, _wgsl
-from ruda_wgpu._engine import WORKGROUP, GpuDevice, Storage, storage_itemsize
+from ruda_wgpu._engine import _ITEMSIZE, WORKGROUP, GpuDevice, Storage, storage_itemsize
 
 ZERO = {
     "f32": "0.0f", "f64": "0.0lf", "i32": "0i", "u32": "0u", "i64": "0li", "u64": "0lu",
@@ -260,6 +260,11 @@ def _collapse(
 
 def c_strides(shape: Sequence[int]) -> tuple[int, ...]:
     """Row-major strides in elements."""
+    return _c_strides(shape if type(shape) is tuple else tuple(shape))
+
+
+@functools.lru_cache(maxsize=1024)  # every new array and launch asks, mostly for a few shapes
+def _c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     out = []
     acc = 1
     for n in reversed(shape):
@@ -344,100 +349,128 @@ def launch_elementwise(
         return
     out.storage.will_write()
     arrays = [out, *operands]
+    # What the launch plan depends on, built with as few steps as possible: every operation
+    # passes here. Per operand its dtype, then its strides and offset modulo the binding
+    # alignment (an array), "k" (a scalar) or "o" (the output's own element).
     align = dev.offset_align
-    signature = (
-        key,
-        shape,
-        out.dtype,
-        *(
-            op.dtype
-            if isinstance(op, Scalar)
-            else ("o", op.dtype)
-            if isinstance(op, OutputRead)
-            else (op.dtype, op.strides, op.offset * storage_itemsize(op.dtype) % align)
-            for op in arrays
-        ),
-    )
-    plan = dev.plans.get(signature)
+    signature: list[Any] = [key, shape]
+    for op in arrays:
+        signature.append(op.dtype)
+        if type(op) is Operand:
+            signature.append(op.strides)
+            signature.append(op.offset * _ITEMSIZE[op.dtype] % align)
+        else:
+            signature.append("k" if type(op) is Scalar else "o")
+    sig = tuple(signature)
+    plan = dev.plans.get(sig)
     if plan is None:
         if len(dev.plans) >= PLAN_CACHE:
             dev.plans.clear()
-        plan = dev.plans[signature] = _plan(dev, key, body, prelude, out, operands, shape, code)
-    pipe, shp, sts, layout, itemsizes, chunk = plan
-    scalar_pad = [0] * len(shp)
-    operand_pad = [0] * (SLOT - 1)
-    unused = [0] * (SLOT + len(shp))  # an OutputRead's words: it reads through the output's index
-    for start in range(0, n, chunk):
-        count = min(chunk, n - start)
-        params = [count, start, *shp]
-        buffers = []
-        for op, st, lay, isz in zip(arrays, sts, layout, itemsizes, strict=True):
-            if isinstance(op, Scalar):
-                params += op.words()
-                params += scalar_pad
-                continue
-            if isinstance(op, OutputRead):
-                params += unused
-                continue
-            assert st is not None
-            lo, hi = (
-                (op.offset + start, op.offset + start + count) if lay in "cz" else _span(op.offset, shp, st)
-            )
-            binding, skip = window(dev, op.storage, lo, hi, isz, "a strided view")
-            base = skip if lay in "cz" else op.offset - (lo - skip)
-            params.append(base & 0xFFFFFFFF)
-            params += operand_pad
-            params += [s & 0xFFFFFFFF for s in st]
-            buffers.append(binding)
-        dev.dispatch(pipe, buffers, struct.pack(f"<{len(params)}I", *params), -(-count // WORKGROUP))
+        plan = dev.plans[sig] = ElementwisePlan(dev, key, body, prelude, out, operands, shape, code)
+    plan.launch(dev, arrays, n)
 
 
-def _plan(
-    dev: GpuDevice,
-    key: Any,
-    body: str,
-    prelude: str,
-    out: Operand,
-    operands: Sequence[Operand | Scalar | OutputRead],
-    shape: tuple[int, ...],
-    code: Callable[[], tuple[str, str, str]] | None,
-) -> tuple[Any, tuple[int, ...], list[Any], str, list[int], int]:
-    """What a launch of :func:`launch_elementwise` needs that depends only on its signature (kernel,
-    shape, dtypes, strides, alignment): the pipeline, the collapsed shape and strides, the layout,
-    item sizes and elements per dispatch. Cached per device."""
-    arrays = [out, *operands]
-    shp, sts = _collapse(
-        shape,
-        [
-            None if isinstance(op, Scalar) else out.strides if isinstance(op, OutputRead) else op.strides
-            for op in arrays
-        ],
-    )
-    rank = len(shp)
-    full = c_strides(shp)
-    itemsizes = [storage_itemsize(op.dtype) for op in arrays]
-    # c: contiguous; z: contiguous starting at an aligned binding offset, indexed by i alone
-    # (drivers vectorise o[i] = a[i] better than o[base + i]); s: strided; k: scalar.
-    layout = "".join(
-        "k"
-        if isinstance(op, Scalar)
-        else "o"
-        if isinstance(op, OutputRead)
-        else ("z" if op.offset * isz % dev.offset_align == 0 else "c")
-        if st == full
-        else "s"
-        for op, st, isz in zip(arrays, sts, itemsizes, strict=True)
-    )
-    dtypes = [op.dtype for op in operands]
-    pipe = dev.pipeline(
-        ("ew", key, out.dtype, tuple(dtypes), rank, layout),
-        lambda: elementwise_source(
-            out.dtype, dtypes, rank, layout, *(code() if code else (body, prelude, ""))
-        ),
-    )
-    chunk = (dev.max_binding - dev.offset_align) // max(itemsizes)
-    chunk = max(chunk // WORKGROUP * WORKGROUP, WORKGROUP)
-    return pipe, shp, sts, layout, itemsizes, chunk
+class ElementwisePlan:
+    """What a launch of :func:`launch_elementwise` needs that depends only on its signature
+    (kernel, shape, dtypes, strides, alignment): the pipeline, the collapsed shape, and per
+    operand its layout letter, item size, the span a strided view reaches from its offset, and
+    the parameter words that follow its base (strides, padding). Cached per device."""
+
+    __slots__ = ("chunk", "head", "operands", "pack", "pipe")
+
+    def __init__(
+        self,
+        dev: GpuDevice,
+        key: Any,
+        body: str,
+        prelude: str,
+        out: Operand,
+        operands: Sequence[Operand | Scalar | OutputRead],
+        shape: tuple[int, ...],
+        code: Callable[[], tuple[str, str, str]] | None,
+    ) -> None:
+        arrays = [out, *operands]
+        shp, sts = _collapse(
+            shape,
+            [
+                None if isinstance(op, Scalar) else out.strides if isinstance(op, OutputRead) else op.strides
+                for op in arrays
+            ],
+        )
+        rank = len(shp)
+        full = c_strides(shp)
+        itemsizes = [storage_itemsize(op.dtype) for op in arrays]
+        # c: contiguous; z: contiguous starting at an aligned binding offset, indexed by i alone
+        # (drivers vectorise o[i] = a[i] better than o[base + i]); s: strided; k: scalar;
+        # o: the output's own element.
+        layout = "".join(
+            "k"
+            if isinstance(op, Scalar)
+            else "o"
+            if isinstance(op, OutputRead)
+            else ("z" if op.offset * isz % dev.offset_align == 0 else "c")
+            if st == full
+            else "s"
+            for op, st, isz in zip(arrays, sts, itemsizes, strict=True)
+        )
+        dtypes = [op.dtype for op in operands]
+        self.pipe = dev.pipeline(
+            ("ew", key, out.dtype, tuple(dtypes), rank, layout),
+            lambda: elementwise_source(
+                out.dtype, dtypes, rank, layout, *(code() if code else (body, prelude, ""))
+            ),
+        )
+        chunk = (dev.max_binding - dev.offset_align) // max(itemsizes)
+        self.chunk = max(chunk // WORKGROUP * WORKGROUP, WORKGROUP)
+        self.head = shp
+        #: per operand: layout letter, item size, span from the offset (lowest, one past the
+        #: highest element of a strided view), and the words after its base or scalar value
+        self.operands: list[tuple[str, int, int, int, list[int]]] = []
+        for lay, st, isz in zip(layout, sts, itemsizes, strict=True):
+            if lay == "k":
+                tail = [0] * rank
+            elif lay == "o":  # no words of its own: it reads through the output's index
+                tail = [0] * (SLOT + rank)
+            else:
+                assert st is not None
+                tail = [0] * (SLOT - 1) + [s & 0xFFFFFFFF for s in st]
+            lo, hi = _span(0, shp, st) if lay == "s" else (0, 0)
+            self.operands.append((lay, isz, lo, hi, tail))
+        words = 2 + rank + len(arrays) * (SLOT + rank)
+        # packed straight into whole vec4<u32> words, as the parameter binding reads them
+        self.pack = struct.Struct(f"<{words}I{-words % 4 * 4}x").pack
+
+    def launch(self, dev: GpuDevice, arrays: list[Any], n: int) -> None:
+        """Record the dispatches over ``n`` elements of ``arrays`` (output first), one per chunk
+        of elements that fits one storage binding."""
+        align = dev.offset_align
+        chunk = self.chunk
+        pipe, pack, head, steps = self.pipe, self.pack, self.head, self.operands
+        for start in range(0, n, chunk):
+            count = min(chunk, n - start)
+            params = [count, start, *head]
+            buffers = []
+            for op, (lay, isz, lo, hi, tail) in zip(arrays, steps, strict=True):
+                if lay == "k":
+                    params += op.words()
+                elif lay != "o":
+                    offset = op.offset
+                    if lay == "s":
+                        what = "a strided view"
+                        binding, skip = window(dev, op.storage, offset + lo, offset + hi, isz, what)
+                        params.append((skip - lo) & 0xFFFFFFFF)  # the offset within the window
+                    else:
+                        # contiguous over this chunk: a window from the aligned byte below its
+                        # first element (which the chunk size keeps within the binding limit)
+                        first = offset + start
+                        byte_lo = first * isz // align * align
+                        buf = op.storage.buffer
+                        size = min(-(-((first + count) * isz - byte_lo) // 4) * 4, buf.size - byte_lo)
+                        binding = (buf, byte_lo, size)
+                        params.append((first - byte_lo // isz) & 0xFFFFFFFF)
+                    buffers.append(binding)
+                params += tail
+            dev.dispatch(pipe, buffers, pack(*params), -(-count // WORKGROUP))
 
 
 # -- reductions ------------------------------------------------------------------------------
@@ -543,14 +576,13 @@ def launch_reduce(
         src = _read(src)
     cur_k, cur_load = k, load
     while True:
-        arrays = [leaf for leaf in src.leaves if isinstance(leaf, Operand)]
-        isz = max(storage_itemsize(a.dtype) for a in arrays)
+        leaves = [(type(leaf) is Operand, leaf.dtype) for leaf in src.leaves]
+        isz = max(_ITEMSIZE[dt] for array, dt in leaves if array)
         limit = (dev.max_binding - dev.offset_align) // isz
         g = 1 if cur_k <= WORKGROUP * 8 else min(-(-cur_k // (WORKGROUP * 8)), 1024)
         g = max(g, -(-cur_k // max(limit // 2, 1)))
         chunk = max(-(-cur_k // g), 1)
-        out = Storage(dev, max(m * g, 1) * storage_itemsize(acc))
-        leaves = [(isinstance(leaf, Operand), leaf.dtype) for leaf in src.leaves]
+        out = Storage(dev, max(m * g, 1) * _ITEMSIZE[acc])
         value = src.code
 
         def source(leaves: Any = leaves, load: str = cur_load, value: Any = value) -> str:
@@ -574,10 +606,10 @@ def launch_reduce(
                     continue
                 lo = leaf.offset + rel_lo
                 hi = max(leaf.offset + rel_hi, lo + 1)
-                binding, skip = window(dev, leaf.storage, lo, hi, storage_itemsize(leaf.dtype), "a reduction")
-                params += [(leaf.offset - (lo - skip)) & 0xFFFFFFFF] + [0] * (SLOT - 1)
+                binding, skip = window(dev, leaf.storage, lo, hi, _ITEMSIZE[leaf.dtype], "a reduction")
+                params += ((leaf.offset - (lo - skip)) & 0xFFFFFFFF, 0, 0, 0)  # SLOT words
                 buffers.append(binding)
-            dev.dispatch(pipe, buffers, struct.pack(f"<{len(params)}I", *params), n_w)
+            dev.dispatch(pipe, buffers, _packer(len(params))(*params), n_w)
             w0 += n_w
         if g == 1:
             return out
@@ -587,7 +619,17 @@ def launch_reduce(
 
 def _read(operand: Operand) -> Fused:
     """An operand's own values, as :class:`Fused` values that compute nothing."""
-    return Fused([operand], operand.dtype, None, lambda: ("x0", "", ""))
+    return Fused([operand], operand.dtype, None, _own_values)
+
+
+def _own_values() -> tuple[str, str, str]:
+    return "x0", "", ""
+
+
+@functools.lru_cache(maxsize=256)
+def _packer(words: int) -> Callable[..., bytes]:
+    """Packs ``words`` u32 parameters (a compiled format, made once per count)."""
+    return struct.Struct(f"<{words}I").pack
 
 
 # -- matmul ------------------------------------------------------------------------------------
