@@ -151,14 +151,14 @@ def record(
             args.append(v)
             continue
         node = v._node
-        if node is not None and node.storage is None and v._shape == shape:  # pending, not broadcast
-            args.append(node)
-        elif v._shape == shape:
-            args.append(Operand(v._storage, v._offset, v._strides, v._dtype))
-        else:
+        if v._shape != shape:
             args.append(_leaf(v, shape))
+        elif node is not None and node.storage is None:  # pending, not broadcast
+            args.append(node)
+        else:
+            args.append(Operand(v._store or v._storage, v._offset, v._strides, v._dtype))
     node = Node(device, what, fn, source, tuple(args), targets, dtype, shape)
-    alone = dtype.kind == "c" or any(t.kind == "c" for t in targets)
+    alone = dtype.kind == "c" or "c" in [t.kind for t in targets]
     if alone or node.size > MAX_NODES or len(node.leaves) > MAX_LEAVES:
         # the pending operands run as graphs of their own; this node starts a new graph on them
         node.args = tuple(_result(a) if type(a) is Node else a for a in node.args)
@@ -294,7 +294,10 @@ def _graph(root: Node) -> tuple[list[Node], list[tuple[Any, ...]], list[Operand 
     leaves' dtypes and layouts keys its kernel (per node its function and operands: ``j`` for
     node j, ``-1 - k`` for leaf k), and the leaves (each array operand once)."""
     order: list[Node] = []
-    _collect(root, order, set())
+    if any(type(a) is Node and a.storage is None for a in root.args):
+        _collect(root, order, set())
+    else:  # one operation on computed operands, the most common graph
+        order.append(root)
     index = {id(n): j for j, n in enumerate(order)}
     leaves: list[Operand | Scalar] = []
     leaf_index: dict[Operand, int] = {}

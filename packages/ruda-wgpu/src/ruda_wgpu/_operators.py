@@ -23,15 +23,15 @@ def _function(name: str) -> Any:
         return matmul
     from ruda_wgpu._elementwise import apply
 
-    return lambda *args: apply(name, *args)
+    return functools.partial(apply, name)
 
 
 def _operand(value: Any) -> Any:
     """``value`` as an array or Python scalar, or None for what the operators do not take."""
-    from ruda_wgpu._array import Array
-
+    if isinstance(value, Operators):  # ruda_wgpu.Array, the one class built on Operators
+        return value
     value = python_scalar(value)
-    return value if isinstance(value, Array | bool | int | float | complex) else None
+    return value if isinstance(value, bool | int | float | complex) else None
 
 
 class Operators(ArrayOperators):
