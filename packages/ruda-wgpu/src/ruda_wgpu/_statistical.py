@@ -4,6 +4,7 @@ each row (in several parts, then once more over the parts, when rows are long)."
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 from typing import Any
 
@@ -44,26 +45,42 @@ def _check(x: Any, fn: str) -> Array:
 
 def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, fn: str) -> Array:
     """Reduce ``x`` over ``axis`` with ``kind`` in sum/prod/min/max/all/any; result dtype ``acc``."""
-    axes = _axes(axis, x.ndim, fn)
-    keep = [d for d in range(x.ndim) if d not in axes]
+    shape, ndim = x._shape, len(x._shape)
+    axes = _axes(axis, ndim, fn)
+    keep = [d for d in range(ndim) if d not in axes]
     out_shape = (
-        tuple(1 if d in axes else x.shape[d] for d in range(x.ndim))
+        tuple(1 if d in axes else shape[d] for d in range(ndim))
         if keepdims
-        else tuple(x.shape[d] for d in keep)
+        else tuple(shape[d] for d in keep)
     )
-    m = math.prod(x.shape[d] for d in keep)
-    k = math.prod(x.shape[d] for d in axes)
+    m = math.prod([shape[d] for d in keep])
+    k = math.prod([shape[d] for d in axes])
     if not axes:
-        return astype(x, acc) if x.dtype != acc else copy_of(x)
+        return astype(x, acc) if x._dtype != acc else copy_of(x)
     order = (*keep, *axes)
+    in_order = order == tuple(range(ndim))
     # a pending elementwise chain whose reduced axes are last is computed as the reduction reads it
-    fused = reduction_input(x) if order == tuple(range(x.ndim)) else None
+    fused = reduction_input(x) if in_order else None
     src: Operand | Fused
     if fused is None:
-        view = contiguous(permute_dims(x, order))
+        view = contiguous(x if in_order else permute_dims(x, order))
         src = Operand(view._storage, view._offset, (), view.dtype)
     else:
         src = fused
+    combine, identity, load = _reduction_code(kind, x._dtype, acc)
+    storage = launch_reduce(x._device, kind, src, m, k, acc, combine, identity, load)
+    if acc == _dtypes.float16:  # accumulated in f32 (as NumPy does for float16), rounded once here
+        return astype(Array._new(storage, out_shape, _dtypes.float32, x._device), acc)
+    out = Array._new(storage, out_shape, acc, x._device)
+    if _dtypes.NAME[acc] in ("int8", "int16", "uint8", "uint16"):
+        out = astype(astype(out, _dtypes.int32 if acc.kind == "i" else _dtypes.uint32), acc)
+    return out
+
+
+@functools.cache
+def _reduction_code(kind: str, dtype: np.dtype[Any], acc: np.dtype[Any]) -> tuple[str, str, str]:
+    """WGSL of reduction ``kind`` of ``dtype`` values accumulated as ``acc``: the combining
+    expression of ``x`` and ``y``, the identity, and the conversion of a value ``v`` to ``acc``."""
     t = wgsl_type(acc)
     nan = lib("isnan", t)
     combine = {
@@ -75,25 +92,7 @@ def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, 
         "max": f"select(select(max(x, y), y, {nan}(y)), x, {nan}(x))" if t[0] == "f" else "max(x, y)",
     }[kind]
     identities = {"sum": ZERO, "prod": ONE, "min": _MAX, "max": _MIN, "all": {t: "1u"}, "any": {t: "0u"}}
-    identity = identities[kind][t]
-    load = convert("v", x.dtype, acc)
-    storage = launch_reduce(
-        x.device,
-        kind,
-        src,
-        m,
-        k,
-        acc,
-        combine,
-        identity,
-        load,
-    )
-    if acc == _dtypes.float16:  # accumulated in f32 (as NumPy does for float16), rounded once here
-        return astype(Array._new(storage, out_shape, _dtypes.float32, x.device), acc)
-    out = Array._new(storage, out_shape, acc, x.device)
-    if _dtypes.NAME[acc] in ("int8", "int16", "uint8", "uint16"):
-        out = astype(astype(out, _dtypes.int32 if acc.kind == "i" else _dtypes.uint32), acc)
-    return out
+    return combine, identities[kind][t], convert("v", dtype, acc)
 
 
 def _sum_dtype(x: Array, dtype: Any) -> np.dtype[Any]:
