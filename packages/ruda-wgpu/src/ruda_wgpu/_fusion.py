@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from ruda_wgpu._array import Array
-from ruda_wgpu._engine import GpuDevice, Readers, Storage, storage_itemsize
+from ruda_wgpu._engine import _ITEMSIZE, GpuDevice, Readers, Storage
 from ruda_wgpu._kernels import (
     Fused,
     Operand,
@@ -195,8 +195,9 @@ def _result(node: Node) -> Operand:
 def _launch(root: Node) -> None:
     """Run the pending graph under ``root`` as one kernel and keep the result in ``root``."""
     order, structure, leaves = _graph(root)
-    out = Storage(root.device, max(math.prod(root.shape) * storage_itemsize(root.dtype), 4))
-    _run_graph(order, structure, leaves, leaves, Operand(out, 0, c_strides(root.shape), root.dtype))
+    shape, dtype = root.shape, root.dtype
+    out = Storage(root.device, max(math.prod(shape) * _ITEMSIZE[dtype], 4))
+    _run_graph(order, structure, leaves, leaves, Operand(out, 0, c_strides(shape), dtype))
     root.storage, root.args = out, ()
     out.readers, root.readers = root.readers, None
 
@@ -296,9 +297,10 @@ def _graph(root: Node) -> tuple[list[Node], list[tuple[Any, ...]], list[Operand 
     order: list[Node] = []
     if any(type(a) is Node and a.storage is None for a in root.args):
         _collect(root, order, set())
-    else:  # one operation on computed operands, the most common graph
+        index = {id(n): j for j, n in enumerate(order)}
+    else:  # one operation on computed operands, the most common graph: no walk, no index
         order.append(root)
-    index = {id(n): j for j, n in enumerate(order)}
+        index = {}
     leaves: list[Operand | Scalar] = []
     leaf_index: dict[Operand, int] = {}
     structure: list[tuple[Any, ...]] = []
