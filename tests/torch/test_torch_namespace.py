@@ -292,6 +292,10 @@ def test_integer_contractions_without_a_gpu_kernel(monkeypatch: pytest.MonkeyPat
     )  # wraps like the CPU
     with pytest.raises(ValueError, match="do not align"):
         xp.matmul(ta, ta)
+    # 0-d operands (axes=0) and empty axes, where -1 in a reshape would be ambiguous
+    for x, y, axes in [((), (), 0), ((2, 0), (0, 3), 1), ((0,), (0,), 1), ((3,), (2,), 0)]:
+        u, w = rng.integers(-9, 9, x), rng.integers(-9, 9, y)
+        assert_matches_numpy(xp.tensordot(xp.asarray(u), xp.asarray(w), axes=axes), np.tensordot(u, w, axes))
 
 
 def test_qr_r_is_upper_triangular() -> None:

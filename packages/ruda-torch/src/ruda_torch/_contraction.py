@@ -67,11 +67,12 @@ def tensordot(x1: Tensor, x2: Tensor, /, *, axes: int | tuple[Sequence[int], Seq
         raise ValueError(
             f"tensordot: contracted axes of shapes {tuple(x1.shape)} and {tuple(x2.shape)} differ in length"
         )
+    # explicit sizes and tuples: 0-d operands permute by (), and -1 is ambiguous with 0 elements
     k = math.prod(x1.shape[d] for d in a1)
-    left = x1.permute(*free1, *a1).reshape(-1, k)
-    right = x2.permute(*a2, *free2).reshape(k, -1)
+    left = x1.permute((*free1, *a1)).reshape(math.prod(x1.shape[d] for d in free1), k)
+    right = x2.permute((*a2, *free2)).reshape(k, math.prod(x2.shape[d] for d in free2))
     out = _integer_matmul(left, right)
-    return out.reshape(*(x1.shape[d] for d in free1), *(x2.shape[d] for d in free2))
+    return out.reshape((*(x1.shape[d] for d in free1), *(x2.shape[d] for d in free2)))
 
 
 def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
