@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -21,6 +22,17 @@ import cupy  # noqa: E402
 import ruda_cuda as xp  # noqa: E402
 
 pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture(autouse=True)
+def _unfused() -> Iterator[None]:
+    """These tests check the namespace as it computes unfused (test_fusion.py checks fusion),
+    whichever default the installed packages choose."""
+    from ruda_cuda import _fusion
+
+    previous = _fusion.set_enabled(False)
+    yield
+    _fusion.set_enabled(previous)
 
 
 @functools.cache
@@ -231,7 +243,7 @@ def test_eig_is_complex() -> None:
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_streaming_kernels_match_cupy_exactly(dtype: str) -> None:
-    from ruda_cuda._elementwise import STREAM_MIN_SIZE
+    from ruda_cuda._kernels import STREAM_MIN_SIZE
 
     n = 3 * STREAM_MIN_SIZE + 3  # threads that take two vectors, some one, and a scalar tail
     rng = np.random.default_rng(1)

@@ -25,6 +25,66 @@ API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 _DLPACK_CPU = 1
 
 
+def _writing(inplace: Any) -> Any:
+    """CuPy's in-place operator ``inplace``, run once no pending result reads the array
+    (a pending operand is computed first)."""
+
+    def operator(self: Array, other: Any) -> Any:
+        from ruda_cuda._fusion import before_write, realized
+
+        before_write(self)
+        return inplace(self, realized(other))
+
+    operator.__name__ = operator.__qualname__ = inplace.__name__
+    return operator
+
+
+#: operands an operator hands to the namespace's function (others go to CuPy's operator)
+_OPERANDS = (cupy.ndarray, bool, int, float, complex, np.generic)
+
+
+def _binary(cupy_operator: Any, function: str, reflected: bool = False) -> Any:
+    """CuPy's binary operator; with fusion on (outside ruda_cuda's own functions), the
+    namespace's ``function``, whose result may wait to be fused."""
+
+    def operator(self: Array, other: Any) -> Any:
+        from ruda_cuda import _fusion
+
+        if _fusion.enabled() and isinstance(other, _OPERANDS):
+            from ruda_cuda import _elementwise
+
+            fn = getattr(_elementwise, function)
+            return fn(other, self) if reflected else fn(self, other)
+        return cupy_operator(self, other)
+
+    operator.__name__ = operator.__qualname__ = cupy_operator.__name__
+    return operator
+
+
+def _unary(cupy_operator: Any, function: str) -> Any:
+    """CuPy's unary operator, or with fusion on the namespace's ``function`` (see _binary)."""
+
+    def operator(self: Array) -> Any:
+        from ruda_cuda import _fusion
+
+        if _fusion.enabled():
+            from ruda_cuda import _elementwise
+
+            return getattr(_elementwise, function)(self)
+        return cupy_operator(self)
+
+    operator.__name__ = operator.__qualname__ = cupy_operator.__name__
+    return operator
+
+
+def _exact(function: str, x1: Any, x2: Any) -> Any:
+    """The namespace's ``function(x1, x2)`` (floor_divide or remainder), which CuPy's operator
+    computes inexactly."""
+    from ruda_cuda import _elementwise
+
+    return getattr(_elementwise, function)(x1, x2)
+
+
 class Array(cupy.ndarray):  # type: ignore[misc]  # CuPy has no type information: its ndarray is Any
     """A CuPy array that is also a complete Array API array object."""
 
@@ -73,6 +133,10 @@ class Array(cupy.ndarray):  # type: ignore[misc]  # CuPy has no type information
         return as_array(super().__getitem__(key))
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        from ruda_cuda._fusion import before_write, realized
+
+        before_write(self)
+        key, value = realized(key), realized(value)
         if isinstance(value, (float, complex)):
             # CuPy fills with memset when value == 0, which turns -0.0 into +0.0.
             value = scalar_array(value, self.dtype)
@@ -104,39 +168,83 @@ class Array(cupy.ndarray):  # type: ignore[misc]  # CuPy has no type information
             )
         return super().__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
-    # Floor division and remainder: CuPy computes x - floor(x / y) * y, which loses
-    # precision and the spec's signed zeros; ruda_cuda's functions are exact.
-    def __floordiv__(self, other: Any) -> Array:
-        from ruda_cuda._elementwise import floor_divide
+    # Arithmetic, bitwise and comparison operators are CuPy's, unless fusion is on (then a chain
+    # written with operators is fused too). Floor division and remainder: CuPy computes
+    # x - floor(x / y) * y, which loses precision and the spec's signed zeros; the namespace's
+    # functions are exact.
+    __add__ = _binary(cupy.ndarray.__add__, "add")
+    __radd__ = _binary(cupy.ndarray.__radd__, "add", reflected=True)
+    __sub__ = _binary(cupy.ndarray.__sub__, "subtract")
+    __rsub__ = _binary(cupy.ndarray.__rsub__, "subtract", reflected=True)
+    __mul__ = _binary(cupy.ndarray.__mul__, "multiply")
+    __rmul__ = _binary(cupy.ndarray.__rmul__, "multiply", reflected=True)
+    __truediv__ = _binary(cupy.ndarray.__truediv__, "divide")
+    __rtruediv__ = _binary(cupy.ndarray.__rtruediv__, "divide", reflected=True)
+    __rpow__ = _binary(cupy.ndarray.__rpow__, "pow", reflected=True)
+    __and__ = _binary(cupy.ndarray.__and__, "bitwise_and")
+    __rand__ = _binary(cupy.ndarray.__rand__, "bitwise_and", reflected=True)
+    __or__ = _binary(cupy.ndarray.__or__, "bitwise_or")
+    __ror__ = _binary(cupy.ndarray.__ror__, "bitwise_or", reflected=True)
+    __xor__ = _binary(cupy.ndarray.__xor__, "bitwise_xor")
+    __rxor__ = _binary(cupy.ndarray.__rxor__, "bitwise_xor", reflected=True)
+    __lshift__ = _binary(cupy.ndarray.__lshift__, "bitwise_left_shift")
+    __rlshift__ = _binary(cupy.ndarray.__rlshift__, "bitwise_left_shift", reflected=True)
+    __rshift__ = _binary(cupy.ndarray.__rshift__, "bitwise_right_shift")
+    __rrshift__ = _binary(cupy.ndarray.__rrshift__, "bitwise_right_shift", reflected=True)
+    __eq__ = _binary(cupy.ndarray.__eq__, "equal")
+    __ne__ = _binary(cupy.ndarray.__ne__, "not_equal")
+    __lt__ = _binary(cupy.ndarray.__lt__, "less")
+    __le__ = _binary(cupy.ndarray.__le__, "less_equal")
+    __gt__ = _binary(cupy.ndarray.__gt__, "greater")
+    __ge__ = _binary(cupy.ndarray.__ge__, "greater_equal")
+    __neg__ = _unary(cupy.ndarray.__neg__, "negative")
+    __pos__ = _unary(cupy.ndarray.__pos__, "positive")
+    __abs__ = _unary(cupy.ndarray.__abs__, "abs")
+    __invert__ = _unary(cupy.ndarray.__invert__, "bitwise_invert")
+    __hash__ = None  # type: ignore[assignment]  # as CuPy's: arrays compare elementwise
 
-        return floor_divide(self, other)
+    def __pow__(self, other: Any) -> Any:
+        from ruda_cuda import _fusion
 
-    def __rfloordiv__(self, other: Any) -> Array:
-        from ruda_cuda._elementwise import floor_divide
+        if _fusion.enabled() and isinstance(other, _OPERANDS):
+            return _fusion.power(self, other)
+        return cupy.ndarray.__pow__(self, other)
 
-        return floor_divide(other, self)
+    def __floordiv__(self, other: Any) -> Any:
+        return _exact("floor_divide", self, other)
+
+    def __rfloordiv__(self, other: Any) -> Any:
+        return _exact("floor_divide", other, self)
 
     def __ifloordiv__(self, other: Any) -> Array:
-        from ruda_cuda._elementwise import floor_divide
+        return self._assign(_exact("floor_divide", self, other))
 
-        return self._assign(floor_divide(self, other))
+    def __mod__(self, other: Any) -> Any:
+        return _exact("remainder", self, other)
 
-    def __mod__(self, other: Any) -> Array:
-        from ruda_cuda._elementwise import remainder
-
-        return remainder(self, other)
-
-    def __rmod__(self, other: Any) -> Array:
-        from ruda_cuda._elementwise import remainder
-
-        return remainder(other, self)
+    def __rmod__(self, other: Any) -> Any:
+        return _exact("remainder", other, self)
 
     def __imod__(self, other: Any) -> Array:
-        from ruda_cuda._elementwise import remainder
+        return self._assign(_exact("remainder", self, other))
 
-        return self._assign(remainder(self, other))
+    # In-place operators are CuPy's, after pending results that read this array are computed.
+    __iadd__ = _writing(cupy.ndarray.__iadd__)
+    __isub__ = _writing(cupy.ndarray.__isub__)
+    __imul__ = _writing(cupy.ndarray.__imul__)
+    __itruediv__ = _writing(cupy.ndarray.__itruediv__)
+    __ipow__ = _writing(cupy.ndarray.__ipow__)
+    __iand__ = _writing(cupy.ndarray.__iand__)
+    __ior__ = _writing(cupy.ndarray.__ior__)
+    __ixor__ = _writing(cupy.ndarray.__ixor__)
+    __ilshift__ = _writing(cupy.ndarray.__ilshift__)
+    __irshift__ = _writing(cupy.ndarray.__irshift__)
 
-    def _assign(self, result: cupy.ndarray) -> Array:
+    def _assign(self, result: Any) -> Array:
+        from ruda_cuda._fusion import before_write, realized
+
+        result = realized(result)
+        before_write(self)
         if result.dtype != self.dtype:
             raise TypeError(
                 f"in-place operation would change the dtype of a {self.dtype} array to "

@@ -18,6 +18,7 @@ from ruda import spec
 
 from ruda_cuda._array import Array, as_array, as_arrays, scalar_array, to_device
 from ruda_cuda._devices import native_device
+from ruda_cuda._fusion import realizing
 
 _SCALARS = (bool, int, float, complex, np.generic)
 
@@ -31,7 +32,9 @@ def _target(device: Any, like: Any = None) -> cupy.cuda.Device | None:
 
 
 def _on_device(function: Callable[..., Any], like: bool = False) -> Callable[..., Any]:
-    """``function`` run on its ``device`` argument's GPU, returning :class:`Array`."""
+    """``function`` run on its ``device`` argument's GPU, returning :class:`Array` (pending
+    arguments computed first)."""
+    function = realizing(function)
 
     def wrapper(*args: Any, device: Any = None, **kwargs: Any) -> Any:
         target = _target(device, args[0] if like and args else None)
@@ -46,6 +49,7 @@ def _on_device(function: Callable[..., Any], like: bool = False) -> Callable[...
     return wrapper
 
 
+@realizing
 def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | None = None) -> Array:
     """Convert ``obj`` (array, nested sequence, scalar, buffer or DLPack object) to an array."""
     target = _target(device)
@@ -89,6 +93,7 @@ def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) 
         return as_array(_compat.full(shape, fill_value, dtype=dtype))
 
 
+@realizing
 def full_like(x: Any, /, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Array:
     """An array shaped like ``x`` filled with ``fill_value`` (``-0.0`` included)."""
     target = _target(device, x)
@@ -99,6 +104,7 @@ def full_like(x: Any, /, fill_value: Any, *, dtype: Any = None, device: Any = No
         return as_array(_compat.full_like(x, fill_value, dtype=dtype))
 
 
+@realizing
 def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Array:
     """Import any DLPack producer, onto ``device`` when given (CuPy wants DLPack device tuples)."""
     if isinstance(x, cupy.ndarray):
@@ -124,16 +130,19 @@ ones_like = _on_device(_compat.ones_like, like=True)
 zeros_like = _on_device(_compat.zeros_like, like=True)
 
 
+@realizing
 def meshgrid(*arrays: Any, indexing: str = "xy") -> tuple[Array, ...]:
     """Coordinate matrices from coordinate vectors, as a tuple."""
     return tuple(as_arrays(_compat.meshgrid(*arrays, indexing=indexing)))
 
 
+@realizing
 def tril(x: Any, /, *, k: int = 0) -> Array:
     """The lower triangle of each matrix in ``x``."""
     return as_array(cupy.tril(x, k=k))
 
 
+@realizing
 def triu(x: Any, /, *, k: int = 0) -> Array:
     """The upper triangle of each matrix in ``x``."""
     return as_array(cupy.triu(x, k=k))

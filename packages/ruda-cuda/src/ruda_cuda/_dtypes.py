@@ -11,12 +11,13 @@ from ruda.spec import finfo_object, iinfo_object
 
 from ruda_cuda._array import Array, to_device
 from ruda_cuda._devices import native_device
+from ruda_cuda._fusion import LazyArray, realizing
 
 isdtype = _compat.isdtype
 
 
 def _dtype_of(type: Any) -> Any:
-    return type.dtype if isinstance(type, (cupy.ndarray, np.ndarray, np.generic)) else type
+    return type.dtype if isinstance(type, (cupy.ndarray, LazyArray, np.ndarray, np.generic)) else type
 
 
 def finfo(type: Any, /) -> finfo_object:
@@ -35,7 +36,7 @@ def result_type(*arrays_and_dtypes: Any) -> np.dtype[Any]:
     """The promoted dtype; Python scalars take part weakly (they adopt the array's kind)."""
     if not arrays_and_dtypes:
         raise ValueError("result_type needs at least one array or dtype")
-    args = [a.dtype if isinstance(a, cupy.ndarray) else a for a in arrays_and_dtypes]
+    args = [a.dtype if isinstance(a, (cupy.ndarray, LazyArray)) else a for a in arrays_and_dtypes]
     if all(isinstance(a, (bool, int, float, complex)) for a in args):
         raise ValueError("result_type needs at least one array or dtype, not only Python scalars")
     return np.result_type(*args)
@@ -46,6 +47,7 @@ def can_cast(from_: Any, to: Any, /) -> bool:
     return bool(np.can_cast(_dtype_of(from_), to))
 
 
+@realizing
 def astype(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None) -> Array:
     """``x`` as ``dtype``, on ``device`` when given."""
     out = x.astype(dtype, copy=copy)

@@ -9,7 +9,6 @@ the kernels of :mod:`ruda_cuda._kernels` instead.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -17,23 +16,14 @@ import cupy
 import numpy as np
 from array_api_compat import cupy as _compat
 
-from ruda_cuda import _kernels
+from ruda_cuda import _fusion, _kernels
 from ruda_cuda._array import Array, as_array, as_arrays
-
-#: Arrays at least this large, contiguous, 16-byte aligned float32/float64, take the
-#: streaming kernels of :mod:`ruda_cuda._kernels`.
-STREAM_MIN_SIZE = 1 << 20
-
-
-@functools.cache
-def _multiprocessors(device_id: int) -> int:
-    return int(cupy.cuda.Device(device_id).attributes["MultiProcessorCount"])
 
 
 def _streamable(x: Any) -> bool:
     return (
         isinstance(x, cupy.ndarray)
-        and x.size >= STREAM_MIN_SIZE
+        and x.size >= _kernels.STREAM_MIN_SIZE
         and x.dtype.name in _kernels.VECTOR_DTYPES
         and x.flags.c_contiguous
         and x.data.ptr % 16 == 0
@@ -50,47 +40,68 @@ def _stream(name: str, *arrays: Any) -> Array | None:
         return None
     with first.device:
         out = cupy.empty(first.shape, first.dtype)
-        blocks = min((first.size + 511) // 512, 8 * _multiprocessors(int(first.device.id)))
+        blocks = _kernels.stream_blocks(first.size, first.device)
         kernel = _kernels.stream_kernel(name, first.dtype.name)
         kernel((blocks,), (512,), (*arrays, out, np.int64(first.size)))
     return as_array(out)
 
 
-def _unary(name: str, ufunc: Callable[[Any], Any]) -> Callable[[Any], Array]:
+def _unary(name: str, ufunc: Callable[[Any], Any]) -> Callable[[Any], Any]:
     streaming = name in _kernels.STREAM_UNARY
 
-    def function(x: Any, /) -> Array:
+    def eager(x: Any) -> Array:
         if streaming and (out := _stream(name, x)) is not None:
             return out
         return as_array(ufunc(x))
 
+    def function(x: Any, /) -> Any:
+        if _fusion.enabled() and (pending := _fusion.record(ufunc, (x,), eager)) is not None:
+            return pending
+        return eager(_fusion.realized(x))
+
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"The Array API ``{name}``, elementwise (CuPy's ``{ufunc.__name__}``)."
     return function
 
 
-def _binary(name: str, ufunc: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Array]:
+def _binary(name: str, ufunc: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     streaming = name in _kernels.STREAM_BINARY
 
-    def function(x1: Any, x2: Any, /) -> Array:
+    def eager(x1: Any, x2: Any) -> Array:
         if streaming and (out := _stream(name, x1, x2)) is not None:
             return out
         return as_array(ufunc(x1, x2))
 
+    def function(x1: Any, x2: Any, /) -> Any:
+        if _fusion.enabled() and (pending := _fusion.record(ufunc, (x1, x2), eager)) is not None:
+            return pending
+        return eager(_fusion.realized(x1), _fusion.realized(x2))
+
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"The Array API ``{name}``, elementwise (CuPy's ``{ufunc.__name__}``)."
     return function
 
 
-def _complex_patched(name: str, ufunc: Callable[[Any], Any]) -> Callable[[Any], Array]:
-    """A unary function whose complex special cases are patched after CuPy computes it."""
+def _complex_patched(name: str, ufunc: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """A unary function whose complex special cases are patched after CuPy computes it
+    (fused, on real input, as the plain ufunc it is there)."""
     patch = _kernels.COMPLEX_PATCH[name]
 
-    def function(x: Any, /) -> Array:
+    def eager(x: Any) -> Array:
         out = ufunc(x)
         if out.dtype.kind == "c":
             out = patch(x, out)
         return as_array(out)
+
+    def function(x: Any, /) -> Any:
+        if (
+            _fusion.enabled()
+            and getattr(x, "dtype", None) is not None
+            and x.dtype.kind != "c"
+            and (pending := _fusion.record(ufunc, (x,), eager)) is not None
+        ):
+            return pending
+        return eager(_fusion.realized(x))
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = (
@@ -163,7 +174,9 @@ globals().update({name: _complex_patched(name, f) for name, f in _PATCHED.items(
 
 
 def _wrap(function: Callable[..., Any]) -> Callable[..., Any]:
-    """An array-api-compat function returning :class:`Array` (its signature is kept)."""
+    """An array-api-compat function returning :class:`Array` (its signature is kept); pending
+    arguments are computed first."""
+    function = _fusion.realizing(function)
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         return as_arrays(function(*args, **kwargs))
@@ -181,6 +194,7 @@ sign = _wrap(_compat.sign)
 clip = _wrap(_compat.clip)
 
 
+@_fusion.realizing
 def round(x: Any, /) -> Array:
     """Round to the nearest integer, halves to even; integers and booleans are returned as they
     are, in their own dtype (CuPy's ``rint`` would make them floats)."""
@@ -192,6 +206,7 @@ def round(x: Any, /) -> Array:
 def _real_log(name: str, ufunc: Callable[[Any], Any]) -> Callable[[Any], Array]:
     kernel = _kernels.REAL_LOG[name]
 
+    @_fusion.realizing
     def function(x: Any, /) -> Array:
         if isinstance(x, cupy.ndarray) and x.dtype.kind == "f":
             return as_array(kernel(x))
@@ -220,22 +235,50 @@ def _same_dtype(x1: Any, x2: Any) -> tuple[Any, Any, np.dtype[Any]]:
     return cast(x1), cast(x2), dtype
 
 
-def floor_divide(x1: Any, x2: Any, /) -> Array:
-    """``floor(x1 / x2)`` rounded exactly (as Python's ``//``), with the standard's special cases."""
-    a, b, dtype = _same_dtype(x1, x2)
-    if dtype.kind == "f":
-        return as_array(_kernels.FLOOR_DIVIDE(a, b))
+def _integers(x1: Any, x2: Any) -> bool:
+    """Whether both operands are integers (arrays, pending arrays or Python ints)."""
+    return all(
+        (type(x) is int) or getattr(getattr(x, "dtype", None), "kind", "") in ("i", "u") for x in (x1, x2)
+    )
+
+
+def _integer_floor_divide(x1: Any, x2: Any) -> Array:
     return as_array(cupy.floor_divide(x1, x2))
 
 
-def remainder(x1: Any, x2: Any, /) -> Array:
-    """``x1 - floor_divide(x1, x2) * x2`` computed exactly, with the sign of ``x2``."""
-    a, b, dtype = _same_dtype(x1, x2)
-    if dtype.kind == "f":
-        return as_array(_kernels.REMAINDER(a, b))
+def _integer_remainder(x1: Any, x2: Any) -> Array:
     return as_array(cupy.remainder(x1, x2))
 
 
+def floor_divide(x1: Any, x2: Any, /) -> Any:
+    """``floor(x1 / x2)`` rounded exactly (as Python's ``//``), with the standard's special cases."""
+    if (
+        _fusion.enabled()
+        and _integers(x1, x2)
+        and (pending := _fusion.record(cupy.floor_divide, (x1, x2), _integer_floor_divide)) is not None
+    ):
+        return pending
+    a, b, dtype = _same_dtype(_fusion.realized(x1), _fusion.realized(x2))
+    if dtype.kind == "f":
+        return as_array(_kernels.FLOOR_DIVIDE(a, b))
+    return _integer_floor_divide(_fusion.realized(x1), _fusion.realized(x2))
+
+
+def remainder(x1: Any, x2: Any, /) -> Any:
+    """``x1 - floor_divide(x1, x2) * x2`` computed exactly, with the sign of ``x2``."""
+    if (
+        _fusion.enabled()
+        and _integers(x1, x2)
+        and (pending := _fusion.record(cupy.remainder, (x1, x2), _integer_remainder)) is not None
+    ):
+        return pending
+    a, b, dtype = _same_dtype(_fusion.realized(x1), _fusion.realized(x2))
+    if dtype.kind == "f":
+        return as_array(_kernels.REMAINDER(a, b))
+    return _integer_remainder(_fusion.realized(x1), _fusion.realized(x2))
+
+
+@_fusion.realizing
 def nextafter(x1: Any, x2: Any, /) -> Array:
     """The next representable value after ``x1`` towards ``x2`` (``x2`` itself when equal)."""
     a, b, _ = _same_dtype(x1, x2)

@@ -14,10 +14,13 @@ from array_api_compat import cupy as _compat
 from ruda import spec
 
 from ruda_cuda._array import Array, as_array, as_arrays
+from ruda_cuda._fusion import realizing
 
 
 def wrap(function: Callable[..., Any]) -> Callable[..., Any]:
-    """``function`` returning :class:`Array` (``inspect.signature`` still shows its own)."""
+    """``function`` returning :class:`Array` (``inspect.signature`` still shows its own), with
+    pending arguments computed first."""
+    function = realizing(function)
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         return as_arrays(function(*args, **kwargs))
@@ -28,6 +31,7 @@ def wrap(function: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+@realizing
 def repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Array:
     """Repeat elements; ``repeats`` may be an int or an integer array (CuPy takes only ints or
     lists, so an array is read back: the output's shape depends on its values anyway)."""
@@ -43,11 +47,13 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(int(n) for n in np.broadcast_shapes(*shapes))
 
 
+@realizing
 def broadcast_arrays(*arrays: Any) -> tuple[Array, ...]:
     """The arrays broadcast against each other, as a tuple of views."""
     return tuple(as_arrays(cupy.broadcast_arrays(*arrays)))
 
 
+@realizing
 def unstack(x: Any, /, *, axis: int = 0) -> tuple[Array, ...]:
     """The slices of ``x`` along ``axis``, as a tuple of views."""
     return tuple(as_arrays(list(_compat.unstack(x, axis=axis))))

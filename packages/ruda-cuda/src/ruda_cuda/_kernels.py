@@ -7,6 +7,8 @@ extra memory traffic and hold on ROCm builds of CuPy too.
 
 from __future__ import annotations
 
+import functools
+
 import cupy
 
 # numpy's npy_divmod, which is exact (CuPy uses floor(a / b)), plus the standard's
@@ -119,12 +121,27 @@ STREAM_BINARY = {
 }
 STREAM_UNARY = {"exp": "exp(x)", "sin": "sin(x)", "cos": "cos(x)"}
 VECTOR_DTYPES = {"float32": ("float", "float4", 4), "float64": ("double", "double2", 2)}
+#: Arrays at least this large, contiguous, 16-byte aligned float32/float64, take the streaming
+#: kernels (below that, CuPy's kernels are as fast).
+STREAM_MIN_SIZE = 1 << 20
+
+
+@functools.cache
+def _multiprocessors(device_id: int) -> int:
+    return int(cupy.cuda.Device(device_id).attributes["MultiProcessorCount"])
+
+
+def stream_blocks(size: int, device: cupy.cuda.Device) -> int:
+    """Blocks of 512 threads to launch a streaming kernel with over ``size`` elements: enough to
+    fill the GPU (8 per multiprocessor), fewer when there is less work."""
+    return min((size + 511) // 512, 8 * _multiprocessors(int(device.id)))
+
 
 # Two vectors per thread and iteration, both loaded before either is stored, so each
 # thread keeps two independent loads in flight (one is not enough for a one-input op).
 _STREAM_SOURCE = r"""
-#define OP(x, y) {expr}
-extern "C" __global__ void stream_kernel({args}, long long n) {{
+{prelude}
+extern "C" __global__ void stream_kernel({params}, {scalar}* __restrict__ out, long long n) {{
     const long long stride = (long long)blockDim.x * gridDim.x;
     const long long first = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     const long long nv = n / {width};
@@ -135,37 +152,54 @@ extern "C" __global__ void stream_kernel({args}, long long n) {{
         {vstore}
     }}
     for (long long j = nv * {width} + first; j < n; j += stride) {{
-        {sstore}
+        out[j] = {sresult};
     }}
 }}
 """
 
 
-def _stream_source(expr: str, dtype: str, binary: bool) -> str:
+def stream_source(prelude: str, function: str, operands: list[str | None], dtype: str) -> str:
+    """A grid-stride kernel ``stream_kernel(operands..., out, n)`` writing
+    ``out[j] = function(operands at j)`` with 16-byte vector loads and stores.
+
+    ``operands`` lists the function's arguments in order: ``None`` for an array (a contiguous,
+    16-byte-aligned array of ``n`` elements of ``dtype``, float32 or float64), else the C
+    declaration of a scalar parameter (``"const float s1"``), passed as it is. ``prelude``
+    defines ``function``."""
     scalar, vector, width = VECTOR_DTYPES[dtype]
     lanes = "xyzw"[:width]
-    va = f"reinterpret_cast<const {vector}*>(a)"
-    vb = f"reinterpret_cast<const {vector}*>(b)"
     zero = f"make_{vector}({', '.join(['0'] * width)})"
-    if binary:
-        args = f"const {scalar}* __restrict__ a, const {scalar}* __restrict__ b, {scalar}* __restrict__ c"
-        vload = (
-            f"const {vector} x0 = {va}[i]; const {vector} y0 = {vb}[i]; "
-            f"const {vector} x1 = second ? {va}[k] : {zero}; "
-            f"const {vector} y1 = second ? {vb}[k] : {zero};"
-        )
-        results = [", ".join(f"OP(x{m}.{lane}, y{m}.{lane})" for lane in lanes) for m in (0, 1)]
-        sstore = "c[j] = OP(a[j], b[j]);"
-    else:
-        args = f"const {scalar}* __restrict__ a, {scalar}* __restrict__ c"
-        vload = f"const {vector} x0 = {va}[i]; const {vector} x1 = second ? {va}[k] : {zero};"
-        results = [", ".join(f"OP(x{m}.{lane}, 0)" for lane in lanes) for m in (0, 1)]
-        sstore = "c[j] = OP(a[j], 0);"
-    vc = f"reinterpret_cast<{vector}*>(c)"
+    params, loads, names = [], [], []
+    for i, declaration in enumerate(operands):
+        if declaration is not None:
+            params.append(declaration)
+            names.append(declaration.split()[-1])
+            continue
+        params.append(f"const {scalar}* __restrict__ a{i}")
+        names.append(f"a{i}")
+        va = f"reinterpret_cast<const {vector}*>(a{i})"
+        loads.append(f"const {vector} x0_{i} = {va}[i]; const {vector} x1_{i} = second ? {va}[k] : {zero};")
+
+    def call(m: int, lane: str) -> str:
+        args = [f"x{m}_{i}.{lane}" if d is None else names[i] for i, d in enumerate(operands)]
+        return f"{function}({', '.join(args)})"
+
+    results = [", ".join(call(m, lane) for lane in lanes) for m in (0, 1)]
+    vout = f"reinterpret_cast<{vector}*>(out)"
     vstore = (
-        f"{vc}[i] = make_{vector}({results[0]}); if (second) {{ {vc}[k] = make_{vector}({results[1]}); }}"
+        f"{vout}[i] = make_{vector}({results[0]}); if (second) {{ {vout}[k] = make_{vector}({results[1]}); }}"
     )
-    return _STREAM_SOURCE.format(expr=expr, args=args, width=width, vload=vload, vstore=vstore, sstore=sstore)
+    scalar_args = [f"a{i}[j]" if d is None else names[i] for i, d in enumerate(operands)]
+    sresult = f"{function}({', '.join(scalar_args)})"
+    return _STREAM_SOURCE.format(
+        prelude=prelude,
+        params=", ".join(params),
+        scalar=scalar,
+        width=width,
+        vload=" ".join(loads),
+        vstore=vstore,
+        sresult=sresult,
+    )
 
 
 _STREAM_CACHE: dict[tuple[str, str], cupy.RawKernel] = {}
@@ -177,6 +211,9 @@ def stream_kernel(name: str, dtype: str) -> cupy.RawKernel:
     kernel = _STREAM_CACHE.get(key)
     if kernel is None:
         binary = name in STREAM_BINARY
-        expr = STREAM_BINARY[name] if binary else STREAM_UNARY[name]
-        kernel = _STREAM_CACHE[key] = cupy.RawKernel(_stream_source(expr, dtype, binary), "stream_kernel")
+        prelude = (
+            f"#define OP(x, y) {STREAM_BINARY[name]}" if binary else f"#define OP(x) {STREAM_UNARY[name]}"
+        )
+        source = stream_source(prelude, "OP", [None, None] if binary else [None], dtype)
+        kernel = _STREAM_CACHE[key] = cupy.RawKernel(source, "stream_kernel")
     return kernel

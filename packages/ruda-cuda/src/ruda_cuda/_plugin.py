@@ -67,6 +67,9 @@ class CudaBackend(Backend):
                 f"no CUDA driver: {type(err).__name__}: {err}",
                 fix="install the NVIDIA driver (check `nvidia-smi`)",
             )
+        from ruda_cuda._fusion import describe
+
+        details["fusion"] = describe()
         return Availability(
             available=True, devices=tuple(Device("cuda", str(i)) for i in range(count)), details=details
         )
@@ -91,8 +94,9 @@ class CudaBackend(Backend):
 
     def move(self, x: Any, native_device: Any) -> Any:
         from ruda_cuda._array import to_device
+        from ruda_cuda._fusion import realized
 
-        return to_device(x, native_device)
+        return to_device(realized(x), native_device)
 
     def from_dlpack(self, x: Any, native_device: Any) -> Any:
         # the namespace's own function (ruda_cuda.from_dlpack), imported here as move's is: this

@@ -11,6 +11,7 @@ from ruda import spec
 
 from ruda_cuda._array import Array, as_array
 from ruda_cuda._functions import wrap
+from ruda_cuda._fusion import realizing
 
 _OWN = {"solve", "eig", "eigvals"}
 
@@ -22,6 +23,7 @@ class EigResult(NamedTuple):
     eigenvectors: Array
 
 
+@realizing
 def solve(x1: Any, x2: Any, /) -> Array:
     """Solve ``x1 @ x = x2``. ``x2`` is a vector only when it is 1-D; otherwise it is a stack
     of matrices, and the stacks broadcast (CuPy treats any ``x2`` with one dimension fewer
@@ -50,6 +52,7 @@ def _require_eig() -> None:
         )
 
 
+@realizing
 def eig(x: Any, /) -> EigResult:
     """Eigenvalues and eigenvectors of general square matrices, always complex."""
     _require_eig()
@@ -58,6 +61,7 @@ def eig(x: Any, /) -> EigResult:
     return EigResult(as_array(w.astype(dtype, copy=False)), as_array(v.astype(dtype, copy=False)))
 
 
+@realizing
 def eigvals(x: Any, /) -> Array:
     """Eigenvalues of general square matrices, always complex."""
     _require_eig()

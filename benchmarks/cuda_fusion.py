@@ -1,0 +1,172 @@
+"""ruda_cuda's fusion on an 8-operation elementwise chain: fused, unfused, and a hand-written kernel.
+
+The chain (2 float32 inputs, 1 output; the one ``benchmarks/wgpu_overhead.py`` times) runs four
+ways in this process: ruda_cuda with fusion on (one generated kernel), with fusion off (8 kernels,
+each reading and writing the whole array), a hand-written ``cupy.RawKernel`` computing the same
+chain with float4 loads and stores in a grid-stride loop, and ``cupy.fuse`` for reference. Times
+come from CUDA events around the call and the read of its result, median of the repeats; GB/s
+counts the bytes the fused kernel must move (two inputs read, one output written).
+
+    python benchmarks/cuda_fusion.py                 # 2**28 elements, writes benchmarks/results/
+    python benchmarks/cuda_fusion.py --log2-size 24 --repeats 5
+    python benchmarks/cuda_fusion.py --markdown      # the README table from the last results
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).resolve().parent / "results"
+RESULT_FILE = RESULTS / "cuda_fusion.json"
+
+#: the chain, as namespace code ({t}: the previous step) and as one C expression per step
+CHAIN: list[tuple[Callable[[Any, Any, Any, Any], Any], str]] = [
+    (lambda ns, t, x, y: x * y, "a * b"),
+    (lambda ns, t, x, y: t + x, "{t} + a"),
+    (lambda ns, t, x, y: t * 0.5, "{t} * 0.5f"),
+    (lambda ns, t, x, y: ns.sin(t), "sinf({t})"),
+    (lambda ns, t, x, y: t - y, "{t} - b"),
+    (lambda ns, t, x, y: t * t, "{t} * {t}"),
+    (lambda ns, t, x, y: t + 1.0, "{t} + 1.0f"),
+    (lambda ns, t, x, y: ns.sqrt(t), "sqrtf({t})"),
+]
+
+_HAND = r"""
+__device__ __forceinline__ float chain(float a, float b) {
+STEPS
+  return t7;
+}
+extern "C" __global__ void chain4(const float4* x, const float4* y, float4* out, long long n4) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n4;
+         i += (long long)blockDim.x * gridDim.x) {
+        const float4 a = x[i], b = y[i];
+        out[i] = make_float4(chain(a.x, b.x), chain(a.y, b.y), chain(a.z, b.z), chain(a.w, b.w));
+    }
+}
+"""
+
+
+def chain(ns: Any, x: Any, y: Any) -> Any:
+    """The chain on ``x`` and ``y`` with namespace ``ns``."""
+    t = None
+    for step, _ in CHAIN:
+        t = step(ns, t, x, y)
+    return t
+
+
+def hand_written_source() -> str:
+    steps = "\n".join(
+        f"  const float t{k} = {expr.format(t=f't{k - 1}')};" for k, (_, expr) in enumerate(CHAIN)
+    )
+    return _HAND.replace("STEPS", steps)
+
+
+def gpu_ms(cupy: Any, work: Callable[[], object], repeats: int) -> float:
+    """Median milliseconds of ``work`` on the current stream, timed with CUDA events."""
+    for _ in range(2):
+        work()
+    times = []
+    for _ in range(repeats):
+        start, end = cupy.cuda.Event(), cupy.cuda.Event()
+        start.record()
+        work()
+        end.record()
+        end.synchronize()
+        times.append(cupy.cuda.get_elapsed_time(start, end))
+    return statistics.median(times)
+
+
+def measure(log2_size: int, repeats: int) -> dict[str, Any]:
+    import cupy
+    import numpy as np
+    import ruda_cuda as xp
+    from ruda_cuda import _fusion
+
+    n = 1 << log2_size
+    rng = np.random.default_rng(0)
+    x = xp.asarray(rng.standard_normal(n, dtype=np.float32))
+    y = xp.asarray(rng.standard_normal(n, dtype=np.float32))
+    out = cupy.empty_like(x)
+    hand = cupy.RawKernel(hand_written_source(), "chain4")
+    sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
+
+    def chain_of_cupy(a: Any, b: Any) -> Any:
+        return chain(cupy, a, b)
+
+    fuse = cupy.fuse(chain_of_cupy)
+
+    def ours(fused: bool) -> Callable[[], object]:
+        def run() -> object:
+            previous = _fusion.set_enabled(fused)
+            try:
+                return xp.asarray(chain(xp, x, y))
+            finally:
+                _fusion.set_enabled(previous)
+
+        return run
+
+    cases: dict[str, Callable[[], object]] = {
+        "fused": ours(True),
+        "unfused": ours(False),
+        "hand-written": lambda: hand((sms * 8,), (512,), (x, y, out, np.int64(n // 4))),
+        "cupy.fuse": lambda: fuse(x, y),
+    }
+    a = ours(True)()
+    hand((sms * 8,), (512,), (x, y, out, np.int64(n // 4)))
+    np.testing.assert_allclose(np.asarray(a[:4096]), cupy.asnumpy(out[:4096]), rtol=1e-5, atol=1e-6)
+    name = cupy.cuda.runtime.getDeviceProperties(0)["name"]
+    result: dict[str, Any] = {
+        "device": name.decode() if isinstance(name, bytes) else str(name),
+        "elements": n,
+        "ms": {},
+    }
+    for case, work in cases.items():
+        print(f"  {case} ...", flush=True)
+        result["ms"][case] = gpu_ms(cupy, work, repeats)
+    ms = result["ms"]
+    result["gb_per_s"] = {case: 3 * 4 * n / t / 1e6 for case, t in ms.items()}
+    result["unfused / fused"] = ms["unfused"] / ms["fused"]
+    result["fused / hand-written"] = ms["fused"] / ms["hand-written"]
+    return result
+
+
+def markdown(result: dict[str, Any]) -> str:
+    lines = [
+        f"8-operation chain on 2^{result['elements'].bit_length() - 1} float32, {result['device']}:",
+        "",
+        "| run | ms | GB/s |",
+        "|---|---|---|",
+    ]
+    for case, ms in result["ms"].items():
+        lines.append(f"| {case} | {ms:.3f} | {result['gb_per_s'][case]:.0f} |")
+    lines += [
+        "",
+        f"unfused / fused = {result['unfused / fused']:.2f}; "
+        f"fused / hand-written = {result['fused / hand-written']:.2f}",
+    ]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--log2-size", type=int, default=28, help="elements per array, as a power of 2")
+    parser.add_argument("--repeats", type=int, default=20, help="timed calls per case (median kept)")
+    parser.add_argument("--markdown", action="store_true", help="print the last results as a table")
+    args = parser.parse_args()
+    if args.markdown:
+        print(markdown(json.loads(RESULT_FILE.read_text())))
+        return
+    print(f"8-operation chain on 2**{args.log2_size} float32", flush=True)
+    result = measure(args.log2_size, args.repeats)
+    RESULTS.mkdir(exist_ok=True)
+    RESULT_FILE.write_text(json.dumps(result, indent=2))
+    print(markdown(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,505 @@
+"""Lazy, fused elementwise execution for ruda_cuda (the seed's ``cuda-fusion``).
+
+With fusion on, an elementwise function of the namespace (and an operator of a pending array)
+does not launch a kernel: it returns a :class:`LazyArray` that records the call. Reading the
+result (``__array__``, ``__float__``, ``to_device``, DLPack, printing, indexing), passing it to
+any other ruda_cuda function, or handing it to CuPy (``__cuda_array_interface__``) computes it:
+the pending chain of calls becomes one generated kernel (:mod:`ruda_cuda._fused_kernels`),
+cached by its structure and dtypes, and the result is a :class:`~ruda_cuda.Array`, a CuPy
+array, again. A chain of one call runs the unfused function itself. Fused results equal the
+unfused ones bit for bit.
+
+What is fused: the functions that are one CuPy ufunc call (arithmetic, comparisons, bitwise
+and logical operations, powers, the exponential, logarithmic, trigonometric and hyperbolic
+functions, and the ones ruda_cuda patches only for complex numbers, on real input). Every
+other function computes its inputs first and runs as before.
+
+A materialized array (``ruda_cuda.Array``) keeps CuPy's eager operators, so CuPy, SciPy and
+scikit-learn code handed one behaves as it does with CuPy; a chain starts at a namespace
+function or a pending array. Before ruda_cuda writes into an array (``x[i] = v``, ``x += 1``),
+pending results that read its memory are computed; code that writes into one by other means
+(CuPy's ``out=``, a raw kernel) while results that read it are pending must compute them first
+(``ruda_cuda.asarray(pending)``).
+
+Fusion is off unless ``RUDA_CUDA_FUSION=1`` (or the ``cuda-fusion`` extra's marker package is
+installed; ``RUDA_CUDA_FUSION=0`` then turns it off); :func:`set_enabled` switches it in a
+process.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import threading
+import weakref
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import cupy
+import numpy as np
+from cupy._core import _scalar  # numpy_dtype_from_pyscalar: the dtype CuPy gives a Python scalar
+from ruda._operators import ArrayOperators
+
+from ruda_cuda import _fused_kernels
+from ruda_cuda._array import Array, as_array
+from ruda_cuda._kernels import STREAM_MIN_SIZE, VECTOR_DTYPES, stream_blocks
+
+#: the environment variable that turns fusion on (``1``) or off (``0``)
+FUSION_ENV = "RUDA_CUDA_FUSION"
+#: entry-point group whose ``fusion`` entry (installed by the ``cuda-fusion`` extra) makes fusion
+#: the default
+DEFAULTS_GROUP = "ruda_cuda.defaults"
+#: steps one fused kernel holds at most; a longer chain is cut, its first part computed
+MAX_STEPS = 32
+#: array operands one fused kernel reads at most
+MAX_LEAVES = 16
+
+_PYTHON_SCALARS = (bool, int, float, complex)
+#: scalars a chain takes as kernel parameters (NumPy's keep their dtype, Python's are weak)
+_SCALARS = (*_PYTHON_SCALARS, np.generic)
+
+
+def _default() -> bool:
+    value = os.environ.get(FUSION_ENV)
+    if value is not None:
+        return value.strip().lower() not in ("", "0", "false", "off", "no")
+    return any(e.name == "fusion" for e in importlib.metadata.entry_points(group=DEFAULTS_GROUP))
+
+
+_enabled = _default()
+
+
+class _Paused(threading.local):
+    """Per thread: how many ruda_cuda functions are running (fusion waits for none inside them,
+    so the CuPy code they call sees CuPy's eager arrays)."""
+
+    depth = 0
+
+
+_paused = _Paused()
+
+
+def enabled() -> bool:
+    """Whether elementwise functions and operators wait to be fused here and now."""
+    return _enabled and not _paused.depth
+
+
+def set_enabled(on: bool) -> bool:
+    """Turn fusion on or off in this process (pending results stay pending until read);
+    returns the previous setting."""
+    global _enabled
+    previous, _enabled = _enabled, bool(on)
+    return previous
+
+
+def describe() -> str:
+    """Which setting is in effect and why, for ``ruda info``."""
+    value = os.environ.get(FUSION_ENV)
+    state = "on" if _enabled else "off"
+    if value is not None:
+        return f"{state} ({FUSION_ENV}={value})"
+    if _enabled:
+        return f"on (the cuda-fusion extra is installed; {FUSION_ENV}=0 turns it off)"
+    return f"off ({FUSION_ENV}=1 turns it on)"
+
+
+class Node:
+    """One pending ufunc call. ``args`` are nodes, CuPy arrays and Python scalars; once
+    computed, ``value`` holds the result and ``args`` is emptied, so inputs and intermediates
+    are freed as soon as nothing else needs them."""
+
+    __slots__ = ("args", "device", "dtype", "eager", "leaves", "op", "shape", "steps", "ufunc", "value")
+
+    def __init__(
+        self,
+        ufunc: Any,
+        op: Any,
+        args: tuple[Any, ...],
+        eager: Callable[..., Array],
+        shape: tuple[int, ...],
+        device: Any,
+    ) -> None:
+        self.ufunc, self.op, self.args, self.eager = ufunc, op, args, eager
+        self.shape, self.device = shape, device
+        self.dtype: np.dtype[Any] = np.dtype(op.out_types[0])
+        self.value: Array | None = None
+        pending = [a for a in args if isinstance(a, Node)]
+        # upper bounds (a node shared by two inputs counts twice): what decides a cut
+        self.steps: int = 1 + sum(a.steps for a in pending)
+        self.leaves: int = sum(a.leaves for a in pending) + sum(isinstance(a, cupy.ndarray) for a in args)
+
+    def compute(self) -> Array:
+        """The result, computed now if it is not yet."""
+        if self.value is None:
+            self.value = _run(self)
+            self.args = ()
+        return self.value
+
+    def reads(self, memory: Any) -> bool:
+        """Whether computing this node reads the allocation ``memory``."""
+        return any(
+            a.reads(memory) if isinstance(a, Node) else isinstance(a, cupy.ndarray) and a.data.mem is memory
+            for a in self.args
+        )
+
+
+#: pending results by id (arrays compare elementwise, so they are not hashable), checked before
+#: ruda_cuda writes into an array
+_pending: weakref.WeakValueDictionary[int, LazyArray] = weakref.WeakValueDictionary()
+
+
+def _operand(x: Any) -> Any:
+    """What a node records for the argument ``x``: a node, a CuPy array or a scalar; None for
+    anything else (then the call runs unfused, and reports bad input itself)."""
+    if isinstance(x, LazyArray):
+        return x._node if x._node.value is None else x._node.value
+    if isinstance(x, (cupy.ndarray, np.generic)) or type(x) in _PYTHON_SCALARS:
+        return x
+    return None
+
+
+def _loop(ufunc: Any, operands: list[Any]) -> Any:
+    """The ufunc's loop for these operands, chosen as CuPy's eager call chooses it (Python
+    scalars are weak unless their kind is above every array's), or None."""
+    in_types: list[np.dtype[Any]] = []
+    weaks: list[Any] = []  # the Python type of a weak scalar, else False
+    for x in operands:
+        if isinstance(x, (Node, cupy.ndarray, np.generic)):
+            in_types.append(x.dtype)
+            weaks.append(False)
+        else:
+            dtype, weak = _scalar.numpy_dtype_from_pyscalar(x)
+            in_types.append(dtype)
+            weaks.append(weak)
+    array_kind = max((_kind(t.type) for t, w in zip(in_types, weaks, strict=True) if not w), default=-1)
+    scalar_kind = max((_kind(w) for w in weaks if w), default=-1)
+    use_weak = array_kind >= 0 and scalar_kind >= 0 and array_kind >= scalar_kind
+    op = ufunc._ops._guess_routine_from_in_types(tuple(in_types), tuple(weaks) if use_weak else None)
+    if op is None or op.error_func is not None or op._resolution_func is not None or op.nout != 1:
+        return None
+    return op
+
+
+def _kind(t: type) -> int:
+    """CuPy's kind score of a scalar type (bool 0, integers 1, inexact 2; Python's bool is an int)."""
+    if issubclass(t, np.bool_):
+        return 0
+    if issubclass(t, (np.integer, int)):
+        return 1
+    return 2
+
+
+def record(ufunc: Any, args: tuple[Any, ...], eager: Callable[..., Array]) -> LazyArray | None:
+    """A pending result for ``ufunc(*args)``, or None when the call cannot be fused (then the
+    caller runs ``eager``, which also reports bad input as the unfused path does)."""
+    if not isinstance(ufunc, cupy.ufunc):  # cupy.real, cupy.imag, ... are Python functions
+        return None
+    operands = [_operand(a) for a in args]
+    if any(o is None for o in operands):
+        return None
+    arrays = [o for o in operands if isinstance(o, (Node, cupy.ndarray))]
+    if not arrays:
+        return None
+    device = arrays[0].device
+    if any(a.device != device for a in arrays):
+        return None
+    op = _loop(ufunc, operands)
+    if op is None:
+        return None
+    try:
+        shape = tuple(np.broadcast_shapes(*(a.shape for a in arrays)))
+        for x, in_type in zip(operands, op.in_types, strict=True):
+            if isinstance(x, _SCALARS):
+                np.array(x, dtype=in_type)  # out of range raises, as CuPy's conversion does
+    except (ValueError, OverflowError, TypeError):
+        return None
+    pending = [o for o in operands if isinstance(o, Node)]
+    if 1 + sum(n.steps for n in pending) > MAX_STEPS or sum(n.leaves for n in pending) > MAX_LEAVES:
+        operands = [o.compute() if isinstance(o, Node) else o for o in operands]
+    return LazyArray(Node(ufunc, op, tuple(operands), eager, shape, device))
+
+
+#: ``x ** y`` that CuPy's operator (as NumPy's) computes with another function, by the type and
+#: value of ``y``, with the dtype kinds of ``x`` it does so for
+_OPERATOR_POWERS: dict[tuple[type, float], tuple[Any, str]] = {
+    (int, 2): (cupy.square, "ifc"),
+    (float, 2.0): (cupy.square, "fc"),
+    (float, 0.5): (cupy.sqrt, "fc"),
+    (float, -1.0): (cupy.reciprocal, "fc"),
+}
+
+
+def power(x: Any, y: Any) -> Any:
+    """``x ** y`` with fusion on, where ``x`` is an array: what CuPy's operator computes (``**2``
+    is ``square``, ``**0.5`` is ``sqrt``, ``**-1.0`` is ``reciprocal``), so that fused and
+    unfused operators agree; otherwise the namespace's ``pow``."""
+    import ruda_cuda
+
+    special = _OPERATOR_POWERS.get((type(y), y)) if type(y) in (int, float) else None
+    if special is not None and x.dtype.kind in special[1]:
+        ufunc: Any = special[0]
+
+        def eager(a: Any) -> Array:
+            return as_array(ufunc(a))
+
+        pending = record(ufunc, (x,), eager) if enabled() else None
+        return pending if pending is not None else eager(realized(x))
+    namespace_pow: Any = ruda_cuda.pow  # made at import by _elementwise: Any to mypy
+    return namespace_pow(x, y)
+
+
+def _chain(node: Node) -> tuple[_fused_kernels.Chain, list[Any]]:
+    """The chain computing ``node`` from its leaves (computed nodes, arrays, scalars), and the
+    leaves' values in the kernel's parameter order (scalars converted to their loop's type)."""
+    leaves: list[Any] = []
+    dtypes: list[np.dtype[Any]] = []
+    scalars: list[bool] = []
+    steps: list[_fused_kernels.Step] = []
+    index: dict[int, int] = {}  # id of a node or array -> its value's index
+
+    def visit(x: Any, in_type: Any) -> int:
+        if isinstance(x, Node) and x.value is not None:
+            x = x.value
+        if isinstance(x, Node):
+            if id(x) not in index:
+                args = tuple(visit(a, t) for a, t in zip(x.args, x.op.in_types, strict=True))
+                steps.append(_fused_kernels.Step(x.ufunc, x.op, args))
+                index[id(x)] = -len(steps)  # steps are numbered after the leaves, below
+            return index[id(x)]
+        if isinstance(x, cupy.ndarray):
+            if id(x) not in index:
+                index[id(x)] = len(leaves)
+                leaves.append(x)
+                dtypes.append(x.dtype)
+                scalars.append(False)
+            return index[id(x)]
+        leaves.append(np.array(x, dtype=in_type)[()])
+        dtypes.append(np.dtype(in_type))
+        scalars.append(True)
+        return len(leaves) - 1
+
+    visit(node, None)
+    # steps were numbered -1, -2, ... in order; they follow the leaves
+    renumber = {-(k + 1): len(leaves) + k for k in range(len(steps))}
+    steps = [_fused_kernels.Step(s.ufunc, s.op, tuple(renumber.get(a, a) for a in s.args)) for s in steps]
+    return _fused_kernels.Chain(tuple(dtypes), tuple(scalars), tuple(steps)), leaves
+
+
+def _run(node: Node) -> Array:
+    """Compute ``node``: its unfused function when it is one call on computed inputs, else one
+    generated kernel for its whole pending chain."""
+    if not any(isinstance(a, Node) and a.value is None for a in node.args):
+        return node.eager(*(a.value if isinstance(a, Node) else a for a in node.args))
+    chain, leaves = _chain(node)
+    arrays = [x for x in leaves if isinstance(x, cupy.ndarray)]
+    with node.device:
+        if _streams(node, arrays):
+            out = cupy.empty(node.shape, node.dtype)
+            blocks = stream_blocks(out.size, node.device)
+            _fused_kernels.stream_kernel(chain)((blocks,), (512,), (*leaves, out, np.int64(out.size)))
+            return as_array(out)
+        return as_array(_fused_kernels.elementwise_kernel(chain)(*leaves))
+
+
+def _streams(node: Node, arrays: list[Any]) -> bool:
+    """Whether the vectorised kernel can run the chain (contiguous aligned float arrays of one
+    shape and dtype, large enough to pay for it)."""
+    size = int(np.prod(node.shape))
+    return (
+        node.dtype.name in VECTOR_DTYPES
+        and size >= STREAM_MIN_SIZE
+        and all(
+            a.shape == node.shape and a.dtype == node.dtype and a.flags.c_contiguous and a.data.ptr % 16 == 0
+            for a in arrays
+        )
+    )
+
+
+def realized(x: Any) -> Any:
+    """``x`` with a pending array computed (a :class:`~ruda_cuda.Array`); anything else as it is."""
+    return x.materialize() if isinstance(x, LazyArray) else x
+
+
+def realizing(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` with pending arrays among its arguments (also in lists and tuples, as
+    ``stack`` and ``meshgrid`` take them) computed first, and run with fusion paused: what it
+    computes with CuPy is computed at once."""
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if _pending:
+            args = tuple(_realize_nested(a) for a in args)
+            kwargs = {k: _realize_nested(v) for k, v in kwargs.items()}
+        _paused.depth += 1
+        try:
+            return function(*args, **kwargs)
+        finally:
+            _paused.depth -= 1
+
+    wrapper.__name__ = wrapper.__qualname__ = getattr(function, "__name__", "function")
+    wrapper.__doc__ = function.__doc__
+    wrapper.__wrapped__ = function  # type: ignore[attr-defined]  # inspect.signature follows it
+    return wrapper
+
+
+def _realize_nested(x: Any) -> Any:
+    if isinstance(x, LazyArray):
+        return x.materialize()
+    if isinstance(x, (list, tuple)) and any(isinstance(item, LazyArray) for item in x):
+        return type(x)(_realize_nested(item) for item in x)
+    return x
+
+
+def before_write(x: Any) -> None:
+    """Compute the pending results that read ``x``'s memory, before it is overwritten."""
+    if not _pending or not isinstance(x, cupy.ndarray):
+        return
+    memory = x.data.mem
+    for lazy in list(_pending.values()):
+        if lazy._node.value is None and lazy._node.reads(memory):
+            lazy.materialize()
+
+
+class LazyArray(ArrayOperators):
+    """A ruda_cuda result that is computed when it is first needed (see the module docstring).
+
+    It is a complete Array API array object: shape, dtype and device are known without
+    computing it; operators record further elementwise calls; everything else computes it and
+    answers from the :class:`~ruda_cuda.Array` it becomes. Any CuPy attribute not defined here
+    is read from that array too, so code written for CuPy arrays takes it."""
+
+    __slots__ = ("__weakref__", "_node")
+    # CuPy's and NumPy's operators give way to ours (``cupy_array + pending``)
+    __array_ufunc__ = None
+
+    def __init__(self, node: Node) -> None:
+        self._node = node
+        _pending[id(self)] = self
+
+    def materialize(self) -> Array:
+        """The computed array (computed now if it is not yet)."""
+        value = self._node.compute()
+        _pending.pop(id(self), None)
+        return value
+
+    # -- what is known without computing --------------------------------------------------
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        return self._node.dtype
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._node.shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self._node.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self._node.shape))
+
+    @property
+    def device(self) -> Any:
+        return self._node.device
+
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
+        return Array.__array_namespace__(self, api_version=api_version)  # type: ignore[arg-type]
+
+    # -- operators: recorded while they can be fused ----------------------------------------
+    def _binary_operator(self, function: str, dunder: str, other: Any, reflected: bool) -> Any:
+        if not isinstance(other, (LazyArray, cupy.ndarray, *_SCALARS)):
+            return NotImplemented
+        if dunder == "__pow__":
+            return power(self, other)
+        import ruda_cuda
+
+        operation = getattr(ruda_cuda, function)
+        return operation(other, self) if reflected else operation(self, other)
+
+    def _inplace_operator(self, function: str, dunder: str, other: Any) -> Any:
+        import ruda_cuda
+
+        if self._node.value is None:
+            result = getattr(ruda_cuda, function)(self, other)
+            if isinstance(result, LazyArray) and result.dtype == self.dtype and result.shape == self.shape:
+                # nothing can view a pending array's memory, so taking the new node is the update
+                self._node = result._node
+                return self
+        value = self.materialize()
+        before_write(value)
+        getattr(value, dunder)(realized(other))
+        return self
+
+    def _unary_operator(self, function: str, dunder: str) -> Any:
+        import ruda_cuda
+
+        return getattr(ruda_cuda, function)(self)
+
+    # -- everything else computes the array -------------------------------------------------
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        interface: dict[str, Any] = self.materialize().__cuda_array_interface__
+        return interface
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.materialize(), name)
+
+    @property
+    def T(self) -> Array:  # noqa: N802  (the standard's name)
+        return self.materialize().T  # type: ignore[no-any-return]
+
+    @property
+    def mT(self) -> Array:  # noqa: N802  (the standard's name)
+        return self.materialize().mT
+
+    def to_device(self, device: Any, /, *, stream: Any = None) -> Array:
+        return self.materialize().to_device(device, stream=stream)
+
+    def __dlpack__(self, /, **kwargs: Any) -> Any:
+        return self.materialize().__dlpack__(**kwargs)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self.materialize().__dlpack_device__()  # type: ignore[no-any-return]
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
+        return self.materialize().__array__(dtype, copy)
+
+    def __getitem__(self, key: Any) -> Array:
+        return self.materialize()[realized(key)]
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self.materialize()[realized(key)] = realized(value)
+
+    def __bool__(self) -> bool:
+        return bool(self.materialize())
+
+    def __int__(self) -> int:
+        return int(self.materialize())
+
+    def __float__(self) -> float:
+        return float(self.materialize())
+
+    def __complex__(self) -> complex:
+        return complex(self.materialize())
+
+    def __index__(self) -> int:
+        return self.materialize().__index__()
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.materialize())
+
+    def __repr__(self) -> str:
+        return repr(self.materialize())
+
+    def __str__(self) -> str:
+        return str(self.materialize())
+
+    def __reduce__(self) -> Any:
+        return self.materialize().__reduce__()

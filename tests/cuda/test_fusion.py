@@ -1,0 +1,349 @@
+"""ruda_cuda's fusion: pending elementwise chains, one generated kernel each, computed when read;
+every elementwise function on every dtype gives the bits it gives unfused."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+import ruda
+from ruda import spec
+
+_ROW = {b.name: b for b in ruda.backends()}["cuda"]
+if not _ROW.available:
+    pytest.skip(f"cuda backend unavailable: {_ROW.reason} (fix: {_ROW.fix})", allow_module_level=True)
+
+import cupy  # noqa: E402
+import ruda_cuda as xp  # noqa: E402
+from ruda_cuda import _fused_kernels, _fusion  # noqa: E402
+from ruda_cuda._fusion import LazyArray  # noqa: E402
+from ruda_cuda._kernels import STREAM_MIN_SIZE  # noqa: E402
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture
+def fused() -> Iterator[None]:
+    previous = _fusion.set_enabled(True)
+    yield
+    _fusion.set_enabled(previous)
+
+
+@pytest.fixture
+def runs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """How each computed chain ran: "eager" (one call, unfused) or "fused" (a generated kernel)."""
+    log: list[str] = []
+    original = _fusion._run
+
+    def run(node: Any) -> Any:
+        single = not any(isinstance(a, _fusion.Node) and a.value is None for a in node.args)
+        log.append("eager" if single else "fused")
+        return original(node)
+
+    monkeypatch.setattr(_fusion, "_run", run)
+    return log
+
+
+def _unfused(fn: Callable[[], Any]) -> Any:
+    previous = _fusion.set_enabled(False)
+    try:
+        return fn()
+    finally:
+        _fusion.set_enabled(previous)
+
+
+def _host(x: Any) -> np.ndarray:
+    return np.asarray(x)
+
+
+def _same_bits(got: np.ndarray, want: np.ndarray) -> None:
+    """Equal bits, signed zeros and infinities included; NaNs only as NaNs (which operand's NaN
+    an IEEE operation passes on is the compiler's choice of operand order)."""
+    assert got.dtype == want.dtype
+    if got.dtype.kind in "fc":
+        got_parts = got.view(got.real.dtype) if got.dtype.kind == "c" else got
+        want_parts = want.view(want.real.dtype) if want.dtype.kind == "c" else want
+        nan = np.isnan(want_parts)
+        np.testing.assert_array_equal(np.isnan(got_parts), nan)
+        got, want = got_parts[~nan], want_parts[~nan]
+    assert got.tobytes() == want.tobytes(), (got, want)
+
+
+def test_a_chain_waits_and_runs_as_one_kernel(fused, runs):
+    host = np.linspace(-3, 3, 1001, dtype=np.float32)
+    x = xp.asarray(host)
+    y = xp.sqrt(xp.exp(xp.sin(x) * 0.5) + 1.0)
+    assert isinstance(y, LazyArray) and not runs
+    assert (y.shape, y.dtype, y.device, y.ndim, y.size) == ((1001,), xp.float32, x.device, 1, 1001)
+    assert y.__array_namespace__() is xp
+    got = _host(y)
+    assert runs == ["fused"]
+    np.testing.assert_allclose(got, np.sqrt(np.exp(np.sin(host) * 0.5) + 1), rtol=2e-6)
+    assert type(xp.asarray(y)) is xp.Array  # computed once, then the same array
+    assert runs == ["fused"]
+
+
+def test_one_call_runs_the_unfused_function(fused, runs):
+    x = xp.asarray(np.arange(5.0))
+    assert _host(xp.exp(x)).tolist() == np.exp(np.arange(5.0)).tolist()
+    assert runs == ["eager"]
+
+
+def test_switched_off_functions_compute_at_once():
+    x = xp.asarray([1.0, 2.0])
+    assert type(_unfused(lambda: xp.exp(x) + 1)) is xp.Array
+
+
+def test_operators_wait_too_and_cupy_runs_at_once_inside_functions(fused, runs):
+    x = xp.asarray([1.0, 2.0, 3.0])
+    pending = x * 2 + 1
+    assert isinstance(pending, LazyArray) and isinstance(-x, LazyArray)
+    assert isinstance(xp.asarray([3, 4]) // 2, LazyArray)  # integers: a plain ufunc
+    assert isinstance(pending * np.float64(2), LazyArray) and isinstance(2 - pending, LazyArray)
+    assert isinstance(x + pending, LazyArray) and isinstance(cupy.asarray(x) + pending, LazyArray)
+    assert _host(x + pending).tolist() == [4.0, 7.0, 10.0]
+    assert _host(abs(-pending) ** 2).tolist() == [9.0, 25.0, 49.0]
+    assert _host(pending < 4).tolist() == [True, False, False]
+    # inside a namespace function (here CuPy's norm, which uses operators) nothing waits
+    assert isinstance(xp.linalg.vector_norm(x * 1.0), xp.Array)
+
+
+def test_bad_input_is_reported_at_the_call(fused):
+    a, b = xp.ones((3,)), xp.ones((4,))
+    with pytest.raises(ValueError):
+        xp.add(xp.exp(a), b)
+    with pytest.raises(TypeError):
+        xp.bitwise_and(xp.exp(a), a)
+    with pytest.raises(TypeError):
+        xp.add(xp.exp(a), "text")
+
+
+def test_pending_arrays_computed_where_they_are_used(fused):
+    host = np.arange(12.0).reshape(3, 4)
+    x = xp.asarray(host)
+    t = x * 2 + 1
+    assert _host(xp.sum(t, axis=0)).tolist() == (host * 2 + 1).sum(axis=0).tolist()
+    assert _host(xp.reshape(x * 2, (4, 3))).tolist() == (host * 2).reshape(4, 3).tolist()
+    assert _host(xp.stack([x + 1, x - 1])).shape == (2, 3, 4)
+    assert _host((x + 1)[1, 2:]).tolist() == [7.0, 8.0]
+    assert float((x * 0.5)[2, 3]) == 5.5 and int(xp.sum(x > 5)) == 6 and bool(xp.all(x >= 0))
+    assert cupy.asarray(x + 1).shape == (3, 4)  # CuPy takes it through __cuda_array_interface__
+    assert ruda.to_numpy(x - 1).tolist() == (host - 1).tolist()
+    assert "11." in repr(x + 0) and xp.matmul(x + 0, xp.ones((4,))).shape == (3,)
+    assert xp.result_type(x + 1, xp.float32) == xp.float64 and xp.finfo(x + 1).bits == 64
+
+
+def test_writes_wait_for_pending_readers(fused):
+    x = xp.asarray([1.0, 2.0, 3.0])
+    doubled, view_sum = x * 2, x[1:] + 0  # the second reads a view of x's memory
+    x[0] = 100.0
+    x += 1.0
+    assert _host(doubled).tolist() == [2.0, 4.0, 6.0] and _host(view_sum).tolist() == [2.0, 3.0]
+    assert _host(x).tolist() == [101.0, 3.0, 4.0]
+
+
+def test_in_place_operators_on_pending_arrays(fused):
+    x = xp.asarray([1, 2, 3], dtype=xp.int32)
+    t = x * 2
+    t += 1
+    assert isinstance(t, LazyArray) and t._node.value is None  # still pending: one chain
+    assert _host(t).tolist() == [3, 5, 7]
+    t //= 2  # computed now: in place on the computed array
+    assert _host(t).tolist() == [1, 2, 3] and _host(x).tolist() == [1, 2, 3]
+    with pytest.raises(TypeError):
+        u = x * 2
+        u /= 2  # would make an int32 array float
+
+
+def test_long_loops_run_in_bounded_kernels(fused, runs):
+    x = xp.asarray(np.linspace(0, 1, 100, dtype=np.float32))
+    t = x
+    for _ in range(100):
+        t = t * 0.5 + 1.0
+    got = _host(t)
+    assert runs.count("fused") == -(-200 // _fusion.MAX_STEPS)
+    want = _unfused(lambda: _loop(x))
+    _same_bits(got, _host(want))
+
+
+def _loop(x: Any) -> Any:
+    t = x
+    for _ in range(100):
+        t = t * 0.5 + 1.0
+    return t
+
+
+def test_kernels_are_reused_whatever_the_scalars(fused):
+    x = xp.asarray(np.arange(8.0))
+    _host(xp.exp(x * 1.5) + 2.0)
+    compiled = _fused_kernels.elementwise_kernel.cache_info().currsize
+    for k in range(5):
+        _host(xp.exp(x * (k + 0.25)) + float(k))
+    assert _fused_kernels.elementwise_kernel.cache_info().currsize == compiled
+
+
+def test_broadcast_operands_and_shared_intermediates(fused):
+    a = xp.asarray(np.linspace(-1, 1, 3).reshape(3, 1))
+    b = xp.asarray(np.linspace(0, 2, 4, dtype=np.float32))
+
+    def run() -> Any:
+        t = xp.exp(a)
+        u = t + b
+        return t * u - xp.sin(u)
+
+    got, want = _host(run()), _host(_unfused(run))
+    assert got.shape == (3, 4)
+    _same_bits(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [1000, 3 * STREAM_MIN_SIZE + 3])
+def test_products_are_not_contracted_into_fma(fused, runs, dtype, n):
+    rng = np.random.default_rng(3)
+    x, y, z = (xp.asarray((rng.standard_normal(n) * 3).astype(dtype)) for _ in range(3))
+
+    def run() -> Any:
+        return (x * y + z) * (y - x * z) - x * x
+
+    _same_bits(_host(run()), _host(_unfused(run)))
+    assert runs == ["fused"]
+
+
+def test_the_vectorised_kernel_takes_large_contiguous_chains(fused):
+    n = 2 * STREAM_MIN_SIZE + 5
+    x = xp.asarray(np.linspace(-2, 2, n, dtype=np.float32))
+
+    def run(v: Any) -> Any:
+        return xp.sqrt(xp.sin(v) * v + 2.5) - 1.0
+
+    compiled = _fused_kernels.stream_kernel.cache_info().currsize
+    _same_bits(_host(run(x)), _host(_unfused(lambda: run(x))))
+    assert _fused_kernels.stream_kernel.cache_info().currsize == compiled + 1
+    _same_bits(_host(run(x[1:])), _host(_unfused(lambda: run(x[1:]))))  # unaligned: generic kernel
+
+
+def test_python_scalars_promote_weakly_as_unfused(fused):
+    i8 = xp.asarray([1, -2, 100], dtype=xp.int8)
+    f32 = xp.asarray([0.1, -2.5, 3.0], dtype=xp.float32)
+    cases = [
+        lambda: (i8 + 1) * 3,
+        lambda: (f32 * 0.1 + 1) / 3,
+        lambda: (2.5 - f32) ** 2,
+        lambda: (i8 * 2) * 0.5,  # a float scalar above an integer array's kind: float64
+        lambda: (f32 > 0.1) & True,
+        lambda: (i8 + 0) == 100,
+    ]
+    for case in cases:
+        got, want = case(), _unfused(case)
+        assert got.dtype == want.dtype
+        _same_bits(_host(got), _host(want))
+
+
+def test_the_switch_and_ruda_info():
+    code = (
+        "import ruda_cuda as xp\n"
+        "from ruda_cuda import _fusion\n"
+        "print(_fusion.enabled(), type(xp.exp(xp.ones(3))).__name__)\n"
+    )
+    for value, want in (("0", "False Array"), ("1", "True LazyArray")):
+        env = {**os.environ, _fusion.FUSION_ENV: value}
+        out = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        )
+        assert out.stdout.split() == want.split()
+    from ruda_cuda._plugin import CudaBackend
+
+    details = CudaBackend().probe().details
+    assert details["fusion"].startswith("on" if _fusion.enabled() else "off")
+
+
+def test_the_cuda_fusion_extra_makes_fusion_the_default(tmp_path):
+    # what installing ruda-cuda-fusion adds: its entry point in the ruda_cuda.defaults group
+    info = tmp_path / "ruda_cuda_fusion-0.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: ruda-cuda-fusion\nVersion: 0.1.0\n")
+    (info / "entry_points.txt").write_text("[ruda_cuda.defaults]\nfusion = ruda_cuda_fusion\n")
+    code = "from ruda_cuda import _fusion; print(_fusion.enabled(), _fusion.describe())"
+    env = {k: v for k, v in os.environ.items() if k != _fusion.FUSION_ENV}
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), env.get("PYTHONPATH", "")])
+
+    def run() -> str:
+        return subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        ).stdout.strip()
+
+    assert run().startswith("True on (the cuda-fusion extra is installed")
+    env[_fusion.FUSION_ENV] = "0"
+    assert run() == "False off (RUDA_CUDA_FUSION=0)"
+
+
+# -- every elementwise function and dtype: fused bits == unfused bits ---------------------------
+
+_FLOATS = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 1e-3, -7.25, 100.0, np.inf, -np.inf, np.nan]
+_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+_DTYPES += ["float32", "float64", "complex64", "complex128"]
+_UNARY = {
+    "abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "bitwise_invert", "ceil", "conj", "cos",
+    "cosh", "exp", "expm1", "floor", "imag", "isfinite", "isinf", "isnan", "log", "log1p", "log2",
+    "log10", "logical_not", "negative", "positive", "real", "reciprocal", "round", "sign", "signbit",
+    "sin", "sinh", "square", "sqrt", "tan", "tanh", "trunc",
+}  # fmt: skip
+
+
+def _values(dtype: np.dtype[Any], n: int, seed: int) -> np.ndarray:
+    """Edge values of ``dtype`` (NaN, signed zeros, infinities, extremes, subnormals) and random ones."""
+    rng = np.random.default_rng(seed)
+    if dtype == np.bool_:
+        return rng.integers(0, 2, n).astype(bool)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        edges = [0, 1, 2, 3, 7, info.max, info.min, info.max - 1]
+        edges += [-1, -2, -8] if dtype.kind == "i" else []
+        rand = rng.integers(info.min, int(info.max) + 1, n - len(edges), dtype=dtype)
+        return np.concatenate([np.array(edges, dtype), rand])
+    real = np.dtype(dtype.char.lower()) if dtype.kind == "c" else dtype
+    info = np.finfo(real)
+    edges = np.array([*_FLOATS, float(info.max), float(info.smallest_subnormal), -float(info.tiny)], real)
+    with np.errstate(all="ignore"):
+        rand = (rng.standard_normal(n - len(edges)) * 4).astype(real)
+    parts = np.concatenate([edges, rand])
+    if dtype.kind == "c":
+        out = np.empty(n, dtype)
+        out.real, out.imag = parts, np.roll(parts, 5)
+        return out
+    return parts
+
+
+def _chain(name: str, a: Any, b: Any) -> Any:
+    """``name`` on (a, b) between two other steps, so that it is a fused step reading a step."""
+    fn = getattr(xp, name)
+    if a.dtype != xp.bool:
+        a = xp.positive(a)
+    t = fn(a) if name in _UNARY else fn(a, b)
+    if t.dtype == xp.bool:
+        return xp.logical_xor(t, True)
+    return t * t + t
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("name", sorted(set(spec.ELEMENTWISE_FUNCTIONS) - {"clip"}))
+def test_fused_and_unfused_bits_agree(fused, name, dtype):
+    dt = np.dtype(dtype)
+    host_a, host_b = _values(dt, 64, 1), _values(dt, 64, 2)
+    if dt.kind in "iu" and name in ("bitwise_left_shift", "bitwise_right_shift"):
+        host_b = np.abs(host_b.astype(np.int64) % (dt.itemsize * 8 + 3)).astype(dt)
+    if dt.kind in "iu" and name == "pow":
+        host_b = np.abs(host_b.astype(np.int64) % 9).astype(dt)
+    a, b = xp.asarray(host_a), xp.asarray(host_b)
+    try:
+        want = _host(_unfused(lambda: _chain(name, a, b)))
+    except Exception as err:  # CuPy's own refusal (a TypeError, or its compiler's error)
+        with pytest.raises(type(err)):
+            _host(_chain(name, a, b))
+        return
+    _same_bits(_host(_chain(name, a, b)), want)
