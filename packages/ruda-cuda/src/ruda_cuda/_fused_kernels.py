@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import cupy
 import numpy as np
@@ -60,8 +60,7 @@ __device__ __forceinline__ thrust::complex<T> ruda_rounded(thrust::complex<T> x)
 """
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
+class Step(NamedTuple):
     """One ufunc call of a chain: ``ufunc`` with its loop ``op`` on ``args``, which index the
     chain's values (its leaves first, then the steps' results in order)."""
 

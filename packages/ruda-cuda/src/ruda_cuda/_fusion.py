@@ -29,6 +29,7 @@ process.
 from __future__ import annotations
 
 import importlib.metadata
+import math
 import os
 import threading
 import weakref
@@ -123,10 +124,16 @@ class Node:
         self.shape, self.device = shape, device
         self.dtype: np.dtype[Any] = np.dtype(op.out_types[0])
         self.value: Array | None = None
-        pending = [a for a in args if isinstance(a, Node)]
         # upper bounds (a node shared by two inputs counts twice): what decides a cut
-        self.steps: int = 1 + sum(a.steps for a in pending)
-        self.leaves: int = sum(a.leaves for a in pending) + sum(isinstance(a, cupy.ndarray) for a in args)
+        steps, leaves = 1, 0
+        for a in args:
+            if type(a) is Node:
+                steps += a.steps
+                leaves += a.leaves
+            elif isinstance(a, cupy.ndarray):
+                leaves += 1
+        self.steps: int = steps
+        self.leaves: int = leaves
 
     def compute(self) -> Array:
         """The result, computed now if it is not yet."""
@@ -158,9 +165,29 @@ def _operand(x: Any) -> Any:
     return None
 
 
+#: a ufunc's loop by the ufunc and its operands' dtypes (a Python scalar by its type)
+_LOOPS: dict[tuple[Any, ...], Any] = {}
+
+
 def _loop(ufunc: Any, operands: list[Any]) -> Any:
     """The ufunc's loop for these operands, chosen as CuPy's eager call chooses it (Python
     scalars are weak unless their kind is above every array's), or None."""
+    key = (ufunc, *(_type_key(x) for x in operands))
+    op = _LOOPS.get(key, _LOOPS)
+    if op is _LOOPS:
+        op = _LOOPS[key] = _choose_loop(ufunc, operands)
+    return op
+
+
+def _type_key(x: Any) -> Any:
+    """What decides the loop for the operand ``x``: its dtype, or a Python scalar's type (an int
+    at or above 2**63 is uint64 to CuPy)."""
+    if type(x) is int:
+        return "big int" if x >= 1 << 63 else int
+    return type(x) if type(x) in _PYTHON_SCALARS else x.dtype
+
+
+def _choose_loop(ufunc: Any, operands: list[Any]) -> Any:
     in_types: list[np.dtype[Any]] = []
     weaks: list[Any] = []  # the Python type of a weak scalar, else False
     for x in operands:
@@ -200,23 +227,26 @@ def record(ufunc: Any, args: tuple[Any, ...], eager: Callable[..., Array]) -> La
     arrays = [o for o in operands if isinstance(o, (Node, cupy.ndarray))]
     if not arrays:
         return None
-    device = arrays[0].device
+    device, shape = arrays[0].device, arrays[0].shape
     if any(a.device != device for a in arrays):
         return None
     op = _loop(ufunc, operands)
     if op is None:
         return None
     try:
-        shape = tuple(np.broadcast_shapes(*(a.shape for a in arrays)))
+        if any(a.shape != shape for a in arrays):
+            shape = tuple(np.broadcast_shapes(*(a.shape for a in arrays)))
         for x, in_type in zip(operands, op.in_types, strict=True):
-            if isinstance(x, _SCALARS):
+            if type(x) is int:
                 np.array(x, dtype=in_type)  # out of range raises, as CuPy's conversion does
-    except (ValueError, OverflowError, TypeError):
+    except (ValueError, OverflowError):
         return None
-    pending = [o for o in operands if isinstance(o, Node)]
-    if 1 + sum(n.steps for n in pending) > MAX_STEPS or sum(n.leaves for n in pending) > MAX_LEAVES:
-        operands = [o.compute() if isinstance(o, Node) else o for o in operands]
-    return LazyArray(Node(ufunc, op, tuple(operands), eager, shape, device))
+    node = Node(ufunc, op, tuple(operands), eager, shape, device)
+    if node.steps > MAX_STEPS or node.leaves > MAX_LEAVES:
+        node = Node(
+            ufunc, op, tuple(o.compute() if type(o) is Node else o for o in operands), eager, shape, device
+        )
+    return LazyArray(node)
 
 
 #: ``x ** y`` that CuPy's operator (as NumPy's) computes with another function, by the type and
@@ -254,35 +284,39 @@ def _chain(node: Node) -> tuple[_fused_kernels.Chain, list[Any]]:
     leaves: list[Any] = []
     dtypes: list[np.dtype[Any]] = []
     scalars: list[bool] = []
-    steps: list[_fused_kernels.Step] = []
+    raw: list[tuple[Any, Any, list[int]]] = []  # steps; a step's value is -(its position + 1)
     index: dict[int, int] = {}  # id of a node or array -> its value's index
 
     def visit(x: Any, in_type: Any) -> int:
-        if isinstance(x, Node) and x.value is not None:
+        if type(x) is Node:
+            if x.value is None:
+                found = index.get(id(x))
+                if found is None:
+                    args = [visit(a, t) for a, t in zip(x.args, x.op.in_types, strict=True)]
+                    raw.append((x.ufunc, x.op, args))
+                    found = index[id(x)] = -len(raw)
+                return found
             x = x.value
-        if isinstance(x, Node):
-            if id(x) not in index:
-                args = tuple(visit(a, t) for a, t in zip(x.args, x.op.in_types, strict=True))
-                steps.append(_fused_kernels.Step(x.ufunc, x.op, args))
-                index[id(x)] = -len(steps)  # steps are numbered after the leaves, below
-            return index[id(x)]
         if isinstance(x, cupy.ndarray):
-            if id(x) not in index:
-                index[id(x)] = len(leaves)
+            found = index.get(id(x))
+            if found is None:
+                found = index[id(x)] = len(leaves)
                 leaves.append(x)
                 dtypes.append(x.dtype)
                 scalars.append(False)
-            return index[id(x)]
+            return found
         leaves.append(np.array(x, dtype=in_type)[()])
         dtypes.append(np.dtype(in_type))
         scalars.append(True)
         return len(leaves) - 1
 
     visit(node, None)
-    # steps were numbered -1, -2, ... in order; they follow the leaves
-    renumber = {-(k + 1): len(leaves) + k for k in range(len(steps))}
-    steps = [_fused_kernels.Step(s.ufunc, s.op, tuple(renumber.get(a, a) for a in s.args)) for s in steps]
-    return _fused_kernels.Chain(tuple(dtypes), tuple(scalars), tuple(steps)), leaves
+    first = len(leaves) - 1  # steps follow the leaves: -(k + 1) becomes len(leaves) + k
+    steps = tuple(
+        _fused_kernels.Step(ufunc, op, tuple(a if a >= 0 else first - a for a in args))
+        for ufunc, op, args in raw
+    )
+    return _fused_kernels.Chain(tuple(dtypes), tuple(scalars), steps), leaves
 
 
 def _run(node: Node) -> Array:
@@ -304,7 +338,7 @@ def _run(node: Node) -> Array:
 def _streams(node: Node, arrays: list[Any]) -> bool:
     """Whether the vectorised kernel can run the chain (contiguous aligned float arrays of one
     shape and dtype, large enough to pay for it)."""
-    size = int(np.prod(node.shape))
+    size = math.prod(node.shape)
     return (
         node.dtype.name in VECTOR_DTYPES
         and size >= STREAM_MIN_SIZE
@@ -396,7 +430,7 @@ class LazyArray(ArrayOperators):
 
     @property
     def size(self) -> int:
-        return int(np.prod(self._node.shape))
+        return math.prod(self._node.shape)
 
     @property
     def device(self) -> Any:
