@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.array_api import make_strategies_namespace
 
@@ -200,6 +200,13 @@ class ConformanceChecks:
         x = self._array(data, kind)
         if x.ndim == 0 or (x.size == 0 and name in ("min", "max")):
             return
+        if name == "prod" and self.xp.isdtype(x.dtype, "real floating"):
+            # A product that overflows in some order of multiplication is inf in that order and,
+            # with a zero among the factors, 0 * inf = nan, where another order gives 0: the
+            # result depends on the order, which the standard leaves to the implementation.
+            # Keep arrays whose every partial product is finite.
+            magnitudes = np.maximum(np.abs(to_numpy(x).astype(np.float64)), 1.0)
+            assume(float(np.prod(magnitudes)) <= float(np.finfo(to_numpy(x).dtype).max))
         axis = data.draw(st.none() | st.integers(-x.ndim, x.ndim - 1), label="axis")
         keepdims = data.draw(st.booleans(), label="keepdims")
         got = getattr(self.xp, name)(x, axis=axis, keepdims=keepdims)
