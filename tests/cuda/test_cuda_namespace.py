@@ -26,7 +26,7 @@ pytestmark = pytest.mark.gpu
 
 @pytest.fixture(autouse=True)
 def _unfused() -> Iterator[None]:
-    """These tests check the namespace as it computes unfused (test_fusion.py checks fusion),
+    """These tests check the namespace as it computes unfused (test_cuda_fusion.py checks fusion),
     whichever default the installed packages choose."""
     from ruda_cuda import _fusion
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from ruda.testing import assert_matches_numpy, parametrize_backends
+from ruda.testing import assert_matches_numpy, assert_same_bits, edge_values, parametrize_backends
 from ruda_wgpu import _elementwise, _fusion
 from ruda_wgpu._engine import default_device
 
@@ -170,32 +170,6 @@ def test_the_switch_and_ruda_info(xp):
 
 # -- every elementwise function and dtype: fused bits == unfused bits ---------------------------
 
-_FLOATS = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 1e-3, -7.25, 100.0, np.inf, -np.inf, np.nan]
-
-
-def _values(dtype: np.dtype[Any], n: int, seed: int) -> np.ndarray:
-    """Edge values of ``dtype`` (NaN, signed zeros, infinities, extremes, subnormals) and random ones."""
-    rng = np.random.default_rng(seed)
-    if dtype == np.bool_:
-        return rng.integers(0, 2, n).astype(bool)
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        edges = [0, 1, 2, 3, 7, info.max, info.min, info.max - 1]
-        edges += [-1, -2, -8] if dtype.kind == "i" else []
-        rand = rng.integers(info.min, int(info.max) + 1, n - len(edges), dtype=dtype)
-        return np.concatenate([np.array(edges, dtype), rand])
-    real = np.dtype(dtype.char.lower()) if dtype.kind == "c" else dtype
-    info = np.finfo(real)
-    edges = np.array([*_FLOATS, float(info.max), float(info.smallest_subnormal), -float(info.tiny)], real)
-    with np.errstate(all="ignore"):
-        rand = (rng.standard_normal(n - len(edges)) * 4).astype(real)
-    parts = np.concatenate([edges, rand])
-    if dtype.kind == "c":
-        out = np.empty(n, dtype)
-        out.real, out.imag = parts, np.roll(parts, 5)
-        return out
-    return parts
-
 
 def _cases() -> list[tuple[str, str]]:
     dev = default_device()
@@ -220,7 +194,7 @@ def _chain(xp: Any, name: str, a: Any, b: Any) -> Any:
 @pytest.mark.parametrize(("name", "dtype"), _cases())
 def test_fused_and_unfused_bits_agree(xp, fused, name, dtype):
     dt = np.dtype(dtype)
-    host_a, host_b = _values(dt, 64, 1), _values(dt, 64, 2)
+    host_a, host_b = edge_values(dt, 64, 1), edge_values(dt, 64, 2)
     if dt.kind in "iu" and name in ("bitwise_left_shift", "bitwise_right_shift"):
         host_b = np.abs(host_b.astype(np.int64) % (dt.itemsize * 8 + 3)).astype(dt)
     if dt.kind in "iu" and name == "pow":
@@ -234,20 +208,7 @@ def test_fused_and_unfused_bits_agree(xp, fused, name, dtype):
     kernels = (dt.kind == "c") + (2 if fused_result.dtype.kind == "c" else 1)
     assert _dispatches(xp) - before == kernels
     assert fused_result.dtype == unfused.dtype
-    _same_bits(fused_result, unfused)
-
-
-def _same_bits(got: np.ndarray, want: np.ndarray) -> None:
-    """Equal bits, signed zeros and infinities included, except NaN's sign and payload: which
-    operand's NaN an IEEE operation passes on is left to the hardware and the compiler's choice
-    of operand order, which differs between two compilations of the same code."""
-    if got.dtype.kind in "fc":
-        got_parts = got.view(got.real.dtype) if got.dtype.kind == "c" else got
-        want_parts = want.view(want.real.dtype) if want.dtype.kind == "c" else want
-        nan = np.isnan(want_parts)
-        np.testing.assert_array_equal(np.isnan(got_parts), nan)
-        got, want = got_parts[~nan], want_parts[~nan]
-    assert got.tobytes() == want.tobytes(), (got, want)
+    assert_same_bits(fused_result, unfused)
 
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
@@ -261,7 +222,7 @@ def test_products_are_not_contracted_into_fma(xp, fused, dtype):
     def run() -> np.ndarray:
         return np.asarray((x * y + z) * (y - x * z) - x * x)
 
-    _same_bits(run(), _unfused(run))
+    assert_same_bits(run(), _unfused(run))
 
 
 # -- a trailing reduction reads the chain's operands directly -----------------------------------
@@ -289,7 +250,7 @@ def test_reductions_of_chains_read_the_operands(xp, fused, dtype, reduction):
         unfused_kernels = _dispatches(xp) - before
         got = run(axis)
         assert _dispatches(xp) - before - unfused_kernels <= unfused_kernels - 2  # no chain kernels
-        _same_bits(got, want)
+        assert_same_bits(got, want)
     if dtype != "float16":  # NumPy sums float16 columns in float16 steps, we in float32
         want = getattr(np, reduction)(host[0] * host[1] + host[0], axis=0)
         assert_matches_numpy(fn(x * y + x, axis=0), want)

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import ruda
 from ruda import spec
+from ruda.testing import assert_same_bits, edge_values
 
 _ROW = {b.name: b for b in ruda.backends()}["cuda"]
 if not _ROW.available:
@@ -59,19 +60,6 @@ def _unfused(fn: Callable[[], Any]) -> Any:
 
 def _host(x: Any) -> np.ndarray:
     return np.asarray(x)
-
-
-def _same_bits(got: np.ndarray, want: np.ndarray) -> None:
-    """Equal bits, signed zeros and infinities included; NaNs only as NaNs (which operand's NaN
-    an IEEE operation passes on is the compiler's choice of operand order)."""
-    assert got.dtype == want.dtype
-    if got.dtype.kind in "fc":
-        got_parts = got.view(got.real.dtype) if got.dtype.kind == "c" else got
-        want_parts = want.view(want.real.dtype) if want.dtype.kind == "c" else want
-        nan = np.isnan(want_parts)
-        np.testing.assert_array_equal(np.isnan(got_parts), nan)
-        got, want = got_parts[~nan], want_parts[~nan]
-    assert got.tobytes() == want.tobytes(), (got, want)
 
 
 def test_a_chain_waits_and_runs_as_one_kernel(fused, runs):
@@ -168,7 +156,7 @@ def test_long_loops_run_in_bounded_kernels(fused, runs):
     got = _host(t)
     assert runs.count("fused") == -(-200 // _fusion.MAX_STEPS)
     want = _unfused(lambda: _loop(x))
-    _same_bits(got, _host(want))
+    assert_same_bits(got, _host(want))
 
 
 def _loop(x: Any) -> Any:
@@ -198,7 +186,7 @@ def test_broadcast_operands_and_shared_intermediates(fused):
 
     got, want = _host(run()), _host(_unfused(run))
     assert got.shape == (3, 4)
-    _same_bits(got, want)
+    assert_same_bits(got, want)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -210,7 +198,7 @@ def test_products_are_not_contracted_into_fma(fused, runs, dtype, n):
     def run() -> Any:
         return (x * y + z) * (y - x * z) - x * x
 
-    _same_bits(_host(run()), _host(_unfused(run)))
+    assert_same_bits(_host(run()), _host(_unfused(run)))
     assert runs == ["fused"]
 
 
@@ -222,9 +210,9 @@ def test_the_vectorised_kernel_takes_large_contiguous_chains(fused):
         return xp.sqrt(xp.sin(v) * v + 2.5) - 1.0
 
     compiled = _fused_kernels.stream_kernel.cache_info().currsize
-    _same_bits(_host(run(x)), _host(_unfused(lambda: run(x))))
+    assert_same_bits(_host(run(x)), _host(_unfused(lambda: run(x))))
     assert _fused_kernels.stream_kernel.cache_info().currsize == compiled + 1
-    _same_bits(_host(run(x[1:])), _host(_unfused(lambda: run(x[1:]))))  # unaligned: generic kernel
+    assert_same_bits(_host(run(x[1:])), _host(_unfused(lambda: run(x[1:]))))  # unaligned: generic kernel
 
 
 def test_python_scalars_promote_weakly_as_unfused(fused):
@@ -241,7 +229,7 @@ def test_python_scalars_promote_weakly_as_unfused(fused):
     for case in cases:
         got, want = case(), _unfused(case)
         assert got.dtype == want.dtype
-        _same_bits(_host(got), _host(want))
+        assert_same_bits(_host(got), _host(want))
 
 
 def test_the_switch_and_ruda_info():
@@ -284,7 +272,6 @@ def test_the_cuda_fusion_extra_makes_fusion_the_default(tmp_path):
 
 # -- every elementwise function and dtype: fused bits == unfused bits ---------------------------
 
-_FLOATS = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 1e-3, -7.25, 100.0, np.inf, -np.inf, np.nan]
 _DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
 _DTYPES += ["float32", "float64", "complex64", "complex128"]
 _UNARY = {
@@ -293,30 +280,6 @@ _UNARY = {
     "log10", "logical_not", "negative", "positive", "real", "reciprocal", "round", "sign", "signbit",
     "sin", "sinh", "square", "sqrt", "tan", "tanh", "trunc",
 }  # fmt: skip
-
-
-def _values(dtype: np.dtype[Any], n: int, seed: int) -> np.ndarray:
-    """Edge values of ``dtype`` (NaN, signed zeros, infinities, extremes, subnormals) and random ones."""
-    rng = np.random.default_rng(seed)
-    if dtype == np.bool_:
-        return rng.integers(0, 2, n).astype(bool)
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        edges = [0, 1, 2, 3, 7, info.max, info.min, info.max - 1]
-        edges += [-1, -2, -8] if dtype.kind == "i" else []
-        rand = rng.integers(info.min, int(info.max) + 1, n - len(edges), dtype=dtype)
-        return np.concatenate([np.array(edges, dtype), rand])
-    real = np.dtype(dtype.char.lower()) if dtype.kind == "c" else dtype
-    info = np.finfo(real)
-    edges = np.array([*_FLOATS, float(info.max), float(info.smallest_subnormal), -float(info.tiny)], real)
-    with np.errstate(all="ignore"):
-        rand = (rng.standard_normal(n - len(edges)) * 4).astype(real)
-    parts = np.concatenate([edges, rand])
-    if dtype.kind == "c":
-        out = np.empty(n, dtype)
-        out.real, out.imag = parts, np.roll(parts, 5)
-        return out
-    return parts
 
 
 def _chain(name: str, a: Any, b: Any) -> Any:
@@ -334,7 +297,7 @@ def _chain(name: str, a: Any, b: Any) -> Any:
 @pytest.mark.parametrize("name", sorted(set(spec.ELEMENTWISE_FUNCTIONS) - {"clip"}))
 def test_fused_and_unfused_bits_agree(fused, name, dtype):
     dt = np.dtype(dtype)
-    host_a, host_b = _values(dt, 64, 1), _values(dt, 64, 2)
+    host_a, host_b = edge_values(dt, 64, 1), edge_values(dt, 64, 2)
     if dt.kind in "iu" and name in ("bitwise_left_shift", "bitwise_right_shift"):
         host_b = np.abs(host_b.astype(np.int64) % (dt.itemsize * 8 + 3)).astype(dt)
     if dt.kind in "iu" and name == "pow":
@@ -346,4 +309,4 @@ def test_fused_and_unfused_bits_agree(fused, name, dtype):
         with pytest.raises(type(err)):
             _host(_chain(name, a, b))
         return
-    _same_bits(_host(_chain(name, a, b)), want)
+    assert_same_bits(_host(_chain(name, a, b)), want)
