@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import statistics
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,22 @@ def cupy_or_none() -> Any:
     except Exception:
         return None
     return cupy
+
+
+def cuda_event_ms(cupy: Any, work: Callable[[], object], repeats: int) -> float:
+    """Median milliseconds of ``work`` on CuPy's current stream, timed with CUDA events (two
+    warm-up calls first: compilation, allocation)."""
+    for _ in range(2):
+        work()
+    times = []
+    for _ in range(repeats):
+        start, end = cupy.cuda.Event(), cupy.cuda.Event()
+        start.record()
+        work()
+        end.record()
+        end.synchronize()
+        times.append(cupy.cuda.get_elapsed_time(start, end))
+    return float(statistics.median(times))
 
 
 #: calls a pipelined measurement queues before it waits once

@@ -9,12 +9,12 @@ writes n (4 bytes each). Times come from CUDA events, median of the repeats.
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Callable
 
 import cupy
 import numpy as np
 import ruda_cuda as xp
+from _gpu_bench import cuda_event_ms
 
 N = 1 << 28
 
@@ -35,18 +35,8 @@ REPEATS = 20
 
 
 def gpu_ms(work: Callable[[], object]) -> float:
-    """Median milliseconds of ``work`` on the current stream, timed with CUDA events."""
-    for _ in range(3):
-        work()
-    times = []
-    for _ in range(REPEATS):
-        start, end = cupy.cuda.Event(), cupy.cuda.Event()
-        start.record()
-        work()
-        end.record()
-        end.synchronize()
-        times.append(cupy.cuda.get_elapsed_time(start, end))
-    return statistics.median(times)
+    """Median milliseconds of ``work``, timed with CUDA events."""
+    return cuda_event_ms(cupy, work, REPEATS)
 
 
 def main() -> None:

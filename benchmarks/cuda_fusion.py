@@ -16,25 +16,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from _chain import chain, lets
+from _gpu_bench import cuda_event_ms
+
 RESULTS = Path(__file__).resolve().parent / "results"
 RESULT_FILE = RESULTS / "cuda_fusion.json"
-
-#: the chain, as namespace code ({t}: the previous step) and as one C expression per step
-CHAIN: list[tuple[Callable[[Any, Any, Any, Any], Any], str]] = [
-    (lambda ns, t, x, y: x * y, "a * b"),
-    (lambda ns, t, x, y: t + x, "{t} + a"),
-    (lambda ns, t, x, y: t * 0.5, "{t} * 0.5f"),
-    (lambda ns, t, x, y: ns.sin(t), "sinf({t})"),
-    (lambda ns, t, x, y: t - y, "{t} - b"),
-    (lambda ns, t, x, y: t * t, "{t} * {t}"),
-    (lambda ns, t, x, y: t + 1.0, "{t} + 1.0f"),
-    (lambda ns, t, x, y: ns.sqrt(t), "sqrtf({t})"),
-]
 
 _HAND = r"""
 __device__ __forceinline__ float chain(float a, float b) {
@@ -48,37 +38,7 @@ extern "C" __global__ void chain4(const float4* x, const float4* y, float4* out,
         out[i] = make_float4(chain(a.x, b.x), chain(a.y, b.y), chain(a.z, b.z), chain(a.w, b.w));
     }
 }
-"""
-
-
-def chain(ns: Any, x: Any, y: Any) -> Any:
-    """The chain on ``x`` and ``y`` with namespace ``ns``."""
-    t = None
-    for step, _ in CHAIN:
-        t = step(ns, t, x, y)
-    return t
-
-
-def hand_written_source() -> str:
-    steps = "\n".join(
-        f"  const float t{k} = {expr.format(t=f't{k - 1}')};" for k, (_, expr) in enumerate(CHAIN)
-    )
-    return _HAND.replace("STEPS", steps)
-
-
-def gpu_ms(cupy: Any, work: Callable[[], object], repeats: int) -> float:
-    """Median milliseconds of ``work`` on the current stream, timed with CUDA events."""
-    for _ in range(2):
-        work()
-    times = []
-    for _ in range(repeats):
-        start, end = cupy.cuda.Event(), cupy.cuda.Event()
-        start.record()
-        work()
-        end.record()
-        end.synchronize()
-        times.append(cupy.cuda.get_elapsed_time(start, end))
-    return statistics.median(times)
+""".replace("STEPS", lets("c", "const float"))
 
 
 def measure(log2_size: int, repeats: int) -> dict[str, Any]:
@@ -92,7 +52,7 @@ def measure(log2_size: int, repeats: int) -> dict[str, Any]:
     x = xp.asarray(rng.standard_normal(n, dtype=np.float32))
     y = xp.asarray(rng.standard_normal(n, dtype=np.float32))
     out = cupy.empty_like(x)
-    hand = cupy.RawKernel(hand_written_source(), "chain4")
+    hand = cupy.RawKernel(_HAND, "chain4")
     sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
 
     def chain_of_cupy(a: Any, b: Any) -> Any:
@@ -127,7 +87,7 @@ def measure(log2_size: int, repeats: int) -> dict[str, Any]:
     }
     for case, work in cases.items():
         print(f"  {case} ...", flush=True)
-        result["ms"][case] = gpu_ms(cupy, work, repeats)
+        result["ms"][case] = cuda_event_ms(cupy, work, repeats)
     ms = result["ms"]
     result["gb_per_s"] = {case: 3 * 4 * n / t / 1e6 for case, t in ms.items()}
     result["unfused / fused"] = ms["unfused"] / ms["fused"]

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import ruda_wgpu as xp
 import wgpu
+from _chain import STEPS, chain, lets
 
 RESULTS = Path(__file__).resolve().parent / "results"
 WG = 256
@@ -264,27 +265,6 @@ def bench_matmul(hand: HandWritten, n: int, reps: int, trials: int) -> dict[str,
     return compare({"ours": ours, "hand": handwritten, "numpy": numpy}, reps, trials)
 
 
-#: the chain, as namespace code and as one WGSL expression per step ({t}: the previous step's value)
-CHAIN = [
-    (lambda ns, t, x, y: x * y, "a[i] * b[i]"),
-    (lambda ns, t, x, y: t + x, "{t} + a[i]"),
-    (lambda ns, t, x, y: t * 0.5, "{t} * 0.5"),
-    (lambda ns, t, x, y: ns.sin(t), "sin({t})"),
-    (lambda ns, t, x, y: t - y, "{t} - b[i]"),
-    (lambda ns, t, x, y: t * t, "{t} * {t}"),
-    (lambda ns, t, x, y: t + 1.0, "{t} + 1.0"),
-    (lambda ns, t, x, y: ns.sqrt(t), "sqrt({t})"),
-]
-
-
-def chain(ns: Any, x: Any, y: Any) -> Any:
-    """The chain on ``x`` and ``y`` with namespace ``ns`` (ruda_wgpu or NumPy)."""
-    t = None
-    for step, _ in CHAIN:
-        t = step(ns, t, x, y)
-    return t
-
-
 def bench_chain(hand: HandWritten, n: int, reps: int, trials: int) -> dict[str, float]:
     from ruda_wgpu import _fusion
 
@@ -307,8 +287,7 @@ def bench_chain(hand: HandWritten, n: int, reps: int, trials: int) -> dict[str, 
         finally:
             _fusion.set_enabled(previous)
 
-    lets = "\n".join(f"  let t{k} = {expr.format(t=f't{k - 1}')};" for k, (_, expr) in enumerate(CHAIN))
-    code = ELEMENTWISE.replace("o[i] = EXPR;", f"{lets}\n  o[i] = t{len(CHAIN) - 1};")
+    code = ELEMENTWISE.replace("o[i] = EXPR;", f"{lets('wgsl', 'let')}\n  o[i] = t{len(STEPS) - 1};")
     ba, bb, bo = hand.buffer(a), hand.buffer(b), hand.buffer(None, a.nbytes)
     pipe, group = hand.pipeline(code, [ba, bb, bo])
 
