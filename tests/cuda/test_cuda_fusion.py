@@ -4,8 +4,6 @@ every elementwise function on every dtype gives the bits it gives unfused."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -13,7 +11,7 @@ import numpy as np
 import pytest
 import ruda
 from ruda import spec
-from ruda.testing import assert_same_bits, edge_values
+from ruda.testing import assert_same_bits, edge_values, python_output
 
 _ROW = {b.name: b for b in ruda.backends()}["cuda"]
 if not _ROW.available:
@@ -239,11 +237,7 @@ def test_the_switch_and_ruda_info():
         "print(_fusion.enabled(), type(xp.exp(xp.ones(3))).__name__)\n"
     )
     for value, want in (("0", "False Array"), ("1", "True LazyArray")):
-        env = {**os.environ, _fusion.FUSION_ENV: value}
-        out = subprocess.run(
-            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
-        )
-        assert out.stdout.split() == want.split()
+        assert python_output(code, **{_fusion.FUSION_ENV: value}) == want
     from ruda_cuda._plugin import CudaBackend
 
     details = CudaBackend().probe().details
@@ -257,17 +251,11 @@ def test_the_cuda_fusion_extra_makes_fusion_the_default(tmp_path):
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: ruda-cuda-fusion\nVersion: 0.1.0\n")
     (info / "entry_points.txt").write_text("[ruda_cuda.defaults]\nfusion = ruda_cuda_fusion\n")
     code = "from ruda_cuda import _fusion; print(_fusion.enabled(), _fusion.describe())"
-    env = {k: v for k, v in os.environ.items() if k != _fusion.FUSION_ENV}
-    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), env.get("PYTHONPATH", "")])
-
-    def run() -> str:
-        return subprocess.run(
-            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
-        ).stdout.strip()
-
-    assert run().startswith("True on (the cuda-fusion extra is installed")
-    env[_fusion.FUSION_ENV] = "0"
-    assert run() == "False off (RUDA_CUDA_FUSION=0)"
+    path = os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])
+    unset = python_output(code, PYTHONPATH=path, **{_fusion.FUSION_ENV: None})
+    assert unset.startswith("True on (the cuda-fusion extra is installed")
+    off = python_output(code, PYTHONPATH=path, **{_fusion.FUSION_ENV: "0"})
+    assert off == "False off (RUDA_CUDA_FUSION=0)"
 
 
 # -- every elementwise function and dtype: fused bits == unfused bits ---------------------------

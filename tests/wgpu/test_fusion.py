@@ -3,15 +3,18 @@ function on every dtype gives the bits it gives unfused (NaN, signed zeros, infi
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 import pytest
-from ruda.testing import assert_matches_numpy, assert_same_bits, edge_values, parametrize_backends
+from ruda.testing import (
+    assert_matches_numpy,
+    assert_same_bits,
+    edge_values,
+    parametrize_backends,
+    python_output,
+)
 from ruda_wgpu import _elementwise, _fusion
 from ruda_wgpu._engine import default_device
 
@@ -158,11 +161,7 @@ def test_the_switch_and_ruda_info(xp):
         "print(_fusion.enabled(), xp.memory_stats()['dispatches'] - n)\n"
     )
     for value, want in (("0", "False 2"), ("1", "True 0")):
-        env = {**os.environ, _fusion.FUSION_ENV: value}
-        out = subprocess.run(
-            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
-        )
-        assert out.stdout.split() == want.split()
+        assert python_output(code, **{_fusion.FUSION_ENV: value}) == want
     from ruda_wgpu._plugin import WgpuBackend
 
     assert WgpuBackend().probe().details["fusion"].startswith("on" if _fusion.enabled() else "off")
