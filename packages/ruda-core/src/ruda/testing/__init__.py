@@ -4,8 +4,8 @@
   namespace (``xp``), or on the ones named.
 - :func:`assert_matches_numpy`: compare a backend's result with NumPy's:
   dtype, shape, and values with tolerances chosen by dtype.
-- :func:`edge_values` and :func:`assert_same_bits`: bit-for-bit comparisons on NaN, signed
-  zeros, infinities and extremes (fused against unfused results).
+- :func:`edge_values`, :func:`edge_operands` and :func:`assert_same_bits`: bit-for-bit
+  comparisons on NaN, signed zeros, infinities and extremes (fused against unfused results).
 - :func:`python_output`: run a snippet in a fresh interpreter (switches read at import).
 - :func:`sweep_values` and :func:`ulp_error`: accuracy sweeps of elementwise
   functions (:data:`MATH_UNARY`, :data:`MATH_BINARY`), in units in the last place.
@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 from ruda.testing._accuracy import MATH_BINARY, MATH_UNARY, NUMPY_NAMES, sweep_values, ulp_error
-from ruda.testing._bits import assert_same_bits, edge_values
+from ruda.testing._bits import assert_same_bits, edge_operands, edge_values
 from ruda.testing._compare import assert_matches_numpy, tolerance_for
 from ruda.testing._params import backend_params, parametrize_backends
 from ruda.testing._process import python_output
@@ -29,6 +29,7 @@ __all__ = [
     "assert_matches_numpy",
     "assert_same_bits",
     "backend_params",
+    "edge_operands",
     "edge_values",
     "parametrize_backends",
     "python_output",

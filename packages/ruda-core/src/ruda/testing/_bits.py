@@ -37,6 +37,19 @@ def edge_values(dtype: Any, n: int, seed: int) -> np.ndarray:
     return parts
 
 
+def edge_operands(name: str, dtype: Any, n: int = 64) -> tuple[np.ndarray, np.ndarray]:
+    """Two arrays of :func:`edge_values` for the elementwise function ``name``; the right
+    operand of an integer shift or power is kept where the result is defined (a shift below
+    the bit width plus a few, an exponent from 0 to 8)."""
+    dtype = np.dtype(dtype)
+    a, b = edge_values(dtype, n, 1), edge_values(dtype, n, 2)
+    if dtype.kind in "iu" and name in ("bitwise_left_shift", "bitwise_right_shift"):
+        b = np.abs(b.astype(np.int64) % (dtype.itemsize * 8 + 3)).astype(dtype)
+    if dtype.kind in "iu" and name == "pow":
+        b = np.abs(b.astype(np.int64) % 9).astype(dtype)
+    return a, b
+
+
 def assert_same_bits(got: np.ndarray, want: np.ndarray) -> None:
     """Equal dtypes and bits, signed zeros and infinities included, except NaN's sign and
     payload: which operand's NaN an IEEE operation passes on is left to the hardware and to the
