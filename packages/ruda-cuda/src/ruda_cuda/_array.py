@@ -17,6 +17,7 @@ from typing import Any
 import cupy
 import numpy as np
 
+from ruda_cuda import _fusion  # which imports this module: each reads the other's names when called
 from ruda_cuda._devices import native_device
 
 #: Array API versions this namespace answers to in ``__array_namespace__``.
@@ -30,10 +31,8 @@ def _writing(inplace: Any) -> Any:
     (a pending operand is computed first)."""
 
     def operator(self: Array, other: Any) -> Any:
-        from ruda_cuda._fusion import before_write, realized
-
-        before_write(self)
-        return inplace(self, realized(other))
+        _fusion.before_write(self)
+        return inplace(self, _fusion.realized(other))
 
     operator.__name__ = operator.__qualname__ = inplace.__name__
     return operator
@@ -48,8 +47,6 @@ def _binary(cupy_operator: Any, function: str, reflected: bool = False) -> Any:
     namespace's ``function``, whose result may wait to be fused."""
 
     def operator(self: Array, other: Any) -> Any:
-        from ruda_cuda import _fusion
-
         if _fusion.enabled() and isinstance(other, _OPERANDS):
             from ruda_cuda import _elementwise
 
@@ -65,8 +62,6 @@ def _unary(cupy_operator: Any, function: str) -> Any:
     """CuPy's unary operator, or with fusion on the namespace's ``function`` (see _binary)."""
 
     def operator(self: Array) -> Any:
-        from ruda_cuda import _fusion
-
         if _fusion.enabled():
             from ruda_cuda import _elementwise
 
@@ -133,10 +128,8 @@ class Array(cupy.ndarray):  # type: ignore[misc]  # CuPy has no type information
         return as_array(super().__getitem__(key))
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        from ruda_cuda._fusion import before_write, realized
-
-        before_write(self)
-        key, value = realized(key), realized(value)
+        _fusion.before_write(self)
+        key, value = _fusion.realized(key), _fusion.realized(value)
         if isinstance(value, (float, complex)):
             # CuPy fills with memset when value == 0, which turns -0.0 into +0.0.
             value = scalar_array(value, self.dtype)
@@ -204,8 +197,6 @@ class Array(cupy.ndarray):  # type: ignore[misc]  # CuPy has no type information
     __hash__ = None  # type: ignore[assignment]  # as CuPy's: arrays compare elementwise
 
     def __pow__(self, other: Any) -> Any:
-        from ruda_cuda import _fusion
-
         if _fusion.enabled() and isinstance(other, _OPERANDS):
             return _fusion.power(self, other)
         return cupy.ndarray.__pow__(self, other)
@@ -241,10 +232,8 @@ class Array(cupy.ndarray):  # type: ignore[misc]  # CuPy has no type information
     __irshift__ = _writing(cupy.ndarray.__irshift__)
 
     def _assign(self, result: Any) -> Array:
-        from ruda_cuda._fusion import before_write, realized
-
-        result = realized(result)
-        before_write(self)
+        result = _fusion.realized(result)
+        _fusion.before_write(self)
         if result.dtype != self.dtype:
             raise TypeError(
                 f"in-place operation would change the dtype of a {self.dtype} array to "

@@ -41,8 +41,8 @@ import numpy as np
 from cupy._core import _scalar  # numpy_dtype_from_pyscalar: the dtype CuPy gives a Python scalar
 from ruda._operators import ArrayOperators
 
-from ruda_cuda import _fused_kernels
-from ruda_cuda._array import Array, as_array
+# _array imports this module too: each reads the other's names only when called
+from ruda_cuda import _array, _fused_kernels
 from ruda_cuda._kernels import STREAM_MIN_SIZE, VECTOR_DTYPES, stream_blocks
 
 #: the environment variable that turns fusion on (``1``) or off (``0``)
@@ -116,14 +116,14 @@ class Node:
         ufunc: Any,
         op: Any,
         args: tuple[Any, ...],
-        eager: Callable[..., Array],
+        eager: Callable[..., _array.Array],
         shape: tuple[int, ...],
         device: Any,
     ) -> None:
         self.ufunc, self.op, self.args, self.eager = ufunc, op, args, eager
         self.shape, self.device = shape, device
         self.dtype: np.dtype[Any] = np.dtype(op.out_types[0])
-        self.value: Array | None = None
+        self.value: _array.Array | None = None
         # upper bounds (a node shared by two inputs counts twice): what decides a cut
         steps, leaves = 1, 0
         for a in args:
@@ -135,7 +135,7 @@ class Node:
         self.steps: int = steps
         self.leaves: int = leaves
 
-    def compute(self) -> Array:
+    def compute(self) -> _array.Array:
         """The result, computed now if it is not yet."""
         if self.value is None:
             self.value = _run(self)
@@ -216,7 +216,7 @@ def _kind(t: type) -> int:
     return 2
 
 
-def record(ufunc: Any, args: tuple[Any, ...], eager: Callable[..., Array]) -> LazyArray | None:
+def record(ufunc: Any, args: tuple[Any, ...], eager: Callable[..., _array.Array]) -> LazyArray | None:
     """A pending result for ``ufunc(*args)``, or None when the call cannot be fused (then the
     caller runs ``eager``, which also reports bad input as the unfused path does)."""
     if not isinstance(ufunc, cupy.ufunc):  # cupy.real, cupy.imag, ... are Python functions
@@ -269,8 +269,8 @@ def power(x: Any, y: Any) -> Any:
     if special is not None and x.dtype.kind in special[1]:
         ufunc: Any = special[0]
 
-        def eager(a: Any) -> Array:
-            return as_array(ufunc(a))
+        def eager(a: Any) -> _array.Array:
+            return _array.as_array(ufunc(a))
 
         pending = record(ufunc, (x,), eager) if enabled() else None
         return pending if pending is not None else eager(realized(x))
@@ -319,7 +319,7 @@ def _chain(node: Node) -> tuple[_fused_kernels.Chain, list[Any]]:
     return _fused_kernels.Chain(tuple(dtypes), tuple(scalars), steps), leaves
 
 
-def _run(node: Node) -> Array:
+def _run(node: Node) -> _array.Array:
     """Compute ``node``: its unfused function when it is one call on computed inputs, else one
     generated kernel for its whole pending chain."""
     if not any(isinstance(a, Node) and a.value is None for a in node.args):
@@ -331,8 +331,8 @@ def _run(node: Node) -> Array:
             out = cupy.empty(node.shape, node.dtype)
             blocks = stream_blocks(out.size, node.device)
             _fused_kernels.stream_kernel(chain)((blocks,), (512,), (*leaves, out, np.int64(out.size)))
-            return as_array(out)
-        return as_array(_fused_kernels.elementwise_kernel(chain)(*leaves))
+            return _array.as_array(out)
+        return _array.as_array(_fused_kernels.elementwise_kernel(chain)(*leaves))
 
 
 def _streams(node: Node, arrays: list[Any]) -> bool:
@@ -409,7 +409,7 @@ class LazyArray(ArrayOperators):
         self._node = node
         _pending[id(self)] = self
 
-    def materialize(self) -> Array:
+    def materialize(self) -> _array.Array:
         """The computed array (computed now if it is not yet)."""
         value = self._node.compute()
         _pending.pop(id(self), None)
@@ -437,7 +437,7 @@ class LazyArray(ArrayOperators):
         return self._node.device
 
     def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
-        return Array.__array_namespace__(self, api_version=api_version)  # type: ignore[arg-type]
+        return _array.Array.__array_namespace__(self, api_version=api_version)  # type: ignore[arg-type]
 
     # -- operators: recorded while they can be fused ----------------------------------------
     def _binary_operator(self, function: str, dunder: str, other: Any, reflected: bool) -> Any:
@@ -481,14 +481,14 @@ class LazyArray(ArrayOperators):
         return getattr(self.materialize(), name)
 
     @property
-    def T(self) -> Array:  # noqa: N802  (the standard's name)
+    def T(self) -> _array.Array:  # noqa: N802  (the standard's name)
         return self.materialize().T  # type: ignore[no-any-return]
 
     @property
-    def mT(self) -> Array:  # noqa: N802  (the standard's name)
+    def mT(self) -> _array.Array:  # noqa: N802  (the standard's name)
         return self.materialize().mT
 
-    def to_device(self, device: Any, /, *, stream: Any = None) -> Array:
+    def to_device(self, device: Any, /, *, stream: Any = None) -> _array.Array:
         return self.materialize().to_device(device, stream=stream)
 
     def __dlpack__(self, /, **kwargs: Any) -> Any:
@@ -500,7 +500,7 @@ class LazyArray(ArrayOperators):
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
         return self.materialize().__array__(dtype, copy)
 
-    def __getitem__(self, key: Any) -> Array:
+    def __getitem__(self, key: Any) -> _array.Array:
         return self.materialize()[realized(key)]
 
     def __setitem__(self, key: Any, value: Any) -> None:
