@@ -266,7 +266,11 @@ def power(x: Any, y: Any) -> Any:
     import ruda_cuda
 
     special = _OPERATOR_POWERS.get((type(y), y)) if type(y) in (int, float) else None
-    if special is not None and x.dtype.kind in special[1]:
+    if special is not None and x.dtype.kind not in special[1]:
+        # CuPy applies the function with a dtype= of its own (e.g. int16 ** 2.0 squares in
+        # float64), which a chain does not record: CuPy's operator computes it
+        return _array.as_array(cupy.ndarray.__pow__(realized(x), y))
+    if special is not None:
         ufunc: Any = special[0]
 
         def eager(a: Any) -> _array.Array:
