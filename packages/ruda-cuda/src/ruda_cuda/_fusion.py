@@ -14,9 +14,9 @@ and logical operations, powers, the exponential, logarithmic, trigonometric and 
 functions, and the ones ruda_cuda patches only for complex numbers, on real input). Every
 other function computes its inputs first and runs as before.
 
-A materialized array (``ruda_cuda.Array``) keeps CuPy's eager operators, so CuPy, SciPy and
-scikit-learn code handed one behaves as it does with CuPy; a chain starts at a namespace
-function or a pending array. Before ruda_cuda writes into an array (``x[i] = v``, ``x += 1``),
+The operators of a computed array (``ruda_cuda.Array``) record too, so ``x * y + 1`` is one
+chain; inside ruda_cuda's own functions fusion pauses (:func:`realizing`), so the CuPy code they
+call computes as CuPy does. Before ruda_cuda writes into an array (``x[i] = v``, ``x += 1``),
 pending results that read its memory are computed; code that writes into one by other means
 (CuPy's ``out=``, a raw kernel) while results that read it are pending must compute them first
 (``ruda_cuda.asarray(pending)``).
