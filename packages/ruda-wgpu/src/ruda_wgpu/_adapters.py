@@ -100,11 +100,13 @@ def runtime_dir() -> None:
 
 def usable_adapters() -> tuple[list[Any], list[Excluded]]:
     """The adapters that run our kernels, best first, and those left out with the reason."""
-    from ruda_wgpu import _shader_cache  # it builds on cache_dir() of this module
+    from ruda_wgpu import _cffi_types, _shader_cache  # _shader_cache builds on cache_dir() here
 
     runtime_dir()
     _shader_cache.configure()
     import wgpu
+
+    _cffi_types.warm()
 
     backend = wanted_backend()
     found = list(wgpu.gpu.enumerate_adapters_sync())
