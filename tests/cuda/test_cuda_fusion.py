@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import ruda
 from ruda import spec
-from ruda.testing import assert_same_bits, edge_operands, python_output
+from ruda.testing import assert_same_bits, edge_operands, python_output, switched
 
 _ROW = {b.name: b for b in ruda.backends()}["cuda"]
 if not _ROW.available:
@@ -49,11 +49,7 @@ def runs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def _unfused(fn: Callable[[], Any]) -> Any:
-    previous = _fusion.set_enabled(False)
-    try:
-        return fn()
-    finally:
-        _fusion.set_enabled(previous)
+    return switched(_fusion.set_enabled, False, fn)
 
 
 def _host(x: Any) -> np.ndarray:

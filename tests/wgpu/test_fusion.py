@@ -14,6 +14,7 @@ from ruda.testing import (
     edge_operands,
     parametrize_backends,
     python_output,
+    switched,
 )
 from ruda_wgpu import _elementwise, _fusion
 from ruda_wgpu._engine import default_device
@@ -32,11 +33,7 @@ def fused(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 def _unfused(fn: Callable[[], Any]) -> Any:
-    previous = _fusion.set_enabled(False)
-    try:
-        return fn()
-    finally:
-        _fusion.set_enabled(previous)
+    return switched(_fusion.set_enabled, False, fn)
 
 
 def test_a_chain_runs_as_one_kernel_when_read(xp, fused):

@@ -6,7 +6,8 @@
   dtype, shape, and values with tolerances chosen by dtype.
 - :func:`edge_values`, :func:`edge_operands` and :func:`assert_same_bits`: bit-for-bit
   comparisons on NaN, signed zeros, infinities and extremes (fused against unfused results).
-- :func:`python_output`: run a snippet in a fresh interpreter (switches read at import).
+- :func:`python_output` and :func:`switched`: a snippet in a fresh interpreter (switches read at
+  import), a call with a process-wide switch set another way.
 - :func:`sweep_values` and :func:`ulp_error`: accuracy sweeps of elementwise
   functions (:data:`MATH_UNARY`, :data:`MATH_BINARY`), in units in the last place.
 - :mod:`ruda.testing.conformance`: property-based checks built on
@@ -20,7 +21,7 @@ from ruda.testing._accuracy import MATH_BINARY, MATH_UNARY, NUMPY_NAMES, sweep_v
 from ruda.testing._bits import assert_same_bits, edge_operands, edge_values
 from ruda.testing._compare import assert_matches_numpy, tolerance_for
 from ruda.testing._params import backend_params, parametrize_backends
-from ruda.testing._process import python_output
+from ruda.testing._process import python_output, switched
 
 __all__ = [
     "MATH_BINARY",
@@ -33,6 +34,7 @@ __all__ = [
     "edge_values",
     "parametrize_backends",
     "python_output",
+    "switched",
     "sweep_values",
     "tolerance_for",
     "ulp_error",
