@@ -55,9 +55,7 @@ def _unary(name: str, ufunc: Callable[[Any], Any]) -> Callable[[Any], Any]:
         return as_array(ufunc(x))
 
     def function(x: Any, /) -> Any:
-        if _fusion.enabled() and (pending := _fusion.record(ufunc, (x,), eager)) is not None:
-            return pending
-        return eager(_fusion.realized(x))
+        return _fusion.call(ufunc, (x,), eager)
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"The Array API ``{name}``, elementwise (CuPy's ``{ufunc.__name__}``)."
@@ -73,9 +71,7 @@ def _binary(name: str, ufunc: Callable[[Any, Any], Any]) -> Callable[[Any, Any],
         return as_array(ufunc(x1, x2))
 
     def function(x1: Any, x2: Any, /) -> Any:
-        if _fusion.enabled() and (pending := _fusion.record(ufunc, (x1, x2), eager)) is not None:
-            return pending
-        return eager(_fusion.realized(x1), _fusion.realized(x2))
+        return _fusion.call(ufunc, (x1, x2), eager)
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"The Array API ``{name}``, elementwise (CuPy's ``{ufunc.__name__}``)."
@@ -94,13 +90,8 @@ def _complex_patched(name: str, ufunc: Callable[[Any], Any]) -> Callable[[Any], 
         return as_array(out)
 
     def function(x: Any, /) -> Any:
-        if (
-            _fusion.enabled()
-            and getattr(x, "dtype", None) is not None
-            and x.dtype.kind != "c"
-            and (pending := _fusion.record(ufunc, (x,), eager)) is not None
-        ):
-            return pending
+        if getattr(getattr(x, "dtype", None), "kind", "c") != "c":  # a real array, pending or not
+            return _fusion.call(ufunc, (x,), eager)
         return eager(_fusion.realized(x))
 
     function.__name__ = function.__qualname__ = name
@@ -242,40 +233,37 @@ def _integers(x1: Any, x2: Any) -> bool:
     )
 
 
-def _integer_floor_divide(x1: Any, x2: Any) -> Array:
-    return as_array(cupy.floor_divide(x1, x2))
+def _exact_division(name: str, ufunc: Any, float_kernel: Any, doc: str) -> Callable[[Any, Any], Any]:
+    """``floor_divide`` or ``remainder``: CuPy's ufunc on integers (fused where fusion is on),
+    ruda_cuda's exact kernel on floats."""
+
+    def integer(x1: Any, x2: Any) -> Array:
+        return as_array(ufunc(x1, x2))
+
+    def function(x1: Any, x2: Any, /) -> Any:
+        if _integers(x1, x2) and (pending := _fusion.record(ufunc, (x1, x2), integer)) is not None:
+            return pending
+        x1, x2 = _fusion.realized(x1), _fusion.realized(x2)
+        a, b, dtype = _same_dtype(x1, x2)
+        return as_array(float_kernel(a, b)) if dtype.kind == "f" else integer(x1, x2)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = doc
+    return function
 
 
-def _integer_remainder(x1: Any, x2: Any) -> Array:
-    return as_array(cupy.remainder(x1, x2))
-
-
-def floor_divide(x1: Any, x2: Any, /) -> Any:
-    """``floor(x1 / x2)`` rounded exactly (as Python's ``//``), with the standard's special cases."""
-    if (
-        _fusion.enabled()
-        and _integers(x1, x2)
-        and (pending := _fusion.record(cupy.floor_divide, (x1, x2), _integer_floor_divide)) is not None
-    ):
-        return pending
-    a, b, dtype = _same_dtype(_fusion.realized(x1), _fusion.realized(x2))
-    if dtype.kind == "f":
-        return as_array(_kernels.FLOOR_DIVIDE(a, b))
-    return _integer_floor_divide(_fusion.realized(x1), _fusion.realized(x2))
-
-
-def remainder(x1: Any, x2: Any, /) -> Any:
-    """``x1 - floor_divide(x1, x2) * x2`` computed exactly, with the sign of ``x2``."""
-    if (
-        _fusion.enabled()
-        and _integers(x1, x2)
-        and (pending := _fusion.record(cupy.remainder, (x1, x2), _integer_remainder)) is not None
-    ):
-        return pending
-    a, b, dtype = _same_dtype(_fusion.realized(x1), _fusion.realized(x2))
-    if dtype.kind == "f":
-        return as_array(_kernels.REMAINDER(a, b))
-    return _integer_remainder(_fusion.realized(x1), _fusion.realized(x2))
+floor_divide = _exact_division(
+    "floor_divide",
+    cupy.floor_divide,
+    _kernels.FLOOR_DIVIDE,
+    "``floor(x1 / x2)`` rounded exactly (as Python's ``//``), with the standard's special cases.",
+)
+remainder = _exact_division(
+    "remainder",
+    cupy.remainder,
+    _kernels.REMAINDER,
+    "``x1 - floor_divide(x1, x2) * x2`` computed exactly, with the sign of ``x2``.",
+)
 
 
 @_fusion.realizing

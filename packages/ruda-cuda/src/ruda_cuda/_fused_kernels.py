@@ -41,10 +41,8 @@ from ruda_cuda import _kernels
 _ROUNDED = r"""
 #ifndef RUDA_ROUNDED
 #define RUDA_ROUNDED
-#if defined(__HIP_PLATFORM_AMD__)
 template <typename T> __device__ __forceinline__ T ruda_rounded(T x) { return x; }
-#else
-template <typename T> __device__ __forceinline__ T ruda_rounded(T x) { return x; }
+#if !defined(__HIP_PLATFORM_AMD__)
 __device__ __forceinline__ float ruda_rounded(float x) {
   float r; asm("add.rn.f32 %0, %1, 0f80000000;" : "=f"(r) : "f"(x)); return r;
 }

@@ -216,10 +216,17 @@ def _kind(t: type) -> int:
     return 2
 
 
+def call(ufunc: Any, args: tuple[Any, ...], eager: Callable[..., _array.Array]) -> Any:
+    """``ufunc(*args)``: pending where :func:`record` takes it, else ``eager`` (the unfused
+    function) on the arguments, computed."""
+    pending = record(ufunc, args, eager)
+    return pending if pending is not None else eager(*map(realized, args))
+
+
 def record(ufunc: Any, args: tuple[Any, ...], eager: Callable[..., _array.Array]) -> LazyArray | None:
-    """A pending result for ``ufunc(*args)``, or None when the call cannot be fused (then the
-    caller runs ``eager``, which also reports bad input as the unfused path does)."""
-    if not isinstance(ufunc, cupy.ufunc):  # cupy.real, cupy.imag, ... are Python functions
+    """A pending result for ``ufunc(*args)``, or None when fusion is off here or the call cannot
+    be fused (then the caller runs ``eager``, which also reports bad input as unfused)."""
+    if not enabled() or not isinstance(ufunc, cupy.ufunc):  # cupy.real, ... are Python functions
         return None
     operands = [_operand(a) for a in args]
     if any(o is None for o in operands):
@@ -276,8 +283,7 @@ def power(x: Any, y: Any) -> Any:
         def eager(a: Any) -> _array.Array:
             return _array.as_array(ufunc(a))
 
-        pending = record(ufunc, (x,), eager) if enabled() else None
-        return pending if pending is not None else eager(realized(x))
+        return call(ufunc, (x,), eager)
     namespace_pow: Any = ruda_cuda.pow  # made at import by _elementwise: Any to mypy
     return namespace_pow(x, y)
 
