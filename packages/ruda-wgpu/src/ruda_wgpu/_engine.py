@@ -587,9 +587,10 @@ def resolve_device(device: Any) -> GpuDevice:
 
 def storage_itemsize(dtype: np.dtype[Any]) -> int:
     """Bytes per stored element (narrow ints and bool are widened to 4)."""
-    return _ITEMSIZE[dtype]
+    return STORAGE_ITEMSIZE[dtype]
 
 
-_ITEMSIZE = {
+#: :func:`storage_itemsize` as a table, for the per-operation launch path
+STORAGE_ITEMSIZE = {
     dt: int(_dtypes.STORAGE_NP[name].itemsize) for dt, name in _dtypes.NAME.items() if name in _dtypes.STORAGE
 }

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from ruda_wgpu._array import Array
-from ruda_wgpu._engine import _ITEMSIZE, GpuDevice, Readers, Storage
+from ruda_wgpu._engine import GpuDevice, Readers, Storage, storage_itemsize
 from ruda_wgpu._kernels import (
     Fused,
     Operand,
@@ -196,7 +196,7 @@ def _launch(root: Node) -> None:
     """Run the pending graph under ``root`` as one kernel and keep the result in ``root``."""
     order, structure, leaves = _graph(root)
     shape, dtype = root.shape, root.dtype
-    out = Storage(root.device, max(math.prod(shape) * _ITEMSIZE[dtype], 4))
+    out = Storage(root.device, max(math.prod(shape) * storage_itemsize(dtype), 4))
     _run_graph(order, structure, leaves, leaves, Operand(out, 0, c_strides(shape), dtype))
     root.storage, root.args = out, ()
     out.readers, root.readers = root.readers, None

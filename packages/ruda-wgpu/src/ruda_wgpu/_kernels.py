@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ruda_wgpu import _dtypes, _wgsl
-from ruda_wgpu._engine import _ITEMSIZE, WORKGROUP, GpuDevice, Storage, storage_itemsize
+from ruda_wgpu._engine import STORAGE_ITEMSIZE, WORKGROUP, GpuDevice, Storage, storage_itemsize
 
 ZERO = {
     "f32": "0.0f", "f64": "0.0lf", "i32": "0i", "u32": "0u", "i64": "0li", "u64": "0lu",
@@ -358,7 +358,7 @@ def launch_elementwise(
         signature.append(op.dtype)
         if type(op) is Operand:
             signature.append(op.strides)
-            signature.append(op.offset * _ITEMSIZE[op.dtype] % align)
+            signature.append(op.offset * STORAGE_ITEMSIZE[op.dtype] % align)
         else:
             signature.append("k" if type(op) is Scalar else "o")
     sig = tuple(signature)
@@ -577,12 +577,12 @@ def launch_reduce(
     cur_k, cur_load = k, load
     while True:
         leaves = [(type(leaf) is Operand, leaf.dtype) for leaf in src.leaves]
-        isz = max(_ITEMSIZE[dt] for array, dt in leaves if array)
+        isz = max(storage_itemsize(dt) for array, dt in leaves if array)
         limit = (dev.max_binding - dev.offset_align) // isz
         g = 1 if cur_k <= WORKGROUP * 8 else min(-(-cur_k // (WORKGROUP * 8)), 1024)
         g = max(g, -(-cur_k // max(limit // 2, 1)))
         chunk = max(-(-cur_k // g), 1)
-        out = Storage(dev, max(m * g, 1) * _ITEMSIZE[acc])
+        out = Storage(dev, max(m * g, 1) * storage_itemsize(acc))
         value = src.code
 
         def source(leaves: Any = leaves, load: str = cur_load, value: Any = value) -> str:
@@ -606,7 +606,7 @@ def launch_reduce(
                     continue
                 lo = leaf.offset + rel_lo
                 hi = max(leaf.offset + rel_hi, lo + 1)
-                binding, skip = window(dev, leaf.storage, lo, hi, _ITEMSIZE[leaf.dtype], "a reduction")
+                binding, skip = window(dev, leaf.storage, lo, hi, storage_itemsize(leaf.dtype), "a reduction")
                 params += ((leaf.offset - (lo - skip)) & 0xFFFFFFFF, 0, 0, 0)  # SLOT words
                 buffers.append(binding)
             dev.dispatch(pipe, buffers, _packer(len(params))(*params), n_w)
