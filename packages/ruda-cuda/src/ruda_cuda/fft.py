@@ -40,7 +40,7 @@ def _shape_and_axes(
 
 
 def _nd(name: str) -> Any:
-    function = getattr(_compat, name)
+    function = wrap(getattr(_compat, name))
 
     def transform(
         x: Any,
@@ -51,7 +51,7 @@ def _nd(name: str) -> Any:
         norm: str = "backward",
     ) -> Array:
         shape, axes_ = _shape_and_axes(x, s, axes, inverse_real=name == "irfftn")
-        return wrap(function)(x, s=shape, axes=axes_, norm=norm)  # type: ignore[no-any-return]
+        return function(x, s=shape, axes=axes_, norm=norm)  # type: ignore[no-any-return]
 
     transform.__name__ = transform.__qualname__ = name
     transform.__doc__ = f"The Array API ``fft.{name}`` over cuFFT, with explicit axes."
