@@ -17,7 +17,8 @@ import numpy as np
 from array_api_compat import cupy as _compat
 
 from ruda_cuda import _fusion, _kernels
-from ruda_cuda._array import Array, as_array, as_arrays
+from ruda_cuda._array import Array, as_array
+from ruda_cuda._functions import wrap
 
 
 def _streamable(x: Any) -> bool:
@@ -164,25 +165,11 @@ globals().update({name: _binary(name, f) for name, f in _BINARY.items()})
 globals().update({name: _complex_patched(name, f) for name, f in _PATCHED.items()})
 
 
-def _wrap(function: Callable[..., Any]) -> Callable[..., Any]:
-    """An array-api-compat function returning :class:`Array` (its signature is kept); pending
-    arguments are computed first."""
-    function = _fusion.realizing(function)
-
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        return as_arrays(function(*args, **kwargs))
-
-    wrapper.__name__ = wrapper.__qualname__ = function.__name__
-    wrapper.__doc__ = function.__doc__
-    wrapper.__wrapped__ = function  # type: ignore[attr-defined]  # inspect.signature follows it
-    return wrapper
-
-
-ceil = _wrap(_compat.ceil)
-floor = _wrap(_compat.floor)
-trunc = _wrap(_compat.trunc)
-sign = _wrap(_compat.sign)
-clip = _wrap(_compat.clip)
+ceil = wrap(_compat.ceil)
+floor = wrap(_compat.floor)
+trunc = wrap(_compat.trunc)
+sign = wrap(_compat.sign)
+clip = wrap(_compat.clip)
 
 
 @_fusion.realizing
