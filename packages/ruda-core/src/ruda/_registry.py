@@ -8,12 +8,14 @@ another backend.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.metadata as md
 import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
 from ruda._device import Device
 from ruda.plugin import Availability, Backend, install_command
@@ -179,6 +181,15 @@ def plugin_for_array(x: object) -> Backend:
         f"{type(x).__module__}.{type(x).__qualname__} is not an array of any installed ruda backend "
         f"({', '.join(installed())})"
     )
+
+
+def exporting(x: object) -> contextlib.AbstractContextManager[Any]:
+    """The context in which the backend owning ``x`` can export it through DLPack (nothing
+    for an array no installed backend owns)."""
+    for candidate in _loadable_plugins():
+        if candidate.owns(x):
+            return candidate.exporting(x)
+    return contextlib.nullcontext()
 
 
 def plugin_for_native_device(native: object) -> Backend | None:

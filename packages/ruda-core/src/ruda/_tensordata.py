@@ -85,13 +85,16 @@ def to_numpy(x: Any) -> np.ndarray:
     if isinstance(x, np.generic):
         return np.asarray(x)
     if hasattr(x, "__dlpack__"):
-        try:
-            return np.from_dlpack(x)
-        except (BufferError, RuntimeError, TypeError, ValueError):
+        from ruda._registry import exporting  # which imports this module
+
+        with exporting(x):
             try:
-                return np.from_dlpack(x, device="cpu", copy=True)
-            except (BufferError, RuntimeError, TypeError, ValueError) as err:
-                dlpack_error: Exception | None = err
+                return np.from_dlpack(x)
+            except (BufferError, RuntimeError, TypeError, ValueError):
+                try:
+                    return np.from_dlpack(x, device="cpu", copy=True)
+                except (BufferError, RuntimeError, TypeError, ValueError) as err:
+                    dlpack_error: Exception | None = err
     else:
         dlpack_error = None
     try:

@@ -39,10 +39,12 @@ def to_device(x: Any, device: Any) -> Any:
     native = destination.native_device(target)
     if destination.owns(x):
         return destination.move(x, native)
-    try:
-        return destination.from_dlpack(x, native)
-    except _DLPACK_REFUSALS:
-        return destination.from_tensor_data(TensorData.from_array(x), native)
+    with _registry.exporting(x):
+        try:
+            return destination.from_dlpack(x, native)
+        except _DLPACK_REFUSALS:
+            data = TensorData.from_array(x)
+    return destination.from_tensor_data(data, native)
 
 
 def device_of(x: Any) -> Device:

@@ -14,6 +14,7 @@ namespace only when a user asks for it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import importlib.metadata
@@ -143,6 +144,12 @@ class Backend:
         if type(x).__module__.partition(".")[0] not in self.array_packages:
             return False
         return isinstance(x, self.array_type())
+
+    def exporting(self, x: Any) -> contextlib.AbstractContextManager[Any]:
+        """A context in which ``x``, an array of this backend, can be exported through DLPack
+        (the core enters it around every export). Nothing by default; torch, for one, exports
+        a CUDA tensor only while its GPU is torch's current device."""
+        return contextlib.nullcontext()
 
     def move(self, x: Any, native_device: Any) -> Any:
         """Move an array of this backend to another of its own devices."""

@@ -158,6 +158,9 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> T
     """A tensor over the memory of any DLPack producer: zero-copy when the producer's memory
     is on ``device`` (or no device is asked for), a copy only when ``device`` differs or
     ``copy=True``."""
+    if isinstance(x, Tensor) and x.device.type == "cuda" and x.device.index != torch.cuda.current_device():
+        with torch.cuda.device(x.device):  # torch exports a CUDA tensor only from its current GPU
+            return from_dlpack(x, device=device, copy=copy)
     if device is None:
         return _torch_from_dlpack(x) if copy is None else _torch_from_dlpack(x, copy=copy)
     target = resolve(device)

@@ -6,6 +6,7 @@ moves an array, never by ``import ruda``.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from ruda._device import Device
@@ -58,6 +59,14 @@ class TorchBackend(Backend):
         from ruda_torch._devices import to_ruda_device
 
         return to_ruda_device(native)
+
+    def exporting(self, x: Any) -> contextlib.AbstractContextManager[Any]:
+        """torch exports a CUDA tensor through DLPack only while its GPU is torch's current one."""
+        if x.device.type != "cuda":
+            return contextlib.nullcontext()
+        import torch
+
+        return torch.cuda.device(x.device)
 
     def move(self, x: Any, native_device: Any) -> Any:
         return x.to(native_device)
