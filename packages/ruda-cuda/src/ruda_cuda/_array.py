@@ -12,13 +12,14 @@ namespace of functions alone cannot fix.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import cupy
 import numpy as np
 
 from ruda_cuda import _fusion  # which imports this module: each reads the other's names when called
-from ruda_cuda._devices import native_device
+from ruda_cuda._devices import native_device, on_inputs_device, peer_to_peer
 
 #: Array API versions this namespace answers to in ``__array_namespace__``.
 API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
@@ -32,7 +33,7 @@ def _writing(inplace: Any) -> Any:
 
     def operator(self: Array, other: Any) -> Any:
         _fusion.before_write(self)
-        return inplace(self, _fusion.realized(other))
+        return on_inputs_device(inplace, self, _fusion.realized(other))
 
     operator.__name__ = operator.__qualname__ = inplace.__name__
     return operator
@@ -52,7 +53,17 @@ def _binary(cupy_operator: Any, function: str, reflected: bool = False) -> Any:
 
             fn = getattr(_elementwise, function)
             return fn(other, self) if reflected else fn(self, other)
-        return cupy_operator(self, other)
+        return on_inputs_device(cupy_operator, self, other)
+
+    operator.__name__ = operator.__qualname__ = cupy_operator.__name__
+    return operator
+
+
+def _placed(cupy_operator: Any) -> Any:
+    """CuPy's binary operator, run on the operands' GPU (a pending operand computed first)."""
+
+    def operator(self: Array, other: Any) -> Any:
+        return on_inputs_device(cupy_operator, self, _fusion.realized(other))
 
     operator.__name__ = operator.__qualname__ = cupy_operator.__name__
     return operator
@@ -66,7 +77,7 @@ def _unary(cupy_operator: Any, function: str) -> Any:
             from ruda_cuda import _elementwise
 
             return getattr(_elementwise, function)(self)
-        return cupy_operator(self)
+        return on_inputs_device(cupy_operator, self)
 
     operator.__name__ = operator.__qualname__ = cupy_operator.__name__
     return operator
@@ -125,15 +136,13 @@ class Array(cupy.ndarray):  # type: ignore[misc]  # CuPy has no type information
         return int(self.get())
 
     def __getitem__(self, key: Any) -> Array:
-        return as_array(super().__getitem__(key))
+        if _basic(key):  # a view: nothing runs on a GPU
+            return as_array(super().__getitem__(key))
+        return as_array(on_inputs_device(cupy.ndarray.__getitem__, self, key))
 
     def __setitem__(self, key: Any, value: Any) -> None:
         _fusion.before_write(self)
-        key, value = _fusion.realized(key), _fusion.realized(value)
-        if isinstance(value, (float, complex)):
-            # CuPy fills with memset when value == 0, which turns -0.0 into +0.0.
-            value = scalar_array(value, self.dtype)
-        super().__setitem__(key, value)
+        on_inputs_device(_setitem, self, _fusion.realized(key), _fusion.realized(value))
 
     @property
     def mT(self) -> Array:  # noqa: N802  (the standard's name)
@@ -194,12 +203,14 @@ class Array(cupy.ndarray):  # type: ignore[misc]  # CuPy has no type information
     __pos__ = _unary(cupy.ndarray.__pos__, "positive")
     __abs__ = _unary(cupy.ndarray.__abs__, "abs")
     __invert__ = _unary(cupy.ndarray.__invert__, "bitwise_invert")
+    __matmul__ = _placed(cupy.ndarray.__matmul__)
+    __rmatmul__ = _placed(cupy.ndarray.__rmatmul__)
     __hash__ = None  # type: ignore[assignment]  # as CuPy's: arrays compare elementwise
 
     def __pow__(self, other: Any) -> Any:
         if _fusion.enabled() and isinstance(other, _OPERANDS):
             return _fusion.power(self, other)
-        return cupy.ndarray.__pow__(self, other)
+        return on_inputs_device(cupy.ndarray.__pow__, self, other)
 
     def __floordiv__(self, other: Any) -> Any:
         return _exact("floor_divide", self, other)
@@ -239,8 +250,25 @@ class Array(cupy.ndarray):  # type: ignore[misc]  # CuPy has no type information
                 f"in-place operation would change the dtype of a {self.dtype} array to "
                 f"{result.dtype}; use the out-of-place operator"
             )
-        super().__setitem__(Ellipsis, result)
+        on_inputs_device(cupy.ndarray.__setitem__, self, Ellipsis, result)
         return self
+
+
+def _setitem(x: Array, key: Any, value: Any) -> None:
+    if isinstance(value, (float, complex)):
+        # CuPy fills with memset when value == 0, which turns -0.0 into +0.0.
+        value = scalar_array(value, x.dtype)
+    cupy.ndarray.__setitem__(x, key, value)
+
+
+_BASIC_KEYS = (int, slice, type(None), type(Ellipsis))
+
+
+def _basic(key: Any) -> bool:
+    """Whether ``key`` is basic indexing (integers, slices, None, ...), which makes a view."""
+    if type(key) is tuple:
+        return all(isinstance(k, _BASIC_KEYS) and type(k) is not bool for k in key)
+    return isinstance(key, _BASIC_KEYS) and type(key) is not bool
 
 
 def _unpickle(host: np.ndarray[Any, Any]) -> Array:
@@ -289,21 +317,54 @@ def _has_negative_zero(host: np.ndarray) -> bool:
 
 
 def to_device(x: cupy.ndarray, device: cupy.cuda.Device, stream: Any = None) -> Array:
-    """``x`` on ``device``; a copy only when it lives on another GPU."""
-    if int(x.device.id) == int(device.id):
+    """``x`` on ``device``; a copy only when it lives on another GPU.
+
+    Between GPUs the copy is one ``cudaMemcpyPeerAsync``, peer-to-peer where the two GPUs can
+    reach each other (:func:`~ruda_cuda._devices.peer_to_peer`; ``ruda info`` lists which),
+    else staged by the driver through host memory. It runs on ``stream`` (default: the target
+    device's current stream) after the work queued on the source device's current stream, and
+    that stream waits for the copy before reusing ``x``'s memory; nothing waits on the host."""
+    source_id, target_id = int(x.device.id), int(device.id)
+    if source_id == target_id:
         return as_array(x)
-    with device:
-        if stream is None:
-            return as_array(x.copy())
-        with _stream(stream):
-            return as_array(x.copy())
+    with x.device:
+        if not x.flags.c_contiguous:
+            x = cupy.ndarray.copy(x)  # one block to copy
+        source_stream = cupy.cuda.get_current_stream()
+        produced = source_stream.record()
+    with device, _stream(stream) if stream is not None else contextlib.nullcontext():
+        target_stream = cupy.cuda.get_current_stream()
+        out = cupy.empty(x.shape, x.dtype)  # from the target stream's memory pool
+        if x.nbytes:
+            target_stream.wait_event(produced)
+            peer_to_peer(source_id, target_id)
+            cupy.cuda.runtime.memcpyPeerAsync(
+                out.data.ptr, target_id, x.data.ptr, source_id, x.nbytes, target_stream.ptr
+            )
+            source_stream.wait_event(target_stream.record())
+    return as_array(out)
 
 
 def _stream(stream: Any) -> cupy.cuda.Stream:
+    """``stream`` (a CuPy stream, any object in the CUDA stream protocol such as a torch
+    stream, or a raw handle) as a CuPy stream of the current device."""
     if isinstance(stream, cupy.cuda.Stream):
         return stream
     if isinstance(stream, int):
-        return cupy.cuda.ExternalStream(stream)
+        stream = _StreamHandle(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        return cupy.cuda.Stream.from_external(stream)
     raise TypeError(
-        f"stream must be a cupy.cuda.Stream or a CUDA stream handle (int), not {type(stream).__name__}"
+        "stream must be a cupy.cuda.Stream, an object with __cuda_stream__ or a CUDA stream "
+        f"handle (int), not {type(stream).__name__}"
     )
+
+
+class _StreamHandle:
+    """A raw CUDA stream handle in the CUDA stream protocol (what CuPy takes foreign streams in)."""
+
+    def __init__(self, handle: int) -> None:
+        self.handle = handle
+
+    def __cuda_stream__(self) -> tuple[int, int]:
+        return (0, self.handle)

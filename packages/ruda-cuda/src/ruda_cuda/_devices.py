@@ -7,10 +7,18 @@ Every ``device=`` argument of the namespace accepts the device objects that
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 import cupy
 from ruda._device import Device
+
+T = TypeVar("T")
+
+_current_device = cupy.cuda.runtime.getDevice
+#: cudaErrorPeerAccessAlreadyEnabled (CuPy, or another library, enabled it first)
+_PEER_ACCESS_ALREADY_ENABLED = 704
 
 
 def device_count() -> int:
@@ -46,3 +54,59 @@ def name_of(device: cupy.cuda.Device) -> str:
 
 def _names() -> str:
     return ", ".join(f"'cuda:{i}'" for i in range(device_count())) or "none (no GPU)"
+
+
+def arrays_device(values: Iterable[Any]) -> int | None:
+    """The index of the GPU that holds the CuPy arrays among ``values`` (items of lists and
+    tuples among them too), or None when there are none.
+
+    Raises ValueError when they are on two GPUs: ruda_cuda computes where its inputs are and
+    never moves data between GPUs implicitly (CuPy would read the other GPU's memory over
+    peer access from the current device)."""
+    found: int | None = None
+    for value in values:
+        kind = type(value)
+        if kind is list or kind is tuple:
+            index = arrays_device(value)
+        elif isinstance(value, cupy.ndarray):
+            index = value.data.device_id
+        else:
+            continue
+        if index is None or index == found:
+            continue
+        if found is not None:
+            raise ValueError(
+                f"arrays on cuda:{found} and cuda:{index} met in one call; ruda_cuda never moves "
+                f"data between GPUs implicitly: move one first, e.g. x.to_device('cuda:{found}')"
+            )
+        found = index
+    return found
+
+
+def on_inputs_device(function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``function(*args, **kwargs)`` run with the GPU of its array arguments current (as the
+    standard asks: a computation happens on its inputs' device, whichever is CuPy's current
+    device); on the current device when it has no array argument."""
+    index = arrays_device((*args, *kwargs.values()) if kwargs else args)
+    if index is None or index == _current_device():
+        return function(*args, **kwargs)
+    with cupy.cuda.Device(index):
+        return function(*args, **kwargs)
+
+
+@functools.cache
+def peer_to_peer(source: int, target: int) -> bool:
+    """Whether GPUs ``source`` and ``target`` copy to each other directly (peer-to-peer, over
+    NVLink or PCIe), enabling that access both ways the first time; when False, the driver
+    stages their copies through host memory."""
+    runtime = cupy.cuda.runtime
+    if not (runtime.deviceCanAccessPeer(target, source) and runtime.deviceCanAccessPeer(source, target)):
+        return False
+    for device, peer in ((target, source), (source, target)):
+        with cupy.cuda.Device(device):
+            try:
+                runtime.deviceEnablePeerAccess(peer)
+            except runtime.CUDARuntimeError as err:
+                if err.status != _PEER_ACCESS_ALREADY_ENABLED:
+                    raise
+    return True

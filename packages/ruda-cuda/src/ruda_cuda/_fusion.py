@@ -43,6 +43,7 @@ from ruda._operators import ArrayOperators
 
 # _array imports this module too: each reads the other's names only when called
 from ruda_cuda import _array, _fused_kernels
+from ruda_cuda._devices import on_inputs_device
 from ruda_cuda._kernels import STREAM_MIN_SIZE, VECTOR_DTYPES, stream_blocks
 
 #: the environment variable that turns fusion on (``1``) or off (``0``)
@@ -220,7 +221,7 @@ def call(ufunc: Any, args: tuple[Any, ...], eager: Callable[..., _array.Array]) 
     """``ufunc(*args)``: pending where :func:`record` takes it, else ``eager`` (the unfused
     function) on the arguments, computed."""
     pending = record(ufunc, args, eager)
-    return pending if pending is not None else eager(*map(realized, args))
+    return pending if pending is not None else on_inputs_device(eager, *map(realized, args))
 
 
 def record(ufunc: Any, args: tuple[Any, ...], eager: Callable[..., _array.Array]) -> LazyArray | None:
@@ -332,11 +333,11 @@ def _chain(node: Node) -> tuple[_fused_kernels.Chain, list[Any]]:
 def _run(node: Node) -> _array.Array:
     """Compute ``node``: its unfused function when it is one call on computed inputs, else one
     generated kernel for its whole pending chain."""
-    if not any(isinstance(a, Node) and a.value is None for a in node.args):
-        return node.eager(*(a.value if isinstance(a, Node) else a for a in node.args))
-    chain, leaves = _chain(node)
-    arrays = [x for x in leaves if isinstance(x, cupy.ndarray)]
     with node.device:
+        if not any(isinstance(a, Node) and a.value is None for a in node.args):
+            return node.eager(*(a.value if isinstance(a, Node) else a for a in node.args))
+        chain, leaves = _chain(node)
+        arrays = [x for x in leaves if isinstance(x, cupy.ndarray)]
         if _streams(node, arrays):
             out = cupy.empty(node.shape, node.dtype)
             blocks = stream_blocks(out.size, node.device)
@@ -366,16 +367,19 @@ def realized(x: Any) -> Any:
 
 def realizing(function: Callable[..., Any]) -> Callable[..., Any]:
     """``function`` with pending arrays among its arguments (also in lists and tuples, as
-    ``stack`` and ``meshgrid`` take them) computed first, and run with fusion paused: what it
-    computes with CuPy is computed at once."""
+    ``stack`` and ``meshgrid`` take them) computed first, run on its arrays' GPU
+    (:func:`~ruda_cuda._devices.on_inputs_device`) and with fusion paused: what it computes
+    with CuPy is computed at once."""
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        if _pending:
-            args = tuple(_realize_nested(a) for a in args)
+        # every pending array, also one computed already (it has left _pending): CuPy would
+        # read it through __cuda_array_interface__ on the current device
+        args = tuple(_realize_nested(a) for a in args)
+        if kwargs:
             kwargs = {k: _realize_nested(v) for k, v in kwargs.items()}
         _paused.depth += 1
         try:
-            return function(*args, **kwargs)
+            return on_inputs_device(function, *args, **kwargs)
         finally:
             _paused.depth -= 1
 

@@ -67,6 +67,8 @@ class CudaBackend(Backend):
                 f"no CUDA driver: {type(err).__name__}: {err}",
                 fix="install the NVIDIA driver (check `nvidia-smi`)",
             )
+        if count > 1:
+            details["between GPUs"] = _copy_paths(cupy.cuda.runtime, count)
         from ruda_cuda._fusion import describe
 
         details["fusion"] = describe()
@@ -104,6 +106,16 @@ class CudaBackend(Backend):
         from ruda_cuda._creation import from_dlpack
 
         return from_dlpack(x, device=native_device)
+
+
+def _copy_paths(runtime: Any, count: int) -> str:
+    """How ``to_device`` copies between each pair of GPUs: peer-to-peer, or through the host."""
+    pairs = [(a, b) for a in range(count) for b in range(a + 1, count)]
+    direct = [f"cuda:{a}<->cuda:{b}" for a, b in pairs if runtime.deviceCanAccessPeer(a, b)]
+    if len(direct) == len(pairs):
+        return "peer-to-peer"
+    staged = len(pairs) - len(direct)
+    return f"peer-to-peer {', '.join(direct) or 'nowhere'}; {staged} pair(s) copy through the host"
 
 
 PLUGIN = CudaBackend()
