@@ -164,5 +164,5 @@ def stream_kernel(chain: Chain) -> cupy.RawKernel:
     # CuPy's ElementwiseKernel sources start with its complex type and carray.cuh (the helpers
     # ufunc preambles use); a raw kernel includes them itself
     prelude = "#include <cupy/complex.cuh>\n#include <cupy/carray.cuh>\n" + device_function(chain)
-    source = _kernels.stream_source(prelude, "ruda_fused", operands, chain.dtype.name)
+    source = _kernels.stream_source(prelude, "ruda_fused", operands, chain.dtype.name, vectors=1)
     return cupy.RawKernel(source, "stream_kernel")

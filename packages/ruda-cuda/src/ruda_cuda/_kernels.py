@@ -137,17 +137,17 @@ def stream_blocks(size: int, device: cupy.cuda.Device) -> int:
     return min((size + 511) // 512, 8 * _multiprocessors(int(device.id)))
 
 
-# Two vectors per thread and iteration, both loaded before either is stored, so each
-# thread keeps two independent loads in flight (one is not enough for a one-input op).
+# ``vectors`` vectors per thread and iteration, all loaded before any is stored: two keep two
+# independent loads in flight per thread (one is not enough for a one-input op); a long fused
+# chain has work enough between loads, and one vector keeps its registers free.
 _STREAM_SOURCE = r"""
 {prelude}
 extern "C" __global__ void stream_kernel({params}, {scalar}* __restrict__ out, long long n) {{
     const long long stride = (long long)blockDim.x * gridDim.x;
     const long long first = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     const long long nv = n / {width};
-    for (long long i = first; i < nv; i += 2 * stride) {{
-        const long long k = i + stride;
-        const bool second = k < nv;
+    for (long long i0 = first; i0 < nv; i0 += {vectors} * stride) {{
+        {indices}
         {vload}
         {vstore}
     }}
@@ -158,9 +158,12 @@ extern "C" __global__ void stream_kernel({params}, {scalar}* __restrict__ out, l
 """
 
 
-def stream_source(prelude: str, function: str, operands: list[str | None], dtype: str) -> str:
+def stream_source(
+    prelude: str, function: str, operands: list[str | None], dtype: str, vectors: int = 2
+) -> str:
     """A grid-stride kernel ``stream_kernel(operands..., out, n)`` writing
-    ``out[j] = function(operands at j)`` with 16-byte vector loads and stores.
+    ``out[j] = function(operands at j)`` with 16-byte vector loads and stores, ``vectors`` of
+    them per thread and iteration.
 
     ``operands`` lists the function's arguments in order: ``None`` for an array (a contiguous,
     16-byte-aligned array of ``n`` elements of ``dtype``, float32 or float64), else the C
@@ -169,6 +172,8 @@ def stream_source(prelude: str, function: str, operands: list[str | None], dtype
     scalar, vector, width = VECTOR_DTYPES[dtype]
     lanes = "xyzw"[:width]
     zero = f"make_{vector}({', '.join(['0'] * width)})"
+    # vector m of an iteration is i{m}; every one but the first may lie past the end
+    indices = " ".join(f"const long long i{m} = i0 + {m} * stride;" for m in range(1, vectors))
     params, loads, names = [], [], []
     for i, declaration in enumerate(operands):
         if declaration is not None:
@@ -178,17 +183,19 @@ def stream_source(prelude: str, function: str, operands: list[str | None], dtype
         params.append(f"const {scalar}* __restrict__ a{i}")
         names.append(f"a{i}")
         va = f"reinterpret_cast<const {vector}*>(a{i})"
-        loads.append(f"const {vector} x0_{i} = {va}[i]; const {vector} x1_{i} = second ? {va}[k] : {zero};")
+        loads.append(f"const {vector} x0_{i} = {va}[i0];")
+        loads += [f"const {vector} x{m}_{i} = i{m} < nv ? {va}[i{m}] : {zero};" for m in range(1, vectors)]
 
     def call(m: int, lane: str) -> str:
         args = [f"x{m}_{i}.{lane}" if d is None else names[i] for i, d in enumerate(operands)]
         return f"{function}({', '.join(args)})"
 
-    results = [", ".join(call(m, lane) for lane in lanes) for m in (0, 1)]
     vout = f"reinterpret_cast<{vector}*>(out)"
-    vstore = (
-        f"{vout}[i] = make_{vector}({results[0]}); if (second) {{ {vout}[k] = make_{vector}({results[1]}); }}"
-    )
+    stores = [f"{vout}[i0] = make_{vector}({', '.join(call(0, lane) for lane in lanes)});"]
+    stores += [
+        f"if (i{m} < nv) {{ {vout}[i{m}] = make_{vector}({', '.join(call(m, lane) for lane in lanes)}); }}"
+        for m in range(1, vectors)
+    ]
     scalar_args = [f"a{i}[j]" if d is None else names[i] for i, d in enumerate(operands)]
     sresult = f"{function}({', '.join(scalar_args)})"
     return _STREAM_SOURCE.format(
@@ -196,8 +203,10 @@ def stream_source(prelude: str, function: str, operands: list[str | None], dtype
         params=", ".join(params),
         scalar=scalar,
         width=width,
+        vectors=vectors,
+        indices=indices,
         vload=" ".join(loads),
-        vstore=vstore,
+        vstore=" ".join(stores),
         sresult=sresult,
     )
 
