@@ -51,11 +51,13 @@ def edge_operands(name: str, dtype: Any, n: int = 64) -> tuple[np.ndarray, np.nd
 
 
 def assert_same_bits(got: np.ndarray, want: np.ndarray) -> None:
-    """Equal dtypes and bits, signed zeros and infinities included, except NaN's sign and
+    """Equal dtypes, shapes and bits, signed zeros and infinities included, except NaN's sign and
     payload: which operand's NaN an IEEE operation passes on is left to the hardware and to the
     compiler's choice of operand order, which differs between two compilations of one code."""
     assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.shape == want.shape, (got.shape, want.shape)
     if got.dtype.kind in "fc":
+        got, want = got.reshape(-1), want.reshape(-1)  # a 0-d complex array has no float view
         got_parts = got.view(got.real.dtype) if got.dtype.kind == "c" else got
         want_parts = want.view(want.real.dtype) if want.dtype.kind == "c" else want
         nan = np.isnan(want_parts)
