@@ -290,3 +290,66 @@ def test_fused_and_unfused_bits_agree(fused, name, dtype):
             _host(_chain(name, a, b))
         return
     assert_same_bits(_host(_chain(name, a, b)), want)
+
+
+# -- a trailing reduction ------------------------------------------------------------------------
+_ORDER_FREE = ["bool", "int8", "int64", "uint16", "uint64"]  # every reduction is exact on these
+
+
+def _reducible(dtype: str) -> tuple[Any, Any]:
+    """Two (3, 4, 5) arrays of edge values."""
+    host_a, host_b = edge_operands("multiply", np.dtype(dtype), n=60)
+    return xp.asarray(host_a.reshape(3, 4, 5)), xp.asarray(host_b.reshape(3, 4, 5))
+
+
+def _pending(a: Any, b: Any) -> Any:
+    if a.dtype == xp.bool:
+        return xp.logical_xor(a, b)
+    if xp.isdtype(a.dtype, "integral"):
+        return a * b + a  # wraps around, as unfused
+    return xp.sin(a) * b
+
+
+def _unfused_reduction(reduction: str, a: Any, b: Any, **kwargs: Any) -> np.ndarray:
+    return _host(_unfused(lambda: getattr(xp, reduction)(_pending(a, b), **kwargs)))
+
+
+@pytest.mark.parametrize("axis", [None, 0, -1, (0, 2)], ids=["all", "0", "-1", "0,2"])
+@pytest.mark.parametrize("dtype", [*_ORDER_FREE, "float32", "complex64"])
+@pytest.mark.parametrize("reduction", sorted(_fused_kernels.REDUCTIONS))
+def test_a_trailing_reduction_ends_the_chains_kernel(fused, reduction, dtype, axis):
+    a, b = _reducible(dtype)
+    for keepdims in (False, True):
+        want = _unfused_reduction(reduction, a, b, axis=axis, keepdims=keepdims)
+        pending = _pending(a, b)
+        got = getattr(xp, reduction)(pending, axis=axis, keepdims=keepdims)
+        fusable = reduction in ("any", "all") or dtype in _ORDER_FREE
+        assert (pending._node.value is None) == fusable, "fused: the chain's values are never stored"
+        assert type(got) is xp.Array
+        assert_same_bits(_host(got), want)
+
+
+def test_reductions_that_depend_on_order_compute_the_chain_first(fused):
+    a, b = _reducible("float64")
+    for reduction in ("sum", "prod", "max", "mean"):
+        pending = _pending(a, b)
+        got = getattr(xp, reduction)(pending, axis=1)
+        assert pending._node.value is not None  # CUB's order, as unfused: no fused float sum
+        assert_same_bits(_host(got), _unfused_reduction(reduction, a, b, axis=1))
+
+
+def test_fused_reductions_take_dtypes_broadcasting_scalars_and_empty_axes(fused):
+    x, y = xp.arange(-20, 20, dtype=xp.int16), xp.arange(7, dtype=xp.int16)
+    for dtype in (None, xp.int8, xp.uint32, xp.float64):
+        pending = x[:, None] * y + 3
+        got = xp.sum(pending, axis=0, dtype=dtype)
+        assert (pending._node.value is None) == (dtype is not xp.float64)
+        want = _unfused(lambda: xp.sum(x[:, None] * y + 3, axis=0, dtype=dtype))  # noqa: B023
+        assert_same_bits(_host(got), _host(want))
+    empty = xp.ones((0, 3), dtype=xp.int32)
+    assert _host(xp.sum(empty * 2, axis=0)).tolist() == [0, 0, 0]
+    assert bool(xp.all(empty > 1)) and not bool(xp.any(empty > 1))
+    with pytest.raises(ValueError):  # as unfused: max of nothing
+        xp.max(empty * 2, axis=0)
+    with pytest.raises((ValueError, IndexError)):  # a bad axis is the unfused function's to report
+        xp.sum(x * 2, axis=3)

@@ -151,3 +151,15 @@ def test_operator_powers_follow_cupys_operator():
     assert [s.ufunc.name for s in _fusion._chain(((f32 + 0) ** -1.0)._node)[0].steps][-1] == "cupy_reciprocal"
     assert [s.ufunc.name for s in _fusion._chain(((f32 + 0) ** 3)._node)[0].steps][-1] == "cupy_power"
     assert [s.ufunc.name for s in _fusion._chain(((i16 + 0) ** 2)._node)[0].steps][-1] == "cupy_square"
+
+
+def test_operators_called_from_libraries_that_take_cupy_arrays_do_not_record():
+    def records_in(module: str) -> bool:
+        scope = {"__name__": module, "records": _fusion.records_for_caller}
+        exec("result = records(1)", scope)  # code run as if it were in ``module``
+        return bool(scope["result"])
+
+    assert not any(records_in(m) for m in ("scipy.stats._stats_py", "sklearn.utils", "cupyx.scipy"))
+    assert records_in("__main__") and records_in("scipy_user_code")
+    _fusion.set_enabled(False)
+    assert not records_in("__main__")

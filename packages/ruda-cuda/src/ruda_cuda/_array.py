@@ -44,11 +44,12 @@ _OPERANDS = (cupy.ndarray, bool, int, float, complex, np.generic)
 
 
 def _binary(cupy_operator: Any, function: str, reflected: bool = False) -> Any:
-    """CuPy's binary operator; with fusion on (outside ruda_cuda's own functions), the
-    namespace's ``function``, whose result may wait to be fused."""
+    """CuPy's binary operator; with fusion on (outside ruda_cuda's own functions and the
+    libraries that take its arrays as CuPy arrays: :func:`ruda_cuda._fusion.records_for_caller`),
+    the namespace's ``function``, whose result may wait to be fused."""
 
     def operator(self: Array, other: Any) -> Any:
-        if _fusion.enabled() and isinstance(other, _OPERANDS):
+        if isinstance(other, _OPERANDS) and _fusion.records_for_caller():
             from ruda_cuda import _elementwise
 
             fn = getattr(_elementwise, function)
@@ -73,7 +74,7 @@ def _unary(cupy_operator: Any, function: str) -> Any:
     """CuPy's unary operator, or with fusion on the namespace's ``function`` (see _binary)."""
 
     def operator(self: Array) -> Any:
-        if _fusion.enabled():
+        if _fusion.records_for_caller():
             from ruda_cuda import _elementwise
 
             return getattr(_elementwise, function)(self)
@@ -85,10 +86,12 @@ def _unary(cupy_operator: Any, function: str) -> Any:
 
 def _exact(function: str, x1: Any, x2: Any) -> Any:
     """The namespace's ``function(x1, x2)`` (floor_divide or remainder), which CuPy's operator
-    computes inexactly."""
+    computes inexactly; computed at once for the libraries that fusion leaves eager (see
+    _binary)."""
     from ruda_cuda import _elementwise
 
-    return getattr(_elementwise, function)(x1, x2)
+    result = getattr(_elementwise, function)(x1, x2)
+    return result if _fusion.records_for_caller(3) else _fusion.realized(result)
 
 
 class Array(cupy.ndarray):  # type: ignore[misc]  # CuPy has no type information: its ndarray is Any
@@ -208,7 +211,7 @@ class Array(cupy.ndarray):  # type: ignore[misc]  # CuPy has no type information
     __hash__ = None  # type: ignore[assignment]  # as CuPy's: arrays compare elementwise
 
     def __pow__(self, other: Any) -> Any:
-        if _fusion.enabled() and isinstance(other, _OPERANDS):
+        if isinstance(other, _OPERANDS) and _fusion.records_for_caller():
             return _fusion.power(self, other)
         return on_inputs_device(cupy.ndarray.__pow__, self, other)
 

@@ -13,8 +13,9 @@ import numpy as np
 from array_api_compat import cupy as _compat
 from ruda import spec
 
+from ruda_cuda import _fused_kernels, _fusion
 from ruda_cuda._array import Array, as_array, as_arrays
-from ruda_cuda._fusion import realizing
+from ruda_cuda._fusion import LazyArray, realizing
 
 
 def wrap(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -59,6 +60,24 @@ def unstack(x: Any, /, *, axis: int = 0) -> tuple[Array, ...]:
     return tuple(as_arrays(list(_compat.unstack(x, axis=axis))))
 
 
+def fusing(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
+    """The reduction ``function`` (``name``: sum, prod, max, min, any, all), which with fusion
+    on ends a pending chain in the same kernel where that gives the same result bit for bit
+    (:func:`ruda_cuda._fusion.reduce`); otherwise the chain is computed first."""
+
+    def reduction(x: Any, /, **kwargs: Any) -> Any:
+        if type(x) is LazyArray and kwargs.keys() <= {"axis", "keepdims", "dtype"}:
+            fused = _fusion.reduce(name, x, **kwargs)
+            if fused is not None:
+                return fused
+        return function(x, **kwargs)
+
+    reduction.__name__ = reduction.__qualname__ = name
+    reduction.__doc__ = function.__doc__
+    reduction.__wrapped__ = function  # type: ignore[attr-defined]  # inspect.signature follows it
+    return reduction
+
+
 _SPECIAL = {"repeat", "broadcast_shapes", "broadcast_arrays", "unstack"}
 _NAMES = (
     spec.INDEXING_FUNCTIONS
@@ -71,5 +90,6 @@ _NAMES = (
     + spec.UTILITY_FUNCTIONS
 )
 globals().update({name: wrap(getattr(_compat, name)) for name in _NAMES if name not in _SPECIAL})
+globals().update({name: fusing(name, globals()[name]) for name in _fused_kernels.REDUCTIONS})
 
 __all__ = sorted(_NAMES)

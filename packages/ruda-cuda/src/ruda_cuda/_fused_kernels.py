@@ -166,3 +166,57 @@ def stream_kernel(chain: Chain) -> cupy.RawKernel:
     prelude = "#include <cupy/complex.cuh>\n#include <cupy/carray.cuh>\n" + device_function(chain)
     source = _kernels.stream_source(prelude, "ruda_fused", operands, chain.dtype.name, vectors=1)
     return cupy.RawKernel(source, "stream_kernel")
+
+
+#: reductions a chain can end in, as (reduce expression, identity by the reduced dtype's kind);
+#: only order-independent ones: the unfused reductions are CuPy's (CUB's order for floats), so
+#: a fused float sum, or a float max meeting +0.0 and -0.0, could differ in its last bit
+REDUCTIONS: dict[str, str] = {
+    "sum": "a + b",
+    "prod": "a * b",
+    "max": "max(a, b)",
+    "min": "min(a, b)",
+    "any": "a || b",
+    "all": "a && b",
+}
+
+
+#: max and min of booleans, which C++'s max and min do not take
+_BOOL_REDUCTIONS = {"max": "a || b", "min": "a && b"}
+
+
+def _identity(reduction: str, dtype: np.dtype[Any]) -> str:
+    """The C literal that ``reduction`` starts from in ``dtype`` (bool or an integer)."""
+    if reduction in ("any", "all") or dtype.kind == "b":
+        start = {"any": False, "all": True, "sum": False, "prod": True, "max": False, "min": True}
+        return "true" if start[reduction] else "false"
+    if reduction in ("sum", "prod"):
+        return "0" if reduction == "sum" else "1"
+    info = np.iinfo(dtype)
+    value = info.min if reduction == "max" else info.max
+    # the most negative integer has no literal of its own type: one above it, minus one
+    return f"(({_scalar.get_typename(dtype)})({value + 1}LL) - 1)" if value < 0 else f"{value}ULL"
+
+
+@functools.cache
+def reduction_kernel(chain: Chain, reduction: str, dtype: np.dtype[Any]) -> cupy.ReductionKernel:
+    """The chain ending in ``reduction`` (a key of :data:`REDUCTIONS`) in ``dtype``: each
+    element's value converted to ``dtype`` (to bool for any/all, as a comparison with zero),
+    then reduced; leaves broadcast as in :func:`elementwise_kernel`."""
+    names = [f"{'s' if scalar else 'a'}{i}" for i, scalar in enumerate(chain.scalar_leaves)]
+    in_params = ", ".join(f"{t.name} {name}" for t, name in zip(chain.leaf_dtypes, names, strict=True))
+    headers: set[Any] = set()
+    value = f"ruda_fused({', '.join(names)})"
+    if dtype.kind == "b":
+        value = _cast(chain.dtype, dtype, value)
+    return cupy.ReductionKernel(
+        in_params,
+        f"{dtype.name} out",
+        f"({_typename(dtype, headers)})({value})",
+        (_BOOL_REDUCTIONS if dtype.kind == "b" else REDUCTIONS).get(reduction, REDUCTIONS[reduction]),
+        "out = a",
+        _identity(reduction, dtype),
+        f"ruda_fused_{reduction}",
+        reduce_type=_typename(dtype, headers),
+        preamble=device_function(chain),
+    )

@@ -16,7 +16,11 @@ other function computes its inputs first and runs as before.
 
 The operators of a computed array (``ruda_cuda.Array``) record too, so ``x * y + 1`` is one
 chain; inside ruda_cuda's own functions fusion pauses (:func:`realizing`), so the CuPy code they
-call computes as CuPy does. Before ruda_cuda writes into an array (``x[i] = v``, ``x += 1``),
+call computes as CuPy does. So do the operators called from the libraries that take a
+ruda_cuda array as a CuPy array (:func:`records_for_caller`: SciPy and scikit-learn through
+array-api-compat's CuPy namespace, CuPy itself): CuPy's functions there take only CuPy arrays.
+
+Before ruda_cuda writes into an array (``x[i] = v``, ``x += 1``),
 pending results that read its memory are computed; code that writes into one by other means
 (CuPy's ``out=``, a raw kernel) while results that read it are pending must compute them first
 (``ruda_cuda.asarray(pending)``).
@@ -31,6 +35,7 @@ from __future__ import annotations
 import importlib.metadata
 import math
 import os
+import sys
 import threading
 import weakref
 from collections.abc import Callable, Iterator
@@ -84,6 +89,20 @@ _paused = _Paused()
 def enabled() -> bool:
     """Whether elementwise functions and operators wait to be fused here and now."""
     return _enabled and not _paused.depth
+
+
+#: top-level packages whose code takes a ruda_cuda array as a CuPy array and passes what its
+#: operators return to CuPy's functions, which take only CuPy arrays
+CUPY_CALLERS = frozenset({"cupy", "cupyx", "scipy", "sklearn", "array_api_compat", "array_api_extra"})
+
+
+def records_for_caller(depth: int = 2) -> bool:
+    """Whether an operator of a computed array records here: fusion on, and the operator's
+    caller (``depth`` frames up from this function's caller) outside :data:`CUPY_CALLERS`."""
+    if not _enabled or _paused.depth:
+        return False
+    module = sys._getframe(depth).f_globals.get("__name__", "")
+    return module.partition(".")[0] not in CUPY_CALLERS
 
 
 def set_enabled(on: bool) -> bool:
@@ -156,39 +175,14 @@ class Node:
 _pending: weakref.WeakValueDictionary[int, LazyArray] = weakref.WeakValueDictionary()
 
 
-def _operand(x: Any) -> Any:
-    """What a node records for the argument ``x``: a node, a CuPy array or a scalar; None for
-    anything else (then the call runs unfused, and reports bad input itself)."""
-    if isinstance(x, LazyArray):
-        return x._node if x._node.value is None else x._node.value
-    if isinstance(x, (cupy.ndarray, np.generic)) or type(x) in _PYTHON_SCALARS:
-        return x
-    return None
-
-
-#: a ufunc's loop by the ufunc and its operands' dtypes (a Python scalar by its type)
+#: a ufunc's loop by the ufunc and what decides it for each operand: its dtype, or a Python
+#: scalar's type (an int at or above 2**63 is "big int": uint64 to CuPy)
 _LOOPS: dict[tuple[Any, ...], Any] = {}
 
 
-def _loop(ufunc: Any, operands: list[Any]) -> Any:
+def _choose_loop(ufunc: Any, operands: list[Any]) -> Any:
     """The ufunc's loop for these operands, chosen as CuPy's eager call chooses it (Python
     scalars are weak unless their kind is above every array's), or None."""
-    key = (ufunc, *(_type_key(x) for x in operands))
-    op = _LOOPS.get(key, _LOOPS)
-    if op is _LOOPS:
-        op = _LOOPS[key] = _choose_loop(ufunc, operands)
-    return op
-
-
-def _type_key(x: Any) -> Any:
-    """What decides the loop for the operand ``x``: its dtype, or a Python scalar's type (an int
-    at or above 2**63 is uint64 to CuPy)."""
-    if type(x) is int:
-        return "big int" if x >= 1 << 63 else int
-    return type(x) if type(x) in _PYTHON_SCALARS else x.dtype
-
-
-def _choose_loop(ufunc: Any, operands: list[Any]) -> Any:
     in_types: list[np.dtype[Any]] = []
     weaks: list[Any] = []  # the Python type of a weak scalar, else False
     for x in operands:
@@ -226,35 +220,68 @@ def call(ufunc: Any, args: tuple[Any, ...], eager: Callable[..., _array.Array]) 
 
 def record(ufunc: Any, args: tuple[Any, ...], eager: Callable[..., _array.Array]) -> LazyArray | None:
     """A pending result for ``ufunc(*args)``, or None when fusion is off here or the call cannot
-    be fused (then the caller runs ``eager``, which also reports bad input as unfused)."""
-    if not enabled() or not isinstance(ufunc, cupy.ufunc):  # cupy.real, ... are Python functions
+    be fused (then the caller runs ``eager``, which also reports bad input as unfused).
+
+    One pass over the arguments (this runs for every elementwise call with fusion on)."""
+    if not _enabled or _paused.depth or not isinstance(ufunc, cupy.ufunc):  # cupy.real, ... are functions
         return None
-    operands = [_operand(a) for a in args]
-    if any(o is None for o in operands):
-        return None
-    arrays = [o for o in operands if isinstance(o, (Node, cupy.ndarray))]
+    operands: list[Any] = []
+    key: list[Any] = [ufunc]  # what decides the loop (see _type_key)
+    arrays: list[Any] = []
+    python_ints = False
+    for a in args:
+        kind = type(a)
+        if kind is LazyArray:
+            node = a._node
+            a = node if node.value is None else node.value
+        elif kind in _PYTHON_SCALARS:
+            operands.append(a)
+            python_ints = python_ints or kind is int
+            key.append("big int" if kind is int and a >= 1 << 63 else kind)
+            continue
+        elif not isinstance(a, (cupy.ndarray, np.generic)):
+            return None
+        operands.append(a)
+        key.append(a.dtype)
+        if not isinstance(a, np.generic):
+            arrays.append(a)
     if not arrays:
         return None
-    device, shape = arrays[0].device, arrays[0].shape
-    if any(a.device != device for a in arrays):
-        return None
-    op = _loop(ufunc, operands)
+    first = arrays[0]
+    shape = first.shape
+    if len(arrays) > 1:
+        device_id = _device_id(first)
+        if any(_device_id(a) != device_id for a in arrays):
+            return None
+        if any(a.shape != shape for a in arrays):
+            try:
+                shape = tuple(np.broadcast_shapes(*(a.shape for a in arrays)))
+            except ValueError:
+                return None
+    op = _LOOPS.get(tuple(key), _LOOPS)
+    if op is _LOOPS:
+        op = _LOOPS[tuple(key)] = _choose_loop(ufunc, operands)
     if op is None:
         return None
-    try:
-        if any(a.shape != shape for a in arrays):
-            shape = tuple(np.broadcast_shapes(*(a.shape for a in arrays)))
-        for x, in_type in zip(operands, op.in_types, strict=True):
-            if type(x) is int:
-                np.array(x, dtype=in_type)  # out of range raises, as CuPy's conversion does
-    except (ValueError, OverflowError):
-        return None
+    if python_ints:
+        try:
+            for x, in_type in zip(operands, op.in_types, strict=True):
+                if type(x) is int:
+                    np.array(x, dtype=in_type)  # out of range raises, as CuPy's conversion does
+        except (ValueError, OverflowError):
+            return None
+    device = first.device
     node = Node(ufunc, op, tuple(operands), eager, shape, device)
     if node.steps > MAX_STEPS or node.leaves > MAX_LEAVES:
         node = Node(
             ufunc, op, tuple(o.compute() if type(o) is Node else o for o in operands), eager, shape, device
         )
     return LazyArray(node)
+
+
+def _device_id(a: Any) -> int:
+    """The GPU of a node or CuPy array (a CuPy array's ``device`` makes a new object each time)."""
+    return int(a.device.id) if type(a) is Node else int(a.data.device_id)
 
 
 #: ``x ** y`` that CuPy's operator (as NumPy's) computes with another function, by the type and
@@ -344,6 +371,57 @@ def _run(node: Node) -> _array.Array:
             _fused_kernels.stream_kernel(chain)((blocks,), (512,), (*leaves, out, np.int64(out.size)))
             return _array.as_array(out)
         return _array.as_array(_fused_kernels.elementwise_kernel(chain)(*leaves))
+
+
+def reduce(reduction: str, x: Any, axis: Any = None, keepdims: bool = False, dtype: Any = None) -> Any:
+    """``reduction`` (sum, prod, max, min, any, all) of the pending chain ``x`` as one kernel,
+    which never writes the chain's values to memory; None when ``x`` is not pending or the
+    reduction would not be the unfused one bit for bit (see
+    :data:`~ruda_cuda._fused_kernels.REDUCTIONS`), or the arguments are ones the unfused
+    function should judge (it then runs, and reports bad input)."""
+    if not isinstance(x, LazyArray):
+        return None
+    node = x._node
+    if node.value is not None or not node.args:
+        return None
+    axes = _axes(axis, len(node.shape))
+    if axes is None or (reduction in ("max", "min") and any(node.shape[a] == 0 for a in axes)):
+        return None
+    out = _reduced_dtype(reduction, node.dtype, dtype)
+    if out is None:
+        return None
+    chain, leaves = _chain(node)
+    with node.device:
+        kernel = _fused_kernels.reduction_kernel(chain, reduction, out)
+        return _array.as_array(kernel(*leaves, axis=axes, keepdims=bool(keepdims)))
+
+
+def _axes(axis: Any, ndim: int) -> tuple[int, ...] | None:
+    """``axis`` as a tuple of distinct non-negative axes, or None when it is not a valid one."""
+    if axis is None:
+        return tuple(range(ndim))
+    items = axis if type(axis) is tuple else (axis,)
+    if not all(type(a) is int for a in items):
+        return None
+    axes = tuple(a + ndim if a < 0 else a for a in items)
+    if len(set(axes)) != len(axes) or not all(0 <= a < ndim for a in axes):
+        return None
+    return axes
+
+
+def _reduced_dtype(reduction: str, chain: np.dtype[Any], requested: Any) -> np.dtype[Any] | None:
+    """The dtype ``reduction`` of a ``chain``-typed array gives unfused, when it is one whose
+    result no order of reduction changes (bool, integers), else None."""
+    if reduction in ("any", "all"):
+        return np.dtype(bool) if requested is None else None
+    if chain.kind not in "biu":
+        return None
+    if reduction in ("max", "min"):
+        return chain if requested is None else None
+    if requested is not None:
+        dtype = np.dtype(requested)
+        return dtype if dtype.kind in "iu" else None
+    return np.dtype(np.uint64 if chain.kind == "u" else np.int64)
 
 
 def _streams(node: Node, arrays: list[Any]) -> bool:
