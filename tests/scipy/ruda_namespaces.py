@@ -12,6 +12,8 @@ from typing import Any
 
 #: every namespace by the name the tests and the plugin's --ruda-backend use
 NAMES = ("host", "torch", "router", "remote")
+#: ruda_cuda, unfused and fused, for the tests that run where a GPU is
+GPU_NAMES = ("cuda", "cuda-fusion")
 
 _TESTS = Path(__file__).resolve().parent.parent
 
@@ -70,4 +72,8 @@ def build(name: str) -> Any:
         import ruda_remote
 
         return ruda_remote
-    raise ValueError(f"unknown ruda namespace {name!r}: use one of {', '.join(NAMES)}")
+    if name in GPU_NAMES:
+        import ruda_cuda
+
+        return ruda_cuda
+    raise ValueError(f"unknown ruda namespace {name!r}: use one of {', '.join(NAMES + GPU_NAMES)}")
