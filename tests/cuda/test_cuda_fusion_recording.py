@@ -96,13 +96,16 @@ def test_scalars_are_kernel_parameters_of_the_loop_type_and_kernels_ignore_their
 
 def test_generated_source_runs_cupys_loops_with_a_barrier_between_steps():
     flags = _array((16,), np.bool_)
-    y = xp.exp(flags * 1.5) * 2.0  # bool * float: the float64 loop
+    y = xp.exp(flags * 1.5) * 2.0 - 1.0  # bool * float: the float64 loop
     chain, _ = _fusion._chain(y._node)
     source = _fused_kernels.device_function(chain)
-    assert "ruda_fused(const bool v0, const double v1, const double v2)" in source
+    assert "ruda_fused(const bool v0, const double v1, const double v2, const double v3)" in source
     assert "out0 = exp(in0)" in source and "out0 = in0 * in1" in source
     assert "? 1 : 0" in source  # bool to number, as CuPy's kernels cast
-    assert source.count("ruda_rounded(out0)") == len(chain.steps)
+    # after each step but the last (stored) and the sums (never contracted as a product)
+    assert source.count("ruda_rounded(out0)") == 3
+    sums = _fusion._chain(((y + 1.0) * 3.0 + 2.0)._node)[0]
+    assert _fused_kernels.device_function(sums).count("ruda_rounded(out0)") == 4  # of 7 steps
     assert "add.rn.f32" in source and "add.rn.f64" in source
 
 

@@ -12,7 +12,9 @@ the unfused calls compute, bit for bit:
   explicit rounding (``add.rn``): it leaves every value as it is, and neither the compiler nor
   the assembler can see through it, so a multiplication that ends one step is never contracted
   with an addition of the next into a fused multiply-add (the unfused path rounds between
-  them). The kernels keep CuPy's compile options, so each step compiles as in its own kernel
+  them). The value of an addition or a subtraction needs no barrier (a sum is never the
+  product a multiply-add contracts), nor does the last step's (it is stored). The kernels
+  keep CuPy's compile options, so each step compiles as in its own kernel
   (``--fmad=false`` would change steps that contract internally, such as a complex product);
 - Python scalars are converted on the host to the loop's input type, as CuPy converts them.
 
@@ -56,6 +58,10 @@ __device__ __forceinline__ thrust::complex<T> ruda_rounded(thrust::complex<T> x)
 #endif
 #endif
 """
+
+
+#: the ufuncs whose value is a sum, never a product (see the barrier in the module docstring)
+_SUMS = frozenset({"cupy_add", "cupy_subtract"})
 
 
 class Step(NamedTuple):
@@ -110,8 +116,10 @@ def device_function(chain: Chain) -> str:
     value_types = list(chain.leaf_dtypes)
     params = ", ".join(f"const {_typename(dtype, headers)} v{i}" for i, dtype in enumerate(chain.leaf_dtypes))
     body = []
+    last = chain.steps[-1]
     for step in chain.steps:
         index = len(value_types)
+        barrier = step is not last and step.ufunc.name not in _SUMS
         in_types = [np.dtype(t) for t in step.op.in_types]
         out_type = np.dtype(step.op.out_types[0])
         preambles[step.ufunc._preamble] = None
@@ -124,7 +132,7 @@ def device_function(chain: Chain) -> str:
         body.append(
             f"  // {step.ufunc.name}\n  {_typename(out_type, headers)} v{index};\n"
             f"  {{ {' '.join(typedefs)}\n    {' '.join(inputs)}\n    out0_type out0;\n"
-            f"    {step.op.routine};\n    v{index} = ruda_rounded(out0); }}"
+            f"    {step.op.routine};\n    v{index} = {'ruda_rounded(out0)' if barrier else 'out0'}; }}"
         )
         value_types.append(out_type)
     result = _typename(chain.dtype, headers)

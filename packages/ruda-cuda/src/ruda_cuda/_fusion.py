@@ -51,6 +51,8 @@ from ruda_cuda import _array, _fused_kernels
 from ruda_cuda._devices import on_inputs_device
 from ruda_cuda._kernels import STREAM_MIN_SIZE, VECTOR_DTYPES, stream_blocks
 
+_current_device = cupy.cuda.runtime.getDevice
+
 #: the environment variable that turns fusion on (``1``) or off (``0``)
 FUSION_ENV = "RUDA_CUDA_FUSION"
 #: entry-point group whose ``fusion`` entry (installed by the ``cuda-fusion`` extra) makes fusion
@@ -170,9 +172,29 @@ class Node:
         )
 
 
-#: pending results by id (arrays compare elementwise, so they are not hashable), checked before
-#: ruda_cuda writes into an array
-_pending: weakref.WeakValueDictionary[int, LazyArray] = weakref.WeakValueDictionary()
+#: weak references to the pending results, checked before ruda_cuda writes into an array; a
+#: list (a WeakValueDictionary costs a microsecond and more per result, a third of recording),
+#: pruned of dead and computed results by every check, and when it grows past _prune_at
+_pending: list[weakref.ref[LazyArray]] = []
+_prune_at = 1024
+
+
+def _live_pending() -> list[weakref.ref[LazyArray]]:
+    """The references in :data:`_pending` to results still pending."""
+    live = []
+    for ref in _pending:
+        lazy = ref()
+        if lazy is not None and lazy._node.value is None:
+            live.append(ref)
+    return live
+
+
+def _register(lazy: LazyArray) -> None:
+    global _prune_at
+    _pending.append(weakref.ref(lazy))
+    if len(_pending) > _prune_at:
+        _pending[:] = _live_pending()
+        _prune_at = max(1024, 2 * len(_pending))
 
 
 #: a ufunc's loop by the ufunc and what decides it for each operand: its dtype, or a Python
@@ -358,19 +380,25 @@ def _chain(node: Node) -> tuple[_fused_kernels.Chain, list[Any]]:
 
 
 def _run(node: Node) -> _array.Array:
-    """Compute ``node``: its unfused function when it is one call on computed inputs, else one
-    generated kernel for its whole pending chain."""
+    """Compute ``node`` on its GPU: its unfused function when it is one call on computed
+    inputs, else one generated kernel for its whole pending chain."""
+    if node.device.id == _current_device():
+        return _launch(node)
     with node.device:
-        if not any(isinstance(a, Node) and a.value is None for a in node.args):
-            return node.eager(*(a.value if isinstance(a, Node) else a for a in node.args))
-        chain, leaves = _chain(node)
-        arrays = [x for x in leaves if isinstance(x, cupy.ndarray)]
-        if _streams(node, arrays):
-            out = cupy.empty(node.shape, node.dtype)
-            blocks = stream_blocks(out.size, node.device)
-            _fused_kernels.stream_kernel(chain)((blocks,), (512,), (*leaves, out, np.int64(out.size)))
-            return _array.as_array(out)
-        return _array.as_array(_fused_kernels.elementwise_kernel(chain)(*leaves))
+        return _launch(node)
+
+
+def _launch(node: Node) -> _array.Array:
+    if not any(isinstance(a, Node) and a.value is None for a in node.args):
+        return node.eager(*(a.value if isinstance(a, Node) else a for a in node.args))
+    chain, leaves = _chain(node)
+    arrays = [x for x in leaves if isinstance(x, cupy.ndarray)]
+    if _streams(node, arrays):
+        out = cupy.empty(node.shape, node.dtype)
+        blocks = stream_blocks(out.size, node.device)
+        _fused_kernels.stream_kernel(chain)((blocks,), (512,), (*leaves, out, np.int64(out.size)))
+        return _array.as_array(out)
+    return _array.as_array(_fused_kernels.elementwise_kernel(chain)(*leaves))
 
 
 def reduce(reduction: str, x: Any, axis: Any = None, keepdims: bool = False, dtype: Any = None) -> Any:
@@ -450,7 +478,7 @@ def realizing(function: Callable[..., Any]) -> Callable[..., Any]:
     with CuPy is computed at once."""
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        # every pending array, also one computed already (it has left _pending): CuPy would
+        # every pending array, also one computed already: CuPy would
         # read it through __cuda_array_interface__ on the current device
         args = tuple(_realize_nested(a) for a in args)
         if kwargs:
@@ -480,8 +508,10 @@ def before_write(x: Any) -> None:
     if not _pending or not isinstance(x, cupy.ndarray):
         return
     memory = x.data.mem
-    for lazy in list(_pending.values()):
-        if lazy._node.value is None and lazy._node.reads(memory):
+    _pending[:] = _live_pending()
+    for ref in list(_pending):
+        lazy = ref()
+        if lazy is not None and lazy._node.value is None and lazy._node.reads(memory):
             lazy.materialize()
 
 
@@ -499,13 +529,11 @@ class LazyArray(ArrayOperators):
 
     def __init__(self, node: Node) -> None:
         self._node = node
-        _pending[id(self)] = self
+        _register(self)
 
     def materialize(self) -> _array.Array:
         """The computed array (computed now if it is not yet)."""
-        value = self._node.compute()
-        _pending.pop(id(self), None)
-        return value
+        return self._node.compute()
 
     # -- what is known without computing --------------------------------------------------
     @property
