@@ -18,15 +18,12 @@ read, one output written).
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from _chain import chain, lets
-from _gpu_bench import cuda_event_ms
+from _gpu_bench import RESULTS, cuda_event_ms, show_or_measure
 
-RESULTS = Path(__file__).resolve().parent / "results"
 RESULT_FILE = RESULTS / "cuda_fusion.json"
 QUEUED = 10  # calls queued back to back for the loop rate
 
@@ -135,14 +132,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=20, help="timed calls per case (median kept)")
     parser.add_argument("--markdown", action="store_true", help="print the last results as a table")
     args = parser.parse_args()
-    if args.markdown:
-        print(markdown(json.loads(RESULT_FILE.read_text())))
-        return
-    print(f"8-operation chain on 2**{args.log2_size} float32", flush=True)
-    result = measure(args.log2_size, args.repeats)
-    RESULTS.mkdir(exist_ok=True)
-    RESULT_FILE.write_text(json.dumps(result, indent=2))
-    print(markdown(result))
+    if not args.markdown:
+        print(f"8-operation chain on 2**{args.log2_size} float32", flush=True)
+    show_or_measure(RESULT_FILE, args.markdown, lambda: measure(args.log2_size, args.repeats), markdown)
 
 
 if __name__ == "__main__":

@@ -17,15 +17,12 @@ Needs two GPUs.
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
 from typing import Any
 
-from _gpu_bench import cuda_event_ms
+from _gpu_bench import RESULTS, cuda_event_ms, show_or_measure
 from _timing import ratio
 from rich.progress import track
 
-RESULTS = Path(__file__).resolve().parent / "results"
 RESULT_FILE = RESULTS / "cuda_peer.json"
 SMALL_SIZES = (1, 1000, 100_000)
 
@@ -124,13 +121,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=20, help="timed large copies per case (median kept)")
     parser.add_argument("--markdown", action="store_true", help="print the last results as tables")
     args = parser.parse_args()
-    if args.markdown:
-        print(markdown(json.loads(RESULT_FILE.read_text())))
-        return
-    result = measure(args.log2_bytes, args.repeats)
-    RESULTS.mkdir(exist_ok=True)
-    RESULT_FILE.write_text(json.dumps(result, indent=2))
-    print(markdown(result))
+    show_or_measure(RESULT_FILE, args.markdown, lambda: measure(args.log2_bytes, args.repeats), markdown)
 
 
 if __name__ == "__main__":
