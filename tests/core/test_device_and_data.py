@@ -109,3 +109,64 @@ def test_to_device_takes_a_wgpu_device_object() -> None:
     on_gpu = ruda.to_device(ruda.host.asarray([1.0, 2.0]), gpu)
     assert isinstance(on_gpu, ruda_wgpu.Array) and ruda.device_of(on_gpu) == Device.parse(gpu.name)
     np.testing.assert_array_equal(np.asarray(on_gpu), [1.0, 2.0])
+
+
+PICKY_PLUGIN = '''
+import contextlib
+import numpy as np
+from ruda.plugin import Availability, Backend
+
+CURRENT = {"device": 0}
+
+
+class PickyArray:
+    """An array on device 1 that exports through DLPack only while device 1 is current, as a
+    torch tensor on cuda:1 does."""
+
+    def __init__(self, values):
+        self.values = np.asarray(values)
+
+    def __dlpack__(self, **kwargs):
+        if CURRENT["device"] != 1:
+            raise BufferError("Can't export tensors on a different device index")
+        return self.values.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.values.__dlpack_device__()
+
+
+class Picky(Backend):
+    name = "picky"
+    module = "fake_picky"
+    device_kinds = ("picky",)
+    array_packages = ("fake_picky",)
+
+    def probe(self):
+        return Availability(available=True, devices=())
+
+    def array_type(self):
+        return PickyArray
+
+    @contextlib.contextmanager
+    def exporting(self, x):
+        previous, CURRENT["device"] = CURRENT["device"], 1
+        try:
+            yield
+        finally:
+            CURRENT["device"] = previous
+
+
+PLUGIN = Picky()
+'''
+
+
+def test_arrays_export_inside_their_backends_exporting_context(install_plugin) -> None:  # type: ignore[no-untyped-def]
+    install_plugin("picky", "fake_picky:PLUGIN", "fake_picky", PICKY_PLUGIN)
+    import fake_picky
+
+    x = fake_picky.PickyArray([1.0, 2.0, 3.0])
+    with pytest.raises(BufferError):  # outside the context, as torch refuses
+        np.from_dlpack(x)
+    np.testing.assert_array_equal(ruda.to_numpy(x), [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(ruda.to_device(x, "cpu"), [1.0, 2.0, 3.0])
+    assert fake_picky.CURRENT["device"] == 0  # and the context is left again

@@ -22,6 +22,7 @@ from ruda._registry import (
     BackendNotFoundError,
     BackendUnavailableError,
     backends,
+    exporting,
     installed,
     namespace,
 )
@@ -44,6 +45,7 @@ __all__ = [
     "backend_plugin",
     "backends",
     "device_of",
+    "exporting",
     "installed",
     "namespace",
     "scale",

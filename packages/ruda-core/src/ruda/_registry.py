@@ -185,7 +185,8 @@ def plugin_for_array(x: object) -> Backend:
 
 def exporting(x: object) -> contextlib.AbstractContextManager[Any]:
     """The context in which the backend owning ``x`` can export it through DLPack (nothing
-    for an array no installed backend owns)."""
+    for an array no installed backend owns): ``with ruda.exporting(x): y = other.from_dlpack(x)``.
+    ``ruda.to_device`` and ``ruda.to_numpy`` enter it themselves."""
     for candidate in _loadable_plugins():
         if candidate.owns(x):
             return candidate.exporting(x)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ruda import TensorData
+from ruda import TensorData, exporting
 
 # What DLPack raises when an exchange is impossible (other device, dtype it cannot carry, ...).
 _DLPACK_REFUSALS = (BufferError, TypeError, ValueError, RuntimeError, NotImplementedError, AttributeError)
@@ -18,8 +18,9 @@ _DLPACK_REFUSALS = (BufferError, TypeError, ValueError, RuntimeError, NotImpleme
 
 def migrate(x: Any, namespace: Any, device: Any) -> Any:
     """``x`` (an array of any backend) as an array of ``namespace`` on its ``device``."""
-    try:
-        return namespace.from_dlpack(x, device=device)
-    except _DLPACK_REFUSALS:
-        data = TensorData.from_array(x)
-        return namespace.asarray(data.to_numpy(), device=device, copy=True)
+    with exporting(x):  # what x's backend needs to export it (torch: its GPU current)
+        try:
+            return namespace.from_dlpack(x, device=device)
+        except _DLPACK_REFUSALS:
+            data = TensorData.from_array(x)
+    return namespace.asarray(data.to_numpy(), device=device, copy=True)
