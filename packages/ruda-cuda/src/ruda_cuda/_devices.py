@@ -88,20 +88,34 @@ def on_inputs_device(function: Callable[..., T], *args: Any, **kwargs: Any) -> T
     standard asks: a computation happens on its inputs' device, whichever is CuPy's current
     device); on the current device when it has no array argument."""
     index = arrays_device((*args, *kwargs.values()) if kwargs else args)
-    if index is None or index == _current_device():
+    if index is None:
+        return function(*args, **kwargs)
+    return on_device(index, function, *args, **kwargs)
+
+
+def on_device(index: int, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``function(*args, **kwargs)`` with GPU ``index`` current (entering CuPy's device context
+    only when another GPU is current: the context costs microseconds on every call)."""
+    if index == _current_device():
         return function(*args, **kwargs)
     with cupy.cuda.Device(index):
         return function(*args, **kwargs)
 
 
+def peers(a: int, b: int) -> bool:
+    """Whether GPUs ``a`` and ``b`` can reach each other's memory (NVLink or PCIe) both ways."""
+    runtime = cupy.cuda.runtime
+    return bool(runtime.deviceCanAccessPeer(a, b) and runtime.deviceCanAccessPeer(b, a))
+
+
 @functools.cache
 def peer_to_peer(source: int, target: int) -> bool:
-    """Whether GPUs ``source`` and ``target`` copy to each other directly (peer-to-peer, over
-    NVLink or PCIe), enabling that access both ways the first time; when False, the driver
-    stages their copies through host memory."""
-    runtime = cupy.cuda.runtime
-    if not (runtime.deviceCanAccessPeer(target, source) and runtime.deviceCanAccessPeer(source, target)):
+    """Whether GPUs ``source`` and ``target`` copy to each other directly (:func:`peers`),
+    enabling that access both ways the first time; when False, the driver stages their copies
+    through host memory."""
+    if not peers(source, target):
         return False
+    runtime = cupy.cuda.runtime
     for device, peer in ((target, source), (source, target)):
         with cupy.cuda.Device(device):
             try:

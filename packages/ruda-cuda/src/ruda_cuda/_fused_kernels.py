@@ -176,9 +176,9 @@ def stream_kernel(chain: Chain) -> cupy.RawKernel:
     return cupy.RawKernel(source, "stream_kernel")
 
 
-#: reductions a chain can end in, as (reduce expression, identity by the reduced dtype's kind);
-#: only order-independent ones: the unfused reductions are CuPy's (CUB's order for floats), so
-#: a fused float sum, or a float max meeting +0.0 and -0.0, could differ in its last bit
+#: reductions a chain can end in, by the expression that combines two partial results; only
+#: order-independent ones: the unfused reductions are CuPy's (CUB's order for floats), so a
+#: fused float sum, or a float max meeting +0.0 and -0.0, could differ in its last bit
 REDUCTIONS: dict[str, str] = {
     "sum": "a + b",
     "prod": "a * b",
@@ -195,9 +195,8 @@ _BOOL_REDUCTIONS = {"max": "a || b", "min": "a && b"}
 
 def _identity(reduction: str, dtype: np.dtype[Any]) -> str:
     """The C literal that ``reduction`` starts from in ``dtype`` (bool or an integer)."""
-    if reduction in ("any", "all") or dtype.kind == "b":
-        start = {"any": False, "all": True, "sum": False, "prod": True, "max": False, "min": True}
-        return "true" if start[reduction] else "false"
+    if dtype.kind == "b":  # any, all, and max and min of booleans
+        return "true" if reduction in ("all", "min") else "false"
     if reduction in ("sum", "prod"):
         return "0" if reduction == "sum" else "1"
     info = np.iinfo(dtype)
@@ -215,13 +214,15 @@ def reduction_kernel(chain: Chain, reduction: str, dtype: np.dtype[Any]) -> cupy
     in_params = ", ".join(f"{t.name} {name}" for t, name in zip(chain.leaf_dtypes, names, strict=True))
     headers: set[Any] = set()
     value = f"ruda_fused({', '.join(names)})"
+    combine = REDUCTIONS[reduction]
     if dtype.kind == "b":
         value = _cast(chain.dtype, dtype, value)
+        combine = _BOOL_REDUCTIONS.get(reduction, combine)
     return cupy.ReductionKernel(
         in_params,
         f"{dtype.name} out",
         f"({_typename(dtype, headers)})({value})",
-        (_BOOL_REDUCTIONS if dtype.kind == "b" else REDUCTIONS).get(reduction, REDUCTIONS[reduction]),
+        combine,
         "out = a",
         _identity(reduction, dtype),
         f"ruda_fused_{reduction}",

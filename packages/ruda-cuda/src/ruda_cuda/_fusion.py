@@ -20,10 +20,9 @@ call computes as CuPy does. So do the operators called from the libraries that t
 ruda_cuda array as a CuPy array (:func:`records_for_caller`: SciPy and scikit-learn through
 array-api-compat's CuPy namespace, CuPy itself): CuPy's functions there take only CuPy arrays.
 
-Before ruda_cuda writes into an array (``x[i] = v``, ``x += 1``),
-pending results that read its memory are computed; code that writes into one by other means
-(CuPy's ``out=``, a raw kernel) while results that read it are pending must compute them first
-(``ruda_cuda.asarray(pending)``).
+Before ruda_cuda writes into an array (``x[i] = v``, ``x += 1``), pending results that read its
+memory are computed; code that writes into one by other means (CuPy's ``out=``, a raw kernel)
+while results that read it are pending must compute them first (``ruda_cuda.asarray(pending)``).
 
 Fusion is off unless ``RUDA_CUDA_FUSION=1`` (or the ``cuda-fusion`` extra's marker package is
 installed; ``RUDA_CUDA_FUSION=0`` then turns it off); :func:`set_enabled` switches it in a
@@ -48,10 +47,8 @@ from ruda._operators import ArrayOperators
 
 # _array imports this module too: each reads the other's names only when called
 from ruda_cuda import _array, _fused_kernels
-from ruda_cuda._devices import on_inputs_device
+from ruda_cuda._devices import on_device, on_inputs_device
 from ruda_cuda._kernels import STREAM_MIN_SIZE, VECTOR_DTYPES, stream_blocks
-
-_current_device = cupy.cuda.runtime.getDevice
 
 #: the environment variable that turns fusion on (``1``) or off (``0``)
 FUSION_ENV = "RUDA_CUDA_FUSION"
@@ -248,7 +245,7 @@ def record(ufunc: Any, args: tuple[Any, ...], eager: Callable[..., _array.Array]
     if not _enabled or _paused.depth or not isinstance(ufunc, cupy.ufunc):  # cupy.real, ... are functions
         return None
     operands: list[Any] = []
-    key: list[Any] = [ufunc]  # what decides the loop (see _type_key)
+    key: list[Any] = [ufunc]  # what decides the loop (see _LOOPS)
     arrays: list[Any] = []
     python_ints = False
     for a in args:
@@ -280,9 +277,10 @@ def record(ufunc: Any, args: tuple[Any, ...], eager: Callable[..., _array.Array]
                 shape = tuple(np.broadcast_shapes(*(a.shape for a in arrays)))
             except ValueError:
                 return None
-    op = _LOOPS.get(tuple(key), _LOOPS)
+    loop_key = tuple(key)
+    op = _LOOPS.get(loop_key, _LOOPS)
     if op is _LOOPS:
-        op = _LOOPS[tuple(key)] = _choose_loop(ufunc, operands)
+        op = _LOOPS[loop_key] = _choose_loop(ufunc, operands)
     if op is None:
         return None
     if python_ints:
@@ -382,10 +380,7 @@ def _chain(node: Node) -> tuple[_fused_kernels.Chain, list[Any]]:
 def _run(node: Node) -> _array.Array:
     """Compute ``node`` on its GPU: its unfused function when it is one call on computed
     inputs, else one generated kernel for its whole pending chain."""
-    if node.device.id == _current_device():
-        return _launch(node)
-    with node.device:
-        return _launch(node)
+    return on_device(node.device.id, _launch, node)
 
 
 def _launch(node: Node) -> _array.Array:
@@ -410,7 +405,7 @@ def reduce(reduction: str, x: Any, axis: Any = None, keepdims: bool = False, dty
     if not isinstance(x, LazyArray):
         return None
     node = x._node
-    if node.value is not None or not node.args:
+    if node.value is not None:
         return None
     axes = _axes(axis, len(node.shape))
     if axes is None or (reduction in ("max", "min") and any(node.shape[a] == 0 for a in axes)):
@@ -419,9 +414,8 @@ def reduce(reduction: str, x: Any, axis: Any = None, keepdims: bool = False, dty
     if out is None:
         return None
     chain, leaves = _chain(node)
-    with node.device:
-        kernel = _fused_kernels.reduction_kernel(chain, reduction, out)
-        return _array.as_array(kernel(*leaves, axis=axes, keepdims=bool(keepdims)))
+    kernel = _fused_kernels.reduction_kernel(chain, reduction, out)
+    return _array.as_array(on_device(node.device.id, kernel, *leaves, axis=axes, keepdims=bool(keepdims)))
 
 
 def _axes(axis: Any, ndim: int) -> tuple[int, ...] | None:

@@ -68,7 +68,7 @@ class CudaBackend(Backend):
                 fix="install the NVIDIA driver (check `nvidia-smi`)",
             )
         if count > 1:
-            details["between GPUs"] = _copy_paths(cupy.cuda.runtime, count)
+            details["between GPUs"] = _copy_paths(count)
         from ruda_cuda._fusion import describe
 
         details["fusion"] = describe()
@@ -108,10 +108,12 @@ class CudaBackend(Backend):
         return from_dlpack(x, device=native_device)
 
 
-def _copy_paths(runtime: Any, count: int) -> str:
+def _copy_paths(count: int) -> str:
     """How ``to_device`` copies between each pair of GPUs: peer-to-peer, or through the host."""
+    from ruda_cuda._devices import peers  # this module imports without CuPy
+
     pairs = [(a, b) for a in range(count) for b in range(a + 1, count)]
-    direct = [f"cuda:{a}<->cuda:{b}" for a, b in pairs if runtime.deviceCanAccessPeer(a, b)]
+    direct = [f"cuda:{a}<->cuda:{b}" for a, b in pairs if peers(a, b)]
     if len(direct) == len(pairs):
         return "peer-to-peer"
     staged = len(pairs) - len(direct)

@@ -15,6 +15,7 @@ from array_api_compat.torch import _aliases as _compat
 from torch.utils.dlpack import from_dlpack as _torch_from_dlpack  # torch.from_dlpack, as exported
 
 from ruda_torch._devices import resolve
+from ruda_torch._plugin import PLUGIN
 
 Tensor = torch.Tensor
 
@@ -157,10 +158,15 @@ def linspace(
 def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Tensor:
     """A tensor over the memory of any DLPack producer: zero-copy when the producer's memory
     is on ``device`` (or no device is asked for), a copy only when ``device`` differs or
-    ``copy=True``."""
-    if isinstance(x, Tensor) and x.device.type == "cuda" and x.device.index != torch.cuda.current_device():
-        with torch.cuda.device(x.device):  # torch exports a CUDA tensor only from its current GPU
-            return from_dlpack(x, device=device, copy=copy)
+    ``copy=True``. A torch tensor is exported in its backend's context (``TorchBackend.exporting``:
+    torch exports a CUDA tensor only while its GPU is current)."""
+    if isinstance(x, Tensor):
+        with PLUGIN.exporting(x):
+            return _import(x, device, copy)
+    return _import(x, device, copy)
+
+
+def _import(x: Any, device: Any, copy: bool | None) -> Tensor:
     if device is None:
         return _torch_from_dlpack(x) if copy is None else _torch_from_dlpack(x, copy=copy)
     target = resolve(device)
