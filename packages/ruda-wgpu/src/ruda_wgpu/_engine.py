@@ -176,6 +176,63 @@ class Storage:
             self.device.pool.release(self.buffer)
 
 
+class _PassEncoding:
+    """The three calls that record a dispatch into a compute pass, made straight to wgpu-native.
+
+    wgpu-py wraps every native call in an error capture (about 1.5 us of Python a call, three
+    times that on a slower host; a dispatch makes two or three). WebGPU reports errors in a
+    pass's commands when the pass ends or its encoder is finished, and those calls still go
+    through wgpu-py and raise, so the capture has nothing to catch here. Bind groups and
+    pipelines stay alive in the device's caches, which a batch is submitted before clearing.
+    With another wgpu-py backend (no native handles) the public methods are used.
+    """
+
+    __slots__ = ("_bind", "_dispatch", "_offset", "_pipeline")
+
+    def __init__(self, lib: Any, ffi: Any) -> None:
+        self._pipeline = lib.wgpuComputePassEncoderSetPipeline
+        self._bind = lib.wgpuComputePassEncoderSetBindGroup
+        self._dispatch = lib.wgpuComputePassEncoderDispatchWorkgroups
+        self._offset = ffi.new("uint32_t []", 1)  # the type string wgpu-py uses, parsed already
+
+    @staticmethod
+    def of(device: Any) -> _PassEncoding | _PublicPassEncoding:
+        try:
+            from wgpu.backends.wgpu_native import _api
+
+            if isinstance(device, _api.GPUDevice):
+                return _PassEncoding(_api.lib, _api.ffi)
+        except (ImportError, AttributeError):
+            pass
+        return _PublicPassEncoding()
+
+    def set_pipeline(self, cpass: Any, pipe: Any) -> None:
+        self._pipeline(cpass._internal, pipe._internal)
+
+    def set_bind_group(self, cpass: Any, group: Any, offset: int) -> None:
+        self._offset[0] = offset
+        self._bind(cpass._internal, 0, group._internal, 1, self._offset)
+
+    def dispatch(self, cpass: Any, x: int, y: int, z: int) -> None:
+        self._dispatch(cpass._internal, x, y, z)
+
+
+class _PublicPassEncoding:
+    """:class:`_PassEncoding` through wgpu-py's public methods."""
+
+    @staticmethod
+    def set_pipeline(cpass: Any, pipe: Any) -> None:
+        cpass.set_pipeline(pipe)
+
+    @staticmethod
+    def set_bind_group(cpass: Any, group: Any, offset: int) -> None:
+        cpass.set_bind_group(0, group, [offset])
+
+    @staticmethod
+    def dispatch(cpass: Any, x: int, y: int, z: int) -> None:
+        cpass.dispatch_workgroups(x, y, z)
+
+
 class GpuDevice:
     """One adapter and its lazily created device, with the pool, pipelines and current batch."""
 
@@ -245,6 +302,7 @@ class GpuDevice:
                     "max-storage-buffers-per-shader-stage",
                     "max-compute-workgroup-storage-size",
                     "max-compute-invocations-per-workgroup",
+                    "max-compute-workgroup-size-x",
                 )
             }
             dev = self.adapter.request_device_sync(required_features=wanted, required_limits=limits)
@@ -264,6 +322,7 @@ class GpuDevice:
             self._encoder: Any = None
             self._pass: Any = None
             self._pass_pipeline: Any = None
+            self._encode = _PassEncoding.of(dev)
             self._pending = 0
             self.dispatches = 0
             self.submits = 0
@@ -352,6 +411,9 @@ class GpuDevice:
             blob += b"\0" * (-size % 16 or 16)
             size = len(blob)
         with self._lock:
+            if len(self._groups) >= BIND_GROUP_CACHE:
+                self.flush()  # the batch holds no reference of its own to the groups it binds
+                self._groups.clear()
             align = self.uniform_align
             start = -(-self._arena_used // align) * align
             if start + size > PARAM_ARENA_BYTES:
@@ -365,8 +427,6 @@ class GpuDevice:
             group = self._groups.get(cache_key)
             if group is None:
                 group = self._bind_group(pipe, buffers, size)
-                if len(self._groups) >= BIND_GROUP_CACHE:
-                    self._groups.clear()
                 self._groups[cache_key] = group
             cpass = self._pass
             if cpass is None:
@@ -374,17 +434,18 @@ class GpuDevice:
                     self._encoder = self._device.create_command_encoder()
                 cpass = self._pass = self._encoder.begin_compute_pass()
                 self._pass_pipeline = None
+            encode = self._encode
             if pipe is not self._pass_pipeline:  # a pass keeps its pipeline between dispatches
-                cpass.set_pipeline(pipe)
+                encode.set_pipeline(cpass, pipe)
                 self._pass_pipeline = pipe
-            cpass.set_bind_group(0, group, [start])
+            encode.set_bind_group(cpass, group, start)
             if isinstance(groups, int):
                 if 0 < groups <= self.max_groups:
-                    cpass.dispatch_workgroups(groups, 1, 1)
+                    encode.dispatch(cpass, groups, 1, 1)
                 else:
-                    cpass.dispatch_workgroups(*self.grid(groups), 1)
+                    encode.dispatch(cpass, *self.grid(groups), 1)
             else:
-                cpass.dispatch_workgroups(*(*groups, 1, 1)[:3])
+                encode.dispatch(cpass, *(*groups, 1, 1)[:3])
             self._pending += 1
             self.dispatches += 1
             if self._pending >= BATCH_DISPATCHES:
