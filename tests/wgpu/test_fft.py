@@ -76,6 +76,27 @@ def test_real_and_hermitian_transforms(xp, dtype, norm):
     assert xp.fft.irfft(x).dtype == getattr(xp, real)
 
 
+@pytest.mark.parametrize("tiles", [(1024, 256), (2048, 512), (256, 64)])
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_every_tile_and_workgroup_size_gives_the_same_transform(xp, dtype, tiles, monkeypatch):
+    """The tile sizes a GPU uses, here on whatever adapter runs the tests (a CPU adapter's own
+    is larger), and a small one that makes every length take several passes."""
+    from ruda_wgpu import _fft
+
+    monkeypatch.setattr(_fft, "CPU_TILE", tiles)
+    monkeypatch.setattr(_fft, "GPU_TILES", (tiles, tiles))
+    _fft._plan.cache_clear()
+    try:
+        for n in (16, 1 << 12, 1 << 15):
+            host = _signal((2, n), dtype, seed=n)
+            wide = host.astype(np.complex128)
+            _close(xp.fft.fft(xp.asarray(host)), np.fft.fft(wide).astype(dtype), dtype)
+            want = np.fft.ifft(wide, norm="ortho").astype(dtype)
+            _close(xp.fft.ifft(xp.asarray(host), norm="ortho"), want, dtype)
+    finally:
+        _fft._plan.cache_clear()
+
+
 def test_round_trip_of_a_long_signal(xp):
     host = _signal((1 << 20,), "complex64", seed=4)
     back = np.asarray(xp.fft.ifft(xp.fft.fft(xp.asarray(host))))

@@ -1,18 +1,19 @@
 """Complex FFTs of the rows of contiguous arrays, on the GPU.
 
 Power-of-two lengths: a Stockham FFT in passes of ``wgsl/fft_pass.wgsl``, each doing DFTs of up
-to a quarter of a workgroup's tile (on a GPU 256 points, with :data:`MAX_TILE`) in workgroup
-memory, so 2^16 points take two passes over the data and 2^20 or 2^24 three. Other lengths:
-Bluestein's algorithm, the DFT as a convolution with a chirp, done with power-of-two FFTs of at
-least twice the length. Twiddle factors and chirps are computed on the host in float64 (exactly rounded to
-the dtype) and kept on the device per length.
-"""
+to a quarter of a workgroup's tile (on a GPU 256 points, 512 from 2^22 points: see
+:data:`GPU_TILES`) in workgroup memory, so 2^16 points take two passes over the data and 2^20 or
+2^24 three. Each pass is a kernel specialised to its sizes, and a transform's passes are planned
+once per length, batch and direction (:func:`_plan`), so that a call records its dispatches and
+little else. Other lengths: Bluestein's algorithm, the DFT as a convolution with a chirp, done
+with power-of-two FFTs of at least twice the length. Twiddle factors and chirps are computed on
+the host in float64 (exactly rounded to the dtype) and kept on the device per length."""
 
 from __future__ import annotations
 
 import functools
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -20,26 +21,38 @@ from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, empty, from_numpy
 from ruda_wgpu._elementwise import apply
 from ruda_wgpu._engine import GpuDevice
-from ruda_wgpu._kernels import bind, run, wgsl_type
+from ruda_wgpu._kernels import bind, kernel_pipeline, pack_words, wgsl_type
 
-WG = 256
-
-
-#: complex elements a workgroup holds at most. Measured on an H200 through Vulkan (pipelined
-#: passes, complex64): tiles of 1024 beat 2048 and 4096 at 2^20 points (0.128 against 0.134 and
-#: 0.162 ms) and at 2^24 (0.86 against 0.96 and 1.52 ms), in spite of a third pass at 2^20:
-#: smaller tiles give the GPU more workgroups to hide memory latency with.
-MAX_TILE = 1024
+#: (complex elements a workgroup holds at most, its threads) on a GPU, for lengths below and from
+#: :data:`LONG`. Measured on an H200 through Vulkan (complex64, ten transforms queued, kernels with
+#: their sizes as constants): at 2^20 points 1024 / 256 took 52 us a transform, 2048 / 512 56 and
+#: 4096 / 1024 54 (two passes rather than three); at 2^24 2048 / 512 took 546 us, 1024 / 256 613
+#: and 4096 / 1024 743. Smaller tiles give the GPU more workgroups to hide memory latency with;
+#: longer transforms have enough of them and gain from longer runs of neighbouring elements.
+GPU_TILES = ((1024, 256), (2048, 512))
+LONG = 1 << 22
 #: the same on a CPU adapter, which has no latency to hide but pays for every pass: on lavapipe
 #: (2 cores) 4096 beat 1024 at 2^20 points (94 against 127 ms) and 2^16 (3.4 against 6.0 ms).
-MAX_TILE_CPU = 4096
+CPU_TILE = (4096, 256)
 
 
-def _tile(dev: GpuDevice, dtype: np.dtype[Any]) -> int:
-    """Complex elements a workgroup holds: a power of two within the device's workgroup memory."""
-    limit = int(dev.limits["max-compute-workgroup-storage-size"]) // dtype.itemsize
-    most = MAX_TILE_CPU if dev.adapter.info["adapter_type"] == "CPU" else MAX_TILE
-    return min(most, 1 << (limit.bit_length() - 1))
+def _tile(dev: GpuDevice, dtype: np.dtype[Any], n: int) -> tuple[int, int]:
+    """Complex elements a workgroup holds for length ``n`` (a power of two within the device's
+    workgroup memory) and its threads (within the device's limits)."""
+    if dev.adapter.info["adapter_type"] == "CPU":
+        most, threads = CPU_TILE
+    else:
+        most, threads = GPU_TILES[n >= LONG]
+    limits = dev.limits
+    room = int(limits["max-compute-workgroup-storage-size"]) // dtype.itemsize
+    tile = min(most, 1 << (room.bit_length() - 1))
+    threads = min(
+        threads,
+        tile // 4,
+        int(limits["max-compute-invocations-per-workgroup"]),
+        int(limits["max-compute-workgroup-size-x"]),
+    )
+    return tile, threads
 
 
 @functools.lru_cache(maxsize=64)
@@ -65,39 +78,78 @@ def _radices(n: int, max_radix: int) -> list[int]:
     return [1 << (bits // passes + (1 if k < bits % passes else 0)) for k in range(passes)]
 
 
-def _stockham(x: Array, inverse: bool, scale: float) -> Array:
-    """The DFT of each row of the contiguous (rows, n) complex ``x``, n a power of two (scaled)."""
-    dev, dtype = x.device, x.dtype
-    rows, n = x.shape
-    tile = _tile(dev, dtype)
+class _Pass(NamedTuple):
+    """One pass of a transform's plan: its pipeline, the parameter words after the bases, and
+    its workgroup count."""
+
+    pipe: Any
+    words: tuple[int, ...]
+    groups: int
+
+
+class _Plan(NamedTuple):
+    """What a transform of a given length, batch and direction needs, made once: the passes
+    and the twiddle table (held here, so that its binding stays valid)."""
+
+    passes: tuple[_Pass, ...]
+    table: Array
+    table_binding: tuple[Any, int, int]
+
+
+@functools.lru_cache(maxsize=128)
+def _plan(dev: GpuDevice, rows: int, n: int, dtype: np.dtype[Any], inverse: bool, scale: float) -> _Plan:
+    """The passes of a Stockham FFT of ``rows`` rows of ``n`` points (a power of two)."""
+    tile, threads = _tile(dev, dtype, n)
     # a pass's DFTs have at most a quarter of a tile's points, so that a workgroup always does at
     # least four side by side and its memory accesses come in runs of four
     radices = _radices(n, tile // 4)
     table, s, q = _twiddles(dev, n, max(radices), dtype)
-    subs = {
-        "T": wgsl_type(dtype),
-        "TILE": tile,
-        "WG": WG,
-        "SCALE": "bitcast<f32>(P[12])"
-        if dtype == _dtypes.complex64
-        else "bitcast<f64>((u64(P[13]) << 32u) | u64(P[12]))",
-    }
-    src, p = x, 1
+    log = int.bit_length
+    real = _dtypes.REAL_OF[dtype]
+    # the last pass scales its outputs, the others multiply by one
+    one, scaled = (tuple(np.array([v], real).view(np.uint32).tolist()) for v in (1.0, scale))
+    passes, p = [], 1
     for k, r in enumerate(radices):
-        dst = empty((rows, n), dtype, dev)
         cols = tile // r
         total = rows * (n // r)
-        last = k == len(radices) - 1
+        subs = {
+            "T": wgsl_type(dtype),
+            "TILE": tile,
+            "WG": threads,
+            "LN": log(n) - 1,
+            "LR": log(r) - 1,
+            "LP": log(p) - 1,
+            "LC": log(cols) - 1,
+            "S": s,
+            "LSF": log(s) - 1,
+            "Q": q,
+            "LM": log(max(radices)) - log(r),
+            "INVERSE": str(inverse).lower(),
+            "J_FIRST": str(p < cols).lower(),
+            "SCALE": "bitcast<f32>(P[3])"
+            if dtype == _dtypes.complex64
+            else "bitcast<f64>((u64(P[4]) << 32u) | u64(P[3]))",
+        }
+        words = (total, *(scaled if k == len(radices) - 1 else one))
+        passes.append(_Pass(kernel_pipeline(dev, "fft_pass", subs), words, -(-total // cols)))
+        p *= r
+    table_binding, _ = bind(dev, table._storage, 0, table.size, dtype, "fft")
+    return _Plan(tuple(passes), table, table_binding)
+
+
+def _stockham(x: Array, inverse: bool, scale: float) -> Array:
+    """The DFT of each row of the contiguous (rows, n) complex ``x``, n a power of two (scaled)."""
+    dev, dtype = x.device, x.dtype
+    rows, n = x.shape
+    plan = _plan(dev, rows, n, dtype, inverse, scale)
+    src = x
+    for pipe, (total, *scale_words), groups in plan.passes:
+        dst = empty((rows, n), dtype, dev)
         bind_o, o_base = bind(dev, dst._storage, dst._offset, rows * n, dtype, "fft")
         bind_a, a_base = bind(dev, src._storage, src._offset, rows * n, dtype, "fft")
-        bind_t, _ = bind(dev, table._storage, 0, table.size, dtype, "fft")
-        log = int.bit_length
-        params = [n, r, log(r) - 1, log(p) - 1, log(cols) - 1, total, a_base, o_base, s, log(s) - 1]
-        words = np.array([scale if last else 1.0], _dtypes.REAL_OF[dtype]).view(np.uint32).tolist()
-        params += [int(inverse), int(p < cols), *words, *[0] * (2 - len(words)), log(n) - 1]
-        params += [q, log(max(radices)) - log(r)]
-        run(dev, "fft_pass", subs, [bind_o, bind_a, bind_t], params, -(-total // cols))
-        src, p = dst, p * r
+        params = pack_words(total, a_base, o_base, *scale_words)
+        dev.dispatch(pipe, [bind_o, bind_a, plan.table_binding], params, groups)
+        src = dst
     return src
 
 

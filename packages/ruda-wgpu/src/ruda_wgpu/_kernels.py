@@ -324,9 +324,18 @@ def run(
 
     Parameters are u32 words; negative integers (strides) are passed as their two's complement.
     """
-    pipe = dev.pipeline(("wgsl", name, *subs.items()), lambda: _wgsl.kernel(name, **subs))
-    words = struct.pack(f"<{len(params)}I", *(int(p) & 0xFFFFFFFF for p in params))
-    dev.dispatch(pipe, list(buffers), words, groups)
+    words = pack_words(*(int(p) & 0xFFFFFFFF for p in params))
+    dev.dispatch(kernel_pipeline(dev, name, subs), list(buffers), words, groups)
+
+
+def kernel_pipeline(dev: GpuDevice, name: str, subs: dict[str, object]) -> Any:
+    """The pipeline of the kernel ``wgsl/<name>.wgsl`` specialised by ``subs`` on ``dev``."""
+    return dev.pipeline(("wgsl", name, *subs.items()), lambda: _wgsl.kernel(name, **subs))
+
+
+def pack_words(*words: int) -> bytes:
+    """u32 parameter words as the parameter binding reads them."""
+    return _packer(len(words))(*words)
 
 
 def launch_elementwise(
