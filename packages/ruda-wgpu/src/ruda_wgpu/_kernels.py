@@ -583,33 +583,28 @@ def launch_reduce(
     """
     if isinstance(src, Operand):
         src = _read(src)
-    cur_k, cur_load = k, load
-    while True:
-        leaves = [(type(leaf) is Operand, leaf.dtype) for leaf in src.leaves]
-        isz = max(storage_itemsize(dt) for array, dt in leaves if array)
-        limit = (dev.max_binding - dev.offset_align) // isz
-        g = 1 if cur_k <= WORKGROUP * 8 else min(-(-cur_k // (WORKGROUP * 8)), 1024)
-        g = max(g, -(-cur_k // max(limit // 2, 1)))
-        chunk = max(-(-cur_k // g), 1)
+    leaves: Sequence[Operand | Scalar] = src.leaves
+    layout = tuple((type(leaf) is Operand, leaf.dtype) for leaf in leaves)
+    sig = ("reduce", key, src.key, layout, m, k, acc, combine, identity, load, prelude)
+    passes = dev.plans.get(sig)
+    if passes is None:
+        if len(dev.plans) >= PLAN_CACHE:
+            dev.plans.clear()
+        passes = _reduce_passes(dev, key, src, layout, m, k, acc, combine, identity, load, prelude)
+        dev.plans[sig] = passes
+    for pipe, cur_k, g, chunk, most in passes:
         out = Storage(dev, max(m * g, 1) * storage_itemsize(acc))
-        value = src.code
-
-        def source(leaves: Any = leaves, load: str = cur_load, value: Any = value) -> str:
-            expr, lets_prelude, lets = value()
-            return reduce_source(leaves, acc, combine, identity, load, (expr, prelude + lets_prelude, lets))
-
-        pipe = dev.pipeline(("red", key, src.key, tuple(leaves), acc, cur_load), source)
         total = m * g
         w0 = 0
         while w0 < total:
-            n_w = min(total - w0, max(1, limit // chunk), dev.max_groups * dev.max_groups)
+            n_w = min(total - w0, most)
             first_row, first_part = divmod(w0, g)
             last_row, last_part = divmod(w0 + n_w - 1, g)
             rel_lo = first_row * cur_k + min(first_part * chunk, cur_k)
             rel_hi = last_row * cur_k + min((last_part + 1) * chunk, cur_k)
             params = [m, cur_k, g, w0]
             buffers = [(out.buffer, 0, out.buffer.size)]
-            for leaf in src.leaves:
+            for leaf in leaves:
                 if isinstance(leaf, Scalar):
                     params += leaf.words()
                     continue
@@ -620,10 +615,45 @@ def launch_reduce(
                 buffers.append(binding)
             dev.dispatch(pipe, buffers, _packer(len(params))(*params), n_w)
             w0 += n_w
+        leaves = [Operand(out, 0, (), acc)]  # the next pass reduces the partial results
+    return out
+
+
+def _reduce_passes(
+    dev: GpuDevice,
+    key: Any,
+    src: Fused,
+    layout: tuple[tuple[bool, np.dtype[Any]], ...],
+    m: int,
+    k: int,
+    acc: np.dtype[Any],
+    combine: str,
+    identity: str,
+    load: str,
+    prelude: str,
+) -> list[tuple[Any, int, int, int, int]]:
+    """The passes of :func:`launch_reduce` for its arguments: per pass its pipeline, the row
+    length it reduces, its parts G, the elements of a part, and the most workgroups a
+    dispatch can take (their inputs fit one binding). Made once per signature."""
+    passes = []
+    cur_k, cur_load, value, src_key = k, load, src.code, src.key
+    while True:
+        isz = max(storage_itemsize(dt) for array, dt in layout if array)
+        limit = (dev.max_binding - dev.offset_align) // isz
+        g = 1 if cur_k <= WORKGROUP * 8 else min(-(-cur_k // (WORKGROUP * 8)), 1024)
+        g = max(g, -(-cur_k // max(limit // 2, 1)))
+        chunk = max(-(-cur_k // g), 1)
+
+        def source(leaves: Any = layout, load: str = cur_load, value: Any = value) -> str:
+            expr, lets_prelude, lets = value()
+            return reduce_source(leaves, acc, combine, identity, load, (expr, prelude + lets_prelude, lets))
+
+        pipe = dev.pipeline(("red", key, src_key, layout, acc, cur_load), source)
+        most = min(max(1, limit // chunk), dev.max_groups * dev.max_groups)
+        passes.append((pipe, cur_k, g, chunk, most))
         if g == 1:
-            return out
-        src = _read(Operand(out, 0, (), acc))
-        cur_k, cur_load = g, "v"
+            return passes
+        cur_k, cur_load, value, src_key, layout = g, "v", _own_values, None, ((True, acc),)
 
 
 def _read(operand: Operand) -> Fused:
