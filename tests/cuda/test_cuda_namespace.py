@@ -232,6 +232,18 @@ def test_matrix_transpose_repeat_solve_fftn() -> None:
     assert xp.fft.rfftn(xp.asarray(z, dtype=xp.float32)).dtype == xp.complex64
 
 
+@pytest.mark.parametrize("axes", [(1, 0), (0, 1), (2, 0), (-1, 0, 1), (0, 2, 1), (1,)])
+@pytest.mark.parametrize("sized", [False, True])
+def test_real_nd_transforms_take_axes_in_any_order(axes, sized) -> None:
+    x = np.random.default_rng(0).standard_normal((3, 4, 6))
+    s = tuple(x.shape[a] + 1 for a in axes) if sized else None
+    want = np.fft.rfftn(x, s=s, axes=axes, norm="ortho")
+    got = xp.fft.rfftn(xp.asarray(x), s=s, axes=axes, norm="ortho")
+    assert_matches_numpy(got, want, rtol=1e-10, atol=1e-10)
+    back = np.fft.irfftn(want, s=s, axes=axes)
+    assert_matches_numpy(xp.fft.irfftn(xp.asarray(want), s=s, axes=axes), back, rtol=1e-10, atol=1e-10)
+
+
 def test_eig_is_complex() -> None:
     a = np.array([[0.0, -1.0], [1.0, 0.0]])
     values = ruda.to_numpy(xp.linalg.eigvals(xp.asarray(a)))

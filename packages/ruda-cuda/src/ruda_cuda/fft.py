@@ -2,11 +2,16 @@
 
 The n-dimensional transforms name their axes explicitly before calling CuPy,
 which otherwise gets output shapes wrong when ``s`` is given without ``axes``;
-``-1`` in ``s`` means "the input's length", as the standard says.
+``-1`` in ``s`` means "the input's length", as the standard says. CuPy's ``rfftn`` and
+``irfftn`` also get the output shape wrong when the axes are not in increasing order
+(``rfftn(x, s=(1, 2), axes=(1, 0))`` of a (1, 2) array gives (1, 2), not (2, 1)): those are
+computed as their definition reads, a real transform over the last axis and complex ones over
+the others.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -39,6 +44,26 @@ def _shape_and_axes(
     return tuple(sizes), axes
 
 
+_REAL = {"rfftn", "irfftn"}
+
+
+def _increasing(axes: Sequence[int], ndim: int) -> bool:
+    normal = [a % ndim if ndim else a for a in axes]
+    return all(a < b for a, b in itertools.pairwise(normal))
+
+
+def _real_in_steps(name: str, x: Any, shape: Sequence[int] | None, axes: Sequence[int], norm: str) -> Array:
+    """``rfftn`` as ``rfft`` over the last of ``axes`` then ``fftn`` over the others, ``irfftn``
+    as ``ifftn`` then ``irfft`` (each norm is a product of one factor per axis)."""
+    last = None if shape is None else shape[-1]
+    rest = None if shape is None else tuple(shape[:-1])
+    if name == "rfftn":
+        half = wrap(_compat.rfft)(x, n=last, axis=axes[-1], norm=norm)
+        return wrap(_compat.fftn)(half, s=rest, axes=tuple(axes[:-1]), norm=norm)  # type: ignore[no-any-return]
+    full = wrap(_compat.ifftn)(x, s=rest, axes=tuple(axes[:-1]), norm=norm)
+    return wrap(_compat.irfft)(full, n=last, axis=axes[-1], norm=norm)  # type: ignore[no-any-return]
+
+
 def _nd(name: str) -> Any:
     function = wrap(getattr(_compat, name))
 
@@ -51,6 +76,8 @@ def _nd(name: str) -> Any:
         norm: str = "backward",
     ) -> Array:
         shape, axes_ = _shape_and_axes(x, s, axes, inverse_real=name == "irfftn")
+        if name in _REAL and axes_ is not None and not _increasing(axes_, x.ndim):
+            return _real_in_steps(name, x, shape, axes_, norm)
         return function(x, s=shape, axes=axes_, norm=norm)  # type: ignore[no-any-return]
 
     transform.__name__ = transform.__qualname__ = name
