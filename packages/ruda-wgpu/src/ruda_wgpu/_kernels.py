@@ -516,14 +516,18 @@ def reduce_source(
     ta = wgsl_type(acc)
     bindings: list[str] = []
     loads: list[str] = []
-    scalars: list[str] = []
+    #: before the loop: scalar leaves' values and array leaves' row starts
+    preamble: list[str] = []
     for i, (array, dt) in enumerate(leaves):
         t = wgsl_type(dt)
         if array:
             bindings.append(f"@group(0) @binding({len(bindings) + 2}) var<storage, read> a{i}: array<{t}>;")
-            loads.append(f"      let x{i}: {t} = a{i}[P[{4 + SLOT * i}] + e];")
+            # the row's start, outside the loop: lavapipe reloads a parameter read inside it
+            # (a sum of 1e7 float32 took 26.7 ms against 22.0 with this)
+            preamble.append(f"  let b{i} = P[{4 + SLOT * i}] + row * k;")
+            loads.append(f"      let x{i}: {t} = a{i}[b{i} + j];")
         else:
-            scalars.append(f"  let x{i}: {t} = {_scalar_load(4 + SLOT * i, t)};")
+            preamble.append(f"  let x{i}: {t} = {_scalar_load(4 + SLOT * i, t)};")
     nl = "\n"
     return f"""
 @group(0) @binding(0) var<storage, read> P: array<u32>;
@@ -540,11 +544,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let row = w / g; let part = w % g;
   let chunk = (k + g - 1u) / g;
   let lo = min(part * chunk, k); let hi = min(lo + chunk, k);
-{nl.join(scalars)}
+{nl.join(preamble)}
   var acc: {ta} = {identity};
   if (row < m) {{
     for (var j = lo + lid; j < hi; j = j + {WORKGROUP}u) {{
-      let e = row * k + j;
 {nl.join(loads)}
 {lets}
       let v = {expr};
