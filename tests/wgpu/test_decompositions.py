@@ -69,6 +69,78 @@ def test_solve_inv_det_slogdet(xp, dtype, shape):
     _close(got.logabsdet, want.logabsdet, dtype, 10)
 
 
+def _lu_identity(a: np.ndarray, lu: np.ndarray, piv: np.ndarray) -> np.ndarray:
+    """|L U - P A| / |A| per matrix, P the row exchanges ``piv`` (LAPACK's getrf order)."""
+    n = a.shape[-1]
+    pa = a.astype(np.complex128).copy()
+    for idx in np.ndindex(a.shape[:-2]):
+        for k in range(n):
+            p = int(piv[idx][k])
+            pa[idx][[k, p]] = pa[idx][[p, k]]
+    lower = np.tril(lu, -1) + np.eye(n)
+    return np.abs(lower @ np.triu(lu) - pa).max(axis=(-1, -2)) / np.abs(a).max(axis=(-1, -2))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("n", [17, 40, 67])
+def test_blocked_lu_factors_panel_by_panel(xp, dtype, n, monkeypatch):
+    """The blocked factorisation (panels of 16 columns from 32 rows here, 64 from 256 by default)
+    gives factors with P A = L U and solves, inverts and takes determinants as LAPACK does; one
+    matrix of the batch is singular: a zero column, in the second panel where there is one, gives
+    an exactly zero pivot at its step."""
+    from ruda_wgpu import _decompositions
+
+    monkeypatch.setattr(_decompositions, "LU_BLOCKED_MIN", 32)
+    monkeypatch.setattr(_decompositions, "LU_PANEL", 16)
+    a = _mat(dtype, (3, n, n))
+    zero = min(20, n - 1)
+    a[1, :, zero] = 0
+    lu, piv, info = _decompositions._lu(xp.asarray(a), "test")
+    assert (_lu_identity(a, np.asarray(lu), np.asarray(piv)) < 10 * RTOL[dtype]).all()
+    flags = np.frombuffer(lu.device.read(info.buffer, 0, 12), np.uint32)
+    assert list(flags) == [0, zero + 1, 0]
+    good = a[[0, 2]]
+    b = _mat(dtype, (2, n, 3), 1)
+    _close(xp.linalg.solve(xp.asarray(good), xp.asarray(b)), np.linalg.solve(good, b), dtype, 100)
+    small = (good / 4).astype(dtype)  # a determinant within float32's range
+    _close(xp.linalg.det(xp.asarray(small)), np.linalg.det(small), dtype, abs(np.linalg.det(small)).max())
+    with pytest.raises(xp.linalg.LinAlgError, match="singular"):
+        xp.linalg.inv(xp.asarray(a))
+
+
+def test_large_solve_takes_the_blocked_path_and_is_right(xp):
+    """A matrix of 400 (the default blocked path): one workgroup doing the whole factorisation
+    got matrices from about 400 wrong on lavapipe, which the blocked path never asks of it."""
+    a = _mat("float32", (400, 400), 3)
+    b = _mat("float32", (400, 2), 4)
+    want = np.linalg.solve(a.astype(np.float64), b)
+    got = np.asarray(xp.linalg.solve(xp.asarray(a), xp.asarray(b)))
+    assert np.abs(got - want).max() / np.abs(want).max() < 1e-3
+
+
+def _on_llvmpipe(xp) -> bool:
+    return "llvmpipe" in xp.__array_namespace_info__().default_device().description
+
+
+def test_sizes_past_llvmpipes_loop_limit_are_computed_or_refused(xp):
+    """llvmpipe stops a GPU thread's loops after 65535 iterations without a word: the Jacobi
+    sweeps are split over dispatches there, so a 128 x 128 eigh is right (it came back wrong
+    before), and what cannot be split (a 64 x 64 eig) raises rather than returning wrong numbers.
+    On other adapters both are computed."""
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((128, 128)).astype(np.float32)
+    s = (a @ a.T / 128 + np.eye(128)).astype(np.float32)
+    w, v = (np.asarray(u) for u in xp.linalg.eigh(xp.asarray(s)))
+    assert np.abs(s @ v - v * w).max() < 1e-4
+    g = rng.standard_normal((64, 64)).astype(np.float32)
+    if _on_llvmpipe(xp):
+        with pytest.raises(NotImplementedError, match="llvmpipe silently stops"):
+            xp.linalg.eigvals(xp.asarray(g))
+    else:
+        w, v = (np.asarray(u) for u in xp.linalg.eig(xp.asarray(g)))
+        assert np.abs(g @ v - v * w).max() < 1e-3
+
+
 def test_singular_matrices(xp):
     s = np.array([[1.0, 2.0], [2.0, 4.0]], np.float32)
     with pytest.raises(xp.linalg.LinAlgError, match="singular"):

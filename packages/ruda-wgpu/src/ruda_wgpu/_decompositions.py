@@ -1,16 +1,19 @@
-"""The linalg decompositions on the GPU, batched over leading axes: one workgroup per matrix.
+"""The linalg decompositions on the GPU, batched over leading axes.
 
-- LU with partial pivoting (``wgsl/linalg_lu.wgsl``): ``solve``, ``inv``, ``det``, ``slogdet``.
-- Cholesky (``linalg_cholesky.wgsl``) and Householder QR (``linalg_qr*.wgsl``).
+- LU with partial pivoting (``wgsl/linalg_lu*.wgsl``): ``solve``, ``inv``, ``det``, ``slogdet``;
+  one workgroup per matrix below :data:`LU_BLOCKED_MIN` rows, in panels from there.
+- One workgroup per matrix: Cholesky (``linalg_cholesky.wgsl``) and Householder QR
+  (``linalg_qr*.wgsl``).
 - Jacobi methods (``linalg_jacobi.wgsl``), which map well to GPUs and are accurate: two-sided
   for ``eigh``/``eigvalsh``, one-sided (Hestenes) for ``svd``/``svdvals``, and through them
   ``pinv``, ``matrix_rank`` and the spectral matrix norms.
+- ``eig``/``eigvals`` (``linalg_eig.wgsl``): Hessenberg reduction, shifted QR, back substitution.
 
 Each kernel works on a contiguous copy of its input in place. Exactly singular (``solve``,
 ``inv``) and non positive definite (``cholesky``) matrices raise :class:`LinAlgError`, as
 NumPy's do: that check reads one flag per matrix back to the host. Integer input is
-converted to the device's default float. ``eig``/``eigvals`` (complex results of general
-matrices) are not computed yet.
+converted to the device's default float. On llvmpipe, whose threads stop looping after
+:data:`LLVMPIPE_LOOPS` iterations, sizes a kernel cannot stay under raise NotImplementedError.
 """
 
 from __future__ import annotations
@@ -124,7 +127,78 @@ def _flags(storage: Storage, count: int, x: Array) -> np.ndarray[Any, Any]:
     return np.frombuffer(x.device.read(storage.buffer, 0, 4 * count), np.uint32) if count else np.zeros(0)
 
 
+# -- llvmpipe's loop limit ---------------------------------------------------------------------------
+
+#: Mesa's llvmpipe (lavapipe, a CPU driver) ends every loop of a shader invocation, silently, once
+#: its loops have run 65535 iterations in all (gallivm's LP_MAX_TGSI_LOOP_ITERATIONS): one workgroup
+#: factorising a matrix of a few hundred rows would return wrong numbers there. The kernels below
+#: are launched so that a thread stays under it (sweeps split over dispatches, LU in panels), and
+#: what cannot raises instead. Other drivers have no such limit.
+LLVMPIPE_LOOPS = 65535
+
+
+def _loop_limited(dev: Any) -> bool:
+    return "llvmpipe" in str(dev.adapter.info["device"]).lower()
+
+
+def _check_loops(dev: Any, iterations: int, fn: str, shape: tuple[int, ...]) -> None:
+    """Raise when a thread of a kernel would loop ``iterations`` times on llvmpipe (see above)."""
+    if iterations > LLVMPIPE_LOOPS and _loop_limited(dev):
+        raise NotImplementedError(
+            f"linalg.{fn}() of shape {shape} on {dev.name} ({dev.description}): a GPU thread of it "
+            f"would loop about {iterations} times, and llvmpipe silently stops a thread's loops after "
+            f"{LLVMPIPE_LOOPS}; use smaller matrices or a GPU adapter"
+        )
+
+
+def _per_thread(count: int) -> int:
+    """Iterations of a loop that spreads ``count`` items over a workgroup's threads (with its exit)."""
+    return -(-count // WG) + 1
+
+
+def _cholesky_loops(n: int) -> int:
+    return sum(_per_thread(n - k - 1) + _per_thread((n - k - 1) ** 2) for k in range(n)) + _per_thread(n * n)
+
+
+def _qr_loops(m: int, n: int, mq: int) -> int:
+    """The Householder QR's and then Q's kernel: per column, norms, reductions, the reflector on
+    each remaining column (one thread a column, down the rows), then its product into Q."""
+    k = min(m, n)
+    reflect = [2 * max(m - j - 1, 0) + 2 for j in range(k)]  # the two passes down a column's rows
+    qr = sum(3 * _per_thread(m - j) + 17 + -(-(n - j - 1) // WG) * reflect[j] for j in range(k))
+    q = sum(1 + -(-mq // WG) * reflect[j] for j in range(k))
+    return max(qr, q)
+
+
+def _sweep_loops(m: int, n: int, one_sided: bool) -> int:
+    """One Jacobi sweep: per round the pairs' rotations (one-sided: a dot product down m rows),
+    then rows (two-sided) and columns of a, and columns of v."""
+    nn = n + (n & 1)
+    pairs = nn // 2
+    rows = 0 if one_sided else _per_thread(pairs * n)
+    per_round = -(-pairs // WG) * ((m + 1) if one_sided else 1) + 1 + rows
+    per_round += _per_thread(pairs * m) + _per_thread(pairs * n)
+    return (nn - 1) * per_round + 2
+
+
+def _eig_loops(n: int) -> int:
+    """The Hessenberg reduction, about three shifted QR steps an eigenvalue (the count is data
+    dependent: this is the typical case, measured right on lavapipe up to n = 48), and the
+    eigenvectors' back substitution."""
+    return 20 * n * n
+
+
 # -- LU ---------------------------------------------------------------------------------------------
+
+
+#: matrices from this size are factorised in panels of :data:`LU_PANEL` columns: one workgroup per
+#: matrix factorises a panel, and the updates right of it run on the whole GPU. Below it one
+#: workgroup does everything, which suits batches of small matrices.
+LU_BLOCKED_MIN = 256
+LU_PANEL = 32
+#: right-hand sides a workgroup of the LU solve takes: an inverse's n columns spread over n / 4
+#: workgroups, and each thread's loops stay short (see :func:`_loop_budget`)
+SOLVE_COLUMNS = 4
 
 
 def _lu(x: Any, fn: str) -> tuple[Array, Array, Storage]:
@@ -133,9 +207,21 @@ def _lu(x: Any, fn: str) -> tuple[Array, Array, Storage]:
     n, batch = a.shape[-1], _batch(a)
     piv = empty((*a.shape[:-1],), _U32, a.device)
     info = Storage(a.device, max(batch, 1) * 4)
-    if batch and n:
-        bindings = [_bind_all(a), _bind_all(piv), bind(a.device, info, 0, batch, _U32, fn)[0]]
-        run(a.device, "linalg_lu", _subs(a.dtype), bindings, [n, batch], batch)
+    if not (batch and n):
+        return a, piv, info
+    dev, subs = a.device, _subs(a.dtype)
+    panels = [(0, n)] if n < LU_BLOCKED_MIN else [(kb, min(LU_PANEL, n - kb)) for kb in range(0, n, LU_PANEL)]
+    bindings = [_bind_all(a), _bind_all(piv), bind(dev, info, 0, batch, _U32, fn)[0]]
+    for kb, nb in panels:
+        run(dev, "linalg_lu", subs, bindings, [n, batch, kb, nb], batch)
+        rest = n - kb - nb
+        if rest:  # the block row right of the panel, then the trailing matrix
+            for b0 in range(0, batch, dev.max_groups):
+                chunk = min(dev.max_groups, batch - b0)
+                params = [n, b0, kb, nb]
+                run(dev, "linalg_lu_trsm", subs, [_bind_all(a)], params, (-(-rest // WG), chunk))
+                tiles = -(-rest // 64)
+                run(dev, "linalg_lu_update", subs, [_bind_all(a)], params, (tiles, tiles, chunk))
     return a, piv, info
 
 
@@ -166,8 +252,14 @@ def solve(x1: Array, x2: Array, /) -> Array:
     out = astype(broadcast_to(rhs, (*batch_shape, n, k)), dtype, copy=True)
     batch = _batch(lu)
     if batch and n and k:
+        dev = lu.device
+        sweep = n + 2 * sum(_per_thread(i * min(k, SOLVE_COLUMNS)) for i in range(n))
+        _check_loops(dev, sweep, "solve", (*batch_shape, n, n))
         bindings = [_bind_all(out), _bind_all(lu), _bind_all(piv)]
-        run(lu.device, "linalg_lu_solve", _subs(dtype), bindings, [n, k, batch], batch)
+        for b0 in range(0, batch, dev.max_groups):
+            chunk = min(dev.max_groups, batch - b0)
+            params = [n, k, b0, SOLVE_COLUMNS]
+            run(dev, "linalg_lu_solve", _subs(dtype), bindings, params, (-(-k // SOLVE_COLUMNS), chunk))
     _raise_if_singular(info, batch, lu, "solve")
     return reshape(out, (*batch_shape, n)) if vector else out
 
@@ -214,6 +306,7 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     n, batch = a.shape[-1], _batch(a)
     info = Storage(a.device, max(batch, 1) * 4)
     if batch and n:
+        _check_loops(a.device, _cholesky_loops(n), "cholesky", a.shape)
         bindings = [_bind_all(a), bind(a.device, info, 0, batch, _U32, "cholesky")[0]]
         run(a.device, "linalg_cholesky", _subs(a.dtype), bindings, [n, batch], batch)
         if _flags(info, batch, a).any():
@@ -235,6 +328,7 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     tau = empty((*a.shape[:-2], k), a.dtype, a.device)
     q = copy_of(broadcast_to(eye(m, mq, dtype=a.dtype, device=a.device), (*a.shape[:-2], m, mq)))
     if batch and k:
+        _check_loops(a.device, _qr_loops(m, n, mq), "qr", a.shape)
         subs = _subs(a.dtype)
         run(a.device, "linalg_qr", subs, [_bind_all(a), _bind_all(tau)], [m, n, batch], batch)
         bindings = [_bind_all(q), _bind_all(a), _bind_all(tau)]
@@ -246,14 +340,25 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
 # -- Jacobi: eigh, svd ----------------------------------------------------------------------------
 
 
-def _jacobi(a: Array, one_sided: bool) -> Array:
+def _jacobi(a: Array, one_sided: bool, fn: str) -> Array:
     """Rotate ``a`` (batch, m, n) in place by a Jacobi method; returns the accumulated v (batch, n, n)."""
     m, n = a.shape[-2:]
     batch = _batch(a)
     v = copy_of(broadcast_to(eye(n, dtype=a.dtype, device=a.device), (*a.shape[:-2], n, n)))
     if batch and n > 1:
+        dev = a.device
+        sweep = _sweep_loops(m, n, one_sided)
+        _check_loops(dev, sweep, fn, a.shape)
+        # one dispatch does every sweep, except on llvmpipe, where each does as many as its loop
+        # limit allows; a matrix whose sweep rotated nothing is marked done, and later
+        # dispatches leave it
+        per_dispatch = max(LLVMPIPE_LOOPS // sweep, 1) if _loop_limited(dev) else MAX_SWEEPS
+        done = zeros((batch,), dtype=_U32, device=dev)
         subs = {**_subs(a.dtype), "PAIRS": (n + 1) // 2, "ONE_SIDED": f"{int(one_sided)}u"}
-        run(a.device, "linalg_jacobi", subs, [_bind_all(a), _bind_all(v)], [m, n, batch, MAX_SWEEPS], batch)
+        bindings = [_bind_all(a), _bind_all(v), _bind_all(done)]
+        for first in range(0, MAX_SWEEPS, per_dispatch):
+            sweeps = min(per_dispatch, MAX_SWEEPS - first)
+            run(dev, "linalg_jacobi", subs, bindings, [m, n, batch, sweeps], batch)
     return v
 
 
@@ -269,7 +374,7 @@ def eigh(x: Array, /) -> EighResult:
     """Eigenvalues (ascending) and orthonormal eigenvectors (columns) of symmetric (or complex
     Hermitian) matrices, by the two-sided Jacobi method."""
     a = _matrices(x, "eigh")
-    v = _jacobi(a, one_sided=False)
+    v = _jacobi(a, one_sided=False, fn="eigh")
     diagonal = _diagonal_view(a, 0, "eigh")
     values = apply("real", diagonal) if a.dtype.kind == "c" else copy_of(diagonal)
     values, vectors = _sorted_columns(values, v, descending=False)
@@ -295,6 +400,7 @@ def _eig(x: Any, fn: str) -> tuple[Array, Array]:
     values = empty(a.shape[:-1], a.dtype, dev)
     vectors = empty(a.shape, a.dtype, dev)
     if batch and n:
+        _check_loops(dev, _eig_loops(n), fn, a.shape)
         z = empty(a.shape, a.dtype, dev)
         work = empty((batch, 2 * n), a.dtype, dev)
         info = Storage(dev, batch * 4)
@@ -328,7 +434,7 @@ def _svd(x: Any, fn: str, full_matrices: bool, vectors: bool) -> tuple[Array, Ar
     wide = m < n
     if wide:  # the SVD of the conjugate transpose, whose columns are fewer than its rows
         a = copy_of(_h(a))
-    v = _jacobi(a, one_sided=True)
+    v = _jacobi(a, one_sided=True, fn=fn)
     magnitude = apply("abs", a) if a.dtype.kind == "c" else a
     norms = apply("sqrt", sum_(apply("multiply", magnitude, magnitude), axis=-2))
     s, v = _sorted_columns(norms, v, descending=True)

@@ -8,10 +8,13 @@
 // Complex elements: the pair's off-diagonal element (or dot product) g = |g| e^(i phi) is first
 // made real by the phase w = e^(-i phi) on column q, then rotated as a real one: columns
 // x' = c x - s w y, y' = s x + c w y (w = 1 for real matrices).
-// P: m (rows of a), n, batch, max_sweeps
+// The sweeps may be split over dispatches: done[b] marks a matrix whose last sweep rotated
+// nothing, which later dispatches leave as it is.
+// P: m (rows of a), n, batch, sweeps of this dispatch
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> a: array<${T}>;
 @group(0) @binding(2) var<storage, read_write> v: array<${T}>;
+@group(0) @binding(3) var<storage, read_write> done: array<u32>;
 var<workgroup> rc: array<${R}, ${PAIRS}>;
 var<workgroup> rs: array<${R}, ${PAIRS}>;
 var<workgroup> rw: array<${T}, ${PAIRS}>;
@@ -46,6 +49,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let vbase = b * n * n;
   let nn = n + (n & 1u);
   let pairs = nn / 2u;
+  if (lid == 0u) { again = done[b]; }
+  if (workgroupUniformLoad(&again) != 0u) { return; }
   for (var sweep = 0u; sweep < P[3]; sweep = sweep + 1u) {
     if (lid == 0u) { atomicStore(&rotated, 0u); }
     workgroupBarrier();
@@ -112,7 +117,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       }
       storageBarrier();
     }
-    if (lid == 0u) { again = atomicLoad(&rotated); }
+    if (lid == 0u) {
+      again = atomicLoad(&rotated);
+      if (again == 0u) { done[b] = 1u; }
+    }
     if (workgroupUniformLoad(&again) == 0u) { break; }
   }
 }
