@@ -588,13 +588,13 @@ def launch_reduce(
         src = _read(src)
     leaves: Sequence[Operand | Scalar] = src.leaves
     layout = tuple((type(leaf) is Operand, leaf.dtype) for leaf in leaves)
-    sig = ("reduce", key, src.key, layout, m, k, acc, combine, identity, load, prelude)
+    kernel = (key, acc, combine, identity, load, prelude)
+    sig = ("reduce", src.key, layout, m, k, kernel)
     passes = dev.plans.get(sig)
     if passes is None:
         if len(dev.plans) >= PLAN_CACHE:
             dev.plans.clear()
-        passes = _reduce_passes(dev, key, src, layout, m, k, acc, combine, identity, load, prelude)
-        dev.plans[sig] = passes
+        passes = dev.plans[sig] = _reduce_passes(dev, src, layout, m, k, kernel)
     for pipe, cur_k, g, chunk, most in passes:
         out = Storage(dev, max(m * g, 1) * storage_itemsize(acc))
         total = m * g
@@ -624,20 +624,17 @@ def launch_reduce(
 
 def _reduce_passes(
     dev: GpuDevice,
-    key: Any,
     src: Fused,
     layout: tuple[tuple[bool, np.dtype[Any]], ...],
     m: int,
     k: int,
-    acc: np.dtype[Any],
-    combine: str,
-    identity: str,
-    load: str,
-    prelude: str,
+    kernel: tuple[Any, np.dtype[Any], str, str, str, str],
 ) -> list[tuple[Any, int, int, int, int]]:
-    """The passes of :func:`launch_reduce` for its arguments: per pass its pipeline, the row
-    length it reduces, its parts G, the elements of a part, and the most workgroups a
-    dispatch can take (their inputs fit one binding). Made once per signature."""
+    """The passes of :func:`launch_reduce` (``kernel`` is its key, acc, combine, identity, load
+    and prelude): per pass its pipeline, the row length it reduces, its parts G, the elements of
+    a part, and the most workgroups a dispatch can take (their inputs fit one binding). Made
+    once per signature."""
+    key, acc, combine, identity, load, prelude = kernel
     passes = []
     cur_k, cur_load, value, src_key = k, load, src.code, src.key
     while True:
