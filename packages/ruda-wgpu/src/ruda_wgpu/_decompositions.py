@@ -197,7 +197,7 @@ def _eig_loops(n: int) -> int:
 LU_BLOCKED_MIN = 256
 LU_PANEL = 32
 #: right-hand sides a workgroup of the LU solve takes: an inverse's n columns spread over n / 4
-#: workgroups, and each thread's loops stay short (see :func:`_loop_budget`)
+#: workgroups, and each thread's loops stay short (see :func:`_check_loops`)
 SOLVE_COLUMNS = 4
 
 
@@ -211,7 +211,8 @@ def _lu(x: Any, fn: str) -> tuple[Array, Array, Storage]:
         return a, piv, info
     dev, subs = a.device, _subs(a.dtype)
     panels = [(0, n)] if n < LU_BLOCKED_MIN else [(kb, min(LU_PANEL, n - kb)) for kb in range(0, n, LU_PANEL)]
-    bindings = [_bind_all(a), _bind_all(piv), bind(dev, info, 0, batch, _U32, fn)[0]]
+    factors = _bind_all(a)
+    bindings = [factors, _bind_all(piv), bind(dev, info, 0, batch, _U32, fn)[0]]
     for kb, nb in panels:
         run(dev, "linalg_lu", subs, bindings, [n, batch, kb, nb], batch)
         rest = n - kb - nb
@@ -219,9 +220,9 @@ def _lu(x: Any, fn: str) -> tuple[Array, Array, Storage]:
             for b0 in range(0, batch, dev.max_groups):
                 chunk = min(dev.max_groups, batch - b0)
                 params = [n, b0, kb, nb]
-                run(dev, "linalg_lu_trsm", subs, [_bind_all(a)], params, (-(-rest // WG), chunk))
+                run(dev, "linalg_lu_trsm", subs, [factors], params, (-(-rest // WG), chunk))
                 tiles = -(-rest // 64)
-                run(dev, "linalg_lu_update", subs, [_bind_all(a)], params, (tiles, tiles, chunk))
+                run(dev, "linalg_lu_update", subs, [factors], params, (tiles, tiles, chunk))
     return a, piv, info
 
 
@@ -253,8 +254,8 @@ def solve(x1: Array, x2: Array, /) -> Array:
     batch = _batch(lu)
     if batch and n and k:
         dev = lu.device
-        sweep = n + 2 * sum(_per_thread(i * min(k, SOLVE_COLUMNS)) for i in range(n))
-        _check_loops(dev, sweep, "solve", (*batch_shape, n, n))
+        loops = n + 2 * sum(_per_thread(i * min(k, SOLVE_COLUMNS)) for i in range(n))
+        _check_loops(dev, loops, "solve", (*batch_shape, n, n))
         bindings = [_bind_all(out), _bind_all(lu), _bind_all(piv)]
         for b0 in range(0, batch, dev.max_groups):
             chunk = min(dev.max_groups, batch - b0)

@@ -616,7 +616,7 @@ def launch_reduce(
                 binding, skip = window(dev, leaf.storage, lo, hi, storage_itemsize(leaf.dtype), "a reduction")
                 params += ((leaf.offset - (lo - skip)) & 0xFFFFFFFF, 0, 0, 0)  # SLOT words
                 buffers.append(binding)
-            dev.dispatch(pipe, buffers, _packer(len(params))(*params), n_w)
+            dev.dispatch(pipe, buffers, pack_words(*params), n_w)
             w0 += n_w
         leaves = [Operand(out, 0, (), acc)]  # the next pass reduces the partial results
     return out
