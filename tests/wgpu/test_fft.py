@@ -76,18 +76,21 @@ def test_real_and_hermitian_transforms(xp, dtype, norm):
     assert xp.fft.irfft(x).dtype == getattr(xp, real)
 
 
-@pytest.mark.parametrize("tiles", [(1024, 256), (2048, 512), (256, 64)])
+@pytest.mark.parametrize(
+    "radix, threads, register_radix", [(1024, 256, 16), (256, 128, 16), (64, 64, 4), (4096, 512, 32)]
+)
 @pytest.mark.parametrize("dtype", COMPLEX)
-def test_every_tile_and_workgroup_size_gives_the_same_transform(xp, dtype, tiles, monkeypatch):
-    """The tile sizes a GPU uses, here on whatever adapter runs the tests (a CPU adapter's own
-    is larger), and a small one that makes every length take several passes."""
+def test_every_pass_layout_gives_the_same_transform(xp, dtype, radix, threads, register_radix, monkeypatch):
+    """Pass layouts a GPU may use, here on whatever adapter runs the tests: one to three stages a
+    pass, first stages of every radix, workgroups of one DFT or many, several passes a length."""
     from ruda_wgpu import _fft
 
-    monkeypatch.setattr(_fft, "CPU_TILE", tiles)
-    monkeypatch.setattr(_fft, "GPU_TILES", (tiles, tiles))
+    monkeypatch.setattr(_fft, "MAX_RADIX", radix)
+    monkeypatch.setattr(_fft, "THREADS", threads)
+    monkeypatch.setattr(_fft, "REGISTER_RADIX", register_radix)
     _fft._plan.cache_clear()
     try:
-        for n in (16, 1 << 12, 1 << 15):
+        for n in (2, 16, 1 << 9, 1 << 12, 1 << 15):
             host = _signal((2, n), dtype, seed=n)
             wide = host.astype(np.complex128)
             _close(xp.fft.fft(xp.asarray(host)), np.fft.fft(wide).astype(dtype), dtype)

@@ -1,11 +1,11 @@
 """Complex FFTs of the rows of contiguous arrays, on the GPU.
 
 Power-of-two lengths: a Stockham FFT in passes of ``wgsl/fft_pass.wgsl``, each doing DFTs of up
-to a quarter of a workgroup's tile (on a GPU 256 points, 512 from 2^22 points: see
-:data:`GPU_TILES`) in workgroup memory, so 2^16 points take two passes over the data and 2^20 or
-2^24 three. Each pass is a kernel specialised to its sizes, and a transform's passes are planned
-once per length, batch and direction (:func:`_plan`), so that a call records its dispatches and
-little else. Other lengths: Bluestein's algorithm, the DFT as a convolution with a chirp, done
+to :data:`MAX_RADIX` points, so 2^16 points take two passes over the data and 2^20 or 2^24 three.
+Inside a pass, a DFT is a few stages of up to 16 points a thread, in registers (the straight-line
+code of :func:`register_dft`), with workgroup memory between stages. Each pass is a kernel
+specialised to its sizes, and a transform's passes are planned once per length, batch and
+direction (:func:`_plan`), so that a call records its dispatches and little else. Other lengths: Bluestein's algorithm, the DFT as a convolution with a chirp, done
 with power-of-two FFTs of at least twice the length. Twiddle factors and chirps are computed on
 the host in float64 (exactly rounded to the dtype) and kept on the device per length."""
 
@@ -13,46 +13,101 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from ruda_wgpu import _dtypes
+from ruda_wgpu import _dtypes, _wgsl
 from ruda_wgpu._array import Array, empty, from_numpy
 from ruda_wgpu._elementwise import apply
 from ruda_wgpu._engine import GpuDevice
-from ruda_wgpu._kernels import bind, kernel_pipeline, pack_words, wgsl_type
+from ruda_wgpu._kernels import bind, pack_words, wgsl_type
 
-#: (complex elements a workgroup holds at most, its threads) on a GPU, for lengths below and from
-#: :data:`LONG`. Measured on an H200 through Vulkan (complex64, ten transforms queued, kernels with
-#: their sizes as constants): at 2^20 points 1024 / 256 took 52 us a transform, 2048 / 512 56 and
-#: 4096 / 1024 54 (two passes rather than three); at 2^24 2048 / 512 took 546 us, 1024 / 256 613
-#: and 4096 / 1024 743. Smaller tiles give the GPU more workgroups to hide memory latency with;
-#: longer transforms have enough of them and gain from longer runs of neighbouring elements.
-GPU_TILES = ((1024, 256), (2048, 512))
-LONG = 1 << 22
-#: the same on a CPU adapter, which has no latency to hide but pays for every pass: on lavapipe
-#: (2 cores) 4096 beat 1024 at 2^20 points (94 against 127 ms) and 2^16 (3.4 against 6.0 ms).
-CPU_TILE = (4096, 256)
+#: the largest radix of a pass (points of one DFT in a workgroup), the threads a workgroup aims
+#: at, and the largest DFT a thread does in its registers (one stage of a pass). Measured on an
+#: H200 through Vulkan (complex64, 40 transforms queued; GPU time per transform): 2^24 points took
+#: 315 us with these, 450 with 256 threads or with 1024-point passes of 512 threads; at 2^20 the
+#: layouts were within 10% of each other (36-47 us). On lavapipe too they were within 15%.
+MAX_RADIX = 256
+THREADS = 128
+REGISTER_RADIX = 16
 
 
-def _tile(dev: GpuDevice, dtype: np.dtype[Any], n: int) -> tuple[int, int]:
-    """Complex elements a workgroup holds for length ``n`` (a power of two within the device's
-    workgroup memory) and its threads (within the device's limits)."""
-    if dev.adapter.info["adapter_type"] == "CPU":
-        most, threads = CPU_TILE
-    else:
-        most, threads = GPU_TILES[n >= LONG]
+class _Shape(NamedTuple):
+    """How a pass of radix R is laid out: C DFTs a workgroup, WG threads, and the radices of the
+    stages inside a DFT (R0 first, then RR, STAGES in all)."""
+
+    cols: int
+    threads: int
+    r0: int
+    rr: int
+    stages: int
+
+
+def _shape(dev: GpuDevice, dtype: np.dtype[Any], r: int) -> _Shape:
+    """The layout of a pass of radix ``r`` within ``dev``'s limits."""
+    bits = r.bit_length() - 1
+    stages = max(1, -(-bits // (REGISTER_RADIX.bit_length() - 1)))
+    rr = 1 << -(-bits // stages)
+    r0 = r // rr ** (stages - 1)
     limits = dev.limits
-    room = int(limits["max-compute-workgroup-storage-size"]) // dtype.itemsize
-    tile = min(most, 1 << (room.bit_length() - 1))
-    threads = min(
-        threads,
-        tile // 4,
-        int(limits["max-compute-invocations-per-workgroup"]),
-        int(limits["max-compute-workgroup-size-x"]),
+    most_threads = min(
+        int(limits["max-compute-invocations-per-workgroup"]), int(limits["max-compute-workgroup-size-x"])
     )
-    return tile, threads
+    cols = max(1, THREADS * rr // r)
+    if stages > 1:
+        room = int(limits["max-compute-workgroup-storage-size"]) // dtype.itemsize
+        cols = min(cols, max(1, room // r))
+    cols = 1 << (min(cols, max(1, most_threads * rr // r)).bit_length() - 1)
+    threads = cols * r // rr
+    if threads > most_threads:
+        raise NotImplementedError(
+            f"an FFT pass of radix {r} needs {threads} threads a workgroup; {dev} allows {most_threads}"
+        )
+    return _Shape(cols, threads, r0, rr, stages)
+
+
+def _literal(value: float, dtype: np.dtype[Any]) -> str:
+    """``value`` as a WGSL literal of the real type of ``dtype``, exactly rounded."""
+    if dtype == _dtypes.complex64:
+        return f"{float(np.float32(value))!r}f"
+    return f"{float(value)!r}lf"
+
+
+def register_dft(name: str, r: int, dtype: np.dtype[Any], inverse: bool) -> str:
+    """WGSL ``fn name(v: array<T, r>) -> array<T, r>``: the r-point DFT (r a power of two) of
+    ``v``, natural order in and out, as straight-line code that keeps every point in a register.
+
+    Radix-2 decimation in time: the inputs in bit-reversed order, then log2 r stages of
+    butterflies; twiddles are literals, and the trivial ones (1, -i) cost no multiplication. A
+    generator rather than WGSL loops, because only unrolled code keeps the points in registers
+    whatever the driver's compiler decides.
+    """
+    t = wgsl_type(dtype)
+    bits = r.bit_length() - 1
+    names = [f"v[{int(format(j, f'0{bits}b')[::-1] or '0', 2)}]" for j in range(r)]
+    lines, count, h = [], 0, 1
+    while h < r:
+        for q in range(0, r, 2 * h):
+            for k in range(h):
+                u, w = names[q + k], names[q + k + h]
+                angle = (2 if inverse else -2) * math.pi * k / (2 * h)
+                if k == 0:
+                    product = w
+                elif 4 * k == 2 * h:  # w = -i forward, +i inverse
+                    product = f"{t}({w}.y, -{w}.x)" if not inverse else f"{t}(-{w}.y, {w}.x)"
+                else:
+                    c, s = _literal(math.cos(angle), dtype), _literal(math.sin(angle), dtype)
+                    product = f"{t}({w}.x * {c} - {w}.y * {s}, {w}.x * {s} + {w}.y * {c})"
+                lines.append(f"  let p{count} = {product};")
+                lines.append(f"  let a{count} = {u} + p{count}; let b{count} = {u} - p{count};")
+                names[q + k], names[q + k + h] = f"a{count}", f"b{count}"
+                count += 1
+        h *= 2
+    points = f"array<{t}, {r}>"
+    body = "\n".join([*lines, f"  return {points}({', '.join(names)});"])
+    return f"fn {name}(v: {points}) -> {points} {{\n{body}\n}}"
 
 
 @functools.lru_cache(maxsize=64)
@@ -78,6 +133,23 @@ def _radices(n: int, max_radix: int) -> list[int]:
     return [1 << (bits // passes + (1 if k < bits % passes else 0)) for k in range(passes)]
 
 
+#: a loop over a thread's points, ``for (var m = 0u; m < R0; m = m + 1u) { ... }`` on one line
+_POINT_LOOP = re.compile(r"for \(var m = 0u; m < (R0|RR); m = m \+ 1u\) \{ (.*) \}$", re.MULTILINE)
+
+
+def _pass_source(subs: dict[str, object], shape: _Shape) -> str:
+    """The pass kernel's WGSL with its loops over a thread's points unrolled.
+
+    Drivers do not reliably unroll them, and a private array indexed by a variable lives in memory
+    rather than in registers (on the H200 a pass then took twice as long)."""
+    counts = {"R0": shape.r0, "RR": shape.rr}
+
+    def unroll(match: re.Match[str]) -> str:
+        return " ".join(re.sub(r"\bm\b", f"{m}u", match.group(2)) for m in range(counts[match.group(1)]))
+
+    return _POINT_LOOP.sub(unroll, _wgsl.kernel("fft_pass", **subs))
+
+
 class _Pass(NamedTuple):
     """One pass of a transform's plan: its pipeline, the parameter words after the bases, and
     its workgroup count."""
@@ -99,10 +171,7 @@ class _Plan(NamedTuple):
 @functools.lru_cache(maxsize=128)
 def _plan(dev: GpuDevice, rows: int, n: int, dtype: np.dtype[Any], inverse: bool, scale: float) -> _Plan:
     """The passes of a Stockham FFT of ``rows`` rows of ``n`` points (a power of two)."""
-    tile, threads = _tile(dev, dtype, n)
-    # a pass's DFTs have at most a quarter of a tile's points, so that a workgroup always does at
-    # least four side by side and its memory accesses come in runs of four
-    radices = _radices(n, tile // 4)
+    radices = _radices(n, MAX_RADIX)
     table, s, q = _twiddles(dev, n, max(radices), dtype)
     log = int.bit_length
     real = _dtypes.REAL_OF[dtype]
@@ -110,28 +179,37 @@ def _plan(dev: GpuDevice, rows: int, n: int, dtype: np.dtype[Any], inverse: bool
     one, scaled = (tuple(np.array([v], real).view(np.uint32).tolist()) for v in (1.0, scale))
     passes, p = [], 1
     for k, r in enumerate(radices):
-        cols = tile // r
+        shape = _shape(dev, dtype, r)
         total = rows * (n // r)
+        # (a pass of one stage never calls dft_rest, but its kernel names it)
+        dfts = "\n".join(
+            register_dft(f, r, dtype, inverse) for f, r in (("dft_first", shape.r0), ("dft_rest", shape.rr))
+        )
         subs = {
             "T": wgsl_type(dtype),
-            "TILE": tile,
-            "WG": threads,
+            "TILE": shape.cols * r if shape.stages > 1 else 1,
+            "WG": shape.threads,
             "LN": log(n) - 1,
             "LR": log(r) - 1,
             "LP": log(p) - 1,
-            "LC": log(cols) - 1,
+            "LC": log(shape.cols) - 1,
+            "LR0": log(shape.r0) - 1,
+            "LRR": log(shape.rr) - 1,
+            "STAGES": shape.stages,
             "S": s,
             "LSF": log(s) - 1,
             "Q": q,
-            "LM": log(max(radices)) - log(r),
+            "LM": log(max(radices)) - 1,
             "INVERSE": str(inverse).lower(),
-            "J_FIRST": str(p < cols).lower(),
+            "J_FIRST": str(p < shape.cols).lower(),
             "SCALE": "bitcast<f32>(P[3])"
             if dtype == _dtypes.complex64
             else "bitcast<f64>((u64(P[4]) << 32u) | u64(P[3]))",
+            "DFTS": dfts,
         }
         words = (total, *(scaled if k == len(radices) - 1 else one))
-        passes.append(_Pass(kernel_pipeline(dev, "fft_pass", subs), words, -(-total // cols)))
+        pipe = dev.pipeline(("fft_pass", *subs.items()), functools.partial(_pass_source, subs, shape))
+        passes.append(_Pass(pipe, words, -(-total // shape.cols)))
         p *= r
     table_binding, _ = bind(dev, table._storage, 0, table.size, dtype, "fft")
     return _Plan(tuple(passes), table, table_binding)
