@@ -137,6 +137,40 @@ def test_dispatches_record_the_same_through_wgpu_pys_public_methods(xp, monkeypa
     assert float(xp.sum(x)) == float(host.sum(dtype=np.float64))
 
 
+def test_a_batch_of_the_last_batchs_parameters_is_not_uploaded_again(xp, monkeypatch):
+    """The parameter arena is written only when a batch's parameters differ from what it holds;
+    batches that differ (other offsets, shapes, scalars) still read their own."""
+    from ruda_wgpu import _engine, _fusion
+
+    monkeypatch.setattr(_fusion, "_enabled", False)
+    host = np.arange(64, dtype=np.float32)
+    x = xp.asarray(host)
+    xp.synchronize()
+    dev = _engine.default_device()
+    queue = type(dev._device.queue)
+    writes: list[int] = []
+    write_buffer = queue.write_buffer
+
+    def counted(self, buffer, offset, data, *args):
+        writes.append(len(data) if buffer is dev._arena else -1)
+        return write_buffer(self, buffer, offset, data, *args)
+
+    monkeypatch.setattr(queue, "write_buffer", counted)
+    results = []
+    for step in (1.0, 1.0, 2.0, 2.0):
+        writes.clear()
+        results.append(np.asarray(x + step))  # one dispatch, then a read: one batch each
+        arena_writes = [n for n in writes if n > 0]
+        results.append(len(arena_writes))
+    results.append(np.asarray(x[3:] + 2.0))  # the same scalar, another offset
+    np.testing.assert_array_equal(results[0], host + 1)
+    np.testing.assert_array_equal(results[2], host + 1)
+    np.testing.assert_array_equal(results[4], host + 2)
+    np.testing.assert_array_equal(results[6], host + 2)
+    np.testing.assert_array_equal(results[8], host[3:] + 2)
+    assert [results[1], results[3], results[5], results[7]] == [1, 0, 1, 0]
+
+
 def test_pipelines_are_cached_by_op_dtype_and_layout(xp):
     x = xp.ones((7, 3))
     y = xp.ones((3,))
