@@ -5,9 +5,10 @@ to :data:`MAX_RADIX` points, so 2^16 points take two passes over the data and 2^
 Inside a pass, a DFT is a few stages of up to 16 points a thread, in registers (the straight-line
 code of :func:`register_dft`), with workgroup memory between stages. Each pass is a kernel
 specialised to its sizes, and a transform's passes are planned once per length, batch and
-direction (:func:`_plan`), so that a call records its dispatches and little else. Other lengths: Bluestein's algorithm, the DFT as a convolution with a chirp, done
-with power-of-two FFTs of at least twice the length. Twiddle factors and chirps are computed on
-the host in float64 (exactly rounded to the dtype) and kept on the device per length."""
+direction (:func:`_plan`), so that a call records its dispatches and little else. Other lengths:
+Bluestein's algorithm, the DFT as a convolution with a chirp, done with power-of-two FFTs of at
+least twice the length. Twiddle factors and chirps are computed on the host in float64 (exactly
+rounded to the dtype) and kept on the device per length."""
 
 from __future__ import annotations
 
