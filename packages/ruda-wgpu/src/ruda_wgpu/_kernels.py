@@ -496,6 +496,10 @@ class Fused(NamedTuple):
     code: Callable[[], tuple[str, str, str]]
 
 
+#: elements a thread of a reduction loads at a time (each into an accumulator of its own)
+REDUCE_UNROLL = 4
+
+
 def reduce_source(
     leaves: Sequence[tuple[bool, np.dtype[Any]]],
     acc: np.dtype[Any],
@@ -525,10 +529,21 @@ def reduce_source(
             # the row's start, outside the loop: lavapipe reloads a parameter read inside it
             # (a sum of 1e7 float32 took 26.7 ms against 22.0 with this)
             preamble.append(f"  let b{i} = P[{4 + SLOT * i}] + row * k;")
-            loads.append(f"      let x{i}: {t} = a{i}[b{i} + j];")
+            loads.append(f"let x{i}: {t} = a{i}[b{i} + j];")
         else:
             preamble.append(f"  let x{i}: {t} = {_scalar_load(4 + SLOT * i, t)};")
+
+    def step(u: int) -> str:
+        """Element j0 + u WORKGROUP into accumulator u, in a scope of its own."""
+        body = f"{' '.join(loads)} {lets} let v = {expr}; acc{u} = combine(acc{u}, {load});"
+        return f"{{ let j = j0 + {u * WORKGROUP}u; {body} }}"
+
     nl = "\n"
+    unrolled = nl.join(f"      {step(u)}" for u in range(REDUCE_UNROLL))
+    accumulators = " ".join(f"var acc{u}: {ta} = {identity};" for u in range(REDUCE_UNROLL))
+    merged = "acc0"
+    for u in range(1, REDUCE_UNROLL):
+        merged = f"combine({merged}, acc{u})"
     return f"""
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> o: array<{ta}>;
@@ -545,15 +560,19 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let chunk = (k + g - 1u) / g;
   let lo = min(part * chunk, k); let hi = min(lo + chunk, k);
 {nl.join(preamble)}
-  var acc: {ta} = {identity};
+  {accumulators}
   if (row < m) {{
-    for (var j = lo + lid; j < hi; j = j + {WORKGROUP}u) {{
-{nl.join(loads)}
-{lets}
-      let v = {expr};
-      acc = combine(acc, {load});
+    var j0 = lo + lid;
+    // {REDUCE_UNROLL} elements a thread at a time, into as many accumulators: their loads are in
+    // flight together rather than one after the other
+    for (; j0 + {(REDUCE_UNROLL - 1) * WORKGROUP}u < hi; j0 = j0 + {REDUCE_UNROLL * WORKGROUP}u) {{
+{unrolled}
+    }}
+    for (; j0 < hi; j0 = j0 + {WORKGROUP}u) {{
+      {step(0)}
     }}
   }}
+  let acc = {merged};
   t[lid] = acc;
   workgroupBarrier();
   for (var s = {WORKGROUP // 2}u; s > 0u; s = s >> 1u) {{
