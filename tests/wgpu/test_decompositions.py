@@ -124,14 +124,23 @@ def _on_llvmpipe(xp) -> bool:
 
 def test_sizes_past_llvmpipes_loop_limit_are_computed_or_refused(xp):
     """llvmpipe stops a GPU thread's loops after 65535 iterations without a word: the Jacobi
-    sweeps are split over dispatches there, so a 128 x 128 eigh is right (it came back wrong
-    before), and what cannot be split (a 64 x 64 eig) raises rather than returning wrong numbers.
-    On other adapters both are computed."""
+    sweeps and the columns of QR and Cholesky are split over dispatches there, so a 128 x 128
+    eigh, a 300 x 300 QR and a 400 x 400 Cholesky are right (they came back wrong, or were
+    refused, before), and what cannot be split (a 64 x 64 eig) raises rather than returning wrong
+    numbers. On other adapters all are computed."""
     rng = np.random.default_rng(5)
     a = rng.standard_normal((128, 128)).astype(np.float32)
     s = (a @ a.T / 128 + np.eye(128)).astype(np.float32)
     w, v = (np.asarray(u) for u in xp.linalg.eigh(xp.asarray(s)))
     assert np.abs(s @ v - v * w).max() < 1e-4
+    a = rng.standard_normal((300, 300)).astype(np.float32)
+    q, r = (np.asarray(u) for u in xp.linalg.qr(xp.asarray(a)))
+    assert np.abs(q @ r - a).max() < 1e-4 and np.abs(np.tril(r, -1)).max() == 0
+    _orthonormal(q, "float32")
+    a = rng.standard_normal((400, 400)).astype(np.float32)
+    s = (a @ a.T / 400 + np.eye(400)).astype(np.float32)
+    low = np.asarray(xp.linalg.cholesky(xp.asarray(s)))
+    assert np.abs(low @ low.T - s).max() < 1e-4 and np.abs(np.triu(low, 1)).max() == 0
     g = rng.standard_normal((64, 64)).astype(np.float32)
     if _on_llvmpipe(xp):
         with pytest.raises(NotImplementedError, match="llvmpipe silently stops"):
@@ -139,6 +148,34 @@ def test_sizes_past_llvmpipes_loop_limit_are_computed_or_refused(xp):
     else:
         w, v = (np.asarray(u) for u in xp.linalg.eig(xp.asarray(g)))
         assert np.abs(g @ v - v * w).max() < 1e-3
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_work_split_over_dispatches_gives_the_same_factors(xp, dtype, monkeypatch):
+    """QR, Q and Cholesky in many dispatches of a few columns each, and Jacobi sweeps in spans of
+    a few rounds, as llvmpipe's loop limit makes them at a few hundred rows, here forced on small
+    matrices on any adapter: the factors equal those of one dispatch, and a pivot that fails in
+    a later dispatch is still reported."""
+    from ruda_wgpu import _decompositions
+
+    a, spd = _mat(dtype, (2, 40, 24), seed=7), _spd(dtype, (2, 30, 30), seed=8)
+    whole = [
+        np.asarray(t)
+        for t in (*xp.linalg.qr(xp.asarray(a), mode="complete"), xp.linalg.cholesky(xp.asarray(spd)))
+    ]
+    monkeypatch.setattr(_decompositions, "_loop_limited", lambda dev: True)
+    monkeypatch.setattr(_decompositions, "LLVMPIPE_LOOPS", _decompositions.LOOP_RESERVE + 200)
+    dev = xp.__array_namespace_info__().default_device()
+    assert len(_decompositions._spans(_decompositions._qr_costs(40, 24, 40)[0], dev, "qr", a.shape)) > 5
+    split = [
+        np.asarray(t)
+        for t in (*xp.linalg.qr(xp.asarray(a), mode="complete"), xp.linalg.cholesky(xp.asarray(spd)))
+    ]
+    for got, want in zip(split, whole, strict=True):
+        np.testing.assert_array_equal(got, want)
+    spd[1, 25, 25] = -1e3
+    with pytest.raises(xp.linalg.LinAlgError, match="positive definite"):
+        xp.linalg.cholesky(xp.asarray(spd))
 
 
 def test_singular_matrices(xp):

@@ -13,7 +13,9 @@ Each kernel works on a contiguous copy of its input in place. Exactly singular (
 ``inv``) and non positive definite (``cholesky``) matrices raise :class:`LinAlgError`, as
 NumPy's do: that check reads one flag per matrix back to the host. Integer input is
 converted to the device's default float. On llvmpipe, whose threads stop looping after
-:data:`LLVMPIPE_LOOPS` iterations, sizes a kernel cannot stay under raise NotImplementedError.
+:data:`LLVMPIPE_LOOPS` iterations, the column loops of Cholesky and QR and the rounds of the
+Jacobi sweeps are split over dispatches, and sizes a kernel still cannot stay under raise
+NotImplementedError.
 """
 
 from __future__ import annotations
@@ -132,9 +134,12 @@ def _flags(storage: Storage, count: int, x: Array) -> np.ndarray[Any, Any]:
 #: Mesa's llvmpipe (lavapipe, a CPU driver) ends every loop of a shader invocation, silently, once
 #: its loops have run 65535 iterations in all (gallivm's LP_MAX_TGSI_LOOP_ITERATIONS): one workgroup
 #: factorising a matrix of a few hundred rows would return wrong numbers there. The kernels below
-#: are launched so that a thread stays under it (sweeps split over dispatches, LU in panels), and
-#: what cannot raises instead. Other drivers have no such limit.
+#: are launched so that a thread stays under it (columns and sweeps split over dispatches, LU in
+#: panels), and what cannot raises instead. Other drivers have no such limit.
 LLVMPIPE_LOOPS = 65535
+#: iterations a kernel's count may miss (loop exits and the like), kept free in each dispatch: a
+#: 300 x 300 QR with spans counted at 64826 iterations was right, at 65300 wrong
+LOOP_RESERVE = 1024
 
 
 def _loop_limited(dev: Any) -> bool:
@@ -156,29 +161,52 @@ def _per_thread(count: int) -> int:
     return -(-count // WG) + 1
 
 
-def _cholesky_loops(n: int) -> int:
-    return sum(_per_thread(n - k - 1) + _per_thread((n - k - 1) ** 2) for k in range(n)) + _per_thread(n * n)
+def _spans(costs: list[int], dev: Any, fn: str, shape: tuple[int, ...]) -> list[tuple[int, int]]:
+    """Ranges [lo, hi) of a column loop whose per-column loop iterations ``costs`` add up to at
+    most :data:`LLVMPIPE_LOOPS` on llvmpipe, one dispatch each; elsewhere the whole loop at once.
+    A column that alone passes the limit raises (see :func:`_check_loops`)."""
+    if not _loop_limited(dev):
+        return [(0, len(costs))]
+    spans, lo, total = [], 0, 0
+    for j, cost in enumerate(costs):
+        _check_loops(dev, cost + LOOP_RESERVE, fn, shape)
+        if total + cost + LOOP_RESERVE > LLVMPIPE_LOOPS:
+            spans.append((lo, j))
+            lo, total = j, 0
+        total += cost
+    spans.append((lo, len(costs)))
+    return spans
 
 
-def _qr_loops(m: int, n: int, mq: int) -> int:
-    """The Householder QR's and then Q's kernel: per column, norms, reductions, the reflector on
-    each remaining column (one thread a column, down the rows), then its product into Q."""
+def _cholesky_costs(n: int) -> list[int]:
+    """A thread's loop iterations per column of the Cholesky kernel (the last one zeroes the upper
+    triangle too)."""
+    costs = [1 + _per_thread(n - k - 1) + _per_thread((n - k - 1) ** 2) for k in range(n)]
+    costs[-1] += _per_thread(n * n)
+    return costs
+
+
+def _qr_costs(m: int, n: int, mq: int) -> tuple[list[int], list[int]]:
+    """A thread's loop iterations per column of the Householder QR's kernel and of Q's: norms,
+    reductions, the reflector on each remaining column (one thread a column, down the rows), then
+    its product into Q."""
     k = min(m, n)
     reflect = [2 * max(m - j - 1, 0) + 2 for j in range(k)]  # the two passes down a column's rows
-    qr = sum(3 * _per_thread(m - j) + 17 + -(-(n - j - 1) // WG) * reflect[j] for j in range(k))
-    q = sum(1 + -(-mq // WG) * reflect[j] for j in range(k))
-    return max(qr, q)
+    # per column: the column loop, three loops down the column, two tree reductions, the loop
+    # over the remaining columns (with its exit) and the reflector's two passes in each
+    steps = 2 * (WG.bit_length())  # the reductions' halving loops, with their exits
+    qr = [1 + 3 * _per_thread(m - j) + steps + 1 + -(-(n - j - 1) // WG) * reflect[j] for j in range(k)]
+    q = [1 + -(-mq // WG) * reflect[j] for j in range(k)]
+    return qr, q
 
 
-def _sweep_loops(m: int, n: int, one_sided: bool) -> int:
-    """One Jacobi sweep: per round the pairs' rotations (one-sided: a dot product down m rows),
+def _round_loops(m: int, n: int, one_sided: bool) -> int:
+    """One round of a Jacobi sweep: the pairs' rotations (one-sided: a dot product down m rows),
     then rows (two-sided) and columns of a, and columns of v."""
-    nn = n + (n & 1)
-    pairs = nn // 2
+    pairs = (n + (n & 1)) // 2
     rows = 0 if one_sided else _per_thread(pairs * n)
     per_round = -(-pairs // WG) * ((m + 1) if one_sided else 1) + 1 + rows
-    per_round += _per_thread(pairs * m) + _per_thread(pairs * n)
-    return (nn - 1) * per_round + 2
+    return per_round + _per_thread(pairs * m) + _per_thread(pairs * n)
 
 
 def _eig_loops(n: int) -> int:
@@ -307,9 +335,9 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     n, batch = a.shape[-1], _batch(a)
     info = Storage(a.device, max(batch, 1) * 4)
     if batch and n:
-        _check_loops(a.device, _cholesky_loops(n), "cholesky", a.shape)
         bindings = [_bind_all(a), bind(a.device, info, 0, batch, _U32, "cholesky")[0]]
-        run(a.device, "linalg_cholesky", _subs(a.dtype), bindings, [n, batch], batch)
+        for k0, k1 in _spans(_cholesky_costs(n), a.device, "cholesky", a.shape):
+            run(a.device, "linalg_cholesky", _subs(a.dtype), bindings, [n, batch, k0, k1], batch)
         if _flags(info, batch, a).any():
             raise LinAlgError("linalg.cholesky(): a matrix is not positive definite")
     if upper:  # U = L^H
@@ -329,16 +357,36 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     tau = empty((*a.shape[:-2], k), a.dtype, a.device)
     q = copy_of(broadcast_to(eye(m, mq, dtype=a.dtype, device=a.device), (*a.shape[:-2], m, mq)))
     if batch and k:
-        _check_loops(a.device, _qr_loops(m, n, mq), "qr", a.shape)
-        subs = _subs(a.dtype)
-        run(a.device, "linalg_qr", subs, [_bind_all(a), _bind_all(tau)], [m, n, batch], batch)
+        subs, (qr_costs, q_costs) = _subs(a.dtype), _qr_costs(m, n, mq)
+        bindings = [_bind_all(a), _bind_all(tau)]
+        for j0, j1 in _spans(qr_costs, a.device, "qr", a.shape):
+            run(a.device, "linalg_qr", subs, bindings, [m, n, batch, j0, j1], batch)
         bindings = [_bind_all(q), _bind_all(a), _bind_all(tau)]
-        run(a.device, "linalg_qr_q", subs, bindings, [m, n, mq, batch], batch)
+        # Q takes the reflectors last first: spans of the reversed columns
+        for r0, r1 in _spans(q_costs[::-1], a.device, "qr", a.shape):
+            run(a.device, "linalg_qr_q", subs, bindings, [m, n, mq, batch, k - r1, k - r0], batch)
     r = triu(a[..., : (m if mode == "complete" else k), :])
     return QRResult(q, r)
 
 
 # -- Jacobi: eigh, svd ----------------------------------------------------------------------------
+
+
+def _jacobi_dispatches(
+    dev: Any, per_round: int, rounds: int, fn: str, shape: tuple[int, ...]
+) -> list[tuple[int, int, int]]:
+    """(sweeps, first round, end round) of each dispatch of the Jacobi kernel: every sweep in one,
+    except on llvmpipe, where a dispatch does as many whole sweeps as its loop limit allows or,
+    when one sweep is too long, a span of a sweep's rounds. A matrix whose sweep rotated nothing
+    is marked done, and later dispatches leave it."""
+    if not _loop_limited(dev):
+        return [(MAX_SWEEPS, 0, rounds)]
+    sweep = rounds * per_round + 2
+    if sweep + LOOP_RESERVE <= LLVMPIPE_LOOPS:
+        per_dispatch = (LLVMPIPE_LOOPS - LOOP_RESERVE) // sweep
+        return [(min(per_dispatch, MAX_SWEEPS - s), 0, rounds) for s in range(0, MAX_SWEEPS, per_dispatch)]
+    spans = _spans([per_round] * rounds, dev, fn, shape)
+    return [(1, r0, r1) for _ in range(MAX_SWEEPS) for r0, r1 in spans]
 
 
 def _jacobi(a: Array, one_sided: bool, fn: str) -> Array:
@@ -348,18 +396,12 @@ def _jacobi(a: Array, one_sided: bool, fn: str) -> Array:
     v = copy_of(broadcast_to(eye(n, dtype=a.dtype, device=a.device), (*a.shape[:-2], n, n)))
     if batch and n > 1:
         dev = a.device
-        sweep = _sweep_loops(m, n, one_sided)
-        _check_loops(dev, sweep, fn, a.shape)
-        # one dispatch does every sweep, except on llvmpipe, where each does as many as its loop
-        # limit allows; a matrix whose sweep rotated nothing is marked done, and later
-        # dispatches leave it
-        per_dispatch = max(LLVMPIPE_LOOPS // sweep, 1) if _loop_limited(dev) else MAX_SWEEPS
-        done = zeros((batch,), dtype=_U32, device=dev)
+        rounds = n + (n & 1) - 1
+        done = zeros((2 * batch,), dtype=_U32, device=dev)
         subs = {**_subs(a.dtype), "PAIRS": (n + 1) // 2, "ONE_SIDED": f"{int(one_sided)}u"}
         bindings = [_bind_all(a), _bind_all(v), _bind_all(done)]
-        for first in range(0, MAX_SWEEPS, per_dispatch):
-            sweeps = min(per_dispatch, MAX_SWEEPS - first)
-            run(dev, "linalg_jacobi", subs, bindings, [m, n, batch, sweeps], batch)
+        for sweeps, r0, r1 in _jacobi_dispatches(dev, _round_loops(m, n, one_sided), rounds, fn, a.shape):
+            run(dev, "linalg_jacobi", subs, bindings, [m, n, batch, sweeps, r0, r1], batch)
     return v
 
 

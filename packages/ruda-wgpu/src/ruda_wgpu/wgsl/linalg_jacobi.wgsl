@@ -9,8 +9,9 @@
 // made real by the phase w = e^(-i phi) on column q, then rotated as a real one: columns
 // x' = c x - s w y, y' = s x + c w y (w = 1 for real matrices).
 // The sweeps may be split over dispatches: done[b] marks a matrix whose last sweep rotated
-// nothing, which later dispatches leave as it is.
-// P: m (rows of a), n, batch, sweeps of this dispatch
+// nothing, which later dispatches leave as it is. A sweep itself may be split too, rounds r0 to
+// r1 - 1 in one dispatch: done[batch + b] carries whether it has rotated anything so far.
+// P: m (rows of a), n, batch, sweeps of this dispatch, r0, r1 (0 and N - 1 for whole sweeps)
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> a: array<${T}>;
 @group(0) @binding(2) var<storage, read_write> v: array<${T}>;
@@ -51,10 +52,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let pairs = nn / 2u;
   if (lid == 0u) { again = done[b]; }
   if (workgroupUniformLoad(&again) != 0u) { return; }
+  let r0 = P[4]; let r1 = P[5];
   for (var sweep = 0u; sweep < P[3]; sweep = sweep + 1u) {
-    if (lid == 0u) { atomicStore(&rotated, 0u); }
+    if (lid == 0u) { atomicStore(&rotated, select(0u, done[P[2] + b], r0 > 0u)); }
     workgroupBarrier();
-    for (var r = 0u; r + 1u < nn; r = r + 1u) {
+    for (var r = r0; r < r1; r = r + 1u) {
       for (var t = lid; t < pairs; t = t + ${WG}u) {
         // the circle: position 0 stays, the others turn one place a round
         var i0 = 0u;
@@ -119,7 +121,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     if (lid == 0u) {
       again = atomicLoad(&rotated);
-      if (again == 0u) { done[b] = 1u; }
+      if (r1 + 1u < nn) {  // the sweep goes on in the next dispatch
+        done[P[2] + b] = again;
+        again = 1u;
+      } else if (again == 0u) {
+        done[b] = 1u;
+      }
     }
     if (workgroupUniformLoad(&again) == 0u) { break; }
   }

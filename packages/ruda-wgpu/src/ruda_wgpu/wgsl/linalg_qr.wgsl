@@ -2,8 +2,9 @@
 // matrix, as LAPACK's geqrf: R on and above the diagonal, each reflector's vector below it (its
 // first element, 1, is not stored), and tau[b * k + j], with H_j = I - tau_j v_j v_j^H. Complex
 // matrices as zgeqrf: beta (R's diagonal) is real, and A := H_j^H A. Column norms are scaled by
-// their largest element so that squares neither overflow nor underflow.
-// P: m, n, batch
+// their largest element so that squares neither overflow nor underflow. Columns j0 to j1 - 1 in
+// one dispatch (a factorisation may take several, in order).
+// P: m, n, batch, j0, j1
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> a: array<${T}>;
 @group(0) @binding(2) var<storage, read_write> tau: array<${T}>;
@@ -18,7 +19,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   if (b >= P[2]) { return; }
   let base = b * m * n;
   let k = min(m, n);
-  for (var j = 0u; j < k; j = j + 1u) {
+  for (var j = P[3]; j < P[4]; j = j + 1u) {
     var v = ${RZERO};
     for (var i = j + lid; i < m; i = i + ${WG}u) { v = max(v, mag(a[base + i * n + j])); }
     red[lid] = v;

@@ -1,7 +1,7 @@
 // Q of a Householder QR (linalg_qr.wgsl): the reflectors applied, last first, to q (batch, m, mq),
 // which holds the first mq columns of the identity. One workgroup per matrix; each thread takes
-// whole columns of q.
-// P: m, n (of the factored matrix), mq, batch
+// whole columns of q. Reflectors j1 - 1 down to j0 in one dispatch (Q may take several, in order).
+// P: m, n (of the factored matrix), mq, batch, j0, j1
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> q: array<${T}>;
 @group(0) @binding(2) var<storage, read> a: array<${T}>;
@@ -17,7 +17,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let k = min(m, n);
   let abase = b * m * n;
   let qbase = b * m * mq;
-  for (var jj = k; jj > 0u; jj = jj - 1u) {
+  for (var jj = P[5]; jj > P[4]; jj = jj - 1u) {
     let j = jj - 1u;
     let t_j = tau[b * k + j];
     for (var c = lid; c < mq; c = c + ${WG}u) {
