@@ -57,9 +57,8 @@ def _shape(dev: GpuDevice, dtype: np.dtype[Any], r: int) -> _Shape:
         int(limits["max-compute-invocations-per-workgroup"]), int(limits["max-compute-workgroup-size-x"])
     )
     cols = max(1, THREADS * rr // r)
-    if stages > 1:
-        room = int(limits["max-compute-workgroup-storage-size"]) // dtype.itemsize
-        cols = min(cols, max(1, room // r))
+    if stages > 1:  # C DFTs of r points in workgroup memory (the plan keeps r within it)
+        cols = min(cols, int(limits["max-compute-workgroup-storage-size"]) // dtype.itemsize // r)
     cols = 1 << (min(cols, max(1, most_threads * rr // r)).bit_length() - 1)
     threads = cols * r // rr
     if threads > most_threads:
@@ -172,7 +171,9 @@ class _Plan(NamedTuple):
 @functools.lru_cache(maxsize=128)
 def _plan(dev: GpuDevice, rows: int, n: int, dtype: np.dtype[Any], inverse: bool, scale: float) -> _Plan:
     """The passes of a Stockham FFT of ``rows`` rows of ``n`` points (a power of two)."""
-    radices = _radices(n, MAX_RADIX)
+    # a pass's DFT lives in workgroup memory between its stages
+    room = int(dev.limits["max-compute-workgroup-storage-size"]) // dtype.itemsize
+    radices = _radices(n, min(MAX_RADIX, 1 << (room.bit_length() - 1)))
     table, s, q = _twiddles(dev, n, max(radices), dtype)
     log = int.bit_length
     real = _dtypes.REAL_OF[dtype]
