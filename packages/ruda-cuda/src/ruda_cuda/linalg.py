@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import cupy
 import numpy as np
 from array_api_compat.cupy import linalg as _compat
 from ruda import spec
+from ruda.spec import EigResult
 
 from ruda_cuda._array import Array, as_array
 from ruda_cuda._functions import wrap
 from ruda_cuda._fusion import realizing
 
 _OWN = {"solve", "eig", "eigvals"}
-
-
-class EigResult(NamedTuple):
-    """Eigenvalues and right eigenvectors of a general square matrix."""
-
-    eigenvalues: Array
-    eigenvectors: Array
 
 
 @realizing

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 from array_api_compat.numpy.linalg import (
     cholesky,
@@ -33,11 +31,7 @@ from array_api_compat.numpy.linalg import (
 )
 
 from ruda.spec import LINALG as __all__
-
-
-class EigResult(NamedTuple):
-    eigenvalues: np.ndarray
-    eigenvectors: np.ndarray
+from ruda.spec import EigResult
 
 
 def _complex_of(x: np.ndarray) -> np.dtype[np.complexfloating]:
