@@ -11,6 +11,19 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 API_VERSION = "2025.12"
+#: the revisions an array's ``__array_namespace__(api_version=...)`` accepts: each backend's one
+#: namespace serves them all, as the later revisions only add to the earlier ones
+API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", API_VERSION)
+
+
+def check_api_version(version: str | None, backend: str) -> None:
+    """Raise ValueError unless ``version`` (from ``__array_namespace__``) is None or accepted."""
+    if version is not None and version not in API_VERSIONS:
+        raise ValueError(
+            f"unknown Array API version {version!r}: {backend} implements {API_VERSION} "
+            f"(and accepts {', '.join(API_VERSIONS)})"
+        )
+
 
 #: creation functions
 CREATION_FUNCTIONS: tuple[str, ...] = (

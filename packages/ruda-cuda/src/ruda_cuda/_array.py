@@ -17,12 +17,10 @@ from typing import Any
 
 import cupy
 import numpy as np
+from ruda import spec
 
 from ruda_cuda import _fusion  # which imports this module: each reads the other's names when called
 from ruda_cuda._devices import native_device, on_inputs_device, peer_to_peer
-
-#: Array API versions this namespace answers to in ``__array_namespace__``.
-API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
 _DLPACK_CPU = 1
 
@@ -101,10 +99,7 @@ class Array(cupy.ndarray):  # type: ignore[misc]  # CuPy has no type information
 
     def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
         """The ``ruda_cuda`` namespace (one module serves every listed version)."""
-        if api_version is not None and api_version not in API_VERSIONS:
-            raise ValueError(
-                f"ruda_cuda implements Array API versions {', '.join(API_VERSIONS)}, not {api_version!r}"
-            )
+        spec.check_api_version(api_version, "ruda_cuda")
         import ruda_cuda
 
         return ruda_cuda

@@ -13,6 +13,7 @@ from typing import Any
 
 import msgpack
 import numpy as np
+from ruda import spec
 from ruda._array import ArrayAttributes
 from ruda._operators import ArrayOperators
 
@@ -101,18 +102,7 @@ class Array(ArrayOperators, ArrayAttributes[RemoteDevice]):
     def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
         import ruda_remote
 
-        if api_version not in (
-            None,
-            "2021.12",
-            "2022.12",
-            "2023.12",
-            "2024.12",
-            ruda_remote.__array_api_version__,
-        ):
-            raise ValueError(
-                f"ruda_remote implements the Array API {ruda_remote.__array_api_version__}, "
-                f"not {api_version!r}"
-            )
+        spec.check_api_version(api_version, "ruda_remote")
         return ruda_remote
 
     def to_device(self, device: Any, /, *, stream: Any = None) -> Array:

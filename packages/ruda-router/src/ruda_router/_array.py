@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from array_api_compat import device as _device_of
+from ruda import spec
 from ruda._array import python_scalar
 from ruda._operators import ArrayOperators
 
@@ -100,7 +101,7 @@ class Array(ArrayOperators):
         return self._router.to_device(self, device, stream=stream)
 
     def __array_namespace__(self, /, *, api_version: str | None = None) -> Router:
-        self._router._check_api_version(api_version)
+        spec.check_api_version(api_version, "this router")
         return self._router
 
     # -- conversions: the holding backend's own ------------------------------------------------

@@ -35,7 +35,6 @@ from ruda_router._info import RouterInfo
 from ruda_router._transfer import migrate
 
 _ENUMS: dict[int, type[MultiDeviceBase]] = {2: duo.MultiDevice, 3: trio.MultiDevice, 4: quad.MultiDevice}
-_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 # Arguments passed to a backend untouched.
 _PLAIN = frozenset({bool, int, float, complex, str, type(None), slice, type(Ellipsis)})
 _LIKE = ("empty_like", "ones_like", "zeros_like", "full_like")
@@ -468,13 +467,6 @@ class Router:
 
     def __array_namespace_info__(self) -> RouterInfo:
         return RouterInfo(self)
-
-    def _check_api_version(self, version: str | None) -> None:
-        if version is not None and version not in _API_VERSIONS:
-            raise ValueError(
-                f"unknown Array API version {version!r}: this router implements "
-                f"{spec.API_VERSION} (and accepts {', '.join(_API_VERSIONS)})"
-            )
 
     # -- errors ------------------------------------------------------------------------------------
     @staticmethod

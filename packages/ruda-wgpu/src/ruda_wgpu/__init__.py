@@ -153,7 +153,7 @@ from ruda_wgpu._utility import count_nonzero, diff
 
 from . import fft, linalg
 
-__array_api_version__ = "2025.12"
+__array_api_version__ = _spec.API_VERSION
 
 # NumPy's scalar types, as NumPy's own namespace names them; arrays carry the matching dtype objects
 bool = _np.bool_

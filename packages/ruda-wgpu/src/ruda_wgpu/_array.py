@@ -22,6 +22,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from ruda import spec
 from ruda._array import ArrayAttributes
 
 from ruda_wgpu import _dtypes
@@ -122,8 +123,7 @@ class Array(Operators, ArrayAttributes[GpuDevice]):
         return from_numpy(to_numpy(self), self._dtype, target)
 
     def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
-        if api_version not in (None, "2021.12", "2022.12", "2023.12", "2024.12", "2025.12"):
-            raise ValueError(f"ruda_wgpu does not implement Array API version {api_version!r}")
+        spec.check_api_version(api_version, "ruda_wgpu")
         import ruda_wgpu
 
         return ruda_wgpu

@@ -24,6 +24,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.array_api import make_strategies_namespace
 
+from ruda import spec
 from ruda._tensordata import to_numpy
 from ruda.testing._compare import assert_matches_numpy
 
@@ -136,6 +137,18 @@ class ConformanceChecks:
     def _compare(self, name: str, got: Any, want: Any, transcendental: bool = False) -> None:
         rtol = _TRANSCENDENTAL_RTOL.get(np.asarray(want).dtype.name) if transcendental else None
         assert_matches_numpy(got, want, rtol=rtol, atol=1e-6 if transcendental else None, err_msg=name)
+
+    def test_array_namespace_versions(self) -> None:
+        """An array gives its namespace back for every revision the core accepts and refuses
+        another, naming it. Backends whose arrays are their library's own (NumPy's, torch's)
+        answer with that library's rules instead."""
+        x = self.xp.asarray([1.0, 2.0])
+        if getattr(x, "__array_namespace__", lambda: None)() is not self.xp:
+            pytest.skip("the arrays are the library's own: their __array_namespace__ is the library's")
+        for version in spec.API_VERSIONS:
+            assert x.__array_namespace__(api_version=version) is self.xp
+        with pytest.raises(ValueError, match="unknown Array API version '2099.12'"):
+            x.__array_namespace__(api_version="2099.12")
 
     # -- checks: each test_* draws its examples in the matching _* method ----------
     def test_roundtrip(self) -> None:
