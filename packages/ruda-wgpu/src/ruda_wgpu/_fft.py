@@ -184,9 +184,8 @@ def _plan(dev: GpuDevice, rows: int, n: int, dtype: np.dtype[Any], inverse: bool
         shape = _shape(dev, dtype, r)
         total = rows * (n // r)
         # (a pass of one stage never calls dft_rest, but its kernel names it)
-        dfts = "\n".join(
-            register_dft(f, r, dtype, inverse) for f, r in (("dft_first", shape.r0), ("dft_rest", shape.rr))
-        )
+        stages = (("dft_first", shape.r0), ("dft_rest", shape.rr))
+        dfts = "\n".join(register_dft(name, points, dtype, inverse) for name, points in stages)
         subs = {
             "T": wgsl_type(dtype),
             "TILE": shape.cols * r if shape.stages > 1 else 1,
