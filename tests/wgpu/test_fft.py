@@ -101,7 +101,7 @@ def test_every_pass_layout_gives_the_same_transform(xp, dtype, radix, threads, r
     _fft._plan.cache_clear()
     try:
         for n in (2, 16, 1 << 9, 1 << 12, 1 << 15):
-            host = _signal((2, n), dtype, seed=n)
+            host = _signal((3, n), dtype, seed=n)  # 3 rows: workgroups left part-full
             wide = host.astype(np.complex128)
             _close(xp.fft.fft(xp.asarray(host)), np.fft.fft(wide).astype(dtype), dtype)
             want = np.fft.ifft(wide, norm="ortho").astype(dtype)
