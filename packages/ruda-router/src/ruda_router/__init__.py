@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from ruda_router import duo, quad, trio
 from ruda_router._array import Array
-from ruda_router._device import MultiDeviceBase
+from ruda_router._devices import MultiDeviceBase
 from ruda_router._dtypes import DTYPES, DType
 from ruda_router._router import DeviceMismatchError, Router
 

@@ -22,7 +22,7 @@ from ruda._operators import ArrayOperators
 from ruda_router._steps import positive_steps
 
 if TYPE_CHECKING:
-    from ruda_router._device import MultiDeviceBase
+    from ruda_router._devices import MultiDeviceBase
     from ruda_router._dtypes import DType
     from ruda_router._router import Router
 

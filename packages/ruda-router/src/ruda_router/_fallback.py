@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ruda_router._array import Array
-from ruda_router._device import MultiDeviceBase
+from ruda_router._devices import MultiDeviceBase
 from ruda_router._dtypes import DType
 
 if TYPE_CHECKING:

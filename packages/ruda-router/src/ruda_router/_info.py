@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from ruda_router._dtypes import DTYPES
 
 if TYPE_CHECKING:
-    from ruda_router._device import MultiDeviceBase
+    from ruda_router._devices import MultiDeviceBase
     from ruda_router._dtypes import DType
     from ruda_router._router import Router
 

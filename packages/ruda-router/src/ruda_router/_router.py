@@ -28,7 +28,7 @@ from ruda.spec import finfo_object, iinfo_object
 
 from ruda_router import duo, quad, trio
 from ruda_router._array import Array
-from ruda_router._device import MultiDeviceBase
+from ruda_router._devices import MultiDeviceBase
 from ruda_router._dtypes import DTYPES, DType, isdtype
 from ruda_router._fallback import Fallback
 from ruda_router._info import RouterInfo

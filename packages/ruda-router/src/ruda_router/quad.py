@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ruda_router._device import MultiDeviceBase, add_variants
+from ruda_router._devices import MultiDeviceBase, add_variants
 
 
 class MultiDevice(MultiDeviceBase):
