@@ -159,19 +159,23 @@ def test_work_split_over_dispatches_gives_the_same_factors(xp, dtype, monkeypatc
     from ruda_wgpu import _decompositions
 
     a, spd = _mat(dtype, (2, 40, 24), seed=7), _spd(dtype, (2, 30, 30), seed=8)
-    whole = [
-        np.asarray(t)
-        for t in (*xp.linalg.qr(xp.asarray(a), mode="complete"), xp.linalg.cholesky(xp.asarray(spd)))
-    ]
+
+    def factors() -> list[np.ndarray]:
+        qr = xp.linalg.qr(xp.asarray(a), mode="complete")
+        eigh, svd = xp.linalg.eigh(xp.asarray(spd)), xp.linalg.svd(xp.asarray(a))
+        return [np.asarray(t) for t in (*qr, xp.linalg.cholesky(xp.asarray(spd)), *eigh, *svd)]
+
+    whole = factors()
     monkeypatch.setattr(_decompositions, "_loop_limited", lambda dev: True)
     monkeypatch.setattr(_decompositions, "LLVMPIPE_LOOPS", _decompositions.LOOP_RESERVE + 200)
     dev = xp.__array_namespace_info__().default_device()
     assert len(_decompositions._spans(_decompositions._qr_costs(40, 24, 40)[0], dev, "qr", a.shape)) > 5
-    split = [
-        np.asarray(t)
-        for t in (*xp.linalg.qr(xp.asarray(a), mode="complete"), xp.linalg.cholesky(xp.asarray(spd)))
-    ]
-    for got, want in zip(split, whole, strict=True):
+    # a sweep of the 30 x 30 eigh (29 rounds) and of the 40 x 24 svd (23) no longer fits a dispatch
+    for m, n, one_sided in ((30, 30, False), (40, 24, True)):
+        per_round = _decompositions._round_loops(m, n, one_sided)
+        spans = _decompositions._jacobi_dispatches(dev, per_round, n - 1, "eigh", spd.shape)
+        assert {r0 for _, r0, _ in spans} != {0}
+    for got, want in zip(factors(), whole, strict=True):
         np.testing.assert_array_equal(got, want)
     spd[1, 25, 25] = -1e3
     with pytest.raises(xp.linalg.LinAlgError, match="positive definite"):
