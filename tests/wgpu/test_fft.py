@@ -1,8 +1,9 @@
 """The fft extension against NumPy: every function, power-of-two and other lengths, every norm.
 
 Tolerance: an FFT of length n in floating point has a relative error (to the largest output) of
-about eps * log2(n); Bluestein's lengths go through three FFTs of twice the length. The tests
-allow 64 eps, far below what a wrong twiddle, sign or ordering gives (an error of order 1).
+about eps * log2(n); Bluestein's lengths (a prime factor above 13) go through three FFTs of twice
+the length. The tests allow 64 eps, far below what a wrong twiddle, sign or ordering gives (an
+error of order 1).
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ def _signal(shape, dtype, seed=0) -> np.ndarray:
 
 
 @pytest.mark.parametrize("dtype", COMPLEX)
-@pytest.mark.parametrize("n", [1, 2, 8, 64, 1024, 4096, 8192, 1 << 16, 3, 5, 12, 100, 1000, 4099])
+@pytest.mark.parametrize(
+    "n", [1, 2, 8, 64, 1024, 4096, 8192, 1 << 16, 3, 5, 12, 100, 1000, 30030, 3 << 14, 4099, 34, 17 * 19]
+)
 def test_fft_and_ifft_of_every_kind_of_length(xp, dtype, n):
     host = _signal((3, n), dtype)
     x = xp.asarray(host)
@@ -108,6 +111,62 @@ def test_every_pass_layout_gives_the_same_transform(xp, dtype, radix, threads, r
             _close(xp.fft.ifft(xp.asarray(host), norm="ortho"), want, dtype)
     finally:
         _fft._plan.cache_clear()
+
+
+#: every radix up to 32 that is not a power of two and whose prime factors are at most 13
+MIXED_RADICES = [r for r in range(3, 33) if r & (r - 1) and r not in (17, 19, 23, 29, 31)]
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_each_mixed_radix_and_a_forced_split_into_small_radices(xp, dtype, monkeypatch):
+    """One pass of each radix the mixed-radix FFT makes (its straight-line DFT), then lengths
+    split into many small radices, so that many pass strides and twiddle steps show."""
+    from ruda_wgpu import _fft
+
+    for n in MIXED_RADICES:
+        host = _signal((3, n), dtype, seed=n)
+        wide = host.astype(np.complex128)
+        _close(xp.fft.fft(xp.asarray(host)), np.fft.fft(wide).astype(dtype), dtype)
+        _close(xp.fft.ifft(xp.asarray(host)), np.fft.ifft(wide).astype(dtype), dtype)
+    # (a prime above the bound is a radix of its own)
+    for most, n, radices in (
+        (4, 2 * 3 * 5 * 7, [7, 5, 3, 2]),
+        (6, 6**4, [6, 6, 6, 6]),
+        (6, 360, [6, 6, 5, 2]),
+    ):
+        monkeypatch.setattr(_fft, "MAX_MIXED_RADIX", most)
+        assert _fft._mixed_radices(n) == radices
+        _fft._mixed_plan.cache_clear()
+        try:
+            host = _signal((2, n), dtype, seed=n)
+            wide = host.astype(np.complex128)
+            _close(xp.fft.fft(xp.asarray(host)), np.fft.fft(wide).astype(dtype), dtype)
+            _close(
+                xp.fft.ifft(xp.asarray(host), norm="ortho"),
+                np.fft.ifft(wide, norm="ortho").astype(dtype),
+                dtype,
+            )
+        finally:
+            _fft._mixed_plan.cache_clear()
+
+
+def test_lengths_of_small_primes_skip_bluestein(xp, monkeypatch):
+    """10^6 (2^6 5^6) and 3 x 2^14 take mixed-radix passes; 17 and 2 x 4099 need Bluestein."""
+    from ruda_wgpu import _fft
+
+    taken = []
+    bluestein = _fft._bluestein
+    monkeypatch.setattr(_fft, "_bluestein", lambda x, *a: taken.append(x.shape[-1]) or bluestein(x, *a))
+    for n in (10**6, 3 << 14, 13**2, 17, 2 * 4099):
+        host = _signal((n,), "complex64", seed=n)
+        _close(
+            xp.fft.fft(xp.asarray(host)),
+            np.fft.fft(host.astype(np.complex128)).astype("complex64"),
+            "complex64",
+        )
+    assert taken == [17, 2 * 4099]
+    radices = _fft._mixed_radices(10**6)
+    assert np.prod(radices) == 10**6 and max(radices) <= _fft.MAX_MIXED_RADIX and len(radices) == 5
 
 
 def test_round_trip_of_a_long_signal(xp):

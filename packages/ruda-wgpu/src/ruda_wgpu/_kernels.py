@@ -51,6 +51,13 @@ def wgsl_type(dtype: np.dtype[Any]) -> str:
     return _dtypes.STORAGE[_dtypes.NAME[dtype]]
 
 
+def real_literal(value: float, dtype: np.dtype[Any]) -> str:
+    """``value`` as a WGSL literal of the real type of the complex ``dtype``, exactly rounded."""
+    if dtype == _dtypes.complex64:
+        return f"{float(np.float32(value))!r}f"
+    return f"{float(value)!r}lf"
+
+
 def wrap(expr: str, dtype: np.dtype[Any]) -> str:
     """Bring a 32-bit result back into a narrow dtype: integers wrap, float16 rounds, as NumPy's do."""
     name = _dtypes.NAME[dtype]

@@ -68,9 +68,11 @@ def _resized(x: Array, n: int) -> Array:
 def _transform(x: Array, axis: int, n: int, inverse: bool, norm: str) -> Array:
     """The complex DFT of length ``n`` of complex ``x`` along ``axis``, scaled as ``norm`` says."""
     if axis == x.ndim - 1 and n == x.shape[-1] and x.ndim <= 2:  # rows already: no moves to record
-        rows = contiguous(x if x.ndim == 2 else reshape(x, (1, n)))
+        rows = contiguous(x)
+        if x.ndim == 1:
+            rows = rows._view((1, n), (n, 1), rows._offset)
         out = transform_rows(rows, inverse, norm_scale(norm, n, inverse))
-        return out if x.ndim == 2 else reshape(out, x.shape)
+        return out if x.ndim == 2 else out._view((n,), (1,), out._offset)
     last = _resized(moveaxis(x, axis, -1), n)
     shape = last.shape
     rows = reshape(contiguous(last), (-1, n))
