@@ -122,6 +122,22 @@ def test_batches_are_submitted_on_read_and_at_the_bound(xp, monkeypatch):
     assert_matches_numpy(x, np.full(10, BATCH_DISPATCHES * 2 + 10, np.float32))
 
 
+def test_a_batch_is_submitted_once_it_binds_enough_bytes(xp, monkeypatch):
+    """A long stream of large operations starts on the GPU before it is read: a batch goes once
+    its dispatches have bound BATCH_BYTES, here two additions of 10^4 float32 (in and out)."""
+    from ruda_wgpu import _engine, _fusion
+
+    monkeypatch.setattr(_fusion, "_enabled", False)  # one dispatch per operation
+    monkeypatch.setattr(_engine, "BATCH_BYTES", 4 * 40_000)
+    x = xp.zeros((10_000,))
+    float(xp.sum(x))
+    submits = xp.memory_stats()["submits"]
+    for _ in range(20):
+        x = x + 1.0
+    assert 9 <= xp.memory_stats()["submits"] - submits <= 11
+    assert_matches_numpy(x, np.full(10_000, 20, np.float32))
+
+
 def test_dispatches_record_the_same_through_wgpu_pys_public_methods(xp, monkeypatch):
     """Dispatches go straight to wgpu-native where wgpu-py's native backend is in use (on every
     adapter these tests run on); the public methods it falls back to otherwise record the same."""

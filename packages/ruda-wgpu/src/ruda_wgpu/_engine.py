@@ -9,7 +9,7 @@
   pool when the last array viewing it is collected.
 - Kernels are recorded into one command encoder and one compute pass; the batch
   is submitted when data is read, when it reaches :data:`BATCH_DISPATCHES`
-  dispatches, or on :meth:`GpuDevice.flush`. Kernel parameters of a batch live
+  dispatches or :data:`BATCH_BYTES` bound, or on :meth:`GpuDevice.flush`. Kernel parameters of a batch live
   in one parameter buffer written just before the batch is submitted.
 - Reads copy into a staging buffer reused per size class. Waiting happens on the calling
   thread (:meth:`GpuDevice.wait_idle`): wgpu's own waits hand the GPU's completion over from
@@ -34,6 +34,12 @@ from ruda_wgpu import _adapters, _dtypes, _wgsl
 
 #: dispatches recorded before a batch is submitted without being asked
 BATCH_DISPATCHES = 256
+#: bytes bound by a batch's dispatches (a rough measure of its GPU work) before it is submitted
+#: without being asked, so that the GPU starts on a long stream of work while the host records
+#: the rest: 40 queued FFTs of 2^20 points (48 MB each) on an H200 had taken record + GPU time,
+#: the GPU idle until the last was recorded. A submit costs the host 50-100 us there, about
+#: the GPU time of 128 MB.
+BATCH_BYTES = 256 << 20
 #: bytes of kernel parameters one batch can hold
 PARAM_ARENA_BYTES = 1 << 17
 #: bind groups kept for reuse before the cache starts over
@@ -351,8 +357,8 @@ class GpuDevice:
             # what the arena holds on the device: the bytes of the last batch that wrote it
             self._arena_sent = b""
             self._pipelines: dict[Any, Any] = {}
-            # bind groups by (pipeline, parameter size, bound buffer windows); pooled buffers are
-            # only destroyed by empty_cache(), which clears this too
+            # (bind group, bytes its buffer windows span) by (pipeline, parameter size, buffer
+            # windows); pooled buffers are only destroyed by empty_cache(), which clears this too
             self._groups: dict[Any, Any] = {}
             #: elementwise launch plans by signature (see _kernels.launch_elementwise)
             self.plans: dict[Any, Any] = {}
@@ -360,7 +366,7 @@ class GpuDevice:
             self._pass: Any = None
             self._pass_pipeline: Any = None
             self._encode = _PassEncoding.of(dev)
-            self._pending = 0
+            self._pending = self._pending_bytes = 0
             self.dispatches = 0
             self.submits = 0
             self._device = dev
@@ -461,10 +467,11 @@ class GpuDevice:
             # the buffers themselves are part of the key: pooled buffers live until empty_cache(),
             # which clears this cache first
             cache_key = (pipe, size, *buffers)
-            group = self._groups.get(cache_key)
-            if group is None:
-                group = self._bind_group(pipe, buffers, size)
-                self._groups[cache_key] = group
+            entry = self._groups.get(cache_key)
+            if entry is None:
+                entry = (self._bind_group(pipe, buffers, size), sum(window[2] for window in buffers))
+                self._groups[cache_key] = entry
+            group, bound = entry
             cpass = self._pass
             if cpass is None:
                 if self._encoder is None:
@@ -484,8 +491,9 @@ class GpuDevice:
             else:
                 encode.dispatch(cpass, *(*groups, 1, 1)[:3])
             self._pending += 1
+            self._pending_bytes += bound
             self.dispatches += 1
-            if self._pending >= BATCH_DISPATCHES:
+            if self._pending >= BATCH_DISPATCHES or self._pending_bytes >= BATCH_BYTES:
                 self.flush()
 
     def _bind_group(self, pipe: Any, buffers: list[tuple[Any, int, int]], params_size: int) -> Any:
@@ -525,7 +533,7 @@ class GpuDevice:
                     self._arena_sent = bytes(batch)
             self._device.queue.submit([self._encoder.finish()])
             self._encoder = None
-            self._pending = 0
+            self._pending = self._pending_bytes = 0
             self.submits += 1
 
     # -- transfers ----------------------------------------------------------------------
