@@ -1,8 +1,9 @@
 """How fast are ruda_wgpu's FFT and linear solve?
 
 Times, in this process and on the same data, ``fft`` of 2^20 and 2^24 complex64 points (and of
-10^6 points, a Bluestein length; and of 16 rows of 2^20 at once, where the GPU's time outweighs
-the per-call cost of recording and waiting) and ``linalg.solve`` of one 1024 x 1024 float32 system, on
+10^6 points, a mixed-radix length; and of 16 rows of 2^20 at once, where the GPU's time outweighs
+the per-call cost of recording and waiting), ``rfft`` of 2^20 float32 points and ``linalg.solve``
+of one 1024 x 1024 float32 system, on
 ruda_wgpu, NumPy and, where CuPy and an NVIDIA GPU are present, CuPy (cuFFT, cuSOLVER). GPU
 sides wait for their work inside the timed call. On a CPU adapter (lavapipe) 2^24 is left out
 (and the 16 rows) unless ``--full``. Results go to ``benchmarks/results/wgpu_fft_solve-<device>.json``.
@@ -28,7 +29,7 @@ from _gpu_bench import RESULTS, cupy_cells, cupy_or_none, markdown_table, save, 
 
 def _cases(full: bool) -> list[tuple[str, int, int]]:
     """(op, size, rows): ``rows`` transforms of ``size`` points at once."""
-    cases = [("fft", 1 << 20, 1), ("fft", 10**6, 1)]
+    cases = [("fft", 1 << 20, 1), ("fft", 10**6, 1), ("rfft", 1 << 20, 1)]
     if full:
         cases += [("fft", 1 << 24, 1), ("fft", 1 << 20, 16)]
     return [*cases, ("solve", 1024, 1)]
@@ -36,6 +37,8 @@ def _cases(full: bool) -> list[tuple[str, int, int]]:
 
 def _data(op: str, n: int, rows: int) -> tuple[np.ndarray, ...]:
     rng = np.random.default_rng(0)
+    if op == "rfft":
+        return (rng.standard_normal(n).astype(np.float32),)
     if op == "fft":
         shape = (rows, n) if rows > 1 else (n,)
         return ((rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(np.complex64),)
@@ -46,8 +49,8 @@ def _data(op: str, n: int, rows: int) -> tuple[np.ndarray, ...]:
 def _contenders(op: str, hosts: tuple[np.ndarray, ...], cp: Any) -> dict[str, Callable[[], object]]:
     """The same operation on ruda_wgpu, NumPy and (when present) CuPy, each waiting for its result."""
     ours_args = [xp.asarray(h) for h in hosts]
-    ours = {"fft": xp.fft.fft, "solve": xp.linalg.solve}[op]
-    numpy = {"fft": np.fft.fft, "solve": np.linalg.solve}[op]
+    ours = {"fft": xp.fft.fft, "rfft": xp.fft.rfft, "solve": xp.linalg.solve}[op]
+    numpy = {"fft": np.fft.fft, "rfft": np.fft.rfft, "solve": np.linalg.solve}[op]
 
     out: dict[str, Callable[[], object]] = {
         "ruda_wgpu": waiting(lambda: ours(*ours_args), xp.synchronize),
@@ -55,7 +58,7 @@ def _contenders(op: str, hosts: tuple[np.ndarray, ...], cp: Any) -> dict[str, Ca
     }
     if cp is not None:
         cupy_args = [cp.asarray(h) for h in hosts]
-        fn = {"fft": cp.fft.fft, "solve": cp.linalg.solve}[op]
+        fn = {"fft": cp.fft.fft, "rfft": cp.fft.rfft, "solve": cp.linalg.solve}[op]
         out["cupy"] = waiting(lambda: fn(*cupy_args), cp.cuda.Device().synchronize)
     return out
 

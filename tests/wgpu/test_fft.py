@@ -169,6 +169,32 @@ def test_lengths_of_small_primes_skip_bluestein(xp, monkeypatch):
     assert np.prod(radices) == 10**6 and max(radices) <= _fft.MAX_MIXED_RADIX and len(radices) == 5
 
 
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_real_transforms_of_even_lengths_through_half_length_ones(xp, dtype):
+    """Even lengths of every kind (two points, powers of two, small primes, Bluestein's) through
+    the half-length complex transform, along either axis, from a view starting at an odd
+    element, and irfft ignoring the imaginary parts of the first and last frequencies."""
+    real = {"complex64": "float32", "complex128": "float64"}[dtype]
+    for n in (2, 4, 6, 1 << 12, 1000, 2 * 4099):
+        r = _signal((3, n + 1), real, seed=n)
+        for first in (0, 1):  # an even and an odd first element in the buffer
+            host, y = r[:, first : first + n], xp.asarray(r)[:, first : first + n]
+            _close(xp.fft.rfft(y), np.fft.rfft(host), dtype)
+            _close(xp.fft.rfft(y, axis=0, n=4), np.fft.rfft(host, axis=0, n=4), dtype)
+            _close(xp.fft.rfft(xp.asarray(r[0])[first : first + n]), np.fft.rfft(host[0]), dtype)  # a view
+        spectrum = np.fft.rfft(r[:, :n]).astype(dtype)
+        spectrum[:, 0] += 0.25j
+        spectrum[:, -1] -= 0.5j
+        _close(xp.fft.irfft(xp.asarray(spectrum), n=n), np.fft.irfft(spectrum, n=n), real)
+        _close(
+            xp.fft.irfft(xp.asarray(spectrum.T), n=n, axis=0, norm="ortho"),
+            np.fft.irfft(spectrum.T, n=n, axis=0, norm="ortho"),
+            real,
+        )
+    empty = xp.asarray(np.zeros((0, 8), real))
+    assert xp.fft.rfft(empty).shape == (0, 5) and xp.fft.irfft(xp.fft.rfft(empty)).shape == (0, 8)
+
+
 def test_round_trip_of_a_long_signal(xp):
     host = _signal((1 << 20,), "complex64", seed=4)
     back = np.asarray(xp.fft.ifft(xp.fft.fft(xp.asarray(host))))

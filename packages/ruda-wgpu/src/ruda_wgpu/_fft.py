@@ -28,7 +28,7 @@ from ruda_wgpu._array import Array, empty, from_numpy
 from ruda_wgpu._elementwise import apply
 from ruda_wgpu._engine import GpuDevice
 from ruda_wgpu._fft_codegen import mixed_pass_subs, register_dft, smallest_prime_factor
-from ruda_wgpu._kernels import bind, kernel_pipeline, pack_words, wgsl_type
+from ruda_wgpu._kernels import bind, kernel_pipeline, pack_words, run, wgsl_type
 
 #: the largest radix of a pass (points of one DFT in a workgroup), the threads a workgroup aims
 #: at, and the largest DFT a thread does in its registers (one stage of a pass). Measured on an
@@ -318,6 +318,54 @@ def transform_rows(x: Array, inverse: bool, scale: float) -> Array:
     if max(_prime_factors(n)) <= MAX_PRIME:
         return _mixed(x, inverse, scale)
     return _bluestein(x, inverse, scale)
+
+
+#: threads a workgroup of the real transforms' pre- and post-processing (wgsl/fft_real.wgsl)
+REAL_THREADS = 64
+
+
+def real_spectrum(z: Array, n: int) -> Array:
+    """The (rows, n/2 + 1) spectra of real rows of even length ``n``, from the (rows, n/2) complex
+    DFTs of their samples taken in pairs as real and imaginary parts."""
+    return _real_pass(z, n, True)
+
+
+def pair_spectrum(x: Array, n: int) -> Array:
+    """The way back: from (rows, n/2 + 1) half spectra of real rows of even length ``n``, the
+    (rows, n/2) spectra whose inverse DFTs (scaled by 2/n) are the rows' samples in pairs."""
+    return _real_pass(x, n, False)
+
+
+def _real_pass(a: Array, n: int, forward: bool) -> Array:
+    dev, dtype = a.device, a.dtype
+    rows, h = a.shape[0], n // 2
+    width = h + 1 if forward else h
+    out = empty((rows, width), dtype, dev)
+    if rows:
+        table, s, _ = _twiddles(dev, n, 1, dtype)
+        subs = {
+            "T": wgsl_type(dtype),
+            "R": wgsl_type(_dtypes.REAL_OF[dtype]),
+            "H": h,
+            "IN_ROW": a.shape[1],
+            "OUT_ROW": width,
+            "S": s,
+            "FORWARD": str(forward).lower(),
+            "WG": REAL_THREADS,
+        }
+        bind_o, o_base = bind(dev, out._storage, 0, out.size, dtype, "fft")
+        bind_a, a_base = bind(dev, a._storage, a._offset, a.size, dtype, "fft")
+        bind_t, _ = bind(dev, table._storage, 0, table.size, dtype, "fft")
+        total = rows * width
+        run(
+            dev,
+            "fft_real",
+            subs,
+            [bind_o, bind_a, bind_t],
+            [total, a_base, o_base],
+            -(-total // REAL_THREADS),
+        )
+    return out
 
 
 def check_length(n: int, what: str) -> int:

@@ -2,9 +2,12 @@
 
 Every transform is one-dimensional complex FFTs of rows (``_fft.transform_rows``): the axis is
 moved last and made contiguous, cropped or zero-padded to ``n``, transformed, and moved back.
-Real transforms go through the complex ones: ``rfft`` keeps the first n//2 + 1 outputs of the
-complex transform of its input; ``irfft`` completes the Hermitian spectrum and keeps the real
-part. float32 data gives complex64 results, float64 complex128.
+Real transforms of even length n go through complex ones of n/2 points: the real samples in
+pairs are viewed as complex numbers, and one kernel before or after the transform turns the
+spectrum of the pairs into the signal's and back (``_fft.real_spectrum``, ``pair_spectrum``),
+half the work of a complex transform of n points. Odd lengths take that one: ``rfft`` keeps its
+first n//2 + 1 outputs, ``irfft`` completes the Hermitian spectrum and keeps the real part.
+float32 data gives complex64 results, float64 complex128.
 """
 
 from __future__ import annotations
@@ -17,11 +20,11 @@ import numpy as np
 from ruda import spec
 
 from ruda_wgpu import _dtypes
-from ruda_wgpu._array import Array, contiguous
+from ruda_wgpu._array import Array, contiguous, copy_of
 from ruda_wgpu._creation import arange, zeros
 from ruda_wgpu._elementwise import apply, astype
 from ruda_wgpu._engine import resolve_device
-from ruda_wgpu._fft import check_length, norm_scale, transform_rows
+from ruda_wgpu._fft import check_length, norm_scale, pair_spectrum, real_spectrum, transform_rows
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._manipulation import concat, flip, moveaxis, reshape, roll
 
@@ -139,16 +142,41 @@ def ifftn(
     return _many(x, s, axes, norm, True, "ifftn")
 
 
-def _half(x: Array, axis: int, n: int, inverse: bool, norm: str) -> Array:
-    """rfft along ``axis``: the first n//2 + 1 outputs of the complex transform of real ``x``."""
-    full = _transform(_as_complex(x), axis, n, inverse, norm)
-    return moveaxis(moveaxis(full, axis, -1)[..., : n // 2 + 1], -1, axis)
+def _pairs(rows: Array) -> Array:
+    """Contiguous real (rows, n), n even, as complex (rows, n/2): samples in pairs as real and
+    imaginary parts (a view of the same buffer; a copy first when the rows start at an odd element)."""
+    if rows._offset % 2:
+        rows = copy_of(rows)
+    count, n = rows.shape
+    return Array._new(
+        rows._storage, (count, n // 2), _dtypes.COMPLEX_OF[rows.dtype], rows.device, None, rows._offset // 2
+    )
+
+
+def _half(x: Array, axis: int, n: int, norm: str) -> Array:
+    """rfft along ``axis``: the n//2 + 1 non-negative frequencies of real ``x``. An even length
+    takes a complex transform of half the length, of the samples in pairs (_fft.real_spectrum);
+    an odd one the complex transform of the whole."""
+    if n % 2:
+        full = _transform(_as_complex(x), axis, n, False, norm)
+        return moveaxis(moveaxis(full, axis, -1)[..., : n // 2 + 1], -1, axis)
+    last = _resized(moveaxis(x, axis, -1), n)
+    pairs = _pairs(reshape(contiguous(last), (-1, n)))
+    spectrum = real_spectrum(transform_rows(pairs, False, norm_scale(norm, n, False)), n)
+    return moveaxis(reshape(spectrum, (*last.shape[:-1], n // 2 + 1)), -1, axis)
 
 
 def _hermitian(x: Array, axis: int, n: int, norm: str) -> Array:
-    """irfft along ``axis``: the real part of the inverse transform of the completed spectrum."""
+    """irfft along ``axis``: the real signal of length ``n`` whose spectrum starts with ``x``. An
+    even length goes back through a complex transform of half the length (_fft.pair_spectrum);
+    an odd one takes the real part of the inverse transform of the completed spectrum."""
     half = moveaxis(_as_complex(x), axis, -1)
     half = _resized(half, n // 2 + 1)
+    if n % 2 == 0:
+        spectra = pair_spectrum(reshape(contiguous(half), (-1, n // 2 + 1)), n)
+        pairs = transform_rows(spectra, True, 2 * norm_scale(norm, n, True))
+        reals = Array._new(pairs._storage, (pairs.shape[0], n), _dtypes.REAL_OF[pairs.dtype], pairs.device)
+        return moveaxis(reshape(reals, (*half.shape[:-1], n)), -1, axis)
     tail = apply("conj", flip(half[..., 1 : (n + 1) // 2], axis=-1))  # X[n - k] = conj(X[k])
     full = concat([half, tail], axis=-1) if tail.shape[-1] else half
     out = transform_rows(reshape(contiguous(full), (-1, n)), True, norm_scale(norm, n, True))
@@ -160,7 +188,7 @@ def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = _NORM
     x = _check(x, "rfft", "f")
     axis = _axis(axis, x.ndim, "rfft")
     n = x.shape[axis] if n is None else check_length(n, "fft.rfft(): n")
-    return _half(x, axis, n, False, norm)
+    return _half(x, axis, n, norm)
 
 
 def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = _NORM) -> Array:
@@ -178,7 +206,7 @@ def rfftn(
     """The n-dimensional transform of real ``x``: rfft over the last of ``axes``, fft over the others."""
     x = _check(x, "rfftn", "f")
     axes, sizes = _s_axes(x, s, axes, "rfftn")
-    out = _half(x, axes[-1], sizes[-1], False, norm)
+    out = _half(x, axes[-1], sizes[-1], norm)
     for axis, n in zip(axes[:-1], sizes[:-1], strict=True):
         out = _transform(out, axis, n, False, norm)
     return out
@@ -216,7 +244,7 @@ def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = _NOR
     axis = _axis(axis, x.ndim, "ihfft")
     n = x.shape[axis] if n is None else check_length(n, "fft.ihfft(): n")
     norm_scale(norm, n, False)
-    return apply("conj", _half(x, axis, n, False, _SWAP[norm]))
+    return apply("conj", _half(x, axis, n, _SWAP[norm]))
 
 
 def _freq_dtype(dtype: Any, device: Any) -> tuple[np.dtype[Any], Any]:
