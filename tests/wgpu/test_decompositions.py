@@ -84,14 +84,14 @@ def _lu_identity(a: np.ndarray, lu: np.ndarray, piv: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("n", [17, 40, 67])
 def test_blocked_lu_factors_panel_by_panel(xp, dtype, n, monkeypatch):
-    """The blocked factorisation (panels of 16 columns from 32 rows here, 64 from 256 by default)
+    """The blocked factorisation (panels of 8 columns from 32 rows here, 16 from 256 by default)
     gives factors with P A = L U and solves, inverts and takes determinants as LAPACK does; one
-    matrix of the batch is singular: a zero column, in the second panel where there is one, gives
+    matrix of the batch is singular: a zero column, in a later panel where there is one, gives
     an exactly zero pivot at its step."""
     from ruda_wgpu import _decompositions
 
     monkeypatch.setattr(_decompositions, "LU_BLOCKED_MIN", 32)
-    monkeypatch.setattr(_decompositions, "LU_PANEL", 16)
+    monkeypatch.setattr(_decompositions, "LU_PANEL", 8)
     a = _mat(dtype, (3, n, n))
     zero = min(20, n - 1)
     a[1, :, zero] = 0
