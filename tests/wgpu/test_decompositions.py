@@ -182,6 +182,30 @@ def test_work_split_over_dispatches_gives_the_same_factors(xp, dtype, monkeypatc
         xp.linalg.cholesky(xp.asarray(spd))
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_jacobi_rounds_over_the_whole_gpu(xp, dtype, monkeypatch):
+    """Jacobi sweeps a round at a time over the whole GPU (from JACOBI_ROUNDS_MIN columns, forced
+    here from 8), odd and even sizes, in a batch: eigh's factors are bit-identical to one
+    workgroup's (the same arithmetic in the same order); svd's, whose dot products many threads
+    sum, match NumPy. The sweeps stop once one rotates nothing, long before MAX_SWEEPS."""
+    from ruda_wgpu import _decompositions
+
+    spd, a = _spd(dtype, (2, 17, 17), seed=9), _mat(dtype, (2, 21, 12), seed=10)
+    one_workgroup = [np.asarray(t) for t in xp.linalg.eigh(xp.asarray(spd))]
+    monkeypatch.setattr(_decompositions, "JACOBI_ROUNDS_MIN", 8)
+    reads = []
+    flags = _decompositions._flags
+    monkeypatch.setattr(_decompositions, "_flags", lambda *args: reads.append(1) or flags(*args))
+    for got, want in zip(xp.linalg.eigh(xp.asarray(spd)), one_workgroup, strict=True):
+        np.testing.assert_array_equal(np.asarray(got), want)
+    assert 2 <= len(reads) < 15  # sweeps, each followed by a look at its flag
+    for m in (a, a[:, :12, :11], _h(a), _mat(dtype, (150, 9), seed=11)):  # (more rows than threads)
+        u, s, vh = (np.asarray(t) for t in xp.linalg.svd(xp.asarray(m), full_matrices=False))
+        _close(s, np.linalg.svd(m, compute_uv=False), dtype, 10)
+        _close((u * s[..., None, :]) @ vh, m, dtype, 10)
+        _orthonormal(u, dtype)
+
+
 def test_singular_matrices(xp):
     s = np.array([[1.0, 2.0], [2.0, 4.0]], np.float32)
     with pytest.raises(xp.linalg.LinAlgError, match="singular"):

@@ -1,0 +1,80 @@
+// The rotations of one round of a Jacobi method (from linalg_jacobi_pairs.wgsl) applied over the
+// whole GPU, with the same arithmetic as linalg_jacobi.wgsl, one thread per item of each matrix:
+//  two-sided: the 2 x 2 block of a in rows (p1, q1) of pair t1 and columns (p2, q2) of pair t2,
+//    first its rows by pair t1's rotation, then its columns by pair t2's (the blocks of a round
+//    are disjoint, so no thread waits for another); one-sided: row i of columns p2, q2 of a;
+//  then, both: row i of columns p2, q2 of v.
+// Columns x, y turn into c x - s w y and s x + c w y, rows with conj(w) (w the pair's phase).
+// P: m (rows of a), n, matrices, round
+@group(0) @binding(0) var<storage, read> P: array<u32>;
+@group(0) @binding(1) var<storage, read_write> a: array<${T}>;
+@group(0) @binding(2) var<storage, read_write> v: array<${T}>;
+@group(0) @binding(3) var<storage, read> rot: array<${R}>;
+@group(0) @binding(4) var<storage, read> turn: array<${T}>;
+const PAIRS = ${PAIRS}u;
+${FIELD}
+
+// pair t of round r: (p, q), p < q
+fn pair(t: u32, r: u32) -> vec2<u32> {
+  let nn = 2u * PAIRS;
+  var i0 = 0u;
+  if (t > 0u) { i0 = (t - 1u + r) % (nn - 1u) + 1u; }
+  let i1 = (nn - 2u - t + r) % (nn - 1u) + 1u;
+  return vec2<u32>(min(i0, i1), max(i0, i1));
+}
+
+// x and y (y already times the phase) turned by the rotation (c, s)
+fn turned(x: ${T}, y: ${T}, c: ${R}, s: ${R}) -> array<${T}, 2> {
+  return array<${T}, 2>(c * x - s * y, s * x + c * y);
+}
+
+@compute @workgroup_size(${WG})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+  let m = P[0]; let n = P[1]; let r = P[3];
+  let g = gid.x + gid.y * groups.x * ${WG}u;
+  let a_items = select(PAIRS * PAIRS, m * PAIRS, ${ONE_SIDED} == 1u);
+  let items = a_items + n * PAIRS;
+  let b = g / items;
+  if (b >= P[2]) { return; }
+  var u = g - b * items;
+  let t2 = u % PAIRS;
+  let pq2 = pair(t2, r);
+  let k2 = b * PAIRS + t2;
+  let c2 = rot[2u * k2]; let s2 = rot[2u * k2 + 1u]; let w2 = turn[k2];
+  if (u < a_items && ${ONE_SIDED} == 0u) {
+    let pq1 = pair(u / PAIRS, r);
+    let k1 = b * PAIRS + u / PAIRS;
+    let c1 = rot[2u * k1]; let s1 = rot[2u * k1 + 1u]; let w1 = turn[k1];
+    let base = b * n * n;
+    let p1 = pq1.x; let q1 = pq1.y; let p2 = pq2.x; let q2 = pq2.y;
+    // the block [[x00, x01], [x10, x11]]; entries past n (the spare index) stay zero and unused
+    var x00 = a[base + p1 * n + p2]; var x01 = ${ZERO}; var x10 = ${ZERO}; var x11 = ${ZERO};
+    if (q2 < n) { x01 = a[base + p1 * n + q2]; }
+    if (q1 < n) { x10 = a[base + q1 * n + p2]; }
+    if (q1 < n && q2 < n) { x11 = a[base + q1 * n + q2]; }
+    if (s1 != ${RZERO}) {  // rows p1 and q1 (s1 is 0 when q1 is the spare index)
+      let left = turned(x00, mul(conj(w1), x10), c1, s1); x00 = left[0]; x10 = left[1];
+      let right = turned(x01, mul(conj(w1), x11), c1, s1); x01 = right[0]; x11 = right[1];
+    }
+    if (s2 != ${RZERO}) {  // then columns p2 and q2
+      let top = turned(x00, mul(w2, x01), c2, s2); x00 = top[0]; x01 = top[1];
+      let bottom = turned(x10, mul(w2, x11), c2, s2); x10 = bottom[0]; x11 = bottom[1];
+    }
+    a[base + p1 * n + p2] = x00;
+    if (q2 < n) { a[base + p1 * n + q2] = x01; }
+    if (q1 < n) { a[base + q1 * n + p2] = x10; }
+    if (q1 < n && q2 < n) { a[base + q1 * n + q2] = x11; }
+    return;
+  }
+  if (s2 == ${RZERO}) { return; }
+  if (u < a_items) {  // one-sided: row i of columns p2, q2 of a
+    let at = b * m * n + (u / PAIRS) * n;
+    let xy = turned(a[at + pq2.x], mul(w2, a[at + pq2.y]), c2, s2);
+    a[at + pq2.x] = xy[0]; a[at + pq2.y] = xy[1];
+    return;
+  }
+  u = u - a_items;  // row i of columns p2, q2 of v
+  let at = b * n * n + (u / PAIRS) * n;
+  let xy = turned(v[at + pq2.x], mul(w2, v[at + pq2.y]), c2, s2);
+  v[at + pq2.x] = xy[0]; v[at + pq2.y] = xy[1];
+}
