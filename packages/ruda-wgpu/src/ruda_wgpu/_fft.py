@@ -28,7 +28,7 @@ from ruda_wgpu._array import Array, empty, from_numpy
 from ruda_wgpu._elementwise import apply
 from ruda_wgpu._engine import GpuDevice
 from ruda_wgpu._fft_codegen import mixed_pass_subs, register_dft, smallest_prime_factor
-from ruda_wgpu._kernels import bind, kernel_pipeline, pack_words, run, wgsl_type
+from ruda_wgpu._kernels import bind, kernel_pipeline, pack_words, wgsl_type
 
 #: the largest radix of a pass (points of one DFT in a workgroup), the threads a workgroup aims
 #: at, and the largest DFT a thread does in its registers (one stage of a pass). Measured on an
@@ -336,35 +336,46 @@ def pair_spectrum(x: Array, n: int) -> Array:
     return _real_pass(x, n, False)
 
 
+class _RealPlan(NamedTuple):
+    """The pipeline of a real transform's pass and its twiddle table (held, as in :class:`_Plan`)."""
+
+    pipe: Any
+    table: Array
+    table_binding: tuple[Any, int, int]
+
+
+@functools.lru_cache(maxsize=64)
+def _real_plan(dev: GpuDevice, n: int, width_in: int, dtype: np.dtype[Any], forward: bool) -> _RealPlan:
+    """The one pass of :func:`real_spectrum` (``forward``) or :func:`pair_spectrum` for rows of
+    ``width_in`` complex inputs and length ``n``, and its twiddle table."""
+    h = n // 2
+    table, s, _ = _twiddles(dev, n, 1, dtype)
+    subs = {
+        "T": wgsl_type(dtype),
+        "R": wgsl_type(_dtypes.REAL_OF[dtype]),
+        "H": h,
+        "IN_ROW": width_in,
+        "OUT_ROW": h + 1 if forward else h,
+        "S": s,
+        "FORWARD": str(forward).lower(),
+        "WG": REAL_THREADS,
+    }
+    table_binding, _ = bind(dev, table._storage, 0, table.size, dtype, "fft")
+    return _RealPlan(kernel_pipeline(dev, "fft_real", subs), table, table_binding)
+
+
 def _real_pass(a: Array, n: int, forward: bool) -> Array:
     dev, dtype = a.device, a.dtype
     rows, h = a.shape[0], n // 2
     width = h + 1 if forward else h
     out = empty((rows, width), dtype, dev)
     if rows:
-        table, s, _ = _twiddles(dev, n, 1, dtype)
-        subs = {
-            "T": wgsl_type(dtype),
-            "R": wgsl_type(_dtypes.REAL_OF[dtype]),
-            "H": h,
-            "IN_ROW": a.shape[1],
-            "OUT_ROW": width,
-            "S": s,
-            "FORWARD": str(forward).lower(),
-            "WG": REAL_THREADS,
-        }
+        plan = _real_plan(dev, n, a.shape[1], dtype, forward)
         bind_o, o_base = bind(dev, out._storage, 0, out.size, dtype, "fft")
         bind_a, a_base = bind(dev, a._storage, a._offset, a.size, dtype, "fft")
-        bind_t, _ = bind(dev, table._storage, 0, table.size, dtype, "fft")
         total = rows * width
-        run(
-            dev,
-            "fft_real",
-            subs,
-            [bind_o, bind_a, bind_t],
-            [total, a_base, o_base],
-            -(-total // REAL_THREADS),
-        )
+        params = pack_words(total, a_base, o_base)
+        dev.dispatch(plan.pipe, [bind_o, bind_a, plan.table_binding], params, -(-total // REAL_THREADS))
     return out
 
 
