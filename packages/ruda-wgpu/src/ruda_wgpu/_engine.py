@@ -9,8 +9,9 @@
   pool when the last array viewing it is collected.
 - Kernels are recorded into one command encoder and one compute pass; the batch
   is submitted when data is read, when it reaches :data:`BATCH_DISPATCHES`
-  dispatches or :data:`BATCH_BYTES` bound, or on :meth:`GpuDevice.flush`. Kernel parameters of a batch live
-  in one parameter buffer written just before the batch is submitted.
+  dispatches or :data:`BATCH_BYTES` bound, or on :meth:`GpuDevice.flush`. Kernel
+  parameters of a batch live in one parameter buffer written just before the batch
+  is submitted.
 - Reads copy into a staging buffer reused per size class. Waiting happens on the calling
   thread (:meth:`GpuDevice.wait_idle`): wgpu's own waits hand the GPU's completion over from
   its polling thread, which costs ~0.1 ms a wait on a discrete GPU, as much as the work of a
