@@ -1,12 +1,13 @@
-"""How fast are ruda_wgpu's FFT and linear solve?
+"""How fast are ruda_wgpu's FFT, linear solve and decompositions?
 
 Times, in this process and on the same data, ``fft`` of 2^20 and 2^24 complex64 points (and of
 10^6 points, a mixed-radix length; and of 16 rows of 2^20 at once, where the GPU's time outweighs
-the per-call cost of recording and waiting), ``rfft`` of 2^20 float32 points and ``linalg.solve``
-of one 1024 x 1024 float32 system, on
-ruda_wgpu, NumPy and, where CuPy and an NVIDIA GPU are present, CuPy (cuFFT, cuSOLVER). GPU
-sides wait for their work inside the timed call. On a CPU adapter (lavapipe) 2^24 is left out
-(and the 16 rows) unless ``--full``. Results go to ``benchmarks/results/wgpu_fft_solve-<device>.json``.
+the per-call cost of recording and waiting), ``rfft`` of 2^20 float32 points, ``linalg.solve``
+of one 1024 x 1024 float32 system and ``cholesky``, ``qr``, ``eigh``, ``svd`` of one 256 x 256
+float32 matrix, on ruda_wgpu, NumPy and, where CuPy and an NVIDIA GPU are present, CuPy (cuFFT,
+cuSOLVER). GPU sides wait for their work inside the timed call. On a CPU adapter (lavapipe)
+2^24, the 16 rows and the decompositions are left out unless ``--full``. Results go to
+``benchmarks/results/wgpu_fft_solve-<device>.json``.
 
     python3 benchmarks/wgpu_fft_solve.py
     python3 benchmarks/wgpu_fft_solve.py --markdown     # the README's table, from the results files
@@ -26,13 +27,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ruda_wgpu as xp
 from _gpu_bench import RESULTS, cupy_cells, cupy_or_none, markdown_table, save, time_rows, waiting
 
+#: the decompositions timed on one 256 x 256 float32 matrix (on a CPU adapter only with --full)
+DECOMPOSITIONS = ("cholesky", "qr", "eigh", "svd")
+
 
 def _cases(full: bool) -> list[tuple[str, int, int]]:
-    """(op, size, rows): ``rows`` transforms of ``size`` points at once."""
+    """(op, size, rows): ``rows`` transforms of ``size`` points at once, or a matrix of ``size``."""
     cases = [("fft", 1 << 20, 1), ("fft", 10**6, 1), ("rfft", 1 << 20, 1)]
     if full:
         cases += [("fft", 1 << 24, 1), ("fft", 1 << 20, 16)]
-    return [*cases, ("solve", 1024, 1)]
+    cases.append(("solve", 1024, 1))
+    return cases + ([(op, 256, 1) for op in DECOMPOSITIONS] if full else [])
 
 
 def _data(op: str, n: int, rows: int) -> tuple[np.ndarray, ...]:
@@ -43,14 +48,25 @@ def _data(op: str, n: int, rows: int) -> tuple[np.ndarray, ...]:
         shape = (rows, n) if rows > 1 else (n,)
         return ((rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(np.complex64),)
     a = (rng.standard_normal((n, n)) + n**0.5 * np.eye(n)).astype(np.float32)  # well conditioned
+    if op == "cholesky":
+        return ((a @ a.T / n).astype(np.float32),)
+    if op == "eigh":
+        return (((a + a.T) / 2).astype(np.float32),)
+    if op in DECOMPOSITIONS:
+        return (a,)
     return a, rng.standard_normal(n).astype(np.float32)
+
+
+def _functions(lib: Any) -> dict[str, Callable[..., object]]:
+    """The benchmark's operations in the namespace ``lib`` (ours, NumPy or CuPy)."""
+    functions = {"fft": lib.fft.fft, "rfft": lib.fft.rfft, "solve": lib.linalg.solve}
+    return functions | {op: getattr(lib.linalg, op) for op in DECOMPOSITIONS}
 
 
 def _contenders(op: str, hosts: tuple[np.ndarray, ...], cp: Any) -> dict[str, Callable[[], object]]:
     """The same operation on ruda_wgpu, NumPy and (when present) CuPy, each waiting for its result."""
     ours_args = [xp.asarray(h) for h in hosts]
-    ours = {"fft": xp.fft.fft, "rfft": xp.fft.rfft, "solve": xp.linalg.solve}[op]
-    numpy = {"fft": np.fft.fft, "rfft": np.fft.rfft, "solve": np.linalg.solve}[op]
+    ours, numpy = _functions(xp)[op], _functions(np)[op]
 
     out: dict[str, Callable[[], object]] = {
         "ruda_wgpu": waiting(lambda: ours(*ours_args), xp.synchronize),
@@ -58,7 +74,7 @@ def _contenders(op: str, hosts: tuple[np.ndarray, ...], cp: Any) -> dict[str, Ca
     }
     if cp is not None:
         cupy_args = [cp.asarray(h) for h in hosts]
-        fn = {"fft": cp.fft.fft, "rfft": cp.fft.rfft, "solve": cp.linalg.solve}[op]
+        fn = _functions(cp)[op]
         out["cupy"] = waiting(lambda: fn(*cupy_args), cp.cuda.Device().synchronize)
     return out
 
@@ -66,7 +82,11 @@ def _contenders(op: str, hosts: tuple[np.ndarray, ...], cp: Any) -> dict[str, Ca
 def main() -> int:
     formatter = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=formatter)
-    parser.add_argument("--full", action="store_true", help="2^24 points and 16 x 2^20 also on a CPU adapter")
+    parser.add_argument(
+        "--full",
+        action="store_true",
+        help="2^24 points, 16 x 2^20 and the decompositions also on a CPU adapter",
+    )
     parser.add_argument("--repeats", type=int, default=5, help="timed batches per contender (best kept)")
     parser.add_argument("--markdown", action="store_true", help="print the results files as one table")
     args = parser.parse_args()
@@ -103,7 +123,7 @@ def markdown_rows(device: str, rows: list[dict[str, Any]]) -> str:
     lines = []
     for r in rows:
         size = f"2^{r['size'].bit_length() - 1}" if r["size"] & (r["size"] - 1) == 0 else f"{r['size']:.0e}"
-        if r["op"] == "solve":
+        if r["op"] == "solve" or r["op"] in DECOMPOSITIONS:
             size = f"{r['size']}x{r['size']}"
         elif r.get("rows", 1) > 1:
             size = f"{r['rows']} x {size}"
