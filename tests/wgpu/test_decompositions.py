@@ -282,6 +282,28 @@ def test_svd(xp, dtype, shape, full_matrices):
     _close(xp.linalg.svdvals(xp.asarray(a)), want.S, dtype, 10)
 
 
+def test_svd_completes_u_by_qr_only_where_it_must(xp, monkeypatch):
+    """U's columns are A's rotated columns over their norms; a QR fills in only the columns of
+    zero singular values and the rest of a complete U of a tall matrix, so the SVD of a matrix
+    of full rank runs no QR (one workgroup's: seconds at 1024 columns)."""
+    from ruda_wgpu import _decompositions
+
+    modes = []
+    qr = _decompositions.qr
+    monkeypatch.setattr(_decompositions, "qr", lambda *args, mode: modes.append(mode) or qr(*args, mode=mode))
+    square, tall = _mat("float32", (2, 6, 6), seed=12), _mat("float32", (7, 4), seed=13)
+    zero_column = square[0].copy()
+    zero_column[:, 2] = 0
+    cases = [(square, True, []), (tall, False, []), (tall.T, False, []), (tall, True, ["complete"])]
+    for a, full, want in [*cases, (zero_column, False, ["reduced"])]:
+        modes.clear()
+        u, s, vh = (np.asarray(t) for t in xp.linalg.svd(xp.asarray(a), full_matrices=full))
+        assert modes == want, (a.shape, full)
+        k = s.shape[-1]
+        _close((u[..., :k] * s[..., None, :]) @ vh[..., :k, :], a, "float32", 10)
+        _orthonormal(u, "float32")
+
+
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_rank_deficient_pinv_and_rank(xp, dtype):
     rng = np.random.default_rng(4)

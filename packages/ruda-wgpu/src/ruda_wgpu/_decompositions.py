@@ -535,11 +535,15 @@ def _svd(x: Any, fn: str, full_matrices: bool, vectors: bool) -> tuple[Array, Ar
     scale = expand_dims(s, axis=-2)
     positive = apply("greater", scale, 0)
     u = where(positive, apply("divide", a, where(positive, scale, 1)), 0)
-    # complete u to an orthonormal basis: QR of u keeps its columns (up to a phase) and fills the rest
-    basis = qr(u, mode="complete" if full_matrices else "reduced").Q
-    u = where(positive, u, basis[..., :k])
-    if full_matrices and rows > k:
-        u = concat([u, basis[..., k:]], axis=-1)
+    # complete u to an orthonormal basis: QR of u keeps its columns (up to a phase) and fills the
+    # rest. Only zero singular values and a complete U of a tall matrix need it: the QR of a
+    # large matrix is one workgroup's (seconds at 1024 columns), the check one read.
+    extra = full_matrices and rows > k
+    if extra or int(count_nonzero(positive)) < positive.size:
+        basis = qr(u, mode="complete" if full_matrices else "reduced").Q
+        u = where(positive, u, basis[..., :k])
+        if extra:
+            u = concat([u, basis[..., k:]], axis=-1)
     if wide:  # A^H = U S V^H, so A = V S U^H
         return s, v, _h(u)
     return s, u, _h(v)
