@@ -282,6 +282,31 @@ def test_svd(xp, dtype, shape, full_matrices):
     _close(xp.linalg.svdvals(xp.asarray(a)), want.S, dtype, 10)
 
 
+def test_batches_beyond_a_grid_dimension(xp, monkeypatch):
+    """A device limited to 2 workgroups per grid dimension: the blocked LU's updates, the solve,
+    the Jacobi rounds and batched matmul take a batch of 5 matrices in shares of 2."""
+    from ruda_wgpu import _decompositions
+    from ruda_wgpu._engine import GpuDevice, default_device
+
+    monkeypatch.setattr(_decompositions, "LU_BLOCKED_MIN", 8)
+    monkeypatch.setattr(_decompositions, "LU_PANEL", 4)
+    monkeypatch.setattr(_decompositions, "JACOBI_ROUNDS_MIN", 8)
+    dev = GpuDevice(9, default_device().adapter)
+    dev.max_groups = 2
+    assert list(dev.batch_chunks(5)) == [(0, 2), (2, 2), (4, 1)]
+    a, spd, b = (
+        _mat("float32", (5, 12, 12), 14),
+        _spd("float32", (5, 12, 12), 15),
+        _mat("float32", (5, 12, 3), 16),
+    )
+    on = lambda h: xp.asarray(h, device=dev)  # noqa: E731
+    _close(xp.linalg.solve(on(spd), on(b)), np.linalg.solve(spd, b), "float32", 100)
+    w, v = (np.asarray(t) for t in xp.linalg.eigh(on(spd)))
+    _close(w, np.linalg.eigvalsh(spd), "float32", np.abs(w).max())
+    _close(spd @ v, v * w[..., None, :], "float32", np.abs(w).max())
+    _close(xp.matmul(on(a), on(b)), a @ b, "float32", 10)
+
+
 def test_svd_completes_u_by_qr_only_where_it_must(xp, monkeypatch):
     """U's columns are A's rotated columns over their norms; a QR fills in only the columns of
     zero singular values and the rest of a complete U of a tall matrix, so the SVD of a matrix

@@ -249,8 +249,7 @@ def _lu(x: Any, fn: str) -> tuple[Array, Array, Storage]:
         run(dev, "linalg_lu", subs, bindings, [n, batch, kb, nb], batch)
         rest = n - kb - nb
         if rest:  # the block row right of the panel, then the trailing matrix
-            for b0 in range(0, batch, dev.max_groups):
-                chunk = min(dev.max_groups, batch - b0)
+            for b0, chunk in dev.batch_chunks(batch):
                 params = [n, b0, kb, nb]
                 run(dev, "linalg_lu_trsm", subs, [factors], params, (-(-rest // WG), chunk))
                 tiles = -(-rest // 64)
@@ -289,8 +288,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
         loops = n + 2 * sum(_per_thread(i * min(k, SOLVE_COLUMNS)) for i in range(n))
         _check_loops(dev, loops, "solve", (*batch_shape, n, n))
         bindings = [_bind_all(out), _bind_all(lu), _bind_all(piv)]
-        for b0 in range(0, batch, dev.max_groups):
-            chunk = min(dev.max_groups, batch - b0)
+        for b0, chunk in dev.batch_chunks(batch):
             params = [n, k, b0, SOLVE_COLUMNS]
             run(dev, "linalg_lu_solve", _subs(dtype), bindings, params, (-(-k // SOLVE_COLUMNS), chunk))
     _raise_if_singular(info, batch, lu, "solve")
@@ -414,7 +412,7 @@ def _jacobi(a: Array, one_sided: bool, fn: str) -> Array:
         subs = {**_subs(a.dtype), "PAIRS": (n + 1) // 2, "ONE_SIDED": f"{int(one_sided)}u"}
         subs["ROTATION"] = _wgsl.kernel("linalg_jacobi_rotation", **subs)
         if n >= JACOBI_ROUNDS_MIN:
-            _jacobi_rounds(a, v, subs, rounds)
+            _jacobi_rounds(a, v, subs, rounds, one_sided)
             return v
         done = zeros((2 * batch,), dtype=_U32, device=dev)
         bindings = [_bind_all(a), _bind_all(v), _bind_all(done)]
@@ -423,7 +421,7 @@ def _jacobi(a: Array, one_sided: bool, fn: str) -> Array:
     return v
 
 
-def _jacobi_rounds(a: Array, v: Array, subs: dict[str, object], rounds: int) -> None:
+def _jacobi_rounds(a: Array, v: Array, subs: dict[str, object], rounds: int, one_sided: bool) -> None:
     """The sweeps of :func:`_jacobi` a round at a time over the whole GPU: the pairs' rotations
     (``linalg_jacobi_pairs.wgsl``), then their application to a and v (``linalg_jacobi_apply``),
     until a sweep rotates nothing (the host reads a flag after each sweep)."""
@@ -433,7 +431,7 @@ def _jacobi_rounds(a: Array, v: Array, subs: dict[str, object], rounds: int) -> 
     turn = empty((batch, pairs), a.dtype, dev)
     flag = Storage(dev, 4)
     flag_binding = bind(dev, flag, 0, 1, _U32, "jacobi")[0]
-    items = (m if subs["ONE_SIDED"] == "1u" else pairs) * pairs + n * pairs
+    items = (m if one_sided else pairs) * pairs + n * pairs
     groups = -(-batch * items // WG)
     # a 1024-column sweep is 2046 dispatches: pipelines and bindings are looked up once, not per
     # dispatch as run() does (5 us of Python a round here against 9)
@@ -444,8 +442,7 @@ def _jacobi_rounds(a: Array, v: Array, subs: dict[str, object], rounds: int) -> 
     for _ in range(MAX_SWEEPS):
         dev.write(flag.buffer, 0, bytes(4))
         for r in range(rounds):
-            for b0 in range(0, batch, dev.max_groups):
-                chunk = min(dev.max_groups, batch - b0)
+            for b0, chunk in dev.batch_chunks(batch):
                 dev.dispatch(to_pairs, pair_buffers, pack_words(m, n, b0, r), (pairs, chunk))
             dev.dispatch(to_apply, apply_buffers, pack_words(m, n, batch, r), groups)
         if not _flags(flag, 1, a).any():

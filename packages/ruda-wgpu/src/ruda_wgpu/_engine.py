@@ -26,7 +26,7 @@ import math
 import re
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -435,6 +435,12 @@ class GpuDevice:
             return max(groups, 1), 1
         gy = math.ceil(groups / self.max_groups)
         return math.ceil(groups / gy), gy
+
+    def batch_chunks(self, batch: int) -> Iterator[tuple[int, int]]:
+        """``(first, count)`` of each dispatch's share of ``batch`` matrices, for kernels that take
+        one grid dimension per matrix: at most the per-dimension limit a dispatch."""
+        for first in range(0, batch, self.max_groups):
+            yield first, min(self.max_groups, batch - first)
 
     def dispatch(
         self,

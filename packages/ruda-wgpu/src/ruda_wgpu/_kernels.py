@@ -782,7 +782,6 @@ def launch_matmul(
         )
         block = blocked["BM"]
     gx, gy = -(-n // block), -(-m // block)
-    for b0 in range(0, batch, dev.max_groups):
-        nb = min(dev.max_groups, batch - b0)
+    for b0, nb in dev.batch_chunks(batch):
         params = np.array([m, k, n, b0, base_a, base_b], dtype=np.uint32)
         dev.dispatch(pipe, [bind_o, bind_a, bind_b], params, (gx, gy, nb))
