@@ -130,6 +130,14 @@ def _pass_source(subs: dict[str, object], shape: _Shape) -> str:
 _SCALE = {True: "bitcast<f32>(P[3])", False: "bitcast<f64>((u64(P[4]) << 32u) | u64(P[3]))"}
 
 
+def _scale_words(dtype: np.dtype[Any], scale: float) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The parameter words of a factor of one and of ``scale`` in the real type of ``dtype``: the
+    last pass of a transform scales its outputs, the others multiply by one."""
+    real = _dtypes.REAL_OF[dtype]
+    one, scaled = (tuple(np.array([v], real).view(np.uint32).tolist()) for v in (1.0, scale))
+    return one, scaled
+
+
 class _Pass(NamedTuple):
     """One pass of a transform's plan: its pipeline, the parameter words after the bases, and
     its workgroup count."""
@@ -156,9 +164,7 @@ def _plan(dev: GpuDevice, rows: int, n: int, dtype: np.dtype[Any], inverse: bool
     radices = _radices(n, min(MAX_RADIX, 1 << (room.bit_length() - 1)))
     table, s, q = _twiddles(dev, n, max(radices), dtype)
     log = int.bit_length
-    real = _dtypes.REAL_OF[dtype]
-    # the last pass scales its outputs, the others multiply by one
-    one, scaled = (tuple(np.array([v], real).view(np.uint32).tolist()) for v in (1.0, scale))
+    one, scaled = _scale_words(dtype, scale)
     passes, p = [], 1
     for k, r in enumerate(radices):
         shape = _shape(dev, dtype, r)
@@ -194,14 +200,15 @@ def _plan(dev: GpuDevice, rows: int, n: int, dtype: np.dtype[Any], inverse: bool
     return _Plan(tuple(passes), table, table_binding)
 
 
-def _prime_factors(n: int) -> list[int]:
+@functools.lru_cache(maxsize=256)  # every transform of a length that is not a power of two asks
+def _prime_factors(n: int) -> tuple[int, ...]:
     """The prime factors of ``n``, smallest first, with their multiplicities."""
     factors = []
     while n > 1:
         p = smallest_prime_factor(n)
         factors.append(p)
         n //= p
-    return factors
+    return tuple(factors)
 
 
 def _mixed_radices(n: int) -> list[int]:
@@ -223,8 +230,7 @@ def _mixed_plan(
 ) -> _Plan:
     """The passes of a mixed-radix Stockham FFT of ``rows`` rows of ``n`` points."""
     table, s, _ = _twiddles(dev, n, 1, dtype)
-    real = _dtypes.REAL_OF[dtype]
-    one, scaled = (tuple(np.array([v], real).view(np.uint32).tolist()) for v in (1.0, scale))
+    one, scaled = _scale_words(dtype, scale)
     radices = _mixed_radices(n)
     passes, p = [], 1
     for k, r in enumerate(radices):
