@@ -44,11 +44,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     workgroupBarrier();
     for (var r = r0; r < r1; r = r + 1u) {
       for (var t = lid; t < pairs; t = t + ${WG}u) {
-        // the circle: position 0 stays, the others turn one place a round
-        var i0 = 0u;
-        if (t > 0u) { i0 = (t - 1u + r) % (nn - 1u) + 1u; }
-        let i1 = (nn - 2u - t + r) % (nn - 1u) + 1u;
-        let p = min(i0, i1); let q = max(i0, i1);
+        let pq = pair(t, r);
+        let p = pq.x; let q = pq.y;
         var cs = vec2<${R}>(${RONE}, ${RZERO});
         var w = ${ONE};
         if (q < n) {

@@ -13,15 +13,7 @@
 @group(0) @binding(4) var<storage, read> turn: array<${T}>;
 const PAIRS = ${PAIRS}u;
 ${FIELD}
-
-// pair t of round r: (p, q), p < q
-fn pair(t: u32, r: u32) -> vec2<u32> {
-  let nn = 2u * PAIRS;
-  var i0 = 0u;
-  if (t > 0u) { i0 = (t - 1u + r) % (nn - 1u) + 1u; }
-  let i1 = (nn - 2u - t + r) % (nn - 1u) + 1u;
-  return vec2<u32>(min(i0, i1), max(i0, i1));
-}
+${ROTATION}
 
 // x and y (y already times the phase) turned by the rotation (c, s)
 fn turned(x: ${T}, y: ${T}, c: ${R}, s: ${R}) -> array<${T}, 2> {

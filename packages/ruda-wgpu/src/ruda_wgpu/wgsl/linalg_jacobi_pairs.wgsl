@@ -22,11 +22,8 @@ ${ROTATION}
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
   let m = P[0]; let n = P[1]; let r = P[3];
   let t = wid.x; let b = P[2] + wid.y;
-  let nn = 2u * PAIRS;
-  var i0 = 0u;
-  if (t > 0u) { i0 = (t - 1u + r) % (nn - 1u) + 1u; }
-  let i1 = (nn - 2u - t + r) % (nn - 1u) + 1u;
-  let p = min(i0, i1); let q = max(i0, i1);
+  let pq = pair(t, r);
+  let p = pq.x; let q = pq.y;
   let k = b * PAIRS + t;
   let base = b * m * n;
   var cs = vec2<${R}>(${RONE}, ${RZERO});
