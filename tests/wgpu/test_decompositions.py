@@ -232,6 +232,28 @@ def test_cholesky(xp, dtype, shape):
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
+def test_blocked_cholesky(xp, dtype, monkeypatch):
+    """The blocked Cholesky (from CHOLESKY_BLOCKED_MIN rows, forced here from 8 in blocks of 4 or
+    5 columns, so that the last block is narrower): batched factors match NumPy's, with the upper
+    triangle zero, and a matrix that fails in a later block, or in the first, is reported."""
+    from ruda_wgpu import _decompositions
+
+    monkeypatch.setattr(_decompositions, "CHOLESKY_BLOCKED_MIN", 8)
+    for block, shape in ((4, (3, 18, 18)), (5, (2, 13, 13)), (4, (4, 4))):
+        monkeypatch.setattr(_decompositions, "CHOLESKY_BLOCK", block)
+        a = _spd(dtype, shape, seed=block)
+        got = np.asarray(xp.linalg.cholesky(xp.asarray(a)))
+        _close(got, np.linalg.cholesky(a), dtype, shape[-1])
+        assert not np.triu(got, 1).any()
+    a = _spd(dtype, (3, 18, 18), seed=1)
+    for row in (16, 2):
+        bad = a.copy()
+        bad[1, row, row] = -1e3
+        with pytest.raises(xp.linalg.LinAlgError, match="positive definite"):
+            xp.linalg.cholesky(xp.asarray(bad))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("shape", [(3, 3), (5, 3), (3, 5), (2, 7, 4), (4, 1), (0, 3)], ids=str)
 @pytest.mark.parametrize("mode", ["reduced", "complete"])
 def test_qr(xp, dtype, shape, mode):
