@@ -4,7 +4,8 @@
   one workgroup per matrix below :data:`LU_BLOCKED_MIN` rows, in panels from there.
 - Cholesky (``linalg_cholesky.wgsl``): one workgroup per matrix below
   :data:`CHOLESKY_BLOCKED_MIN` rows, in blocks of columns from there.
-- One workgroup per matrix: Householder QR (``linalg_qr*.wgsl``).
+- Householder QR (``linalg_qr*.wgsl``): one workgroup per matrix below :data:`QR_BLOCKED_MIN`
+  rows and columns, in panels from there.
 - Jacobi methods (``linalg_jacobi.wgsl``), which map well to GPUs and are accurate: two-sided
   for ``eigh``/``eigvalsh``, one-sided (Hestenes) for ``svd``/``svdvals``, and through them
   ``pinv``, ``matrix_rank`` and the spectral matrix norms; one workgroup per matrix below
@@ -26,14 +27,14 @@ from __future__ import annotations
 import math
 import operator
 from string import Template
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from ruda.spec import EighResult, EigResult, QRResult, SlogdetResult, SVDResult
 
 from ruda_wgpu import _dtypes, _wgsl
 from ruda_wgpu._array import Array, copy_of, empty
-from ruda_wgpu._creation import arange, eye, triu, zeros
+from ruda_wgpu._creation import arange, eye, tril, triu, zeros
 from ruda_wgpu._elementwise import apply, astype, where
 from ruda_wgpu._engine import Storage
 from ruda_wgpu._indexing import take_along_axis
@@ -191,16 +192,17 @@ def _cholesky_costs(n: int, k0: int, lim: int) -> list[int]:
     return costs
 
 
-def _qr_costs(m: int, n: int, mq: int) -> tuple[list[int], list[int]]:
+def _qr_costs(m: int, n: int, mq: int, panel: int | None = None) -> tuple[list[int], list[int]]:
     """A thread's loop iterations per column of the Householder QR's kernel and of Q's: norms,
-    reductions, the reflector on each remaining column (one thread a column, down the rows), then
-    its product into Q."""
+    reductions, the reflector on each remaining column (one thread a column, down the rows; in
+    panels of ``panel`` columns only those of its panel), then its product into Q."""
     k = min(m, n)
     reflect = [2 * max(m - j - 1, 0) + 2 for j in range(k)]  # the two passes down a column's rows
     # per column: the column loop, three loops down the column, two tree reductions, the loop
     # over the remaining columns (with its exit) and the reflector's two passes in each
     steps = 2 * (WG.bit_length())  # the reductions' halving loops, with their exits
-    qr = [1 + 3 * _per_thread(m - j) + steps + 1 + -(-(n - j - 1) // WG) * reflect[j] for j in range(k)]
+    right = [n - j - 1 if panel is None else panel - j % panel - 1 for j in range(k)]
+    qr = [1 + 3 * _per_thread(m - j) + steps + 1 + -(-right[j] // WG) * reflect[j] for j in range(k)]
     q = [1 + -(-mq // WG) * reflect[j] for j in range(k)]
     return qr, q
 
@@ -383,6 +385,65 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     return a
 
 
+#: matrices with at least this many rows and columns are factorised in panels of
+#: :data:`QR_BLOCK` columns (LAPACK's blocked geqrf): one workgroup per matrix factorises a panel,
+#: and its reflectors, gathered as I - V T V^H, update the columns right of it and build Q in
+#: matrix products over the whole GPU.
+QR_BLOCKED_MIN = 128
+QR_BLOCK = 32
+
+
+class _Reflectors(NamedTuple):
+    """A panel's block of Householder reflectors: I - V T V^H acts on rows from ``row``."""
+
+    row: int
+    v: Array
+    t: Array
+
+
+def _block_reflectors(a: Array, tau: Array, kb: int, nb: int) -> _Reflectors:
+    """The reflectors of columns [kb, kb + nb) of the factored ``a``: V (unit lower trapezoid,
+    rows from kb) and the triangular T (``wgsl/linalg_qr_t.wgsl``) of their product."""
+    m, dev = a.shape[-2], a.device
+    panel = a[..., kb:, kb : kb + nb]
+    v = apply("add", tril(panel, k=-1), eye(m - kb, nb, dtype=a.dtype, device=dev))
+    s = copy_of(matmul(_h(v), v))
+    t = empty(s.shape, a.dtype, dev)
+    batch = _batch(t)
+    bindings = [_bind_all(t), _bind_all(s), _bind_all(tau)]
+    run(dev, "linalg_qr_t", _subs(a.dtype), bindings, [nb, batch, tau.shape[-1], kb], batch)
+    return _Reflectors(kb, v, t)
+
+
+def _apply_reflectors(x: Array, block: _Reflectors, columns: int, adjoint: bool) -> None:
+    """``x[..., row:, columns:] = (I - V T V^H) x[..., row:, columns:]`` in place (with T^H for
+    the adjoint, the product H_(nb-1)^H ... H_0^H)."""
+    rows = x[..., block.row :, columns:]
+    t = _h(block.t) if adjoint else block.t
+    x[..., block.row :, columns:] = apply(
+        "subtract", rows, matmul(block.v, matmul(t, matmul(_h(block.v), rows)))
+    )
+
+
+def _blocked_qr(a: Array, tau: Array, q: Array) -> None:
+    """Factorise ``a`` in place (R above the diagonal, the reflectors below, ``tau``) a panel at a
+    time, then build ``q`` from its identity columns, the panels' reflectors last first."""
+    m, n = a.shape[-2:]
+    k, batch, dev = min(m, n), _batch(a), a.device
+    subs, qr_costs = _subs(a.dtype), _qr_costs(m, n, 1, QR_BLOCK)[0]
+    bindings = [_bind_all(a), _bind_all(tau)]
+    blocks = []
+    for kb in range(0, k, QR_BLOCK):
+        nb = min(QR_BLOCK, k - kb)
+        for j0, j1 in _spans(qr_costs[kb : kb + nb], dev, "qr", a.shape):
+            run(dev, "linalg_qr", subs, bindings, [m, n, batch, kb + j0, kb + j1, kb + nb], batch)
+        blocks.append(_block_reflectors(a, tau, kb, nb))
+        if kb + nb < n:
+            _apply_reflectors(a, blocks[-1], kb + nb, adjoint=True)
+    for block in reversed(blocks):  # Q's columns left of the block are still the identity's
+        _apply_reflectors(q, block, block.row, adjoint=False)
+
+
 def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     """Householder QR: ``Q @ R == x`` with Q's columns orthonormal and R upper triangular.
     ``mode='reduced'``: Q (..., m, k), R (..., k, n), k = min(m, n); ``'complete'``: Q (..., m, m)."""
@@ -394,11 +455,13 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     mq = m if mode == "complete" else k
     tau = empty((*a.shape[:-2], k), a.dtype, a.device)
     q = copy_of(broadcast_to(eye(m, mq, dtype=a.dtype, device=a.device), (*a.shape[:-2], m, mq)))
-    if batch and k:
+    if batch and k >= QR_BLOCKED_MIN:
+        _blocked_qr(a, tau, q)
+    elif batch and k:
         subs, (qr_costs, q_costs) = _subs(a.dtype), _qr_costs(m, n, mq)
         bindings = [_bind_all(a), _bind_all(tau)]
         for j0, j1 in _spans(qr_costs, a.device, "qr", a.shape):
-            run(a.device, "linalg_qr", subs, bindings, [m, n, batch, j0, j1], batch)
+            run(a.device, "linalg_qr", subs, bindings, [m, n, batch, j0, j1, n], batch)
         bindings = [_bind_all(q), _bind_all(a), _bind_all(tau)]
         # Q takes the reflectors last first: spans of the reversed columns
         for r0, r1 in _spans(q_costs[::-1], a.device, "qr", a.shape):

@@ -3,8 +3,9 @@
 // first element, 1, is not stored), and tau[b * k + j], with H_j = I - tau_j v_j v_j^H. Complex
 // matrices as zgeqrf: beta (R's diagonal) is real, and A := H_j^H A. Column norms are scaled by
 // their largest element so that squares neither overflow nor underflow. Columns j0 to j1 - 1 in
-// one dispatch (a factorisation may take several, in order).
-// P: m, n, batch, j0, j1
+// one dispatch (a factorisation may take several, in order), each reflector applied to the
+// columns left of lim (n, or the end of a blocked factorisation's panel).
+// P: m, n, batch, j0, j1, lim
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> a: array<${T}>;
 @group(0) @binding(2) var<storage, read_write> tau: array<${T}>;
@@ -14,7 +15,7 @@ ${FIELD}
 @compute @workgroup_size(${WG})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
-  let m = P[0]; let n = P[1];
+  let m = P[0]; let n = P[1]; let lim = P[5];
   let b = wid.y * nwg.x + wid.x;
   if (b >= P[2]) { return; }
   let base = b * m * n;
@@ -61,7 +62,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     for (var i = j + 1u + lid; i < m; i = i + ${WG}u) { a[base + i * n + j] = mul(a[base + i * n + j], factor); }
     storageBarrier();
     let ct = conj(t_j);
-    for (var c = j + 1u + lid; c < n; c = c + ${WG}u) {
+    for (var c = j + 1u + lid; c < lim; c = c + ${WG}u) {
       var w = a[base + j * n + c];
       for (var i = j + 1u; i < m; i = i + 1u) { w = w + mul(conj(a[base + i * n + j]), a[base + i * n + c]); }
       w = mul(ct, w);
