@@ -4,10 +4,10 @@ Times, in this process and on the same data, ``fft`` of 2^20 and 2^24 complex64 
 10^6 points, a mixed-radix length; and of 16 rows of 2^20 at once, where the GPU's time outweighs
 the per-call cost of recording and waiting), ``rfft`` of 2^20 float32 points, ``linalg.solve``
 of one 1024 x 1024 float32 system and ``cholesky``, ``qr``, ``eigh``, ``svd`` of one 256 x 256
-float32 matrix, on ruda_wgpu, NumPy and, where CuPy and an NVIDIA GPU are present, CuPy (cuFFT,
-cuSOLVER). GPU sides wait for their work inside the timed call. On a CPU adapter (lavapipe)
-2^24, the 16 rows and the decompositions are left out unless ``--full``. Results go to
-``benchmarks/results/wgpu_fft_solve-<device>.json``.
+(on a GPU also 1024 x 1024) float32 matrix, on ruda_wgpu, NumPy and, where CuPy and an NVIDIA
+GPU are present, CuPy (cuFFT, cuSOLVER). GPU sides wait for their work inside the timed call.
+On a CPU adapter (lavapipe) 2^24, the 16 rows and the decompositions are left out unless
+``--full``. Results go to ``benchmarks/results/wgpu_fft_solve-<device>.json``.
 
     python3 benchmarks/wgpu_fft_solve.py
     python3 benchmarks/wgpu_fft_solve.py --markdown     # the README's table, from the results files
@@ -31,13 +31,15 @@ from _gpu_bench import RESULTS, cupy_cells, cupy_or_none, markdown_table, save, 
 DECOMPOSITIONS = ("cholesky", "qr", "eigh", "svd")
 
 
-def _cases(full: bool) -> list[tuple[str, int, int]]:
-    """(op, size, rows): ``rows`` transforms of ``size`` points at once, or a matrix of ``size``."""
+def _cases(full: bool, gpu: bool) -> list[tuple[str, int, int]]:
+    """(op, size, rows): ``rows`` transforms of ``size`` points at once, or a matrix of ``size``
+    (the decompositions also of 1024 x 1024 on a GPU)."""
     cases = [("fft", 1 << 20, 1), ("fft", 10**6, 1), ("rfft", 1 << 20, 1)]
     if full:
         cases += [("fft", 1 << 24, 1), ("fft", 1 << 20, 16)]
     cases.append(("solve", 1024, 1))
-    return cases + ([(op, 256, 1) for op in DECOMPOSITIONS] if full else [])
+    sizes = (256, 1024) if gpu else (256,) if full else ()
+    return cases + [(op, n, 1) for n in sizes for op in DECOMPOSITIONS]
 
 
 def _data(op: str, n: int, rows: int) -> tuple[np.ndarray, ...]:
@@ -101,7 +103,7 @@ def main() -> int:
             {"op": op, "dtype": "complex64" if op == "fft" else "float32", "size": n, "rows": rows},
             lambda op=op, n=n, rows=rows: _contenders(op, _data(op, n, rows), cp),
         )
-        for op, n, rows in _cases(args.full or not cpu)
+        for op, n, rows in _cases(args.full or not cpu, not cpu)
     ]
     rows = time_rows(f"{dev.name} ({dev.description})", cases, args.repeats)
     print(f"device: {dev.name} = {dev.description}" + ("  (CuPy: " + ("yes)" if cp else "not here)")))

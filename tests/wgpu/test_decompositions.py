@@ -259,17 +259,20 @@ def test_blocked_qr(xp, dtype, mode, monkeypatch):
     """The blocked QR (from QR_BLOCKED_MIN rows and columns, forced here from 8 in panels of 4 or
     5 columns): tall, wide and square matrices in a batch, one with a zero column (a reflector
     with tau = 0) and one with a column already zero below its diagonal, give the one-workgroup
-    kernel's factors, up to rounding."""
+    kernel's factors (a thread a column on lavapipe), up to rounding."""
     from ruda_wgpu import _decompositions
 
     a = _mat(dtype, (3, 23, 23), seed=3)
     a[1, :, 6] = 0
     a[2, 9:, 9] = 0
     cases = [(4, a), (5, _mat(dtype, (2, 30, 17), seed=4)), (4, _mat(dtype, (2, 13, 21), seed=5))]
+    subs = _decompositions._qr_subs
     for block, m in cases:
         whole = [np.asarray(t) for t in xp.linalg.qr(xp.asarray(m), mode=mode)]
         monkeypatch.setattr(_decompositions, "QR_BLOCKED_MIN", 8)
         monkeypatch.setattr(_decompositions, "QR_BLOCK", block)
+        # a panel's reflectors applied by the whole workgroup a column at a time, as on GPUs
+        monkeypatch.setattr(_decompositions, "_qr_subs", lambda a: {**subs(a), "SPREAD_BELOW": 16})
         q, r = (np.asarray(t) for t in xp.linalg.qr(xp.asarray(m), mode=mode))
         monkeypatch.undo()
         _close(q, whole[0], dtype, 10)
@@ -315,7 +318,9 @@ def test_eigh_of_repeated_eigenvalues(xp):
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("shape", [(3, 3), (6, 4), (4, 6), (2, 9, 5), (1, 4), (3, 0)], ids=str)
+@pytest.mark.parametrize(
+    "shape", [(3, 3), (6, 4), (4, 6), (2, 9, 5), (2, 11, 4), (4, 11), (1, 4), (3, 0)], ids=str
+)
 @pytest.mark.parametrize("full_matrices", [True, False])
 def test_svd(xp, dtype, shape, full_matrices):
     a = _mat(dtype, shape)
@@ -355,10 +360,38 @@ def test_batches_beyond_a_grid_dimension(xp, monkeypatch):
     _close(xp.matmul(on(a), on(b)), a @ b, "float32", 10)
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_svd_of_tall_and_wide_matrices_starts_with_qr(xp, dtype, monkeypatch):
+    """From SVD_QR_RATIO times more rows than columns (or columns than rows) the SVD is that of
+    R, after A = Q R: the same singular values as without, U and V orthonormal, also for a matrix
+    with a zero column (U completed by a second QR) and with complete U."""
+    from ruda_wgpu import _decompositions
+
+    modes = []
+    qr = _decompositions.qr
+    monkeypatch.setattr(_decompositions, "qr", lambda *args, mode: modes.append(mode) or qr(*args, mode=mode))
+    tall = _mat(dtype, (2, 20, 6), seed=17)
+    tall[1, :, 3] = 0
+    for a, full in ((tall, False), (tall, True), (_h(tall), False)):
+        modes.clear()
+        u, s, vh = (np.asarray(t) for t in xp.linalg.svd(xp.asarray(a), full_matrices=full))
+        assert modes[0] == "reduced" and len(modes) == 2, modes  # R, then U's completion
+        _close(s, np.linalg.svd(a, compute_uv=False), dtype, 10)
+        k = s.shape[-1]
+        _close((u[..., :k] * s[..., None, :]) @ vh[..., :k, :], a, dtype, 10)
+        _orthonormal(u, dtype)
+        _orthonormal(_h(vh), dtype)
+    monkeypatch.setattr(_decompositions, "SVD_QR_RATIO", 10)
+    modes.clear()
+    without = np.asarray(xp.linalg.svdvals(xp.asarray(tall)))
+    assert not modes
+    _close(without, np.linalg.svd(tall, compute_uv=False), dtype, 10)
+
+
 def test_svd_completes_u_by_qr_only_where_it_must(xp, monkeypatch):
     """U's columns are A's rotated columns over their norms; a QR fills in only the columns of
     zero singular values and the rest of a complete U of a tall matrix, so the SVD of a matrix
-    of full rank runs no QR (one workgroup's: seconds at 1024 columns)."""
+    of full rank runs no QR for it (these matrices are not tall enough for a QR first)."""
     from ruda_wgpu import _decompositions
 
     modes = []

@@ -340,7 +340,7 @@ def slogdet(x: Array, /) -> SlogdetResult:
 #: block column below it (a triangular solve, a thread a row) and the trailing matrix (the LU's
 #: tiled update) are updated over the whole GPU. One workgroup factorising a whole 512 x 512
 #: matrix took 357 ms on lavapipe.
-CHOLESKY_BLOCKED_MIN = 128
+CHOLESKY_BLOCKED_MIN = 256
 CHOLESKY_BLOCK = 32
 
 
@@ -391,6 +391,16 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
 #: matrix products over the whole GPU.
 QR_BLOCKED_MIN = 128
 QR_BLOCK = 32
+#: a reflector is applied to fewer remaining columns than this (a panel's) by the whole
+#: workgroup, a column at a time with its rows spread over the threads; to more, by a thread a
+#: column. On llvmpipe, where a barrier costs more than the threads gain (a 128 x 128 QR took 25
+#: ms a thread a column, 55 spread), always a thread a column.
+QR_SPREAD_BELOW = WG // 4
+
+
+def _qr_subs(a: Array) -> dict[str, object]:
+    """The QR kernels' template values for ``a``'s dtype and device."""
+    return {**_subs(a.dtype), "SPREAD_BELOW": 0 if _loop_limited(a.device) else QR_SPREAD_BELOW}
 
 
 class _Reflectors(NamedTuple):
@@ -430,7 +440,7 @@ def _blocked_qr(a: Array, tau: Array, q: Array) -> None:
     time, then build ``q`` from its identity columns, the panels' reflectors last first."""
     m, n = a.shape[-2:]
     k, batch, dev = min(m, n), _batch(a), a.device
-    subs, qr_costs = _subs(a.dtype), _qr_costs(m, n, 1, QR_BLOCK)[0]
+    subs, qr_costs = _qr_subs(a), _qr_costs(m, n, 1, QR_BLOCK)[0]
     bindings = [_bind_all(a), _bind_all(tau)]
     blocks = []
     for kb in range(0, k, QR_BLOCK):
@@ -458,7 +468,7 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     if batch and k >= QR_BLOCKED_MIN:
         _blocked_qr(a, tau, q)
     elif batch and k:
-        subs, (qr_costs, q_costs) = _subs(a.dtype), _qr_costs(m, n, mq)
+        subs, (qr_costs, q_costs) = _qr_subs(a), _qr_costs(m, n, mq)
         bindings = [_bind_all(a), _bind_all(tau)]
         for j0, j1 in _spans(qr_costs, a.device, "qr", a.shape):
             run(a.device, "linalg_qr", subs, bindings, [m, n, batch, j0, j1, n], batch)
@@ -614,12 +624,23 @@ def _h(x: Array) -> Array:
     return apply("conj", matrix_transpose(x)) if x.dtype.kind == "c" else matrix_transpose(x)
 
 
+#: matrices with at least this many times more rows than columns (or columns than rows) take a
+#: QR factorisation first and the SVD of its square R, as LAPACK's gesvd does: the Jacobi
+#: rotations then work on columns of n rather than m elements. A 5000 x 50 float32 SVD on
+#: lavapipe took 1053 ms without it.
+SVD_QR_RATIO = 2
+
+
 def _svd(x: Any, fn: str, full_matrices: bool, vectors: bool) -> tuple[Array, Array | None, Array | None]:
     a = _matrices(x, fn, square=False)
     m, n = a.shape[-2:]
     wide = m < n
     if wide:  # the SVD of the conjugate transpose, whose columns are fewer than its rows
         a = copy_of(_h(a))
+    q = None
+    if a.shape[-2] >= SVD_QR_RATIO * a.shape[-1] > 0:  # tall: A = Q R, and the SVD of R
+        q, r = qr(a, mode="reduced")
+        a = copy_of(r)
     v = _jacobi(a, one_sided=True, fn=fn)
     magnitude = apply("abs", a) if a.dtype.kind == "c" else a
     norms = apply("sqrt", sum_(apply("multiply", magnitude, magnitude), axis=-2))
@@ -627,13 +648,15 @@ def _svd(x: Any, fn: str, full_matrices: bool, vectors: bool) -> tuple[Array, Ar
     if not vectors:
         return s, None, None
     _, a = _sorted_columns(norms, a, descending=True)
-    rows, k = a.shape[-2], a.shape[-1]
     scale = expand_dims(s, axis=-2)
     positive = apply("greater", scale, 0)
     u = where(positive, apply("divide", a, where(positive, scale, 1)), 0)
+    if q is not None:
+        u = matmul(q, u)
+    rows, k = u.shape[-2:]
     # complete u to an orthonormal basis: QR of u keeps its columns (up to a phase) and fills the
-    # rest. Only zero singular values and a complete U of a tall matrix need it: the QR of a
-    # large matrix is one workgroup's (seconds at 1024 columns), the check one read.
+    # rest. Only zero singular values and a complete U of a tall matrix need it (the check is one
+    # read).
     extra = full_matrices and rows > k
     if extra or int(count_nonzero(positive)) < positive.size:
         basis = qr(u, mode="complete" if full_matrices else "reduced").Q

@@ -10,6 +10,7 @@
 @group(0) @binding(1) var<storage, read_write> a: array<${T}>;
 @group(0) @binding(2) var<storage, read_write> tau: array<${T}>;
 var<workgroup> red: array<${R}, ${WG}>;
+var<workgroup> dots: array<${T}, ${WG}>;
 ${FIELD}
 
 @compute @workgroup_size(${WG})
@@ -62,12 +63,29 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     for (var i = j + 1u + lid; i < m; i = i + ${WG}u) { a[base + i * n + j] = mul(a[base + i * n + j], factor); }
     storageBarrier();
     let ct = conj(t_j);
-    for (var c = j + 1u + lid; c < lim; c = c + ${WG}u) {
-      var w = a[base + j * n + c];
-      for (var i = j + 1u; i < m; i = i + 1u) { w = w + mul(conj(a[base + i * n + j]), a[base + i * n + c]); }
-      w = mul(ct, w);
-      a[base + j * n + c] = a[base + j * n + c] - w;
-      for (var i = j + 1u; i < m; i = i + 1u) { a[base + i * n + c] = a[base + i * n + c] - mul(w, a[base + i * n + j]); }
+    if (lim - j - 1u >= ${SPREAD_BELOW}u) {  // many columns left: a thread a column, down its rows
+      for (var c = j + 1u + lid; c < lim; c = c + ${WG}u) {
+        var w = a[base + j * n + c];
+        for (var i = j + 1u; i < m; i = i + 1u) { w = w + mul(conj(a[base + i * n + j]), a[base + i * n + c]); }
+        w = mul(ct, w);
+        a[base + j * n + c] = a[base + j * n + c] - w;
+        for (var i = j + 1u; i < m; i = i + 1u) { a[base + i * n + c] = a[base + i * n + c] - mul(w, a[base + i * n + j]); }
+      }
+    } else {  // few (a panel's): the whole workgroup on each column, its rows spread over threads
+      for (var c = j + 1u; c < lim; c = c + 1u) {
+        var part = ${ZERO};
+        for (var i = j + 1u + lid; i < m; i = i + ${WG}u) { part = part + mul(conj(a[base + i * n + j]), a[base + i * n + c]); }
+        dots[lid] = part;
+        workgroupBarrier();
+        for (var s = ${WG}u / 2u; s > 0u; s = s >> 1u) {
+          if (lid < s) { dots[lid] = dots[lid] + dots[lid + s]; }
+          workgroupBarrier();
+        }
+        let w = mul(ct, a[base + j * n + c] + dots[0]);
+        workgroupBarrier();  // every thread has read dots[0] and the column's top element
+        if (lid == 0u) { a[base + j * n + c] = a[base + j * n + c] - w; }
+        for (var i = j + 1u + lid; i < m; i = i + ${WG}u) { a[base + i * n + c] = a[base + i * n + c] - mul(w, a[base + i * n + j]); }
+      }
     }
     storageBarrier();
   }
