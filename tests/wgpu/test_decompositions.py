@@ -254,6 +254,33 @@ def test_blocked_cholesky(xp, dtype, monkeypatch):
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
+def test_tall_qr_as_a_tree(xp, dtype, monkeypatch):
+    """The reduced QR of tall matrices as a tree of QRs (TSQR, forced here from blocks of 8 or
+    10 rows): rows not a multiple of a block (zero padding), several levels of the tree, a batch, a
+    zero column. Q R = A with Q orthonormal; R of full rank matches NumPy's up to the signs of
+    its rows."""
+    from ruda_wgpu import _decompositions
+
+    monkeypatch.setattr(_decompositions, "_tsqr_rows", lambda n: 2 * n)
+    monkeypatch.setattr(_decompositions, "TSQR_RATIO", 3)
+    trees = []
+    tsqr = _decompositions._tsqr
+    monkeypatch.setattr(_decompositions, "_tsqr", lambda a: trees.append(a.shape) or tsqr(a))
+    a = _mat(dtype, (2, 83, 4), seed=6)
+    a[1, :, 2] = 0
+    for m, full_rank in ((a, False), (_mat(dtype, (61, 5), seed=7), True)):
+        trees.clear()
+        q, r = (np.asarray(t) for t in xp.linalg.qr(xp.asarray(m)))
+        assert len(trees) >= 2  # the rows, then the stacked R factors (and theirs)
+        assert q.shape == m.shape and r.shape == (*m.shape[:-2], m.shape[-1], m.shape[-1])
+        _close(q @ r, m, dtype, 10)
+        _orthonormal(q, dtype)
+        np.testing.assert_array_equal(np.triu(r), r)
+        if full_rank:  # else the rows of R from a zero column on are not unique
+            _close(np.abs(r), np.abs(np.linalg.qr(m)[1]), dtype, 10)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("mode", ["reduced", "complete"])
 def test_blocked_qr(xp, dtype, mode, monkeypatch):
     """The blocked QR (from QR_BLOCKED_MIN rows and columns, forced here from 8 in panels of 4 or
