@@ -392,17 +392,6 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
 #: 179 ms at 512 (blocked 45); the blocked 1024 x 1024 QR 74 ms.
 QR_BLOCKED_MIN = 320
 QR_BLOCK = 32
-#: a reflector is applied to fewer remaining columns than this (a panel's) by the whole
-#: workgroup, a column at a time with its rows spread over the threads; to more, by a thread a
-#: column. On a CPU adapter (llvmpipe), where a barrier costs more than the threads gain (a 128 x
-#: 128 QR took 25 ms a thread a column, 55 spread), always a thread a column.
-QR_SPREAD_BELOW = WG // 4
-
-
-def _qr_subs(a: Array) -> dict[str, object]:
-    """The QR kernels' template values for ``a``'s dtype and device."""
-    cpu = a.device.adapter.info["adapter_type"] == "CPU"
-    return {**_subs(a.dtype), "SPREAD_BELOW": 0 if cpu else QR_SPREAD_BELOW}
 
 
 class _Reflectors(NamedTuple):
@@ -442,7 +431,7 @@ def _blocked_qr(a: Array, tau: Array, q: Array) -> None:
     time, then build ``q`` from its identity columns, the panels' reflectors last first."""
     m, n = a.shape[-2:]
     k, batch, dev = min(m, n), _batch(a), a.device
-    subs, qr_costs = _qr_subs(a), _qr_costs(m, n, 1, QR_BLOCK)[0]
+    subs, qr_costs = _subs(a.dtype), _qr_costs(m, n, 1, QR_BLOCK)[0]
     bindings = [_bind_all(a), _bind_all(tau)]
     blocks = []
     for kb in range(0, k, QR_BLOCK):
@@ -500,7 +489,7 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     if batch and k >= QR_BLOCKED_MIN:
         _blocked_qr(a, tau, q)
     elif batch and k:
-        subs, (qr_costs, q_costs) = _qr_subs(a), _qr_costs(m, n, mq)
+        subs, (qr_costs, q_costs) = _subs(a.dtype), _qr_costs(m, n, mq)
         bindings = [_bind_all(a), _bind_all(tau)]
         for j0, j1 in _spans(qr_costs, a.device, "qr", a.shape):
             run(a.device, "linalg_qr", subs, bindings, [m, n, batch, j0, j1, n], batch)

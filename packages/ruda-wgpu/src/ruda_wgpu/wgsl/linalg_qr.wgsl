@@ -4,7 +4,9 @@
 // matrices as zgeqrf: beta (R's diagonal) is real, and A := H_j^H A. Column norms are scaled by
 // their largest element so that squares neither overflow nor underflow. Columns j0 to j1 - 1 in
 // one dispatch (a factorisation may take several, in order), each reflector applied to the
-// columns left of lim (n, or the end of a blocked factorisation's panel).
+// columns left of lim (n, or the end of a blocked factorisation's panel): by a thread a column
+// while a quarter of the workgroup's size or more remain, else all at once with each column's
+// rows spread over threads (a panel's columns, a small matrix's).
 // P: m, n, batch, j0, j1, lim
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> a: array<${T}>;
@@ -63,7 +65,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     for (var i = j + 1u + lid; i < m; i = i + ${WG}u) { a[base + i * n + j] = mul(a[base + i * n + j], factor); }
     storageBarrier();
     let ct = conj(t_j);
-    if (lim - j - 1u >= ${SPREAD_BELOW}u) {  // many columns left: a thread a column, down its rows
+    if (lim - j - 1u >= ${WG}u / 4u) {  // many columns left: a thread a column, down its rows
       for (var c = j + 1u + lid; c < lim; c = c + ${WG}u) {
         var w = a[base + j * n + c];
         for (var i = j + 1u; i < m; i = i + 1u) { w = w + mul(conj(a[base + i * n + j]), a[base + i * n + c]); }
@@ -71,20 +73,32 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         a[base + j * n + c] = a[base + j * n + c] - w;
         for (var i = j + 1u; i < m; i = i + 1u) { a[base + i * n + c] = a[base + i * n + c] - mul(w, a[base + i * n + j]); }
       }
-    } else {  // few (a panel's): the whole workgroup on each column, its rows spread over threads
-      for (var c = j + 1u; c < lim; c = c + 1u) {
-        var part = ${ZERO};
-        for (var i = j + 1u + lid; i < m; i = i + ${WG}u) { part = part + mul(conj(a[base + i * n + j]), a[base + i * n + c]); }
-        dots[lid] = part;
+    } else {
+      // few (a panel's): all at once, thread (g, c) of cols x groups (cols the columns left, in
+      // a power of two) taking column c's rows g, g + groups, ... so that neighbouring threads
+      // read neighbouring words; the groups' dot products are summed by a tree
+      let left = lim - j - 1u;
+      let cols = select(1u << (32u - countLeadingZeros(left - 1u)), 1u, left <= 1u);
+      let groups = ${WG}u / cols;
+      let cc = lid % cols;
+      let g = lid / cols;
+      let c = j + 1u + cc;
+      var part = ${ZERO};
+      var top = ${ZERO};  // read before the barrier, after which its column's group 0 writes it
+      if (cc < left) {
+        top = a[base + j * n + c];
+        for (var i = j + 1u + g; i < m; i = i + groups) { part = part + mul(conj(a[base + i * n + j]), a[base + i * n + c]); }
+      }
+      dots[lid] = part;
+      workgroupBarrier();
+      for (var s = groups / 2u; s > 0u; s = s >> 1u) {
+        if (g < s) { dots[lid] = dots[lid] + dots[lid + s * cols]; }
         workgroupBarrier();
-        for (var s = ${WG}u / 2u; s > 0u; s = s >> 1u) {
-          if (lid < s) { dots[lid] = dots[lid] + dots[lid + s]; }
-          workgroupBarrier();
-        }
-        let w = mul(ct, a[base + j * n + c] + dots[0]);
-        workgroupBarrier();  // every thread has read dots[0] and the column's top element
-        if (lid == 0u) { a[base + j * n + c] = a[base + j * n + c] - w; }
-        for (var i = j + 1u + lid; i < m; i = i + ${WG}u) { a[base + i * n + c] = a[base + i * n + c] - mul(w, a[base + i * n + j]); }
+      }
+      if (cc < left) {
+        let w = mul(ct, top + dots[cc]);
+        if (g == 0u) { a[base + j * n + c] = top - w; }
+        for (var i = j + 1u + g; i < m; i = i + groups) { a[base + i * n + c] = a[base + i * n + c] - mul(w, a[base + i * n + j]); }
       }
     }
     storageBarrier();
