@@ -388,10 +388,11 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
 #: matrices with at least this many rows and columns are factorised in panels of
 #: :data:`QR_BLOCK` columns (LAPACK's blocked geqrf): one workgroup per matrix factorises a panel,
 #: and its reflectors, gathered as I - V T V^H, update the columns right of it and build Q in
-#: matrix products over the whole GPU. On the H200 one workgroup took 21 ms at 256 (blocked 25),
-#: 179 ms at 512 (blocked 45); the blocked 1024 x 1024 QR 74 ms.
-QR_BLOCKED_MIN = 320
-QR_BLOCK = 32
+#: matrix products over the whole GPU. On the H200 (float32) one workgroup took 3.8 ms at 128
+#: (panels of 64 5.1), 18.5 at 256 (12.5), 179 at 512 (28); panels of 16, 32, 64 columns took
+#: 168, 81, 56 ms at 1024.
+QR_BLOCKED_MIN = 256
+QR_BLOCK = 64
 
 
 class _Reflectors(NamedTuple):
