@@ -26,8 +26,8 @@ import math
 import re
 import threading
 import weakref
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -181,6 +181,17 @@ class Storage:
     def __del__(self) -> None:
         with contextlib.suppress(Exception):  # interpreter shutdown: the pool may be gone already
             self.device.pool.release(self.buffer)
+
+
+class Step(NamedTuple):
+    """A dispatch prepared by :meth:`GpuDevice.step`: its pipeline, bind group, the bytes it
+    binds, its parameter words and its workgroups."""
+
+    pipe: Any
+    group: Any
+    bound: int
+    params: bytes
+    groups: int | tuple[int, ...]
 
 
 class _PassEncoding:
@@ -455,53 +466,84 @@ class GpuDevice:
         are copied into the batch's arena, and a bind group is made only for a pipeline and
         buffer windows not seen before (the parameters' place is the dynamic offset).
         """
+        with self._lock:
+            self._encode_one(pipe, *self._bound(pipe, buffers, params), groups)
+
+    def step(
+        self,
+        pipe: Any,
+        buffers: list[tuple[Any, int, int]],
+        params: np.ndarray[Any, Any] | bytes,
+        groups: int | tuple[int, ...],
+    ) -> Step:
+        """A dispatch as :meth:`dispatch` records it, prepared once: a loop that records the
+        same dispatches again and again (the rounds of a Jacobi sweep) passes its steps to
+        :meth:`replay`, which only copies their parameters and encodes them."""
+        with self._lock:
+            return Step(pipe, *self._bound(pipe, buffers, params), groups)
+
+    def replay(self, steps: Sequence[Step]) -> None:
+        """Record the prepared ``steps`` (see :meth:`step`) in order."""
+        with self._lock:
+            for step in steps:
+                self._encode_one(*step)
+
+    def _bound(
+        self, pipe: Any, buffers: list[tuple[Any, int, int]], params: np.ndarray[Any, Any] | bytes
+    ) -> tuple[Any, int, bytes]:
+        """(bind group, bytes it binds, parameter words padded to whole vec4s) of a dispatch."""
         blob = params if type(params) is bytes else np.ascontiguousarray(params, dtype=np.uint32).tobytes()
         size = len(blob)
         if size % 16 or not size:  # whole vec4<u32> words
             blob += b"\0" * (-size % 16 or 16)
             size = len(blob)
-        with self._lock:
-            if len(self._groups) >= BIND_GROUP_CACHE:
-                self.flush()  # the batch holds no reference of its own to the groups it binds
-                self._groups.clear()
-            align = self.uniform_align
-            start = -(-self._arena_used // align) * align
-            if start + size > PARAM_ARENA_BYTES:
-                self.flush()
-                start = 0
-            self._arena_data[start : start + size] = blob
-            self._arena_used = start + size
-            # the buffers themselves are part of the key: pooled buffers live until empty_cache(),
-            # which clears this cache first
-            cache_key = (pipe, size, *buffers)
-            entry = self._groups.get(cache_key)
-            if entry is None:
-                entry = (self._bind_group(pipe, buffers, size), sum(window[2] for window in buffers))
-                self._groups[cache_key] = entry
-            group, bound = entry
-            cpass = self._pass
-            if cpass is None:
-                if self._encoder is None:
-                    self._encoder = self._device.create_command_encoder()
-                cpass = self._pass = self._encoder.begin_compute_pass()
-                self._pass_pipeline = None
-            encode = self._encode
-            if pipe is not self._pass_pipeline:  # a pass keeps its pipeline between dispatches
-                encode.set_pipeline(cpass, pipe)
-                self._pass_pipeline = pipe
-            encode.set_bind_group(cpass, group, start)
-            if isinstance(groups, int):
-                if 0 < groups <= self.max_groups:
-                    encode.dispatch(cpass, groups, 1, 1)
-                else:
-                    encode.dispatch(cpass, *self.grid(groups), 1)
+        if len(self._groups) >= BIND_GROUP_CACHE:
+            self.flush()  # the batch holds no reference of its own to the groups it binds
+            self._groups.clear()
+        # the buffers themselves are part of the key: pooled buffers live until empty_cache(),
+        # which clears this cache first
+        cache_key = (pipe, size, *buffers)
+        entry = self._groups.get(cache_key)
+        if entry is None:
+            entry = (self._bind_group(pipe, buffers, size), sum(window[2] for window in buffers))
+            self._groups[cache_key] = entry
+        return entry[0], entry[1], blob
+
+    def _encode_one(
+        self, pipe: Any, group: Any, bound: int, blob: bytes, groups: int | tuple[int, ...]
+    ) -> None:
+        """Encode a dispatch of ``pipe`` with ``group`` bound and ``blob`` its parameters (the
+        lock held)."""
+        size, align = len(blob), self.uniform_align
+        start = -(-self._arena_used // align) * align
+        if start + size > PARAM_ARENA_BYTES:
+            self.flush()
+            start = 0
+        self._arena_data[start : start + size] = blob
+        self._arena_used = start + size
+        cpass = self._pass
+        if cpass is None:
+            if self._encoder is None:
+                self._encoder = self._device.create_command_encoder()
+            cpass = self._pass = self._encoder.begin_compute_pass()
+            self._pass_pipeline = None
+        encode = self._encode
+        if pipe is not self._pass_pipeline:  # a pass keeps its pipeline between dispatches
+            encode.set_pipeline(cpass, pipe)
+            self._pass_pipeline = pipe
+        encode.set_bind_group(cpass, group, start)
+        if isinstance(groups, int):
+            if 0 < groups <= self.max_groups:
+                encode.dispatch(cpass, groups, 1, 1)
             else:
-                encode.dispatch(cpass, *(*groups, 1, 1)[:3])
-            self._pending += 1
-            self._pending_bytes += bound
-            self.dispatches += 1
-            if self._pending >= BATCH_DISPATCHES or self._pending_bytes >= BATCH_BYTES:
-                self.flush()
+                encode.dispatch(cpass, *self.grid(groups), 1)
+        else:
+            encode.dispatch(cpass, *(*groups, 1, 1)[:3])
+        self._pending += 1
+        self._pending_bytes += bound
+        self.dispatches += 1
+        if self._pending >= BATCH_DISPATCHES or self._pending_bytes >= BATCH_BYTES:
+            self.flush()
 
     def _bind_group(self, pipe: Any, buffers: list[tuple[Any, int, int]], params_size: int) -> Any:
         """A bind group of ``pipe``: binding 0 the parameter arena's window of ``params_size``
