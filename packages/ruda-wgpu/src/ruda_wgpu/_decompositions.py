@@ -182,12 +182,11 @@ def _spans(costs: list[int], dev: Any, fn: str, shape: tuple[int, ...]) -> list[
     return spans
 
 
-def _cholesky_costs(n: int, k0: int, lim: int) -> list[int]:
+def _cholesky_costs(n: int, k0: int, lim: int, zero: bool) -> list[int]:
     """A thread's loop iterations per column of the Cholesky kernel, columns k0 to lim - 1
-    updating rows and columns below lim (the last column of the matrix zeroes its upper triangle
-    too)."""
+    updating rows and columns below lim (the last one zeroing the upper triangle when ``zero``)."""
     costs = [1 + _per_thread(lim - k - 1) + _per_thread((lim - k - 1) ** 2) for k in range(k0, lim)]
-    if lim == n:
+    if zero:
         costs[-1] += _per_thread(n * n)
     return costs
 
@@ -344,23 +343,22 @@ CHOLESKY_BLOCKED_MIN = 256
 CHOLESKY_BLOCK = 32
 
 
-def _cholesky(a: Array, info: Storage) -> None:
-    """Factorise the contiguous matrices of ``a`` in place (lower triangle, upper zeroed),
+def _cholesky(a: Array, info: Storage) -> Array:
+    """The lower Cholesky factors of the contiguous matrices of ``a`` (factorised in place),
     flagging in ``info`` those not positive definite."""
     n, batch = a.shape[-1], _batch(a)
     dev, subs = a.device, _subs(a.dtype)
     factors = _bind_all(a)
     bindings = [factors, bind(dev, info, 0, batch, _U32, "cholesky")[0]]
-    blocks = (
-        [(0, n)]
-        if n < CHOLESKY_BLOCKED_MIN
-        else [(k, min(CHOLESKY_BLOCK, n - k)) for k in range(0, n, CHOLESKY_BLOCK)]
-    )
-    for kb, nb in blocks:
+    if n < CHOLESKY_BLOCKED_MIN:  # one workgroup per matrix, which zeroes the upper triangle too
+        for k0, k1 in _spans(_cholesky_costs(n, 0, n, True), dev, "cholesky", a.shape):
+            run(dev, "linalg_cholesky", subs, bindings, [n, batch, k0, k1, n, 2 * (k1 == n)], batch)
+        return a
+    for kb in range(0, n, CHOLESKY_BLOCK):
+        nb = min(CHOLESKY_BLOCK, n - kb)
         lim = kb + nb
-        for k0, k1 in _spans(_cholesky_costs(n, kb, lim), dev, "cholesky", a.shape):
-            flags = (kb > 0) | 2 * (kb + k1 == n)
-            run(dev, "linalg_cholesky", subs, bindings, [n, batch, kb + k0, kb + k1, lim, flags], batch)
+        for k0, k1 in _spans(_cholesky_costs(n, kb, lim, False), dev, "cholesky", a.shape):
+            run(dev, "linalg_cholesky", subs, bindings, [n, batch, kb + k0, kb + k1, lim, int(kb > 0)], batch)
         rest = n - lim
         if rest:
             for b0, chunk in dev.batch_chunks(batch):
@@ -368,6 +366,7 @@ def _cholesky(a: Array, info: Storage) -> None:
                 run(dev, "linalg_cholesky_trsm", subs, [factors], params, (-(-rest // WG), chunk))
                 tiles = -(-rest // 64)
                 run(dev, "linalg_lu_update", subs, [factors], params, (tiles, tiles, chunk))
+    return tril(a)  # (over the whole GPU, rather than by each matrix's workgroup)
 
 
 def cholesky(x: Array, /, *, upper: bool = False) -> Array:
@@ -377,7 +376,7 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     n, batch = a.shape[-1], _batch(a)
     info = Storage(a.device, max(batch, 1) * 4)
     if batch and n:
-        _cholesky(a, info)
+        a = _cholesky(a, info)
         if _flags(info, batch, a).any():
             raise LinAlgError("linalg.cholesky(): a matrix is not positive definite")
     if upper:
