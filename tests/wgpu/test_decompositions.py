@@ -265,7 +265,7 @@ def test_tall_qr_as_a_tree(xp, dtype, monkeypatch):
     monkeypatch.setattr(_decompositions, "TSQR_RATIO", 3)
     trees = []
     tsqr = _decompositions._tsqr
-    monkeypatch.setattr(_decompositions, "_tsqr", lambda a: trees.append(a.shape) or tsqr(a))
+    monkeypatch.setattr(_decompositions, "_tsqr", lambda a, want_q: trees.append(a.shape) or tsqr(a, want_q))
     a = _mat(dtype, (2, 83, 4), seed=6)
     a[1, :, 2] = 0
     for m, full_rank in ((a, False), (_mat(dtype, (61, 5), seed=7), True)):
@@ -388,28 +388,32 @@ def test_batches_beyond_a_grid_dimension(xp, monkeypatch):
 def test_svd_of_tall_and_wide_matrices_starts_with_qr(xp, dtype, monkeypatch):
     """From SVD_QR_RATIO times more rows than columns (or columns than rows) the SVD is that of
     R, after A = Q R: the same singular values as without, U and V orthonormal, also for a matrix
-    with a zero column (U completed by a second QR) and with complete U."""
+    with a zero column (U completed by a second QR) and with complete U; svdvals forms no Q."""
     from ruda_wgpu import _decompositions
 
-    modes = []
-    qr = _decompositions.qr
-    monkeypatch.setattr(_decompositions, "qr", lambda *args, mode: modes.append(mode) or qr(*args, mode=mode))
+    calls = []
+    qr = _decompositions._qr
+    monkeypatch.setattr(
+        _decompositions, "_qr", lambda a, mode, want_q: calls.append((mode, want_q)) or qr(a, mode, want_q)
+    )
     tall = _mat(dtype, (2, 20, 6), seed=17)
     tall[1, :, 3] = 0
     for a, full in ((tall, False), (tall, True), (_h(tall), False)):
-        modes.clear()
+        calls.clear()
         u, s, vh = (np.asarray(t) for t in xp.linalg.svd(xp.asarray(a), full_matrices=full))
-        assert modes[0] == "reduced" and len(modes) == 2, modes  # R, then U's completion
+        assert calls[0] == ("reduced", True) and len(calls) == 2, calls  # R, then U's completion
         _close(s, np.linalg.svd(a, compute_uv=False), dtype, 10)
         k = s.shape[-1]
         _close((u[..., :k] * s[..., None, :]) @ vh[..., :k, :], a, dtype, 10)
         _orthonormal(u, dtype)
         _orthonormal(_h(vh), dtype)
+    calls.clear()
+    _close(xp.linalg.svdvals(xp.asarray(tall)), np.linalg.svd(tall, compute_uv=False), dtype, 10)
+    assert calls == [("reduced", False)]  # R alone
     monkeypatch.setattr(_decompositions, "SVD_QR_RATIO", 10)
-    modes.clear()
-    without = np.asarray(xp.linalg.svdvals(xp.asarray(tall)))
-    assert not modes
-    _close(without, np.linalg.svd(tall, compute_uv=False), dtype, 10)
+    calls.clear()
+    _close(xp.linalg.svdvals(xp.asarray(tall)), np.linalg.svd(tall, compute_uv=False), dtype, 10)
+    assert not calls
 
 
 def test_svd_completes_u_by_qr_only_where_it_must(xp, monkeypatch):

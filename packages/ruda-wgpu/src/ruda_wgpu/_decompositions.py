@@ -426,9 +426,10 @@ def _apply_reflectors(x: Array, block: _Reflectors, columns: int, adjoint: bool)
     )
 
 
-def _blocked_qr(a: Array, tau: Array, q: Array) -> None:
+def _blocked_qr(a: Array, tau: Array, q: Array | None) -> None:
     """Factorise ``a`` in place (R above the diagonal, the reflectors below, ``tau``) a panel at a
-    time, then build ``q`` from its identity columns, the panels' reflectors last first."""
+    time, then build ``q`` (when given) from its identity columns, the panels' reflectors last
+    first."""
     m, n = a.shape[-2:]
     k, batch, dev = min(m, n), _batch(a), a.device
     subs, qr_costs = _subs(a.dtype), _qr_costs(m, n, 1, QR_BLOCK)[0]
@@ -441,8 +442,9 @@ def _blocked_qr(a: Array, tau: Array, q: Array) -> None:
         blocks.append(_block_reflectors(a, tau, kb, nb))
         if kb + nb < n:
             _apply_reflectors(a, blocks[-1], kb + nb, adjoint=True)
-    for block in reversed(blocks):  # Q's columns left of the block are still the identity's
-        _apply_reflectors(q, block, block.row, adjoint=False)
+    if q is not None:
+        for block in reversed(blocks):  # Q's columns left of the block are still the identity's
+            _apply_reflectors(q, block, block.row, adjoint=False)
 
 
 #: a reduced QR of a matrix with at least this many times more rows than columns is a tree of
@@ -458,19 +460,21 @@ def _tsqr_rows(n: int) -> int:
     return max(256, 4 * n)
 
 
-def _tsqr(a: Array) -> QRResult:
-    """The reduced QR of the tall matrices of ``a`` (..., m, n): A's row blocks B_i = Q_i R_i,
-    the stacked R_i = Q' R, and Q = diag(Q_i) Q'. Householder QRs throughout, so as stable as
-    one; the last block is padded with zero rows."""
+def _tsqr(a: Array, want_q: bool) -> tuple[Array | None, Array]:
+    """The reduced QR (Q only when ``want_q``) of the tall matrices of ``a`` (..., m, n): A's row
+    blocks B_i = Q_i R_i, the stacked R_i = Q' R, and Q = diag(Q_i) Q'. Householder QRs
+    throughout, so as stable as one; the last block is padded with zero rows."""
     *outer, m, n = a.shape
     rows = _tsqr_rows(n)
     blocks = -(-m // rows)
     if blocks * rows > m:
         a = concat([a, zeros((*outer, blocks * rows - m, n), dtype=a.dtype, device=a.device)], axis=-2)
-    q_blocks, r_blocks = qr(reshape(a, (*outer, blocks, rows, n)))
-    q_stacked, r = qr(reshape(r_blocks, (*outer, blocks * n, n)))
+    q_blocks, r_blocks = _qr(reshape(a, (*outer, blocks, rows, n)), "reduced", want_q)
+    q_stacked, r = _qr(reshape(r_blocks, (*outer, blocks * n, n)), "reduced", want_q)
+    if q_blocks is None or q_stacked is None:
+        return None, r
     q = matmul(q_blocks, reshape(q_stacked, (*outer, blocks, n, n)))
-    return QRResult(copy_of(reshape(q, (*outer, blocks * rows, n))[..., :m, :]), r)
+    return copy_of(reshape(q, (*outer, blocks * rows, n))[..., :m, :]), r
 
 
 def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
@@ -478,14 +482,23 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     ``mode='reduced'``: Q (..., m, k), R (..., k, n), k = min(m, n); ``'complete'``: Q (..., m, m)."""
     if mode not in ("reduced", "complete"):
         raise ValueError(f"linalg.qr(): mode must be 'reduced' or 'complete', not {mode!r}")
-    a = _matrices(x, "qr", square=False)
+    q, r = _qr(_matrices(x, "qr", square=False), mode, want_q=True)
+    assert q is not None
+    return QRResult(q, r)
+
+
+def _qr(a: Array, mode: str, want_q: bool) -> tuple[Array | None, Array]:
+    """(Q, R) of the contiguous float matrices of ``a``, which it overwrites; Q is None unless
+    ``want_q`` (the SVD of a tall matrix needs only R when it wants no vectors)."""
     m, n = a.shape[-2:]
     k, batch = min(m, n), _batch(a)
     if mode == "reduced" and batch and n and m >= TSQR_RATIO * n and m > _tsqr_rows(n):
-        return _tsqr(a)
+        return _tsqr(a, want_q)
     mq = m if mode == "complete" else k
     tau = empty((*a.shape[:-2], k), a.dtype, a.device)
-    q = copy_of(broadcast_to(eye(m, mq, dtype=a.dtype, device=a.device), (*a.shape[:-2], m, mq)))
+    q = None
+    if want_q:
+        q = copy_of(broadcast_to(eye(m, mq, dtype=a.dtype, device=a.device), (*a.shape[:-2], m, mq)))
     if batch and k >= QR_BLOCKED_MIN:
         _blocked_qr(a, tau, q)
     elif batch and k:
@@ -493,12 +506,11 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
         bindings = [_bind_all(a), _bind_all(tau)]
         for j0, j1 in _spans(qr_costs, a.device, "qr", a.shape):
             run(a.device, "linalg_qr", subs, bindings, [m, n, batch, j0, j1, n], batch)
-        bindings = [_bind_all(q), _bind_all(a), _bind_all(tau)]
-        # Q takes the reflectors last first: spans of the reversed columns
-        for r0, r1 in _spans(q_costs[::-1], a.device, "qr", a.shape):
-            run(a.device, "linalg_qr_q", subs, bindings, [m, n, mq, batch, k - r1, k - r0], batch)
-    r = triu(a[..., : (m if mode == "complete" else k), :])
-    return QRResult(q, r)
+        if q is not None:  # Q takes the reflectors last first: spans of the reversed columns
+            bindings = [_bind_all(q), _bind_all(a), _bind_all(tau)]
+            for r0, r1 in _spans(q_costs[::-1], a.device, "qr", a.shape):
+                run(a.device, "linalg_qr_q", subs, bindings, [m, n, mq, batch, k - r1, k - r0], batch)
+    return q, triu(a[..., : (m if mode == "complete" else k), :])
 
 
 # -- Jacobi: eigh, svd ----------------------------------------------------------------------------
@@ -661,7 +673,7 @@ def _svd(x: Any, fn: str, full_matrices: bool, vectors: bool) -> tuple[Array, Ar
         a = copy_of(_h(a))
     q = None
     if a.shape[-2] >= SVD_QR_RATIO * a.shape[-1] > 0:  # tall: A = Q R, and the SVD of R
-        q, r = qr(a, mode="reduced")
+        q, r = _qr(a, "reduced", want_q=vectors)
         a = copy_of(r)
     v = _jacobi(a, one_sided=True, fn=fn)
     magnitude = apply("abs", a) if a.dtype.kind == "c" else a
