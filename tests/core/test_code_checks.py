@@ -1,5 +1,6 @@
 """The repository's own checks, run with the tests so that CI enforces them: ruff's lint and
-format rules on every file, and mypy (strict) on the packages pyproject.toml lists."""
+format rules on every file, mypy (strict) on the packages pyproject.toml lists, and the
+benchmark tables READMEs quote against the results files they come from."""
 
 from __future__ import annotations
 
@@ -31,3 +32,24 @@ def test_mypy() -> None:
     pytest.importorskip("mypy", reason="mypy is not installed (requirements-dev.txt has it)")
     done = _run(sys.executable, "-m", "mypy")
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+
+
+#: benchmarks whose ``--markdown`` table a README quotes, from the results files kept in
+#: benchmarks/results/ (a new run changes the files and must change the README with them)
+QUOTED_TABLES = [
+    ("wgpu_fft_solve", "packages/ruda-wgpu/README.md"),
+    ("wgpu_sort", "packages/ruda-wgpu/README.md"),
+    ("wgpu_matmul", "packages/ruda-wgpu/README.md"),
+]
+
+
+@pytest.mark.parametrize(("script", "readme"), QUOTED_TABLES, ids=[b for b, _ in QUOTED_TABLES])
+def test_readme_tables_are_the_results_files(script: str, readme: str) -> None:
+    pytest.importorskip("ruda_wgpu", reason="ruda-wgpu is not installed")
+    done = _run(sys.executable, f"benchmarks/{script}.py", "--markdown")
+    assert done.returncode == 0, done.stderr[-2000:]
+    table = done.stdout.strip()
+    assert table.count("\n") >= 2, f"{script} --markdown printed no rows: {table!r}"
+    assert table in (ROOT / readme).read_text(), (
+        f"{readme} does not quote `python3 benchmarks/{script}.py --markdown` as it prints now:\n{table}"
+    )
