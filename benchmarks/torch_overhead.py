@@ -11,6 +11,9 @@
    with size (target: 1e8 within 2x of 1e3). With ``--device cuda:0`` the exchange is between
    CuPy and ``torch:cuda:0`` instead, and the overhead is timed on the GPU.
 
+Both print their rows as they are measured and go to
+``benchmarks/results/torch_overhead-<device>.json``.
+
     python3 benchmarks/torch_overhead.py [--device cpu|cuda:0]
 """
 
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import sys
 import time
 from collections.abc import Callable
@@ -77,7 +81,11 @@ def _timer(device: torch.device) -> tuple[Callable[[Callable[[], object]], Calla
     return (lambda fn: fn), time.process_time
 
 
-def overhead(device: torch.device) -> None:
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def overhead(device: torch.device) -> list[dict[str, object]]:
+    """Each function's seconds per call, ours and torch's, at 1e3 and 1e6 elements."""
     sync, clock = _timer(device)
     print(f"\nruda_torch vs torch {torch.__version__} on {device}: seconds per call, ratio (ruda / torch)")
     print(f"{'operation':<14}{'kind':<14}{'n':>9}{'ruda':>12}{'torch':>12}{'ratio':>8}")
@@ -125,9 +133,15 @@ def overhead(device: torch.device) -> None:
     print(f"fixed: worst ratio at 1e6 measured {worst('fixed'):.3f}")
     control = times["control", 1_000_000][0] / times["control", 1_000_000][1]
     print(f"control (torch vs itself) at 1e6: {control:.3f}: measured ratios are this noisy here")
+    kinds = {name: kind for name, kind, _, _ in cases}
+    return [
+        {"op": name, "kind": kinds[name], "n": n, "ruda_torch s": ours, "torch s": ref, "ratio": ours / ref}
+        for (name, n), (ours, ref) in times.items()
+    ]
 
 
-def exchange(device: torch.device) -> None:
+def exchange(device: torch.device) -> list[dict[str, object]]:
+    """Seconds per zero-copy exchange, through the plugin alone and through ``ruda.to_device``."""
     if device.type == "cuda":
         import cupy
 
@@ -157,6 +171,7 @@ def exchange(device: torch.device) -> None:
     for label in dict.fromkeys(r[0] for r in rows):
         small, big = (s for lab, _, s in rows if lab == label)
         print(f"{label:<48} 1e8 / 1e3 = {big / small:.2f} (target <= 2)")
+    return [{"exchange": label, "n": n, "s": seconds} for label, n, seconds in rows]
 
 
 def _shares_memory(out: object, source: object) -> bool:
@@ -176,8 +191,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cpu", help="torch device: cpu (default) or cuda:N")
     device = to_torch_device(parser.parse_args().device)
-    exchange(device)
-    overhead(device)
+    results = {"torch": torch.__version__, "device": str(device), "exchange": exchange(device)}
+    results["overhead"] = overhead(device)
+    RESULTS.mkdir(exist_ok=True)
+    out = RESULTS / f"torch_overhead-{str(device).replace(':', '')}.json"
+    out.write_text(json.dumps(results, indent=1))
+    print(f"results: {out}")
 
 
 if __name__ == "__main__":
