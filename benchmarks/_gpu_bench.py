@@ -10,10 +10,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from _timing import best_time
+from _timing import RESULTS, best_time
 from rich.progress import Progress
-
-RESULTS = Path(__file__).resolve().parent / "results"
 
 Contenders = dict[str, Callable[[], object]]
 

@@ -1,13 +1,27 @@
 """Timing helpers shared by the benchmarks: batches of calls, the two sides of a ratio
 interleaved batch by batch and the best batch of each kept, so that a busy machine slows
-both sides alike instead of skewing the ratio."""
+both sides alike instead of skewing the ratio; and where results files go."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 Clock = Callable[[], float]
+
+#: the benchmarks' results files, kept in the repository: READMEs quote them
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def write_results(name: str, results: dict[str, Any]) -> Path:
+    """Write ``results`` to ``RESULTS/<name>.json``; returns the path."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    out = RESULTS / f"{name}.json"
+    out.write_text(json.dumps(results, indent=1) + "\n")
+    return out
 
 
 def _calls_per_batch(fn: Callable[[], object], min_seconds: float, clock: Clock) -> int:

@@ -3,13 +3,14 @@
 Elementwise functions and reductions at 1e6 float64 elements (and 1e3, where
 per-call overhead shows), each as a ratio to the same NumPy call in this
 process, timed in CPU time (NumPy runs these single-threaded). Target: at most
-1.05x at 1e6 elements.
+1.05x at 1e6 elements. Results go to ``benchmarks/results/host_overhead.json``.
 
     python3 benchmarks/host_overhead.py
 """
 
 from __future__ import annotations
 
+import argparse
 import functools
 import sys
 import time
@@ -19,7 +20,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 import ruda
-from _timing import ratio
+from _timing import ratio, write_results
 
 xp = ruda.host
 
@@ -48,10 +49,13 @@ CASES = {
 
 
 def main() -> None:
+    argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    ).parse_args()
     rng = np.random.default_rng(0)
     print(f"ruda.host vs NumPy {np.__version__}: seconds per call and ratio (ruda / numpy)")
     print(f"{'operation':<14}{'n':>9}{'ruda':>12}{'numpy':>12}{'ratio':>8}")
-    worst = 0.0
+    worst, rows = 0.0, []
     for n in (1_000, 1_000_000):
         a = rng.standard_normal(n)
         b = rng.uniform(0.5, 1.5, n)
@@ -65,7 +69,9 @@ def main() -> None:
             if n == 1_000_000:
                 worst = max(worst, r)
             print(f"{name:<14}{n:>9}{t_ours * 1e6:>10.1f}us{t_ref * 1e6:>10.1f}us{r:>8.3f}")
+            rows.append({"op": name, "n": n, "ruda s": t_ours, "numpy s": t_ref})
     print(f"worst ratio at 1e6 elements: {worst:.3f} (target <= 1.05)")
+    print(f"results: {write_results('host_overhead', {'numpy': np.__version__, 'rows': rows})}")
 
 
 if __name__ == "__main__":

@@ -4,13 +4,15 @@
 straight on the inner namespace, on each backend position, at 1e3 float32
 elements (where the per-call cost shows) and 1e6 (where it should vanish).
 Printed as seconds per call, the added microseconds, and the ratio
-(router / direct), timed in CPU time with the two sides interleaved.
+(router / direct), timed in CPU time with the two sides interleaved. Results go to
+``benchmarks/results/router_overhead.json``.
 
     python3 benchmarks/router_overhead.py
 """
 
 from __future__ import annotations
 
+import argparse
 import functools
 import sys
 import time
@@ -22,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 import ruda
-from _timing import ratio
+from _timing import ratio, write_results
 from ruda_router import Router
 
 # name -> (call through the router or the inner namespace, on arrays a and b)
@@ -47,12 +49,16 @@ def _backends() -> list[tuple[str, Any]]:
 
 
 def main() -> None:
+    argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    ).parse_args()
     backends = _backends()
     xp = Router(tuple(ns for _, ns in backends) if len(backends) > 1 else (ruda.host, ruda.host))
     variants = xp.MultiDevice.variants
     rng = np.random.default_rng(0)
     print(f"{xp!r} vs its inner namespaces: seconds per call, added time, ratio (router / direct)")
     print(f"{'backend':<8}{'operation':<24}{'n':>9}{'router':>11}{'direct':>11}{'added':>10}{'ratio':>8}")
+    rows = []
     for n in (1_000, 1_000_000):
         a_host = rng.standard_normal(n).astype(np.float32)
         b_host = rng.standard_normal(n).astype(np.float32)
@@ -69,6 +75,10 @@ def main() -> None:
                     f"{label:<8}{name:<24}{n:>9}{t_router * 1e6:>9.1f}us{t_direct * 1e6:>9.1f}us"
                     f"{added:>8.1f}us{r:>8.3f}"
                 )
+                rows.append(
+                    {"backend": label, "op": name, "n": n, "router s": t_router, "direct s": t_direct}
+                )
+    print(f"results: {write_results('router_overhead', {'router': repr(xp), 'rows': rows})}")
 
 
 if __name__ == "__main__":

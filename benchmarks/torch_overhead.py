@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import sys
 import time
 from collections.abc import Callable
@@ -33,7 +32,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).parent))
 import ruda
 import ruda_torch as xp
-from _timing import best_time, ratio
+from _timing import best_time, ratio, write_results
 from ruda_torch._devices import to_torch_device
 from ruda_torch._plugin import PLUGIN
 
@@ -79,9 +78,6 @@ def _timer(device: torch.device) -> tuple[Callable[[Callable[[], object]], Calla
     # One thread, CPU time: comparable on a shared machine, where other processes inflate wall time.
     torch.set_num_threads(1)
     return (lambda fn: fn), time.process_time
-
-
-RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def overhead(device: torch.device) -> list[dict[str, object]]:
@@ -188,15 +184,15 @@ def _shares_memory(out: object, source: object) -> bool:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--device", default="cpu", help="torch device: cpu (default) or cuda:N")
     device = to_torch_device(parser.parse_args().device)
     results = {"torch": torch.__version__, "device": str(device), "exchange": exchange(device)}
     results["overhead"] = overhead(device)
-    RESULTS.mkdir(exist_ok=True)
-    out = RESULTS / f"torch_overhead-{str(device).replace(':', '')}.json"
-    out.write_text(json.dumps(results, indent=1))
-    print(f"results: {out}")
+    name = "torch_overhead-" + str(device).replace(":", "")
+    print(f"results: {write_results(name, results)}")
 
 
 if __name__ == "__main__":
