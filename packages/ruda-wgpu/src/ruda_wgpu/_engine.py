@@ -478,7 +478,9 @@ class GpuDevice:
     ) -> Step:
         """A dispatch as :meth:`dispatch` records it, prepared once: a loop that records the
         same dispatches again and again (the rounds of a Jacobi sweep) passes its steps to
-        :meth:`replay`, which only copies their parameters and encodes them."""
+        :meth:`replay`, which only copies their parameters and encodes them. A step holds its
+        bind group, which the group cache may drop: keep the steps until the batch that records
+        them is submitted (a read, :meth:`flush`)."""
         with self._lock:
             return Step(pipe, *self._bound(pipe, buffers, params), groups)
 
