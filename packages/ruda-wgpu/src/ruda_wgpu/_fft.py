@@ -83,9 +83,19 @@ def _shape(dev: GpuDevice, dtype: np.dtype[Any], r: int) -> _Shape:
     return _Shape(cols, threads, r0, rr, stages)
 
 
+class _Twiddles(NamedTuple):
+    """A twiddle table on the device, its binding (valid while the table is held), its fine
+    size S and the start Q of its last part."""
+
+    table: Array
+    binding: tuple[Any, int, int]
+    s: int
+    q: int
+
+
 @functools.lru_cache(maxsize=64)
-def _twiddles(dev: GpuDevice, n: int, m: int, dtype: np.dtype[Any]) -> tuple[Array, int, int]:
-    """The twiddle table on ``dev``, its fine size S and the start Q of its last part.
+def _twiddles(dev: GpuDevice, n: int, m: int, dtype: np.dtype[Any]) -> _Twiddles:
+    """The twiddle table of length ``n`` on ``dev`` (see :class:`_Twiddles`).
 
     w_n^k = exp(-2 pi i k / n) is the product of two entries of a two-level table (S fine, n / S
     coarse ones; S a power of two when n is); the stages inside a power-of-two pass read w_m^k
@@ -95,8 +105,9 @@ def _twiddles(dev: GpuDevice, n: int, m: int, dtype: np.dtype[Any]) -> tuple[Arr
     fine = np.exp(-2j * np.pi * np.arange(s) / n)
     coarse = np.exp(-2j * np.pi * (np.arange(-(-n // s)) * s) / n)
     stages = np.exp(-2j * np.pi * np.arange(m) / m)
-    table = np.concatenate([fine, coarse, stages])
-    return from_numpy(table, dtype, dev), s, len(fine) + len(coarse)
+    table = from_numpy(np.concatenate([fine, coarse, stages]), dtype, dev)
+    binding, _ = bind(dev, table._storage, 0, table.size, dtype, "fft")
+    return _Twiddles(table, binding, s, len(fine) + len(coarse))
 
 
 def _radices(n: int, max_radix: int) -> list[int]:
@@ -149,11 +160,10 @@ class _Pass(NamedTuple):
 
 class _Plan(NamedTuple):
     """What a transform of a given length, batch and direction needs, made once: the passes
-    and the twiddle table (held here, so that its binding stays valid)."""
+    and the twiddle table."""
 
     passes: tuple[_Pass, ...]
-    table: Array
-    table_binding: tuple[Any, int, int]
+    twiddles: _Twiddles
 
 
 @functools.lru_cache(maxsize=128)
@@ -162,7 +172,8 @@ def _plan(dev: GpuDevice, rows: int, n: int, dtype: np.dtype[Any], inverse: bool
     # a pass's DFT lives in workgroup memory between its stages
     room = int(dev.limits["max-compute-workgroup-storage-size"]) // dtype.itemsize
     radices = _radices(n, min(MAX_RADIX, 1 << (room.bit_length() - 1)))
-    table, s, q = _twiddles(dev, n, max(radices), dtype)
+    twiddles = _twiddles(dev, n, max(radices), dtype)
+    s, q = twiddles.s, twiddles.q
     log = int.bit_length
     one, scaled = _scale_words(dtype, scale)
     passes, p = [], 1
@@ -196,8 +207,7 @@ def _plan(dev: GpuDevice, rows: int, n: int, dtype: np.dtype[Any], inverse: bool
         pipe = dev.pipeline(("fft_pass", *subs.items()), functools.partial(_pass_source, subs, shape))
         passes.append(_Pass(pipe, words, -(-total // shape.cols)))
         p *= r
-    table_binding, _ = bind(dev, table._storage, 0, table.size, dtype, "fft")
-    return _Plan(tuple(passes), table, table_binding)
+    return _Plan(tuple(passes), twiddles)
 
 
 @functools.lru_cache(maxsize=256)  # every transform of a length that is not a power of two asks
@@ -229,7 +239,7 @@ def _mixed_plan(
     dev: GpuDevice, rows: int, n: int, dtype: np.dtype[Any], inverse: bool, scale: float
 ) -> _Plan:
     """The passes of a mixed-radix Stockham FFT of ``rows`` rows of ``n`` points."""
-    table, s, _ = _twiddles(dev, n, 1, dtype)
+    twiddles = _twiddles(dev, n, 1, dtype)
     one, scaled = _scale_words(dtype, scale)
     radices = _mixed_radices(n)
     passes, p = [], 1
@@ -241,7 +251,7 @@ def _mixed_plan(
             "R": r,
             "PS": p,
             "STEP": n // (p * r),
-            "S": s,
+            "S": twiddles.s,
             "INVERSE": str(inverse).lower(),
             "WG": MIXED_THREADS,
             "SCALE": _SCALE[dtype == _dtypes.complex64],
@@ -251,8 +261,7 @@ def _mixed_plan(
         words = (total, *(scaled if k == len(radices) - 1 else one))
         passes.append(_Pass(kernel_pipeline(dev, "fft_mixed", subs), words, -(-total // MIXED_THREADS)))
         p *= r
-    table_binding, _ = bind(dev, table._storage, 0, table.size, dtype, "fft")
-    return _Plan(tuple(passes), table, table_binding)
+    return _Plan(tuple(passes), twiddles)
 
 
 def _stockham(x: Array, inverse: bool, scale: float) -> Array:
@@ -280,7 +289,7 @@ def _run(x: Array, plan: _Plan) -> Array:
         bound = bind(dev, dst._storage, 0, rows * n, dtype, "fft")
         (bind_a, a_base), (bind_o, o_base) = src, bound
         params = pack_words(total, a_base, o_base, *scale_words)
-        dev.dispatch(pipe, [bind_o, bind_a, plan.table_binding], params, groups)
+        dev.dispatch(pipe, [bind_o, bind_a, plan.twiddles.binding], params, groups)
         src = bound
     return out
 
@@ -343,11 +352,10 @@ def pair_spectrum(x: Array, n: int) -> Array:
 
 
 class _RealPlan(NamedTuple):
-    """The pipeline of a real transform's pass and its twiddle table (held, as in :class:`_Plan`)."""
+    """The pipeline of a real transform's pass and its twiddle table."""
 
     pipe: Any
-    table: Array
-    table_binding: tuple[Any, int, int]
+    twiddles: _Twiddles
 
 
 @functools.lru_cache(maxsize=64)
@@ -355,19 +363,18 @@ def _real_plan(dev: GpuDevice, n: int, width_in: int, dtype: np.dtype[Any], forw
     """The one pass of :func:`real_spectrum` (``forward``) or :func:`pair_spectrum` for rows of
     ``width_in`` complex inputs and length ``n``, and its twiddle table."""
     h = n // 2
-    table, s, _ = _twiddles(dev, n, 1, dtype)
+    twiddles = _twiddles(dev, n, 1, dtype)
     subs = {
         "T": wgsl_type(dtype),
         "R": wgsl_type(_dtypes.REAL_OF[dtype]),
         "H": h,
         "IN_ROW": width_in,
         "OUT_ROW": h + 1 if forward else h,
-        "S": s,
+        "S": twiddles.s,
         "FORWARD": str(forward).lower(),
         "WG": REAL_THREADS,
     }
-    table_binding, _ = bind(dev, table._storage, 0, table.size, dtype, "fft")
-    return _RealPlan(kernel_pipeline(dev, "fft_real", subs), table, table_binding)
+    return _RealPlan(kernel_pipeline(dev, "fft_real", subs), twiddles)
 
 
 def _real_pass(a: Array, n: int, forward: bool) -> Array:
@@ -381,7 +388,7 @@ def _real_pass(a: Array, n: int, forward: bool) -> Array:
         bind_a, a_base = bind(dev, a._storage, a._offset, a.size, dtype, "fft")
         total = rows * width
         params = pack_words(total, a_base, o_base)
-        dev.dispatch(plan.pipe, [bind_o, bind_a, plan.table_binding], params, -(-total // REAL_THREADS))
+        dev.dispatch(plan.pipe, [bind_o, bind_a, plan.twiddles.binding], params, -(-total // REAL_THREADS))
     return out
 
 
