@@ -408,7 +408,7 @@ def _block_reflectors(a: Array, tau: Array, kb: int, nb: int) -> _Reflectors:
     m, dev = a.shape[-2], a.device
     panel = a[..., kb:, kb : kb + nb]
     v = apply("add", tril(panel, k=-1), eye(m - kb, nb, dtype=a.dtype, device=dev))
-    s = copy_of(matmul(_h(v), v))
+    s = matmul(_h(v), v)  # (a new contiguous array, as the kernel reads it)
     t = empty(s.shape, a.dtype, dev)
     batch = _batch(t)
     bindings = [_bind_all(t), _bind_all(s), _bind_all(tau)]
@@ -473,8 +473,8 @@ def _tsqr(a: Array, want_q: bool) -> tuple[Array | None, Array]:
     q_stacked, r = _qr(reshape(r_blocks, (*outer, blocks * n, n)), "reduced", want_q)
     if q_blocks is None or q_stacked is None:
         return None, r
-    q = matmul(q_blocks, reshape(q_stacked, (*outer, blocks, n, n)))
-    return copy_of(reshape(q, (*outer, blocks * rows, n))[..., :m, :]), r
+    q = reshape(matmul(q_blocks, reshape(q_stacked, (*outer, blocks, n, n))), (*outer, blocks * rows, n))
+    return (copy_of(q[..., :m, :]) if blocks * rows > m else q), r  # (a copy drops the padding)
 
 
 def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
@@ -673,8 +673,7 @@ def _svd(x: Any, fn: str, full_matrices: bool, vectors: bool) -> tuple[Array, Ar
         a = copy_of(_h(a))
     q = None
     if a.shape[-2] >= SVD_QR_RATIO * a.shape[-1] > 0:  # tall: A = Q R, and the SVD of R
-        q, r = _qr(a, "reduced", want_q=vectors)
-        a = copy_of(r)
+        q, a = _qr(a, "reduced", want_q=vectors)  # (R is a new array, for Jacobi to overwrite)
     v = _jacobi(a, one_sided=True, fn=fn)
     magnitude = apply("abs", a) if a.dtype.kind == "c" else a
     norms = apply("sqrt", sum_(apply("multiply", magnitude, magnitude), axis=-2))
