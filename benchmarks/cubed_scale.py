@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-RESULTS = Path(__file__).resolve().parent / "results"
+from _timing import RESULTS, write_results
 
 #: sizes per mode: matmul (m = n, k values, chunk) and reduction (rows, columns, rows per chunk)
 SIZES: dict[str, dict[str, Any]] = {
@@ -132,8 +132,8 @@ def measure(args: argparse.Namespace) -> tuple[dict[str, Any], Path]:
     size = SIZES["quick" if args.quick else "full"]
     backends, machine = gpu_backends()
     slug = re.sub(r"[^a-z0-9]+", "-", machine.lower()).strip("-") + ("-quick" if args.quick else "")
-    out = RESULTS / f"cubed_scale-{slug}.json"
-    RESULTS.mkdir(parents=True, exist_ok=True)
+    name = f"cubed_scale-{slug}"
+    out = RESULTS / f"{name}.json"
     comparison: list[dict[str, Any]] = []
     scaling: list[dict[str, Any]] = []
     data = {"machine": machine, "quick": args.quick, "comparison": comparison, "scaling": scaling}
@@ -173,7 +173,7 @@ def measure(args: argparse.Namespace) -> tuple[dict[str, Any], Path]:
                     close = abs(got["checksum"] - ref["checksum"]) <= 1e-3 * abs(ref["checksum"]) + 1e-3
                     row[f"{backend} matches numpy"] = close
             comparison.append(row)
-            out.write_text(json.dumps(data, indent=1))
+            write_results(name, data)
         reduction = cases[-1]
         for w in workers:
             progress.update(task, description=f"{_label(reduction)} on host, {w} processes")
@@ -186,7 +186,7 @@ def measure(args: argparse.Namespace) -> tuple[dict[str, Any], Path]:
             for r in scaling:
                 if one is not None and "seconds" in r:
                     r["speed-up"] = one / r["seconds"]
-            out.write_text(json.dumps(data, indent=1))
+            write_results(name, data)
             progress.advance(task)
     return data, out
 
@@ -284,7 +284,10 @@ def main() -> int:
         child(json.loads(args.child))
         return 0
     if args.markdown:
-        for path in sorted(RESULTS.glob("cubed_scale-*.json")):
+        paths = sorted(RESULTS.glob("cubed_scale-*.json"))
+        if not paths:
+            sys.exit(f"no {RESULTS}/cubed_scale-*.json: `python3 benchmarks/cubed_scale.py` writes one")
+        for path in paths:
             print(markdown(json.loads(path.read_text())) + "\n")
         return 0
     data, out = measure(args)

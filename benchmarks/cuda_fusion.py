@@ -18,13 +18,17 @@ read, one output written).
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from collections.abc import Callable
 from typing import Any
 
 from _chain import chain, lets
-from _gpu_bench import RESULTS, cuda_event_ms, show_or_measure
+from _gpu_bench import cuda_event_ms
+from _timing import RESULTS, write_results
 
-RESULT_FILE = RESULTS / "cuda_fusion.json"
+NAME = "cuda_fusion"
+RESULT_FILE = RESULTS / f"{NAME}.json"
 QUEUED = 10  # calls queued back to back for the loop rate
 
 _HAND = r"""
@@ -127,14 +131,22 @@ def markdown(result: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--log2-size", type=int, default=28, help="elements per array, as a power of 2")
     parser.add_argument("--repeats", type=int, default=20, help="timed calls per case (median kept)")
     parser.add_argument("--markdown", action="store_true", help="print the last results as a table")
     args = parser.parse_args()
-    if not args.markdown:
-        print(f"8-operation chain on 2**{args.log2_size} float32", flush=True)
-    show_or_measure(RESULT_FILE, args.markdown, lambda: measure(args.log2_size, args.repeats), markdown)
+    if args.markdown:
+        if not RESULT_FILE.exists():
+            sys.exit(f"{RESULT_FILE} is missing: `python3 benchmarks/{NAME}.py` (on a CUDA GPU) writes it")
+        print(markdown(json.loads(RESULT_FILE.read_text())))
+        return
+    print(f"8-operation chain on 2**{args.log2_size} float32", flush=True)
+    result = measure(args.log2_size, args.repeats)
+    print(markdown(result))
+    print(f"results: {write_results(NAME, result)}")
 
 
 if __name__ == "__main__":

@@ -17,13 +17,16 @@ Needs two GPUs.
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from typing import Any
 
-from _gpu_bench import RESULTS, cuda_event_ms, show_or_measure
-from _timing import ratio
+from _gpu_bench import cuda_event_ms
+from _timing import RESULTS, ratio, write_results
 from rich.progress import track
 
-RESULT_FILE = RESULTS / "cuda_peer.json"
+NAME = "cuda_peer"
+RESULT_FILE = RESULTS / f"{NAME}.json"
 SMALL_SIZES = (1, 1000, 100_000)
 
 
@@ -116,12 +119,21 @@ def markdown(result: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--log2-bytes", type=int, default=30, help="bytes of the large copy, as a power of 2")
     parser.add_argument("--repeats", type=int, default=20, help="timed large copies per case (median kept)")
     parser.add_argument("--markdown", action="store_true", help="print the last results as tables")
     args = parser.parse_args()
-    show_or_measure(RESULT_FILE, args.markdown, lambda: measure(args.log2_bytes, args.repeats), markdown)
+    if args.markdown:
+        if not RESULT_FILE.exists():
+            sys.exit(f"{RESULT_FILE} is missing: `python3 benchmarks/{NAME}.py` (on a CUDA GPU) writes it")
+        print(markdown(json.loads(RESULT_FILE.read_text())))
+        return
+    result = measure(args.log2_bytes, args.repeats)
+    print(markdown(result))
+    print(f"results: {write_results(NAME, result)}")
 
 
 if __name__ == "__main__":
