@@ -1,26 +1,34 @@
-"""Elementwise throughput of ruda_cuda (add, exp on 2**28 float32) as a fraction of the
-GPU's measured device-to-device copy bandwidth, plus plain CuPy for reference.
+"""How close do ruda_cuda's elementwise kernels come to the GPU's memory bandwidth?
 
-Bytes counted: copy reads n and writes n; add reads 2n and writes n; exp reads n and
-writes n (4 bytes each). Times come from CUDA events, median of the repeats.
+add and exp on 2**28 float32 (1 GiB an array) through ruda_cuda with fusion off (one call, one
+kernel: the vectorised streaming kernel), as a fraction of the device-to-device copy bandwidth
+measured in the same process; beside them CuPy's own add and exp (into a new array and into
+``out=``) and a hand-written float4 grid-stride add, what a bandwidth-tuned kernel reaches.
 
-    python benchmarks/cuda_bandwidth.py
+Bytes counted: copy reads n and writes n; add reads 2n and writes n; exp reads n and writes n
+(4 bytes each). Times come from CUDA events, median of the repeats. Results go to
+``benchmarks/results/cuda_bandwidth.json``.
+
+    python3 benchmarks/cuda_bandwidth.py                # 2**28 elements
+    python3 benchmarks/cuda_bandwidth.py --log2-size 24 --repeats 5
+    python3 benchmarks/cuda_bandwidth.py --markdown     # the README's table, from the results file
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+import sys
 from collections.abc import Callable
+from typing import Any
 
-import cupy
-import numpy as np
-import ruda_cuda as xp
 from _gpu_bench import cuda_event_ms
+from _timing import RESULTS, write_results
 
-N = 1 << 28
+NAME = "cuda_bandwidth"
+RESULT_FILE = RESULTS / f"{NAME}.json"
 
-# A hand-written float4 grid-stride add: what a bandwidth-tuned kernel reaches here.
-_ADD4 = cupy.RawKernel(
-    r"""
+_ADD4 = r"""
 extern "C" __global__ void add4(const float4* a, const float4* b, float4* c, long long n4) {
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n4;
          i += (long long)blockDim.x * gridDim.x) {
@@ -28,22 +36,24 @@ extern "C" __global__ void add4(const float4* a, const float4* b, float4* c, lon
         c[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
     }
 }
-""",
-    "add4",
-)
-REPEATS = 20
+"""
 
 
-def gpu_ms(work: Callable[[], object]) -> float:
-    """Median milliseconds of ``work``, timed with CUDA events."""
-    return cuda_event_ms(cupy, work, REPEATS)
+def measure(log2_size: int, repeats: int) -> dict[str, Any]:
+    """Each case's milliseconds, GB/s and fraction of the copy's GB/s, printed as measured."""
+    import cupy
+    import numpy as np
+    import ruda_cuda as xp
+    from ruda_cuda import _fusion
 
-
-def main() -> None:
-    a = xp.linspace(0, 1, N, dtype=xp.float32)
-    b = xp.linspace(1, 2, N, dtype=xp.float32)
+    _fusion.set_enabled(False)  # each call runs its kernel at once, inside the timed events
+    n = 1 << log2_size
+    nbytes = n * 4
+    a = xp.linspace(0, 1, n, dtype=xp.float32)
+    b = xp.linspace(1, 2, n, dtype=xp.float32)
     dst = xp.empty_like(a)
-    nbytes = N * 4
+    add4 = cupy.RawKernel(_ADD4, "add4")
+    sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
 
     def copy() -> None:
         cupy.cuda.runtime.memcpyAsync(
@@ -54,24 +64,67 @@ def main() -> None:
             cupy.cuda.get_current_stream().ptr,
         )
 
-    copy_gbs = 2 * nbytes / gpu_ms(copy) / 1e6
-    print(
-        f"{cupy.cuda.runtime.getDeviceProperties(0)['name'].decode()}: 2**28 float32 "
-        f"({nbytes / 2**30:.0f} GiB per array)"
-    )
-    print(f"  device-to-device copy   {copy_gbs:8.0f} GB/s (read + write)")
-    cases = {
+    # case -> (work, arrays it reads and writes); the copy first: the others are fractions of it
+    cases: dict[str, tuple[Callable[[], object], int]] = {
+        "device-to-device copy": (copy, 2),
         "ruda_cuda add": (lambda: xp.add(a, b), 3),
         "ruda_cuda exp": (lambda: xp.exp(a), 2),
-        "cupy add (reference)": (lambda: cupy.add(a, b), 3),
-        "cupy exp (reference)": (lambda: cupy.exp(a), 2),
-        "cupy add into out=": (lambda: cupy.add(a, b, out=dst), 3),
-        "cupy exp into out=": (lambda: cupy.exp(a, out=dst), 2),
-        "float4 add RawKernel": (lambda: _ADD4((132 * 8,), (512,), (a, b, dst, np.int64(N // 4))), 3),
+        "cupy add": (lambda: cupy.add(a, b), 3),
+        "cupy exp": (lambda: cupy.exp(a), 2),
+        "cupy add, out=": (lambda: cupy.add(a, b, out=dst), 3),
+        "cupy exp, out=": (lambda: cupy.exp(a, out=dst), 2),
+        "float4 add RawKernel": (lambda: add4((sms * 8,), (512,), (a, b, dst, np.int64(n // 4))), 3),
     }
-    for name, (work, arrays) in cases.items():
-        gbs = arrays * nbytes / gpu_ms(work) / 1e6
-        print(f"  {name:22s} {gbs:8.0f} GB/s = {gbs / copy_gbs:6.1%} of copy  (target >= 85%)")
+    name = cupy.cuda.runtime.getDeviceProperties(0)["name"]
+    device = name.decode() if isinstance(name, bytes) else str(name)
+    print(f"{device}, CuPy {cupy.__version__}: 2**{log2_size} float32 ({nbytes >> 20} MiB an array)")
+    rows: list[dict[str, Any]] = []
+    for case, (work, arrays) in cases.items():
+        ms = cuda_event_ms(cupy, work, repeats)
+        gb_per_s = arrays * nbytes / ms / 1e6
+        of_copy = gb_per_s / rows[0]["GB/s"] if rows else 1.0
+        print(f"  {case:22s} {ms:8.3f} ms {gb_per_s:6.0f} GB/s = {of_copy:4.0%} of copy", flush=True)
+        rows.append({"case": case, "bytes": arrays * nbytes, "ms": ms, "GB/s": gb_per_s, "of copy": of_copy})
+    return {
+        "device": device,
+        "cupy": cupy.__version__,
+        "elements": n,
+        "bytes per array": nbytes,
+        "repeats": repeats,
+        "rows": rows,
+    }
+
+
+def markdown(result: dict[str, Any]) -> str:
+    """The README's table: each case's time, GB/s and fraction of the copy's GB/s."""
+    lines = [
+        f"2^{result['elements'].bit_length() - 1} float32 ({result['bytes per array'] >> 20} MiB an array) "
+        f"on {result['device']}, CuPy {result['cupy']}; GB/s counts bytes read and written:",
+        "",
+        "| kernel | ms | GB/s | of copy |",
+        "|---|---|---|---|",
+    ]
+    for row in result["rows"]:
+        lines.append(f"| {row['case']} | {row['ms']:.3f} | {row['GB/s']:.0f} | {row['of copy']:.0%} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--log2-size", type=int, default=28, help="elements per array, as a power of 2")
+    parser.add_argument("--repeats", type=int, default=20, help="timed calls per case (median kept)")
+    parser.add_argument("--markdown", action="store_true", help="print the last results as a table")
+    args = parser.parse_args()
+    if args.markdown:
+        if not RESULT_FILE.exists():
+            sys.exit(f"{RESULT_FILE} is missing: `python3 benchmarks/{NAME}.py` (on a CUDA GPU) writes it")
+        print(markdown(json.loads(RESULT_FILE.read_text())))
+        return
+    result = measure(args.log2_size, args.repeats)
+    print(markdown(result))
+    print(f"results: {write_results(NAME, result)}")
 
 
 if __name__ == "__main__":

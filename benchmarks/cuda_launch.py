@@ -1,41 +1,56 @@
-"""Launch latency of an empty kernel: ruda_cuda.kernel against cupy.RawKernel (and
-cuda.core when installed), in one process on one GPU.
+"""What does launching a kernel through ruda_cuda.kernel cost, against cupy.RawKernel?
 
-Each sample launches a batch of kernels back to back on a non-blocking stream and
-synchronises once; the figure is the batch's wall time per launch (host-side launch
-cost; the GPU runs an empty kernel faster than either library can enqueue it). The
-libraries take turns, and the median of many batches is reported.
+An empty kernel and one with three arguments (a pointer, a float, an int), launched through
+ruda_cuda.kernel, cupy.RawKernel and (the empty one, where installed) cuda.core, in one process
+on one GPU.
 
-    python benchmarks/cuda_launch.py
+Each sample launches a batch of kernels back to back on a non-blocking stream and synchronises
+once; the figure is the batch's wall time per launch (host-side launch cost; the GPU runs an
+empty kernel faster than either library can enqueue it). The libraries take turns, and the
+median of the batches is reported. Results go to ``benchmarks/results/cuda_launch.json``.
+
+    python3 benchmarks/cuda_launch.py
+    python3 benchmarks/cuda_launch.py --markdown     # the README's table, from the results file
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import statistics
+import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
-import cupy
-import numpy as np
-from ruda_cuda.kernel import Context, Device, Module, Stream, StreamFlags, init
+from _timing import RESULTS, write_results
+from rich.progress import track
 
+NAME = "cuda_launch"
+RESULT_FILE = RESULTS / f"{NAME}.json"
 SOURCE = r"""
 extern "C" __global__ void empty() {}
 extern "C" __global__ void three(float* x, float a, int n) {}
 """
 BATCH = 1000
-SAMPLES = 30
+KERNELS = ("empty", "3 args")
+LIBRARIES = ("ruda_cuda.kernel", "cupy.RawKernel", "cuda.core")
+
+#: a batch of launches, and the wait for them
+Runner = tuple[Callable[[], None], Callable[[], None]]
 
 
-def per_launch_us(launch_batch: Callable[[], None], synchronize: Callable[[], None]) -> float:
+def per_launch_us(runner: Runner) -> float:
+    """Microseconds per launch of one batch, timed until the GPU has run it."""
+    launch_batch, synchronize = runner
     start = time.perf_counter()
     launch_batch()
     synchronize()
     return (time.perf_counter() - start) / BATCH * 1e6
 
 
-def cuda_core_runner(cc: tuple[int, int]) -> tuple[Callable[[], None], Callable[[], None]] | str:
-    """A batch launcher through cuda.core, or the reason it cannot be measured."""
+def cuda_core_runner(cc: tuple[int, int]) -> Runner | str:
+    """A batch launcher of the empty kernel through cuda.core, or the reason it cannot be measured."""
     try:
         try:
             from cuda.core import Device as CoreDevice
@@ -62,7 +77,12 @@ def cuda_core_runner(cc: tuple[int, int]) -> tuple[Callable[[], None], Callable[
         return f"{type(err).__name__}: {err}"
 
 
-def main() -> None:
+def measure(batches: int) -> dict[str, Any]:
+    """Median microseconds per launch of each library and kernel, and our ratios to the others."""
+    import cupy
+    import numpy as np
+    from ruda_cuda.kernel import Context, Device, Module, Stream, StreamFlags, init
+
     init()
     device = Device.get(0)
     context = Context.primary(device)
@@ -90,35 +110,81 @@ def main() -> None:
         for _ in range(BATCH):
             raw_three((1,), (1,), (x, a, n), stream=cupy_stream)
 
-    runners: dict[str, tuple[Callable[[], None], Callable[[], None]]] = {
-        "ruda_cuda.kernel, empty": (ours_empty, stream.synchronize),
-        "cupy.RawKernel, empty": (cupy_empty, cupy_stream.synchronize),
-        "ruda_cuda.kernel, 3 args": (ours_three, stream.synchronize),
-        "cupy.RawKernel, 3 args": (cupy_three, cupy_stream.synchronize),
+    runners: dict[tuple[str, str], Runner] = {
+        ("ruda_cuda.kernel", "empty"): (ours_empty, stream.synchronize),
+        ("cupy.RawKernel", "empty"): (cupy_empty, cupy_stream.synchronize),
+        ("ruda_cuda.kernel", "3 args"): (ours_three, stream.synchronize),
+        ("cupy.RawKernel", "3 args"): (cupy_three, cupy_stream.synchronize),
     }
     core = cuda_core_runner(device.compute_capability())
     if isinstance(core, str):
         print(f"cuda.core: not measured ({core})")
     else:
-        runners["cuda.core launch, empty"] = core
-    samples: dict[str, list[float]] = {name: [] for name in runners}
+        runners["cuda.core", "empty"] = core
     for _ in range(3):  # warm-up: compile, caches, clocks
-        for launch_batch, sync in runners.values():
-            per_launch_us(launch_batch, sync)
-    for _ in range(SAMPLES):
-        for name, (launch_batch, sync) in runners.items():
-            samples[name].append(per_launch_us(launch_batch, sync))
-    median = {name: statistics.median(values) for name, values in samples.items()}
-    print(f"{device.name()}: median host time per launch over {SAMPLES} batches of {BATCH}")
-    for name, value in median.items():
-        print(f"  {name:28s} {value:6.2f} us")
-    for what in ("empty", "3 args"):
-        ratio = median[f"ruda_cuda.kernel, {what}"] / median[f"cupy.RawKernel, {what}"]
-        print(f"ratio ruda_cuda.kernel / cupy.RawKernel ({what}): {ratio:.3f}  (target <= 1.15)")
-    if "cuda.core launch, empty" in median:
-        ratio = median["ruda_cuda.kernel, empty"] / median["cuda.core launch, empty"]
-        print(f"ratio ruda_cuda.kernel / cuda.core (empty): {ratio:.3f}")
+        for runner in runners.values():
+            per_launch_us(runner)
+    samples: dict[tuple[str, str], list[float]] = {key: [] for key in runners}
+    for _ in track(range(batches), description=f"batches of {BATCH} launches", transient=True):
+        for key, runner in runners.items():
+            samples[key].append(per_launch_us(runner))
     context.close()
+    median = {key: statistics.median(values) for key, values in samples.items()}
+    rows = []
+    for kernel in KERNELS:
+        row: dict[str, Any] = {"kernel": kernel}
+        row.update({f"{lib} us": median[lib, kernel] for lib in LIBRARIES if (lib, kernel) in median})
+        for lib in LIBRARIES[1:]:
+            if (lib, kernel) in median:
+                row[f"ours / {lib}"] = median["ruda_cuda.kernel", kernel] / median[lib, kernel]
+        rows.append(row)
+    return {
+        "device": device.name(),
+        "cupy": cupy.__version__,
+        "cuda.core": f"not measured: {core}" if isinstance(core, str) else "measured",
+        "launches per batch": BATCH,
+        "batches": batches,
+        "rows": rows,
+    }
+
+
+def markdown(result: dict[str, Any]) -> str:
+    """The README's table: microseconds per launch, ours and the others', and the ratios."""
+    lines = [
+        f"Host time per launch on {result['device']}, CuPy {result['cupy']}, median of "
+        f"{result['batches']} batches of {result['launches per batch']} launches, µs:",
+        "",
+        "| kernel | ruda_cuda.kernel | cupy.RawKernel | ours / RawKernel | cuda.core | ours / cuda.core |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in result["rows"]:
+        cells = [row["kernel"], f"{row['ruda_cuda.kernel us']:.2f}"]
+        for lib in LIBRARIES[1:]:
+            if f"{lib} us" in row:
+                cells += [f"{row[f'{lib} us']:.2f}", f"{row[f'ours / {lib}']:.2f}"]
+            else:
+                cells += ["—", "—"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--repeats", type=int, default=30, help="timed batches per library and kernel (median kept)"
+    )
+    parser.add_argument("--markdown", action="store_true", help="print the last results as a table")
+    args = parser.parse_args()
+    if args.markdown:
+        if not RESULT_FILE.exists():
+            sys.exit(f"{RESULT_FILE} is missing: `python3 benchmarks/{NAME}.py` (on a CUDA GPU) writes it")
+        print(markdown(json.loads(RESULT_FILE.read_text())))
+        return
+    result = measure(args.repeats)
+    print(markdown(result))
+    print(f"results: {write_results(NAME, result)}")
 
 
 if __name__ == "__main__":
