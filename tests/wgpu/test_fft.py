@@ -101,6 +101,7 @@ def test_every_pass_layout_gives_the_same_transform(xp, dtype, radix, threads, r
         return planned(n, max_radix)
 
     monkeypatch.setattr(_fft, "_radices", radices)
+    monkeypatch.setattr(_fft, "_wide_passes", lambda dev: False)  # the radices asked for, on GPUs too
     _fft._plan.cache_clear()
     try:
         for n in (2, 16, 1 << 9, 1 << 12, 1 << 15):
@@ -109,6 +110,27 @@ def test_every_pass_layout_gives_the_same_transform(xp, dtype, radix, threads, r
             _close(xp.fft.fft(xp.asarray(host)), np.fft.fft(wide).astype(dtype), dtype)
             want = np.fft.ifft(wide, norm="ortho").astype(dtype)
             _close(xp.fft.ifft(xp.asarray(host), norm="ortho"), want, dtype)
+    finally:
+        _fft._plan.cache_clear()
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("wide", [False, True])
+def test_lengths_of_two_wide_passes_or_three(xp, dtype, wide, monkeypatch):
+    """2^17 to 2^20 points: two passes of up to 1024 points on GPUs, three elsewhere; both here."""
+    from ruda_wgpu import _fft
+
+    monkeypatch.setattr(_fft, "_wide_passes", lambda dev: wide)
+    _fft._plan.cache_clear()
+    dev = xp.__array_namespace_info__().default_device()
+    try:
+        for n in (1 << 17, 1 << 19):
+            plan = _fft._plan(dev, 2, n, np.dtype(dtype), False, 1.0)
+            assert len(plan.passes) == (2 if wide else 3)
+            host = _signal((2, n), dtype, seed=n)
+            wide_host = host.astype(np.complex128)
+            _close(xp.fft.fft(xp.asarray(host)), np.fft.fft(wide_host).astype(dtype), dtype)
+            _close(xp.fft.ifft(xp.asarray(host)), np.fft.ifft(wide_host).astype(dtype), dtype)
     finally:
         _fft._plan.cache_clear()
 

@@ -1,7 +1,8 @@
 """Complex FFTs of the rows of contiguous arrays, on the GPU.
 
 Power-of-two lengths: a Stockham FFT in passes of ``wgsl/fft_pass.wgsl``, each doing DFTs of up
-to :data:`MAX_RADIX` points, so 2^16 points take two passes over the data and 2^20 or 2^24 three.
+to :data:`MAX_RADIX` points, so 2^16 points take two passes over the data and 2^24 three (2^17 to
+2^20, which that would give three, take two of up to :data:`WIDE_RADIX`).
 Inside a pass, a DFT is a few stages of up to 16 points a thread, in registers (the straight-line
 code of :func:`register_dft`), with workgroup memory between stages. Lengths whose prime factors
 are at most :data:`MAX_PRIME` (1000, 10^6, 3 x 2^20): a mixed-radix Stockham FFT in passes of
@@ -39,6 +40,23 @@ MAX_RADIX = 256
 THREADS = 128
 REGISTER_RADIX = 16
 
+#: lengths that passes of at most MAX_RADIX points would cover in three passes, but passes of up
+#: to WIDE_RADIX points in two (2^17 to 2^20), take two, of WIDE_THREADS threads a workgroup: a
+#: pass costs a few microseconds whatever its work (measured on the H200: an empty dispatch
+#: 2.4-2.8 us, 1 MB read and written 4.3-5.5). 2^20 points then took 36 us of GPU and recording
+#: time a transform against 50 in three passes, and 49 with 1024-point passes of 128 threads.
+#: GPUs only (:func:`_wide_passes`).
+WIDE_RADIX = 1024
+WIDE_THREADS = 256
+
+
+def _wide_passes(dev: GpuDevice) -> bool:
+    """Whether ``dev`` takes two passes of up to WIDE_RADIX points where MAX_RADIX would make
+    three: GPUs do; on lavapipe (a CPU adapter, which runs a workgroup's threads in turn) 2^20
+    points took 47 ms that way against 20 in three passes."""
+    return bool(dev.adapter.info["adapter_type"] != "CPU")
+
+
 #: lengths whose prime factors are all at most MAX_PRIME (other than powers of two) take
 #: mixed-radix passes of one DFT a thread, radices at most MAX_MIXED_RADIX, MIXED_THREADS threads
 #: a workgroup; lengths with a larger prime factor take Bluestein's algorithm. Measured on an H200
@@ -61,8 +79,9 @@ class _Shape(NamedTuple):
     stages: int
 
 
-def _shape(dev: GpuDevice, dtype: np.dtype[Any], r: int) -> _Shape:
-    """The layout of a pass of radix ``r`` within ``dev``'s limits."""
+def _shape(dev: GpuDevice, dtype: np.dtype[Any], r: int, threads_wanted: int) -> _Shape:
+    """The layout of a pass of radix ``r``, about ``threads_wanted`` threads a workgroup, within
+    ``dev``'s limits."""
     bits = r.bit_length() - 1
     stages = max(1, -(-bits // (REGISTER_RADIX.bit_length() - 1)))
     rr = 1 << -(-bits // stages)
@@ -71,7 +90,7 @@ def _shape(dev: GpuDevice, dtype: np.dtype[Any], r: int) -> _Shape:
     most_threads = min(
         int(limits["max-compute-invocations-per-workgroup"]), int(limits["max-compute-workgroup-size-x"])
     )
-    cols = max(1, THREADS * rr // r)
+    cols = max(1, threads_wanted * rr // r)
     if stages > 1:  # C DFTs of r points in workgroup memory (the plan keeps r within it)
         cols = min(cols, int(limits["max-compute-workgroup-storage-size"]) // dtype.itemsize // r)
     cols = 1 << (min(cols, max(1, most_threads * rr // r)).bit_length() - 1)
@@ -171,14 +190,17 @@ def _plan(dev: GpuDevice, rows: int, n: int, dtype: np.dtype[Any], inverse: bool
     """The passes of a Stockham FFT of ``rows`` rows of ``n`` points (a power of two)."""
     # a pass's DFT lives in workgroup memory between its stages
     room = int(dev.limits["max-compute-workgroup-storage-size"]) // dtype.itemsize
-    radices = _radices(n, min(MAX_RADIX, 1 << (room.bit_length() - 1)))
+    room_radix = 1 << (room.bit_length() - 1)
+    radices = _radices(n, min(MAX_RADIX, room_radix))
+    if len(radices) > 2 and n <= min(WIDE_RADIX, room_radix) ** 2 and _wide_passes(dev):
+        radices = _radices(n, WIDE_RADIX)
     twiddles = _twiddles(dev, n, max(radices), dtype)
     s, q = twiddles.s, twiddles.q
     log = int.bit_length
     one, scaled = _scale_words(dtype, scale)
     passes, p = [], 1
     for k, r in enumerate(radices):
-        shape = _shape(dev, dtype, r)
+        shape = _shape(dev, dtype, r, WIDE_THREADS if r > MAX_RADIX else THREADS)
         total = rows * (n // r)
         # (a pass of one stage never calls dft_rest, but its kernel names it)
         stages = (("dft_first", shape.r0), ("dft_rest", shape.rr))
