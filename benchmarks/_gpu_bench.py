@@ -128,20 +128,3 @@ def save(name: str, device: str, cupy: bool, rows: list[dict[str, Any]]) -> Path
     out = RESULTS / f"{name}-{slug}.json"
     out.write_text(json.dumps({"device": device, "cupy": cupy, "rows": rows}, indent=1))
     return out
-
-
-def show_or_measure(
-    result_file: Path,
-    show: bool,
-    measure: Callable[[], dict[str, Any]],
-    markdown: Callable[[dict[str, Any]], str],
-) -> None:
-    """Print the table of the last results in ``result_file`` (``show``: a benchmark's
-    ``--markdown``, what READMEs quote); else ``measure``, write the results there and print."""
-    if show:
-        print(markdown(json.loads(result_file.read_text())))
-        return
-    result = measure()
-    result_file.parent.mkdir(exist_ok=True)
-    result_file.write_text(json.dumps(result, indent=2))
-    print(markdown(result))

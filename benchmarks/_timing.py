@@ -24,6 +24,16 @@ def write_results(name: str, results: dict[str, Any]) -> Path:
     return out
 
 
+def read_results(name: str, writer: str) -> dict[str, Any]:
+    """The results in ``RESULTS/<name>.json`` (a ``--markdown`` table's source); exits naming the
+    ``writer`` (a command, where it runs) that makes them when the file is missing."""
+    path = RESULTS / f"{name}.json"
+    if not path.exists():
+        raise SystemExit(f"{path} is missing: {writer} writes it")
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
+
+
 def _calls_per_batch(fn: Callable[[], object], min_seconds: float, clock: Clock) -> int:
     calls = 1
     while _batch(fn, calls, clock) * calls < min_seconds:

@@ -17,16 +17,13 @@ Bytes counted: copy reads n and writes n; add reads 2n and writes n; exp reads n
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from collections.abc import Callable
 from typing import Any
 
 from _gpu_bench import cuda_event_ms
-from _timing import RESULTS, write_results
+from _timing import read_results, write_results
 
 NAME = "cuda_bandwidth"
-RESULT_FILE = RESULTS / f"{NAME}.json"
 
 _ADD4 = r"""
 extern "C" __global__ void add4(const float4* a, const float4* b, float4* c, long long n4) {
@@ -118,9 +115,7 @@ def main() -> None:
     parser.add_argument("--markdown", action="store_true", help="print the last results as a table")
     args = parser.parse_args()
     if args.markdown:
-        if not RESULT_FILE.exists():
-            sys.exit(f"{RESULT_FILE} is missing: `python3 benchmarks/{NAME}.py` (on a CUDA GPU) writes it")
-        print(markdown(json.loads(RESULT_FILE.read_text())))
+        print(markdown(read_results(NAME, f"`python3 benchmarks/{NAME}.py` on a CUDA GPU")))
         return
     result = measure(args.log2_size, args.repeats)
     print(markdown(result))

@@ -18,17 +18,14 @@ read, one output written).
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from collections.abc import Callable
 from typing import Any
 
 from _chain import chain, lets
 from _gpu_bench import cuda_event_ms
-from _timing import RESULTS, write_results
+from _timing import read_results, write_results
 
 NAME = "cuda_fusion"
-RESULT_FILE = RESULTS / f"{NAME}.json"
 QUEUED = 10  # calls queued back to back for the loop rate
 
 _HAND = r"""
@@ -139,9 +136,7 @@ def main() -> None:
     parser.add_argument("--markdown", action="store_true", help="print the last results as a table")
     args = parser.parse_args()
     if args.markdown:
-        if not RESULT_FILE.exists():
-            sys.exit(f"{RESULT_FILE} is missing: `python3 benchmarks/{NAME}.py` (on a CUDA GPU) writes it")
-        print(markdown(json.loads(RESULT_FILE.read_text())))
+        print(markdown(read_results(NAME, f"`python3 benchmarks/{NAME}.py` on a CUDA GPU")))
         return
     print(f"8-operation chain on 2**{args.log2_size} float32", flush=True)
     result = measure(args.log2_size, args.repeats)

@@ -16,18 +16,15 @@ median of the batches is reported. Results go to ``benchmarks/results/cuda_launc
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import sys
 import time
 from collections.abc import Callable
 from typing import Any
 
-from _timing import RESULTS, write_results
+from _timing import read_results, write_results
 from rich.progress import track
 
 NAME = "cuda_launch"
-RESULT_FILE = RESULTS / f"{NAME}.json"
 SOURCE = r"""
 extern "C" __global__ void empty() {}
 extern "C" __global__ void three(float* x, float a, int n) {}
@@ -178,9 +175,7 @@ def main() -> None:
     parser.add_argument("--markdown", action="store_true", help="print the last results as a table")
     args = parser.parse_args()
     if args.markdown:
-        if not RESULT_FILE.exists():
-            sys.exit(f"{RESULT_FILE} is missing: `python3 benchmarks/{NAME}.py` (on a CUDA GPU) writes it")
-        print(markdown(json.loads(RESULT_FILE.read_text())))
+        print(markdown(read_results(NAME, f"`python3 benchmarks/{NAME}.py` on a CUDA GPU")))
         return
     result = measure(args.repeats)
     print(markdown(result))

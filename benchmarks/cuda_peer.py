@@ -17,16 +17,13 @@ Needs two GPUs.
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from typing import Any
 
 from _gpu_bench import cuda_event_ms
-from _timing import RESULTS, ratio, write_results
+from _timing import ratio, read_results, write_results
 from rich.progress import track
 
 NAME = "cuda_peer"
-RESULT_FILE = RESULTS / f"{NAME}.json"
 SMALL_SIZES = (1, 1000, 100_000)
 
 
@@ -127,9 +124,7 @@ def main() -> None:
     parser.add_argument("--markdown", action="store_true", help="print the last results as tables")
     args = parser.parse_args()
     if args.markdown:
-        if not RESULT_FILE.exists():
-            sys.exit(f"{RESULT_FILE} is missing: `python3 benchmarks/{NAME}.py` (on a CUDA GPU) writes it")
-        print(markdown(json.loads(RESULT_FILE.read_text())))
+        print(markdown(read_results(NAME, f"`python3 benchmarks/{NAME}.py` on a CUDA GPU")))
         return
     result = measure(args.log2_bytes, args.repeats)
     print(markdown(result))
