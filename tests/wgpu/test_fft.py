@@ -117,13 +117,15 @@ def test_every_pass_layout_gives_the_same_transform(xp, dtype, radix, threads, r
 @pytest.mark.parametrize("dtype", COMPLEX)
 @pytest.mark.parametrize("wide", [False, True])
 def test_lengths_of_two_wide_passes_or_three(xp, dtype, wide, monkeypatch):
-    """2^17 to 2^20 points: two passes of up to 1024 points on GPUs, three elsewhere; both here."""
+    """2^17 to 2^20 points: two passes of up to 1024 points on GPUs (up to 2^20 points in all),
+    three elsewhere; both here."""
     from ruda_wgpu import _fft
 
     monkeypatch.setattr(_fft, "_wide_passes", lambda dev: wide)
     _fft._plan.cache_clear()
     dev = xp.__array_namespace_info__().default_device()
     try:
+        assert len(_fft._plan(dev, 4, 1 << 19, np.dtype(dtype), False, 1.0).passes) == 3  # 2^21 in all
         for n in (1 << 17, 1 << 19):
             plan = _fft._plan(dev, 2, n, np.dtype(dtype), False, 1.0)
             assert len(plan.passes) == (2 if wide else 3)

@@ -41,13 +41,16 @@ THREADS = 128
 REGISTER_RADIX = 16
 
 #: lengths that passes of at most MAX_RADIX points would cover in three passes, but passes of up
-#: to WIDE_RADIX points in two (2^17 to 2^20), take two, of WIDE_THREADS threads a workgroup: a
-#: pass costs a few microseconds whatever its work (measured on the H200: an empty dispatch
-#: 2.4-2.8 us, 1 MB read and written 4.3-5.5). 2^20 points then took 36 us of GPU and recording
-#: time a transform against 50 in three passes, and 49 with 1024-point passes of 128 threads.
+#: to WIDE_RADIX points in two (2^17 to 2^20), take two, of WIDE_THREADS threads a workgroup,
+#: when the transforms hold at most WIDE_MOST_POINTS points in all: a pass costs a few
+#: microseconds whatever its work (measured on the H200: an empty dispatch 2.4-2.8 us, 1 MB read
+#: and written 4.3-5.5), which outweighs the wide passes' slower kernels only on small work. One
+#: transform of 2^20 points took 36 us of GPU and recording time against 50 in three passes (49
+#: with 1024-point passes of 128 threads); 16 of them took 0.63 ms against 0.47 (waited for).
 #: GPUs only (:func:`_wide_passes`).
 WIDE_RADIX = 1024
 WIDE_THREADS = 256
+WIDE_MOST_POINTS = 1 << 20
 
 
 def _wide_passes(dev: GpuDevice) -> bool:
@@ -192,7 +195,8 @@ def _plan(dev: GpuDevice, rows: int, n: int, dtype: np.dtype[Any], inverse: bool
     room = int(dev.limits["max-compute-workgroup-storage-size"]) // dtype.itemsize
     room_radix = 1 << (room.bit_length() - 1)
     radices = _radices(n, min(MAX_RADIX, room_radix))
-    if len(radices) > 2 and n <= min(WIDE_RADIX, room_radix) ** 2 and _wide_passes(dev):
+    small = rows * n <= WIDE_MOST_POINTS
+    if len(radices) > 2 and small and n <= min(WIDE_RADIX, room_radix) ** 2 and _wide_passes(dev):
         radices = _radices(n, WIDE_RADIX)
     twiddles = _twiddles(dev, n, max(radices), dtype)
     s, q = twiddles.s, twiddles.q
