@@ -121,10 +121,15 @@ def markdown_table(
     return "\n".join(lines)
 
 
-def save(name: str, device: str, cupy: bool, rows: list[dict[str, Any]]) -> Path:
-    """Write the rows to ``results/<name>-<device slug>.json``; returns the path."""
-    slug = re.sub(r"[^a-z0-9]+", "-", device.split(" (")[0].lower()).strip("-")
+def device_slug(device: str) -> str:
+    """``"nvidia-h200"`` for ``"NVIDIA H200 (Vulkan, DiscreteGPU)"``: a results file's suffix."""
+    return re.sub(r"[^a-z0-9]+", "-", device.split(" (")[0].lower()).strip("-")
+
+
+def save(name: str, device: str, cupy: bool, rows: list[dict[str, Any]], **extra: Any) -> Path:
+    """Write the rows (and ``extra`` fields) to ``results/<name>-<device slug>.json``; returns
+    the path."""
     RESULTS.mkdir(parents=True, exist_ok=True)
-    out = RESULTS / f"{name}-{slug}.json"
-    out.write_text(json.dumps({"device": device, "cupy": cupy, "rows": rows}, indent=1))
+    out = RESULTS / f"{name}-{device_slug(device)}.json"
+    out.write_text(json.dumps({"device": device, "cupy": cupy, **extra, "rows": rows}, indent=1))
     return out

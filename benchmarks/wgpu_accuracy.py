@@ -10,21 +10,21 @@ its larger argument (its result cancels where the arguments have opposite sizes)
 
     python3 benchmarks/wgpu_accuracy.py                  # float32, and float64 where the device has it
     python3 benchmarks/wgpu_accuracy.py --dtype float64
+    python3 benchmarks/wgpu_accuracy.py --markdown      # the README's table, from the results files
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import re
 from pathlib import Path
 
 import numpy as np
 import ruda_wgpu as xp
+from _gpu_bench import RESULTS, device_slug
 from rich.progress import track
 from ruda.testing import MATH_BINARY, MATH_UNARY, NUMPY_NAMES, sweep_values, ulp_error
 
-RESULTS = Path(__file__).resolve().parent / "results"
 UNARY, BINARY = list(MATH_UNARY), list(MATH_BINARY)
 
 
@@ -52,7 +52,11 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--dtype", choices=["float32", "float64"], action="append", help="default: both")
+    parser.add_argument("--markdown", action="store_true", help="print the results files as one table")
     args = parser.parse_args()
+    if args.markdown:
+        print(markdown(sorted(RESULTS.glob("wgpu_accuracy-*.json"))))
+        return 0
     info = xp.__array_namespace_info__()
     dev = info.default_device()
     dtypes = args.dtype or [d for d in ("float32", "float64") if d in info.dtypes()]
@@ -65,13 +69,24 @@ def main() -> int:
         for name, row in rows.items():
             at = ", ".join(f"{a:.17g}" for a in row["at"])  # type: ignore[attr-defined]
             print(f"{name:10} {row['worst_ulp']:5.1f} ulp  (at {at})")
-        slug = re.sub(r"[^a-z0-9]+", "-", dev.description.split(" (")[0].lower()).strip("-")
         RESULTS.mkdir(parents=True, exist_ok=True)
-        out = RESULTS / f"wgpu_accuracy-{dtype}-{slug}.json"
+        out = RESULTS / f"wgpu_accuracy-{dtype}-{device_slug(dev.description)}.json"
         report = {"device": dev.description, "dtype": dtype, "values": 40000, "functions": rows}
-        out.write_text(json.dumps(report, indent=1))
+        out.write_text(json.dumps(report, indent=1) + "\n")
         print(f"results: {out}")
     return 0
+
+
+def markdown(paths: list[Path]) -> str:
+    """The README's table: worst ulp per function (rows) and per dtype and device (columns)."""
+    runs = sorted((json.loads(p.read_text()) for p in paths), key=lambda r: (r["dtype"], r["device"]))
+    heads = [f"{run['dtype']} {run['device'].split(' (')[0]}" for run in runs]
+    lines = ["| function | " + " | ".join(heads) + " |", "|---|" + "---|" * len(runs)]
+    for name in UNARY + BINARY:
+        worst = [run["functions"].get(name, {}).get("worst_ulp") for run in runs]
+        cells = ["—" if ulp is None else f"{ulp:.1f}" for ulp in worst]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -15,12 +15,14 @@ contender).
 Both GPU sides wait for completion the same way (mapping a small buffer). The
 table reports the fastest round of each and the ratios ours/hand-written (the
 layer's overhead: the median of ratios taken round by round, and the ratio of the two fastest
-rounds, which a shared machine's bursts of load disturb least) and ours/NumPy; a
-plot goes to benchmarks/results/ when matplotlib is installed.
+rounds, which a shared machine's bursts of load disturb least) and ours/NumPy. Results go to
+``benchmarks/results/wgpu_overhead-<device>.json``, and a plot beside when matplotlib is
+installed.
 
     python3 benchmarks/wgpu_overhead.py            # sizes capped for CPU adapters (lavapipe)
     python3 benchmarks/wgpu_overhead.py --full     # every size, for real GPUs
     python3 benchmarks/wgpu_overhead.py --ops add,sum --min-size 1000000 --rounds 3
+    python3 benchmarks/wgpu_overhead.py --markdown # the README's tables, from the results files
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -37,8 +40,8 @@ import numpy as np
 import ruda_wgpu as xp
 import wgpu
 from _chain import STEPS, chain, lets
+from _gpu_bench import RESULTS, device_slug, save
 
-RESULTS = Path(__file__).resolve().parent / "results"
 WG = 256
 
 ELEMENTWISE = """
@@ -353,7 +356,11 @@ def main() -> int:
     )
     parser.add_argument("--min-size", type=int, default=0, help="skip sizes below this (matmul: n)")
     parser.add_argument("--rounds", type=int, default=1, help="multiply the number of timed rounds")
+    parser.add_argument("--markdown", action="store_true", help="print the results files as tables")
     args = parser.parse_args()
+    if args.markdown:
+        print(markdown(sorted(RESULTS.glob("wgpu_overhead-*.json"))))
+        return 0
     dev = xp.__array_namespace_info__().default_device()
     cpu = dev.adapter.info["adapter_type"] == "CPU" and not args.full
     sizes = [10**k for k in range(3, 8)]
@@ -410,17 +417,16 @@ def main() -> int:
                 ),
                 flush=True,
             )
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "wgpu_overhead.json").write_text(
-        json.dumps({"device": dev.description, "rows": rows}, indent=1)
-    )
+    command = " ".join(["python3 benchmarks/wgpu_overhead.py", *sys.argv[1:]])
+    out = save("wgpu_overhead", dev.description, False, rows, command=command)
+    print(f"results: {out}")
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("matplotlib is not installed: no plot (the table is in benchmarks/results/wgpu_overhead.json)")
+        print("matplotlib is not installed: no plot")
         return 0
     fig, ax = plt.subplots(figsize=(7, 4))
     for op in args.ops.split(","):
@@ -433,9 +439,44 @@ def main() -> int:
     ax.set_title(f"ruda_wgpu overhead on {dev.description}", fontsize=9)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(RESULTS / "wgpu_overhead.png", dpi=120)
-    print(f"plot: {RESULTS / 'wgpu_overhead.png'}")
+    plot = RESULTS / f"wgpu_overhead-{device_slug(dev.description)}.png"
+    fig.savefig(plot, dpi=120)
+    print(f"plot: {plot}")
     return 0
+
+
+def _size(row: dict[str, Any]) -> str:
+    n = row["size"]
+    if row["op"] == "matmul":
+        return f"{n}x{n}"
+    return f"1e{len(str(n)) - 1}" if str(n).strip("0") == "1" else str(n)
+
+
+def markdown(paths: list[Path]) -> str:
+    """The README's two tables from the results files: each operation against the hand-written
+    program, then the loop of small operations."""
+    main = [
+        "| device | op | size | ours ms | hand-written ms | ours/hand, median | ours/hand, fastest "
+        "rounds | NumPy ms |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    loop = ["| device | fused us/op | unfused us/op | NumPy us/op |", "|---|---|---|---|"]
+    for path in paths:
+        data = json.loads(path.read_text())
+        device = data["device"].split(" (")[0]
+        for r in data["rows"]:
+            if r["op"] == "loop":
+                us = (r[f"{k} us/op"] for k in ("ours", "unfused", "numpy"))
+                loop.append(f"| {device} | " + " | ".join(f"{v:.1f}" for v in us) + " |")
+                continue
+            op = r["op"]
+            if op == "chain":
+                op = f"8-operation chain, {r['kernels']} kernel(s) (unfused {r['unfused'] * 1e3:.3f} ms)"
+            main.append(
+                f"| {device} | {op} | {_size(r)} | {r['ours'] * 1e3:.3f} | {r['hand'] * 1e3:.3f} "
+                f"| {r['ours/hand']:.2f} | {r['fastest ratio']:.2f} | {r['numpy'] * 1e3:.3f} |"
+            )
+    return "\n".join([*main, "", "A loop of 1000 dependent operations on 1e3 float32:", "", *loop])
 
 
 if __name__ == "__main__":

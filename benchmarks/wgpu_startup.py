@@ -6,15 +6,19 @@ functions, sort, argsort, cumulative_sum, max and matmul, each read back at once
 fresh processes with ``RUDA_CACHE_DIR`` pointing at a temporary folder: once to fill the
 adapter verdicts (not timed), then *cold* (the compiled-kernel cache emptied before each run)
 and *warm* (the cache as the previous run left it). Times are wall-clock, from before
-``import ruda_wgpu`` to the last result, the fastest of ``--runs`` each.
+``import ruda_wgpu`` to the last result, the fastest of ``--runs`` each, with where that run's
+time went: importing, finding the adapters, opening the device (with the first upload), the
+first kernel, the other 49. Results go to ``benchmarks/results/wgpu_startup-<device>.json``.
 
     python3 benchmarks/wgpu_startup.py            # 3 runs each
     python3 benchmarks/wgpu_startup.py --runs 5
+    python3 benchmarks/wgpu_startup.py --markdown # the README's table, from the results files
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -22,16 +26,22 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _gpu_bench import save
+from _gpu_bench import RESULTS, save
 from ruda_wgpu._shader_cache import DRIVER_CACHES
 
 SCRIPT = """
-import time
-start = time.perf_counter()
+import json, time
+marks = [time.perf_counter()]
 import numpy as np
 import ruda_wgpu as xp
+marks.append(time.perf_counter())
+xp.__array_namespace_info__().default_device()
+marks.append(time.perf_counter())
 x = xp.asarray(np.linspace(0.1, 0.9, 1000, dtype=np.float32))
 y = xp.asarray(np.linspace(1.0, 2.0, 1000, dtype=np.float32))
+marks.append(time.perf_counter())
+np.asarray(xp.log1p(x))
+marks.append(time.perf_counter())
 unary = ["exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "sin", "cos", "tan", "asin", "acos",
          "atan", "sinh", "cosh", "tanh", "asinh", "atanh", "abs", "negative", "square", "sign", "floor",
          "ceil", "round", "trunc", "reciprocal", "isnan", "isfinite", "signbit"]
@@ -46,13 +56,18 @@ np.asarray(xp.argsort(y))
 np.asarray(xp.cumulative_sum(x))
 np.asarray(xp.max(x))
 np.asarray(xp.reshape(x, (10, 100)) @ xp.reshape(y, (100, 10)))
-print(time.perf_counter() - start)
+marks.append(time.perf_counter())
+print(json.dumps([b - a for a, b in zip(marks, marks[1:])]))
 """
+#: the parts of a run's time, in the order the script marks them
+PHASES = ("import", "adapters", "device", "first kernel", "49 more")
 
 
-def run_script(env: dict[str, str]) -> float:
+def run_script(env: dict[str, str]) -> dict[str, float]:
+    """Seconds of each phase of one fresh process, and its total."""
     out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, check=True)
-    return float(out.stdout.split()[-1])
+    phases = dict(zip(PHASES, json.loads(out.stdout.split("\n")[-2]), strict=True))
+    return {**phases, "total": sum(phases.values())}
 
 
 def main() -> int:
@@ -60,7 +75,11 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--runs", type=int, default=3, help="runs of each kind; the fastest counts")
+    parser.add_argument("--markdown", action="store_true", help="print the results files as a table")
     args = parser.parse_args()
+    if args.markdown:
+        print(markdown(sorted(RESULTS.glob("wgpu_startup-*.json"))))
+        return 0
     folder = Path(tempfile.mkdtemp(prefix="ruda-startup-"))
     env = {k: v for k, v in os.environ.items() if k not in DRIVER_CACHES}
     env["RUDA_CACHE_DIR"] = str(folder)
@@ -70,22 +89,46 @@ def main() -> int:
         for k in range(args.runs):
             shutil.rmtree(folder / "shaders", ignore_errors=True)
             cold.append(run_script(env))
-            print(f"cold run {k + 1}: {cold[-1]:.3f} s", flush=True)
+            print(f"cold run {k + 1}: {cold[-1]['total']:.3f} s", flush=True)
         for k in range(args.runs):
             warm.append(run_script(env))
-            print(f"warm run {k + 1}: {warm[-1]:.3f} s", flush=True)
+            print(f"warm run {k + 1}: {warm[-1]['total']:.3f} s", flush=True)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     import ruda_wgpu as xp
 
     dev = xp.__array_namespace_info__().default_device()
-    row = {"cold_s": min(cold), "warm_s": min(warm), "cold/warm": min(cold) / min(warm)}
+    best_cold, best_warm = (min(runs, key=lambda run: run["total"]) for runs in (cold, warm))
+    row = {
+        "cold_s": best_cold["total"],
+        "warm_s": best_warm["total"],
+        "cold/warm": best_cold["total"] / best_warm["total"],
+        "cold phases_s": best_cold,
+        "warm phases_s": best_warm,
+    }
     print(
         f"{dev.description}: 50-operation script in a fresh process, cold cache {row['cold_s']:.3f} s, "
         f"warm cache {row['warm_s']:.3f} s: {row['cold/warm']:.1f} times faster warm"
     )
     print(f"results: {save('wgpu_startup', dev.description, False, [row])}")
     return 0
+
+
+def markdown(paths: list[Path]) -> str:
+    """The README's table: per device and cache state, the total and its phases, in seconds."""
+    lines = [
+        "| device | cache | total s | " + " | ".join(PHASES) + " | cold / warm |",
+        "|---|---|---|" + "---|" * len(PHASES) + "---|",
+    ]
+    for path in paths:
+        data = json.loads(path.read_text())
+        row, device = data["rows"][0], data["device"].split(" (")[0]
+        for state in ("cold", "warm"):
+            phases = row[f"{state} phases_s"]
+            ratio = f"{row['cold/warm']:.1f}" if state == "warm" else ""
+            cells = " | ".join(f"{phases[p]:.3f}" for p in PHASES)
+            lines.append(f"| {device} | {state} | {phases['total']:.2f} | {cells} | {ratio} |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

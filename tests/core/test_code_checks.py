@@ -40,6 +40,12 @@ QUOTED_TABLES = [
     ("wgpu_fft_solve", "packages/ruda-wgpu/README.md"),
     ("wgpu_sort", "packages/ruda-wgpu/README.md"),
     ("wgpu_matmul", "packages/ruda-wgpu/README.md"),
+    ("wgpu_accuracy", "packages/ruda-wgpu/README.md"),
+    ("wgpu_overhead", "packages/ruda-wgpu/README.md"),
+    ("wgpu_startup", "packages/ruda-wgpu/README.md"),
+    ("cuda_bandwidth", "packages/ruda-cuda/README.md"),
+    ("cuda_launch", "packages/ruda-cuda/README.md"),
+    ("cuda_fusion", "packages/ruda-cuda/README.md"),
 ]
 
 
