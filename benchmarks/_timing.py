@@ -4,6 +4,7 @@ both sides alike instead of skewing the ratio; and where results files go."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import time
 from collections.abc import Callable
@@ -22,6 +23,31 @@ def write_results(name: str, results: dict[str, Any]) -> Path:
     out = RESULTS / f"{name}.json"
     out.write_text(json.dumps(results, indent=1) + "\n")
     return out
+
+
+def parser(doc: str | None) -> argparse.ArgumentParser:
+    """A benchmark's command line: ``--help`` shows the module docstring ``doc``; ``--markdown``
+    prints the README's table from the results file instead of measuring (see :func:`report`)."""
+    made = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    made.add_argument("--markdown", action="store_true", help="print the last results as the README's table")
+    return made
+
+
+def report(
+    name: str,
+    args: argparse.Namespace,
+    measure: Callable[[], dict[str, Any]],
+    markdown: Callable[[dict[str, Any]], str],
+    where: str = "on a CUDA GPU",
+) -> None:
+    """With ``--markdown``, print the table of ``RESULTS/<name>.json``; otherwise ``measure``,
+    print the table and write the results file (run ``where``)."""
+    if args.markdown:
+        print(markdown(read_results(name, f"`python3 benchmarks/{name}.py` {where}")))
+        return
+    result = measure()
+    print(markdown(result))
+    print(f"results: {write_results(name, result)}")
 
 
 def read_results(name: str, writer: str) -> dict[str, Any]:

@@ -16,12 +16,11 @@ Bytes counted: copy reads n and writes n; add reads 2n and writes n; exp reads n
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
 from typing import Any
 
 from _gpu_bench import cuda_event_ms
-from _timing import read_results, write_results
+from _timing import parser, report
 
 NAME = "cuda_bandwidth"
 
@@ -107,19 +106,11 @@ def markdown(result: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--log2-size", type=int, default=28, help="elements per array, as a power of 2")
-    parser.add_argument("--repeats", type=int, default=20, help="timed calls per case (median kept)")
-    parser.add_argument("--markdown", action="store_true", help="print the last results as a table")
-    args = parser.parse_args()
-    if args.markdown:
-        print(markdown(read_results(NAME, f"`python3 benchmarks/{NAME}.py` on a CUDA GPU")))
-        return
-    result = measure(args.log2_size, args.repeats)
-    print(markdown(result))
-    print(f"results: {write_results(NAME, result)}")
+    command = parser(__doc__)
+    command.add_argument("--log2-size", type=int, default=28, help="elements per array, as a power of 2")
+    command.add_argument("--repeats", type=int, default=20, help="timed calls per case (median kept)")
+    args = command.parse_args()
+    report(NAME, args, lambda: measure(args.log2_size, args.repeats), markdown)
 
 
 if __name__ == "__main__":

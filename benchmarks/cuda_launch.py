@@ -15,13 +15,12 @@ median of the batches is reported. Results go to ``benchmarks/results/cuda_launc
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 from collections.abc import Callable
 from typing import Any
 
-from _timing import read_results, write_results
+from _timing import parser, report
 from rich.progress import track
 
 NAME = "cuda_launch"
@@ -166,20 +165,12 @@ def markdown(result: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument(
+    command = parser(__doc__)
+    command.add_argument(
         "--repeats", type=int, default=30, help="timed batches per library and kernel (median kept)"
     )
-    parser.add_argument("--markdown", action="store_true", help="print the last results as a table")
-    args = parser.parse_args()
-    if args.markdown:
-        print(markdown(read_results(NAME, f"`python3 benchmarks/{NAME}.py` on a CUDA GPU")))
-        return
-    result = measure(args.repeats)
-    print(markdown(result))
-    print(f"results: {write_results(NAME, result)}")
+    args = command.parse_args()
+    report(NAME, args, lambda: measure(args.repeats), markdown)
 
 
 if __name__ == "__main__":

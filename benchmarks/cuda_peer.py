@@ -16,11 +16,10 @@ Needs two GPUs.
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
 from _gpu_bench import cuda_event_ms
-from _timing import ratio, read_results, write_results
+from _timing import parser, ratio, report
 from rich.progress import track
 
 NAME = "cuda_peer"
@@ -116,19 +115,13 @@ def markdown(result: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    command = parser(__doc__)
+    command.add_argument(
+        "--log2-bytes", type=int, default=30, help="bytes of the large copy, as a power of 2"
     )
-    parser.add_argument("--log2-bytes", type=int, default=30, help="bytes of the large copy, as a power of 2")
-    parser.add_argument("--repeats", type=int, default=20, help="timed large copies per case (median kept)")
-    parser.add_argument("--markdown", action="store_true", help="print the last results as tables")
-    args = parser.parse_args()
-    if args.markdown:
-        print(markdown(read_results(NAME, f"`python3 benchmarks/{NAME}.py` on a CUDA GPU")))
-        return
-    result = measure(args.log2_bytes, args.repeats)
-    print(markdown(result))
-    print(f"results: {write_results(NAME, result)}")
+    command.add_argument("--repeats", type=int, default=20, help="timed large copies per case (median kept)")
+    args = command.parse_args()
+    report(NAME, args, lambda: measure(args.log2_bytes, args.repeats), markdown)
 
 
 if __name__ == "__main__":
