@@ -46,6 +46,7 @@ QUOTED_TABLES = [
     ("cuda_bandwidth", "packages/ruda-cuda/README.md"),
     ("cuda_launch", "packages/ruda-cuda/README.md"),
     ("cuda_fusion", "packages/ruda-cuda/README.md"),
+    ("cubed_scale", "README.md"),
 ]
 
 
