@@ -1,9 +1,9 @@
 """Complex FFTs of the rows of contiguous arrays, on the GPU.
 
 Power-of-two lengths: a Stockham FFT in passes of ``wgsl/fft_pass.wgsl``, each doing DFTs of up
-to :data:`MAX_RADIX` points, so 2^16 points take two passes over the data and 2^24 three (2^17 to
-2^20, which that would give three, take two of up to :data:`WIDE_RADIX`).
-Inside a pass, a DFT is a few stages of up to 16 points a thread, in registers (the straight-line
+to :data:`MAX_RADIX` points, so 2^16 points take two passes over the data and 2^24 three; on GPUs
+2^17 to 2^20 points (up to 2^20 in all) take two passes of up to :data:`WIDE_RADIX` instead of
+three. Inside a pass, a DFT is a few stages of up to 16 points a thread, in registers (the straight-line
 code of :func:`register_dft`), with workgroup memory between stages. Lengths whose prime factors
 are at most :data:`MAX_PRIME` (1000, 10^6, 3 x 2^20): a mixed-radix Stockham FFT in passes of
 ``wgsl/fft_mixed.wgsl``, a thread doing one DFT of the pass's radix in registers (the code of
