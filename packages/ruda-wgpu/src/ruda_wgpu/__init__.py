@@ -44,7 +44,7 @@ from ruda_wgpu._creation import empty_ as empty
 from ruda_wgpu._dtypes import can_cast, finfo, iinfo, isdtype, result_type
 from ruda_wgpu._elementwise import astype, clip, where
 from ruda_wgpu._engine import GpuDevice as Device
-from ruda_wgpu._engine import devices as _devices
+from ruda_wgpu._engine import devices as _gpu_devices
 from ruda_wgpu._indexing import repeat, take, take_along_axis
 from ruda_wgpu._info import __array_namespace_info__
 from ruda_wgpu._linalg import matmul, tensordot, vecdot
@@ -170,7 +170,7 @@ def synchronize(device: Device | str | None = None) -> None:
     """Submit the recorded work of ``device`` (all devices when None) and wait for it to finish."""
     from ruda_wgpu._engine import resolve_device
 
-    for dev in _devices() if device is None else (resolve_device(device),):
+    for dev in _gpu_devices() if device is None else (resolve_device(device),):
         dev.synchronize()
 
 

@@ -1,7 +1,7 @@
 """The engine: one WebGPU device per adapter, buffer pool, pipeline cache, batched commands.
 
 - Devices (``wgpu:0``, ``wgpu:1``, ...) are the adapters that run our kernels
-  (see :mod:`ruda_wgpu._adapters`), best first: discrete before integrated
+  (see :mod:`ruda_wgpu._devices`), best first: discrete before integrated
   before CPU, Vulkan/Metal/DX12 before OpenGL. Adapters are found at first use;
   a device (~300 ms) is opened only when an array is first created on it.
 - Buffers come from a pool of size classes (powers of two in quarter steps), so
@@ -31,7 +31,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ruda_wgpu import _adapters, _dtypes, _wgsl
+from ruda_wgpu import _devices, _dtypes, _wgsl
 
 #: dispatches recorded before a batch is submitted without being asked
 BATCH_DISPATCHES = 256
@@ -293,7 +293,7 @@ class GpuDevice:
         self.index = index
         self.adapter = adapter
         self.name = f"wgpu:{index}"
-        self.description = _adapters.describe(adapter)
+        self.description = _devices.describe(adapter)
         self.features = frozenset(adapter.features)
         self.limits = dict(adapter.limits)
         int64 = "shader-int64" in self.features
@@ -705,8 +705,8 @@ def _uniform_params(code: str) -> str:
 
 
 @functools.cache
-def _discovered() -> tuple[tuple[GpuDevice, ...], tuple[_adapters.Excluded, ...]]:
-    usable, excluded = _adapters.usable_adapters()
+def _discovered() -> tuple[tuple[GpuDevice, ...], tuple[_devices.Excluded, ...]]:
+    usable, excluded = _devices.usable_adapters()
     return tuple(GpuDevice(i, a) for i, a in enumerate(usable)), tuple(excluded)
 
 
@@ -715,7 +715,7 @@ def devices() -> tuple[GpuDevice, ...]:
     return _discovered()[0]
 
 
-def excluded_adapters() -> tuple[_adapters.Excluded, ...]:
+def excluded_adapters() -> tuple[_devices.Excluded, ...]:
     """Adapters wgpu found that are not devices, each with the reason."""
     return _discovered()[1]
 

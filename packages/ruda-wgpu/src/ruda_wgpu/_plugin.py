@@ -8,7 +8,7 @@ from typing import Any
 from ruda._device import Device
 from ruda.plugin import Availability, Backend
 
-from ruda_wgpu._adapters import BACKEND_ENV
+from ruda_wgpu._devices import BACKEND_ENV
 
 _FIX = (
     "install a Vulkan, Metal or DX12 driver; on Linux without a GPU: "

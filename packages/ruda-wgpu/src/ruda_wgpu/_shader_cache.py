@@ -17,7 +17,7 @@ import os
 import shutil
 from pathlib import Path
 
-from ruda_wgpu._adapters import cache_dir
+from ruda_wgpu._devices import cache_dir
 
 #: driver variable -> the sub-folder of ours it points to
 DRIVER_CACHES = {"MESA_SHADER_CACHE_DIR": "mesa", "__GL_SHADER_DISK_CACHE_PATH": "nvidia"}

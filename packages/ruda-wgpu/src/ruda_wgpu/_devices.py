@@ -194,7 +194,7 @@ def _probe_in_child(key: str) -> tuple[bool, str]:
     """Run :func:`probe` on the adapter ``key`` in a child process; a crash or hang is a verdict too."""
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "ruda_wgpu._adapters", key],
+            [sys.executable, "-m", "ruda_wgpu._devices", key],
             capture_output=True,
             text=True,
             timeout=PROBE_TIMEOUT_S,

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 wgpu = pytest.importorskip("wgpu", reason="the wgpu package is not installed")
-from ruda_wgpu import _adapters  # noqa: E402
+from ruda_wgpu import _devices  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     not wgpu.gpu.enumerate_adapters_sync(), reason="wgpu finds no adapter on this machine"
@@ -36,33 +36,33 @@ class _FakeAdapter:
 
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
-    monkeypatch.setenv(_adapters.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(_devices.CACHE_ENV, str(tmp_path))
     return tmp_path / "wgpu-adapters.json"
 
 
 def test_every_real_adapter_found_is_probed_and_the_verdict_cached(cache, monkeypatch):
-    usable, excluded = _adapters.usable_adapters()
+    usable, excluded = _devices.usable_adapters()
     verdicts = json.loads(cache.read_text())
     assert len(verdicts) == len(usable) + len(excluded)
-    failed = [e for e in excluded if e.reason != _adapters.DUPLICATE]
+    failed = [e for e in excluded if e.reason != _devices.DUPLICATE]
     assert all(v["ok"] for v in verdicts.values()) == (not failed)
     calls = []
-    monkeypatch.setattr(_adapters, "_probe_in_child", lambda key: calls.append(key) or (True, ""))
-    again, _ = _adapters.usable_adapters()
+    monkeypatch.setattr(_devices, "_probe_in_child", lambda key: calls.append(key) or (True, ""))
+    again, _ = _devices.usable_adapters()
     assert calls == []  # the second look reads the cache
-    assert [_adapters.adapter_key(a) for a in again] == [_adapters.adapter_key(a) for a in usable]
+    assert [_devices.adapter_key(a) for a in again] == [_devices.adapter_key(a) for a in usable]
 
 
 def test_an_adapter_that_cannot_open_a_device_is_left_out_with_the_reason():
-    ok, reason = _adapters.probe(_FakeAdapter("OpenGL", "Unknown"))
+    ok, reason = _devices.probe(_FakeAdapter("OpenGL", "Unknown"))
     assert not ok
     assert reason.startswith("cannot run compute shaders") and "device is lost" in reason
 
 
 def test_a_real_adapter_passes_the_probe():
-    usable, _ = _adapters.usable_adapters()
+    usable, _ = _devices.usable_adapters()
     assert usable, "no adapter passed the probe"
-    assert _adapters.probe(usable[0]) == (True, "")
+    assert _devices.probe(usable[0]) == (True, "")
 
 
 def test_devices_rank_discrete_then_integrated_then_cpu_and_native_apis_before_gl():
@@ -73,30 +73,30 @@ def test_devices_rank_discrete_then_integrated_then_cpu_and_native_apis_before_g
         _FakeAdapter("Vulkan", "DiscreteGPU", "dgpu"),
         _FakeAdapter("OpenGL", "Unknown", "gl-unknown"),
     ]
-    ranked = [a.info["device"] for a in sorted(adapters, key=_adapters._rank)]
+    ranked = [a.info["device"] for a in sorted(adapters, key=_devices._rank)]
     assert ranked == ["dgpu", "gl-discrete", "igpu", "lavapipe", "gl-unknown"]
 
 
 def test_backend_choice_keeps_only_that_api(cache, monkeypatch):
     found = {a.info["backend_type"] for a in wgpu.gpu.enumerate_adapters_sync()}
     api = "vulkan" if "Vulkan" in found else "metal" if "Metal" in found else "dx12"
-    monkeypatch.setenv(_adapters.BACKEND_ENV, api.upper())  # any case
-    usable, excluded = _adapters.usable_adapters()
-    assert {a.info["backend_type"] for a in usable} <= {_adapters.BACKENDS[api]}
+    monkeypatch.setenv(_devices.BACKEND_ENV, api.upper())  # any case
+    usable, excluded = _devices.usable_adapters()
+    assert {a.info["backend_type"] for a in usable} <= {_devices.BACKENDS[api]}
     assert usable or excluded
 
 
 def test_backend_choice_that_finds_nothing_says_what_exists(cache, monkeypatch):
     found = {a.info["backend_type"] for a in wgpu.gpu.enumerate_adapters_sync()}
-    missing = next(name for name, api in _adapters.BACKENDS.items() if api not in found)
-    monkeypatch.setenv(_adapters.BACKEND_ENV, missing)
-    with pytest.raises(RuntimeError, match=f"asks for {_adapters.BACKENDS[missing]}") as err:
-        _adapters.usable_adapters()
+    missing = next(name for name, api in _devices.BACKENDS.items() if api not in found)
+    monkeypatch.setenv(_devices.BACKEND_ENV, missing)
+    with pytest.raises(RuntimeError, match=f"asks for {_devices.BACKENDS[missing]}") as err:
+        _devices.usable_adapters()
     assert all(api in str(err.value) for api in found)
 
 
 def test_unknown_backend_name_lists_the_choices(monkeypatch):
-    monkeypatch.setenv(_adapters.BACKEND_ENV, "cuda")
+    monkeypatch.setenv(_devices.BACKEND_ENV, "cuda")
     with pytest.raises(ValueError, match="vulkan") as err:
-        _adapters.usable_adapters()
+        _devices.usable_adapters()
     assert "RUDA_WGPU_BACKEND='cuda'" in str(err.value)
