@@ -4,13 +4,12 @@ CuPy) with a progress bar, and writing the rows to ``benchmarks/results/<name>-<
 from __future__ import annotations
 
 import json
-import re
 import statistics
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from _timing import RESULTS, best_time
+from _timing import RESULTS, best_time, device_slug
 from rich.progress import Progress
 
 Contenders = dict[str, Callable[[], object]]
@@ -119,11 +118,6 @@ def markdown_table(
         data = json.loads(path.read_text())
         lines.append(rows(data["device"], data["rows"]))
     return "\n".join(lines)
-
-
-def device_slug(device: str) -> str:
-    """``"nvidia-h200"`` for ``"NVIDIA H200 (Vulkan, DiscreteGPU)"``: a results file's suffix."""
-    return re.sub(r"[^a-z0-9]+", "-", device.split(" (")[0].lower()).strip("-")
 
 
 def save(name: str, device: str, cupy: bool, rows: list[dict[str, Any]], **extra: Any) -> Path:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -25,11 +26,20 @@ def write_results(name: str, results: dict[str, Any]) -> Path:
     return out
 
 
-def parser(doc: str | None) -> argparse.ArgumentParser:
-    """A benchmark's command line: ``--help`` shows the module docstring ``doc``; ``--markdown``
-    prints the README's table from the results file instead of measuring (see :func:`report`)."""
+def device_slug(device: str) -> str:
+    """``"nvidia-h200"`` for ``"NVIDIA H200 (Vulkan, DiscreteGPU)"``: a results file's suffix."""
+    return re.sub(r"[^a-z0-9]+", "-", device.split(" (")[0].lower()).strip("-")
+
+
+def benchmark_parser(doc: str | None, markdown: bool = True) -> argparse.ArgumentParser:
+    """A benchmark's command line: ``--help`` shows the module docstring ``doc``; with
+    ``markdown``, ``--markdown`` prints the README's tables from the results files instead of
+    measuring (see :func:`report`)."""
     made = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
-    made.add_argument("--markdown", action="store_true", help="print the last results as the README's table")
+    if markdown:
+        made.add_argument(
+            "--markdown", action="store_true", help="print the README's tables from the results files"
+        )
     return made
 
 

@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _timing import RESULTS, write_results
+from _timing import RESULTS, benchmark_parser, write_results
 
 #: sizes per mode: matmul (m = n, k values, chunk) and reduction (rows, columns, rows per chunk)
 SIZES: dict[str, dict[str, Any]] = {
@@ -265,8 +265,7 @@ def plot(data: dict[str, Any], path: Path) -> None:
 
 
 def main() -> int:
-    formatter = argparse.RawDescriptionHelpFormatter
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=formatter)
+    parser = benchmark_parser(__doc__)
     parser.add_argument("--quick", action="store_true", help="small sizes (a CPU machine, a minute)")
     parser.add_argument("--executor", default="threads", help="Cubed executor of the backend comparison")
     parser.add_argument("--gpu-workers", type=int, default=4, help="its workers (threads or processes)")
@@ -277,7 +276,6 @@ def main() -> int:
     parser.add_argument(
         "--part", choices=("all", "backends", "scaling"), default="all", help="measure only one half"
     )
-    parser.add_argument("--markdown", action="store_true", help="print the results files as tables")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from _gpu_bench import cuda_event_ms
-from _timing import parser, report
+from _timing import benchmark_parser, report
 
 NAME = "cuda_bandwidth"
 
@@ -106,10 +106,10 @@ def markdown(result: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    command = parser(__doc__)
-    command.add_argument("--log2-size", type=int, default=28, help="elements per array, as a power of 2")
-    command.add_argument("--repeats", type=int, default=20, help="timed calls per case (median kept)")
-    args = command.parse_args()
+    parser = benchmark_parser(__doc__)
+    parser.add_argument("--log2-size", type=int, default=28, help="elements per array, as a power of 2")
+    parser.add_argument("--repeats", type=int, default=20, help="timed calls per case (median kept)")
+    args = parser.parse_args()
     report(NAME, args, lambda: measure(args.log2_size, args.repeats), markdown)
 
 

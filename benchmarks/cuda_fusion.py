@@ -22,7 +22,7 @@ from typing import Any
 
 from _chain import chain, lets
 from _gpu_bench import cuda_event_ms
-from _timing import parser, report
+from _timing import benchmark_parser, report
 
 NAME = "cuda_fusion"
 QUEUED = 10  # calls queued back to back for the loop rate
@@ -127,10 +127,10 @@ def markdown(result: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    command = parser(__doc__)
-    command.add_argument("--log2-size", type=int, default=28, help="elements per array, as a power of 2")
-    command.add_argument("--repeats", type=int, default=20, help="timed calls per case (median kept)")
-    args = command.parse_args()
+    parser = benchmark_parser(__doc__)
+    parser.add_argument("--log2-size", type=int, default=28, help="elements per array, as a power of 2")
+    parser.add_argument("--repeats", type=int, default=20, help="timed calls per case (median kept)")
+    args = parser.parse_args()
     if not args.markdown:
         print(f"8-operation chain on 2**{args.log2_size} float32", flush=True)
     report(NAME, args, lambda: measure(args.log2_size, args.repeats), markdown)

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from _timing import parser, report
+from _timing import benchmark_parser, report
 from rich.progress import track
 
 NAME = "cuda_launch"
@@ -165,11 +165,11 @@ def markdown(result: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    command = parser(__doc__)
-    command.add_argument(
+    parser = benchmark_parser(__doc__)
+    parser.add_argument(
         "--repeats", type=int, default=30, help="timed batches per library and kernel (median kept)"
     )
-    args = command.parse_args()
+    args = parser.parse_args()
     report(NAME, args, lambda: measure(args.repeats), markdown)
 
 

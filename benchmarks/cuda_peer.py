@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from _gpu_bench import cuda_event_ms
-from _timing import parser, ratio, report
+from _timing import benchmark_parser, ratio, report
 from rich.progress import track
 
 NAME = "cuda_peer"
@@ -115,12 +115,10 @@ def markdown(result: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    command = parser(__doc__)
-    command.add_argument(
-        "--log2-bytes", type=int, default=30, help="bytes of the large copy, as a power of 2"
-    )
-    command.add_argument("--repeats", type=int, default=20, help="timed large copies per case (median kept)")
-    args = command.parse_args()
+    parser = benchmark_parser(__doc__)
+    parser.add_argument("--log2-bytes", type=int, default=30, help="bytes of the large copy, as a power of 2")
+    parser.add_argument("--repeats", type=int, default=20, help="timed large copies per case (median kept)")
+    args = parser.parse_args()
     report(NAME, args, lambda: measure(args.log2_bytes, args.repeats), markdown)
 
 

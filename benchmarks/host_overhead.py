@@ -10,7 +10,6 @@ process, timed in CPU time (NumPy runs these single-threaded). Target: at most
 
 from __future__ import annotations
 
-import argparse
 import functools
 import sys
 import time
@@ -20,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 import ruda
-from _timing import ratio, write_results
+from _timing import benchmark_parser, ratio, write_results
 
 xp = ruda.host
 
@@ -49,9 +48,7 @@ CASES = {
 
 
 def main() -> None:
-    argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    ).parse_args()
+    benchmark_parser(__doc__, markdown=False).parse_args()
     rng = np.random.default_rng(0)
     print(f"ruda.host vs NumPy {np.__version__}: seconds per call and ratio (ruda / numpy)")
     print(f"{'operation':<14}{'n':>9}{'ruda':>12}{'numpy':>12}{'ratio':>8}")

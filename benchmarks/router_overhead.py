@@ -12,7 +12,6 @@ Printed as seconds per call, the added microseconds, and the ratio
 
 from __future__ import annotations
 
-import argparse
 import functools
 import sys
 import time
@@ -24,7 +23,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 import ruda
-from _timing import ratio, write_results
+from _timing import benchmark_parser, ratio, write_results
 from ruda_router import Router
 
 # name -> (call through the router or the inner namespace, on arrays a and b)
@@ -49,9 +48,7 @@ def _backends() -> list[tuple[str, Any]]:
 
 
 def main() -> None:
-    argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    ).parse_args()
+    benchmark_parser(__doc__, markdown=False).parse_args()
     backends = _backends()
     xp = Router(tuple(ns for _, ns in backends) if len(backends) > 1 else (ruda.host, ruda.host))
     variants = xp.MultiDevice.variants

@@ -19,7 +19,6 @@ Both print their rows as they are measured and go to
 
 from __future__ import annotations
 
-import argparse
 import functools
 import sys
 import time
@@ -32,7 +31,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).parent))
 import ruda
 import ruda_torch as xp
-from _timing import best_time, ratio, write_results
+from _timing import benchmark_parser, best_time, ratio, write_results
 from ruda_torch._devices import to_torch_device
 from ruda_torch._plugin import PLUGIN
 
@@ -184,9 +183,7 @@ def _shares_memory(out: object, source: object) -> bool:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = benchmark_parser(__doc__, markdown=False)
     parser.add_argument("--device", default="cpu", help="torch device: cpu (default) or cuda:N")
     device = to_torch_device(parser.parse_args().device)
     results = {"torch": torch.__version__, "device": str(device), "exchange": exchange(device)}

@@ -15,13 +15,13 @@ its larger argument (its result cancels where the arguments have opposite sizes)
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import numpy as np
 import ruda_wgpu as xp
-from _gpu_bench import RESULTS, device_slug
+from _gpu_bench import RESULTS
+from _timing import benchmark_parser, device_slug
 from rich.progress import track
 from ruda.testing import MATH_BINARY, MATH_UNARY, NUMPY_NAMES, sweep_values, ulp_error
 
@@ -48,11 +48,8 @@ def measure(dtype: str) -> dict[str, dict[str, object]]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = benchmark_parser(__doc__)
     parser.add_argument("--dtype", choices=["float32", "float64"], action="append", help="default: both")
-    parser.add_argument("--markdown", action="store_true", help="print the results files as one table")
     args = parser.parse_args()
     if args.markdown:
         print(markdown(sorted(RESULTS.glob("wgpu_accuracy-*.json"))))

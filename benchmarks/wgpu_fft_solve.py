@@ -15,7 +15,6 @@ On a CPU adapter (lavapipe) 2^24, the 16 rows and the decompositions are left ou
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -26,6 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ruda_wgpu as xp
 from _gpu_bench import RESULTS, cupy_cells, cupy_or_none, markdown_table, save, time_rows, waiting
+from _timing import benchmark_parser
 
 #: the decompositions timed on one 256 x 256 float32 matrix (on a CPU adapter only with --full)
 DECOMPOSITIONS = ("cholesky", "qr", "eigh", "svd")
@@ -82,15 +82,13 @@ def _contenders(op: str, hosts: tuple[np.ndarray, ...], cp: Any) -> dict[str, Ca
 
 
 def main() -> int:
-    formatter = argparse.RawDescriptionHelpFormatter
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=formatter)
+    parser = benchmark_parser(__doc__)
     parser.add_argument(
         "--full",
         action="store_true",
         help="2^24 points, 16 x 2^20 and the decompositions also on a CPU adapter",
     )
     parser.add_argument("--repeats", type=int, default=5, help="timed batches per contender (best kept)")
-    parser.add_argument("--markdown", action="store_true", help="print the results files as one table")
     args = parser.parse_args()
     if args.markdown:
         print(markdown(sorted(RESULTS.glob("wgpu_fft_solve-*.json"))))

@@ -13,7 +13,6 @@ TFLOP/s per contender.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Callable
@@ -25,6 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ruda_wgpu as xp
 from _gpu_bench import RESULTS, cupy_or_none, markdown_table, save, time_rows, waiting
+from _timing import benchmark_parser
 
 
 def _contenders(n: int, dtype: str, cp: Any) -> dict[str, Callable[[], object]]:
@@ -42,11 +42,9 @@ def _contenders(n: int, dtype: str, cp: Any) -> dict[str, Callable[[], object]]:
 
 
 def main() -> int:
-    formatter = argparse.RawDescriptionHelpFormatter
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=formatter)
+    parser = benchmark_parser(__doc__)
     parser.add_argument("--full", action="store_true", help="every size also on a CPU adapter")
     parser.add_argument("--repeats", type=int, default=3, help="timed batches per contender (best kept)")
-    parser.add_argument("--markdown", action="store_true", help="print the results files as one table")
     args = parser.parse_args()
     if args.markdown:
         print(markdown(sorted(RESULTS.glob("wgpu_matmul-*.json"))))

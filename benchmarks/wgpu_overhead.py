@@ -27,7 +27,6 @@ installed.
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
@@ -40,7 +39,8 @@ import numpy as np
 import ruda_wgpu as xp
 import wgpu
 from _chain import STEPS, chain, lets
-from _gpu_bench import RESULTS, device_slug, save
+from _gpu_bench import RESULTS, save
+from _timing import benchmark_parser, device_slug
 
 WG = 256
 
@@ -347,16 +347,13 @@ def _timed(fn: Callable[[], None]) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = benchmark_parser(__doc__)
     parser.add_argument("--full", action="store_true", help="every size, also on CPU adapters")
     parser.add_argument(
         "--ops", default="add,exp,sum,matmul,chain,loop", help="comma-separated subset to run"
     )
     parser.add_argument("--min-size", type=int, default=0, help="skip sizes below this (matmul: n)")
     parser.add_argument("--rounds", type=int, default=1, help="multiply the number of timed rounds")
-    parser.add_argument("--markdown", action="store_true", help="print the results files as tables")
     args = parser.parse_args()
     if args.markdown:
         print(markdown(sorted(RESULTS.glob("wgpu_overhead-*.json"))))

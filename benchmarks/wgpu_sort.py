@@ -13,7 +13,6 @@ present, against CuPy on the same data (``cupy.sort``, ``cupy.argsort``, ``x[mas
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Callable
@@ -25,6 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ruda_wgpu as xp
 from _gpu_bench import RESULTS, cupy_cells, cupy_or_none, save, time_rows, waiting
+from _timing import benchmark_parser
 
 
 def _data(dtype: str, n: int) -> np.ndarray:
@@ -71,11 +71,9 @@ def _contenders(op: str, host: np.ndarray, cp: Any) -> dict[str, Callable[[], ob
 
 
 def main() -> int:
-    formatter = argparse.RawDescriptionHelpFormatter
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=formatter)
+    parser = benchmark_parser(__doc__)
     parser.add_argument("--full", action="store_true", help="1e7 elements also on a CPU adapter")
     parser.add_argument("--repeats", type=int, default=5, help="timed batches per contender (best kept)")
-    parser.add_argument("--markdown", action="store_true", help="print the results files as one table")
     args = parser.parse_args()
     if args.markdown:
         print(markdown(sorted(RESULTS.glob("wgpu_sort-*.json"))))

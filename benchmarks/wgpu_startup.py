@@ -17,7 +17,6 @@ first kernel, the other 49. Results go to ``benchmarks/results/wgpu_startup-<dev
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -27,6 +26,7 @@ import tempfile
 from pathlib import Path
 
 from _gpu_bench import RESULTS, save
+from _timing import benchmark_parser
 from ruda_wgpu._shader_cache import DRIVER_CACHES
 
 SCRIPT = """
@@ -71,11 +71,8 @@ def run_script(env: dict[str, str]) -> dict[str, float]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = benchmark_parser(__doc__)
     parser.add_argument("--runs", type=int, default=3, help="runs of each kind; the fastest counts")
-    parser.add_argument("--markdown", action="store_true", help="print the results files as a table")
     args = parser.parse_args()
     if args.markdown:
         print(markdown(sorted(RESULTS.glob("wgpu_startup-*.json"))))
