@@ -251,14 +251,25 @@ def _lu(x: Any, fn: str) -> tuple[Array, Array, Storage]:
     bindings = [factors, _bind_all(piv), bind(dev, info, 0, batch, _U32, fn)[0]]
     for kb, nb in panels:
         run(dev, "linalg_lu", subs, bindings, [n, batch, kb, nb], batch)
-        rest = n - kb - nb
-        if rest:  # the block row right of the panel, then the trailing matrix
-            for b0, chunk in dev.batch_chunks(batch):
-                params = [n, b0, kb, nb]
-                run(dev, "linalg_lu_trsm", subs, [factors], params, (-(-rest // WG), chunk))
-                tiles = -(-rest // 64)
-                run(dev, "linalg_lu_update", subs, [factors], params, (tiles, tiles, chunk))
+        _update_after_panel(a, factors, "linalg_lu_trsm", kb, nb)  # the block row right of it
     return a, piv, info
+
+
+def _update_after_panel(a: Array, factors: tuple[Any, int, int], trsm: str, kb: int, nb: int) -> None:
+    """The blocked LU's and Cholesky's step after a panel of ``nb`` columns from ``kb`` of the
+    (batch, n, n) ``a`` (bound as ``factors``), over the whole GPU: the ``trsm`` kernel solves the
+    block beside the diagonal block, then ``linalg_lu_update`` takes the product of the panel's
+    blocks from the trailing matrix."""
+    n, batch = a.shape[-1], _batch(a)
+    rest = n - kb - nb
+    if not rest:
+        return
+    dev, subs = a.device, _subs(a.dtype)
+    tiles = -(-rest // 64)
+    for b0, chunk in dev.batch_chunks(batch):
+        params = [n, b0, kb, nb]
+        run(dev, trsm, subs, [factors], params, (-(-rest // WG), chunk))
+        run(dev, "linalg_lu_update", subs, [factors], params, (tiles, tiles, chunk))
 
 
 def _raise_if_singular(info: Storage, batch: int, a: Array, fn: str) -> None:
@@ -359,13 +370,7 @@ def _cholesky(a: Array, info: Storage) -> Array:
         lim = kb + nb
         for k0, k1 in _spans(_cholesky_costs(n, kb, lim, False), dev, "cholesky", a.shape):
             run(dev, "linalg_cholesky", subs, bindings, [n, batch, kb + k0, kb + k1, lim, int(kb > 0)], batch)
-        rest = n - lim
-        if rest:
-            for b0, chunk in dev.batch_chunks(batch):
-                params = [n, b0, kb, nb]
-                run(dev, "linalg_cholesky_trsm", subs, [factors], params, (-(-rest // WG), chunk))
-                tiles = -(-rest // 64)
-                run(dev, "linalg_lu_update", subs, [factors], params, (tiles, tiles, chunk))
+        _update_after_panel(a, factors, "linalg_cholesky_trsm", kb, nb)  # the block column below it
     return tril(a)  # (over the whole GPU, rather than by each matrix's workgroup)
 
 
