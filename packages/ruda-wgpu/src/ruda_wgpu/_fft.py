@@ -3,8 +3,8 @@
 Power-of-two lengths: a Stockham FFT in passes of ``wgsl/fft_pass.wgsl``, each doing DFTs of up
 to :data:`MAX_RADIX` points, so 2^16 points take two passes over the data and 2^24 three; on GPUs
 2^17 to 2^20 points (up to 2^20 in all) take two passes of up to :data:`WIDE_RADIX` instead of
-three. Inside a pass, a DFT is a few stages of up to 16 points a thread, in registers (the straight-line
-code of :func:`register_dft`), with workgroup memory between stages. Lengths whose prime factors
+three. Inside a pass, a DFT is a few stages of up to 16 points a thread, in registers (the
+straight-line code of :func:`register_dft`), with workgroup memory between stages. Lengths whose prime factors
 are at most :data:`MAX_PRIME` (1000, 10^6, 3 x 2^20): a mixed-radix Stockham FFT in passes of
 ``wgsl/fft_mixed.wgsl``, a thread doing one DFT of the pass's radix in registers (the code of
 ``_fft_codegen.mixed_dft``) between global loads and stores, so 10^6 points take five passes. Other
@@ -195,9 +195,9 @@ def _plan(dev: GpuDevice, rows: int, n: int, dtype: np.dtype[Any], inverse: bool
     room = int(dev.limits["max-compute-workgroup-storage-size"]) // dtype.itemsize
     room_radix = 1 << (room.bit_length() - 1)
     radices = _radices(n, min(MAX_RADIX, room_radix))
-    small = rows * n <= WIDE_MOST_POINTS
-    if len(radices) > 2 and small and n <= min(WIDE_RADIX, room_radix) ** 2 and _wide_passes(dev):
-        radices = _radices(n, WIDE_RADIX)
+    wide = min(WIDE_RADIX, room_radix)
+    if len(radices) > 2 and rows * n <= WIDE_MOST_POINTS and n <= wide**2 and _wide_passes(dev):
+        radices = _radices(n, wide)
     twiddles = _twiddles(dev, n, max(radices), dtype)
     s, q = twiddles.s, twiddles.q
     log = int.bit_length
