@@ -24,8 +24,9 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
-from _gpu_bench import RESULTS, save
+from _gpu_bench import RESULTS, markdown_table, save
 from _timing import benchmark_parser
 from ruda_wgpu._shader_cache import DRIVER_CACHES
 
@@ -113,18 +114,21 @@ def main() -> int:
 
 def markdown(paths: list[Path]) -> str:
     """The README's table: per device and cache state, the total and its phases, in seconds."""
-    lines = [
+    header = [
         "| device | cache | total s | " + " | ".join(PHASES) + " | cold / warm |",
         "|---|---|---|" + "---|" * len(PHASES) + "---|",
     ]
-    for path in paths:
-        data = json.loads(path.read_text())
-        row, device = data["rows"][0], data["device"].split(" (")[0]
-        for state in ("cold", "warm"):
-            phases = row[f"{state} phases_s"]
-            ratio = f"{row['cold/warm']:.1f}" if state == "warm" else ""
-            cells = " | ".join(f"{phases[p]:.3f}" for p in PHASES)
-            lines.append(f"| {device} | {state} | {phases['total']:.2f} | {cells} | {ratio} |")
+    return markdown_table(paths, header, _device_rows)
+
+
+def _device_rows(device: str, rows: list[dict[str, Any]]) -> str:
+    """One device's cold and warm lines of :func:`markdown`."""
+    row, lines = rows[0], []
+    for state in ("cold", "warm"):
+        phases = row[f"{state} phases_s"]
+        ratio = f"{row['cold/warm']:.1f}" if state == "warm" else ""
+        cells = " | ".join(f"{phases[p]:.3f}" for p in PHASES)
+        lines.append(f"| {device.split(' (')[0]} | {state} | {phases['total']:.2f} | {cells} | {ratio} |")
     return "\n".join(lines)
 
 
