@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import ruda_wgpu as xp
 from _gpu_bench import RESULTS
-from _timing import benchmark_parser, device_slug
+from _timing import benchmark_parser, device_slug, write_results
 from rich.progress import track
 from ruda.testing import MATH_BINARY, MATH_UNARY, NUMPY_NAMES, sweep_values, ulp_error
 
@@ -66,11 +66,8 @@ def main() -> int:
         for name, row in rows.items():
             at = ", ".join(f"{a:.17g}" for a in row["at"])  # type: ignore[attr-defined]
             print(f"{name:10} {row['worst_ulp']:5.1f} ulp  (at {at})")
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        out = RESULTS / f"wgpu_accuracy-{dtype}-{device_slug(dev.description)}.json"
         report = {"device": dev.description, "dtype": dtype, "values": 40000, "functions": rows}
-        out.write_text(json.dumps(report, indent=1) + "\n")
-        print(f"results: {out}")
+        print(f"results: {write_results(f'wgpu_accuracy-{dtype}-{device_slug(dev.description)}', report)}")
     return 0
 
 
