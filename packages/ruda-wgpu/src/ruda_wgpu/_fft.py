@@ -35,7 +35,10 @@ from ruda_wgpu._kernels import bind, kernel_pipeline, pack_words, wgsl_type
 #: at, and the largest DFT a thread does in its registers (one stage of a pass). Measured on an
 #: H200 through Vulkan (complex64, 40 transforms queued; GPU time per transform): 2^24 points took
 #: 315 us with these, 450 with 256 threads or with 1024-point passes of 512 threads; at 2^20 the
-#: layouts were within 10% of each other (36-47 us). On lavapipe too they were within 15%.
+#: layouts were within 10% of each other (36-47 us). On lavapipe too they were within 15%. Later,
+#: on the same GPU: stages of 8 or 4 points a thread (with 256 or 512 threads a workgroup) were
+#: no faster anywhere (2^20: 31-43 us against 30; 2^24: 415-848 against 368), nor was a swizzle
+#: of workgroup-memory places that halves the bank conflicts a model predicts (29.5 us either way).
 MAX_RADIX = 256
 THREADS = 128
 REGISTER_RADIX = 16
