@@ -159,7 +159,8 @@ def test_each_mixed_radix_and_a_forced_split_into_small_radices(xp, dtype, monke
         (6, 360, [6, 6, 5, 2]),
     ):
         monkeypatch.setattr(_fft, "MAX_MIXED_RADIX", most)
-        assert _fft._mixed_radices(n) == radices
+        monkeypatch.setattr(_fft, "MAX_MIXED_RADIX_128", most)
+        assert _fft._mixed_radices(n, most) == radices
         _fft._mixed_plan.cache_clear()
         try:
             host = _signal((2, n), dtype, seed=n)
@@ -189,8 +190,9 @@ def test_lengths_of_small_primes_skip_bluestein(xp, monkeypatch):
             "complex64",
         )
     assert taken == [17, 2 * 4099]
-    radices = _fft._mixed_radices(10**6)
-    assert np.prod(radices) == 10**6 and max(radices) <= _fft.MAX_MIXED_RADIX and len(radices) == 5
+    for most, passes in ((_fft.MAX_MIXED_RADIX, 4), (_fft.MAX_MIXED_RADIX_128, 5)):
+        radices = _fft._mixed_radices(10**6, most)
+        assert np.prod(radices) == 10**6 and max(radices) <= most and len(radices) == passes
 
 
 @pytest.mark.parametrize("dtype", COMPLEX)

@@ -7,7 +7,7 @@ three. Inside a pass, a DFT is a few stages of up to 16 points a thread, in regi
 straight-line code of :func:`register_dft`), with workgroup memory between stages. Lengths whose prime factors
 are at most :data:`MAX_PRIME` (1000, 10^6, 3 x 2^20): a mixed-radix Stockham FFT in passes of
 ``wgsl/fft_mixed.wgsl``, a thread doing one DFT of the pass's radix in registers (the code of
-``_fft_codegen.mixed_dft``) between global loads and stores, so 10^6 points take five passes. Other
+``_fft_codegen.mixed_dft``) between global loads and stores, so 10^6 points take four passes. Other
 lengths: Bluestein's algorithm, the DFT as a convolution with a chirp, done with power-of-two FFTs
 of at least twice the length (several times the work). Each pass is a kernel specialised to its
 sizes, and a transform's passes are planned once per length, batch and direction (:func:`_plan`,
@@ -64,13 +64,16 @@ def _wide_passes(dev: GpuDevice) -> bool:
 
 
 #: lengths whose prime factors are all at most MAX_PRIME (other than powers of two) take
-#: mixed-radix passes of one DFT a thread, radices at most MAX_MIXED_RADIX, MIXED_THREADS threads
+#: mixed-radix passes of one DFT a thread, radices at most MAX_MIXED_RADIX (complex64) or
+#: MAX_MIXED_RADIX_128 (complex128, whose points take twice the registers), MIXED_THREADS threads
 #: a workgroup; lengths with a larger prime factor take Bluestein's algorithm. Measured on an H200
-#: (complex64, 20 transforms queued): with radices up to 16, 32 or 64 and 64 to 256 threads,
-#: 10^6 points took 120-135 us a transform (one layout 298), 1000 x 1000 67-109, 3 x 2^20 228-291;
-#: these are within 20% of the best everywhere and keep a complex128 DFT's points in registers.
+#: (complex64, GPU time of prepared passes): radices up to 64 against up to 32 took 10^6 points in
+#: 54 us against 60 (four passes, not five), 1000 x 1000 in 32 against 41, 10 x 10^5 43 against
+#: 49, 3 x 2^20 169 against 161, and 6^7, 3^12, 64 x 5^6 the same; 128 threads were no faster
+#: than 64. On lavapipe too radices up to 64 were as fast or faster.
 MAX_PRIME = 13
-MAX_MIXED_RADIX = 32
+MAX_MIXED_RADIX = 64
+MAX_MIXED_RADIX_128 = 32
 MIXED_THREADS = 64
 
 
@@ -250,12 +253,12 @@ def _prime_factors(n: int) -> tuple[int, ...]:
     return tuple(factors)
 
 
-def _mixed_radices(n: int) -> list[int]:
+def _mixed_radices(n: int, most: int) -> list[int]:
     """The radices of ``n``'s mixed-radix passes, largest first: its prime factors packed,
-    largest first, into as few products of at most MAX_MIXED_RADIX as first fit finds."""
+    largest first, into as few products of at most ``most`` as first fit finds."""
     radices: list[int] = []
     for p in reversed(_prime_factors(n)):
-        fit = next((k for k, r in enumerate(radices) if r * p <= MAX_MIXED_RADIX), None)
+        fit = next((k for k, r in enumerate(radices) if r * p <= most), None)
         if fit is None:
             radices.append(p)
         else:
@@ -270,7 +273,8 @@ def _mixed_plan(
     """The passes of a mixed-radix Stockham FFT of ``rows`` rows of ``n`` points."""
     twiddles = _twiddles(dev, n, 1, dtype)
     one, scaled = _scale_words(dtype, scale)
-    radices = _mixed_radices(n)
+    most = MAX_MIXED_RADIX if dtype == _dtypes.complex64 else MAX_MIXED_RADIX_128
+    radices = _mixed_radices(n, most)
     passes, p = [], 1
     for k, r in enumerate(radices):
         subs = {
