@@ -10,7 +10,8 @@
   for ``eigh``/``eigvalsh``, one-sided (Hestenes) for ``svd``/``svdvals``, and through them
   ``pinv``, ``matrix_rank`` and the spectral matrix norms; one workgroup per matrix below
   :data:`JACOBI_ROUNDS_MIN` columns, a round at a time over the whole GPU from there
-  (``linalg_jacobi_pairs.wgsl``, ``linalg_jacobi_apply.wgsl``).
+  (``linalg_jacobi_pairs.wgsl``, then ``linalg_jacobi_apply.wgsl``; two-sided in float32 and
+  complex64 one dispatch a round, ``linalg_jacobi_round.wgsl``).
 - ``eig``/``eigvals`` (``linalg_eig.wgsl``): Hessenberg reduction, shifted QR, back substitution.
 
 Each kernel works on a contiguous copy of its input in place. Exactly singular (``solve``,
@@ -539,7 +540,8 @@ def _jacobi_dispatches(
 
 
 #: from this many columns a Jacobi sweep's rounds each run over the whole GPU (two dispatches a
-#: round, :func:`_jacobi_rounds`), and the host asks after each sweep whether it rotated anything;
+#: round, one for the two-sided method in float32 and complex64: :func:`_jacobi_rounds`), and the
+#: host asks after each sweep whether it rotated anything;
 #: below it one workgroup per matrix does every sweep in one dispatch, which suits batches of
 #: small matrices. One workgroup is bound by memory latency: on an H200 it took 455 ms for the
 #: eigh of one 256 x 256 float32 matrix and 645 for its SVD (cuSOLVER: 2.1 and 29).
@@ -571,7 +573,14 @@ def _jacobi(a: Array, one_sided: bool, fn: str) -> Array:
 def _jacobi_rounds(a: Array, v: Array, subs: dict[str, object], rounds: int, one_sided: bool) -> None:
     """The sweeps of :func:`_jacobi` a round at a time over the whole GPU: the pairs' rotations
     (``linalg_jacobi_pairs.wgsl``), then their application to a and v (``linalg_jacobi_apply``),
-    until a sweep rotates nothing (the host reads a flag after each sweep)."""
+    until a sweep rotates nothing (the host reads a flag after each sweep). Two-sided in float32
+    and complex64, a round is one dispatch instead (:func:`_two_sided_rounds`): there every
+    thread works out its rotations itself, which costs little with the GPU's square root; float64
+    takes ours (the drivers' is not accurate), and every thread running it twice a round made
+    lavapipe's 150 x 150 float64 eigh half as slow again."""
+    if not one_sided and subs["R"] == "f32":
+        _two_sided_rounds(a, v, subs, rounds)
+        return
     m, n = a.shape[-2:]
     batch, dev, pairs = _batch(a), a.device, (n + 1) // 2
     rot = empty((batch, pairs, 2), _dtypes.REAL_OF.get(a.dtype, a.dtype), dev)
@@ -595,6 +604,46 @@ def _jacobi_rounds(a: Array, v: Array, subs: dict[str, object], rounds: int, one
         dev.replay(sweep)
         if not _flags(flag, 1, a).any():
             return
+
+
+def _two_sided_rounds(a: Array, v: Array, subs: dict[str, object], rounds: int) -> None:
+    """The two-sided sweeps of :func:`_jacobi_rounds`, one dispatch a round
+    (``linalg_jacobi_round.wgsl``): its threads work out the rotations they need from the matrix
+    as the round found it and write the rotated matrix into a second buffer, the two taking
+    turns, so no round waits for a dispatch of rotations first. That halves a sweep's dispatches
+    (1023 for 1024 columns), which bound its time on a GPU more than their work does."""
+    n = a.shape[-1]
+    batch, dev, pairs = _batch(a), a.device, (n + 1) // 2
+    other = empty(a.shape, a.dtype, dev)
+    flag = Storage(dev, 4)
+    flag_binding = bind(dev, flag, 0, 1, _U32, "jacobi")[0]
+    turns = (_bind_all(a), _bind_all(other))
+    vectors = _bind_all(v)
+    groups = -(-batch * (pairs * pairs + n * pairs) // WG)
+    pipe = kernel_pipeline(dev, "linalg_jacobi_round", subs)
+
+    def sweep(first: int) -> list[Any]:
+        """A sweep's prepared dispatches, the matrix in ``turns[first]`` at its start."""
+        return [
+            dev.step(
+                pipe,
+                [turns[(first + r) % 2], turns[(first + r + 1) % 2], vectors, flag_binding],
+                pack_words(n, batch, r),
+                groups,
+            )
+            for r in range(rounds)
+        ]
+
+    sweeps, at = (sweep(0), sweep(1)), 0
+    for _ in range(MAX_SWEEPS):
+        dev.write(flag.buffer, 0, bytes(4))
+        dev.replay(sweeps[at])
+        at = (at + rounds) % 2
+        if not _flags(flag, 1, a).any():
+            break
+    if at:  # the matrix ended in the other buffer
+        (src, src_offset, size), (dst, dst_offset, _) = turns[1], turns[0]
+        dev.copy(src, src_offset, dst, dst_offset, size)
 
 
 def _sorted_columns(values: Array, columns: Array, descending: bool) -> tuple[Array, Array]:
