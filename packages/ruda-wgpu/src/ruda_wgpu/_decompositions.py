@@ -61,12 +61,6 @@ WG = 256
 #: Jacobi sweeps before giving up on convergence (quadratic convergence needs far fewer)
 MAX_SWEEPS = 40
 _U32 = _dtypes.uint32
-#: the real dtype of a float or complex one
-_REAL: dict[np.dtype[Any], np.dtype[Any]] = {
-    _dtypes.float32: _dtypes.float32,
-    _dtypes.float64: _dtypes.float64,
-    **_dtypes.REAL_OF,
-}
 
 
 class LinAlgError(ValueError):
@@ -698,8 +692,9 @@ def _refined(original: Array, v: Array, singular: bool) -> tuple[Array, Array]:
     else:
         products = sum_(apply("multiply", apply("conj", wide_v), av), axis=-2)
         values = apply("divide", apply("real", products) if products.dtype.kind == "c" else products, lengths)
-    norms = astype(apply("sqrt", lengths), _REAL[v.dtype])
-    return astype(values, _REAL[v.dtype]), apply("divide", v, expand_dims(norms, axis=-2))
+    real = _dtypes.REAL_OF.get(v.dtype, v.dtype)
+    norms = astype(apply("sqrt", lengths), real)
+    return astype(values, real), apply("divide", v, expand_dims(norms, axis=-2))
 
 
 def _abs2(x: Array) -> Array:
