@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from _timing import RESULTS, best_time, device_slug
+from _timing import best_time, device_slug, write_results
 from rich.progress import Progress
 
 Contenders = dict[str, Callable[[], object]]
@@ -123,7 +123,5 @@ def markdown_table(
 def save(name: str, device: str, cupy: bool, rows: list[dict[str, Any]], **extra: Any) -> Path:
     """Write the rows (and ``extra`` fields) to ``results/<name>-<device slug>.json``; returns
     the path."""
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    out = RESULTS / f"{name}-{device_slug(device)}.json"
-    out.write_text(json.dumps({"device": device, "cupy": cupy, **extra, "rows": rows}, indent=1))
-    return out
+    results = {"device": device, "cupy": cupy, **extra, "rows": rows}
+    return write_results(f"{name}-{device_slug(device)}", results)

@@ -20,8 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import ruda_wgpu as xp
-from _gpu_bench import RESULTS
-from _timing import benchmark_parser, device_slug, write_results
+from _timing import RESULTS, benchmark_parser, device_slug, write_results
 from rich.progress import track
 from ruda.testing import MATH_BINARY, MATH_UNARY, NUMPY_NAMES, sweep_values, ulp_error
 

@@ -24,8 +24,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ruda_wgpu as xp
-from _gpu_bench import RESULTS, cupy_cells, cupy_or_none, markdown_table, save, time_rows, waiting
-from _timing import benchmark_parser
+from _gpu_bench import cupy_cells, cupy_or_none, markdown_table, save, time_rows, waiting
+from _timing import RESULTS, benchmark_parser
 
 #: the decompositions timed on one 256 x 256 float32 matrix (on a CPU adapter only with --full)
 DECOMPOSITIONS = ("cholesky", "qr", "eigh", "svd")

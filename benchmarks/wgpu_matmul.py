@@ -23,8 +23,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ruda_wgpu as xp
-from _gpu_bench import RESULTS, cupy_or_none, markdown_table, save, time_rows, waiting
-from _timing import benchmark_parser
+from _gpu_bench import cupy_or_none, markdown_table, save, time_rows, waiting
+from _timing import RESULTS, benchmark_parser
 
 
 def _contenders(n: int, dtype: str, cp: Any) -> dict[str, Callable[[], object]]:

@@ -39,8 +39,8 @@ import numpy as np
 import ruda_wgpu as xp
 import wgpu
 from _chain import STEPS, chain, lets
-from _gpu_bench import RESULTS, save
-from _timing import benchmark_parser, device_slug
+from _gpu_bench import save
+from _timing import RESULTS, benchmark_parser, device_slug
 
 WG = 256
 

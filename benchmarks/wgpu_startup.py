@@ -26,8 +26,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from _gpu_bench import RESULTS, markdown_table, save
-from _timing import benchmark_parser
+from _gpu_bench import markdown_table, save
+from _timing import RESULTS, benchmark_parser
 from ruda_wgpu._shader_cache import DRIVER_CACHES
 
 SCRIPT = """
