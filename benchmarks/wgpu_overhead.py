@@ -12,7 +12,8 @@ ours (one fused kernel; the row also gives ours with fusion off, 8 kernels) agai
 hand-written fused kernel. ``loop`` is 1000 dependent operations on 1e3 elements, microseconds
 per operation, fused and unfused (there the cost is all Python and dispatch; no hand-written
 contender).
-Both GPU sides wait for completion the same way (mapping a small buffer). The
+Both GPU sides wait for completion the same way (``ruda_wgpu._wait``: spinning on the queue's
+work-done callback on a GPU, then blocking). The
 table reports the fastest round of each and the ratios ours/hand-written (the
 layer's overhead: the median of ratios taken round by round, and the ratio of the two fastest
 rounds, which a shared machine's bursts of load disturb least) and ours/NumPy. Results go to
@@ -41,6 +42,7 @@ import wgpu
 from _chain import STEPS, chain, lets
 from _gpu_bench import save
 from _timing import RESULTS, benchmark_parser, device_slug
+from ruda_wgpu import _wait
 
 WG = 256
 
@@ -106,12 +108,12 @@ class HandWritten:
     """A minimal wgpu-py program: fixed buffers, one pipeline per kernel, one pass per batch."""
 
     def __init__(self) -> None:
-        adapter = xp.__array_namespace_info__().default_device().adapter
-        self.device = adapter.request_device_sync()
+        ours = xp.__array_namespace_info__().default_device()
+        ours.device  # noqa: B018  (opens ours, whose wait this one copies)
+        self.device = ours.adapter.request_device_sync()
         self.usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
-        self.probe = self.device.create_buffer(
-            size=4, usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
-        )
+        # the fastest wait wgpu-native allows, as ours waits (spinning as long as ours does)
+        self.waiter = _wait.Waiter(self.device, ours._waiter.spin_seconds)
 
     def buffer(self, host: np.ndarray | None, nbytes: int = 0) -> Any:
         buf = self.device.create_buffer(
@@ -143,12 +145,8 @@ class HandWritten:
         cpass.end()
         self.device.queue.submit([encoder.finish()])
 
-    def wait(self, buf: Any) -> None:
-        encoder = self.device.create_command_encoder()
-        encoder.copy_buffer_to_buffer(buf, 0, self.probe, 0, 4)
-        self.device.queue.submit([encoder.finish()])
-        self.probe.map_sync(wgpu.MapMode.READ)
-        self.probe.unmap()
+    def wait(self) -> None:
+        self.waiter.wait()
 
 
 def grid(groups: int) -> tuple[int, int, int]:
@@ -208,7 +206,7 @@ def bench_elementwise(hand: HandWritten, op: str, n: int, reps: int, trials: int
 
     def handwritten() -> None:
         hand.run([(pipe, group, grid(-(-n // WG)))], reps)
-        hand.wait(bo)
+        hand.wait()
 
     np_fn = (lambda: np.add(a, b)) if op == "add" else (lambda: np.exp(a))
 
@@ -236,7 +234,7 @@ def bench_sum(hand: HandWritten, n: int, reps: int, trials: int) -> dict[str, fl
 
     def handwritten() -> None:
         hand.run(steps, reps)
-        hand.wait(bo)
+        hand.wait()
 
     def numpy() -> None:
         for _ in range(reps):
@@ -261,7 +259,7 @@ def bench_matmul(hand: HandWritten, n: int, reps: int, trials: int) -> dict[str,
 
     def handwritten() -> None:
         hand.run([(pipe, group, (-(-n // 16), -(-n // 16), 1))], reps)
-        hand.wait(bo)
+        hand.wait()
 
     def numpy() -> None:
         for _ in range(reps):
@@ -298,7 +296,7 @@ def bench_chain(hand: HandWritten, n: int, reps: int, trials: int) -> dict[str, 
 
     def handwritten() -> None:
         hand.run([(pipe, group, grid(-(-n // WG)))], reps)
-        hand.wait(bo)
+        hand.wait()
 
     def numpy() -> None:
         for _ in range(reps):

@@ -273,3 +273,40 @@ def test_an_empty_window_past_the_end_of_its_buffer_binds_a_valid_range(xp):
     end = storage.buffer.size // 4
     (buffer, offset, size), _ = window(dev, storage, end + 8, end + 8, 4, "test")
     assert buffer is storage.buffer and offset >= 0 and size > 0 and offset + size <= buffer.size
+
+
+def test_a_wait_spins_until_its_own_ticket_is_answered(xp, monkeypatch):
+    """A wait on a GPU spins until the queue's work-done callback returns the wait's ticket; one
+    that spins past its bound blocks instead, and its late answer cannot end the next wait
+    early. (lavapipe does not spin by default: here the bound is set by hand.)"""
+    from ruda_wgpu._engine import resolve_device
+
+    dev = resolve_device(None)
+    waiter = dev._waiter
+    assert waiter is not None, "wgpu-native devices wait on the calling thread"
+    x = xp.asarray(np.linspace(-3, 3, 1 << 20, dtype=np.float32))
+
+    def waited(spin_seconds: float) -> tuple[int, int]:
+        monkeypatch.setattr(waiter, "spin_seconds", spin_seconds)
+        before = xp.memory_stats()
+        y = xp.exp(x) * 2.0
+        xp.synchronize()
+        after = xp.memory_stats()
+        assert waiter._answered <= waiter._asked
+        assert_matches_numpy(y, np.exp(np.linspace(-3, 3, 1 << 20, dtype=np.float32)) * 2, rtol=1e-6)
+        return after["waits_spun"] - before["waits_spun"], after["waits_blocked"] - before["waits_blocked"]
+
+    assert waited(60.0) == (1, 0)
+    assert waiter._answered == waiter._asked
+    assert waited(1e-9) == (0, 1)  # past its bound at the first check
+    assert waited(60.0) == (1, 0)
+    assert waiter._answered == waiter._asked
+    assert waited(0.0) == (0, 1)
+
+
+def test_cpu_adapters_do_not_spin(xp):
+    from ruda_wgpu._engine import resolve_device
+
+    dev = resolve_device(None)
+    cpu = dev.adapter.info["adapter_type"] == "CPU"
+    assert (dev._waiter.spin_seconds == 0.0) == cpu

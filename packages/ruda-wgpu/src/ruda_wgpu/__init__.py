@@ -175,7 +175,8 @@ def synchronize(device: Device | str | None = None) -> None:
 
 
 def memory_stats(device: Device | str | None = None) -> dict[str, int]:
-    """Allocated and in-use bytes of a device's buffer pool, with pipeline and dispatch counts."""
+    """Allocated and in-use bytes of a device's buffer pool, with counts of pipelines, dispatches,
+    submits and waits (those that ended spinning, those that blocked)."""
     from ruda_wgpu._engine import resolve_device
 
     return resolve_device(device).memory_stats()

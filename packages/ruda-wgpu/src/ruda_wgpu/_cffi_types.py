@@ -18,7 +18,8 @@ import logging
 _log = logging.getLogger(__name__)
 
 #: the type strings wgpu-py (0.32) passes to ffi.new and ffi.callback on the way to running,
-#: reading and writing ruda's kernels, as it spells them (the trailing space included)
+#: reading and writing ruda's kernels, as it spells them (the trailing space included), and
+#: those ruda_wgpu's own calls into wgpu-native use
 TYPES = (
     "WGPUStringView *",
     "WGPUInstanceDescriptor *",
@@ -64,6 +65,10 @@ TYPES = (
     "void(WGPUMapAsyncStatus, WGPUStringView, void *, void *)",
     "WGPUBufferMapCallbackInfo *",
     "intptr_t",
+    # and those of ruda_wgpu._wait
+    "void(WGPUQueueWorkDoneStatus, WGPUStringView, void *, void *)",
+    "WGPUQueueWorkDoneCallbackInfo *",
+    "void *",
 )
 
 

@@ -13,9 +13,9 @@
   parameters of a batch live in one parameter buffer written just before the batch
   is submitted.
 - Reads copy into a staging buffer reused per size class. Waiting happens on the calling
-  thread (:meth:`GpuDevice.wait_idle`): wgpu's own waits hand the GPU's completion over from
-  its polling thread, which costs ~0.1 ms a wait on a discrete GPU, as much as the work of a
-  small operation (and ``queue.on_submitted_work_done_sync`` is broken in wgpu 0.32).
+  thread, spinning briefly on a GPU (:mod:`ruda_wgpu._wait`): wgpu's own waits hand the GPU's
+  completion over from its polling thread, which costs ~0.1 ms a wait on a discrete GPU, as
+  much as the work of a small operation.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ruda_wgpu import _devices, _dtypes, _wgsl
+from ruda_wgpu import _devices, _dtypes, _wait, _wgsl
 
 #: dispatches recorded before a batch is submitted without being asked
 BATCH_DISPATCHES = 256
@@ -412,6 +412,8 @@ class GpuDevice:
             self._pass: Any = None
             self._pass_pipeline: Any = None
             self._encode = _PassEncoding.of(dev)
+            spin = _wait.SPIN_SECONDS if self.adapter.info["adapter_type"] != "CPU" else 0.0
+            self._waiter = _wait.Waiter.of(dev, spin)
             self._pending = self._pending_bytes = 0
             self.dispatches = 0
             self.submits = 0
@@ -631,16 +633,12 @@ class GpuDevice:
                 self._device.queue.write_buffer(buffer, offset, data)
 
     def wait_idle(self) -> bool:
-        """Block this thread until the device has done every submitted batch; False if wgpu
-        offers no way to (then callers wait by mapping a buffer).
-
-        ``wgpuDevicePoll(wait=True)`` on this thread is reached through wgpu-py's private
-        ``_poll_wait``; the package pins wgpu below 0.33 and this falls back when it is gone.
-        """
-        poll_wait = getattr(self._device, "_poll_wait", None)
-        if poll_wait is None:
+        """Block this thread until the device has done every submitted batch (see
+        :mod:`ruda_wgpu._wait`); False where wgpu offers no way to (then callers wait by mapping
+        a buffer)."""
+        if self._waiter is None:
             return False
-        poll_wait()
+        self._waiter.wait()
         return True
 
     def read(self, buffer: Any, offset: int, nbytes: int) -> bytes:
@@ -705,6 +703,8 @@ class GpuDevice:
                 "pipelines": 0,
                 "dispatches": 0,
                 "submits": 0,
+                "waits_spun": 0,
+                "waits_blocked": 0,
             }
         return {
             "allocated_bytes": self.pool.allocated_bytes + self.staging.allocated_bytes + PARAM_ARENA_BYTES,
@@ -713,6 +713,8 @@ class GpuDevice:
             "pipelines": len(self._pipelines),
             "dispatches": self.dispatches,
             "submits": self.submits,
+            "waits_spun": self._waiter.spun if self._waiter else 0,
+            "waits_blocked": self._waiter.blocked if self._waiter else 0,
         }
 
 
