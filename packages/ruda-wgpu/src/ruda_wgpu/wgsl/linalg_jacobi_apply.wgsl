@@ -15,11 +15,6 @@ const PAIRS = ${PAIRS}u;
 ${FIELD}
 ${ROTATION}
 
-// x and y (y already times the phase) turned by the rotation (c, s)
-fn turned(x: ${T}, y: ${T}, c: ${R}, s: ${R}) -> array<${T}, 2> {
-  return array<${T}, 2>(c * x - s * y, s * x + c * y);
-}
-
 @compute @workgroup_size(${WG})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
   let m = P[0]; let n = P[1]; let r = P[3];
@@ -39,23 +34,16 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let c1 = rot[2u * k1]; let s1 = rot[2u * k1 + 1u]; let w1 = turn[k1];
     let base = b * n * n;
     let p1 = pq1.x; let q1 = pq1.y; let p2 = pq2.x; let q2 = pq2.y;
-    // the block [[x00, x01], [x10, x11]]; entries past n (the spare index) stay zero and unused
-    var x00 = a[base + p1 * n + p2]; var x01 = ${ZERO}; var x10 = ${ZERO}; var x11 = ${ZERO};
-    if (q2 < n) { x01 = a[base + p1 * n + q2]; }
-    if (q1 < n) { x10 = a[base + q1 * n + p2]; }
-    if (q1 < n && q2 < n) { x11 = a[base + q1 * n + q2]; }
-    if (s1 != ${RZERO}) {  // rows p1 and q1 (s1 is 0 when q1 is the spare index)
-      let left = turned(x00, mul(conj(w1), x10), c1, s1); x00 = left[0]; x10 = left[1];
-      let right = turned(x01, mul(conj(w1), x11), c1, s1); x01 = right[0]; x11 = right[1];
-    }
-    if (s2 != ${RZERO}) {  // then columns p2 and q2
-      let top = turned(x00, mul(w2, x01), c2, s2); x00 = top[0]; x01 = top[1];
-      let bottom = turned(x10, mul(w2, x11), c2, s2); x10 = bottom[0]; x11 = bottom[1];
-    }
-    a[base + p1 * n + p2] = x00;
-    if (q2 < n) { a[base + p1 * n + q2] = x01; }
-    if (q1 < n) { a[base + q1 * n + p2] = x10; }
-    if (q1 < n && q2 < n) { a[base + q1 * n + q2] = x11; }
+    // the block; entries past n (the spare index) stay zero and unused
+    var x = array<${T}, 4>(a[base + p1 * n + p2], ${ZERO}, ${ZERO}, ${ZERO});
+    if (q2 < n) { x[1] = a[base + p1 * n + q2]; }
+    if (q1 < n) { x[2] = a[base + q1 * n + p2]; }
+    if (q1 < n && q2 < n) { x[3] = a[base + q1 * n + q2]; }
+    x = block_turned(x, c1, s1, w1, c2, s2, w2);
+    a[base + p1 * n + p2] = x[0];
+    if (q2 < n) { a[base + p1 * n + q2] = x[1]; }
+    if (q1 < n) { a[base + q1 * n + p2] = x[2]; }
+    if (q1 < n && q2 < n) { a[base + q1 * n + q2] = x[3]; }
     return;
   }
   if (s2 == ${RZERO}) { return; }

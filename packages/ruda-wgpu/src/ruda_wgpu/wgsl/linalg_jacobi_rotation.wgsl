@@ -1,4 +1,5 @@
-// The pairs and rotations of the Jacobi methods (linalg_jacobi*.wgsl), placed into their kernels.
+// The pairs and rotations of the Jacobi methods (linalg_jacobi*.wgsl), placed into their kernels,
+// and the arithmetic of a rotation and of a two-sided round's 2 x 2 block.
 // Pair t of round r, (p, q) with p < q, in the parallel round-robin ordering: on a circle of
 // 2 PAIRS positions, position 0 stays and the others turn one place a round.
 fn pair(t: u32, r: u32) -> vec2<u32> {
@@ -23,4 +24,26 @@ fn rotation(e: ${R}, f: ${R}, g: ${R}) -> vec2<${R}> {
   if (z < ${RZERO}) { t = -t; }
   let c = ${RONE} / ${SQRT}(${RONE} + t * t);
   return vec2<${R}>(c, c * t);
+}
+
+// x and y (y already times the phase) turned by the rotation (c, s)
+fn turned(x: ${T}, y: ${T}, c: ${R}, s: ${R}) -> array<${T}, 2> {
+  return array<${T}, 2>(c * x - s * y, s * x + c * y);
+}
+
+// The 2 x 2 block [[x[0], x[1]], [x[2], x[3]]] of a two-sided round, in rows (p1, q1) and
+// columns (p2, q2): its rows turned by the rotation (c1, s1) with phase w1, then its columns by
+// (c2, s2) with phase w2. A rotation whose s is 0 (the spare index of an odd n among them) leaves
+// the block as it is.
+fn block_turned(x: array<${T}, 4>, c1: ${R}, s1: ${R}, w1: ${T}, c2: ${R}, s2: ${R}, w2: ${T}) -> array<${T}, 4> {
+  var x00 = x[0]; var x01 = x[1]; var x10 = x[2]; var x11 = x[3];
+  if (s1 != ${RZERO}) {  // rows p1 and q1
+    let left = turned(x00, mul(conj(w1), x10), c1, s1); x00 = left[0]; x10 = left[1];
+    let right = turned(x01, mul(conj(w1), x11), c1, s1); x01 = right[0]; x11 = right[1];
+  }
+  if (s2 != ${RZERO}) {  // then columns p2 and q2
+    let top = turned(x00, mul(w2, x01), c2, s2); x00 = top[0]; x01 = top[1];
+    let bottom = turned(x10, mul(w2, x11), c2, s2); x10 = bottom[0]; x11 = bottom[1];
+  }
+  return array<${T}, 4>(x00, x01, x10, x11);
 }
