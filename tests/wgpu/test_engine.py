@@ -310,3 +310,22 @@ def test_cpu_adapters_do_not_spin(xp):
     dev = resolve_device(None)
     cpu = dev.adapter.info["adapter_type"] == "CPU"
     assert (dev._waiter.spin_seconds == 0.0) == cpu
+
+
+def test_prepared_launches_follow_buffers_offsets_and_scalars(xp):
+    """An elementwise launch's dispatch is prepared once per buffers, offsets and scalar words:
+    the same kernel (one plan) on views at other offsets of one buffer, with -0.0 against 0.0,
+    on a new buffer each round, or after empty_cache(), computes what it should."""
+    base = np.arange(3 * 64, dtype=np.float32) - 50
+    x = xp.asarray(base)
+    for _ in range(2):
+        for k in range(3):  # offsets of whole 256-byte steps: one launch plan, three launches
+            assert_matches_numpy(x[64 * k : 64 * k + 64] * 2.0, base[64 * k : 64 * k + 64] * 2)
+    plus, minus = np.asarray(xp.abs(x) * 0.0), np.asarray(xp.abs(x) * -0.0)
+    assert not np.signbit(plus).any() and np.signbit(minus).all()
+    y = x
+    for k in range(5):  # pooled buffers come round again
+        y = y + 1.0
+        assert_matches_numpy(y, base + k + 1)
+    xp.empty_cache()
+    assert_matches_numpy(x * 3.0, base * 3)

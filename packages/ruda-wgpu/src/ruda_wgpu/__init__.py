@@ -191,6 +191,7 @@ def empty_cache(device: Device | str | None = None) -> None:
         dev.flush()
         dev.synchronize()
         dev._groups.clear()  # bind groups may name the buffers about to be destroyed
+        dev.plans.clear()  # and so may the launches they prepared
         dev.pool.empty()
         dev.staging.empty()
 

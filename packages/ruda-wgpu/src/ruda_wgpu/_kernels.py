@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ruda_wgpu import _dtypes, _wgsl
-from ruda_wgpu._engine import STORAGE_ITEMSIZE, WORKGROUP, GpuDevice, Storage, storage_itemsize
+from ruda_wgpu._engine import STORAGE_ITEMSIZE, WORKGROUP, GpuDevice, Step, Storage, storage_itemsize
 
 ZERO = {
     "f32": "0.0f", "f64": "0.0lf", "i32": "0i", "u32": "0u", "i64": "0li", "u64": "0lu",
@@ -163,6 +163,8 @@ class OutputRead(NamedTuple):
 SLOT = 4
 #: elementwise launch plans a device keeps before it starts over
 PLAN_CACHE = 4096
+#: prepared dispatches a launch plan keeps (see ElementwisePlan.launch) before it starts over
+PREPARED_LAUNCHES = 64
 
 
 def _scalar_load(b: int, t: str) -> str:
@@ -386,13 +388,22 @@ def launch_elementwise(
     plan.launch(dev, arrays, n)
 
 
+def _launch_key(op: Operand | Scalar | OutputRead) -> Any:
+    """What of an operand, beyond its plan's signature, a launch's dispatch depends on: an array's
+    buffer and offset (pooled buffers live until ``empty_cache()``, which drops the plans), a
+    scalar's words."""
+    if type(op) is Operand:
+        return op.storage.buffer, op.offset
+    return tuple(op.words()) if type(op) is Scalar else None
+
+
 class ElementwisePlan:
     """What a launch of :func:`launch_elementwise` needs that depends only on its signature
     (kernel, shape, dtypes, strides, alignment): the pipeline, the collapsed shape, and per
     operand its layout letter, item size, the span a strided view reaches from its offset, and
     the parameter words that follow its base (strides, padding). Cached per device."""
 
-    __slots__ = ("chunk", "head", "operands", "pack", "pipe")
+    __slots__ = ("chunk", "head", "operands", "pack", "pipe", "steps")
 
     def __init__(
         self,
@@ -455,38 +466,53 @@ class ElementwisePlan:
         words = 2 + rank + len(arrays) * (SLOT + rank)
         # packed straight into whole vec4<u32> words, as the parameter binding reads them
         self.pack = struct.Struct(f"<{words}I{-words % 4 * 4}x").pack
+        #: the dispatch of a launch of one chunk, prepared, by its buffers, offsets, scalars and n
+        self.steps: dict[tuple[Any, ...], Step] = {}
 
     def launch(self, dev: GpuDevice, arrays: list[Any], n: int) -> None:
         """Record the dispatches over ``n`` elements of ``arrays`` (output first), one per chunk
         of elements that fits one storage binding."""
+        if n <= self.chunk:
+            # A loop launches the same kernel on the same few pooled buffers again and again:
+            # its dispatch, prepared once, is only copied into the batch.
+            key = (n, *[_launch_key(op) for op in arrays])
+            step = self.steps.get(key)
+            if step is None:
+                if len(self.steps) >= PREPARED_LAUNCHES:
+                    self.steps.clear()
+                step = self.steps[key] = self._step(dev, arrays, 0, n)
+            dev.replay((step,))
+            return
+        for start in range(0, n, self.chunk):
+            step = self._step(dev, arrays, start, min(self.chunk, n - start))
+            dev.replay((step,))
+
+    def _step(self, dev: GpuDevice, arrays: list[Any], start: int, count: int) -> Step:
+        """The dispatch over elements [start, start + count) of ``arrays``, prepared."""
         align = dev.offset_align
-        chunk = self.chunk
-        pipe, pack, head, steps = self.pipe, self.pack, self.head, self.operands
-        for start in range(0, n, chunk):
-            count = min(chunk, n - start)
-            params = [count, start, *head]
-            buffers = []
-            for op, (lay, isz, lo, hi, tail) in zip(arrays, steps, strict=True):
-                if lay == "k":
-                    params += op.words()
-                elif lay != "o":
-                    offset = op.offset
-                    if lay == "s":
-                        what = "a strided view"
-                        binding, skip = window(dev, op.storage, offset + lo, offset + hi, isz, what)
-                        params.append((skip - lo) & 0xFFFFFFFF)  # the offset within the window
-                    else:
-                        # contiguous over this chunk: a window from the aligned byte below its
-                        # first element (which the chunk size keeps within the binding limit)
-                        first = offset + start
-                        byte_lo = first * isz // align * align
-                        buf = op.storage.buffer
-                        size = min(-(-((first + count) * isz - byte_lo) // 4) * 4, buf.size - byte_lo)
-                        binding = (buf, byte_lo, size)
-                        params.append((first - byte_lo // isz) & 0xFFFFFFFF)
-                    buffers.append(binding)
-                params += tail
-            dev.dispatch(pipe, buffers, pack(*params), -(-count // WORKGROUP))
+        params = [count, start, *self.head]
+        buffers = []
+        for op, (lay, isz, lo, hi, tail) in zip(arrays, self.operands, strict=True):
+            if lay == "k":
+                params += op.words()
+            elif lay != "o":
+                offset = op.offset
+                if lay == "s":
+                    what = "a strided view"
+                    binding, skip = window(dev, op.storage, offset + lo, offset + hi, isz, what)
+                    params.append((skip - lo) & 0xFFFFFFFF)  # the offset within the window
+                else:
+                    # contiguous over this chunk: a window from the aligned byte below its
+                    # first element (which the chunk size keeps within the binding limit)
+                    first = offset + start
+                    byte_lo = first * isz // align * align
+                    buf = op.storage.buffer
+                    size = min(-(-((first + count) * isz - byte_lo) // 4) * 4, buf.size - byte_lo)
+                    binding = (buf, byte_lo, size)
+                    params.append((first - byte_lo // isz) & 0xFFFFFFFF)
+                buffers.append(binding)
+            params += tail
+        return dev.step(self.pipe, buffers, self.pack(*params), -(-count // WORKGROUP))
 
 
 # -- reductions ------------------------------------------------------------------------------
