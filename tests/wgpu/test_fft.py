@@ -255,3 +255,18 @@ def test_bad_input_says_what_is_wrong(xp):
         xp.fft.fft(xp.asarray([1, 2, 3]))
     with pytest.raises(ValueError, match="same length"):
         xp.fft.fftn(x, s=(4, 4), axes=(0,))
+
+
+@pytest.mark.parametrize("n", [256, 4096, 1000])  # one pass, two passes, mixed radices
+def test_prepared_passes_follow_the_input_and_the_pooled_outputs(xp, n):
+    """A transform's dispatches are prepared once per input buffer and offset and output buffers:
+    rows of one buffer at other offsets, new data in a buffer seen before, and outputs that come
+    round again from the pool all transform as NumPy does."""
+    h = _signal((3, n), "complex64", seed=4)
+    a = xp.asarray(h)
+    for _ in range(2):
+        for k in range(3):  # the same buffer at offsets 0, n, 2n
+            _close(xp.fft.fft(a[k]), np.fft.fft(h[k]), "complex64")
+    for seed in range(3):  # new data in pooled buffers
+        g = _signal(n, "complex64", seed=seed)
+        _close(xp.fft.ifft(xp.asarray(g)), np.fft.ifft(g), "complex64")
