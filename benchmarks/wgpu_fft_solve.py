@@ -94,7 +94,7 @@ def main() -> int:
         print(markdown(sorted(RESULTS.glob("wgpu_fft_solve-*.json"))))
         return 0
     dev = xp.__array_namespace_info__().default_device()
-    cpu = dev.adapter.info["adapter_type"] == "CPU"
+    cpu = dev.cpu
     cp = cupy_or_none()
     cases = [
         (

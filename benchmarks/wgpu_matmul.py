@@ -52,7 +52,7 @@ def main() -> int:
     if os.environ.get("CUPY_TF32", "0") != "0":
         parser.error("CUPY_TF32 is set: CuPy would multiply float32 at TF32 precision")
     dev = xp.__array_namespace_info__().default_device()
-    cpu = dev.adapter.info["adapter_type"] == "CPU"
+    cpu = dev.cpu
     cases = [(1024, "float32")]
     if args.full or not cpu:
         cases += [(2048, "float32"), (4096, "float32")]

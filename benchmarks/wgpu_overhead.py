@@ -43,6 +43,7 @@ from _chain import STEPS, chain, lets
 from _gpu_bench import save
 from _timing import RESULTS, benchmark_parser, device_slug
 from ruda_wgpu import _wait
+from ruda_wgpu._devices import native_api
 
 WG = 256
 
@@ -113,7 +114,7 @@ class HandWritten:
         self.device = ours.adapter.request_device_sync()
         self.usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
         # the fastest wait wgpu-native allows, as ours waits (spinning as long as ours does)
-        self.waiter = _wait.Waiter(self.device, ours._waiter.spin_seconds)
+        self.waiter = _wait.Waiter(native_api(self.device), self.device, ours._waiter.spin_seconds)
 
     def buffer(self, host: np.ndarray | None, nbytes: int = 0) -> Any:
         buf = self.device.create_buffer(
@@ -357,7 +358,7 @@ def main() -> int:
         print(markdown(sorted(RESULTS.glob("wgpu_overhead-*.json"))))
         return 0
     dev = xp.__array_namespace_info__().default_device()
-    cpu = dev.adapter.info["adapter_type"] == "CPU" and not args.full
+    cpu = dev.cpu and not args.full
     sizes = [10**k for k in range(3, 8)]
     mm_sizes = [256, 512] if cpu else [256, 512, 1024, 2048]
     hand = HandWritten()

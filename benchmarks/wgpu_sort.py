@@ -79,7 +79,7 @@ def main() -> int:
         print(markdown(sorted(RESULTS.glob("wgpu_sort-*.json"))))
         return 0
     dev = xp.__array_namespace_info__().default_device()
-    cpu = dev.adapter.info["adapter_type"] == "CPU"
+    cpu = dev.cpu
     sizes = [10**6] if cpu and not args.full else [10**6, 10**7]
     cp = cupy_or_none()
     cases = [

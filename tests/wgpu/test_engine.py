@@ -308,8 +308,8 @@ def test_cpu_adapters_do_not_spin(xp):
     from ruda_wgpu._engine import resolve_device
 
     dev = resolve_device(None)
-    cpu = dev.adapter.info["adapter_type"] == "CPU"
-    assert (dev._waiter.spin_seconds == 0.0) == cpu
+    assert dev.cpu == (dev.adapter.info["adapter_type"] == "CPU")
+    assert (dev._waiter.spin_seconds == 0.0) == dev.cpu
 
 
 def test_prepared_launches_follow_buffers_offsets_and_scalars(xp):

@@ -54,6 +54,19 @@ class Excluded:
     reason: str
 
 
+def native_api(device: Any) -> Any:
+    """wgpu-py's wgpu-native backend module (``ffi``, ``lib``, its classes) when ``device`` is
+    one of its devices, else None: the engine's direct native calls need it."""
+    try:
+        from wgpu.backends.wgpu_native import _api
+
+        if isinstance(device, _api.GPUDevice):
+            return _api
+    except (ImportError, AttributeError):
+        pass
+    return None
+
+
 def describe(adapter: Any) -> str:
     """``"NVIDIA H200 (Vulkan, DiscreteGPU)"``."""
     info = adapter.info

@@ -254,17 +254,6 @@ class _PassEncoding:
         handle = self._begin_pass(encoder._internal, self._pass_descriptor)
         return self._pass_class("", handle, encoder._device)
 
-    @staticmethod
-    def of(device: Any) -> _PassEncoding | _PublicPassEncoding:
-        try:
-            from wgpu.backends.wgpu_native import _api
-
-            if isinstance(device, _api.GPUDevice):
-                return _PassEncoding(_api)
-        except (ImportError, AttributeError):
-            pass
-        return _PublicPassEncoding()
-
     def bind_group(self, device: Any, layout: Any, windows: list[tuple[Any, int, int]]) -> Any:
         """A bind group of ``layout`` whose binding ``i`` is ``windows[i]``: (buffer, offset, size)."""
         new = self._ffi.new
@@ -330,6 +319,8 @@ class GpuDevice:
         self.description = _devices.describe(adapter)
         self.features = frozenset(adapter.features)
         self.limits = dict(adapter.limits)
+        #: a CPU adapter (lavapipe): the driver's own threads run the kernels on the host's cores
+        self.cpu = adapter.info["adapter_type"] == "CPU"
         int64 = "shader-int64" in self.features
         # float64 needs 64-bit integers too: its math library works on the bit patterns
         float64 = int64 and "shader-f64" in self.features
@@ -411,9 +402,12 @@ class GpuDevice:
             self._encoder: Any = None
             self._pass: Any = None
             self._pass_pipeline: Any = None
-            self._encode = _PassEncoding.of(dev)
-            spin = _wait.SPIN_SECONDS if self.adapter.info["adapter_type"] != "CPU" else 0.0
-            self._waiter = _wait.Waiter.of(dev, spin)
+            api = _devices.native_api(dev)
+            self._encode: _PassEncoding | _PublicPassEncoding = (
+                _PassEncoding(api) if api else _PublicPassEncoding()
+            )
+            spin = 0.0 if self.cpu else _wait.SPIN_SECONDS
+            self._waiter = _wait.Waiter(api, dev, spin) if api else None
             self._pending = self._pending_bytes = 0
             self.dispatches = 0
             self.submits = 0

@@ -60,7 +60,7 @@ def _wide_passes(dev: GpuDevice) -> bool:
     """Whether ``dev`` takes two passes of up to WIDE_RADIX points where MAX_RADIX would make
     three: GPUs do; on lavapipe (a CPU adapter, which runs a workgroup's threads in turn) 2^20
     points took 47 ms that way against 20 in three passes."""
-    return bool(dev.adapter.info["adapter_type"] != "CPU")
+    return not dev.cpu
 
 
 #: lengths whose prime factors are all at most MAX_PRIME (other than powers of two) take

@@ -33,10 +33,10 @@ class Waiter:
     and those that blocked.
     """
 
-    def __init__(self, device: Any, spin_seconds: float) -> None:
-        from wgpu.backends.wgpu_native import _api
-
-        ffi, lib = _api.ffi, _api.lib
+    def __init__(self, api: Any, device: Any, spin_seconds: float) -> None:
+        """``api`` is wgpu-py's wgpu-native module (``_devices.native_api``), ``device`` one of
+        its devices."""
+        ffi, lib = api.ffi, api.lib
         self._ffi = ffi
         self._poll = lib.wgpuDevicePoll
         self._on_done = lib.wgpuQueueOnSubmittedWorkDone
@@ -51,18 +51,6 @@ class Waiter:
         self._asked = self._answered = 0
         self.spin_seconds = spin_seconds
         self.spun = self.blocked = 0
-
-    @staticmethod
-    def of(device: Any, spin_seconds: float) -> Waiter | None:
-        """A waiter for ``device``, or None where it is not a wgpu-native device."""
-        try:
-            from wgpu.backends.wgpu_native import _api
-
-            if isinstance(device, _api.GPUDevice):
-                return Waiter(device, spin_seconds)
-        except (ImportError, AttributeError):
-            pass
-        return None
 
     def _answer(self, status: Any, message: Any, ticket: Any, unused: Any) -> None:
         # any status ends the wait: a lost device's errors come from the calls that follow
