@@ -329,3 +329,25 @@ def test_prepared_launches_follow_buffers_offsets_and_scalars(xp):
         assert_matches_numpy(y, base + k + 1)
     xp.empty_cache()
     assert_matches_numpy(x * 3.0, base * 3)
+
+
+def test_waits_open_the_next_batch_and_an_invalid_batch_raises_once(xp):
+    """While a wait lets the device work, the next batch's encoder and pass are opened, and a
+    synchronize with nothing recorded submits nothing. A batch whose commands the driver
+    rejects raises when it is submitted; the batches after it run."""
+    from ruda_wgpu import _engine
+
+    dev = _engine.default_device()
+    x = xp.asarray(np.arange(8, dtype=np.float32))
+    y = x + 1.0
+    xp.synchronize()
+    assert dev._pass is not None
+    submits = xp.memory_stats()["submits"]
+    xp.synchronize()
+    assert xp.memory_stats()["submits"] == submits
+    step = next(s for plan in dev.plans.values() for s in plan.steps.values())
+    too_many = dev.limits["max-compute-workgroups-per-dimension"] + 1
+    dev.replay([step._replace(groups=(too_many, 1))])
+    with pytest.raises(Exception, match="(?i)dispatch|workgroup"):
+        xp.synchronize()
+    assert_matches_numpy(y * 2.0, (np.arange(8, dtype=np.float32) + 1) * 2)

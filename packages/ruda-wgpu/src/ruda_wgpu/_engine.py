@@ -203,8 +203,8 @@ class _PassEncoding:
     times that on a slower host; a dispatch makes two or three), and builds a bind group's
     entries through checked Python structs (19 us for four entries on a desktop CPU, against 4
     here). WebGPU reports errors in a pass's commands, and the use of an invalid bind group,
-    when the pass ends or its encoder is finished, and those calls still go through wgpu-py
-    and raise, so the capture has nothing to catch here; the windows bound are checked first
+    when the pass ends or its encoder is finished, and those calls still go through wgpu-py's
+    error capture and raise, so the capture has nothing to catch here; the windows bound are checked first
     (``_kernels.window``). Bind groups and pipelines stay alive in the device's caches, which
     a batch is submitted before clearing. Opening an encoder and a pass cannot fail on a live
     device; wgpu-py's own calls spend most of their time building the unlabelled descriptors,
@@ -217,16 +217,21 @@ class _PassEncoding:
         "_begin_pass",
         "_bind",
         "_bind_group_class",
+        "_buffer_descriptor",
+        "_buffers",
         "_create_bind_group",
         "_create_encoder",
         "_dispatch",
         "_encoder_class",
         "_encoder_descriptor",
         "_ffi",
+        "_finish",
         "_offset",
         "_pass_class",
         "_pass_descriptor",
         "_pipeline",
+        "_release_buffer",
+        "_submit",
     )
 
     def __init__(self, api: Any) -> None:
@@ -243,9 +248,14 @@ class _PassEncoding:
         # zeroed: no chained struct, an empty label, no timestamp writes
         self._encoder_descriptor = self._ffi.new("WGPUCommandEncoderDescriptor *")
         self._pass_descriptor = self._ffi.new("WGPUComputePassDescriptor *")
+        # through wgpu-py's error capture: errors in a batch's commands raise when it is finished
+        self._finish, self._submit = api.libf.wgpuCommandEncoderFinish, api.libf.wgpuQueueSubmit
+        self._release_buffer = lib.wgpuCommandBufferRelease
+        self._buffer_descriptor = self._ffi.new("WGPUCommandBufferDescriptor *")
+        self._buffers = self._ffi.new("WGPUCommandBuffer[]", 1)
 
     def command_encoder(self, device: Any) -> Any:
-        """A new command encoder of ``device`` (a wgpu-py object: its ``finish`` reports errors)."""
+        """A new command encoder of ``device`` (a wgpu-py object, which releases it)."""
         handle = self._create_encoder(device._internal, self._encoder_descriptor)
         return self._encoder_class("", handle, device)
 
@@ -253,6 +263,17 @@ class _PassEncoding:
         """A compute pass begun on ``encoder`` (a wgpu-py object: its ``end`` reports errors)."""
         handle = self._begin_pass(encoder._internal, self._pass_descriptor)
         return self._pass_class("", handle, encoder._device)
+
+    def submit(self, device: Any, encoder: Any) -> None:
+        """Finish ``encoder`` and submit its command buffer to ``device``'s queue. wgpu-py's
+        ``finish`` and ``submit`` build a descriptor, an array and a command buffer object a
+        batch (7 us of Python on a 2-core host); the ones made here are reused."""
+        handle = self._finish(encoder._internal, self._buffer_descriptor)
+        try:
+            self._buffers[0] = handle
+            self._submit(device.queue._internal, 1, self._buffers)
+        finally:
+            self._release_buffer(handle)
 
     def bind_group(self, device: Any, layout: Any, windows: list[tuple[Any, int, int]]) -> Any:
         """A bind group of ``layout`` whose binding ``i`` is ``windows[i]``: (buffer, offset, size)."""
@@ -287,6 +308,10 @@ class _PublicPassEncoding:
     @staticmethod
     def compute_pass(encoder: Any) -> Any:
         return encoder.begin_compute_pass()
+
+    @staticmethod
+    def submit(device: Any, encoder: Any) -> None:
+        device.queue.submit([encoder.finish()])
 
     @staticmethod
     def bind_group(device: Any, layout: Any, windows: list[tuple[Any, int, int]]) -> Any:
@@ -553,13 +578,8 @@ class GpuDevice:
             start = 0
         self._arena_data[start : start + size] = blob
         self._arena_used = start + size
-        cpass = self._pass
+        cpass = self._pass if self._pass is not None else self._open_pass()
         encode = self._encode
-        if cpass is None:
-            if self._encoder is None:
-                self._encoder = encode.command_encoder(self._device)
-            cpass = self._pass = encode.compute_pass(self._encoder)
-            self._pass_pipeline = None
         if pipe is not self._pass_pipeline:  # a pass keeps its pipeline between dispatches
             encode.set_pipeline(cpass, pipe)
             self._pass_pipeline = pipe
@@ -576,6 +596,15 @@ class GpuDevice:
         self.dispatches += 1
         if self._pending >= BATCH_DISPATCHES or self._pending_bytes >= BATCH_BYTES:
             self.flush()
+
+    def _open_pass(self) -> Any:
+        """Begin a compute pass for the next dispatches, on a new command encoder if none is
+        open (the lock held)."""
+        if self._encoder is None:
+            self._encoder = self._encode.command_encoder(self._device)
+        self._pass = self._encode.compute_pass(self._encoder)
+        self._pass_pipeline = None
+        return self._pass
 
     def _bind_group(self, pipe: Any, buffers: list[tuple[Any, int, int]], params_size: int) -> Any:
         """A bind group of ``pipe``: binding 0 the parameter arena's window of ``params_size``
@@ -597,11 +626,11 @@ class GpuDevice:
     def flush(self) -> None:
         """Submit the recorded batch (does not wait for it)."""
         with self._lock:
-            if self._device is None or self._encoder is None:
-                return
-            if self._pass is not None:
-                self._pass.end()
-                self._pass = None
+            if self._device is None or self._encoder is None or not self._pending:
+                return  # nothing recorded (an encoder opened ahead waits for the next batch)
+            # taken first: a batch whose commands are invalid raises once, not at every flush
+            cpass, encoder, self._pass, self._encoder = self._pass, self._encoder, None, None
+            self._pending = self._pending_bytes = 0
             if self._arena_used:
                 used, self._arena_used = self._arena_used, 0
                 # A loop records the same parameters batch after batch (the same shapes and
@@ -612,9 +641,9 @@ class GpuDevice:
                     # write_buffer copies the bytes at once: the arena is free for the next batch
                     self._device.queue.write_buffer(self._arena, 0, batch)
                     self._arena_sent = bytes(batch)
-            self._device.queue.submit([self._encoder.finish()])
-            self._encoder = None
-            self._pending = self._pending_bytes = 0
+            if cpass is not None:
+                cpass.end()
+            self._encode.submit(self._device, encoder)
             self.submits += 1
 
     # -- transfers ----------------------------------------------------------------------
@@ -632,6 +661,10 @@ class GpuDevice:
         a buffer)."""
         if self._waiter is None:
             return False
+        if self._pass is None:
+            # Opening the next batch's encoder and pass costs the host 5-10 us, which here
+            # overlap the device's work instead of delaying the next operation.
+            self._open_pass()
         self._waiter.wait()
         return True
 
