@@ -331,11 +331,29 @@ def test_prepared_launches_follow_buffers_offsets_and_scalars(xp):
     assert_matches_numpy(x * 3.0, base * 3)
 
 
+def test_prepared_reductions_follow_buffers_offsets_and_scalars(xp):
+    """A reduction's dispatches are prepared once per input and output buffers, offsets and
+    scalar words: sums of views at other offsets of one buffer (one pass, and two passes whose
+    partial results land in pooled buffers), of a fused product with other scalars, and after
+    empty_cache(), are what they should be."""
+    base = np.arange(3 * 4096, dtype=np.float32) % 97 - 40
+    x = xp.asarray(base)
+    for n in (64, 4096):  # one pass; two passes (partial sums, then their sum)
+        for _ in range(2):
+            for k in range(3):
+                part = base[n * k : n * k + n]
+                assert float(xp.sum(x[n * k : n * k + n])) == float(part.sum(dtype=np.float64))
+    for scale in (2.0, -3.0, 2.0):
+        assert float(xp.sum(x * scale)) == float((base * np.float32(scale)).sum(dtype=np.float64))
+    xp.empty_cache()
+    assert float(xp.sum(x[:64])) == float(base[:64].sum(dtype=np.float64))
+
+
 def test_waits_open_the_next_batch_and_an_invalid_batch_raises_once(xp):
     """While a wait lets the device work, the next batch's encoder and pass are opened, and a
     synchronize with nothing recorded submits nothing. A batch whose commands the driver
     rejects raises when it is submitted; the batches after it run."""
-    from ruda_wgpu import _engine
+    from ruda_wgpu import _engine, _kernels
 
     dev = _engine.default_device()
     x = xp.asarray(np.arange(8, dtype=np.float32))
@@ -345,7 +363,8 @@ def test_waits_open_the_next_batch_and_an_invalid_batch_raises_once(xp):
     submits = xp.memory_stats()["submits"]
     xp.synchronize()
     assert xp.memory_stats()["submits"] == submits
-    step = next(s for plan in dev.plans.values() for s in plan.steps.values())
+    plans = [plan for plan in dev.plans.values() if isinstance(plan, _kernels.ElementwisePlan)]
+    step = next(s for plan in plans for s in plan.steps.values())
     too_many = dev.limits["max-compute-workgroups-per-dimension"] + 1
     dev.replay([step._replace(groups=(too_many, 1))])
     with pytest.raises(Exception, match="(?i)dispatch|workgroup"):

@@ -642,36 +642,70 @@ def launch_reduce(
     layout = tuple((type(leaf) is Operand, leaf.dtype) for leaf in leaves)
     kernel = (key, acc, combine, identity, load, prelude)
     sig = ("reduce", src.key, layout, m, k, kernel)
-    passes = dev.plans.get(sig)
-    if passes is None:
+    plan = dev.plans.get(sig)
+    if plan is None:
         if len(dev.plans) >= PLAN_CACHE:
             dev.plans.clear()
-        passes = dev.plans[sig] = _reduce_passes(dev, src, layout, m, k, kernel)
-    for pipe, cur_k, g, chunk, most in passes:
-        out = Storage(dev, max(m * g, 1) * storage_itemsize(acc))
-        total = m * g
-        w0 = 0
-        while w0 < total:
-            n_w = min(total - w0, most)
-            first_row, first_part = divmod(w0, g)
-            last_row, last_part = divmod(w0 + n_w - 1, g)
-            rel_lo = first_row * cur_k + min(first_part * chunk, cur_k)
-            rel_hi = last_row * cur_k + min((last_part + 1) * chunk, cur_k)
-            params = [m, cur_k, g, w0]
-            buffers = [(out.buffer, 0, out.buffer.size)]
-            for leaf in leaves:
-                if isinstance(leaf, Scalar):
-                    params += leaf.words()
-                    continue
-                lo = leaf.offset + rel_lo
-                hi = max(leaf.offset + rel_hi, lo + 1)
-                binding, skip = window(dev, leaf.storage, lo, hi, storage_itemsize(leaf.dtype), "a reduction")
-                params += ((leaf.offset - (lo - skip)) & 0xFFFFFFFF, 0, 0, 0)  # SLOT words
-                buffers.append(binding)
-            dev.dispatch(pipe, buffers, pack_words(*params), n_w)
-            w0 += n_w
-        leaves = [Operand(out, 0, (), acc)]  # the next pass reduces the partial results
-    return out
+        plan = dev.plans[sig] = ReducePlan(_reduce_passes(dev, src, layout, m, k, kernel))
+    isz = storage_itemsize(acc)
+    outs = [Storage(dev, max(m * g, 1) * isz) for _, _, g, _, _ in plan.passes]
+    # A loop reduces the same buffers into the same few pooled ones again and again: its
+    # dispatches, prepared once, are only copied into the batch.
+    launch = (*[_launch_key(leaf) for leaf in leaves], *[out.buffer for out in outs])
+    steps = plan.steps.get(launch)
+    if steps is None:
+        if len(plan.steps) >= PREPARED_LAUNCHES:
+            plan.steps.clear()
+        steps = plan.steps[launch] = plan.prepare(dev, leaves, outs, m, acc)
+    dev.replay(steps)
+    return outs[-1]
+
+
+class ReducePlan:
+    """The passes of a reduction's signature (see :func:`_reduce_passes`) and their dispatches
+    prepared per input and output buffers (see :meth:`prepare`)."""
+
+    __slots__ = ("passes", "steps")
+
+    def __init__(self, passes: list[tuple[Any, int, int, int, int]]) -> None:
+        self.passes = passes
+        self.steps: dict[tuple[Any, ...], list[Step]] = {}
+
+    def prepare(
+        self,
+        dev: GpuDevice,
+        leaves: Sequence[Operand | Scalar],
+        outs: list[Storage],
+        m: int,
+        acc: np.dtype[Any],
+    ) -> list[Step]:
+        """The dispatches reducing ``leaves`` through the passes into ``outs`` (one a pass)."""
+        steps = []
+        for (pipe, cur_k, g, chunk, most), out in zip(self.passes, outs, strict=True):
+            total = m * g
+            w0 = 0
+            while w0 < total:
+                n_w = min(total - w0, most)
+                first_row, first_part = divmod(w0, g)
+                last_row, last_part = divmod(w0 + n_w - 1, g)
+                rel_lo = first_row * cur_k + min(first_part * chunk, cur_k)
+                rel_hi = last_row * cur_k + min((last_part + 1) * chunk, cur_k)
+                params = [m, cur_k, g, w0]
+                buffers = [(out.buffer, 0, out.buffer.size)]
+                for leaf in leaves:
+                    if isinstance(leaf, Scalar):
+                        params += leaf.words()
+                        continue
+                    lo = leaf.offset + rel_lo
+                    hi = max(leaf.offset + rel_hi, lo + 1)
+                    isz = storage_itemsize(leaf.dtype)
+                    binding, skip = window(dev, leaf.storage, lo, hi, isz, "a reduction")
+                    params += ((leaf.offset - (lo - skip)) & 0xFFFFFFFF, 0, 0, 0)  # SLOT words
+                    buffers.append(binding)
+                steps.append(dev.step(pipe, buffers, pack_words(*params), n_w))
+                w0 += n_w
+            leaves = [Operand(out, 0, (), acc)]  # the next pass reduces the partial results
+        return steps
 
 
 def _reduce_passes(
