@@ -313,14 +313,20 @@ def test_cpu_adapters_do_not_spin(xp):
 
 
 def test_prepared_launches_follow_buffers_offsets_and_scalars(xp):
-    """An elementwise launch's dispatch is prepared once per buffers, offsets and scalar words:
-    the same kernel (one plan) on views at other offsets of one buffer, with -0.0 against 0.0,
-    on a new buffer each round, or after empty_cache(), computes what it should."""
+    """An elementwise launch's dispatch is prepared once per buffers, offsets and scalar words,
+    for graphs and for single operations alike: the same kernel (one plan) on views at other
+    offsets of one buffer, with other scalars and -0.0 against 0.0, into results alive
+    together, on a new buffer each round, or after empty_cache(), computes what it should."""
     base = np.arange(3 * 64, dtype=np.float32) - 50
     x = xp.asarray(base)
     for _ in range(2):
         for k in range(3):  # offsets of whole 256-byte steps: one launch plan, three launches
             assert_matches_numpy(x[64 * k : 64 * k + 64] * 2.0, base[64 * k : 64 * k + 64] * 2)
+    for _ in range(2):
+        results = [x * scale for scale in (2.0, 3.0, 2.0, 0.0, -0.0)]
+        for got, scale in zip(results, (2.0, 3.0, 2.0, 0.0, -0.0), strict=True):
+            assert_matches_numpy(got, base * np.float32(scale))
+        assert np.signbit(np.asarray(results[4])).sum() == np.count_nonzero(base >= 0)
     plus, minus = np.asarray(xp.abs(x) * 0.0), np.asarray(xp.abs(x) * -0.0)
     assert not np.signbit(plus).any() and np.signbit(minus).all()
     y = x

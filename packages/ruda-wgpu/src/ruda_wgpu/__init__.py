@@ -192,6 +192,7 @@ def empty_cache(device: Device | str | None = None) -> None:
         dev.synchronize()
         dev._groups.clear()  # bind groups may name the buffers about to be destroyed
         dev.plans.clear()  # and so may the launches they prepared
+        dev.prepared_alone.clear()
         dev.pool.empty()
         dev.staging.empty()
 

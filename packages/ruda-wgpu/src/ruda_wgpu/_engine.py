@@ -424,6 +424,8 @@ class GpuDevice:
             self._groups: dict[Any, Any] = {}
             #: elementwise launch plans by signature (see _kernels.launch_elementwise)
             self.plans: dict[Any, Any] = {}
+            #: prepared dispatches of single elementwise operations (see _fusion._launch)
+            self.prepared_alone: dict[Any, Step] = {}
             self._encoder: Any = None
             self._pass: Any = None
             self._pass_pipeline: Any = None

@@ -356,15 +356,16 @@ def launch_elementwise(
     operands: Sequence[Operand | Scalar | OutputRead],
     shape: tuple[int, ...],
     code: Callable[[], tuple[str, str, str]] | None = None,
-) -> None:
+) -> Step | None:
     """Run ``out[idx] = body(operands[idx])`` for every index of ``shape`` (broadcast strides given).
 
     ``code``, when given, makes ``(body, prelude, lets)`` instead (see :func:`elementwise_source`);
-    it is called only when ``key`` has no compiled kernel yet.
+    it is called only when ``key`` has no compiled kernel yet. Returns the prepared dispatch
+    when one dispatch did it (see :meth:`ElementwisePlan.launch`).
     """
     n = math.prod(shape)
     if n == 0:
-        return
+        return None
     out.storage.will_write()
     arrays = [out, *operands]
     # What the launch plan depends on, built with as few steps as possible: every operation
@@ -385,7 +386,7 @@ def launch_elementwise(
         if len(dev.plans) >= PLAN_CACHE:
             dev.plans.clear()
         plan = dev.plans[sig] = ElementwisePlan(dev, key, body, prelude, out, operands, shape, code)
-    plan.launch(dev, arrays, n)
+    return plan.launch(dev, arrays, n)
 
 
 def _launch_key(op: Operand | Scalar | OutputRead) -> Any:
@@ -469,9 +470,9 @@ class ElementwisePlan:
         #: the dispatch of a launch of one chunk, prepared, by its buffers, offsets, scalars and n
         self.steps: dict[tuple[Any, ...], Step] = {}
 
-    def launch(self, dev: GpuDevice, arrays: list[Any], n: int) -> None:
+    def launch(self, dev: GpuDevice, arrays: list[Any], n: int) -> Step | None:
         """Record the dispatches over ``n`` elements of ``arrays`` (output first), one per chunk
-        of elements that fits one storage binding."""
+        of elements that fits one storage binding; the prepared dispatch when there is one."""
         if n <= self.chunk:
             # A loop launches the same kernel on the same few pooled buffers again and again:
             # its dispatch, prepared once, is only copied into the batch.
@@ -482,10 +483,11 @@ class ElementwisePlan:
                     self.steps.clear()
                 step = self.steps[key] = self._step(dev, arrays, 0, n)
             dev.replay((step,))
-            return
+            return step
         for start in range(0, n, self.chunk):
             step = self._step(dev, arrays, start, min(self.chunk, n - start))
             dev.replay((step,))
+        return None
 
     def _step(self, dev: GpuDevice, arrays: list[Any], start: int, count: int) -> Step:
         """The dispatch over elements [start, start + count) of ``arrays``, prepared."""
