@@ -20,7 +20,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
 import re
@@ -99,9 +98,13 @@ class BufferPool:
 
     def release(self, buf: Any) -> None:
         """Return a buffer to the pool (it stays allocated for reuse)."""
+        size = int(buf.size)
         with self._lock:
-            self._free.setdefault(int(buf.size), []).append(buf)
-            self.in_use_bytes -= int(buf.size)
+            free = self._free.get(size)
+            if free is None:
+                free = self._free[size] = []
+            free.append(buf)
+            self.in_use_bytes -= size
 
     def empty(self) -> None:
         """Destroy every free buffer, giving its memory back to the driver."""
@@ -179,8 +182,12 @@ class Storage:
             readers.run()
 
     def __del__(self) -> None:
-        with contextlib.suppress(Exception):  # interpreter shutdown: the pool may be gone already
+        # try rather than contextlib.suppress: every array's end passes here, and the context
+        # manager cost 0.3 us of the 1.7 that a buffer's round trip through the pool took
+        try:  # noqa: SIM105
             self.device.pool.release(self.buffer)
+        except Exception:  # interpreter shutdown: the pool may be gone already
+            pass
 
 
 class Step(NamedTuple):

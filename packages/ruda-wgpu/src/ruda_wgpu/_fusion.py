@@ -29,6 +29,7 @@ computed in each: elementwise work is cheap next to a round trip through memory.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import os
@@ -158,7 +159,7 @@ def record(
         else:
             args.append(Operand(v._store or v._storage, v._offset, v._strides, v._dtype))
     node = Node(device, what, fn, source, tuple(args), targets, dtype, shape)
-    alone = dtype.kind == "c" or "c" in [t.kind for t in targets]
+    alone = dtype.kind == "c" or _complex_operands(targets)
     if alone or node.size > MAX_NODES or len(node.leaves) > MAX_LEAVES:
         # the pending operands run as graphs of their own; this node starts a new graph on them
         node.args = tuple(_result(a) if type(a) is Node else a for a in node.args)
@@ -176,6 +177,12 @@ def record(
     else:
         device.pending.add(out)
     return out
+
+
+@functools.cache
+def _complex_operands(targets: tuple[np.dtype[Any], ...]) -> bool:
+    """Whether an operation converts some operand to a complex dtype (it then runs alone)."""
+    return any(t.kind == "c" for t in targets)
 
 
 def _leaf(x: Any, shape: tuple[int, ...]) -> Operand:
