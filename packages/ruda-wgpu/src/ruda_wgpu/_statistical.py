@@ -45,20 +45,11 @@ def _check(x: Any, fn: str) -> Array:
 
 def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, fn: str) -> Array:
     """Reduce ``x`` over ``axis`` with ``kind`` in sum/prod/min/max/all/any; result dtype ``acc``."""
-    shape, ndim = x._shape, len(x._shape)
-    axes = _axes(axis, ndim, fn)
-    keep = [d for d in range(ndim) if d not in axes]
-    out_shape = (
-        tuple(1 if d in axes else shape[d] for d in range(ndim))
-        if keepdims
-        else tuple(shape[d] for d in keep)
-    )
-    m = math.prod([shape[d] for d in keep])
-    k = math.prod([shape[d] for d in axes])
+    shape = x._shape
+    axes = _axes(axis, len(shape), fn)
     if not axes:
         return astype(x, acc) if x._dtype != acc else copy_of(x)
-    order = (*keep, *axes)
-    in_order = order == tuple(range(ndim))
+    out_shape, order, m, k, in_order = _geometry(shape, axes, keepdims)
     # a pending elementwise chain whose reduced axes are last is computed as the reduction reads it
     fused = reduction_input(x) if in_order else None
     src: Operand | Fused
@@ -75,6 +66,26 @@ def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, 
     if _dtypes.NAME[acc] in ("int8", "int16", "uint8", "uint16"):
         out = astype(astype(out, _dtypes.int32 if acc.kind == "i" else _dtypes.uint32), acc)
     return out
+
+
+@functools.lru_cache(maxsize=1024)
+def _geometry(
+    shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool
+) -> tuple[tuple[int, ...], tuple[int, ...], int, int, bool]:
+    """How a reduction of ``shape`` over ``axes`` runs: the result's shape, the axes' order with
+    the reduced ones last, the rows m and their length k, and whether that order is the array's
+    own (a loop reduces the same shapes again and again: each is worked out once)."""
+    ndim = len(shape)
+    keep = [d for d in range(ndim) if d not in axes]
+    out_shape = (
+        tuple(1 if d in axes else shape[d] for d in range(ndim))
+        if keepdims
+        else tuple(shape[d] for d in keep)
+    )
+    order = (*keep, *axes)
+    m = math.prod([shape[d] for d in keep])
+    k = math.prod([shape[d] for d in axes])
+    return out_shape, order, m, k, order == tuple(range(ndim))
 
 
 @functools.cache
