@@ -27,7 +27,7 @@ import numpy as np
 from ruda_wgpu import _dtypes, _wgsl
 from ruda_wgpu._array import Array, empty, from_numpy
 from ruda_wgpu._elementwise import apply
-from ruda_wgpu._engine import GpuDevice, Step
+from ruda_wgpu._engine import GpuDevice, Step, Storage
 from ruda_wgpu._fft_codegen import mixed_pass_subs, register_dft, smallest_prime_factor
 from ruda_wgpu._kernels import bind, kernel_pipeline, pack_words, wgsl_type
 
@@ -324,18 +324,19 @@ def _run(x: Array, plan: _Plan) -> Array:
     rows, n = x.shape
     # two buffers in turn, the last pass writing the result: fewer allocations and bind groups
     out = empty((rows, n), dtype, dev)
-    other = empty((rows, n), dtype, dev) if len(plan.passes) > 1 else out
+    result = out._storage
+    other = Storage(dev, result.nbytes) if len(plan.passes) > 1 else result
     storage = x._storage
-    key = (storage.buffer, x._offset, out._storage.buffer, other._storage.buffer)
+    key = (storage.buffer, x._offset, result.buffer, other.buffer)
     steps = plan.prepared.get(key)
     if steps is None:
         if len(plan.prepared) >= PREPARED_RUNS:
             plan.prepared.clear()
-        targets = (out, other) if len(plan.passes) % 2 else (other, out)
+        targets = (result, other) if len(plan.passes) % 2 else (other, result)
         src = bind(dev, storage, x._offset, rows * n, dtype, "fft")
         prepared = []
         for k, (pipe, (total, *scale_words), groups) in enumerate(plan.passes):
-            bound = bind(dev, targets[k % 2]._storage, 0, rows * n, dtype, "fft")
+            bound = bind(dev, targets[k % 2], 0, rows * n, dtype, "fft")
             (bind_a, a_base), (bind_o, o_base) = src, bound
             params = pack_words(total, a_base, o_base, *scale_words)
             prepared.append(dev.step(pipe, [bind_o, bind_a, plan.twiddles.binding], params, groups))
