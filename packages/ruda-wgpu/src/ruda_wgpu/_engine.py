@@ -26,7 +26,7 @@ import re
 import threading
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -190,6 +190,18 @@ class Storage:
             pass
 
 
+_V = TypeVar("_V")
+
+
+def remember(cache: dict[Any, Any], limit: int, key: Any, value: _V) -> _V:
+    """Keep ``value`` in ``cache`` under ``key``, the cache starting over once it holds ``limit``
+    entries (plans and prepared dispatches: a loop needs the few it repeats); ``value``."""
+    if len(cache) >= limit:
+        cache.clear()
+    cache[key] = value
+    return value
+
+
 class Step(NamedTuple):
     """A dispatch prepared by :meth:`GpuDevice.step`: its pipeline, bind group, the bytes it
     binds, its parameter words and its workgroups."""
@@ -211,8 +223,8 @@ class _PassEncoding:
     entries through checked Python structs (19 us for four entries on a desktop CPU, against 4
     here). WebGPU reports errors in a pass's commands, and the use of an invalid bind group,
     when the pass ends or its encoder is finished, and those calls still go through wgpu-py's
-    error capture and raise, so the capture has nothing to catch here; the windows bound are checked first
-    (``_kernels.window``). Bind groups and pipelines stay alive in the device's caches, which
+    error capture and raise, so the capture has nothing to catch here; the windows bound are
+    checked first (``_kernels.window``). Bind groups and pipelines stay alive in the device's caches, which
     a batch is submitted before clearing. Opening an encoder and a pass cannot fail on a live
     device; wgpu-py's own calls spend most of their time building the unlabelled descriptors,
     which are made once here (on an H200 host the two took 16 us of a 150-220 us round of one

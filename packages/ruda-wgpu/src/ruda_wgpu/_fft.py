@@ -27,7 +27,7 @@ import numpy as np
 from ruda_wgpu import _dtypes, _wgsl
 from ruda_wgpu._array import Array, empty, from_numpy
 from ruda_wgpu._elementwise import apply
-from ruda_wgpu._engine import GpuDevice, Step, Storage
+from ruda_wgpu._engine import GpuDevice, Step, Storage, remember
 from ruda_wgpu._fft_codegen import mixed_pass_subs, register_dft, smallest_prime_factor
 from ruda_wgpu._kernels import bind, kernel_pipeline, pack_words, wgsl_type
 
@@ -330,8 +330,6 @@ def _run(x: Array, plan: _Plan) -> Array:
     key = (storage.buffer, x._offset, result.buffer, other.buffer)
     steps = plan.prepared.get(key)
     if steps is None:
-        if len(plan.prepared) >= PREPARED_RUNS:
-            plan.prepared.clear()
         targets = (result, other) if len(plan.passes) % 2 else (other, result)
         src = bind(dev, storage, x._offset, rows * n, dtype, "fft")
         prepared = []
@@ -341,7 +339,7 @@ def _run(x: Array, plan: _Plan) -> Array:
             params = pack_words(total, a_base, o_base, *scale_words)
             prepared.append(dev.step(pipe, [bind_o, bind_a, plan.twiddles.binding], params, groups))
             src = bound
-        steps = plan.prepared[key] = tuple(prepared)
+        steps = remember(plan.prepared, PREPARED_RUNS, key, tuple(prepared))
     dev.replay(steps)
     return out
 

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from ruda_wgpu._array import Array
-from ruda_wgpu._engine import GpuDevice, Readers, Step, Storage, storage_itemsize
+from ruda_wgpu._engine import GpuDevice, Readers, Step, Storage, remember, storage_itemsize
 from ruda_wgpu._kernels import (
     Fused,
     Operand,
@@ -221,9 +221,7 @@ def _launch(root: Node) -> None:
         order, structure, leaves = _graph(root)
         step = _run_graph(order, structure, leaves, leaves, Operand(out, 0, c_strides(shape), dtype))
         if alone is not None and step is not None:
-            if len(dev.prepared_alone) >= PREPARED_ALONE:
-                dev.prepared_alone.clear()
-            dev.prepared_alone[alone] = step
+            remember(dev.prepared_alone, PREPARED_ALONE, alone, step)
     root.storage, root.args = out, ()
     out.readers, root.readers = root.readers, None
 

@@ -20,7 +20,15 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ruda_wgpu import _dtypes, _wgsl
-from ruda_wgpu._engine import STORAGE_ITEMSIZE, WORKGROUP, GpuDevice, Step, Storage, storage_itemsize
+from ruda_wgpu._engine import (
+    STORAGE_ITEMSIZE,
+    WORKGROUP,
+    GpuDevice,
+    Step,
+    Storage,
+    remember,
+    storage_itemsize,
+)
 
 ZERO = {
     "f32": "0.0f", "f64": "0.0lf", "i32": "0i", "u32": "0u", "i64": "0li", "u64": "0lu",
@@ -383,9 +391,9 @@ def launch_elementwise(
     sig = tuple(signature)
     plan = dev.plans.get(sig)
     if plan is None:
-        if len(dev.plans) >= PLAN_CACHE:
-            dev.plans.clear()
-        plan = dev.plans[sig] = ElementwisePlan(dev, key, body, prelude, out, operands, shape, code)
+        plan = remember(
+            dev.plans, PLAN_CACHE, sig, ElementwisePlan(dev, key, body, prelude, out, operands, shape, code)
+        )
     return plan.launch(dev, arrays, n)
 
 
@@ -479,9 +487,7 @@ class ElementwisePlan:
             key = (n, *[_launch_key(op) for op in arrays])
             step = self.steps.get(key)
             if step is None:
-                if len(self.steps) >= PREPARED_LAUNCHES:
-                    self.steps.clear()
-                step = self.steps[key] = self._step(dev, arrays, 0, n)
+                step = remember(self.steps, PREPARED_LAUNCHES, key, self._step(dev, arrays, 0, n))
             dev.replay((step,))
             return step
         for start in range(0, n, self.chunk):
@@ -646,9 +652,9 @@ def launch_reduce(
     sig = ("reduce", src.key, layout, m, k, kernel)
     plan = dev.plans.get(sig)
     if plan is None:
-        if len(dev.plans) >= PLAN_CACHE:
-            dev.plans.clear()
-        plan = dev.plans[sig] = ReducePlan(_reduce_passes(dev, src, layout, m, k, kernel))
+        plan = remember(
+            dev.plans, PLAN_CACHE, sig, ReducePlan(_reduce_passes(dev, src, layout, m, k, kernel))
+        )
     isz = storage_itemsize(acc)
     outs = [Storage(dev, max(m * g, 1) * isz) for _, _, g, _, _ in plan.passes]
     # A loop reduces the same buffers into the same few pooled ones again and again: its
@@ -656,9 +662,7 @@ def launch_reduce(
     launch = (*[_launch_key(leaf) for leaf in leaves], *[out.buffer for out in outs])
     steps = plan.steps.get(launch)
     if steps is None:
-        if len(plan.steps) >= PREPARED_LAUNCHES:
-            plan.steps.clear()
-        steps = plan.steps[launch] = plan.prepare(dev, leaves, outs, m, acc)
+        steps = remember(plan.steps, PREPARED_LAUNCHES, launch, plan.prepare(dev, leaves, outs, m, acc))
     dev.replay(steps)
     return outs[-1]
 
