@@ -38,11 +38,15 @@ class Array(Operators, ArrayAttributes[GpuDevice]):
     """An n-dimensional array on a WebGPU device (see the module docstring for its layout);
     ``str(x.device)`` is ``"wgpu:0"``."""
 
-    __slots__ = ("__weakref__", "_device", "_dtype", "_node", "_offset", "_shape", "_store", "_strides")
+    __slots__ = (
+        "__weakref__", "_device", "_dtype", "_leaf", "_node", "_offset", "_shape", "_store", "_strides",
+    )  # fmt: skip
     __array_ufunc__ = None
     __array_priority__ = 100
     _store: Storage | None
     _node: Node | None
+    #: this array as a kernel operand, made when an operation first reads it (see _operand)
+    _leaf: Operand | None
     _shape: tuple[int, ...]
     _strides: tuple[int, ...]
     _offset: int
@@ -66,6 +70,7 @@ class Array(Operators, ArrayAttributes[GpuDevice]):
         self = object.__new__(cls)
         self._store = storage
         self._node = None
+        self._leaf = None
         self._shape = tuple(shape)
         self._strides = c_strides(shape) if strides is None else tuple(strides)
         self._offset = offset
@@ -76,8 +81,16 @@ class Array(Operators, ArrayAttributes[GpuDevice]):
     @classmethod
     def _pending(cls, node: Node) -> Array:
         """An array whose data is the result of a pending elementwise operation (see _fusion)."""
-        self = cls._new(None, node.shape, node.dtype, node.device)
+        # every elementwise operation makes one: set directly rather than through _new
+        self = object.__new__(cls)
+        self._store = None
         self._node = node
+        self._leaf = None
+        self._shape = shape = node.shape
+        self._strides = c_strides(shape)
+        self._offset = 0
+        self._dtype = node.dtype
+        self._device = node.device
         return self
 
     @property
@@ -133,7 +146,12 @@ class Array(Operators, ArrayAttributes[GpuDevice]):
         return Array._new(self._storage, shape, self._dtype, self._device, strides, offset)
 
     def _operand(self) -> Operand:
-        return Operand(self._storage, self._offset, self._strides, self._dtype)
+        """This array as a kernel operand (its data computed first), made once: a loop reads the
+        same arrays again and again."""
+        leaf = self._leaf
+        if leaf is None:
+            leaf = self._leaf = Operand(self._storage, self._offset, self._strides, self._dtype)
+        return leaf
 
     def _is_contiguous(self) -> bool:
         return all(

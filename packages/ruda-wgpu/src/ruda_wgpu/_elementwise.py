@@ -268,7 +268,6 @@ def apply(name: str, *args: Any) -> Array:
     one dtype and shape, Python scalars) take few steps: the record of a pending operation costs
     a few microseconds.
     """
-    op = _OPS[name]
     first: Array | None = None
     dt: Any = None
     shape: tuple[int, ...] = ()
@@ -298,15 +297,12 @@ def apply(name: str, *args: Any) -> Array:
         raise TypeError(
             f"{name}() needs at least one ruda_wgpu array, got {[type(a).__name__ for a in args]}"
         )
-    if _dtypes.kind_of(dt) not in op.kinds:
-        allowed = ", ".join(_KIND_WORDS[k] for k in op.kinds)
-        raise TypeError(f"{name}() is not defined for {dt.name}: it takes {allowed} dtypes")
+    fn, source, result = _function(name, dt)  # (raises for a dtype the operation does not take)
     for k, a in enumerate(values):
         if type(a) is not Array:
             _dtypes.check_scalar_kind(a, dt)
             check_scalar_range(a, dt)
             values[k] = Scalar(a, dt)
-    fn, source, result = _function(name, dt)
     return record(first._device, name, fn, source, values, (dt,) * len(values), result, shape)
 
 
@@ -314,8 +310,11 @@ def apply(name: str, *args: Any) -> Array:
 def _function(name: str, dt: np.dtype[Any]) -> tuple[str, str, np.dtype[Any]]:
     """The name and WGSL source of the function computing operation ``name`` on promoted dtype
     ``dt`` (its helpers are linked from the library when a kernel is compiled), and the dtype of
-    its result."""
+    its result. Raises TypeError when the operation is not defined for ``dt``'s kind."""
     op = _OPS[name]
+    if _dtypes.kind_of(dt) not in op.kinds:
+        allowed = ", ".join(_KIND_WORDS[k] for k in op.kinds)
+        raise TypeError(f"{name}() is not defined for {dt.name}: it takes {allowed} dtypes")
     result = _result_dtype(op, dt)
     t, tr = wgsl_type(dt), wgsl_type(result)
     params = ", ".join(f"{v}: {t}" for v in "abc"[: op.nargs])

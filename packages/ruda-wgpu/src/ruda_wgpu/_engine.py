@@ -53,6 +53,7 @@ _BASE_DTYPES = (
 
 
 @functools.lru_cache(maxsize=1024)  # every new array asks: a lookup is cheaper than the loop
+@functools.lru_cache(maxsize=4096)  # every new array asks, mostly for a few sizes
 def size_class(nbytes: int) -> int:
     """The pooled size for a request: at least 256 bytes, then powers of two in quarter steps."""
     n = max(int(nbytes), 256)
@@ -126,12 +127,14 @@ class WeakList:
     def __init__(self) -> None:
         self._refs: list[weakref.ref[Any]] = []
 
-    def add(self, item: Any) -> None:
+    def add(self, ref: weakref.ref[Any]) -> None:
+        """Add the object behind ``ref`` (the caller makes the reference: an operation that
+        reads several buffers makes one for all of their lists)."""
         refs = self._refs
         n = len(refs)
         if n >= 32 and n & (n - 1) == 0:  # now and then, drop the dead
             refs[:] = [r for r in refs if r() is not None]
-        refs.append(weakref.ref(item))
+        refs.append(ref)
 
     def alive(self) -> list[Any]:
         """The objects still alive, oldest first."""
@@ -164,14 +167,8 @@ class Storage:
         self.buffer = device.pool.acquire(nbytes)
         #: a host copy of the words while nothing has written to the buffer since it was read
         self.host: Any = None
-        #: pending (lazy) operations that read this buffer
+        #: pending (lazy) operations that read this buffer (added by ``_fusion.record``)
         self.readers: Readers | None = None
-
-    def add_reader(self, node: Any) -> None:
-        """Note that the pending operation ``node`` reads this buffer: it runs before a write."""
-        if self.readers is None:
-            self.readers = Readers()
-        self.readers.add(node)
 
     def will_write(self) -> None:
         """Call before recording a write into this buffer: pending operations that read it are
@@ -214,9 +211,9 @@ class Step(NamedTuple):
 
 
 class _PassEncoding:
-    """The calls that record a dispatch (three into a compute pass, and making a bind group
-    when its buffers are new), and that open a batch's command encoder and compute pass, made
-    straight to wgpu-native.
+    """The calls that record a dispatch (three into a compute pass, made by one method, and
+    making a bind group when its buffers are new), and that open a batch's command encoder and
+    compute pass, made straight to wgpu-native.
 
     wgpu-py wraps every native call in an error capture (about 1.5 us of Python a call, three
     times that on a slower host; a dispatch makes two or three), and builds a bind group's
@@ -306,15 +303,15 @@ class _PassEncoding:
         # (the wrapper releases the native group when collected, as wgpu-py's own do)
         return self._bind_group_class("", self._create_bind_group(device._internal, descriptor), device)
 
-    def set_pipeline(self, cpass: Any, pipe: Any) -> None:
-        self._pipeline(cpass._internal, pipe._internal)
-
-    def set_bind_group(self, cpass: Any, group: Any, offset: int) -> None:
+    def record(self, cpass: Any, pipe: Any, group: Any, offset: int, x: int, y: int, z: int) -> None:
+        """Record a dispatch of ``x * y * z`` workgroups into ``cpass``: set ``pipe`` (None: the
+        pass's current one), bind ``group`` with its parameters at ``offset``, dispatch."""
+        handle = cpass._internal
+        if pipe is not None:
+            self._pipeline(handle, pipe._internal)
         self._offset[0] = offset
-        self._bind(cpass._internal, 0, group._internal, 1, self._offset)
-
-    def dispatch(self, cpass: Any, x: int, y: int, z: int) -> None:
-        self._dispatch(cpass._internal, x, y, z)
+        self._bind(handle, 0, group._internal, 1, self._offset)
+        self._dispatch(handle, x, y, z)
 
 
 class _PublicPassEncoding:
@@ -341,15 +338,10 @@ class _PublicPassEncoding:
         return device.create_bind_group(layout=layout, entries=entries)
 
     @staticmethod
-    def set_pipeline(cpass: Any, pipe: Any) -> None:
-        cpass.set_pipeline(pipe)
-
-    @staticmethod
-    def set_bind_group(cpass: Any, group: Any, offset: int) -> None:
+    def record(cpass: Any, pipe: Any, group: Any, offset: int, x: int, y: int, z: int) -> None:
+        if pipe is not None:
+            cpass.set_pipeline(pipe)
         cpass.set_bind_group(0, group, [offset])
-
-    @staticmethod
-    def dispatch(cpass: Any, x: int, y: int, z: int) -> None:
         cpass.dispatch_workgroups(x, y, z)
 
 
@@ -600,18 +592,15 @@ class GpuDevice:
         self._arena_data[start : start + size] = blob
         self._arena_used = start + size
         cpass = self._pass if self._pass is not None else self._open_pass()
-        encode = self._encode
-        if pipe is not self._pass_pipeline:  # a pass keeps its pipeline between dispatches
-            encode.set_pipeline(cpass, pipe)
-            self._pass_pipeline = pipe
-        encode.set_bind_group(cpass, group, start)
         if isinstance(groups, int):
-            if 0 < groups <= self.max_groups:
-                encode.dispatch(cpass, groups, 1, 1)
-            else:
-                encode.dispatch(cpass, *self.grid(groups), 1)
+            x, y, z = (groups, 1, 1) if 0 < groups <= self.max_groups else (*self.grid(groups), 1)
         else:
-            encode.dispatch(cpass, *(*groups, 1, 1)[:3])
+            x, y, z = (*groups, 1, 1)[:3]
+        if pipe is self._pass_pipeline:  # a pass keeps its pipeline between dispatches
+            self._encode.record(cpass, None, group, start, x, y, z)
+        else:
+            self._encode.record(cpass, pipe, group, start, x, y, z)
+            self._pass_pipeline = pipe
         self._pending += 1
         self._pending_bytes += bound
         self.dispatches += 1

@@ -33,13 +33,14 @@ import functools
 import itertools
 import math
 import os
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ruda_wgpu._array import Array
-from ruda_wgpu._engine import GpuDevice, Readers, Step, Storage, remember, storage_itemsize
+from ruda_wgpu._engine import STORAGE_ITEMSIZE, GpuDevice, Readers, Step, Storage, remember
 from ruda_wgpu._kernels import (
     Fused,
     Operand,
@@ -112,14 +113,15 @@ class Node:
         # array operands the graph reads
         size: int = 1
         leaves: frozenset[Operand] = _NO_LEAVES
+        operands: list[Operand] = []
         for a in args:
             if type(a) is Node:
                 size += a.size
                 leaves = leaves | a.leaves if leaves else a.leaves
-            elif type(a) is Operand and a not in leaves:
-                leaves = leaves | {a}
+            elif type(a) is Operand:
+                operands.append(a)
         self.size: int = size
-        self.leaves: frozenset[Operand] = leaves
+        self.leaves: frozenset[Operand] = leaves.union(operands) if operands else leaves
 
     def run(self) -> Storage:
         """Compute this node and the pending graph under it (once); the result's storage."""
@@ -157,25 +159,28 @@ def record(
         elif node is not None and node.storage is None:  # pending, not broadcast
             args.append(node)
         else:
-            args.append(Operand(v._store or v._storage, v._offset, v._strides, v._dtype))
+            args.append(v._leaf or v._operand())
     node = Node(device, what, fn, source, tuple(args), targets, dtype, shape)
     alone = dtype.kind == "c" or _complex_operands(targets)
     if alone or node.size > MAX_NODES or len(node.leaves) > MAX_LEAVES:
         # the pending operands run as graphs of their own; this node starts a new graph on them
         node.args = tuple(_result(a) if type(a) is Node else a for a in node.args)
         node.size, node.leaves = 1, frozenset(a for a in node.args if type(a) is Operand)
+    # what it reads notes it, so that a write runs it first (one reference for every list)
+    ref = weakref.ref(node)
     for a in node.args:
-        if type(a) is Operand:
-            a.storage.add_reader(node)
-        elif type(a) is Node:
-            if a.readers is None:
-                a.readers = Readers()
-            a.readers.add(node)
+        kind = type(a)
+        if kind is Operand or kind is Node:
+            holder = a.storage if kind is Operand else a
+            readers = holder.readers
+            if readers is None:
+                readers = holder.readers = Readers()
+            readers.add(ref)
     out = Array._pending(node)
-    if alone or not _enabled or math.prod(shape) == 0:
+    if alone or not _enabled or 0 in shape:
         out._storage  # noqa: B018  (runs it now)
     else:
-        device.pending.add(out)
+        device.pending.add(weakref.ref(out))
     return out
 
 
@@ -212,7 +217,7 @@ def _launch(root: Node) -> None:
     Python an operation cost on the lavapipe machine's host; an H200's host took twice as long).
     """
     shape, dtype, dev = root.shape, root.dtype, root.device
-    out = Storage(dev, max(math.prod(shape) * storage_itemsize(dtype), 4))
+    out = Storage(dev, max(math.prod(shape) * STORAGE_ITEMSIZE[dtype], 4))
     alone = _alone_key(root, out)
     step = dev.prepared_alone.get(alone) if alone is not None else None
     if step is not None:
