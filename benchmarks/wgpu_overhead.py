@@ -165,6 +165,12 @@ def compare(fns: dict[str, Callable[[], None]], reps: int, trials: int) -> dict[
     NumPy runs in rounds of its own afterwards. Times are each one's fastest round; the ratio is
     the median over rounds of ours/hand measured in the same round, so load from other processes,
     which drifts slowly, cancels out.
+
+    Each timed run follows an untimed one of the same contender. The two GPU contenders use two
+    wgpu devices, and the first submit after the other device's work pays the GPU's switch
+    between them: on the H200 up to 150 us, more than a round of 1e6 elements. Timed straight
+    after the other, each paid it in half of the rounds, and the median ratio fell on either
+    side of the switch from run to run (1.08 to 1.98 for the same code).
     """
     for fn in fns.values():
         fn()
@@ -172,6 +178,7 @@ def compare(fns: dict[str, Callable[[], None]], reps: int, trials: int) -> dict[
     gpu = [name for name in fns if name != "numpy"]
     for trial in range(trials):
         for name in gpu if trial % 2 == 0 else gpu[::-1]:
+            fns[name]()  # untimed: absorbs the switch from the other contender's device
             start = time.perf_counter()
             fns[name]()
             rounds[name].append(time.perf_counter() - start)
