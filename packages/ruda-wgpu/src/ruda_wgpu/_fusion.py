@@ -221,7 +221,7 @@ def _launch(root: Node) -> None:
     alone = _alone_key(root, out)
     step = dev.prepared_alone.get(alone) if alone is not None else None
     if step is not None:
-        dev.replay((step,))
+        dev._encode_one(*step)  # (the device's lock is held: see Node.run)
     else:
         order, structure, leaves = _graph(root)
         step = _run_graph(order, structure, leaves, leaves, Operand(out, 0, c_strides(shape), dtype))

@@ -40,9 +40,10 @@ class Operators(ArrayOperators):
     __slots__ = ()
 
     def _binary_operator(self, function: str, dunder: str, other: Any, reflected: bool) -> Any:
-        other = _operand(other)
-        if other is None:
-            return NotImplemented
+        if not isinstance(other, Operators):  # (every operator passes here: arrays go straight on)
+            other = _operand(other)
+            if other is None:
+                return NotImplemented
         return _function(function)(other, self) if reflected else _function(function)(self, other)
 
     def _inplace_operator(self, function: str, dunder: str, other: Any) -> Any:
