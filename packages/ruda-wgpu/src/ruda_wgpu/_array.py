@@ -154,10 +154,10 @@ class Array(Operators, ArrayAttributes[GpuDevice]):
         return leaf
 
     def _is_contiguous(self) -> bool:
-        return all(
-            s == c or n == 1
-            for n, s, c in zip(self._shape, self._strides, c_strides(self._shape), strict=True)
-        )
+        full = c_strides(self._shape)
+        if self._strides == full:  # most arrays: checked before the element-by-element test
+            return True
+        return all(s == c or n == 1 for n, s, c in zip(self._shape, self._strides, full, strict=True))
 
     def __repr__(self) -> str:
         body = np.array2string(to_numpy(self), separator=", ", prefix="Array(")

@@ -644,19 +644,23 @@ def launch_reduce(
     then the (m, G) partial results are reduced again. Inputs beyond one storage binding are
     dispatched in windows of whole workgroups.
     """
-    if isinstance(src, Operand):
-        src = _read(src)
-    leaves: Sequence[Operand | Scalar] = src.leaves
-    layout = tuple((type(leaf) is Operand, leaf.dtype) for leaf in leaves)
-    kernel = (key, acc, combine, identity, load, prelude)
-    sig = ("reduce", src.key, layout, m, k, kernel)
+    leaves: Sequence[Operand | Scalar]
+    layout: tuple[tuple[bool, np.dtype[Any]], ...]
+    if isinstance(src, Operand):  # the common case, spared the making of Fused values
+        leaves, layout, src_key = (src,), ((True, src.dtype),), None
+    else:
+        leaves, src_key = src.leaves, src.key
+        layout = tuple((type(leaf) is Operand, leaf.dtype) for leaf in leaves)
+    sig = ("reduce", src_key, layout, m, k, key, acc, combine, identity, load, prelude)
     plan = dev.plans.get(sig)
     if plan is None:
+        kernel = (key, acc, combine, identity, load, prelude)
+        values = _read(src) if isinstance(src, Operand) else src
         plan = remember(
-            dev.plans, PLAN_CACHE, sig, ReducePlan(_reduce_passes(dev, src, layout, m, k, kernel))
+            dev.plans, PLAN_CACHE, sig, ReducePlan(_reduce_passes(dev, values, layout, m, k, kernel))
         )
-    isz = storage_itemsize(acc)
-    outs = [Storage(dev, max(m * g, 1) * isz) for _, _, g, _, _ in plan.passes]
+    isz = STORAGE_ITEMSIZE[acc]
+    outs = [Storage(dev, max(m * g, 1) * isz) for g in plan.parts]
     # A loop reduces the same buffers into the same few pooled ones again and again: its
     # dispatches, prepared once, are only copied into the batch.
     launch = (*[_launch_key(leaf) for leaf in leaves], *[out.buffer for out in outs])
@@ -671,10 +675,12 @@ class ReducePlan:
     """The passes of a reduction's signature (see :func:`_reduce_passes`) and their dispatches
     prepared per input and output buffers (see :meth:`prepare`)."""
 
-    __slots__ = ("passes", "steps")
+    __slots__ = ("parts", "passes", "steps")
 
     def __init__(self, passes: list[tuple[Any, int, int, int, int]]) -> None:
         self.passes = passes
+        #: the parts G of each pass: its output holds m * G partial results
+        self.parts = [g for _, _, g, _, _ in passes]
         self.steps: dict[tuple[Any, ...], list[Step]] = {}
 
     def prepare(

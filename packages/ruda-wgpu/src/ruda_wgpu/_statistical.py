@@ -55,7 +55,7 @@ def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, 
     src: Operand | Fused
     if fused is None:
         view = contiguous(x if in_order else permute_dims(x, order))
-        src = Operand(view._storage, view._offset, (), view.dtype)
+        src = view._operand()  # (contiguous: the reduction reads it by its flat index)
     else:
         src = fused
     combine, identity, load = _reduction_code(kind, x._dtype, acc)
@@ -111,6 +111,8 @@ def _sum_dtype(x: Array, dtype: Any) -> np.dtype[Any]:
         dt = _dtypes.check_dtype(dtype)
         x.device.check_dtype(dt)
         return dt
+    if x.dtype.kind in "fc":  # the common case first: floats keep their dtype
+        return x.dtype
     defaults = default_dtypes_of(x.device)
     if x.dtype.kind in "ib":
         return defaults["integral"] if x.dtype.itemsize <= defaults["integral"].itemsize else x.dtype
