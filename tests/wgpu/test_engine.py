@@ -372,7 +372,7 @@ def test_waits_open_the_next_batch_and_an_invalid_batch_raises_once(xp):
     plans = [plan for plan in dev.plans.values() if isinstance(plan, _kernels.ElementwisePlan)]
     step = next(s for plan in plans for s in plan.steps.values())
     too_many = dev.limits["max-compute-workgroups-per-dimension"] + 1
-    dev.replay([step._replace(groups=(too_many, 1))])
+    dev.replay([step._replace(groups=(too_many, 1, 1))])
     with pytest.raises(Exception, match="(?i)dispatch|workgroup"):
         xp.synchronize()
     assert_matches_numpy(y * 2.0, (np.arange(8, dtype=np.float32) + 1) * 2)

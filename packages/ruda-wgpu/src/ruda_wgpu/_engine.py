@@ -202,13 +202,13 @@ def remember(cache: dict[Any, Any], limit: int, key: Any, value: _V) -> _V:
 
 class Step(NamedTuple):
     """A dispatch prepared by :meth:`GpuDevice.step`: its pipeline, bind group, the bytes it
-    binds, its parameter words and its workgroups."""
+    binds, its parameter words and its workgroups (x, y, z)."""
 
     pipe: Any
     group: Any
     bound: int
     params: bytes
-    groups: int | tuple[int, ...]
+    groups: tuple[int, int, int]
 
 
 class _PassEncoding:
@@ -304,14 +304,16 @@ class _PassEncoding:
         # (the wrapper releases the native group when collected, as wgpu-py's own do)
         return self._bind_group_class("", self._create_bind_group(device._internal, descriptor), device)
 
-    def record(self, cpass: Any, pipe: Any, group: Any, offset: int, x: int, y: int, z: int) -> None:
-        """Record a dispatch of ``x * y * z`` workgroups into ``cpass``: set ``pipe`` (None: the
-        pass's current one), bind ``group`` with its parameters at ``offset``, dispatch."""
+    def record(self, cpass: Any, pipe: Any, group: Any, offset: int, groups: tuple[int, int, int]) -> None:
+        """Record a dispatch of ``groups`` (x, y, z) workgroups into ``cpass``: set ``pipe``
+        (None: the pass's current one), bind ``group`` with its parameters at ``offset``,
+        dispatch."""
         handle = cpass._internal
         if pipe is not None:
             self._pipeline(handle, pipe._internal)
         self._offset[0] = offset
         self._bind(handle, 0, group._internal, 1, self._offset)
+        x, y, z = groups
         self._dispatch(handle, x, y, z)
 
 
@@ -339,11 +341,11 @@ class _PublicPassEncoding:
         return device.create_bind_group(layout=layout, entries=entries)
 
     @staticmethod
-    def record(cpass: Any, pipe: Any, group: Any, offset: int, x: int, y: int, z: int) -> None:
+    def record(cpass: Any, pipe: Any, group: Any, offset: int, groups: tuple[int, int, int]) -> None:
         if pipe is not None:
             cpass.set_pipeline(pipe)
         cpass.set_bind_group(0, group, [offset])
-        cpass.dispatch_workgroups(x, y, z)
+        cpass.dispatch_workgroups(*groups)
 
 
 class GpuDevice:
@@ -536,7 +538,7 @@ class GpuDevice:
         buffer windows not seen before (the parameters' place is the dynamic offset).
         """
         with self._lock:
-            self._encode_one(pipe, *self._bound(pipe, buffers, params), groups)
+            self._encode_one(pipe, *self._bound(pipe, buffers, params), self._workgroups(groups))
 
     def step(
         self,
@@ -551,7 +553,15 @@ class GpuDevice:
         bind group, which the group cache may drop: keep the steps until the batch that records
         them is submitted (a read, :meth:`flush`)."""
         with self._lock:
-            return Step(pipe, *self._bound(pipe, buffers, params), groups)
+            return Step(pipe, *self._bound(pipe, buffers, params), self._workgroups(groups))
+
+    def _workgroups(self, groups: int | tuple[int, ...]) -> tuple[int, int, int]:
+        """The (x, y, z) workgroups of a dispatch of ``groups`` (a count, spread over a grid
+        beyond the per-dimension limit, or up to three sizes)."""
+        if isinstance(groups, int):
+            return (groups, 1, 1) if 0 < groups <= self.max_groups else (*self.grid(groups), 1)
+        x, y, z = (*groups, 1, 1)[:3]
+        return x, y, z
 
     def replay(self, steps: Sequence[Step]) -> None:
         """Record the prepared ``steps`` (see :meth:`step`) in order."""
@@ -581,7 +591,7 @@ class GpuDevice:
         return entry[0], entry[1], blob
 
     def _encode_one(
-        self, pipe: Any, group: Any, bound: int, blob: bytes, groups: int | tuple[int, ...]
+        self, pipe: Any, group: Any, bound: int, blob: bytes, groups: tuple[int, int, int]
     ) -> None:
         """Encode a dispatch of ``pipe`` with ``group`` bound and ``blob`` its parameters (the
         lock held)."""
@@ -593,14 +603,10 @@ class GpuDevice:
         self._arena_data[start : start + size] = blob
         self._arena_used = start + size
         cpass = self._pass if self._pass is not None else self._open_pass()
-        if isinstance(groups, int):
-            x, y, z = (groups, 1, 1) if 0 < groups <= self.max_groups else (*self.grid(groups), 1)
-        else:
-            x, y, z = (*groups, 1, 1)[:3]
         if pipe is self._pass_pipeline:  # a pass keeps its pipeline between dispatches
-            self._encode.record(cpass, None, group, start, x, y, z)
+            self._encode.record(cpass, None, group, start, groups)
         else:
-            self._encode.record(cpass, pipe, group, start, x, y, z)
+            self._encode.record(cpass, pipe, group, start, groups)
             self._pass_pipeline = pipe
         self._pending += 1
         self._pending_bytes += bound
