@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+from typing import Any
 
 import numpy as np
 import pytest
@@ -340,8 +341,8 @@ def test_prepared_launches_follow_buffers_offsets_and_scalars(xp):
 def test_prepared_reductions_follow_buffers_offsets_and_scalars(xp):
     """A reduction's dispatches are prepared once per input and output buffers, offsets and
     scalar words: sums of views at other offsets of one buffer (one pass, and two passes whose
-    partial results land in pooled buffers), of a fused product with other scalars, and after
-    empty_cache(), are what they should be."""
+    partial results land in the device's scratch buffer), of a fused product with other scalars,
+    and after empty_cache(), are what they should be."""
     base = np.arange(3 * 4096, dtype=np.float32) % 97 - 40
     x = xp.asarray(base)
     for n in (64, 4096):  # one pass; two passes (partial sums, then their sum)
@@ -353,6 +354,31 @@ def test_prepared_reductions_follow_buffers_offsets_and_scalars(xp):
         assert float(xp.sum(x * scale)) == float((base * np.float32(scale)).sum(dtype=np.float64))
     xp.empty_cache()
     assert float(xp.sum(x[:64])) == float(base[:64].sum(dtype=np.float64))
+
+
+def test_many_small_reductions_find_their_prepared_dispatches_again(xp, monkeypatch):
+    """A loop that keeps many two-pass reductions' results alive prepares their dispatches in its
+    first round only: the partial sums go to a buffer the device keeps, not to pooled buffers of
+    the results' size class, which came back in another order each round."""
+    from ruda_wgpu import _kernels
+
+    prepared = []
+    original = _kernels.ReducePlan.prepare
+
+    def counting(self: Any, *args: Any) -> Any:
+        prepared.append(args)
+        return original(self, *args)
+
+    monkeypatch.setattr(_kernels.ReducePlan, "prepare", counting)
+    host = np.arange(10_000, dtype=np.float32) % 7  # two passes; sums exact in float32
+    x = xp.asarray(host)
+    for round_ in range(4):
+        prepared.clear()
+        sums = [xp.sum(x) for _ in range(20)]
+        assert [float(s) for s in sums] == [float(host.sum())] * 20
+        del sums
+        if round_:
+            assert not prepared, f"round {round_} prepared {len(prepared)} reductions again"
 
 
 def test_waits_open_the_next_batch_and_an_invalid_batch_raises_once(xp):

@@ -660,14 +660,17 @@ def launch_reduce(
             dev.plans, PLAN_CACHE, sig, ReducePlan(_reduce_passes(dev, values, layout, m, k, kernel))
         )
     isz = STORAGE_ITEMSIZE[acc]
-    outs = [Storage(dev, max(m * g, 1) * isz) for g in plan.parts]
-    # A loop reduces the same buffers into the same few pooled ones again and again: its
-    # dispatches, prepared once, are only copied into the batch.
-    launch = (*[_launch_key(leaf) for leaf in leaves], *[out.buffer for out in outs])
-    steps = plan.steps.get(launch)
-    if steps is None:
-        steps = remember(plan.steps, PREPARED_LAUNCHES, launch, plan.prepare(dev, leaves, outs, m, acc))
-    dev.replay(steps)
+    *partial, last = plan.parts
+    with dev._lock:  # the partial results' buffers are the device's until the passes are recorded
+        outs = [dev.scratch(i, max(m * g, 1) * isz) for i, g in enumerate(partial)]
+        outs.append(Storage(dev, max(m * last, 1) * isz))
+        # A loop reduces the same buffers into the same few pooled ones again and again: its
+        # dispatches, prepared once, are only copied into the batch.
+        launch = (*[_launch_key(leaf) for leaf in leaves], *[out.buffer for out in outs])
+        steps = plan.steps.get(launch)
+        if steps is None:
+            steps = remember(plan.steps, PREPARED_LAUNCHES, launch, plan.prepare(dev, leaves, outs, m, acc))
+        dev.replay(steps)
     return outs[-1]
 
 
