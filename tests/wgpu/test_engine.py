@@ -381,6 +381,30 @@ def test_many_small_reductions_find_their_prepared_dispatches_again(xp, monkeypa
             assert not prepared, f"round {round_} prepared {len(prepared)} reductions again"
 
 
+def test_many_ffts_find_their_prepared_passes_again(xp, monkeypatch):
+    """The same for FFTs: a loop keeping 20 results alive prepares their passes in its first
+    round only (a plan kept 16 prepared runs, and started over at the 17th)."""
+    from ruda_wgpu import _fft
+
+    prepared = []
+    original = _fft.remember
+
+    def counting(*args: Any) -> Any:
+        prepared.append(args)
+        return original(*args)
+
+    monkeypatch.setattr(_fft, "remember", counting)
+    host = (np.arange(4096) % 5 + 1j).astype(np.complex64)
+    z = xp.asarray(host)
+    for round_ in range(3):
+        prepared.clear()
+        results = [xp.fft.fft(z) for _ in range(20)]
+        assert_matches_numpy(results[-1], np.fft.fft(host), rtol=1e-4, atol=1e-2)
+        del results
+        if round_:
+            assert not prepared, f"round {round_} prepared {len(prepared)} transforms again"
+
+
 def test_waits_open_the_next_batch_and_an_invalid_batch_raises_once(xp):
     """While a wait lets the device work, the next batch's encoder and pass are opened, and a
     synchronize with nothing recorded submits nothing. A batch whose commands the driver

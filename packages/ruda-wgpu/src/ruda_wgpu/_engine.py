@@ -441,7 +441,7 @@ class GpuDevice:
             #: prepared dispatches of single elementwise operations (see _fusion._launch)
             self.prepared_alone: dict[Any, Step] = {}
             #: buffers for results that live within one recorded operation (see scratch)
-            self._scratch: dict[int, Storage] = {}
+            self._scratch: dict[Any, Storage] = {}
             self._encoder: Any = None
             self._pass: Any = None
             self._pass_pipeline: Any = None
@@ -557,14 +557,14 @@ class GpuDevice:
         with self._lock:
             return Step(pipe, *self._bound(pipe, buffers, params), self._workgroups(groups))
 
-    def scratch(self, slot: int, nbytes: int) -> Storage:
-        """A buffer of at least ``nbytes`` that the device keeps, by ``slot``, for results that
-        live only within one operation (a reduction's partial sums): that operation's prepared
-        dispatches then find the same buffer every time. Taken from the pool instead, such
-        buffers share size classes with the results, and a loop holding many small results
-        got them in a new order each round, so nothing prepared was found again (on the H200
-        a sum of 1e4 elements cost 2.5 times a hand-written one). Call with the device's lock
-        held, and record the operation before releasing it."""
+    def scratch(self, slot: Any, nbytes: int) -> Storage:
+        """A buffer of at least ``nbytes`` that the device keeps, by ``slot`` (one per use: a
+        reduction's pass, the FFT's second buffer), for results that live only within one
+        operation: that operation's prepared dispatches then find the same buffer every time.
+        Taken from the pool instead, such buffers share size classes with the results, and a
+        loop holding many results got them in a new order each round, so nothing prepared was
+        found again (on the H200 a sum of 1e4 elements cost 2.5 times a hand-written one). Call
+        with the device's lock held, and record the operation before releasing it."""
         store = self._scratch.get(slot)
         if store is None or store.nbytes < nbytes:
             store = self._scratch[slot] = Storage(self, nbytes)

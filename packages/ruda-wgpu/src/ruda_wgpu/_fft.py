@@ -27,7 +27,7 @@ import numpy as np
 from ruda_wgpu import _dtypes, _wgsl
 from ruda_wgpu._array import Array, empty, from_numpy
 from ruda_wgpu._elementwise import apply
-from ruda_wgpu._engine import GpuDevice, Step, Storage, remember
+from ruda_wgpu._engine import GpuDevice, Step, remember
 from ruda_wgpu._fft_codegen import mixed_pass_subs, register_dft, smallest_prime_factor
 from ruda_wgpu._kernels import bind, kernel_pipeline, pack_words, wgsl_type
 
@@ -311,7 +311,7 @@ def _mixed(x: Array, inverse: bool, scale: float) -> Array:
 
 
 #: prepared dispatches a plan keeps (see :func:`_run`) before it starts over
-PREPARED_RUNS = 16
+PREPARED_RUNS = 64
 
 
 def _run(x: Array, plan: _Plan) -> Array:
@@ -319,28 +319,30 @@ def _run(x: Array, plan: _Plan) -> Array:
 
     A loop transforms the same input into the same few pooled buffers again and again: the
     passes' dispatches are prepared once per input buffer and offset and output buffers, and
-    a repeat only copies them into the batch (a few microseconds less a call)."""
+    a repeat only copies them into the batch (a few microseconds less a call). The buffer the
+    passes alternate with is the device's scratch buffer (see ``GpuDevice.scratch``)."""
     dev, dtype = x.device, x.dtype
     rows, n = x.shape
     # two buffers in turn, the last pass writing the result: fewer allocations and bind groups
     out = empty((rows, n), dtype, dev)
     result = out._storage
-    other = Storage(dev, result.nbytes) if len(plan.passes) > 1 else result
     storage = x._storage
-    key = (storage.buffer, x._offset, result.buffer, other.buffer)
-    steps = plan.prepared.get(key)
-    if steps is None:
-        targets = (result, other) if len(plan.passes) % 2 else (other, result)
-        src = bind(dev, storage, x._offset, rows * n, dtype, "fft")
-        prepared = []
-        for k, (pipe, (total, *scale_words), groups) in enumerate(plan.passes):
-            bound = bind(dev, targets[k % 2], 0, rows * n, dtype, "fft")
-            (bind_a, a_base), (bind_o, o_base) = src, bound
-            params = pack_words(total, a_base, o_base, *scale_words)
-            prepared.append(dev.step(pipe, [bind_o, bind_a, plan.twiddles.binding], params, groups))
-            src = bound
-        steps = remember(plan.prepared, PREPARED_RUNS, key, tuple(prepared))
-    dev.replay(steps)
+    with dev._lock:  # the scratch buffer is the device's until the passes are recorded
+        other = dev.scratch("fft", result.nbytes) if len(plan.passes) > 1 else result
+        key = (storage.buffer, x._offset, result.buffer, other.buffer)
+        steps = plan.prepared.get(key)
+        if steps is None:
+            targets = (result, other) if len(plan.passes) % 2 else (other, result)
+            src = bind(dev, storage, x._offset, rows * n, dtype, "fft")
+            prepared = []
+            for k, (pipe, (total, *scale_words), groups) in enumerate(plan.passes):
+                bound = bind(dev, targets[k % 2], 0, rows * n, dtype, "fft")
+                (bind_a, a_base), (bind_o, o_base) = src, bound
+                params = pack_words(total, a_base, o_base, *scale_words)
+                prepared.append(dev.step(pipe, [bind_o, bind_a, plan.twiddles.binding], params, groups))
+                src = bound
+            steps = remember(plan.prepared, PREPARED_RUNS, key, tuple(prepared))
+        dev.replay(steps)
     return out
 
 

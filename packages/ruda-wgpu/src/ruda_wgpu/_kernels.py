@@ -662,7 +662,7 @@ def launch_reduce(
     isz = STORAGE_ITEMSIZE[acc]
     *partial, last = plan.parts
     with dev._lock:  # the partial results' buffers are the device's until the passes are recorded
-        outs = [dev.scratch(i, max(m * g, 1) * isz) for i, g in enumerate(partial)]
+        outs = [dev.scratch(("reduce", i), max(m * g, 1) * isz) for i, g in enumerate(partial)]
         outs.append(Storage(dev, max(m * last, 1) * isz))
         # A loop reduces the same buffers into the same few pooled ones again and again: its
         # dispatches, prepared once, are only copied into the batch.
