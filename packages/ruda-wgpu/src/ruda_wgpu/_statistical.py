@@ -113,13 +113,12 @@ def _sum_dtype(x: Array, dtype: Any) -> np.dtype[Any]:
         return dt
     if x.dtype.kind in "fc":  # the common case first: floats keep their dtype
         return x.dtype
-    defaults = default_dtypes_of(x.device)
     if x.dtype.kind in "ib":
-        return defaults["integral"] if x.dtype.itemsize <= defaults["integral"].itemsize else x.dtype
-    if x.dtype.kind == "u":
-        wide = _dtypes.uint64 if "uint64" in x.device.dtype_names else _dtypes.uint32
-        return wide if x.dtype.itemsize <= wide.itemsize else x.dtype
-    return x.dtype
+        integral = default_dtypes_of(x.device)["integral"]
+        return integral if x.dtype.itemsize <= integral.itemsize else x.dtype
+    # unsigned: the widest unsigned dtype the device has
+    wide = _dtypes.uint64 if "uint64" in x.device.dtype_names else _dtypes.uint32
+    return wide if x.dtype.itemsize <= wide.itemsize else x.dtype
 
 
 def _numeric(x: Array, fn: str, kinds: str = "iufc") -> None:
