@@ -369,10 +369,23 @@ fn mulwide(a: u32, b: u32) -> vec2<u32> {
   let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
   return vec2<u32>((p00 & 0xffffu) | (mid << 16u), a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u));
 }
-fn bits_at(p: array<u32, 8>, off: u32) -> u32 {
+// Word w of the 256-bit number whose words are lo (0-3) and hi (4-7), by selects: a GPU keeps
+// them in registers, where an array indexed at run time goes to slow memory (on lavapipe its
+// mere presence in a kernel made the common path 2.5 times slower).
+fn word_of(lo: vec4<u32>, hi: vec4<u32>, w: u32) -> u32 {
+  let v = select(lo, hi, w >= 4u); let k = w & 3u;
+  return select(select(v.x, v.y, k == 1u), select(v.z, v.w, k == 3u), k >= 2u);
+}
+fn bits_at(lo: vec4<u32>, hi: vec4<u32>, off: u32) -> u32 {
   let w = off >> 5u; let s = off & 31u;
-  if (s == 0u) { return p[w]; }
-  return (p[w] >> s) | (p[w + 1u] << (32u - s));
+  let a = word_of(lo, hi, w);
+  return select((a >> s) | (word_of(lo, hi, w + 1u) << (32u - s)), a, s == 0u);
+}
+// (low word, carry) of m * t + carry
+fn mul_add_wide(m: u32, t: u32, carry: u32) -> vec2<u32> {
+  let w = mulwide(m, t);
+  let lo = w.x + carry;
+  return vec2<u32>(lo, w.y + select(0u, 1u, lo < w.x));
 }
 struct Reduced { r: f32, q: u32 }
 fn reduce_pio2(x: f32) -> Reduced {
@@ -387,23 +400,18 @@ fn reduce_pio2(x: f32) -> Reduced {
     let q = u32(k) & 3u;
     return Reduced(select(r, -r, signbit_f(x)), select(q, (4u - q) & 3u, signbit_f(x)));
   }
-  let two_over_pi = array<u32, 6>(0x3c439041u, 0xdb629599u, 0xf534ddc0u,
-                                  0xfc2757d1u, 0x4e441529u, 0xa2f9836eu);
   let bits = bitcast<u32>(ax);
   let e = bits >> 23u;
   let m = (bits << 8u) | 0x80000000u;
-  var p: array<u32, 8>;
-  var carry = 0u;
-  for (var i = 0u; i < 6u; i = i + 1u) {
-    let w = mulwide(m, two_over_pi[i]);
-    let lo = w.x + carry;
-    carry = w.y + select(0u, 1u, lo < w.x);
-    p[i] = lo;
-  }
-  p[6] = carry; p[7] = 0u;
-  let unit = 350u - e;             // bit of p worth 2^0 in x * 2/pi
-  var hi = bits_at(p, unit - 30u); // 2 integer bits, 30 fraction bits
-  var lo = bits_at(p, unit - 62u);
+  // p = m * (192 bits of 2/pi, least significant word first), as 8 words in two vectors
+  let p0 = mul_add_wide(m, 0x3c439041u, 0u); let p1 = mul_add_wide(m, 0xdb629599u, p0.y);
+  let p2 = mul_add_wide(m, 0xf534ddc0u, p1.y); let p3 = mul_add_wide(m, 0xfc2757d1u, p2.y);
+  let p4 = mul_add_wide(m, 0x4e441529u, p3.y); let p5 = mul_add_wide(m, 0xa2f9836eu, p4.y);
+  let plo = vec4<u32>(p0.x, p1.x, p2.x, p3.x);
+  let phi = vec4<u32>(p4.x, p5.x, p5.y, 0u);
+  let unit = 350u - e;                       // bit of p worth 2^0 in x * 2/pi
+  var hi = bits_at(plo, phi, unit - 30u);    // 2 integer bits, 30 fraction bits
+  var lo = bits_at(plo, phi, unit - 62u);
   var q = hi >> 30u;
   hi = (hi << 2u) | (lo >> 30u); lo = lo << 2u;
   var neg = false;
