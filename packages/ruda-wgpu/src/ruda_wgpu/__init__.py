@@ -65,6 +65,7 @@ from ruda_wgpu._manipulation import (
     tile,
     unstack,
 )
+from ruda_wgpu._replay import fuse
 from ruda_wgpu._searching import argmax, argmin, nonzero, searchsorted
 from ruda_wgpu._set import isin, unique_all, unique_counts, unique_inverse, unique_values
 from ruda_wgpu._sorting import argsort, sort
@@ -214,6 +215,7 @@ __all__ = _spec.namespace_names(
     "Device",
     "float16",
     "synchronize",
+    "fuse",
     "memory_stats",
     "empty_cache",
     "clear_shader_cache",

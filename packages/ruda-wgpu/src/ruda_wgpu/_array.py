@@ -291,6 +291,7 @@ HOST_CACHE_BYTES = 1 << 20
 def to_numpy(x: Array) -> np.ndarray[Any, Any]:
     """Read an array back to the host as a NumPy array of its dtype."""
     st = x._storage
+    x.device.host_reads += 1
     if st.host is None and st.nbytes <= HOST_CACHE_BYTES and x.size:
         st.host = np.frombuffer(
             x.device.read(st.buffer, 0, st.nbytes), dtype=_dtypes.STORAGE_NP[x.dtype.name]

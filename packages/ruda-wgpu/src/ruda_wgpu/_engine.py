@@ -454,6 +454,8 @@ class GpuDevice:
             self._pending = self._pending_bytes = 0
             self.dispatches = 0
             self.submits = 0
+            #: reads of array data to the host (``fuse`` tells a pure function by it)
+            self.host_reads = 0
             self._device = dev
 
     # -- dtypes -----------------------------------------------------------------------

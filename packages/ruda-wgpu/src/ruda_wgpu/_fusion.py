@@ -70,6 +70,11 @@ def enabled() -> bool:
     return _enabled
 
 
+def order_mark() -> int:
+    """A number below the ``order`` of every node made from now on."""
+    return next(_order)
+
+
 def set_enabled(on: bool) -> bool:
     """Turn fusion on or off in this process (operations already pending stay so); returns the
     previous setting."""
@@ -223,7 +228,7 @@ def _launch(root: Node) -> None:
     if step is not None:
         dev._encode_one(*step)  # (the device's lock is held: see Node.run)
     else:
-        order, structure, leaves = _graph(root)
+        order, structure, leaves = graph_of(root)
         step = _run_graph(order, structure, leaves, leaves, Operand(out, 0, c_strides(shape), dtype))
         if alone is not None and step is not None:
             remember(dev.prepared_alone, PREPARED_ALONE, alone, step)
@@ -256,7 +261,7 @@ def _run_graph(
     operands: Sequence[Operand | Scalar | OutputRead],
     out: Operand,
 ) -> Step | None:
-    """Launch the fused kernel of a graph (see :func:`_graph`) writing ``out``, reading
+    """Launch the fused kernel of a graph (see :func:`graph_of`) writing ``out``, reading
     ``operands`` (the leaves, or stand-ins for them); a failure names the graph's operations.
     Returns the prepared dispatch when the launch took one."""
     root = order[-1]
@@ -269,7 +274,7 @@ def _run_graph(
             out,
             operands,
             root.shape,
-            code=lambda: _code(order, structure, [leaf.dtype for leaf in leaves]),
+            code=lambda: kernel_code(order, structure, [leaf.dtype for leaf in leaves]),
         )
     except Exception as err:
         err.add_note(f"raised running the deferred elementwise operations {[n.what for n in order]}")
@@ -296,7 +301,7 @@ def write_into(value: Array, target: Array) -> bool:
     # so that it is not among them
     node.storage = storage
     storage.will_write()
-    order, structure, leaves = _graph(node)
+    order, structure, leaves = graph_of(node)
     operands: list[Operand | Scalar | OutputRead] = []
     here = (target._offset, target._strides, target._dtype)
     for leaf in leaves:
@@ -320,7 +325,7 @@ def reduction_input(x: Array) -> Fused | None:
     node = x._node
     if node is None or node.storage is not None or not _enabled:
         return None
-    order, structure, leaves = _graph(node)
+    order, structure, leaves = graph_of(node)
     full = c_strides(node.shape)
     for leaf in leaves:
         if type(leaf) is Operand and any(
@@ -329,7 +334,7 @@ def reduction_input(x: Array) -> Fused | None:
             return None
 
     def code() -> tuple[str, str, str]:
-        expr, prelude, lets = _code(order, structure, [leaf.dtype for leaf in leaves])
+        expr, prelude, lets = kernel_code(order, structure, [leaf.dtype for leaf in leaves])
         fence = _FENCES.get(wgsl_type(node.dtype))
         if fence is not None and fence not in prelude:  # not contracted with the accumulation
             prelude += "\n" + fence
@@ -338,7 +343,7 @@ def reduction_input(x: Array) -> Fused | None:
     return Fused(leaves, node.dtype, ("fused", *structure), code)
 
 
-def _graph(root: Node) -> tuple[list[Node], list[tuple[Any, ...]], list[Operand | Scalar]]:
+def graph_of(root: Node) -> tuple[list[Node], list[tuple[Any, ...]], list[Operand | Scalar]]:
     """The pending nodes under ``root`` (operands first), the graph's structure, which with the
     leaves' dtypes and layouts keys its kernel (per node its function and operands: ``j`` for
     node j, ``-1 - k`` for leaf k), and the leaves (each array operand once)."""
@@ -370,7 +375,7 @@ def _graph(root: Node) -> tuple[list[Node], list[tuple[Any, ...]], list[Operand 
     return order, structure, leaves
 
 
-def _code(
+def kernel_code(
     order: list[Node], structure: list[tuple[Any, ...]], leaf_dtypes: list[np.dtype[Any]]
 ) -> tuple[str, str, str]:
     """The WGSL of a fused graph: the root's expression, the functions it calls, and a ``let``

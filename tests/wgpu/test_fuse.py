@@ -1,0 +1,178 @@
+"""``ruda_wgpu.fuse``: a traced elementwise function replays its one kernel on new arguments, with
+the bits of the function called as written, and runs as written whatever it cannot replay."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+from ruda.testing import assert_same_bits, edge_operands, parametrize_backends, switched
+from ruda_wgpu import _fusion
+
+pytestmark = parametrize_backends("wgpu")
+
+
+@pytest.fixture(autouse=True)
+def fused(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(_fusion, "_enabled", True)
+    yield
+
+
+def _dispatches(xp: Any) -> int:
+    xp.synchronize()
+    return int(xp.memory_stats()["dispatches"])
+
+
+def _polynomial(xp: Any, x: Any, y: Any) -> Any:
+    t = x * y + x
+    return xp.where(t > y, t - y * 3, xp.abs(t) + 1)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "uint8", "int16"])
+def test_a_replay_gives_the_bits_of_the_function_itself_on_new_arguments(xp, dtype):
+    f = xp.fuse(lambda x, y: _polynomial(xp, x, y))
+    a, b = edge_operands("multiply", dtype)
+    for k in range(3):  # the first call traces, the others replay on other data
+        x, y = xp.asarray(np.roll(a, k)), xp.asarray(np.roll(b, 2 * k))
+        assert_same_bits(np.asarray(f(x, y)), np.asarray(_polynomial(xp, x, y)))
+    assert len(f.traces) == 1 and None not in f.traces.values()
+
+
+def test_a_replay_is_one_dispatch_and_records_no_operation(xp, monkeypatch):
+    f = xp.fuse(lambda x, y: xp.sqrt((x * y + x) * 0.5 + 1.0))
+    x, y = xp.asarray(np.linspace(0, 1, 1000, dtype=np.float32)), xp.ones(1000)
+    f(x, y)
+    before = _dispatches(xp)
+    made = []
+    monkeypatch.setattr(_fusion, "Node", lambda *a: made.append(a))  # recording would fail
+    result = f(x, y)
+    assert _dispatches(xp) - before == 1 and not made
+    np.testing.assert_allclose(np.asarray(result), np.sqrt(np.linspace(0, 1, 1000) + 1), rtol=1e-6)
+
+
+def test_broadcasting_and_strided_views_replay_with_their_own_offsets(xp):
+    f = xp.fuse(lambda x, y: x * 2 - y)
+    host = np.arange(24, dtype=np.float32).reshape(4, 6)
+    x = xp.asarray(host)
+    col = xp.asarray(np.arange(4, dtype=np.float32).reshape(4, 1))
+    for start in (0, 1, 2):
+        got = f(x[:, start::3], col)
+        np.testing.assert_array_equal(np.asarray(got), host[:, start::3] * 2 - np.arange(4).reshape(4, 1))
+    assert len(f.traces) == 1
+
+
+def test_scalar_arguments_are_part_of_the_signature_signed_zeros_and_nan_included(xp):
+    f = xp.fuse(lambda x, s: x * s)
+    x = xp.asarray(np.float32([1.0, -2.0]))
+    for s in (2.0, 3.0, 0.0, -0.0, float("nan"), 2.0):
+        assert_same_bits(np.asarray(f(x, s)), np.float32([1.0, -2.0]) * np.float32(s))
+    assert len(f.traces) == 5  # nan equals nan here, so its signature is found again
+
+
+def test_a_branch_on_a_scalar_argument_is_traced_per_value(xp):
+    f = xp.fuse(lambda x, square: x * x if square else x + x)
+    x = xp.asarray(np.float32([3.0]))
+    assert [float(f(x, s)[0]) for s in (True, False, True, False)] == [9.0, 6.0, 9.0, 6.0]
+
+
+def test_a_pending_argument_is_computed_first(xp):
+    f = xp.fuse(lambda x: x + 1)
+    x = xp.asarray(np.float32([1.0, 2.0]))
+    f(x * 2)
+    np.testing.assert_array_equal(np.asarray(f(x * 3)), [4.0, 7.0])
+
+
+def _reduces(xp: Any, x: Any) -> Any:
+    return x - xp.sum(x)
+
+
+def _writes(xp: Any, x: Any) -> Any:
+    x[0] = 7.0
+    return x + 1
+
+
+def _branches_on_data(xp: Any, x: Any) -> Any:
+    return x + 1 if float(x[0]) > 0 else x - 1
+
+
+def _returns_two(xp: Any, x: Any) -> Any:
+    return x + 1, x - 1
+
+
+def _returns_its_argument(xp: Any, x: Any) -> Any:
+    return x
+
+
+_CAPTURED: list[Any] = []
+
+
+def _reads_a_captured_array(xp: Any, x: Any) -> Any:
+    return x + _CAPTURED[0]
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [_reduces, _writes, _branches_on_data, _returns_two, _returns_its_argument, _reads_a_captured_array],
+)
+def test_what_cannot_be_replayed_runs_as_written_on_every_call(xp, fn):
+    _CAPTURED[:] = [xp.asarray(np.float32([10.0, 20.0, 30.0]))]
+    f = xp.fuse(lambda x: fn(xp, x))
+    for host in (np.float32([1.0, 2.0, 3.0]), np.float32([-4.0, 5.0, 6.0])):
+        got, want = f(xp.asarray(host)), fn(xp, xp.asarray(host))
+        for g, w in zip(
+            got if isinstance(got, tuple) else [got], want if isinstance(want, tuple) else [want], strict=True
+        ):
+            np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+    assert list(f.traces.values()) == [None]
+    _CAPTURED.clear()
+
+
+def test_arguments_sharing_a_buffer_run_as_written_until_a_call_can_tell(xp):
+    f = xp.fuse(lambda x, y: x - y * 2)
+    x = xp.asarray(np.float32([1.0, 2.0]))
+    np.testing.assert_array_equal(np.asarray(f(x, x)), [-1.0, -2.0])
+    assert not f.traces
+    y = xp.asarray(np.float32([5.0, 6.0]))
+    np.testing.assert_array_equal(np.asarray(f(x, y)), [-9.0, -10.0])
+    np.testing.assert_array_equal(np.asarray(f(y, y)), [-5.0, -6.0])  # a replay may share one
+    assert len(f.traces) == 1 and None not in f.traces.values()
+
+
+def test_with_fusion_off_every_call_runs_as_written(xp):
+    f = xp.fuse(lambda x: x * 2 + 1)
+    x = xp.asarray(np.float32([1.0, 2.0]))
+    got = switched(_fusion.set_enabled, False, lambda: [np.asarray(f(x)) for _ in range(2)])
+    np.testing.assert_array_equal(got, [[3.0, 5.0], [3.0, 5.0]])
+    assert not f.traces
+
+
+def test_keyword_arguments_and_other_objects_pass_through_untraced(xp):
+    f = xp.fuse(lambda x, scale=2: x * scale)
+    x = xp.asarray(np.float32([1.0, 2.0]))
+    np.testing.assert_array_equal(np.asarray(f(x, scale=3)), [3.0, 6.0])
+    np.testing.assert_array_equal(np.asarray(f(x, np.float32(4))), [4.0, 8.0])
+    assert not f.traces
+
+
+def test_a_trace_keeps_no_buffer_of_the_call_it_was_made_from(xp):
+    f = xp.fuse(lambda x, y: x * y + 1)
+    x, y = xp.ones(1000), xp.ones(1000)
+    f(x, y)
+    storage = weakref.ref(x._storage)
+    del x
+    gc.collect()
+    assert storage() is None and len(f.traces) == 1
+    np.testing.assert_array_equal(np.asarray(f(xp.ones(1000), y)), np.full(1000, 2.0, np.float32))
+
+
+def test_the_wrapper_looks_like_the_function(xp):
+    def scaled(x: Any) -> Any:
+        """Twice x."""
+        return x * 2
+
+    f = xp.fuse(scaled)
+    assert f.__name__ == "scaled" and f.__doc__ == "Twice x." and f.__wrapped__ is scaled
