@@ -8,8 +8,9 @@ its own, so that the GPU does not idle between the GPU contenders). Every result
 kept until the GPU has finished: lazy operations whose result is dropped would not run.
 
 Fusion: ``chain`` is an 8-operation elementwise chain on 1e7 float32 (2 inputs, 1 output),
-ours (one fused kernel; the row also gives ours with fusion off, 8 kernels) against one
-hand-written fused kernel. ``loop`` is 1000 dependent operations on 1e3 elements, microseconds
+ours (one fused kernel; the row also gives ours with fusion off, 8 kernels, and the chain
+wrapped by ``xp.fuse``, which replays its traced kernel without recording the operations)
+against one hand-written fused kernel. ``loop`` is 1000 dependent operations on 1e3 elements, microseconds
 per operation, fused and unfused (there the cost is all Python and dispatch; no hand-written
 contender).
 Both GPU sides wait for completion the same way (``ruda_wgpu._wait``: spinning on the queue's
@@ -189,6 +190,10 @@ def compare(fns: dict[str, Callable[[], None]], reps: int, trials: int) -> dict[
     out = {name: min(t) / reps for name, t in rounds.items()}
     out["ratio"] = statistics.median(o / h for o, h in zip(rounds["ours"], rounds["hand"], strict=True))
     out["fastest ratio"] = min(rounds["ours"]) / min(rounds["hand"])
+    if "fuse" in rounds:
+        out["fuse/hand"] = statistics.median(
+            f / h for f, h in zip(rounds["fuse"], rounds["hand"], strict=True)
+        )
     return out
 
 
@@ -291,6 +296,13 @@ def bench_chain(hand: HandWritten, n: int, reps: int, trials: int) -> dict[str, 
         xp.synchronize()
         del results
 
+    traced = xp.fuse(lambda x, y: chain(xp, x, y))
+
+    def fuse() -> None:
+        results = [traced(x, y) for _ in range(reps)]
+        xp.synchronize()
+        del results
+
     def unfused() -> None:
         previous = _fusion.set_enabled(False)
         try:
@@ -310,7 +322,8 @@ def bench_chain(hand: HandWritten, n: int, reps: int, trials: int) -> dict[str, 
         for _ in range(reps):
             chain(np, a, b)
 
-    out = compare({"ours": ours, "hand": handwritten, "numpy": numpy, "unfused": unfused}, reps, trials)
+    contenders = {"ours": ours, "hand": handwritten, "numpy": numpy, "unfused": unfused, "fuse": fuse}
+    out = compare(contenders, reps, trials)
     out["kernels"] = kernels
     return out
 
@@ -414,7 +427,8 @@ def main() -> int:
                 f"{op:8} {n:>9} {t['ours'] * 1e3:>10.3f} {t['hand'] * 1e3:>10.3f} {t['numpy'] * 1e3:>10.3f} "
                 f"{row['ours/hand']:>10.2f} {t['fastest ratio']:>8.2f} {row['ours/numpy']:>11.2f}"
                 + (
-                    f"   ({t['kernels']} kernel(s); fusion off: {t['unfused'] * 1e3:.3f} ms)"
+                    f"   ({t['kernels']} kernel(s); fusion off: {t['unfused'] * 1e3:.3f} ms; "
+                    f"xp.fuse: {t['fuse'] * 1e3:.3f} ms, {t['fuse/hand']:.2f} of hand-written)"
                     if op == "chain"
                     else ""
                 ),
@@ -479,6 +493,12 @@ def markdown(paths: list[Path]) -> str:
                 f"| {device} | {op} | {_size(r)} | {r['ours'] * 1e3:.3f} | {r['hand'] * 1e3:.3f} "
                 f"| {r['ours/hand']:.2f} | {r['fastest ratio']:.2f} | {r['numpy'] * 1e3:.3f} |"
             )
+            if "fuse" in r:
+                main.append(
+                    f"| {device} | the chain through `xp.fuse` | {_size(r)} | {r['fuse'] * 1e3:.3f} "
+                    f"| {r['hand'] * 1e3:.3f} | {r['fuse/hand']:.2f} | {r['fuse'] / r['hand']:.2f} "
+                    f"| {r['numpy'] * 1e3:.3f} |"
+                )
     return "\n".join([*main, "", "A loop of 1000 dependent operations on 1e3 float32:", "", *loop])
 
 
