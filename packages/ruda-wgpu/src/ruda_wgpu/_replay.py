@@ -10,12 +10,13 @@ calls with the same signature launch that kernel on the new arguments directly.
 
 As with ``jax.jit`` and ``cupy.fuse``, the function must compute its result from its arguments
 alone. A call that does anything else on the GPU or reads data (a reduction, a write into an
-array, ``float(x)``), reads an array it did not get as an argument, or returns anything but
-one new array, is not kept: such a function runs as written on every call, with the same
-results, at the cost of recording. (A call whose arguments share a buffer runs as written too,
-and leaves the decision to a later call: the kernel could not tell them apart.) Python code in the
-function (side effects, branches on its scalar arguments' values) runs at tracing only; a
-branch on a scalar's value is safe, as the value is part of the signature.
+array, ``float(x)``), reads an array it did not get as an argument, or returns anything but new
+arrays (one, or a tuple of them, each replayed as a kernel of its own), is not kept: such a
+function runs as written on every call, with the same results, at the cost of recording. (A
+call whose arguments share a buffer runs as written too, and leaves the decision to a later
+call: the kernel could not tell them apart.) Python code in the function (side effects,
+branches on its scalar arguments' values) runs at tracing only; a branch on a scalar's value is
+safe, as the value is part of the signature.
 """
 
 from __future__ import annotations
@@ -103,22 +104,24 @@ class _Trace:
 class FusedFunction:
     """An elementwise function whose fused kernel is traced once per signature (see :func:`fuse`)."""
 
-    def __init__(self, fn: Callable[..., Array]) -> None:
+    def __init__(self, fn: Callable[..., Any]) -> None:
         self.fn = fn
-        #: per signature its trace, or None when calls of that signature run ``fn`` as written
-        self.traces: dict[tuple[Any, ...], _Trace | None] = {}
+        #: per signature its trace (a tuple of them for a function returning a tuple), or None
+        #: when calls of that signature run ``fn`` as written
+        self.traces: dict[tuple[Any, ...], _Trace | tuple[_Trace, ...] | None] = {}
         functools.update_wrapper(self, fn)
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Array:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         key = _signature(args) if not kwargs and _fusion.enabled() else None
         if key is None:  # (fusion off: every operation runs alone, as without fuse)
             return self.fn(*args, **kwargs)
         trace = self.traces.get(key, _UNSEEN)
         if trace is None:
             return self.fn(*args)
+        if type(trace) is _Trace:
+            return trace.replay(args)
         if trace is not _UNSEEN:
-            replayed: Array = trace.replay(args)
-            return replayed
+            return tuple(t.replay(args) for t in trace)
         out, found = _traced(self.fn, args)
         if found is not _UNSEEN:
             remember(self.traces, TRACES, key, found)
@@ -128,7 +131,7 @@ class FusedFunction:
 _UNSEEN: Any = object()
 
 
-def fuse(fn: Callable[..., Array]) -> FusedFunction:
+def fuse(fn: Callable[..., Any]) -> FusedFunction:
     """Wrap an elementwise function of ruda_wgpu arrays and Python scalars so that its calls,
     after the first with the same dtypes, shapes, strides, devices and scalar values, launch its
     one fused kernel straight away instead of recording each operation again.
@@ -164,7 +167,7 @@ def _signature(args: tuple[Any, ...]) -> tuple[Any, ...] | None:
     return tuple(key)
 
 
-def _traced(fn: Callable[..., Array], args: tuple[Any, ...]) -> tuple[Array, Any]:
+def _traced(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[Any, Any]:
     """Call ``fn`` on ``args``, watching it; its result, and the trace to replay it by (None when
     the call was not a pure elementwise computation of its arguments, ``_UNSEEN`` when this
     call cannot tell)."""
@@ -176,14 +179,29 @@ def _traced(fn: Callable[..., Array], args: tuple[Any, ...]) -> tuple[Array, Any
     before = _activity(devices)
     first = _fusion.order_mark()
     out = fn(*args)
-    if not (_activity(devices) == before and len(devices) == 1 and _fusion.enabled() and type(out) is Array):
+    results = out if type(out) is tuple else (out,)
+    if not (_activity(devices) == before and len(devices) == 1 and _fusion.enabled() and results):
         return out, None
-    node = out._node
+    traces = []
+    for result in results:
+        trace = _trace_of(result, args, storages, first)
+        if trace is None:
+            return out, None
+        traces.append(trace)
+    return out, tuple(traces) if type(out) is tuple else traces[0]
+
+
+def _trace_of(result: Any, args: tuple[Any, ...], storages: dict[int, int], first: int) -> _Trace | None:
+    """The trace replaying ``result`` of a call on ``args`` (whose buffers ``storages`` maps to
+    their indices); None when it is not a new pending array computed from them alone."""
+    if type(result) is not Array:
+        return None
+    node = result._node
     if node is None or node.storage is not None:
-        return out, None
+        return None
     order, structure, leaves = _fusion.graph_of(node)
     if any(n.order < first for n in order):
-        return out, None  # it read an array pending from before the call
+        return None  # it read an array pending from before the call
     operands: list[Any] = []
     for leaf in leaves:
         if isinstance(leaf, Scalar):
@@ -191,11 +209,11 @@ def _traced(fn: Callable[..., Array], args: tuple[Any, ...]) -> tuple[Array, Any
             continue
         j = storages.get(id(leaf.storage))
         if j is None:
-            return out, None  # an array that is not an argument
+            return None  # an array that is not an argument
         operands.append((j, leaf.offset - args[j]._offset, leaf.strides, leaf.dtype))
     code = _fusion.kernel_code(order, structure, [leaf.dtype for leaf in leaves])
     what = [n.what for n in order]
-    return out, _Trace(node.device, ("fused", *structure), code, operands, node.shape, node.dtype, what)
+    return _Trace(node.device, ("fused", *structure), code, operands, node.shape, node.dtype, what)
 
 
 def _activity(devices: set[GpuDevice]) -> list[tuple[int, int, int]]:
