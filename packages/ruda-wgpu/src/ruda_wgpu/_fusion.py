@@ -42,6 +42,7 @@ import numpy as np
 from ruda_wgpu._array import Array
 from ruda_wgpu._engine import STORAGE_ITEMSIZE, GpuDevice, Readers, Step, Storage, remember
 from ruda_wgpu._kernels import (
+    CAPTURE,
     Fused,
     Operand,
     OutputRead,
@@ -224,7 +225,8 @@ def _launch(root: Node) -> None:
     shape, dtype, dev = root.shape, root.dtype, root.device
     out = Storage(dev, max(math.prod(shape) * STORAGE_ITEMSIZE[dtype], 4))
     alone = _alone_key(root, out)
-    step = dev.prepared_alone.get(alone) if alone is not None else None
+    # (a fuse trace sees every launch: it takes none straight from the device)
+    step = dev.prepared_alone.get(alone) if alone is not None and CAPTURE.log is None else None
     if step is not None:
         dev._encode_one(*step)  # (the device's lock is held: see Node.run)
     else:

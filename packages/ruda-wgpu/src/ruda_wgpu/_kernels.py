@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import math
 import struct
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -29,6 +30,17 @@ from ruda_wgpu._engine import (
     remember,
     storage_itemsize,
 )
+
+
+class _Capturing(threading.local):
+    """The capture of kernel launches by a ``ruda_wgpu.fuse`` trace running on this thread
+    (a :class:`ruda_wgpu._replay.Capture`), or None: the launch functions below hand their
+    calls to it while a trace runs."""
+
+    log: Any = None
+
+
+CAPTURE = _Capturing()
 
 ZERO = {
     "f32": "0.0f", "f64": "0.0lf", "i32": "0i", "u32": "0u", "i64": "0li", "u64": "0lu",
@@ -371,6 +383,9 @@ def launch_elementwise(
     it is called only when ``key`` has no compiled kernel yet. Returns the prepared dispatch
     when one dispatch did it (see :meth:`ElementwisePlan.launch`).
     """
+    log = CAPTURE.log
+    if log is not None and log.takes():
+        return log.elementwise(dev, key, body, prelude, out, operands, shape, code)  # type: ignore[no-any-return]
     n = math.prod(shape)
     if n == 0:
         return None
@@ -644,6 +659,9 @@ def launch_reduce(
     then the (m, G) partial results are reduced again. Inputs beyond one storage binding are
     dispatched in windows of whole workgroups.
     """
+    log = CAPTURE.log
+    if log is not None and log.takes():
+        return log.reduction(dev, key, src, m, k, acc, combine, identity, load, prelude)  # type: ignore[no-any-return]
     leaves: Sequence[Operand | Scalar]
     layout: tuple[tuple[bool, np.dtype[Any]], ...]
     if isinstance(src, Operand):  # the common case, spared the making of Fused values

@@ -1,114 +1,303 @@
-"""``fuse``: trace an elementwise function once per kind of arguments, then replay its kernel.
+"""``fuse``: trace a function once per kind of arguments, then replay the kernels it launched.
 
 Lazy fusion (``_fusion``) already runs a chain of elementwise operations as one kernel, but
 every call of the chain still records each operation in Python: dtype promotion, broadcasting,
 an array and a graph node per operation, 4 to 12 us each on the hosts measured. A function
 wrapped by :func:`fuse` pays that once per signature (the arrays' dtypes, shapes, strides and
-devices, and the values of Python scalar arguments): the first call records the function as
-usual and keeps the one fused kernel it made, with where each of its operands came from; later
-calls with the same signature launch that kernel on the new arguments directly.
+devices, and the values of Python scalar arguments). The first call runs the function as usual
+and captures the launches of elementwise kernels (fused chains, copies) and reductions it makes,
+noting where each operand came from: an argument, or the result of an earlier launch. Later calls
+with the same signature make those launches again on the new arguments directly, as a CUDA graph
+replays what it captured. ``sum(x * y)``, ``mean``, ``var`` and a tuple of results replay so.
 
-As with ``jax.jit`` and ``cupy.fuse``, the function must compute its result from its arguments
-alone. A call that does anything else on the GPU or reads data (a reduction, a write into an
-array, ``float(x)``), reads an array it did not get as an argument, or returns anything but new
-arrays (one, or a tuple of them, each replayed as a kernel of its own), is not kept: such a
-function runs as written on every call, with the same results, at the cost of recording. (A
-call whose arguments share a buffer runs as written too, and leaves the decision to a later
-call: the kernel could not tell them apart.) Python code in the function (side effects,
-branches on its scalar arguments' values) runs at tracing only; a branch on a scalar's value is
-safe, as the value is part of the signature.
+As with ``jax.jit`` and ``cupy.fuse``, the function must compute its results from its arguments
+alone. A call that launches any other kernel (sorting, matmul, FFT), reads data (``float(x)``),
+writes into an argument, reads an array it did not get as an argument, or returns anything but
+new arrays (one, or a tuple of them), is not kept: such a function runs as written on every
+call, with the same results, at the cost of recording. (A call whose arguments share a buffer
+runs as written too, and leaves the decision to a later call: a capture could not tell them
+apart.) Python code in the function (side effects, branches on its scalar arguments' values)
+runs at tracing only; a branch on a scalar's value is safe, as the value is part of the
+signature.
 """
 
 from __future__ import annotations
 
 import functools
-import math
 import struct
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ruda_wgpu import _fusion
 from ruda_wgpu._array import Array
-from ruda_wgpu._engine import STORAGE_ITEMSIZE, GpuDevice, Storage, remember
+from ruda_wgpu._engine import GpuDevice, Storage, remember
 from ruda_wgpu._fusion import PREPARED_ALONE
-from ruda_wgpu._kernels import Operand, Scalar, launch_elementwise
+from ruda_wgpu._kernels import (
+    CAPTURE,
+    Fused,
+    Operand,
+    OutputRead,
+    Scalar,
+    launch_elementwise,
+    launch_reduce,
+)
 
-#: signatures a fused function keeps (each a compiled kernel's launch) before it starts over
+#: signatures a fused function keeps before it starts over
 TRACES = 64
 
 
-class _Trace:
-    """One traced call: the fused kernel's key and code, and per operand of the kernel the
-    argument it reads (index, element offset from the argument's own, strides, dtype) or the
-    constant scalar it is."""
+class _From(NamedTuple):
+    """Where a captured operand's buffer came from: argument ``at`` (``made`` False) or the
+    result of launch ``at`` of the trace, and the view of it that the launch read."""
 
-    __slots__ = ("arguments", "code", "device", "dtype", "key", "nbytes", "operands", "shape", "what")
+    made: bool
+    at: int
+    offset: int
+    strides: tuple[int, ...]
+    dtype: np.dtype[Any]
+
+    def operand(self, args: tuple[Any, ...], made: list[Storage]) -> Operand:
+        if self.made:
+            return Operand(made[self.at], self.offset, self.strides, self.dtype)
+        a = args[self.at]
+        return Operand(a._storage, a._offset + self.offset, self.strides, self.dtype)
+
+
+Source = _From | Scalar | OutputRead
+
+
+def _operands(sources: Sequence[Source], args: tuple[Any, ...], made: list[Storage]) -> list[Any]:
+    return [s.operand(args, made) if isinstance(s, _From) else s for s in sources]
+
+
+class _Elementwise(NamedTuple):
+    """A captured :func:`launch_elementwise` into a new buffer of ``nbytes``."""
+
+    key: Any
+    body: str
+    prelude: str
+    out: tuple[int, tuple[int, ...], np.dtype[Any]]  # offset, strides, dtype
+    nbytes: int
+    sources: list[Source]
+    shape: tuple[int, ...]
+    code: tuple[str, str, str] | None
+
+    def run(self, dev: GpuDevice, args: tuple[Any, ...], made: list[Storage]) -> Storage:
+        storage = Storage(dev, self.nbytes)
+        offset, strides, dtype = self.out
+        code = self.code
+        launch_elementwise(
+            dev,
+            self.key,
+            self.body,
+            self.prelude,
+            Operand(storage, offset, strides, dtype),
+            _operands(self.sources, args, made),
+            self.shape,
+            code=None if code is None else lambda: code,
+        )
+        return storage
+
+
+class _Reduction(NamedTuple):
+    """A captured :func:`launch_reduce`; ``fused`` holds the dtype, key and code of Fused values
+    read from ``sources`` (None when the source is one operand)."""
+
+    key: Any
+    sources: list[Source]
+    fused: tuple[np.dtype[Any], Any, tuple[str, str, str]] | None
+    rest: tuple[Any, ...]  # m, k, acc, combine, identity, load, prelude
+
+    def run(self, dev: GpuDevice, args: tuple[Any, ...], made: list[Storage]) -> Storage:
+        leaves = _operands(self.sources, args, made)
+        if self.fused is None:
+            return launch_reduce(dev, self.key, leaves[0], *self.rest)
+        dtype, key, code = self.fused
+        return launch_reduce(dev, self.key, Fused(leaves, dtype, key, lambda: code), *self.rest)
+
+
+class _Output(NamedTuple):
+    """A result: a view of the buffer that launch ``launch`` made."""
+
+    launch: int
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    offset: int
+    dtype: np.dtype[Any]
+
+
+class Capture:
+    """The launches one traced call makes (see :data:`ruda_wgpu._kernels.CAPTURE`), with where
+    their operands came from; ``failed`` once the call did anything a replay would not repeat."""
+
+    def __init__(self, args: tuple[Any, ...]) -> None:
+        #: argument index by buffer (arguments sharing one are not captured: see _traced)
+        self.arguments = {id(a._storage): j for j, a in enumerate(args) if type(a) is Array}
+        self.args = args
+        #: launch index by the buffer it made
+        self.made: dict[int, int] = {}
+        #: every buffer seen, kept alive so that no other takes its id during the call
+        self.seen: list[Storage] = []
+        self.launches: list[_Elementwise | _Reduction] = []
+        self.failed = False
+        self.dispatches = 0
+        self._busy = self._own = False
+
+    def takes(self) -> bool:
+        """Whether a launch starting now is captured: an outermost one is; one inside another
+        (a write running the pending operations that read its buffer) spoils the capture."""
+        if not self._busy:
+            return True
+        if self._own:  # the launch this capture made itself
+            self._own = False
+        else:
+            self.failed = True
+        return False
+
+    def elementwise(
+        self,
+        dev: GpuDevice,
+        key: Any,
+        body: str,
+        prelude: str,
+        out: Operand,
+        operands: Sequence[Operand | Scalar | OutputRead],
+        shape: tuple[int, ...],
+        code: Callable[[], tuple[str, str, str]] | None,
+    ) -> Any:
+        """Capture and make a :func:`launch_elementwise`."""
+        sources = [self._source(op) for op in operands]
+        if id(out.storage) in self.arguments or id(out.storage) in self.made:
+            self.failed = True  # a write into an argument or an earlier result
+        else:
+            self.made[id(out.storage)] = len(self.launches)
+            self.seen.append(out.storage)
+        self.launches.append(
+            _Elementwise(
+                key, body, prelude, (out.offset, out.strides, out.dtype), out.storage.nbytes,
+                sources, shape, None if code is None else code(),
+            )
+        )  # fmt: skip
+        return self._launch(dev, launch_elementwise, dev, key, body, prelude, out, operands, shape, code)
+
+    def reduction(self, dev: GpuDevice, key: Any, src: Operand | Fused, *rest: Any) -> Storage:
+        """Capture and make a :func:`launch_reduce`."""
+        if isinstance(src, Operand):
+            captured = _Reduction(key, [self._source(src)], None, rest)
+        else:
+            sources = [self._source(leaf) for leaf in src.leaves]
+            captured = _Reduction(key, sources, (src.dtype, src.key, src.code()), rest)
+        self.launches.append(captured)
+        storage: Storage = self._launch(dev, launch_reduce, dev, key, src, *rest)
+        self.made[id(storage)] = len(self.launches) - 1
+        self.seen.append(storage)
+        return storage
+
+    def _launch(self, dev: GpuDevice, launch: Callable[..., Any], *args: Any) -> Any:
+        self._busy = self._own = True
+        before = dev.dispatches
+        try:
+            return launch(*args)
+        finally:
+            self.dispatches += dev.dispatches - before
+            self._busy = self._own = False
+
+    def _source(self, op: Operand | Scalar | OutputRead) -> Source:
+        if type(op) is not Operand:
+            return op  # type: ignore[return-value]
+        self.seen.append(op.storage)
+        i = self.made.get(id(op.storage))
+        if i is not None:
+            return _From(True, i, op.offset, op.strides, op.dtype)
+        j = self.arguments.get(id(op.storage))
+        if j is None:  # an array the function was not given
+            self.failed = True
+            return _From(False, -1, 0, op.strides, op.dtype)
+        return _From(False, j, op.offset - self.args[j]._offset, op.strides, op.dtype)
+
+    def output(self, result: Any) -> _Output | None:
+        """Where ``result`` of the call lies among the launches' buffers; None when it is not an
+        array one of them made."""
+        if type(result) is not Array:
+            return None
+        i = self.made.get(id(result._storage))  # (runs it, captured, if it is pending)
+        if i is None:
+            return None
+        return _Output(i, result._shape, result._strides, result._offset, result._dtype)
+
+
+class _Trace:
+    """The launches of one traced call and where its results lie among their buffers."""
+
+    __slots__ = ("device", "launches", "outputs", "tuple")
 
     def __init__(
         self,
         device: GpuDevice,
-        key: tuple[Any, ...],
-        code: tuple[str, str, str],
-        operands: list[tuple[int, int, tuple[int, ...], np.dtype[Any]] | Scalar],
-        shape: tuple[int, ...],
-        dtype: np.dtype[Any],
-        what: list[str],
+        launches: list[_Elementwise | _Reduction],
+        outputs: list[_Output],
+        is_tuple: bool,
     ) -> None:
-        self.device, self.key, self.code, self.operands = device, key, code, operands
-        self.shape, self.dtype, self.what = shape, dtype, what
-        self.nbytes = math.prod(shape) * STORAGE_ITEMSIZE[dtype]
-        #: the arguments the kernel reads, each once
-        self.arguments = sorted({op[0] for op in operands if type(op) is not Scalar})  # type: ignore[index]
+        self.device, self.launches, self.outputs, self.tuple = device, launches, outputs, is_tuple
 
-    def replay(self, args: tuple[Any, ...]) -> Array:
-        """The kernel's result on ``args`` (of the traced signature), recorded now."""
-        shape, dtype, dev = self.shape, self.dtype, self.device
-        storage = Storage(dev, max(self.nbytes, 4))
-        out = Array._new(storage, shape, dtype, dev)
-        # a loop replays on the same few pooled buffers: its dispatch, prepared once, is kept by
-        # the device with the single operations' (see _fusion._launch)
-        key = [self, storage.buffer]
-        for j in self.arguments:
-            a = args[j]
-            key.append(a._storage.buffer)
-            key.append(a._offset)
+    def replay(self, args: tuple[Any, ...]) -> Any:
+        """The results on ``args`` (of the traced signature), their launches recorded now."""
+        dev = self.device
+        if len(self.launches) == 1 and type(self.launches[0]) is _Elementwise and CAPTURE.log is None:
+            made = [self._alone(self.launches[0], args)]
+        else:
+            made = []
+            for launch in self.launches:
+                made.append(launch.run(dev, args, made))
+        results = [
+            Array._new(made[o.launch], o.shape, o.dtype, dev, o.strides, o.offset) for o in self.outputs
+        ]
+        return tuple(results) if self.tuple else results[0]
+
+    def _alone(self, launch: _Elementwise, args: tuple[Any, ...]) -> Storage:
+        """One elementwise launch (a fused chain): a loop replays it on the same few pooled
+        buffers, so its dispatch, prepared once, is kept by the device with the single
+        operations' (see _fusion._launch) and only copied into the batch."""
+        dev = self.device
+        storage = Storage(dev, launch.nbytes)
+        key: list[Any] = [self, storage.buffer]
+        for source in launch.sources:
+            if type(source) is _From:
+                a = args[source.at]
+                key.append(a._storage.buffer)
+                key.append(a._offset)
         prepared = tuple(key)
         step = dev.prepared_alone.get(prepared)
         if step is not None:
             with dev._lock:
                 dev._encode_one(*step)
-            return out
-        operands: list[Operand | Scalar] = []
-        for op in self.operands:
-            if type(op) is Scalar:
-                operands.append(op)
-            else:
-                j, offset, strides, leaf_dtype = op  # type: ignore[misc]
-                a = args[j]
-                operands.append(Operand(a._storage, a._offset + offset, strides, leaf_dtype))
-        code = self.code
-        try:
-            step = launch_elementwise(
-                dev, self.key, "", "", out._operand(), operands, shape, code=lambda: code
-            )
-        except Exception as err:
-            err.add_note(f"raised replaying the fused elementwise operations {self.what}")
-            raise
+            return storage
+        offset, strides, dtype = launch.out
+        code = launch.code
+        step = launch_elementwise(
+            dev,
+            launch.key,
+            launch.body,
+            launch.prelude,
+            Operand(storage, offset, strides, dtype),
+            _operands(launch.sources, args, []),
+            launch.shape,
+            code=None if code is None else lambda: code,
+        )
         if step is not None:
             remember(dev.prepared_alone, PREPARED_ALONE, prepared, step)
-        return out
+        return storage
 
 
 class FusedFunction:
-    """An elementwise function whose fused kernel is traced once per signature (see :func:`fuse`)."""
+    """A function whose kernel launches are traced once per signature (see :func:`fuse`)."""
 
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.fn = fn
-        #: per signature its trace (a tuple of them for a function returning a tuple), or None
-        #: when calls of that signature run ``fn`` as written
-        self.traces: dict[tuple[Any, ...], _Trace | tuple[_Trace, ...] | None] = {}
+        #: per signature its trace, or None when calls of that signature run ``fn`` as written
+        self.traces: dict[tuple[Any, ...], _Trace | None] = {}
         functools.update_wrapper(self, fn)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -118,10 +307,8 @@ class FusedFunction:
         trace = self.traces.get(key, _UNSEEN)
         if trace is None:
             return self.fn(*args)
-        if type(trace) is _Trace:
-            return trace.replay(args)
         if trace is not _UNSEEN:
-            return tuple(t.replay(args) for t in trace)
+            return trace.replay(args)
         out, found = _traced(self.fn, args)
         if found is not _UNSEEN:
             remember(self.traces, TRACES, key, found)
@@ -132,9 +319,9 @@ _UNSEEN: Any = object()
 
 
 def fuse(fn: Callable[..., Any]) -> FusedFunction:
-    """Wrap an elementwise function of ruda_wgpu arrays and Python scalars so that its calls,
-    after the first with the same dtypes, shapes, strides, devices and scalar values, launch its
-    one fused kernel straight away instead of recording each operation again.
+    """Wrap a function of ruda_wgpu arrays and Python scalars so that its calls, after the first
+    with the same dtypes, shapes, strides, devices and scalar values, make its kernel launches
+    straight away instead of recording each operation again.
 
     >>> import ruda_wgpu as xp
     >>> @xp.fuse
@@ -143,10 +330,14 @@ def fuse(fn: Callable[..., Any]) -> FusedFunction:
     >>> scaled_sine(xp.ones(3), xp.ones(3))  # doctest: +ELLIPSIS
     Array([0.4546..., 0.4546..., 0.4546...], dtype=float32, device='wgpu:0')
 
-    Results are bit-identical to calling ``fn`` itself. A function that is not a pure
-    elementwise computation of its arguments runs as written (see ``ruda_wgpu._replay``), as it
-    does with ``RUDA_WGPU_FUSION=0``. Keyword arguments are passed on, untraced.
+    An elementwise chain replays as its one fused kernel; reductions (``sum(x * y)``, ``mean``)
+    and the elementwise work around them replay too. Results are bit-identical to calling ``fn``
+    itself. A function that is not such a computation of its arguments runs as written (see
+    ``ruda_wgpu._replay``), as it does with ``RUDA_WGPU_FUSION=0``. Keyword arguments are passed
+    on, untraced.
     """
+    if not callable(fn):
+        raise TypeError(f"fuse() takes a function, not {type(fn).__name__}")
     return FusedFunction(fn)
 
 
@@ -168,55 +359,26 @@ def _signature(args: tuple[Any, ...]) -> tuple[Any, ...] | None:
 
 
 def _traced(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[Any, Any]:
-    """Call ``fn`` on ``args``, watching it; its result, and the trace to replay it by (None when
-    the call was not a pure elementwise computation of its arguments, ``_UNSEEN`` when this
-    call cannot tell)."""
-    devices = {a._device for a in args if type(a) is Array}
-    storages = {id(a._storage): j for j, a in enumerate(args) if type(a) is Array}  # runs pending ones
-    if len(storages) != sum(type(a) is Array for a in args):
-        # arguments sharing a buffer: their operands cannot be told apart; a later call decides
-        return fn(*args), _UNSEEN
-    before = _activity(devices)
-    first = _fusion.order_mark()
-    out = fn(*args)
-    results = out if type(out) is tuple else (out,)
-    if not (_activity(devices) == before and len(devices) == 1 and _fusion.enabled() and results):
+    """Call ``fn`` on ``args``, capturing its launches; its result, and the trace to replay it by
+    (None when the call was not a computation of its arguments that launches replay, ``_UNSEEN``
+    when this call cannot tell)."""
+    arrays = [a for a in args if type(a) is Array]
+    devices = {a._device for a in arrays}
+    if len(devices) != 1 or len({id(a._storage) for a in arrays}) != len(arrays):  # runs pending ones
+        # no array, arrays on several devices, or arguments sharing a buffer
+        return fn(*args), None if len(devices) != 1 else _UNSEEN
+    (dev,) = devices
+    capture = Capture(args)
+    before = (dev.dispatches, dev.host_reads)
+    CAPTURE.log = capture
+    try:
+        out = fn(*args)
+        results = out if type(out) is tuple else (out,)
+        outputs = [capture.output(r) for r in results]  # (runs the pending ones, captured)
+    finally:
+        CAPTURE.log = None
+    pure = (dev.dispatches - before[0], dev.host_reads - before[1]) == (capture.dispatches, 0)
+    if capture.failed or not pure or not outputs or None in outputs or not _fusion.enabled():
         return out, None
-    traces = []
-    for result in results:
-        trace = _trace_of(result, args, storages, first)
-        if trace is None:
-            return out, None
-        traces.append(trace)
-    return out, tuple(traces) if type(out) is tuple else traces[0]
-
-
-def _trace_of(result: Any, args: tuple[Any, ...], storages: dict[int, int], first: int) -> _Trace | None:
-    """The trace replaying ``result`` of a call on ``args`` (whose buffers ``storages`` maps to
-    their indices); None when it is not a new pending array computed from them alone."""
-    if type(result) is not Array:
-        return None
-    node = result._node
-    if node is None or node.storage is not None:
-        return None
-    order, structure, leaves = _fusion.graph_of(node)
-    if any(n.order < first for n in order):
-        return None  # it read an array pending from before the call
-    operands: list[Any] = []
-    for leaf in leaves:
-        if isinstance(leaf, Scalar):
-            operands.append(leaf)
-            continue
-        j = storages.get(id(leaf.storage))
-        if j is None:
-            return None  # an array that is not an argument
-        operands.append((j, leaf.offset - args[j]._offset, leaf.strides, leaf.dtype))
-    code = _fusion.kernel_code(order, structure, [leaf.dtype for leaf in leaves])
-    what = [n.what for n in order]
-    return _Trace(node.device, ("fused", *structure), code, operands, node.shape, node.dtype, what)
-
-
-def _activity(devices: set[GpuDevice]) -> list[tuple[int, int, int]]:
-    """What a pure elementwise function leaves as it was: the devices' counts of dispatches
-    recorded, submits and reads to the host."""
-    return [(d.dispatches, d.submits, d.host_reads) for d in devices]
+    found = [o for o in outputs if o is not None]
+    return out, _Trace(dev, capture.launches, found, type(out) is tuple)
