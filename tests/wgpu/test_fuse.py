@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 from ruda.testing import assert_same_bits, edge_operands, parametrize_backends, switched
-from ruda_wgpu import _fusion
+from ruda_wgpu import _fusion, _replay
 
 pytestmark = parametrize_backends("wgpu")
 
@@ -236,6 +236,32 @@ def test_a_trace_keeps_no_buffer_of_the_launches_it_captured(xp):
     xp.synchronize()
     assert xp.memory_stats()["in_use_bytes"] == before
     np.testing.assert_array_equal(np.asarray(f(x)), np.full(1000, -998.0, np.float32))
+
+
+def test_a_fused_function_may_call_another(xp):
+    inner = xp.fuse(lambda x: x * 2 + 1)
+    outer = xp.fuse(lambda x, y: xp.sum(inner(x) * y))
+    for k in range(3):
+        x, y = xp.asarray(np.float32([1.0, 2.0, k])), xp.asarray(np.float32([3.0, 4.0, 5.0]))
+        assert float(outer(x, y)) == 3 * 3 + 5 * 4 + (2 * k + 1) * 5
+    assert None not in inner.traces.values()
+
+
+def test_an_error_in_a_replay_names_the_function(xp, monkeypatch):
+    def twice_plus_one(x: Any) -> Any:
+        return x * 2 + 1
+
+    f = xp.fuse(twice_plus_one)
+    f(xp.ones(4))
+    monkeypatch.setattr(_replay, "launch_elementwise", _fails)
+    monkeypatch.setattr(xp.__array_namespace_info__().default_device(), "prepared_alone", {})
+    with pytest.raises(RuntimeError, match="out of memory") as raised:
+        f(xp.ones(4))
+    assert "twice_plus_one()" in raised.value.__notes__[-1]
+
+
+def _fails(*args: Any, **kwargs: Any) -> None:
+    raise RuntimeError("out of memory")
 
 
 def test_fuse_takes_a_function(xp):

@@ -231,7 +231,7 @@ class Capture:
 class _Trace:
     """The launches of one traced call and where its results lie among their buffers."""
 
-    __slots__ = ("device", "launches", "outputs", "tuple")
+    __slots__ = ("device", "launches", "name", "outputs", "tuple")
 
     def __init__(
         self,
@@ -239,18 +239,24 @@ class _Trace:
         launches: list[_Elementwise | _Reduction],
         outputs: list[_Output],
         is_tuple: bool,
+        name: str,
     ) -> None:
         self.device, self.launches, self.outputs, self.tuple = device, launches, outputs, is_tuple
+        self.name = name
 
     def replay(self, args: tuple[Any, ...]) -> Any:
         """The results on ``args`` (of the traced signature), their launches recorded now."""
         dev = self.device
-        if len(self.launches) == 1 and type(self.launches[0]) is _Elementwise and CAPTURE.log is None:
-            made = [self._alone(self.launches[0], args)]
-        else:
-            made = []
-            for launch in self.launches:
-                made.append(launch.run(dev, args, made))
+        made: list[Storage] = []
+        try:
+            if len(self.launches) == 1 and type(self.launches[0]) is _Elementwise and CAPTURE.log is None:
+                made.append(self._alone(self.launches[0], args))
+            else:
+                for launch in self.launches:
+                    made.append(launch.run(dev, args, made))
+        except Exception as err:
+            err.add_note(f"raised replaying the kernels that fuse traced in {self.name}()")
+            raise
         results = [
             Array._new(made[o.launch], o.shape, o.dtype, dev, o.strides, o.offset) for o in self.outputs
         ]
@@ -370,15 +376,16 @@ def _traced(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[Any, Any]:
     (dev,) = devices
     capture = Capture(args)
     before = (dev.dispatches, dev.host_reads)
-    CAPTURE.log = capture
+    outer, CAPTURE.log = CAPTURE.log, capture  # (a fused function may call another)
     try:
         out = fn(*args)
         results = out if type(out) is tuple else (out,)
         outputs = [capture.output(r) for r in results]  # (runs the pending ones, captured)
     finally:
-        CAPTURE.log = None
+        CAPTURE.log = outer
     pure = (dev.dispatches - before[0], dev.host_reads - before[1]) == (capture.dispatches, 0)
     if capture.failed or not pure or not outputs or None in outputs or not _fusion.enabled():
         return out, None
     found = [o for o in outputs if o is not None]
-    return out, _Trace(dev, capture.launches, found, type(out) is tuple)
+    name = getattr(fn, "__qualname__", type(fn).__name__)
+    return out, _Trace(dev, capture.launches, found, type(out) is tuple, name)
