@@ -268,6 +268,13 @@ def apply(name: str, *args: Any) -> Array:
     one dtype and shape, Python scalars) take few steps: the record of a pending operation costs
     a few microseconds.
     """
+    if len(args) == 2:  # the commonest call: two arrays of one dtype, shape and device
+        a, b = args
+        if type(a) is Array and type(b) is Array:
+            same = a._dtype
+            if b._dtype is same and a._shape == b._shape and a._device is b._device:
+                fn, source, result, alone = _function(name, same)
+                return record(a._device, name, fn, source, args, (same, same), result, a._shape, alone)
     first: Array | None = None
     dt: Any = None
     shape: tuple[int, ...] = ()
@@ -297,20 +304,21 @@ def apply(name: str, *args: Any) -> Array:
         raise TypeError(
             f"{name}() needs at least one ruda_wgpu array, got {[type(a).__name__ for a in args]}"
         )
-    fn, source, result = _function(name, dt)  # (raises for a dtype the operation does not take)
+    fn, source, result, alone = _function(name, dt)  # (raises for a dtype the operation does not take)
     for k, a in enumerate(values):
         if type(a) is not Array:
             _dtypes.check_scalar_kind(a, dt)
             check_scalar_range(a, dt)
             values[k] = Scalar(a, dt)
-    return record(first._device, name, fn, source, values, (dt,) * len(values), result, shape)
+    return record(first._device, name, fn, source, values, (dt,) * len(values), result, shape, alone)
 
 
 @functools.cache
-def _function(name: str, dt: np.dtype[Any]) -> tuple[str, str, np.dtype[Any]]:
+def _function(name: str, dt: np.dtype[Any]) -> tuple[str, str, np.dtype[Any], bool]:
     """The name and WGSL source of the function computing operation ``name`` on promoted dtype
-    ``dt`` (its helpers are linked from the library when a kernel is compiled), and the dtype of
-    its result. Raises TypeError when the operation is not defined for ``dt``'s kind."""
+    ``dt`` (its helpers are linked from the library when a kernel is compiled), the dtype of
+    its result, and whether it runs alone (complex: see ``_fusion``). Raises TypeError when the
+    operation is not defined for ``dt``'s kind."""
     op = _OPS[name]
     if _dtypes.kind_of(dt) not in op.kinds:
         allowed = ", ".join(_KIND_WORDS[k] for k in op.kinds)
@@ -319,7 +327,8 @@ def _function(name: str, dt: np.dtype[Any]) -> tuple[str, str, np.dtype[Any]]:
     t, tr = wgsl_type(dt), wgsl_type(result)
     params = ", ".join(f"{v}: {t}" for v in "abc"[: op.nargs])
     fn = f"{name}_{dt.name}"
-    return fn, f"fn {fn}({params}) -> {tr} {{ {_fmt(op.body_for(dt), t)} }}", result
+    alone = dt.kind == "c" or result.kind == "c"
+    return fn, f"fn {fn}({params}) -> {tr} {{ {_fmt(op.body_for(dt), t)} }}", result, alone
 
 
 #: every operation of the table, each a function of ``_ufuncs``

@@ -148,11 +148,13 @@ def record(
     targets: tuple[np.dtype[Any], ...],
     dtype: np.dtype[Any],
     shape: tuple[int, ...],
+    alone: bool | None = None,
 ) -> Array:
     """A new array for ``fn(values)``: pending when fusion is on, computed now when it is off.
 
     ``values`` are ruda_wgpu arrays (broadcast here to ``shape``) and :class:`Scalar` values of
-    their target dtype; the caller has checked dtypes, devices and shapes.
+    their target dtype; the caller has checked dtypes, devices and shapes. ``alone``: whether
+    the operation runs on its own, as complex ones do (worked out here when not given).
     """
     args: list[Any] = []
     for v in values:
@@ -167,7 +169,8 @@ def record(
         else:
             args.append(v._leaf or v._operand())
     node = Node(device, what, fn, source, tuple(args), targets, dtype, shape)
-    alone = dtype.kind == "c" or _complex_operands(targets)
+    if alone is None:
+        alone = dtype.kind == "c" or _complex_operands(targets)
     if alone or node.size > MAX_NODES or len(node.leaves) > MAX_LEAVES:
         # the pending operands run as graphs of their own; this node starts a new graph on them
         node.args = tuple(_result(a) if type(a) is Node else a for a in node.args)
