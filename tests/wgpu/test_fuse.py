@@ -244,6 +244,8 @@ def test_a_fused_function_may_call_another(xp):
     for k in range(3):
         x, y = xp.asarray(np.float32([1.0, 2.0, k])), xp.asarray(np.float32([3.0, 4.0, 5.0]))
         assert float(outer(x, y)) == 3 * 3 + 5 * 4 + (2 * k + 1) * 5
+    assert None not in outer.traces.values() and not inner.traces  # the outer trace took it all
+    np.testing.assert_array_equal(np.asarray(inner(x)), [3.0, 5.0, 5.0])
     assert None not in inner.traces.values()
 
 

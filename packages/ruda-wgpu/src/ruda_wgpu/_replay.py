@@ -307,8 +307,10 @@ class FusedFunction:
         functools.update_wrapper(self, fn)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        key = _signature(args) if not kwargs and _fusion.enabled() else None
-        if key is None:  # (fusion off: every operation runs alone, as without fuse)
+        # Fusion off: every operation runs alone, as without fuse. Inside another fused
+        # function's trace: run as written, so that the outer trace captures these launches.
+        key = _signature(args) if not kwargs and _fusion.enabled() and CAPTURE.log is None else None
+        if key is None:
             return self.fn(*args, **kwargs)
         trace = self.traces.get(key, _UNSEEN)
         if trace is None:
@@ -376,13 +378,13 @@ def _traced(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[Any, Any]:
     (dev,) = devices
     capture = Capture(args)
     before = (dev.dispatches, dev.host_reads)
-    outer, CAPTURE.log = CAPTURE.log, capture  # (a fused function may call another)
+    CAPTURE.log = capture
     try:
         out = fn(*args)
         results = out if type(out) is tuple else (out,)
         outputs = [capture.output(r) for r in results]  # (runs the pending ones, captured)
     finally:
-        CAPTURE.log = outer
+        CAPTURE.log = None
     pure = (dev.dispatches - before[0], dev.host_reads - before[1]) == (capture.dispatches, 0)
     if capture.failed or not pure or not outputs or None in outputs or not _fusion.enabled():
         return out, None
