@@ -8,7 +8,8 @@ devices, and the values of Python scalar arguments). The first call runs the fun
 and captures the launches of elementwise kernels (fused chains, copies) and reductions it makes,
 noting where each operand came from: an argument, or the result of an earlier launch. Later calls
 with the same signature make those launches again on the new arguments directly, as a CUDA graph
-replays what it captured. ``sum(x * y)``, ``mean``, ``var`` and a tuple of results replay so.
+replays what it captured. ``sum(x * y)``, ``mean``, ``var``, ``concat``, writes into arrays made
+inside the function, and a tuple of results replay so.
 
 As with ``jax.jit`` and ``cupy.fuse``, the function must compute its results from its arguments
 alone. A call that launches any other kernel (sorting, matmul, FFT), reads data (``float(x)``),
@@ -73,7 +74,8 @@ def _operands(sources: Sequence[Source], args: tuple[Any, ...], made: list[Stora
 
 
 class _Elementwise(NamedTuple):
-    """A captured :func:`launch_elementwise` into a new buffer of ``nbytes``."""
+    """A captured :func:`launch_elementwise` into a new buffer of ``nbytes``, or into the
+    buffer that launch ``into`` made (``concat`` fills one buffer piece by piece)."""
 
     key: Any
     body: str
@@ -83,9 +85,10 @@ class _Elementwise(NamedTuple):
     sources: list[Source]
     shape: tuple[int, ...]
     code: tuple[str, str, str] | None
+    into: int | None
 
     def run(self, dev: GpuDevice, args: tuple[Any, ...], made: list[Storage]) -> Storage:
-        storage = Storage(dev, self.nbytes)
+        storage = Storage(dev, self.nbytes) if self.into is None else made[self.into]
         offset, strides, dtype = self.out
         code = self.code
         launch_elementwise(
@@ -169,15 +172,17 @@ class Capture:
     ) -> Any:
         """Capture and make a :func:`launch_elementwise`."""
         sources = [self._source(op) for op in operands]
-        if id(out.storage) in self.arguments or id(out.storage) in self.made:
-            self.failed = True  # a write into an argument or an earlier result
-        else:
-            self.made[id(out.storage)] = len(self.launches)
+        target = id(out.storage)
+        if target in self.arguments:
+            self.failed = True  # a write into an argument
+        into = self.made.get(target)
+        if into is None:
+            self.made[target] = len(self.launches)
             self.seen.append(out.storage)
         self.launches.append(
             _Elementwise(
                 key, body, prelude, (out.offset, out.strides, out.dtype), out.storage.nbytes,
-                sources, shape, None if code is None else code(),
+                sources, shape, None if code is None else code(), into,
             )
         )  # fmt: skip
         return self._launch(dev, launch_elementwise, dev, key, body, prelude, out, operands, shape, code)
@@ -250,6 +255,7 @@ class _Trace:
         made: list[Storage] = []
         try:
             if len(self.launches) == 1 and type(self.launches[0]) is _Elementwise and CAPTURE.log is None:
+                # (a single launch writes a new buffer: ``into`` names an earlier launch)
                 made.append(self._alone(self.launches[0], args))
             else:
                 for launch in self.launches:
