@@ -11,8 +11,8 @@ Fusion: ``chain`` is an 8-operation elementwise chain on 1e7 float32 (2 inputs, 
 ours (one fused kernel; the row also gives ours with fusion off, 8 kernels, and the chain
 wrapped by ``xp.fuse``, which replays its traced kernel without recording the operations)
 against one hand-written fused kernel. ``loop`` is 1000 dependent operations on 1e3 elements, microseconds
-per operation, fused and unfused (there the cost is all Python and dispatch; no hand-written
-contender).
+per operation, fused, unfused and with each of its two alternating steps wrapped by
+``xp.fuse`` (there the cost is all Python and dispatch; no hand-written contender).
 Both GPU sides wait for completion the same way (``ruda_wgpu._wait``: spinning on the queue's
 work-done callback on a GPU, then blocking). The
 table reports the fastest round of each and the ratios ours/hand-written (the
@@ -325,7 +325,25 @@ def bench_chain(hand: HandWritten, n: int, reps: int, trials: int) -> dict[str, 
     contenders = {"ours": ours, "hand": handwritten, "numpy": numpy, "unfused": unfused, "fuse": fuse}
     out = compare(contenders, reps, trials)
     out["kernels"] = kernels
+    # the host's share, on 1e3 elements (a CPU adapter's kernels of large ones take the cores
+    # a call would be timed on): the calls alone, before the batch is submitted
+    xs, ys = xp.asarray(a[:1000]), xp.asarray(b[:1000])
+    out["record us"] = _calls_us(lambda: chain(xp, xs, ys), 20, trials)
+    out["replay us"] = _calls_us(lambda: traced(xs, ys), 20, trials)
     return out
+
+
+def _calls_us(call: Callable[[], Any], reps: int, trials: int) -> float:
+    """Microseconds a call of ``call`` takes on the host (the fastest of ``trials`` rounds of
+    ``reps`` calls; each round's work is then run and waited for, untimed)."""
+    best = float("inf")
+    for _ in range(trials):
+        start = time.perf_counter()
+        results = [call() for _ in range(reps)]
+        best = min(best, time.perf_counter() - start)
+        xp.synchronize()
+        del results
+    return best / reps * 1e6
 
 
 def bench_loop(n: int, steps: int, trials: int) -> dict[str, float]:
@@ -341,13 +359,22 @@ def bench_loop(n: int, steps: int, trials: int) -> dict[str, float]:
             x = x * 0.999 + y if k % 2 else xp.sin(x) - y
         xp.synchronize()
 
+    scaled = xp.fuse(lambda x, y: x * 0.999 + y)
+    sine = xp.fuse(lambda x, y: xp.sin(x) - y)
+
+    def fuse() -> None:  # each call replays its traced kernel: no operation is recorded
+        x = x0
+        for k in range(steps // 2):
+            x = scaled(x, y) if k % 2 else sine(x, y)
+        xp.synchronize()
+
     def numpy() -> None:
         x = host
         for k in range(steps // 2):
             x = x * np.float32(0.999) + host if k % 2 else np.sin(x) - host
 
     out = {}
-    for name, fn in (("ours", ours), ("numpy", numpy)):
+    for name, fn in (("ours", ours), ("fuse", fuse), ("numpy", numpy)):
         fn()
         out[name] = min(_timed(fn) for _ in range(trials)) / steps
     previous = _fusion.set_enabled(False)
@@ -397,7 +424,8 @@ def main() -> int:
             rows.append({"op": op, "size": 1000, **{f"{k} us/op": v * 1e6 for k, v in t.items()}})
             print(
                 f"loop: 1000 dependent operations on 1e3 float32: {t['ours'] * 1e6:.1f} us an operation "
-                f"(unfused {t['unfused'] * 1e6:.1f}, NumPy {t['numpy'] * 1e6:.1f})",
+                f"(unfused {t['unfused'] * 1e6:.1f}, through xp.fuse {t['fuse'] * 1e6:.1f}, "
+                f"NumPy {t['numpy'] * 1e6:.1f})",
                 flush=True,
             )
             continue
@@ -428,7 +456,8 @@ def main() -> int:
                 f"{row['ours/hand']:>10.2f} {t['fastest ratio']:>8.2f} {row['ours/numpy']:>11.2f}"
                 + (
                     f"   ({t['kernels']} kernel(s); fusion off: {t['unfused'] * 1e3:.3f} ms; "
-                    f"xp.fuse: {t['fuse'] * 1e3:.3f} ms, {t['fuse/hand']:.2f} of hand-written)"
+                    f"xp.fuse: {t['fuse'] * 1e3:.3f} ms, {t['fuse/hand']:.2f} of hand-written; "
+                    f"host per call on 1e3: recording {t['record us']:.0f} us, fuse {t['replay us']:.0f} us)"
                     if op == "chain"
                     else ""
                 ),
@@ -477,18 +506,26 @@ def markdown(paths: list[Path]) -> str:
         "rounds | NumPy ms |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    loop = ["| device | fused us/op | unfused us/op | NumPy us/op |", "|---|---|---|---|"]
+    loop = [
+        "| device | fused us/op | unfused us/op | through `xp.fuse`, us/op | NumPy us/op |",
+        "|---|---|---|---|---|",
+    ]
     for path in paths:
         data = json.loads(path.read_text())
         device = data["device"].split(" (")[0]
         for r in data["rows"]:
             if r["op"] == "loop":
-                us = (r[f"{k} us/op"] for k in ("ours", "unfused", "numpy"))
-                loop.append(f"| {device} | " + " | ".join(f"{v:.1f}" for v in us) + " |")
+                us = [r.get(f"{k} us/op") for k in ("ours", "unfused", "fuse", "numpy")]
+                loop.append(
+                    f"| {device} | " + " | ".join("-" if v is None else f"{v:.1f}" for v in us) + " |"
+                )
                 continue
             op = r["op"]
             if op == "chain":
                 op = f"8-operation chain, {r['kernels']} kernel(s) (unfused {r['unfused'] * 1e3:.3f} ms)"
+                if "record us" in r:
+                    host = f"recording {r['record us']:.0f} us, `xp.fuse` {r['replay us']:.0f} us"
+                    op += f"; host per call on 1e3 elements: {host}"
             main.append(
                 f"| {device} | {op} | {_size(r)} | {r['ours'] * 1e3:.3f} | {r['hand'] * 1e3:.3f} "
                 f"| {r['ours/hand']:.2f} | {r['fastest ratio']:.2f} | {r['numpy'] * 1e3:.3f} |"
