@@ -33,7 +33,7 @@ import numpy as np
 
 from ruda_wgpu import _fusion
 from ruda_wgpu._array import Array
-from ruda_wgpu._engine import GpuDevice, Storage, remember
+from ruda_wgpu._engine import GpuDevice, Step, Storage, remember
 from ruda_wgpu._fusion import PREPARED_ALONE
 from ruda_wgpu._kernels import (
     CAPTURE,
@@ -89,9 +89,16 @@ class _Elementwise(NamedTuple):
 
     def run(self, dev: GpuDevice, args: tuple[Any, ...], made: list[Storage]) -> Storage:
         storage = Storage(dev, self.nbytes) if self.into is None else made[self.into]
+        self.launch(dev, storage, args, made)
+        return storage
+
+    def launch(
+        self, dev: GpuDevice, storage: Storage, args: tuple[Any, ...], made: list[Storage]
+    ) -> Step | None:
+        """Make the launch writing ``storage``; its prepared dispatch when it took one."""
         offset, strides, dtype = self.out
         code = self.code
-        launch_elementwise(
+        return launch_elementwise(
             dev,
             self.key,
             self.body,
@@ -101,7 +108,6 @@ class _Elementwise(NamedTuple):
             self.shape,
             code=None if code is None else lambda: code,
         )
-        return storage
 
 
 class _Reduction(NamedTuple):
@@ -159,18 +165,9 @@ class Capture:
             self.failed = True
         return False
 
-    def elementwise(
-        self,
-        dev: GpuDevice,
-        key: Any,
-        body: str,
-        prelude: str,
-        out: Operand,
-        operands: Sequence[Operand | Scalar | OutputRead],
-        shape: tuple[int, ...],
-        code: Callable[[], tuple[str, str, str]] | None,
-    ) -> Any:
-        """Capture and make a :func:`launch_elementwise`."""
+    def elementwise(self, dev: GpuDevice, *call: Any) -> Any:
+        """Capture and make a :func:`launch_elementwise` (``call``: its arguments after ``dev``)."""
+        key, body, prelude, out, operands, shape, code = call
         sources = [self._source(op) for op in operands]
         target = id(out.storage)
         if target in self.arguments:
@@ -286,18 +283,7 @@ class _Trace:
             with dev._lock:
                 dev._encode_one(*step)
             return storage
-        offset, strides, dtype = launch.out
-        code = launch.code
-        step = launch_elementwise(
-            dev,
-            launch.key,
-            launch.body,
-            launch.prelude,
-            Operand(storage, offset, strides, dtype),
-            _operands(launch.sources, args, []),
-            launch.shape,
-            code=None if code is None else lambda: code,
-        )
+        step = launch.launch(dev, storage, args, [])
         if step is not None:
             remember(dev.prepared_alone, PREPARED_ALONE, prepared, step)
         return storage
