@@ -115,6 +115,10 @@ def _sorts(xp: Any, x: Any) -> Any:
     return xp.sort(x) + 1
 
 
+def _solves(xp: Any, x: Any) -> Any:
+    return xp.linalg.solve(xp.eye(3) * 4 + x[:, None], x)
+
+
 def _returns_an_array_and_a_number(xp: Any, x: Any) -> Any:
     return x + 1, 3
 
@@ -136,6 +140,7 @@ def _reads_a_captured_array(xp: Any, x: Any) -> Any:
         _writes_into_its_argument,
         _branches_on_data,
         _sorts,
+        _solves,
         _returns_an_array_and_a_number,
         _returns_its_argument,
         _reads_a_captured_array,
@@ -177,9 +182,15 @@ def _writes_into_a_result(xp: Any, x: Any, y: Any) -> Any:
     return z
 
 
-@pytest.mark.parametrize("fn", [_centred, _standardised, _dot_and_norm, _joins, _writes_into_a_result])
+def _layer(xp: Any, x: Any, y: Any) -> Any:
+    return xp.maximum(x @ xp.matrix_transpose(y) + y[0, 0], 0) - x[:, :3]
+
+
+@pytest.mark.parametrize(
+    "fn", [_centred, _standardised, _dot_and_norm, _joins, _writes_into_a_result, _layer]
+)
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
-def test_reductions_and_the_work_around_them_replay_with_the_same_bits(xp, fn, dtype):
+def test_reductions_products_and_the_work_around_them_replay_with_the_same_bits(xp, fn, dtype):
     rng = np.random.default_rng(0)
     f = xp.fuse(lambda x, y: fn(xp, x, y))
     for _ in range(3):  # the first call traces, the others replay on other data

@@ -5,21 +5,22 @@ every call of the chain still records each operation in Python: dtype promotion,
 an array and a graph node per operation, 4 to 12 us each on the hosts measured. A function
 wrapped by :func:`fuse` pays that once per signature (the arrays' dtypes, shapes, strides and
 devices, and the values of Python scalar arguments). The first call runs the function as usual
-and captures the launches of elementwise kernels (fused chains, copies) and reductions it makes,
-noting where each operand came from: an argument, or the result of an earlier launch. Later calls
-with the same signature make those launches again on the new arguments directly, as a CUDA graph
-replays what it captured. ``sum(x * y)``, ``mean``, ``var``, ``concat``, writes into arrays made
-inside the function, and a tuple of results replay so.
+and captures the launches of elementwise kernels (fused chains, copies), reductions and matrix
+products it makes, noting where each operand came from: an argument, or the result of an
+earlier launch. Later calls with the same signature make those launches again on the new
+arguments directly, as a CUDA graph replays what it captured. ``sum(x * y)``, ``mean``,
+``var``, ``concat``, writes into arrays made inside the function, a layer ``maximum(x @ w + b,
+0)`` and a tuple of results replay so.
 
 As with ``jax.jit`` and ``cupy.fuse``, the function must compute its results from its arguments
-alone. A call that launches any other kernel (sorting, matmul, FFT), reads data (``float(x)``),
-writes into an argument, reads an array it did not get as an argument, or returns anything but
-new arrays (one, or a tuple of them), is not kept: such a function runs as written on every
-call, with the same results, at the cost of recording. (A call whose arguments share a buffer
-runs as written too, and leaves the decision to a later call: a capture could not tell them
-apart.) Python code in the function (side effects, branches on its scalar arguments' values)
-runs at tracing only; a branch on a scalar's value is safe, as the value is part of the
-signature.
+alone. A call that launches any other kernel (sorting, FFT, a decomposition), reads data
+(``float(x)``), writes into an argument, reads an array it did not get as an argument, or
+returns anything but new arrays (one, or a tuple of them), is not kept: such a function runs as
+written on every call, with the same results, at the cost of recording. (A call whose arguments
+share a buffer runs as written too, and leaves the decision to a later call: a capture could
+not tell them apart.) Python code in the function (side effects, branches on its scalar
+arguments' values) runs at tracing only; a branch on a scalar's value is safe, as the value is
+part of the signature.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from ruda_wgpu._kernels import (
     OutputRead,
     Scalar,
     launch_elementwise,
+    launch_matmul,
     launch_reduce,
 )
 
@@ -127,6 +129,25 @@ class _Reduction(NamedTuple):
         return launch_reduce(dev, self.key, Fused(leaves, dtype, key, lambda: code), *self.rest)
 
 
+class _Matmul(NamedTuple):
+    """A captured :func:`launch_matmul` into a new buffer of ``nbytes``, or into the buffer
+    that launch ``into`` made."""
+
+    sources: list[Source]
+    nbytes: int
+    into: int | None
+    rest: tuple[int, int, int, int]  # batch, m, k, n
+
+    def run(self, dev: GpuDevice, args: tuple[Any, ...], made: list[Storage]) -> Storage:
+        storage = Storage(dev, self.nbytes) if self.into is None else made[self.into]
+        a, b = _operands(self.sources, args, made)
+        launch_matmul(dev, a, b, storage, *self.rest)
+        return storage
+
+
+Launch = _Elementwise | _Reduction | _Matmul
+
+
 class _Output(NamedTuple):
     """A result: a view of the buffer that launch ``launch`` made."""
 
@@ -149,7 +170,7 @@ class Capture:
         self.made: dict[int, int] = {}
         #: every buffer seen, kept alive so that no other takes its id during the call
         self.seen: list[Storage] = []
-        self.launches: list[_Elementwise | _Reduction] = []
+        self.launches: list[Launch] = []
         self.failed = False
         self.dispatches = 0
         self._busy = self._own = False
@@ -169,13 +190,7 @@ class Capture:
         """Capture and make a :func:`launch_elementwise` (``call``: its arguments after ``dev``)."""
         key, body, prelude, out, operands, shape, code = call
         sources = [self._source(op) for op in operands]
-        target = id(out.storage)
-        if target in self.arguments:
-            self.failed = True  # a write into an argument
-        into = self.made.get(target)
-        if into is None:
-            self.made[target] = len(self.launches)
-            self.seen.append(out.storage)
+        into = self._target(out.storage)
         self.launches.append(
             _Elementwise(
                 key, body, prelude, (out.offset, out.strides, out.dtype), out.storage.nbytes,
@@ -196,6 +211,24 @@ class Capture:
         self.made[id(storage)] = len(self.launches) - 1
         self.seen.append(storage)
         return storage
+
+    def matmul(self, dev: GpuDevice, a: Operand, b: Operand, out: Storage, *rest: int) -> None:
+        """Capture and make a :func:`launch_matmul`."""
+        sources = [self._source(a), self._source(b)]
+        into = self._target(out)
+        self.launches.append(_Matmul(sources, out.nbytes, into, rest))  # type: ignore[arg-type]
+        self._launch(dev, launch_matmul, dev, a, b, out, *rest)
+
+    def _target(self, out: Storage) -> int | None:
+        """The launch that made ``out``, which a launch now writes (None: it is new, made by
+        this launch)."""
+        if id(out) in self.arguments:
+            self.failed = True  # a write into an argument
+        into = self.made.get(id(out))
+        if into is None:
+            self.made[id(out)] = len(self.launches)
+            self.seen.append(out)
+        return into
 
     def _launch(self, dev: GpuDevice, launch: Callable[..., Any], *args: Any) -> Any:
         self._busy = self._own = True
@@ -238,7 +271,7 @@ class _Trace:
     def __init__(
         self,
         device: GpuDevice,
-        launches: list[_Elementwise | _Reduction],
+        launches: list[Launch],
         outputs: list[_Output],
         is_tuple: bool,
         name: str,
