@@ -284,7 +284,7 @@ class _Trace:
         dev = self.device
         made: list[Storage] = []
         try:
-            if len(self.launches) == 1 and type(self.launches[0]) is _Elementwise and CAPTURE.log is None:
+            if len(self.launches) == 1 and type(self.launches[0]) is _Elementwise:
                 # (a single launch writes a new buffer: ``into`` names an earlier launch)
                 made.append(self._alone(self.launches[0], args))
             else:
