@@ -50,3 +50,28 @@ def test_each_operator_names_its_function_and_dunder():
     assert (x <= 1) == ("binary", "less_equal", "__le__", 1, False)
     assert ~x == ("unary", "bitwise_invert", "__invert__")
     assert abs(x) == ("unary", "abs", "__abs__")
+
+
+def _arrays_of_our_types():
+    """A float array of each of ruda's own array types that runs without a server here."""
+    made = []
+    wgpu = pytest.importorskip("ruda_wgpu")
+    made.append(wgpu.ones(2))
+    router = pytest.importorskip("ruda_router")
+    import ruda.host
+
+    made.append(router.Router((ruda.host, ruda.host)).ones(2))
+    return made
+
+
+@pytest.mark.parametrize("sequence", ["ab", b"ab", [1, 2], (1, 2), range(2)])
+def test_a_sequence_operand_names_both_types_not_an_index(sequence):
+    # Python would repeat the sequence x.__index__() times and report an index error instead
+    for x in _arrays_of_our_types():
+        message = rf"for \*: '\w+' and '{type(sequence).__name__}'"
+        with pytest.raises(TypeError, match=message):
+            x * sequence
+        with pytest.raises(TypeError, match=message):
+            sequence * x
+        with pytest.raises(TypeError, match="unsupported operand"):
+            x + sequence  # (Python's own message: no repetition for +)

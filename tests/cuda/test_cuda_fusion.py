@@ -103,6 +103,8 @@ def test_bad_input_is_reported_at_the_call(fused):
         xp.bitwise_and(xp.exp(a), a)
     with pytest.raises(TypeError):
         xp.add(xp.exp(a), "text")
+    with pytest.raises(TypeError, match=r"for \*: 'LazyArray' and 'str'"):  # not an index error
+        xp.exp(a) * "text"
 
 
 def test_pending_arrays_computed_where_they_are_used(fused):

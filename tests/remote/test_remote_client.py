@@ -52,6 +52,16 @@ def test_in_place_operators_change_the_array(xp):
         y += 1.5
 
 
+def test_multiplying_by_a_sequence_names_both_types(xp):
+    # without the check Python repeats the sequence x.__index__() times: an index error
+    x = xp.ones(2)
+    for multiply in (lambda: x * "ab", lambda: [1, 2] * x):
+        with pytest.raises(TypeError, match=r"for \*: 'Array' and '(str|list)'"):
+            multiply()
+    with pytest.raises(TypeError, match=r"for \*: 'Array' and 'tuple'"):
+        x *= (1, 2)
+
+
 def test_data_dependent_shapes_wait_for_the_server(xp):
     host = np.array([3, 1, 4, 1, 5, 9, 2, 6, 5, 3])
     x = xp.asarray(host)

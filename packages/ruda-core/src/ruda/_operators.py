@@ -12,6 +12,24 @@ from __future__ import annotations
 
 from typing import Any
 
+#: what Python repeats when ``x * seq`` finds no multiplication (through ``x.__index__()``)
+_SEQUENCES = (str, bytes, bytearray, list, tuple, range)
+
+
+def unsupported(array: Any, function: str, other: Any) -> Any:
+    """What an operator of ``array`` returns for an operand its type does not take.
+
+    ``NotImplemented``, so that Python tries the other operand's method; but a TypeError naming
+    both types for a multiplication by a sequence (``x * "ab"``, ``[0] * x``): Python would
+    repeat the sequence ``x.__index__()`` times, and the error would speak of an index.
+    """
+    if function == "multiply" and isinstance(other, _SEQUENCES):
+        raise TypeError(
+            f"unsupported operand type(s) for *: '{type(array).__name__}' and '{type(other).__name__}': "
+            "operands are arrays or Python scalars (convert a sequence with asarray)"
+        )
+    return NotImplemented
+
 
 class ArrayOperators:
     """Every arithmetic, bitwise, comparison and matmul operator, forward, reflected and in place;

@@ -43,7 +43,7 @@ from typing import Any
 import cupy
 import numpy as np
 from cupy._core import _scalar  # numpy_dtype_from_pyscalar: the dtype CuPy gives a Python scalar
-from ruda._operators import ArrayOperators
+from ruda._operators import ArrayOperators, unsupported
 
 # _array imports this module too: each reads the other's names only when called
 from ruda_cuda import _array, _fused_kernels
@@ -556,7 +556,7 @@ class LazyArray(ArrayOperators):
     # -- operators: recorded while they can be fused ----------------------------------------
     def _binary_operator(self, function: str, dunder: str, other: Any, reflected: bool) -> Any:
         if not isinstance(other, (LazyArray, cupy.ndarray, *_SCALARS)):
-            return NotImplemented
+            return unsupported(self, function, other)
         if dunder == "__pow__":
             return power(self, other)
         import ruda_cuda

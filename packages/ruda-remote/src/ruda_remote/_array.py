@@ -15,7 +15,7 @@ import msgpack
 import numpy as np
 from ruda import spec
 from ruda._array import ArrayAttributes
-from ruda._operators import ArrayOperators
+from ruda._operators import ArrayOperators, unsupported
 
 from ruda_remote import _dispatch, _meta, wire
 from ruda_remote._client import RemoteDevice
@@ -205,13 +205,13 @@ class Array(ArrayOperators, ArrayAttributes[RemoteDevice]):
     def _binary_operator(self, function: str, dunder: str, other: Any, reflected: bool) -> Any:
         if not isinstance(other, (Array, *_OPERAND_TYPES)):
             _refuse_foreign_array(other)
-            return NotImplemented
+            return unsupported(self, function, other)
         return _dispatch.call(dunder, (self, other), {})
 
     def _inplace_operator(self, function: str, dunder: str, other: Any) -> Any:
         if not isinstance(other, (Array, *_OPERAND_TYPES)):
             _refuse_foreign_array(other)
-            return NotImplemented
+            return unsupported(self, function, other)
         _meta.infer_in_place(dunder, self, other, _dispatch.is_array)
         _dispatch.call_in_place(dunder, self, (other,))
         return self

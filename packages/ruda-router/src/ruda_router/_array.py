@@ -17,7 +17,7 @@ import numpy as np
 from array_api_compat import device as _device_of
 from ruda import spec
 from ruda._array import python_scalar
-from ruda._operators import ArrayOperators
+from ruda._operators import ArrayOperators, unsupported
 
 from ruda_router._steps import positive_steps
 
@@ -196,7 +196,7 @@ class Array(ArrayOperators):
         elif isinstance(other, _SCALARS):
             operand = other
         elif not self._router._is_array_like(other):
-            return NotImplemented
+            return unsupported(self, function, other)
         else:
             operand = self._router._operand(other, self, function)
         args = (operand, self._inner) if reflected else (self._inner, operand)

@@ -2,7 +2,7 @@
 each is the namespace's function of that name. ``x += y`` must keep x's dtype and shape, as the
 standard asks, and computes into ``x`` where that is safe. An operand that is neither an array
 nor a (Python or NumPy) scalar gives ``NotImplemented``, so that Python tries the other
-operand's method.
+operand's method (see :func:`ruda._operators.unsupported`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import functools
 from typing import Any, cast
 
 from ruda._array import python_scalar
-from ruda._operators import ArrayOperators
+from ruda._operators import ArrayOperators, unsupported
 
 
 @functools.cache
@@ -41,9 +41,10 @@ class Operators(ArrayOperators):
 
     def _binary_operator(self, function: str, dunder: str, other: Any, reflected: bool) -> Any:
         if not isinstance(other, Operators):  # (every operator passes here: arrays go straight on)
-            other = _operand(other)
-            if other is None:
-                return NotImplemented
+            operand = _operand(other)
+            if operand is None:
+                return unsupported(self, function, other)
+            other = operand
         return _function(function)(other, self) if reflected else _function(function)(self, other)
 
     def _inplace_operator(self, function: str, dunder: str, other: Any) -> Any:
