@@ -7,8 +7,15 @@ fresh processes with ``RUDA_CACHE_DIR`` pointing at a temporary folder: once to 
 adapter verdicts (not timed), then *cold* (the compiled-kernel cache emptied before each run)
 and *warm* (the cache as the previous run left it). Times are wall-clock, from before
 ``import ruda_wgpu`` to the last result, the fastest of ``--runs`` each, with where that run's
-time went: importing, finding the adapters, opening the device (with the first upload), the
-first kernel, the other 49. Results go to ``benchmarks/results/wgpu_startup-<device>.json``.
+time went: importing NumPy and ruda_wgpu, importing wgpu (whose native backend parses
+wgpu-native's C header with pycparser in every process), finding the adapters, opening the
+device (with the first upload), the first kernel, the other 49. Results go to
+``benchmarks/results/wgpu_startup-<device>.json``.
+
+Run it where the packages' bytecode is compiled, as ``pip install`` leaves them: with
+``PYTHONDONTWRITEBYTECODE`` set and no ``.pyc`` files, every process compiles NumPy, wgpu and
+pycparser from source, which adds the same fixed cost to cold and warm runs alike; the
+script warns then.
 
     python3 benchmarks/wgpu_startup.py            # 3 runs each
     python3 benchmarks/wgpu_startup.py --runs 5
@@ -36,6 +43,8 @@ marks = [time.perf_counter()]
 import numpy as np
 import ruda_wgpu as xp
 marks.append(time.perf_counter())
+import wgpu.backends.wgpu_native  # what finding the adapters imports first (split out to show it)
+marks.append(time.perf_counter())
 xp.__array_namespace_info__().default_device()
 marks.append(time.perf_counter())
 x = xp.asarray(np.linspace(0.1, 0.9, 1000, dtype=np.float32))
@@ -61,7 +70,7 @@ marks.append(time.perf_counter())
 print(json.dumps([b - a for a, b in zip(marks, marks[1:])]))
 """
 #: the parts of a run's time, in the order the script marks them
-PHASES = ("import", "adapters", "device", "first kernel", "49 more")
+PHASES = ("import", "wgpu", "adapters", "device", "first kernel", "49 more")
 
 
 def run_script(env: dict[str, str]) -> dict[str, float]:
@@ -78,6 +87,12 @@ def main() -> int:
     if args.markdown:
         print(markdown(sorted(RESULTS.glob("wgpu_startup-*.json"))))
         return 0
+    if sys.flags.dont_write_bytecode:
+        print(
+            "warning: PYTHONDONTWRITEBYTECODE is set: modules without .pyc files compile in every "
+            "process (python3 -m compileall on them first)",
+            flush=True,
+        )
     folder = Path(tempfile.mkdtemp(prefix="ruda-startup-"))
     env = {k: v for k, v in os.environ.items() if k not in DRIVER_CACHES}
     env["RUDA_CACHE_DIR"] = str(folder)
