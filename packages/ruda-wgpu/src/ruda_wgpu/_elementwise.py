@@ -268,13 +268,28 @@ def apply(name: str, *args: Any) -> Array:
     one dtype and shape, Python scalars) take few steps: the record of a pending operation costs
     a few microseconds.
     """
-    if len(args) == 2:  # the commonest call: two arrays of one dtype, shape and device
+    if len(args) == 1 and type(args[0]) is Array:  # a unary function
+        a = args[0]
+        fn, source, result, alone = _function(name, a._dtype)
+        return record(a._device, name, fn, source, args, (a._dtype,), result, a._shape, alone)
+    if len(args) == 2:  # the commonest calls: two arrays of one dtype, shape and device ...
         a, b = args
-        if type(a) is Array and type(b) is Array:
+        ta, tb = type(a), type(b)
+        if ta is Array and tb is Array:
             same = a._dtype
             if b._dtype is same and a._shape == b._shape and a._device is b._device:
                 fn, source, result, alone = _function(name, same)
                 return record(a._device, name, fn, source, args, (same, same), result, a._shape, alone)
+        # ... and a real floating array with a Python float or int, which keeps the array's dtype
+        # and needs no kind or range check
+        elif ta is Array and (tb is float or tb is int) and a._dtype.kind == "f":
+            dt = a._dtype
+            fn, source, result, alone = _function(name, dt)
+            return record(a._device, name, fn, source, (a, Scalar(b, dt)), (dt, dt), result, a._shape, alone)
+        elif tb is Array and (ta is float or ta is int) and b._dtype.kind == "f":
+            dt = b._dtype
+            fn, source, result, alone = _function(name, dt)
+            return record(b._device, name, fn, source, (Scalar(a, dt), b), (dt, dt), result, b._shape, alone)
     first: Array | None = None
     dt: Any = None
     shape: tuple[int, ...] = ()
