@@ -283,13 +283,15 @@ def apply(name: str, *args: Any) -> Array:
         # ... and a real floating array with a Python float or int, which keeps the array's dtype
         # and needs no kind or range check
         elif ta is Array and (tb is float or tb is int) and a._dtype.kind == "f":
-            dt = a._dtype
-            fn, source, result, alone = _function(name, dt)
-            return record(a._device, name, fn, source, (a, Scalar(b, dt)), (dt, dt), result, a._shape, alone)
+            kept = a._dtype
+            fn, source, result, alone = _function(name, kept)
+            operands = (a, Scalar(b, kept))
+            return record(a._device, name, fn, source, operands, (kept, kept), result, a._shape, alone)
         elif tb is Array and (ta is float or ta is int) and b._dtype.kind == "f":
-            dt = b._dtype
-            fn, source, result, alone = _function(name, dt)
-            return record(b._device, name, fn, source, (Scalar(a, dt), b), (dt, dt), result, b._shape, alone)
+            kept = b._dtype
+            fn, source, result, alone = _function(name, kept)
+            operands = (Scalar(a, kept), b)
+            return record(b._device, name, fn, source, operands, (kept, kept), result, b._shape, alone)
     first: Array | None = None
     dt: Any = None
     shape: tuple[int, ...] = ()
