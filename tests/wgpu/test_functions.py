@@ -98,6 +98,69 @@ def test_statistics_and_logic(xp):
         xp.max(xp.zeros((0, 3)), axis=0)
 
 
+@pytest.mark.parametrize(
+    ("shape", "axis"),
+    [
+        ((20_000, 3), 0),  # a leading axis, few columns: rows cut into parts, then a second pass
+        ((257, 70), 0),  # columns not a multiple of a workgroup
+        ((5, 6, 7), 1),  # a middle axis
+        ((4, 5, 6, 3), (1, 2)),  # a block of middle axes
+        ((3, 4, 5), (0, 1)),  # a block of leading axes
+        ((50_000, 5), 1),  # short rows, one a thread
+        ((6, 0, 4), 1),  # nothing to reduce: the identity
+        ((0, 3), 0),
+    ],
+)
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "any"])
+def test_reductions_read_adjacent_axes_in_place(xp, shape, axis, name, monkeypatch):
+    from ruda_wgpu import _statistical
+
+    dtype = "bool" if name == "any" else "int32" if name == "prod" else "float32"
+    host = _host(dtype, shape)
+    if name == "prod":
+        host = np.where(np.abs(host) > 2, 1, host).astype(np.int32)  # no overflow
+    if name == "max" and 0 in shape:
+        return  # (no identity: raises, tested elsewhere)
+    x = xp.asarray(host)
+    # read in place: no copy moving the reduced axes last
+    monkeypatch.setattr(_statistical, "permute_dims", lambda *a: pytest.fail("moved the axes"))
+    got = getattr(xp, name)(x, axis=axis, keepdims=True)
+    want = getattr(np, name)(host, axis=axis, keepdims=True)
+    assert_matches_numpy(got, want.astype(got.dtype), rtol=1e-5, atol=1e-4)
+
+
+def test_in_place_reductions_of_a_chain_are_bit_identical_to_unfused(xp):
+    from ruda_wgpu import _fusion
+
+    host = _host("float32", (3000, 7))
+    host[5, 2], host[9, 4] = np.nan, np.inf
+    x = xp.asarray(host)
+    results = []
+    for enabled in (True, False):
+        previous = _fusion.set_enabled(enabled)
+        try:
+            chain = (x * 1.5 - 0.25) * x
+            results.append([np.asarray(f(chain, axis=0)) for f in (xp.sum, xp.max, xp.min, xp.mean)])
+        finally:
+            _fusion.set_enabled(previous)
+    for fused, unfused in zip(*results, strict=True):
+        assert fused.tobytes() == unfused.tobytes()
+    assert np.isnan(results[0][1][2]) and np.isnan(results[0][2][2])  # NaN wins in its column
+    assert results[0][1][4] == np.inf
+
+
+def test_long_rows_reduce_a_workgroup_a_row_on_a_gpu(xp, monkeypatch):
+    # lavapipe reduces every row a thread; a GPU takes the workgroup kernel from SHORT_ROWS
+    from ruda_wgpu import _kernels
+
+    host = _host("float32", (300, 2 * _kernels.SHORT_ROWS + 1))
+    x = xp.asarray(host)
+    monkeypatch.setattr(x.device, "cpu", False)
+    got = xp.sum(x, axis=1)
+    assert_matches_numpy(got, host.sum(axis=1), rtol=1e-5, atol=1e-5)
+    assert_matches_numpy(xp.max(x[:, :7], axis=1), host[:, :7].max(axis=1))
+
+
 def test_long_reduction_uses_several_passes(xp):
     host = np.arange(1_000_003, dtype=np.int32) % 7
     assert int(xp.sum(xp.asarray(host))) == int(host.sum())

@@ -12,6 +12,7 @@ windows of the buffers.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import struct
 import threading
@@ -640,6 +641,90 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 """
 
 
+#: on a GPU, rows of at most this many elements reduce one a thread (see
+#: :func:`reduce_threads_source`): a workgroup a row left 240 of its 256 threads idle on rows of
+#: 16. On a CPU adapter every reduction does (there a workgroup's barriers cost the most: on
+#: lavapipe a sum of a (1e6, 16) float32 array over its last axis took 6.4 s a workgroup a row)
+SHORT_ROWS = 64
+#: threads a thread-per-result reduction aims for, cutting its rows into parts to get them
+THREAD_TARGET = 1 << 17
+#: the fewest elements a thread reduces in a part of a cut row
+THREAD_MIN_CHUNK = 128
+THREAD_WORKGROUP = 64
+
+
+def reduce_threads_source(
+    leaves: Sequence[tuple[bool, np.dtype[Any]]],
+    acc: np.dtype[Any],
+    combine: str,
+    identity: str,
+    load: str,
+    value: tuple[str, str, str],
+) -> str:
+    """WGSL reducing contiguous (A, K, B) inputs over K, one thread per result and part: thread t
+    reduces part ``p = t / B % G`` of column ``(t / B / G, t % B)``, the elements p, p + G, p +
+    2G, ... along K, into ``o[t]``, so the output is (A, G, B). Neighbouring threads read
+    neighbouring elements: the columns of a row, then the next row (a reduction over a leading
+    axis), or the next elements of one row (B = 1); rows of a few elements reduce one a thread.
+
+    ``leaves`` and ``value`` are as in :func:`reduce_source`. Parameters: A, K, B, G, then
+    :data:`SLOT` words per leaf (an array's base, or a scalar's value)."""
+    expr, prelude, lets = value
+    ta = wgsl_type(acc)
+    bindings: list[str] = []
+    loads: list[str] = []
+    preamble: list[str] = []
+    for i, (array, dt) in enumerate(leaves):
+        t = wgsl_type(dt)
+        if array:
+            bindings.append(f"@group(0) @binding({len(bindings) + 2}) var<storage, read> a{i}: array<{t}>;")
+            preamble.append(f"  let b{i} = P[{4 + SLOT * i}];")
+            loads.append(f"let x{i}: {t} = a{i}[b{i} + e];")
+        else:
+            preamble.append(f"  let x{i}: {t} = {_scalar_load(4 + SLOT * i, t)};")
+
+    def step(u: int) -> str:
+        body = f"{' '.join(loads)} {lets} let v = {expr}; acc{u} = combine(acc{u}, {load});"
+        return f"{{ let e = (row + j + {u}u * g) * nb + col; {body} }}"
+
+    nl = "\n"
+    unrolled = nl.join(f"    {step(u)}" for u in range(REDUCE_UNROLL))
+    accumulators = " ".join(f"var acc{u}: {ta} = {identity};" for u in range(REDUCE_UNROLL))
+    merged = "acc0"
+    for u in range(1, REDUCE_UNROLL):
+        merged = f"combine({merged}, acc{u})"
+    return f"""
+@group(0) @binding(0) var<storage, read> P: array<u32>;
+@group(0) @binding(1) var<storage, read_write> o: array<{ta}>;
+{nl.join(bindings)}
+{prelude}
+fn combine(x: {ta}, y: {ta}) -> {ta} {{ return {combine}; }}
+@compute @workgroup_size({THREAD_WORKGROUP})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let na = P[0]; let nk = P[1]; let nb = P[2]; let g = P[3];
+  let t = gid.y * nwg.x * {THREAD_WORKGROUP}u + gid.x;
+  if (t >= na * g * nb) {{ return; }}
+  let col = t % nb; let rest = t / nb; let part = rest % g; let row = rest / g * nk;
+{nl.join(preamble)}
+  {accumulators}
+  var j = part;
+  for (; j + {REDUCE_UNROLL - 1}u * g < nk; j = j + {REDUCE_UNROLL}u * g) {{
+{unrolled}
+  }}
+  for (; j < nk; j = j + g) {{
+    {step(0)}
+  }}
+  o[t] = {merged};
+}}
+"""
+
+
+def threads_fit(dev: GpuDevice, size: int, itemsizes: Sequence[int]) -> bool:
+    """Whether a thread-per-result reduction can read ``size`` elements of each item size in one
+    binding (its kernel indexes the whole input; longer inputs take the row kernel's windows)."""
+    return size * max(itemsizes) <= dev.max_binding - dev.offset_align
+
+
 def launch_reduce(
     dev: GpuDevice,
     key: Any,
@@ -651,17 +736,20 @@ def launch_reduce(
     identity: str,
     load: str,
     prelude: str = "",
+    inner: int = 1,
 ) -> Storage:
     """Reduce the contiguous (m, k) operand ``src`` along k; returns a storage of m ``acc`` values.
+    With ``inner`` B > 1 the operand is (m, k, B), reduced along k into (m, B) values.
 
-    ``src`` may also be :class:`Fused` values (contiguous leaves of shape (m, k) and scalars),
-    computed as they are read. Long rows are cut into G parts reduced by separate workgroups,
-    then the (m, G) partial results are reduced again. Inputs beyond one storage binding are
-    dispatched in windows of whole workgroups.
+    ``src`` may also be :class:`Fused` values (contiguous leaves of the operand's shape and
+    scalars), computed as they are read. Long rows are cut into G parts reduced by separate
+    workgroups, then the (m, G) partial results are reduced again; inputs beyond one storage
+    binding are dispatched in windows of whole workgroups. Short rows, and any ``inner`` > 1,
+    reduce one result a thread instead (see :func:`reduce_threads_source`).
     """
     log = CAPTURE.log
     if log is not None and log.takes():
-        return log.reduction(dev, key, src, m, k, acc, combine, identity, load, prelude)  # type: ignore[no-any-return]
+        return log.reduction(dev, key, src, m, k, acc, combine, identity, load, prelude, inner)  # type: ignore[no-any-return]
     leaves: Sequence[Operand | Scalar]
     layout: tuple[tuple[bool, np.dtype[Any]], ...]
     if isinstance(src, Operand):  # the common case, spared the making of Fused values
@@ -669,6 +757,12 @@ def launch_reduce(
     else:
         leaves, src_key = src.leaves, src.key
         layout = tuple((type(leaf) is Operand, leaf.dtype) for leaf in leaves)
+    if inner > 1 or (
+        (k <= SHORT_ROWS or dev.cpu)
+        and threads_fit(dev, m * k, [storage_itemsize(dt) for array, dt in layout if array] or [4])
+    ):
+        kernel = (key, acc, combine, identity, load, prelude)
+        return _reduce_threads(dev, src, leaves, layout, src_key, (m, k, inner), kernel)
     sig = ("reduce", src_key, layout, m, k, key, acc, combine, identity, load, prelude)
     plan = dev.plans.get(sig)
     if plan is None:
@@ -690,6 +784,69 @@ def launch_reduce(
             steps = remember(plan.steps, PREPARED_LAUNCHES, launch, plan.prepare(dev, leaves, outs, m, acc))
         dev.replay(steps)
     return outs[-1]
+
+
+def _reduce_threads(
+    dev: GpuDevice,
+    src: Operand | Fused,
+    leaves: Sequence[Operand | Scalar],
+    layout: tuple[tuple[bool, np.dtype[Any]], ...],
+    src_key: Any,
+    shape: tuple[int, int, int],
+    kernel: tuple[Any, np.dtype[Any], str, str, str, str],
+) -> Storage:
+    """:func:`launch_reduce` of an (A, K, B) operand by :func:`reduce_threads_source`: rows cut
+    into G parts when A * B threads are too few, then the (A, G, B) partial results reduced
+    over G the same way, until one part is left."""
+    key, acc, combine, identity, load, prelude = kernel
+    na, nk, nb = shape
+    columns = max(na * nb, 1)
+    isz = STORAGE_ITEMSIZE[acc]
+    value = _read(src) if isinstance(src, Operand) else src
+    pipe = _threads_pipeline(dev, ("redt", key, src_key, layout, acc, load), layout, value.code, kernel)
+    own = ((True, acc),)
+    with dev._lock:  # the partial results' buffers are the device's until the passes are recorded
+        out = Storage(dev, columns * isz)
+        for n in itertools.count():  # (returns at the pass that leaves one part)
+            g = max(1, min(-(-nk // THREAD_MIN_CHUNK), -(-THREAD_TARGET // columns)))
+            target = out if g == 1 else dev.scratch(("reduce threads", n), columns * g * isz)
+            params = [na, nk, nb, g]
+            buffers = [(target.buffer, 0, target.buffer.size)]
+            span = max(na * nk * nb, 1)
+            for leaf in leaves:
+                if isinstance(leaf, Scalar):
+                    params += leaf.words()
+                    continue
+                lo, isz_leaf = leaf.offset, storage_itemsize(leaf.dtype)
+                binding, skip = window(dev, leaf.storage, lo, lo + span, isz_leaf, "a reduction")
+                params += (skip & 0xFFFFFFFF, 0, 0, 0)  # SLOT words
+                buffers.append(binding)
+            dev.dispatch(pipe, buffers, pack_words(*params), -(-(na * g * nb) // THREAD_WORKGROUP))
+            if g == 1:
+                return out
+            # the next pass reduces the (A, G, B) partial results over G
+            nk, leaves = g, [Operand(target, 0, (), acc)]
+            own_kernel = (key, acc, combine, identity, "v", prelude)
+            pipe = _threads_pipeline(dev, ("redt", key, None, own, acc, "v"), own, _own_values, own_kernel)
+    raise AssertionError("itertools.count() ended")
+
+
+def _threads_pipeline(
+    dev: GpuDevice,
+    pipeline_key: tuple[Any, ...],
+    layout: tuple[tuple[bool, np.dtype[Any]], ...],
+    value: Callable[[], tuple[str, str, str]],
+    kernel: tuple[Any, np.dtype[Any], str, str, str, str],
+) -> Any:
+    """The pipeline of :func:`reduce_threads_source` for ``layout`` and ``value``."""
+    _, acc, combine, identity, load, prelude = kernel
+
+    def source() -> str:
+        expr, lets_prelude, lets = value()
+        code = (expr, prelude + lets_prelude, lets)
+        return reduce_threads_source(layout, acc, combine, identity, load, code)
+
+    return dev.pipeline(pipeline_key, source)
 
 
 class ReducePlan:

@@ -13,9 +13,21 @@ import numpy as np
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, assign, contiguous, copy_of, empty
 from ruda_wgpu._elementwise import apply, astype
+from ruda_wgpu._engine import STORAGE_ITEMSIZE
 from ruda_wgpu._fusion import reduction_input
 from ruda_wgpu._info import default_dtypes_of
-from ruda_wgpu._kernels import ONE, ZERO, Fused, Operand, convert, launch_reduce, lib, product, wgsl_type
+from ruda_wgpu._kernels import (
+    ONE,
+    ZERO,
+    Fused,
+    Operand,
+    convert,
+    launch_reduce,
+    lib,
+    product,
+    threads_fit,
+    wgsl_type,
+)
 from ruda_wgpu._manipulation import _axes, permute_dims
 from ruda_wgpu._scan import scan_rows
 
@@ -49,17 +61,14 @@ def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, 
     axes = _axes(axis, len(shape), fn)
     if not axes:
         return astype(x, acc) if x._dtype != acc else copy_of(x)
-    out_shape, order, m, k, in_order = _geometry(shape, axes, keepdims)
-    # a pending elementwise chain whose reduced axes are last is computed as the reduction reads it
-    fused = reduction_input(x) if in_order else None
-    src: Operand | Fused
-    if fused is None:
-        view = contiguous(x if in_order else permute_dims(x, order))
-        src = view._operand()  # (contiguous: the reduction reads it by its flat index)
-    else:
-        src = fused
+    out_shape, order, m, k, inner = _geometry(shape, axes, keepdims)
+    # Reduced axes next to each other are read in place, as (m, k, inner) (a leading axis: inner
+    # > 1); others are moved last first, by a copy.
+    src = _in_place(x, inner) if inner else None
+    if src is None:
+        src, inner = contiguous(permute_dims(x, order))._operand(), 1
     combine, identity, load = _reduction_code(kind, x._dtype, acc)
-    storage = launch_reduce(x._device, kind, src, m, k, acc, combine, identity, load)
+    storage = launch_reduce(x._device, kind, src, m, k, acc, combine, identity, load, "", inner)
     if acc == _dtypes.float16:  # accumulated in f32 (as NumPy does for float16), rounded once here
         return astype(Array._new(storage, out_shape, _dtypes.float32, x._device), acc)
     out = Array._new(storage, out_shape, acc, x._device)
@@ -68,13 +77,30 @@ def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, 
     return out
 
 
+def _in_place(x: Array, inner: int) -> Operand | Fused | None:
+    """What a reduction reads ``x`` by, in place (by its flat index): a pending elementwise chain
+    computed as it is read, or ``x`` itself, made contiguous. None when a reduction over a
+    leading axis (``inner`` > 1) could not bind the whole input at once."""
+    fused = reduction_input(x)
+    if inner > 1:
+        if fused is None:
+            itemsizes = [STORAGE_ITEMSIZE[x._dtype]]
+        else:
+            itemsizes = [STORAGE_ITEMSIZE[leaf.dtype] for leaf in fused.leaves if type(leaf) is Operand]
+        if not threads_fit(x._device, x.size, itemsizes or [4]):
+            return None
+    return fused if fused is not None else contiguous(x)._operand()
+
+
 @functools.lru_cache(maxsize=1024)
 def _geometry(
     shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool
-) -> tuple[tuple[int, ...], tuple[int, ...], int, int, bool]:
+) -> tuple[tuple[int, ...], tuple[int, ...], int, int, int]:
     """How a reduction of ``shape`` over ``axes`` runs: the result's shape, the axes' order with
-    the reduced ones last, the rows m and their length k, and whether that order is the array's
-    own (a loop reduces the same shapes again and again: each is worked out once)."""
+    the reduced ones last, and, when the reduced axes are next to each other, the array read as
+    (m, k, inner): m the elements of the axes before them, k theirs, inner those after them (1
+    when they are last); otherwise m and k of the reordered array and inner 0. A loop reduces
+    the same shapes again and again: each is worked out once."""
     ndim = len(shape)
     keep = [d for d in range(ndim) if d not in axes]
     out_shape = (
@@ -83,9 +109,11 @@ def _geometry(
         else tuple(shape[d] for d in keep)
     )
     order = (*keep, *axes)
-    m = math.prod([shape[d] for d in keep])
     k = math.prod([shape[d] for d in axes])
-    return out_shape, order, m, k, order == tuple(range(ndim))
+    first, last = builtins.min(axes), builtins.max(axes)
+    if last - first + 1 == len(axes):  # next to each other
+        return out_shape, order, math.prod(shape[:first]), k, math.prod(shape[last + 1 :])
+    return out_shape, order, math.prod([shape[d] for d in keep]), k, 0
 
 
 @functools.cache
