@@ -149,6 +149,42 @@ def test_in_place_reductions_of_a_chain_are_bit_identical_to_unfused(xp):
     assert results[0][1][4] == np.inf
 
 
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_strided_views_and_broadcast_operands_are_reduced_where_they_lie(xp, axis, monkeypatch):
+    from ruda_wgpu import _fusion, _statistical
+
+    host = _host("float32", (400, 60)) * 3 + 1
+    x = xp.asarray(host)
+    view, view_host = x[1::2, ::3], host[1::2, ::3]
+    mean = xp.mean(x, axis=axis, keepdims=True)  # computed: a broadcast leaf of the chain below
+    xp.synchronize()
+    with monkeypatch.context() as m:
+        # nothing copied or computed before the reduction: it reads the view and the chain in place
+        m.setattr(_statistical, "contiguous", lambda *a: pytest.fail("copied"))
+        m.setattr(_fusion, "_launch", lambda *a: pytest.fail("ran the chain on its own"))
+        got_view = xp.sum(view, axis=axis)
+        got_squares = xp.sum((x - mean) * (x - mean), axis=axis)
+    assert_matches_numpy(got_view, view_host.sum(axis=axis), rtol=1e-5, atol=1e-4)
+    want = ((host - host.mean(axis=axis, keepdims=True)) ** 2).sum(axis=axis)
+    assert_matches_numpy(got_squares, want, rtol=1e-4)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("shape", [(300, 20), (50, 300)])
+def test_variance_keeps_its_bits_with_fusion_off(xp, shape, axis):
+    from ruda_wgpu import _fusion
+
+    x = xp.asarray(_host("float32", shape) * 2 + 5)
+    results = []
+    for enabled in (True, False):
+        previous = _fusion.set_enabled(enabled)
+        try:
+            results.append(np.asarray(xp.var(x, axis=axis, correction=1)))
+        finally:
+            _fusion.set_enabled(previous)
+    assert results[0].tobytes() == results[1].tobytes()
+
+
 def test_long_rows_reduce_a_workgroup_a_row_on_a_gpu(xp, monkeypatch):
     # lavapipe reduces every row a thread; a GPU takes the workgroup kernel from SHORT_ROWS
     from ruda_wgpu import _kernels

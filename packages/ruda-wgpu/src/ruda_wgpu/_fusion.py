@@ -322,19 +322,22 @@ def write_into(value: Array, target: Array) -> bool:
     return True
 
 
-def reduction_input(x: Array) -> Fused | None:
+def reduction_input(x: Array, strided: bool = False) -> Fused | None:
     """The pending graph of ``x`` as values a reduction computes as it reads them, so that
-    ``sum(x * y)`` reads x and y once and writes nothing; None when ``x`` is not pending or a
-    leaf is not contiguous over ``x``'s shape (the reduction kernel indexes leaves by the flat
-    index) or fusion is off."""
+    ``sum(x * y)`` reads x and y once and writes nothing; None when ``x`` is not pending or
+    fusion is off, or when a leaf is not contiguous over ``x``'s shape (a kernel indexing
+    leaves by the flat index), unless ``strided`` (a kernel taking each leaf's strides: the
+    caller checks them)."""
     node = x._node
     if node is None or node.storage is not None or not _enabled:
         return None
     order, structure, leaves = graph_of(node)
     full = c_strides(node.shape)
     for leaf in leaves:
-        if type(leaf) is Operand and any(
-            n != 1 and s != c for n, s, c in zip(node.shape, leaf.strides, full, strict=True)
+        if (
+            not strided
+            and type(leaf) is Operand
+            and any(n != 1 and s != c for n, s, c in zip(node.shape, leaf.strides, full, strict=True))
         ):
             return None
 

@@ -668,7 +668,8 @@ def reduce_threads_source(
     axis), or the next elements of one row (B = 1); rows of a few elements reduce one a thread.
 
     ``leaves`` and ``value`` are as in :func:`reduce_source`. Parameters: A, K, B, G, then
-    :data:`SLOT` words per leaf (an array's base, or a scalar's value)."""
+    :data:`SLOT` words per leaf: a scalar's value, or an array's base and its strides along A,
+    K and B (a broadcast leaf, such as the mean a variance subtracts, has stride 0)."""
     expr, prelude, lets = value
     ta = wgsl_type(acc)
     bindings: list[str] = []
@@ -678,14 +679,16 @@ def reduce_threads_source(
         t = wgsl_type(dt)
         if array:
             bindings.append(f"@group(0) @binding({len(bindings) + 2}) var<storage, read> a{i}: array<{t}>;")
-            preamble.append(f"  let b{i} = P[{4 + SLOT * i}];")
-            loads.append(f"let x{i}: {t} = a{i}[b{i} + e];")
+            w = 4 + SLOT * i  # base, then strides along A, K and B
+            preamble.append(f"  let b{i} = P[{w}] + a * P[{w + 1}] + col * P[{w + 3}];")
+            preamble.append(f"  let s{i} = P[{w + 2}];")
+            loads.append(f"let x{i}: {t} = a{i}[b{i} + e * s{i}];")
         else:
             preamble.append(f"  let x{i}: {t} = {_scalar_load(4 + SLOT * i, t)};")
 
     def step(u: int) -> str:
         body = f"{' '.join(loads)} {lets} let v = {expr}; acc{u} = combine(acc{u}, {load});"
-        return f"{{ let e = (row + j + {u}u * g) * nb + col; {body} }}"
+        return f"{{ let e = j + {u}u * g; {body} }}"
 
     nl = "\n"
     unrolled = nl.join(f"    {step(u)}" for u in range(REDUCE_UNROLL))
@@ -704,7 +707,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   let na = P[0]; let nk = P[1]; let nb = P[2]; let g = P[3];
   let t = gid.y * nwg.x * {THREAD_WORKGROUP}u + gid.x;
   if (t >= na * g * nb) {{ return; }}
-  let col = t % nb; let rest = t / nb; let part = rest % g; let row = rest / g * nk;
+  let col = t % nb; let rest = t / nb; let part = rest % g; let a = rest / g;
 {nl.join(preamble)}
   {accumulators}
   var j = part;
@@ -717,6 +720,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   o[t] = {merged};
 }}
 """
+
+
+def strided_span(shape: Sequence[int], strides: Sequence[int]) -> int:
+    """Elements from a view's first to its last, and one (at least one): what a kernel binds."""
+    if 0 in shape:
+        return 1
+    return 1 + sum((n - 1) * s for n, s in zip(shape, strides, strict=True))
 
 
 def threads_fit(dev: GpuDevice, size: int, itemsizes: Sequence[int]) -> bool:
@@ -737,9 +747,11 @@ def launch_reduce(
     load: str,
     prelude: str = "",
     inner: int = 1,
+    strides: Sequence[tuple[int, int, int]] | None = None,
 ) -> Storage:
     """Reduce the contiguous (m, k) operand ``src`` along k; returns a storage of m ``acc`` values.
-    With ``inner`` B > 1 the operand is (m, k, B), reduced along k into (m, B) values.
+    With ``inner`` B > 1 the operand is (m, k, B), reduced along k into (m, B) values; with
+    ``strides``, each array leaf's strides along m, k and B (default: contiguous).
 
     ``src`` may also be :class:`Fused` values (contiguous leaves of the operand's shape and
     scalars), computed as they are read. Long rows are cut into G parts reduced by separate
@@ -749,7 +761,7 @@ def launch_reduce(
     """
     log = CAPTURE.log
     if log is not None and log.takes():
-        return log.reduction(dev, key, src, m, k, acc, combine, identity, load, prelude, inner)  # type: ignore[no-any-return]
+        return log.reduction(dev, key, src, m, k, acc, combine, identity, load, prelude, inner, strides)  # type: ignore[no-any-return]
     leaves: Sequence[Operand | Scalar]
     layout: tuple[tuple[bool, np.dtype[Any]], ...]
     if isinstance(src, Operand):  # the common case, spared the making of Fused values
@@ -757,12 +769,19 @@ def launch_reduce(
     else:
         leaves, src_key = src.leaves, src.key
         layout = tuple((type(leaf) is Operand, leaf.dtype) for leaf in leaves)
-    if inner > 1 or (
-        (k <= SHORT_ROWS or dev.cpu)
-        and threads_fit(dev, m * k, [storage_itemsize(dt) for array, dt in layout if array] or [4])
+    flat = (k * inner, inner, 1)
+    if strides is None:
+        strides = [flat] * sum(array for array, _ in layout)
+    if (
+        inner > 1
+        or any(s != flat for s in strides)
+        or (
+            (k <= SHORT_ROWS or dev.cpu)
+            and threads_fit(dev, m * k, [storage_itemsize(dt) for array, dt in layout if array] or [4])
+        )
     ):
         kernel = (key, acc, combine, identity, load, prelude)
-        return _reduce_threads(dev, src, leaves, layout, src_key, (m, k, inner), kernel)
+        return _reduce_threads(dev, src, leaves, layout, src_key, (m, k, inner), strides, kernel)
     sig = ("reduce", src_key, layout, m, k, key, acc, combine, identity, load, prelude)
     plan = dev.plans.get(sig)
     if plan is None:
@@ -793,11 +812,12 @@ def _reduce_threads(
     layout: tuple[tuple[bool, np.dtype[Any]], ...],
     src_key: Any,
     shape: tuple[int, int, int],
+    strides: Sequence[tuple[int, int, int]],
     kernel: tuple[Any, np.dtype[Any], str, str, str, str],
 ) -> Storage:
-    """:func:`launch_reduce` of an (A, K, B) operand by :func:`reduce_threads_source`: rows cut
-    into G parts when A * B threads are too few, then the (A, G, B) partial results reduced
-    over G the same way, until one part is left."""
+    """:func:`launch_reduce` of an (A, K, B) operand by :func:`reduce_threads_source` (``strides``:
+    each array leaf's along A, K and B): rows cut into G parts when A * B threads are too few,
+    then the (A, G, B) partial results reduced over G the same way, until one part is left."""
     key, acc, combine, identity, load, prelude = kernel
     na, nk, nb = shape
     columns = max(na * nb, 1)
@@ -812,20 +832,22 @@ def _reduce_threads(
             target = out if g == 1 else dev.scratch(("reduce threads", n), columns * g * isz)
             params = [na, nk, nb, g]
             buffers = [(target.buffer, 0, target.buffer.size)]
-            span = max(na * nk * nb, 1)
+            arrays = iter(strides)
             for leaf in leaves:
                 if isinstance(leaf, Scalar):
                     params += leaf.words()
                     continue
+                leaf_strides = next(arrays)
                 lo, isz_leaf = leaf.offset, storage_itemsize(leaf.dtype)
+                span = strided_span((na, nk, nb), leaf_strides)
                 binding, skip = window(dev, leaf.storage, lo, lo + span, isz_leaf, "a reduction")
-                params += (skip & 0xFFFFFFFF, 0, 0, 0)  # SLOT words
+                params += (skip & 0xFFFFFFFF, *leaf_strides)  # SLOT words
                 buffers.append(binding)
             dev.dispatch(pipe, buffers, pack_words(*params), -(-(na * g * nb) // THREAD_WORKGROUP))
             if g == 1:
                 return out
             # the next pass reduces the (A, G, B) partial results over G
-            nk, leaves = g, [Operand(target, 0, (), acc)]
+            nk, leaves, strides = g, [Operand(target, 0, (), acc)], [(g * nb, nb, 1)]
             own_kernel = (key, acc, combine, identity, "v", prelude)
             pipe = _threads_pipeline(dev, ("redt", key, None, own, acc, "v"), own, _own_values, own_kernel)
     raise AssertionError("itertools.count() ended")

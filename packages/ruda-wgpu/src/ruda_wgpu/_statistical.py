@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import itertools
 import math
 from typing import Any
 
@@ -18,6 +19,7 @@ from ruda_wgpu._fusion import reduction_input
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import (
     ONE,
+    SHORT_ROWS,
     ZERO,
     Fused,
     Operand,
@@ -25,6 +27,7 @@ from ruda_wgpu._kernels import (
     launch_reduce,
     lib,
     product,
+    strided_span,
     threads_fit,
     wgsl_type,
 )
@@ -64,11 +67,15 @@ def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, 
     out_shape, order, m, k, inner = _geometry(shape, axes, keepdims)
     # Reduced axes next to each other are read in place, as (m, k, inner) (a leading axis: inner
     # > 1); others are moved last first, by a copy.
-    src = _in_place(x, inner) if inner else None
-    if src is None:
-        src, inner = contiguous(permute_dims(x, order))._operand(), 1
+    found = _in_place(x, axes, (m, k, inner)) if inner else None
+    src: Operand | Fused
+    strides: Grouped | None
+    if found is None:
+        src, inner, strides = contiguous(permute_dims(x, order))._operand(), 1, None
+    else:
+        src, strides = found
     combine, identity, load = _reduction_code(kind, x._dtype, acc)
-    storage = launch_reduce(x._device, kind, src, m, k, acc, combine, identity, load, "", inner)
+    storage = launch_reduce(x._device, kind, src, m, k, acc, combine, identity, load, "", inner, strides)
     if acc == _dtypes.float16:  # accumulated in f32 (as NumPy does for float16), rounded once here
         return astype(Array._new(storage, out_shape, _dtypes.float32, x._device), acc)
     out = Array._new(storage, out_shape, acc, x._device)
@@ -77,19 +84,64 @@ def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, 
     return out
 
 
-def _in_place(x: Array, inner: int) -> Operand | Fused | None:
-    """What a reduction reads ``x`` by, in place (by its flat index): a pending elementwise chain
-    computed as it is read, or ``x`` itself, made contiguous. None when a reduction over a
-    leading axis (``inner`` > 1) could not bind the whole input at once."""
-    fused = reduction_input(x)
-    if inner > 1:
-        if fused is None:
-            itemsizes = [STORAGE_ITEMSIZE[x._dtype]]
-        else:
-            itemsizes = [STORAGE_ITEMSIZE[leaf.dtype] for leaf in fused.leaves if type(leaf) is Operand]
-        if not threads_fit(x._device, x.size, itemsizes or [4]):
+Grouped = list[tuple[int, int, int]]
+
+
+def _in_place(
+    x: Array, axes: tuple[int, ...], view: tuple[int, int, int]
+) -> tuple[Operand | Fused, Grouped | None] | None:
+    """What a reduction over the adjacent ``axes`` reads ``x`` by, in place, as the (m, k, inner)
+    ``view``: a pending elementwise chain computed as it is read, or ``x`` itself; with each
+    array leaf's strides along m, k and inner (None: contiguous). A leaf whose strides do not
+    fold into the view (or a strided one too long for one binding) makes ``x`` computed, and
+    made contiguous; None when a reduction over a leading axis could still not bind it whole."""
+    dev = x._device
+    limit = dev.max_binding - dev.offset_align
+    first, last = builtins.min(axes), builtins.max(axes)
+    groups = ((0, first), (first, last + 1), (last + 1, x.ndim))
+    flat = (view[1] * view[2], view[2], 1)
+    # Strided leaves only where the reduction reduces a result a thread anyway: with fusion off
+    # it would too, so that fused and unfused results keep the same bits.
+    threads = view[2] > 1 or view[1] <= SHORT_ROWS or dev.cpu
+    fused = reduction_input(x, strided=threads)
+    if fused is not None:
+        leaves = [leaf for leaf in fused.leaves if type(leaf) is Operand]
+        folded = [_fold(x._shape, leaf.strides, groups, flat) for leaf in leaves]
+        if builtins.all(
+            f is not None and strided_span(view, f) * STORAGE_ITEMSIZE[leaf.dtype] <= limit
+            for f, leaf in zip(folded, leaves, strict=True)
+        ):
+            return fused, folded  # type: ignore[return-value]
+    own = _fold(x._shape, x._strides, groups, flat) if threads else None
+    operand = x._operand() if own is not None else contiguous(x)._operand()  # (computes a pending x)
+    if own is None or own == flat:
+        if view[2] > 1 and not threads_fit(dev, x.size, [STORAGE_ITEMSIZE[x._dtype]]):
             return None
-    return fused if fused is not None else contiguous(x)._operand()
+        return operand, None
+    if strided_span(view, own) * STORAGE_ITEMSIZE[x._dtype] > limit:
+        return (contiguous(x)._operand(), None) if view[2] == 1 else None
+    return operand, [own]
+
+
+def _fold(
+    shape: tuple[int, ...], strides: tuple[int, ...], groups: Any, flat: tuple[int, int, int]
+) -> tuple[int, int, int] | None:
+    """The strides of a view of ``shape`` along its three ``groups`` of axes, each group read as
+    one axis; None when a group's axes do not fold into one (or run backwards). A group of one
+    element takes its ``flat`` (contiguous) stride."""
+    folded = []
+    for (lo, hi), contiguous_stride in zip(groups, flat, strict=True):
+        axes = [(n, s) for n, s in zip(shape[lo:hi], strides[lo:hi], strict=True) if n != 1]
+        if not axes:
+            folded.append(contiguous_stride)
+            continue
+        if builtins.any(s < 0 for _, s in axes):
+            return None
+        for (_, outer), (n, inner) in itertools.pairwise(axes):
+            if outer != inner * n:
+                return None
+        folded.append(axes[-1][1])
+    return folded[0], folded[1], folded[2]
 
 
 @functools.lru_cache(maxsize=1024)
