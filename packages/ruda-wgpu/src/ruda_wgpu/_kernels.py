@@ -770,16 +770,16 @@ def launch_reduce(
         leaves, src_key = src.leaves, src.key
         layout = tuple((type(leaf) is Operand, leaf.dtype) for leaf in leaves)
     flat = (k * inner, inner, 1)
-    if strides is None:
-        strides = [flat] * sum(array for array, _ in layout)
     if (
         inner > 1
-        or any(s != flat for s in strides)
+        or (strides is not None and any(s != flat for s in strides))
         or (
             (k <= SHORT_ROWS or dev.cpu)
             and threads_fit(dev, m * k, [storage_itemsize(dt) for array, dt in layout if array] or [4])
         )
     ):
+        if strides is None:
+            strides = [flat] * sum(array for array, _ in layout)
         kernel = (key, acc, combine, identity, load, prelude)
         return _reduce_threads(dev, src, leaves, layout, src_key, (m, k, inner), strides, kernel)
     sig = ("reduce", src_key, layout, m, k, key, acc, combine, identity, load, prelude)

@@ -96,14 +96,18 @@ def _in_place(
     fold into the view (or a strided one too long for one binding) makes ``x`` computed, and
     made contiguous; None when a reduction over a leading axis could still not bind it whole."""
     dev = x._device
+    if view[2] == 1 and view[1] > SHORT_ROWS and not dev.cpu:
+        # long rows a workgroup each on a GPU, by the flat index (the commonest reduction: a
+        # loop of sums pays for nothing more)
+        fused = reduction_input(x)
+        return (fused if fused is not None else contiguous(x)._operand()), None
     limit = dev.max_binding - dev.offset_align
     first, last = builtins.min(axes), builtins.max(axes)
     groups = ((0, first), (first, last + 1), (last + 1, x.ndim))
     flat = (view[1] * view[2], view[2], 1)
-    # Strided leaves only where the reduction reduces a result a thread anyway: with fusion off
-    # it would too, so that fused and unfused results keep the same bits.
-    threads = view[2] > 1 or view[1] <= SHORT_ROWS or dev.cpu
-    fused = reduction_input(x, strided=threads)
+    # Strided leaves are taken here, where the reduction runs a result a thread: so it would with
+    # fusion off, and fused and unfused results keep the same bits.
+    fused = reduction_input(x, strided=True)
     if fused is not None:
         leaves = [leaf for leaf in fused.leaves if type(leaf) is Operand]
         folded = [_fold(x._shape, leaf.strides, groups, flat) for leaf in leaves]
@@ -112,7 +116,7 @@ def _in_place(
             for f, leaf in zip(folded, leaves, strict=True)
         ):
             return fused, folded  # type: ignore[return-value]
-    own = _fold(x._shape, x._strides, groups, flat) if threads else None
+    own = _fold(x._shape, x._strides, groups, flat)
     operand = x._operand() if own is not None else contiguous(x)._operand()  # (computes a pending x)
     if own is None or own == flat:
         if view[2] > 1 and not threads_fit(dev, x.size, [STORAGE_ITEMSIZE[x._dtype]]):
