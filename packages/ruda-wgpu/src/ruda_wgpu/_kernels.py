@@ -573,40 +573,22 @@ def reduce_source(
     accumulator's type. Parameters: m, k, g, w0 (first workgroup of this dispatch), then
     :data:`SLOT` words per leaf: an array's base (element index of its start in the binding,
     mod 2^32) or a scalar's value."""
-    expr, prelude, lets = value
     ta = wgsl_type(acc)
-    bindings: list[str] = []
-    loads: list[str] = []
-    #: before the loop: scalar leaves' values and array leaves' row starts
-    preamble: list[str] = []
-    for i, (array, dt) in enumerate(leaves):
-        t = wgsl_type(dt)
-        if array:
-            bindings.append(f"@group(0) @binding({len(bindings) + 2}) var<storage, read> a{i}: array<{t}>;")
-            # the row's start, outside the loop: lavapipe reloads a parameter read inside it
-            # (a sum of 1e7 float32 took 26.7 ms against 22.0 with this)
-            preamble.append(f"  let b{i} = P[{4 + SLOT * i}] + row * k;")
-            loads.append(f"let x{i}: {t} = a{i}[b{i} + j];")
-        else:
-            preamble.append(f"  let x{i}: {t} = {_scalar_load(4 + SLOT * i, t)};")
 
-    def step(u: int) -> str:
-        """Element j0 + u WORKGROUP into accumulator u, in a scope of its own."""
-        body = f"{' '.join(loads)} {lets} let v = {expr}; acc{u} = combine(acc{u}, {load});"
-        return f"{{ let j = j0 + {u * WORKGROUP}u; {body} }}"
+    def row_start(i: int, w: int) -> tuple[list[str], str]:
+        # the row's start, outside the loop: lavapipe reloads a parameter read inside it (a sum
+        # of 1e7 float32 took 26.7 ms against 22.0 with this)
+        return [f"  let b{i} = P[{w}] + row * k;"], f"b{i} + j"
 
-    nl = "\n"
-    unrolled = nl.join(f"      {step(u)}" for u in range(REDUCE_UNROLL))
-    accumulators = " ".join(f"var acc{u}: {ta} = {identity};" for u in range(REDUCE_UNROLL))
-    merged = "acc0"
-    for u in range(1, REDUCE_UNROLL):
-        merged = f"combine({merged}, acc{u})"
+    body = _reduction_body(
+        leaves, acc, identity, load, value, row_start, lambda u: f"let j = j0 + {u * WORKGROUP}u;", "      "
+    )
     return f"""
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> o: array<{ta}>;
-{nl.join(bindings)}
+{body.bindings}
 var<workgroup> t: array<{ta}, {WORKGROUP}>;
-{prelude}
+{value[1]}
 fn combine(x: {ta}, y: {ta}) -> {ta} {{ return {combine}; }}
 @compute @workgroup_size({WORKGROUP})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -616,20 +598,20 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let row = w / g; let part = w % g;
   let chunk = (k + g - 1u) / g;
   let lo = min(part * chunk, k); let hi = min(lo + chunk, k);
-{nl.join(preamble)}
-  {accumulators}
+{body.preamble}
+  {body.accumulators}
   if (row < m) {{
     var j0 = lo + lid;
     // {REDUCE_UNROLL} elements a thread at a time, into as many accumulators: their loads are in
     // flight together rather than one after the other
     for (; j0 + {(REDUCE_UNROLL - 1) * WORKGROUP}u < hi; j0 = j0 + {REDUCE_UNROLL * WORKGROUP}u) {{
-{unrolled}
+{body.unrolled}
     }}
     for (; j0 < hi; j0 = j0 + {WORKGROUP}u) {{
-      {step(0)}
+      {body.single}
     }}
   }}
-  let acc = {merged};
+  let acc = {body.merged};
   t[lid] = acc;
   workgroupBarrier();
   for (var s = {WORKGROUP // 2}u; s > 0u; s = s >> 1u) {{
@@ -670,7 +652,71 @@ def reduce_threads_source(
     ``leaves`` and ``value`` are as in :func:`reduce_source`. Parameters: A, K, B, G, then
     :data:`SLOT` words per leaf: a scalar's value, or an array's base and its strides along A,
     K and B (a broadcast leaf, such as the mean a variance subtracts, has stride 0)."""
-    expr, prelude, lets = value
+    ta = wgsl_type(acc)
+
+    def column_start(i: int, w: int) -> tuple[list[str], str]:
+        # w: the leaf's base, then its strides along A, K and B
+        start = f"  let b{i} = P[{w}] + a * P[{w + 1}] + col * P[{w + 3}];"
+        return [start, f"  let s{i} = P[{w + 2}];"], f"b{i} + e * s{i}"
+
+    body = _reduction_body(
+        leaves, acc, identity, load, value, column_start, lambda u: f"let e = j + {u}u * g;", "    "
+    )
+    return f"""
+@group(0) @binding(0) var<storage, read> P: array<u32>;
+@group(0) @binding(1) var<storage, read_write> o: array<{ta}>;
+{body.bindings}
+{value[1]}
+fn combine(x: {ta}, y: {ta}) -> {ta} {{ return {combine}; }}
+@compute @workgroup_size({THREAD_WORKGROUP})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let na = P[0]; let nk = P[1]; let nb = P[2]; let g = P[3];
+  let t = gid.y * nwg.x * {THREAD_WORKGROUP}u + gid.x;
+  if (t >= na * g * nb) {{ return; }}
+  let col = t % nb; let rest = t / nb; let part = rest % g; let a = rest / g;
+{body.preamble}
+  {body.accumulators}
+  var j = part;
+  for (; j + {REDUCE_UNROLL - 1}u * g < nk; j = j + {REDUCE_UNROLL}u * g) {{
+{body.unrolled}
+  }}
+  for (; j < nk; j = j + g) {{
+    {body.single}
+  }}
+  o[t] = {body.merged};
+}}
+"""
+
+
+class _ReductionBody(NamedTuple):
+    """The pieces of WGSL the two reduction kernels share (see :func:`_reduction_body`)."""
+
+    bindings: str
+    #: before the loop: scalar leaves' values and where array leaves start
+    preamble: str
+    accumulators: str
+    #: :data:`REDUCE_UNROLL` elements, each into its own accumulator
+    unrolled: str
+    #: one element, into the first accumulator
+    single: str
+    #: the accumulators combined
+    merged: str
+
+
+def _reduction_body(
+    leaves: Sequence[tuple[bool, np.dtype[Any]]],
+    acc: np.dtype[Any],
+    identity: str,
+    load: str,
+    value: tuple[str, str, str],
+    array_leaf: Callable[[int, int], tuple[list[str], str]],
+    element: Callable[[int], str],
+    indent: str,
+) -> _ReductionBody:
+    """The bindings, loads and accumulation of a reduction kernel: ``array_leaf(i, w)`` gives an
+    array leaf's preamble lines and element index (``w``: its first parameter word), and
+    ``element(u)`` the ``let`` naming the element an unrolled step ``u`` reads."""
+    expr, _, lets = value
     ta = wgsl_type(acc)
     bindings: list[str] = []
     loads: list[str] = []
@@ -679,47 +725,27 @@ def reduce_threads_source(
         t = wgsl_type(dt)
         if array:
             bindings.append(f"@group(0) @binding({len(bindings) + 2}) var<storage, read> a{i}: array<{t}>;")
-            w = 4 + SLOT * i  # base, then strides along A, K and B
-            preamble.append(f"  let b{i} = P[{w}] + a * P[{w + 1}] + col * P[{w + 3}];")
-            preamble.append(f"  let s{i} = P[{w + 2}];")
-            loads.append(f"let x{i}: {t} = a{i}[b{i} + e * s{i}];")
+            lines, index = array_leaf(i, 4 + SLOT * i)
+            preamble += lines
+            loads.append(f"let x{i}: {t} = a{i}[{index}];")
         else:
             preamble.append(f"  let x{i}: {t} = {_scalar_load(4 + SLOT * i, t)};")
 
     def step(u: int) -> str:
         body = f"{' '.join(loads)} {lets} let v = {expr}; acc{u} = combine(acc{u}, {load});"
-        return f"{{ let e = j + {u}u * g; {body} }}"
+        return f"{{ {element(u)} {body} }}"
 
-    nl = "\n"
-    unrolled = nl.join(f"    {step(u)}" for u in range(REDUCE_UNROLL))
-    accumulators = " ".join(f"var acc{u}: {ta} = {identity};" for u in range(REDUCE_UNROLL))
     merged = "acc0"
     for u in range(1, REDUCE_UNROLL):
         merged = f"combine({merged}, acc{u})"
-    return f"""
-@group(0) @binding(0) var<storage, read> P: array<u32>;
-@group(0) @binding(1) var<storage, read_write> o: array<{ta}>;
-{nl.join(bindings)}
-{prelude}
-fn combine(x: {ta}, y: {ta}) -> {ta} {{ return {combine}; }}
-@compute @workgroup_size({THREAD_WORKGROUP})
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
-  let na = P[0]; let nk = P[1]; let nb = P[2]; let g = P[3];
-  let t = gid.y * nwg.x * {THREAD_WORKGROUP}u + gid.x;
-  if (t >= na * g * nb) {{ return; }}
-  let col = t % nb; let rest = t / nb; let part = rest % g; let a = rest / g;
-{nl.join(preamble)}
-  {accumulators}
-  var j = part;
-  for (; j + {REDUCE_UNROLL - 1}u * g < nk; j = j + {REDUCE_UNROLL}u * g) {{
-{unrolled}
-  }}
-  for (; j < nk; j = j + g) {{
-    {step(0)}
-  }}
-  o[t] = {merged};
-}}
-"""
+    return _ReductionBody(
+        "\n".join(bindings),
+        "\n".join(preamble),
+        " ".join(f"var acc{u}: {ta} = {identity};" for u in range(REDUCE_UNROLL)),
+        "\n".join(f"{indent}{step(u)}" for u in range(REDUCE_UNROLL)),
+        step(0),
+        merged,
+    )
 
 
 def strided_span(shape: Sequence[int], strides: Sequence[int]) -> int:
