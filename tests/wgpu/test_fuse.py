@@ -182,12 +182,16 @@ def _writes_into_a_result(xp: Any, x: Any, y: Any) -> Any:
     return z
 
 
+def _column_statistics(xp: Any, x: Any, y: Any) -> Any:
+    return xp.var(x, axis=0), xp.mean(x * y, axis=1), xp.sum(y[:, ::3], axis=0)
+
+
 def _layer(xp: Any, x: Any, y: Any) -> Any:
     return xp.maximum(x @ xp.matrix_transpose(y) + y[0, 0], 0) - x[:, :3]
 
 
 @pytest.mark.parametrize(
-    "fn", [_centred, _standardised, _dot_and_norm, _joins, _writes_into_a_result, _layer]
+    "fn", [_centred, _standardised, _dot_and_norm, _column_statistics, _joins, _writes_into_a_result, _layer]
 )
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
 def test_reductions_products_and_the_work_around_them_replay_with_the_same_bits(xp, fn, dtype):
