@@ -182,3 +182,8 @@ def test_more_workgroups_than_one_grid_dimension(xp):
     assert_matches_numpy(xp.sort(x, axis=1), np.sort(host, axis=1))  # a radix tile per row
     assert_matches_numpy(xp.cumulative_sum(x, axis=1), np.cumsum(host, axis=1), check_dtype=False)
     assert_matches_numpy(xp.argmax(x, axis=1), np.argmax(host, axis=1), check_dtype=False)
+    # a thread a row: more rows than 65535 workgroups of 64 threads hold
+    many = np.random.default_rng(11).integers(-9, 9, (4_300_000, 2)).astype(np.int8)
+    y = xp.asarray(many)
+    assert_matches_numpy(xp.argmin(y, axis=1), np.argmin(many, axis=1), check_dtype=False)
+    assert_matches_numpy(xp.max(y, axis=1), np.max(many, axis=1))

@@ -14,7 +14,7 @@ from ruda_wgpu._creation import asarray
 from ruda_wgpu._elementwise import apply, astype
 from ruda_wgpu._engine import WORKGROUP, GpuDevice, Storage, storage_itemsize
 from ruda_wgpu._info import default_dtypes_of
-from ruda_wgpu._kernels import bind, lib, run, wgsl_type
+from ruda_wgpu._kernels import SHORT_ROWS, THREAD_WORKGROUP, bind, lib, run, wgsl_type
 from ruda_wgpu._manipulation import permute_dims, reshape
 from ruda_wgpu._scan import scan_rows
 
@@ -66,8 +66,25 @@ def _arg_reduce(x: Array, axis: int | None, keepdims: bool, largest: bool, fn: s
     return reshape(astype(result, default_dtypes_of(dev)["indexing"]), out_shape)
 
 
+#: rows a CPU adapter's argmax takes before it runs a thread a row (fewer take a workgroup a row,
+#: whose threads split each row, unless the rows are short)
+THREAD_ROWS = 256
+
+
 def _arg_reduce_rows(dev: GpuDevice, src: Array, m: int, k: int, better: str) -> tuple[Storage, Storage]:
-    """The best (value, index) of each of ``m`` rows of ``k``: parts of long rows, then the parts."""
+    """The best (value, index) of each of ``m`` rows of ``k``: parts of long rows, then the parts;
+    on a CPU adapter, with many or short rows, a thread a row."""
+    if dev.cpu and (m >= THREAD_ROWS or k <= SHORT_ROWS):
+        values = Storage(dev, m * storage_itemsize(src.dtype))
+        positions = Storage(dev, m * 4)
+        bindings = [
+            bind(dev, values, 0, m, src.dtype, "argmax")[0],
+            bind(dev, positions, 0, m, _U32, "argmax")[0],
+        ]
+        bind_a, a_base = bind(dev, src._storage, src._offset, m * k, src.dtype, "argmax")
+        subs = {"T": wgsl_type(src.dtype), "WG": THREAD_WORKGROUP, "BETTER": better}
+        run(dev, "argreduce_rows", subs, [*bindings, bind_a], [m, k, a_base], -(-m // THREAD_WORKGROUP))
+        return values, positions
     subs = {"T": wgsl_type(src.dtype), "WG": WORKGROUP, "BETTER": better}
     cur, cur_base, cur_k, index = src._storage, src._offset, k, None
     while True:
