@@ -110,12 +110,14 @@ def _in_place(
     fused = reduction_input(x, strided=True)
     if fused is not None:
         leaves = [leaf for leaf in fused.leaves if type(leaf) is Operand]
-        folded = [_fold(x._shape, leaf.strides, groups, flat) for leaf in leaves]
-        if builtins.all(
-            f is not None and strided_span(view, f) * STORAGE_ITEMSIZE[leaf.dtype] <= limit
-            for f, leaf in zip(folded, leaves, strict=True)
-        ):
-            return fused, folded  # type: ignore[return-value]
+        folded: Grouped = []
+        for leaf in leaves:
+            f = _fold(x._shape, leaf.strides, groups, flat)
+            if f is None or strided_span(view, f) * STORAGE_ITEMSIZE[leaf.dtype] > limit:
+                break
+            folded.append(f)
+        else:
+            return fused, folded
     own = _fold(x._shape, x._strides, groups, flat)
     operand = x._operand() if own is not None else contiguous(x)._operand()  # (computes a pending x)
     if own is None or own == flat:
