@@ -129,6 +129,21 @@ def test_reductions_read_adjacent_axes_in_place(xp, shape, axis, name, monkeypat
     assert_matches_numpy(got, want.astype(got.dtype), rtol=1e-5, atol=1e-4)
 
 
+@pytest.mark.parametrize(
+    ("shape", "axes", "axis"), [((300, 40), (1, 0), 0), ((30, 4, 50), (1, 2, 0), (0, 1))]
+)
+def test_reductions_too_long_for_one_binding_move_their_axes_last(xp, shape, axes, axis, monkeypatch):
+    # a leading axis read in place binds the whole array: beyond the device's binding limit the
+    # reduced axes are moved last instead (here that gives back the contiguous array), and the
+    # rows are then all the kept elements
+    host = _host("float32", shape)
+    x = xp.asarray(host)
+    view = xp.permute_dims(x, axes)
+    monkeypatch.setattr(x.device, "max_binding", x.device.offset_align + 4000)
+    want = np.sum(np.transpose(host, axes), axis=axis)
+    assert_matches_numpy(xp.sum(view, axis=axis), want, rtol=1e-5, atol=1e-4)
+
+
 def test_in_place_reductions_of_a_chain_are_bit_identical_to_unfused(xp):
     from ruda_wgpu import _fusion
 

@@ -64,16 +64,16 @@ def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, 
     axes = _axes(axis, len(shape), fn)
     if not axes:
         return astype(x, acc) if x._dtype != acc else copy_of(x)
-    out_shape, order, m, k, inner = _geometry(shape, axes, keepdims)
+    out_shape, order, rows, k, view = _geometry(shape, axes, keepdims)
     # Reduced axes next to each other are read in place, as (m, k, inner) (a leading axis: inner
-    # > 1); others are moved last first, by a copy.
-    found = _in_place(x, axes, (m, k, inner)) if inner else None
+    # > 1); others, or those that cannot be, are moved last first, by a copy: rows of k.
+    found = _in_place(x, axes, view) if view is not None else None
     src: Operand | Fused
     strides: Grouped | None
-    if found is None:
-        src, inner, strides = contiguous(permute_dims(x, order))._operand(), 1, None
+    if found is None or view is None:
+        src, strides, m, inner = contiguous(permute_dims(x, order))._operand(), None, rows, 1
     else:
-        src, strides = found
+        (src, strides), (m, _, inner) = found, view
     combine, identity, load = _reduction_code(kind, x._dtype, acc)
     storage = launch_reduce(x._device, kind, src, m, k, acc, combine, identity, load, "", inner, strides)
     if acc == _dtypes.float16:  # accumulated in f32 (as NumPy does for float16), rounded once here
@@ -153,12 +153,12 @@ def _fold(
 @functools.lru_cache(maxsize=1024)
 def _geometry(
     shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool
-) -> tuple[tuple[int, ...], tuple[int, ...], int, int, int]:
+) -> tuple[tuple[int, ...], tuple[int, ...], int, int, tuple[int, int, int] | None]:
     """How a reduction of ``shape`` over ``axes`` runs: the result's shape, the axes' order with
-    the reduced ones last, and, when the reduced axes are next to each other, the array read as
-    (m, k, inner): m the elements of the axes before them, k theirs, inner those after them (1
-    when they are last); otherwise m and k of the reordered array and inner 0. A loop reduces
-    the same shapes again and again: each is worked out once."""
+    the reduced ones last, the rows and their length k once the reduced axes are moved last,
+    and, when the reduced axes are next to each other, the array read in place as (m, k, inner):
+    m the elements of the axes before them, inner those after them (1 when they are last). A
+    loop reduces the same shapes again and again: each is worked out once."""
     ndim = len(shape)
     keep = [d for d in range(ndim) if d not in axes]
     out_shape = (
@@ -167,11 +167,11 @@ def _geometry(
         else tuple(shape[d] for d in keep)
     )
     order = (*keep, *axes)
-    k = math.prod([shape[d] for d in axes])
+    rows, k = math.prod([shape[d] for d in keep]), math.prod([shape[d] for d in axes])
     first, last = builtins.min(axes), builtins.max(axes)
-    if last - first + 1 == len(axes):  # next to each other
-        return out_shape, order, math.prod(shape[:first]), k, math.prod(shape[last + 1 :])
-    return out_shape, order, math.prod([shape[d] for d in keep]), k, 0
+    if last - first + 1 != len(axes):  # not next to each other
+        return out_shape, order, rows, k, None
+    return out_shape, order, rows, k, (math.prod(shape[:first]), k, math.prod(shape[last + 1 :]))
 
 
 @functools.cache
