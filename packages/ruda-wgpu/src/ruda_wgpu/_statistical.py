@@ -118,15 +118,18 @@ def _in_place(
             folded.append(f)
         else:
             return fused, folded
+    # x itself (computed here if pending): where it lies, else copied contiguous; the bindings'
+    # limit is checked before anything is copied
     own = _fold(x._shape, x._strides, groups, flat)
-    operand = x._operand() if own is not None else contiguous(x)._operand()  # (computes a pending x)
-    if own is None or own == flat:
-        if view[2] > 1 and not threads_fit(dev, x.size, [STORAGE_ITEMSIZE[x._dtype]]):
+    isz = STORAGE_ITEMSIZE[x._dtype]
+    if own is not None and own != flat:
+        if strided_span(view, own) * isz <= limit:
+            return x._operand(), [own]
+        if view[2] > 1:
             return None
-        return operand, None
-    if strided_span(view, own) * STORAGE_ITEMSIZE[x._dtype] > limit:
-        return (contiguous(x)._operand(), None) if view[2] == 1 else None
-    return operand, [own]
+    elif view[2] > 1 and not threads_fit(dev, x.size, [isz]):
+        return None
+    return (x._operand() if own == flat else contiguous(x)._operand()), None
 
 
 def _fold(
