@@ -280,18 +280,18 @@ def apply(name: str, *args: Any) -> Array:
             if b._dtype is same and a._shape == b._shape and a._device is b._device:
                 fn, source, result, alone = _function(name, same)
                 return record(a._device, name, fn, source, args, (same, same), result, a._shape, alone)
-        # ... and a real floating array with a Python float or int, which keeps the array's dtype
-        # and needs no kind or range check
-        elif ta is Array and (tb is float or tb is int) and a._dtype.kind == "f":
-            kept = a._dtype
-            fn, source, result, alone = _function(name, kept)
-            operands = (a, Scalar(b, kept))
-            return record(a._device, name, fn, source, operands, (kept, kept), result, a._shape, alone)
-        elif tb is Array and (ta is float or ta is int) and b._dtype.kind == "f":
-            kept = b._dtype
-            fn, source, result, alone = _function(name, kept)
-            operands = (Scalar(a, kept), b)
-            return record(b._device, name, fn, source, operands, (kept, kept), result, b._shape, alone)
+        # ... and a real floating array with a Python float or int, on either side, which keeps
+        # the array's dtype and needs no kind or range check
+        elif ta is Array or tb is Array:
+            array, number = (a, b) if ta is Array else (b, a)
+            if (type(number) is float or type(number) is int) and array._dtype.kind == "f":
+                kept = array._dtype
+                fn, source, result, alone = _function(name, kept)
+                scalar = Scalar(number, kept)
+                operands = (array, scalar) if array is a else (scalar, array)
+                return record(
+                    array._device, name, fn, source, operands, (kept, kept), result, array._shape, alone
+                )
     first: Array | None = None
     dt: Any = None
     shape: tuple[int, ...] = ()
