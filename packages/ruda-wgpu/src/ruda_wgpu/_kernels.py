@@ -849,7 +849,9 @@ def _reduce_threads(
     columns = max(na * nb, 1)
     isz = STORAGE_ITEMSIZE[acc]
     value = _read(src) if isinstance(src, Operand) else src
-    pipe = _threads_pipeline(dev, ("redt", key, src_key, layout, acc, load), layout, value.code, kernel)
+    pipe = _reduction_pipeline(
+        dev, ("redt", key, src_key, layout, acc, load), reduce_threads_source, layout, value.code, kernel
+    )
     own = ((True, acc),)
     with dev._lock:  # the partial results' buffers are the device's until the passes are recorded
         out = Storage(dev, columns * isz)
@@ -875,24 +877,27 @@ def _reduce_threads(
             # the next pass reduces the (A, G, B) partial results over G
             nk, leaves, strides = g, [Operand(target, 0, (), acc)], [(g * nb, nb, 1)]
             own_kernel = (key, acc, combine, identity, "v", prelude)
-            pipe = _threads_pipeline(dev, ("redt", key, None, own, acc, "v"), own, _own_values, own_kernel)
+            own_key = ("redt", key, None, own, acc, "v")
+            pipe = _reduction_pipeline(dev, own_key, reduce_threads_source, own, _own_values, own_kernel)
     raise AssertionError("itertools.count() ended")
 
 
-def _threads_pipeline(
+def _reduction_pipeline(
     dev: GpuDevice,
     pipeline_key: tuple[Any, ...],
+    write: Callable[..., str],
     layout: tuple[tuple[bool, np.dtype[Any]], ...],
     value: Callable[[], tuple[str, str, str]],
     kernel: tuple[Any, np.dtype[Any], str, str, str, str],
 ) -> Any:
-    """The pipeline of :func:`reduce_threads_source` for ``layout`` and ``value``."""
+    """The pipeline of reduction kernel ``write`` (:func:`reduce_source` or
+    :func:`reduce_threads_source`) for ``layout`` and ``value``; ``kernel`` is the reduction's
+    key, acc, combine, identity, load and prelude."""
     _, acc, combine, identity, load, prelude = kernel
 
     def source() -> str:
         expr, lets_prelude, lets = value()
-        code = (expr, prelude + lets_prelude, lets)
-        return reduce_threads_source(layout, acc, combine, identity, load, code)
+        return write(layout, acc, combine, identity, load, (expr, prelude + lets_prelude, lets))
 
     return dev.pipeline(pipeline_key, source)
 
@@ -967,12 +972,10 @@ def _reduce_passes(
         g = 1 if cur_k <= WORKGROUP * 8 else min(-(-cur_k // (WORKGROUP * 8)), 1024)
         g = max(g, -(-cur_k // max(limit // 2, 1)))
         chunk = max(-(-cur_k // g), 1)
-
-        def source(leaves: Any = layout, load: str = cur_load, value: Any = value) -> str:
-            expr, lets_prelude, lets = value()
-            return reduce_source(leaves, acc, combine, identity, load, (expr, prelude + lets_prelude, lets))
-
-        pipe = dev.pipeline(("red", key, src_key, layout, acc, cur_load), source)
+        pass_kernel = (key, acc, combine, identity, cur_load, prelude)
+        pipe = _reduction_pipeline(
+            dev, ("red", key, src_key, layout, acc, cur_load), reduce_source, layout, value, pass_kernel
+        )
         most = min(max(1, limit // chunk), dev.max_groups * dev.max_groups)
         passes.append((pipe, cur_k, g, chunk, most))
         if g == 1:
