@@ -75,12 +75,7 @@ def _arg_reduce_rows(dev: GpuDevice, src: Array, m: int, k: int, better: str) ->
     """The best (value, index) of each of ``m`` rows of ``k``: parts of long rows, then the parts;
     on a CPU adapter, with many or short rows, a thread a row."""
     if dev.cpu and (m >= THREAD_ROWS or k <= SHORT_ROWS):
-        values = Storage(dev, m * storage_itemsize(src.dtype))
-        positions = Storage(dev, m * 4)
-        bindings = [
-            bind(dev, values, 0, m, src.dtype, "argmax")[0],
-            bind(dev, positions, 0, m, _U32, "argmax")[0],
-        ]
+        values, positions, bindings = _pairs(dev, m, src.dtype)
         bind_a, a_base = bind(dev, src._storage, src._offset, m * k, src.dtype, "argmax")
         subs = {"T": wgsl_type(src.dtype), "WG": THREAD_WORKGROUP, "BETTER": better}
         run(dev, "argreduce_rows", subs, [*bindings, bind_a], [m, k, a_base], -(-m // THREAD_WORKGROUP))
@@ -89,12 +84,7 @@ def _arg_reduce_rows(dev: GpuDevice, src: Array, m: int, k: int, better: str) ->
     cur, cur_base, cur_k, index = src._storage, src._offset, k, None
     while True:
         g = 1 if cur_k <= WORKGROUP * 8 else min(-(-cur_k // (WORKGROUP * 8)), 1024)
-        values = Storage(dev, m * g * storage_itemsize(src.dtype))
-        positions = Storage(dev, m * g * 4)
-        bindings = [
-            bind(dev, values, 0, m * g, src.dtype, "argmax")[0],
-            bind(dev, positions, 0, m * g, _U32, "argmax")[0],
-        ]
+        values, positions, bindings = _pairs(dev, m * g, src.dtype)
         bind_a, a_base = bind(dev, cur, cur_base, m * cur_k, src.dtype, "argmax")
         bind_i = bind(dev, index, 0, m * cur_k, _U32, "argmax")[0] if index is not None else bind_a
         total = m * g
@@ -105,6 +95,17 @@ def _arg_reduce_rows(dev: GpuDevice, src: Array, m: int, k: int, better: str) ->
         if g == 1:
             return values, positions
         cur, cur_base, cur_k, index = values, 0, g, positions
+
+
+def _pairs(dev: GpuDevice, count: int, dtype: np.dtype[Any]) -> tuple[Storage, Storage, list[Any]]:
+    """Storage for ``count`` (value, index) pairs of an argmax pass, and its two bindings."""
+    values = Storage(dev, count * storage_itemsize(dtype))
+    positions = Storage(dev, count * 4)
+    bindings = [
+        bind(dev, values, 0, count, dtype, "argmax")[0],
+        bind(dev, positions, 0, count, _U32, "argmax")[0],
+    ]
+    return values, positions, bindings
 
 
 def argmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
