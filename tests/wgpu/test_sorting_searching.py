@@ -105,6 +105,57 @@ def test_argmax_argmin_first_occurrence_and_nan(xp, name, dtype):
         getattr(xp, name)(xp.zeros((0, 3), dtype=x.dtype), axis=0)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "int8", "float16"])
+@pytest.mark.parametrize("cpu", [True, False])
+def test_argmax_over_leading_and_middle_axes_in_place(xp, monkeypatch, dtype, cpu):
+    # a thread per result and per part of the axis, read where it lies: rows cut into parts
+    # (few columns, long axis) and the parts' pairs reduced again; ties and NaN across parts
+    # keep the first occurrence
+    from ruda_wgpu import _searching
+
+    def no_copy(x):
+        raise AssertionError("argmax copied its input")
+
+    host = _values(dtype, 3 * 5000 * 7, seed=13, spread=3).reshape(3, 5000, 7)
+    x = xp.asarray(host)
+    monkeypatch.setattr(x.device, "cpu", cpu)
+    cases = [(x, host, 1), (x, host, 0), (x[:, ::3, 1:], host[:, ::3, 1:], 1), (x[1], host[1], 0)]
+    cases.append((xp.permute_dims(x, (2, 0, 1)), host.transpose(2, 0, 1), 1))
+    for view, want, axis in cases:  # a GPU copies so few columns, and reduces rows
+        assert_matches_numpy(xp.argmax(view, axis=axis), np.argmax(want, axis=axis), check_dtype=False)
+    monkeypatch.setattr(_searching, "GPU_THREADS_IN_PLACE", 1)
+    monkeypatch.setattr(_searching, "contiguous", no_copy)
+    for view, want, axis in cases:
+        for name in ("argmax", "argmin"):
+            got = getattr(xp, name)(view, axis=axis)
+            assert_matches_numpy(got, getattr(np, name)(want, axis=axis), check_dtype=False)
+
+
+@pytest.mark.parametrize("cpu", [True, False])
+def test_argmax_takes_the_kernel_each_adapter_kind_wants(xp, monkeypatch, cpu):
+    # lavapipe runs both kernels here by posing as a GPU: many short rows go a thread a row there
+    from ruda_wgpu import _searching
+
+    host = _values("float32", 300 * 200, seed=12).reshape(300, 200)
+    x = xp.asarray(host)
+    monkeypatch.setattr(x.device, "cpu", cpu)
+    launched = []
+    real_run = _searching.run
+
+    def run(dev, name, *args):
+        launched.append(name)
+        return real_run(dev, name, *args)
+
+    monkeypatch.setattr(_searching, "run", run)
+    for k, thread_a_row in [(_searching.GPU_THREAD_ROW, True), (_searching.GPU_THREAD_ROW + 1, cpu)]:
+        launched.clear()
+        assert_matches_numpy(xp.argmax(x[:, :k], axis=1), np.argmax(host[:, :k], axis=1), check_dtype=False)
+        assert ("argreduce_threads" in launched) == thread_a_row, (k, launched)
+    launched.clear()
+    assert_matches_numpy(xp.argmin(x[:10], axis=1), np.argmin(host[:10], axis=1), check_dtype=False)
+    assert "argreduce_threads" not in launched  # few long rows: a workgroup a row on either
+
+
 @pytest.mark.parametrize("dtype", REAL)
 def test_nonzero_and_count_nonzero(xp, dtype):
     host = _values(dtype, 2 * 3 * 701, seed=5).reshape(2, 3, 701)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any
 
@@ -14,9 +15,20 @@ from ruda_wgpu._creation import asarray
 from ruda_wgpu._elementwise import apply, astype
 from ruda_wgpu._engine import WORKGROUP, GpuDevice, Storage, storage_itemsize
 from ruda_wgpu._info import default_dtypes_of
-from ruda_wgpu._kernels import SHORT_ROWS, THREAD_WORKGROUP, bind, lib, run, wgsl_type
+from ruda_wgpu._kernels import (
+    SHORT_ROWS,
+    THREAD_MIN_CHUNK,
+    THREAD_TARGET,
+    THREAD_WORKGROUP,
+    bind,
+    lib,
+    run,
+    strided_span,
+    wgsl_type,
+)
 from ruda_wgpu._manipulation import permute_dims, reshape
 from ruda_wgpu._scan import scan_rows
+from ruda_wgpu._statistical import fold_strides
 
 _U32 = _dtypes.uint32
 
@@ -45,47 +57,141 @@ def _arg_reduce(x: Array, axis: int | None, keepdims: bool, largest: bool, fn: s
     if x.dtype.kind not in "iuf":
         raise TypeError(f"{fn}() needs a real-valued array, not {x.dtype.name}")
     if axis is None:
-        rows_first, k = reshape(x, (1, -1)), x.size
+        view = (1, x.size, 1)
         out_shape: tuple[int, ...] = (1,) * x.ndim if keepdims else ()
+        groups = ((0, 0), (0, x.ndim), (x.ndim, x.ndim))
+        axis_last = tuple(range(x.ndim))
     else:
         axis = operator.index(axis)
         if not -x.ndim <= axis < x.ndim:
             raise IndexError(f"{fn}(): axis {axis} is out of range for {x.ndim} dimensions")
         axis %= x.ndim
-        k = x.shape[axis]
+        view = (math.prod(x.shape[:axis]), x.shape[axis], math.prod(x.shape[axis + 1 :]))
         rest = tuple(n for d, n in enumerate(x.shape) if d != axis)
-        rows_first = permute_dims(x, (*[d for d in range(x.ndim) if d != axis], axis))
         out_shape = (*x.shape[:axis], 1, *x.shape[axis + 1 :]) if keepdims else rest
+        groups = ((0, axis), (axis, axis + 1), (axis + 1, x.ndim))
+        axis_last = (*[d for d in range(x.ndim) if d != axis], axis)
+    a, k, b = view
     if k == 0:
         raise ValueError(f"{fn}() of an empty sequence has no answer: reduce a non-empty axis")
-    src = contiguous(rows_first)
-    m = src.size // k
-    dev = x.device
-    _, indices = _arg_reduce_rows(dev, src, m, k, _better(x.dtype, largest))
-    result = Array._new(indices, (m,), _U32, dev)
+    dev, better = x.device, _better(x.dtype, largest)
+    if a * b == 0:
+        return empty(out_shape, default_dtypes_of(dev)["indexing"], dev)
+    if not (_thread_a_row(dev, a * b, k) or (b > 1 and _threads_in_place(dev, a, k, b))):
+        # rows of k, a workgroup each; the axis moved last by a copy where it is not last already
+        src = contiguous(permute_dims(x, axis_last) if b > 1 else x)
+        indices = _arg_reduce_rows(dev, src._storage, src._offset, a * b, k, src.dtype, better)
+    else:
+        flat = (k * b, b, 1)
+        strides = fold_strides(x.shape, x._strides, groups, flat)
+        limit = dev.max_binding - dev.offset_align
+        if strides is None or strided_span(view, strides) * storage_itemsize(x.dtype) > limit:
+            x, strides = contiguous(x), flat
+        indices = _arg_reduce_threads(dev, x._storage, x._offset, view, strides, x.dtype, better)
+    result = Array._new(indices, (a * b,), _U32, dev)
     return reshape(astype(result, default_dtypes_of(dev)["indexing"]), out_shape)
 
 
-#: rows a CPU adapter's argmax takes before it runs a thread a row (fewer take a workgroup a row,
-#: whose threads split each row, unless the rows are short)
+#: rows an argmax takes before it runs a thread a row (fewer take a workgroup a row, whose
+#: threads split each row; on a CPU adapter short rows go a thread a row however few they are)
 THREAD_ROWS = 256
+#: on a GPU, the longest rows that go a thread a row. On the H200, over the last axis: (1e6, 16)
+#: 2.33 ms a workgroup a row, 0.076 a thread a row; (1e5, 128) 0.31 → 0.11; (1e4, 256) 0.106 →
+#: 0.127, a loss: a thread reading 256 elements alone no longer pays for the idle threads
+GPU_THREAD_ROW = 128
 
 
-def _arg_reduce_rows(dev: GpuDevice, src: Array, m: int, k: int, better: str) -> tuple[Storage, Storage]:
-    """The best (value, index) of each of ``m`` rows of ``k``: parts of long rows, then the parts;
-    on a CPU adapter, with many or short rows, a thread a row."""
-    if dev.cpu and (m >= THREAD_ROWS or k <= SHORT_ROWS):
-        values, positions, bindings = _pairs(dev, m, src.dtype)
-        bind_a, a_base = bind(dev, src._storage, src._offset, m * k, src.dtype, "argmax")
-        subs = {"T": wgsl_type(src.dtype), "WG": THREAD_WORKGROUP, "BETTER": better}
-        run(dev, "argreduce_rows", subs, [*bindings, bind_a], [m, k, a_base], -(-m // THREAD_WORKGROUP))
-        return values, positions
-    subs = {"T": wgsl_type(src.dtype), "WG": WORKGROUP, "BETTER": better}
-    cur, cur_base, cur_k, index = src._storage, src._offset, k, None
+def _thread_a_row(dev: GpuDevice, m: int, k: int) -> bool:
+    """Does the argmax of ``m`` contiguous rows of ``k`` run a thread a row on ``dev``? (Axes
+    before the last always do: :func:`_arg_reduce_threads` reads them in place.)"""
+    if dev.cpu:  # a workgroup's barriers cost the most on a CPU adapter
+        return m >= THREAD_ROWS or k <= SHORT_ROWS
+    return m >= THREAD_ROWS and k <= GPU_THREAD_ROW
+
+
+#: on a GPU, the fewest threads the first pass over an axis before the last runs for it to be
+#: read in place; fewer take the axis last by a copy, then rows. On the H200, argmax over axis 0
+#: in place, against copy and rows, us: (1e6, 16) 276 / 344, (4000, 1000) 187 / 220, axis 1 of
+#: (300, 3, 5000) 164 / 199; with fewer threads each reads more elements one after another, and
+#: waits on each: (64, 256, 64) over axis 1 (8192 threads) 198 / 146, (1e5, 3) (2346) 237 / 141
+GPU_THREADS_IN_PLACE = 1 << 14
+
+
+def _threads_in_place(dev: GpuDevice, a: int, k: int, b: int) -> bool:
+    """Does the argmax over the middle axis of an (a, k, b) view run in place on ``dev``, though
+    its rows are too few or too long to go a thread a row? (On a CPU adapter always: there a
+    copy and a workgroup a row cost the most.)"""
+    return dev.cpu or a * b * _parts(a, k, b) >= GPU_THREADS_IN_PLACE
+
+
+def _parts(a: int, k: int, b: int) -> int:
+    """The parts :func:`_arg_reduce_threads` cuts rows of ``k`` into, for ``a * b`` of them."""
+    return max(1, min(-(-k // THREAD_MIN_CHUNK), -(-THREAD_TARGET // max(a * b, 1)), k))
+
+
+def _arg_reduce_threads(
+    dev: GpuDevice,
+    storage: Storage,
+    offset: int,
+    view: tuple[int, int, int],
+    strides: tuple[int, int, int],
+    dtype: np.dtype[Any],
+    better: str,
+) -> Storage:
+    """The index of the best element along the middle axis of the (A, K, B) view at element
+    ``offset`` of ``storage`` with ``strides``, a thread per result and per part of K: rows cut
+    into parts when A * B threads are too few, then the (A, G, B) parts' pairs reduced over G
+    the same way, until one part is left (as the reductions' :func:`reduce_threads_source`)."""
+    a, k, b = view
+    cur, base, index = storage, offset, None
+    while True:
+        g = _parts(a, k, b)
+        values, positions, bindings = _pairs(dev, a * g * b, dtype)
+        span = strided_span((a, k, b), strides)
+        bind_a, a_base = bind(dev, cur, base, span, dtype, "argmax")
+        bind_i = bind(dev, index, 0, span, _U32, "argmax")[0] if index is not None else bind_a
+        subs = {
+            "T": wgsl_type(dtype),
+            "WG": THREAD_WORKGROUP,
+            "BETTER": better,
+            "SPLIT": _SPLIT[b == 1, g == 1],
+            "INDEX": "k" if index is None else "ai[at]",
+            "AT": "start + k" if strides[1] == 1 else "start + k * P[6]",
+        }
+        groups = -(-(a * g * b) // THREAD_WORKGROUP)
+        run(
+            dev,
+            "argreduce_threads",
+            subs,
+            [*bindings, bind_a, bind_i],
+            [a, k, b, g, a_base, *strides],
+            groups,
+        )
+        if g == 1:
+            return positions
+        cur, base, index, k, strides = values, 0, positions, g, (g * b, b, 1)
+
+
+#: argreduce_threads.wgsl's row, part and b of thread t, by (B == 1, g == 1)
+_SPLIT = {
+    (True, True): "let row = t; let part = 0u; let b = 0u;",
+    (True, False): "let row = t / g; let part = t % g; let b = 0u;",
+    (False, True): "let row = t / nb; let part = 0u; let b = t % nb;",
+    (False, False): "let row = t / (nb * g); let part = (t / nb) % g; let b = t % nb;",
+}
+
+
+def _arg_reduce_rows(
+    dev: GpuDevice, storage: Storage, offset: int, m: int, k: int, dtype: np.dtype[Any], better: str
+) -> Storage:
+    """The index of the best element of each of ``m`` contiguous rows of ``k`` at element
+    ``offset`` of ``storage``, a workgroup a row: parts of long rows, then the parts."""
+    subs = {"T": wgsl_type(dtype), "WG": WORKGROUP, "BETTER": better}
+    cur, cur_base, cur_k, index = storage, offset, k, None
     while True:
         g = 1 if cur_k <= WORKGROUP * 8 else min(-(-cur_k // (WORKGROUP * 8)), 1024)
-        values, positions, bindings = _pairs(dev, m * g, src.dtype)
-        bind_a, a_base = bind(dev, cur, cur_base, m * cur_k, src.dtype, "argmax")
+        values, positions, bindings = _pairs(dev, m * g, dtype)
+        bind_a, a_base = bind(dev, cur, cur_base, m * cur_k, dtype, "argmax")
         bind_i = bind(dev, index, 0, m * cur_k, _U32, "argmax")[0] if index is not None else bind_a
         total = m * g
         for w0 in range(0, total, dev.max_groups * dev.max_groups):
@@ -93,7 +199,7 @@ def _arg_reduce_rows(dev: GpuDevice, src: Array, m: int, k: int, better: str) ->
             groups = min(total - w0, dev.max_groups * dev.max_groups)
             run(dev, "argreduce", subs, [*bindings, bind_a, bind_i], params, groups)
         if g == 1:
-            return values, positions
+            return positions
         cur, cur_base, cur_k, index = values, 0, g, positions
 
 

@@ -112,7 +112,7 @@ def _in_place(
         leaves = [leaf for leaf in fused.leaves if type(leaf) is Operand]
         folded: Grouped = []
         for leaf in leaves:
-            f = _fold(x._shape, leaf.strides, groups, flat)
+            f = fold_strides(x._shape, leaf.strides, groups, flat)
             if f is None or strided_span(view, f) * STORAGE_ITEMSIZE[leaf.dtype] > limit:
                 break
             folded.append(f)
@@ -120,7 +120,7 @@ def _in_place(
             return fused, folded
     # x itself (computed here if pending): where it lies, else copied contiguous; the bindings'
     # limit is checked before anything is copied
-    own = _fold(x._shape, x._strides, groups, flat)
+    own = fold_strides(x._shape, x._strides, groups, flat)
     isz = STORAGE_ITEMSIZE[x._dtype]
     if own is not None and own != flat:
         if strided_span(view, own) * isz <= limit:
@@ -132,7 +132,7 @@ def _in_place(
     return (x._operand() if own == flat else contiguous(x)._operand()), None
 
 
-def _fold(
+def fold_strides(
     shape: tuple[int, ...], strides: tuple[int, ...], groups: Any, flat: tuple[int, int, int]
 ) -> tuple[int, int, int] | None:
     """The strides of a view of ``shape`` along its three ``groups`` of axes, each group read as
