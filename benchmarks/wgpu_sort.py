@@ -4,7 +4,8 @@ Each operation is timed in this process against NumPy and, where CuPy and an NVI
 present, against CuPy on the same data (``cupy.sort``, ``cupy.argsort``, ``x[mask]``,
 ``cupy.cumsum``). GPU sides wait for their work to finish inside the timed call. Sizes are
 1e6 and 1e7 elements of float32 and int32 (1e6 only on a CPU adapter such as lavapipe, unless
-``--full``). Results go to ``benchmarks/results/wgpu_sort-<device>.json`` with a plot beside.
+``--full``); ``sort rows of 16`` sorts the largest size as rows of 16 elements (a thread a
+row). Results go to ``benchmarks/results/wgpu_sort-<device>.json`` with a plot beside.
 
     python3 benchmarks/wgpu_sort.py
     python3 benchmarks/wgpu_sort.py --full --repeats 5
@@ -36,33 +37,43 @@ def _data(dtype: str, n: int) -> np.ndarray:
 
 def _cases(sizes: list[int]) -> list[tuple[str, str, int]]:
     cases = [(op, dtype, n) for op in ("sort", "argsort") for dtype in ("float32", "int32") for n in sizes]
-    return [*cases, ("mask", "float32", max(sizes)), ("cumulative_sum", "float32", max(sizes))]
+    last = max(sizes)
+    return [
+        *cases,
+        ("sort rows of 16", "float32", last),
+        ("mask", "float32", last),
+        ("cumulative_sum", "float32", last),
+    ]
 
 
 def _contenders(op: str, host: np.ndarray, cp: Any) -> dict[str, Callable[[], object]]:
     """The same operation on ruda_wgpu, NumPy and (when present) CuPy, each waiting for its result."""
-    x = xp.asarray(host)
+    rows_host = host.reshape(-1, 16)
+    x, rows = xp.asarray(host), xp.asarray(rows_host)
     mask_host = host > 0
     mask = xp.asarray(mask_host)
     ours = {
         "sort": lambda: xp.sort(x),
         "argsort": lambda: xp.argsort(x),
+        "sort rows of 16": lambda: xp.sort(rows),
         "mask": lambda: x[mask],  # reads the count back: the shape depends on the data
         "cumulative_sum": lambda: xp.cumulative_sum(x),
     }[op]
     numpy = {
         "sort": lambda: np.sort(host),  # NumPy's default (fastest, not stable); ours is stable
         "argsort": lambda: np.argsort(host),
+        "sort rows of 16": lambda: np.sort(rows_host),
         "mask": lambda: host[mask_host],
         "cumulative_sum": lambda: np.cumsum(host),
     }[op]
 
     out: dict[str, Callable[[], object]] = {"ruda_wgpu": waiting(ours, xp.synchronize), "numpy": numpy}
     if cp is not None:
-        c, cmask = cp.asarray(host), cp.asarray(mask_host)
+        c, cmask, crows = cp.asarray(host), cp.asarray(mask_host), cp.asarray(rows_host)
         fn = {
             "sort": lambda: cp.sort(c),
             "argsort": lambda: cp.argsort(c),
+            "sort rows of 16": lambda: cp.sort(crows),
             "mask": lambda: c[cmask],
             "cumulative_sum": lambda: cp.cumsum(c),
         }[op]
@@ -91,11 +102,11 @@ def main() -> int:
     ]
     rows = time_rows(f"{dev.name} ({dev.description})", cases, args.repeats)
     print(f"device: {dev.name} = {dev.description}" + ("  (CuPy: " + ("yes)" if cp else "not here)")))
-    header = f"{'op':15} {'dtype':8} {'size':>9} {'ours ms':>9} {'numpy ms':>9} {'ours/numpy':>10}"
+    header = f"{'op':16} {'dtype':8} {'size':>9} {'ours ms':>9} {'numpy ms':>9} {'ours/numpy':>10}"
     print(header + (f" {'cupy ms':>9} {'ours/cupy':>9} {'pipelined':>9}" if cp else ""))
     for r in rows:
         line = (
-            f"{r['op']:15} {r['dtype']:8} {r['size']:>9} {r['ruda_wgpu ms']:>9.3f} {r['numpy ms']:>9.3f}"
+            f"{r['op']:16} {r['dtype']:8} {r['size']:>9} {r['ruda_wgpu ms']:>9.3f} {r['numpy ms']:>9.3f}"
             f" {r['ours/numpy']:>10.3f}"
         )
         if cp:

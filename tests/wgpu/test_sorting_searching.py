@@ -69,6 +69,33 @@ def test_sort_values(xp, dtype, descending):
         np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("dtype", REAL)
+@pytest.mark.parametrize("descending", [False, True])
+def test_short_rows_sort_a_thread_a_row_stably(xp, monkeypatch, dtype, descending):
+    from ruda_wgpu import _sorting
+
+    def no_radix(*args):
+        raise AssertionError("short rows went to the radix sort")
+
+    monkeypatch.setattr(_sorting, "radix_sort", no_radix)
+    for n in (1, 3, 4, 5, 17, _sorting.SHORT_SORT):
+        host = _values(dtype, 40 * n, seed=n).reshape(40, n)
+        host[-1] = host[-1, ::-1]  # the float edge cases, in another row and order
+        got = xp.sort(xp.asarray(host), descending=descending)
+        order = np.stack([_stable_order(row, descending) for row in host])
+        want = np.take_along_axis(host, order, axis=1)
+        if host.dtype.kind == "f":  # -0 and +0 are equal; sort puts -0 first
+            np.testing.assert_array_equal(
+                np.where(want == 0, 0, np.asarray(got)), np.where(want == 0, 0, want)
+            )
+            for row in np.asarray(got):
+                signs = list(np.signbit(row[row == 0]))
+                assert signs == sorted(signs, reverse=not descending)
+        else:
+            assert_matches_numpy(got, want)
+        assert_matches_numpy(xp.argsort(xp.asarray(host), descending=descending), order, check_dtype=False)
+
+
 @pytest.mark.parametrize("axis", [0, 1, -1])
 def test_sort_along_any_axis(xp, axis):
     host = np.random.default_rng(2).integers(-3, 3, (7, 300, 5)).astype(np.int32)
@@ -225,16 +252,22 @@ def test_cumulative_sum_of_a_long_row_takes_several_levels(xp):
     assert_matches_numpy(xp.cumulative_sum(xp.asarray(host)), np.cumsum(host), check_dtype=False)
 
 
-def test_more_workgroups_than_one_grid_dimension(xp):
+def test_more_workgroups_than_one_grid_dimension(xp, monkeypatch):
     """Kernels launched with more than 65535 workgroups use a second grid dimension."""
+    from ruda_wgpu import _sorting
+
     rows = 70_000
     host = np.random.default_rng(10).integers(-9, 9, (rows, 3)).astype(np.int32)
     x = xp.asarray(host)
-    assert_matches_numpy(xp.sort(x, axis=1), np.sort(host, axis=1))  # a radix tile per row
+    assert_matches_numpy(xp.sort(x, axis=1), np.sort(host, axis=1))  # a thread per row
+    with monkeypatch.context() as patch:
+        patch.setattr(_sorting, "SHORT_SORT", 0)  # a radix tile per row
+        assert_matches_numpy(xp.sort(x, axis=1), np.sort(host, axis=1))
     assert_matches_numpy(xp.cumulative_sum(x, axis=1), np.cumsum(host, axis=1), check_dtype=False)
     assert_matches_numpy(xp.argmax(x, axis=1), np.argmax(host, axis=1), check_dtype=False)
     # a thread a row: more rows than 65535 workgroups of 64 threads hold
     many = np.random.default_rng(11).integers(-9, 9, (4_300_000, 2)).astype(np.int8)
     y = xp.asarray(many)
     assert_matches_numpy(xp.argmin(y, axis=1), np.argmin(many, axis=1), check_dtype=False)
+    assert_matches_numpy(xp.sort(y, axis=1, descending=True), -np.sort(-many, axis=1))
     assert_matches_numpy(xp.max(y, axis=1), np.max(many, axis=1))

@@ -11,7 +11,8 @@ back (or only argsort's indices), so no pass of its own converts either way.
 
 The rows of the sorted axis are sorted together: a tile of keys never spans two
 rows, and the digit histograms are laid out row by row, so one scan places every
-key within its own row.
+key within its own row. Rows of at most :data:`SHORT_SORT` keys are sorted a thread
+a row instead, by insertion of the same keys (``wgsl/sort_rows.wgsl``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from ruda_wgpu._array import Array, contiguous, empty
 from ruda_wgpu._elementwise import astype
 from ruda_wgpu._engine import Storage
 from ruda_wgpu._info import default_dtypes_of
-from ruda_wgpu._kernels import bind, run, wgsl_type
+from ruda_wgpu._kernels import THREAD_WORKGROUP, bind, run, wgsl_type
 from ruda_wgpu._manipulation import permute_dims
 from ruda_wgpu._scan import scan_rows
 
@@ -282,6 +283,50 @@ def radix_sort(src: Array, code: KeyCode, out: Array | None) -> Storage | None:
     return payload
 
 
+#: the longest rows sorted a thread a row (``wgsl/sort_rows.wgsl``) rather than by the radix sort
+SHORT_SORT = 32
+
+
+def sort_short_rows(src: Array, code: KeyCode, out: Array | None) -> Storage | None:
+    """:func:`radix_sort` of rows of at most :data:`SHORT_SORT` elements, a thread a row."""
+    dev = src.device
+    n = src.shape[-1]
+    rows = src.size // n
+    what = "argsort" if out is None else "sort"
+    bind_in, in_base = bind(dev, src._storage, src._offset, src.size, src.dtype, what)
+    subs: dict[str, object] = {
+        "T": wgsl_type(src.dtype),
+        "KEY": code.key,
+        "VALUE": code.value,
+        "WG": THREAD_WORKGROUP,
+        "N": max(4, 1 << (n - 1).bit_length()),  # a few kernels: 4, 8, 16 and 32 keys
+    }
+    indices = None
+    if out is None:
+        indices = Storage(dev, src.size * 4)
+        bind_out, out_base = bind(dev, indices, 0, src.size, _U32, what)
+        subs |= {"OUT": "u32", "PUT": "o[row * n + j] = ps[j];"}
+    else:
+        bind_out, out_base = bind(dev, out._storage, out._offset, out.size, out.dtype, what)
+        subs |= {"OUT": subs["T"], "PUT": "o[P[3] + row * n + j] = from_key(ks[j]);"}
+    run(
+        dev,
+        "sort_rows",
+        subs,
+        [bind_out, bind_in],
+        [n, rows, in_base, out_base],
+        -(-rows // THREAD_WORKGROUP),
+    )
+    return indices
+
+
+def _sort_rows(src: Array, code: KeyCode, out: Array | None) -> Storage | None:
+    """Sort the rows of ``src`` (see :func:`radix_sort`): short ones a thread a row."""
+    if src.shape[-1] <= SHORT_SORT:
+        return sort_short_rows(src, code, out)
+    return radix_sort(src, code, out)
+
+
 def _rows(x: Array, axis: int, fn: str) -> tuple[Array, tuple[int, ...]]:
     """``x`` with ``axis`` moved last, contiguous, and the permutation back to x's axes."""
     if not isinstance(x, Array):
@@ -302,7 +347,7 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
     src, back = _rows(x, axis, "sort")
     out = empty(src.shape, x.dtype, x.device)
     if out.size:
-        radix_sort(src, key_code(x.dtype, descending, invertible=True), out)
+        _sort_rows(src, key_code(x.dtype, descending, invertible=True), out)
     return permute_dims(out, back)
 
 
@@ -311,7 +356,7 @@ def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bo
     src, back = _rows(x, axis, "argsort")
     indices = Storage(x.device, 4)
     if src.size:
-        found = radix_sort(src, key_code(x.dtype, descending, invertible=False), None)
+        found = _sort_rows(src, key_code(x.dtype, descending, invertible=False), None)
         assert found is not None
         indices = found
     positions = Array._new(indices, src.shape, _U32, x.device)
