@@ -102,8 +102,8 @@ GPU_THREAD_ROW = 128
 
 
 def _thread_a_row(dev: GpuDevice, m: int, k: int) -> bool:
-    """Does the argmax of ``m`` contiguous rows of ``k`` run a thread a row on ``dev``? (Axes
-    before the last always do: :func:`_arg_reduce_threads` reads them in place.)"""
+    """Does the argmax of ``m`` rows of ``k`` run a thread a row on ``dev``? (An axis before the
+    last is then read in place; so it is, on more occasions, by :func:`_threads_in_place`.)"""
     if dev.cpu:  # a workgroup's barriers cost the most on a CPU adapter
         return m >= THREAD_ROWS or k <= SHORT_ROWS
     return m >= THREAD_ROWS and k <= GPU_THREAD_ROW
