@@ -1,10 +1,10 @@
 """How fast are ruda_wgpu's reductions over one axis of a 2-D or 3-D array?
 
-Sums and standard deviations of float32 arrays over their last axis (rows of 3 to 1000
-elements) and over a leading or middle axis (columns), timed in this process against NumPy
-and, where CuPy and an NVIDIA GPU are present, against CuPy on the same data. Short rows
-reduce one a thread, and axes before the last are read in place (no copy moving them last);
-``std`` reduces a pending elementwise chain as it reads it. GPU sides wait for their work to
+Sums, standard deviations and argmax of float32 arrays over their last axis (rows of 3 to
+1000 elements) and over a leading or middle axis (columns), timed in this process against
+NumPy and, where CuPy and an NVIDIA GPU are present, against CuPy on the same data. Short
+rows reduce one a thread, and axes before the last are read in place (no copy moving them
+last); ``std`` reduces a pending elementwise chain as it reads it. GPU sides wait for their work to
 finish inside the timed call. Results go to ``benchmarks/results/wgpu_reduce-<device>.json``.
 
     python3 benchmarks/wgpu_reduce.py
@@ -66,13 +66,13 @@ def main() -> int:
             {"op": op, "shape": "x".join(map(str, shape)), "axis": axis},
             lambda op=op, shape=shape, axis=axis: _contenders(op, shape, axis, cp),
         )
-        for op in ("sum", "std")
+        for op in ("sum", "std", "argmax")
         for shape, axis in CASES
     ]
     rows = time_rows(f"{dev.name} ({dev.description})", cases, args.repeats)
     print(f"device: {dev.name} = {dev.description}" + ("  (CuPy: " + ("yes)" if cp else "not here)")))
     for r in rows:
-        line = f"{r['op']:4} {r['shape']:>12} axis {r['axis']}: ours {r['ruda_wgpu ms']:.3f} ms"
+        line = f"{r['op']:6} {r['shape']:>12} axis {r['axis']}: ours {r['ruda_wgpu ms']:.3f} ms"
         line += f", NumPy {r['numpy ms']:.3f} ms"
         if cp:
             line += f", CuPy {r['cupy ms']:.3f} ms (ours/CuPy {r['ours/cupy']:.2f})"
