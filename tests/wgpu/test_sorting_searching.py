@@ -158,6 +158,26 @@ def test_argmax_over_leading_and_middle_axes_in_place(xp, monkeypatch, dtype, cp
             assert_matches_numpy(got, getattr(np, name)(want, axis=axis), check_dtype=False)
 
 
+def test_argmax_writes_the_index_dtype_of_the_device(xp, monkeypatch):
+    # the last pass writes the device's index dtype itself: int32 where a device has no int64
+    from ruda_wgpu import _dtypes, _searching
+
+    real = _searching.default_dtypes_of
+    monkeypatch.setattr(_searching, "default_dtypes_of", lambda dev: {**real(dev), "indexing": _dtypes.int32})
+    host = _values("float32", 600_200, seed=14)
+    for shape, axis in [
+        ((600_001,), None),
+        ((1, 600_001), 1),
+        ((3001, 200), 1),
+        ((3001, 200), 0),
+        ((7, 3), 1),
+    ]:
+        want = np.argmax(host[: int(np.prod(shape))].reshape(shape), axis=axis)
+        got = xp.argmax(xp.asarray(host[: int(np.prod(shape))].reshape(shape)), axis=axis)
+        assert got.dtype == xp.int32
+        assert_matches_numpy(got, want, check_dtype=False)
+
+
 @pytest.mark.parametrize("cpu", [True, False])
 def test_argmax_takes_the_kernel_each_adapter_kind_wants(xp, monkeypatch, cpu):
     # lavapipe runs both kernels here by posing as a GPU: many short rows go a thread a row there

@@ -21,6 +21,7 @@ from ruda_wgpu._kernels import (
     THREAD_TARGET,
     THREAD_WORKGROUP,
     bind,
+    convert,
     lib,
     run,
     strided_span,
@@ -75,21 +76,21 @@ def _arg_reduce(x: Array, axis: int | None, keepdims: bool, largest: bool, fn: s
     if k == 0:
         raise ValueError(f"{fn}() of an empty sequence has no answer: reduce a non-empty axis")
     dev, better = x.device, _better(x.dtype, largest)
+    index = default_dtypes_of(dev)["indexing"]
     if a * b == 0:
-        return empty(out_shape, default_dtypes_of(dev)["indexing"], dev)
+        return empty(out_shape, index, dev)
     if not (_thread_a_row(dev, a * b, k) or (b > 1 and _threads_in_place(dev, a, k, b))):
         # rows of k, a workgroup each; the axis moved last by a copy where it is not last already
         src = contiguous(permute_dims(x, axis_last) if b > 1 else x)
-        indices = _arg_reduce_rows(dev, src._storage, src._offset, a * b, k, src.dtype, better)
+        indices = _arg_reduce_rows(dev, src._storage, src._offset, a * b, k, src.dtype, better, index)
     else:
         flat = (k * b, b, 1)
         strides = fold_strides(x.shape, x._strides, groups, flat)
         limit = dev.max_binding - dev.offset_align
         if strides is None or strided_span(view, strides) * storage_itemsize(x.dtype) > limit:
             x, strides = contiguous(x), flat
-        indices = _arg_reduce_threads(dev, x._storage, x._offset, view, strides, x.dtype, better)
-    result = Array._new(indices, (a * b,), _U32, dev)
-    return reshape(astype(result, default_dtypes_of(dev)["indexing"]), out_shape)
+        indices = _arg_reduce_threads(dev, x._storage, x._offset, view, strides, x.dtype, better, index)
+    return reshape(Array._new(indices, (a * b,), index, dev), out_shape)
 
 
 #: rows an argmax takes before it runs a thread a row (fewer take a workgroup a row, whose
@@ -137,20 +138,22 @@ def _arg_reduce_threads(
     strides: tuple[int, int, int],
     dtype: np.dtype[Any],
     better: str,
+    out: np.dtype[Any],
 ) -> Storage:
-    """The index of the best element along the middle axis of the (A, K, B) view at element
-    ``offset`` of ``storage`` with ``strides``, a thread per result and per part of K: rows cut
-    into parts when A * B threads are too few, then the (A, G, B) parts' pairs reduced over G
-    the same way, until one part is left (as the reductions' :func:`reduce_threads_source`)."""
+    """The index (as ``out``) of the best element along the middle axis of the (A, K, B) view at
+    element ``offset`` of ``storage`` with ``strides``, a thread per result and per part of K:
+    rows cut into parts when A * B threads are too few, then the (A, G, B) parts' pairs reduced
+    over G the same way, until one part is left (as the reductions' :func:`reduce_threads_source`)."""
     a, k, b = view
     cur, base, index = storage, offset, None
     while True:
         g = _parts(a, k, b)
-        values, positions, bindings = _pairs(dev, a * g * b, dtype)
+        values, positions, bindings = _pairs(dev, a * g * b, dtype, out if g == 1 else _U32)
         span = strided_span((a, k, b), strides)
         bind_a, a_base = bind(dev, cur, base, span, dtype, "argmax")
         bind_i = bind(dev, index, 0, span, _U32, "argmax")[0] if index is not None else bind_a
-        subs = {
+        subs: dict[str, object] = {
+            **_index_code(out if g == 1 else _U32),
             "T": wgsl_type(dtype),
             "WG": THREAD_WORKGROUP,
             "BETTER": better,
@@ -182,15 +185,27 @@ _SPLIT = {
 
 
 def _arg_reduce_rows(
-    dev: GpuDevice, storage: Storage, offset: int, m: int, k: int, dtype: np.dtype[Any], better: str
+    dev: GpuDevice,
+    storage: Storage,
+    offset: int,
+    m: int,
+    k: int,
+    dtype: np.dtype[Any],
+    better: str,
+    out: np.dtype[Any],
 ) -> Storage:
-    """The index of the best element of each of ``m`` contiguous rows of ``k`` at element
-    ``offset`` of ``storage``, a workgroup a row: parts of long rows, then the parts."""
-    subs = {"T": wgsl_type(dtype), "WG": WORKGROUP, "BETTER": better}
+    """The index (as ``out``) of the best element of each of ``m`` contiguous rows of ``k`` at
+    element ``offset`` of ``storage``, a workgroup a row: parts of long rows, then the parts."""
     cur, cur_base, cur_k, index = storage, offset, k, None
     while True:
         g = 1 if cur_k <= WORKGROUP * 8 else min(-(-cur_k // (WORKGROUP * 8)), 1024)
-        values, positions, bindings = _pairs(dev, m * g, dtype)
+        subs = {
+            "T": wgsl_type(dtype),
+            "WG": WORKGROUP,
+            "BETTER": better,
+            **_index_code(out if g == 1 else _U32),
+        }
+        values, positions, bindings = _pairs(dev, m * g, dtype, out if g == 1 else _U32)
         bind_a, a_base = bind(dev, cur, cur_base, m * cur_k, dtype, "argmax")
         bind_i = bind(dev, index, 0, m * cur_k, _U32, "argmax")[0] if index is not None else bind_a
         total = m * g
@@ -203,15 +218,24 @@ def _arg_reduce_rows(
         cur, cur_base, cur_k, index = values, 0, g, positions
 
 
-def _pairs(dev: GpuDevice, count: int, dtype: np.dtype[Any]) -> tuple[Storage, Storage, list[Any]]:
-    """Storage for ``count`` (value, index) pairs of an argmax pass, and its two bindings."""
+def _pairs(
+    dev: GpuDevice, count: int, dtype: np.dtype[Any], index: np.dtype[Any]
+) -> tuple[Storage, Storage, list[Any]]:
+    """Storage for ``count`` (value, index) pairs of an argmax pass, the indices as ``index``
+    (uint32 between passes, the result's dtype in the last), and its two bindings."""
     values = Storage(dev, count * storage_itemsize(dtype))
-    positions = Storage(dev, count * 4)
+    positions = Storage(dev, count * storage_itemsize(index))
     bindings = [
         bind(dev, values, 0, count, dtype, "argmax")[0],
-        bind(dev, positions, 0, count, _U32, "argmax")[0],
+        bind(dev, positions, 0, count, index, "argmax")[0],
     ]
     return values, positions, bindings
+
+
+def _index_code(index: np.dtype[Any]) -> dict[str, str]:
+    """The argmax kernels' output index type and its conversion from a u32 ``i``: the last pass
+    writes the result's dtype itself, with no conversion of its own afterwards."""
+    return {"OI": wgsl_type(index), "TO_INDEX": convert("i", _U32, index)}
 
 
 def argmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:

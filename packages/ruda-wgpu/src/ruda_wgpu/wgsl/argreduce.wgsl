@@ -6,7 +6,7 @@
 // P: m, k, g, a_base, w0, first_pass
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> ov: array<${T}>;
-@group(0) @binding(2) var<storage, read_write> oi: array<u32>;
+@group(0) @binding(2) var<storage, read_write> oi: array<${OI}>;
 @group(0) @binding(3) var<storage, read> a: array<${T}>;
 @group(0) @binding(4) var<storage, read> ai: array<u32>;
 var<workgroup> tv: array<${T}, ${WG}>;
@@ -15,6 +15,8 @@ var<workgroup> ti: array<u32, ${WG}>;
 const NONE = 0xffffffffu;
 
 fn better(v: ${T}, i: u32, w: ${T}, j: u32) -> bool { ${BETTER} }
+// the index as the pass writes it: u32 between passes, the result's dtype in the last
+fn to_index(i: u32) -> ${OI} { return ${TO_INDEX}; }
 
 @compute @workgroup_size(${WG})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -46,5 +48,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     workgroupBarrier();
   }
-  if (lid == 0u && row < m) { ov[row * g + part] = tv[0]; oi[row * g + part] = ti[0]; }
+  if (lid == 0u && row < m) { ov[row * g + part] = tv[0]; oi[row * g + part] = to_index(ti[0]); }
 }

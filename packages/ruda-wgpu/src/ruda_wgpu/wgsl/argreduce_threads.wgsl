@@ -13,11 +13,13 @@
 // P: A, K, B, g, base, sA, sK, sB
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> ov: array<${T}>;
-@group(0) @binding(2) var<storage, read_write> oi: array<u32>;
+@group(0) @binding(2) var<storage, read_write> oi: array<${OI}>;
 @group(0) @binding(3) var<storage, read> a: array<${T}>;
 @group(0) @binding(4) var<storage, read> ai: array<u32>;
 
 fn better(v: ${T}, i: u32, w: ${T}, j: u32) -> bool { ${BETTER} }
+// the index as the pass writes it: u32 between passes, the result's dtype in the last
+fn to_index(i: u32) -> ${OI} { return ${TO_INDEX}; }
 
 @compute @workgroup_size(${WG})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -36,5 +38,5 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let i = ${INDEX};
     if (better(v, i, bv, bi)) { bv = v; bi = i; }
   }
-  ov[t] = bv; oi[t] = bi;
+  ov[t] = bv; oi[t] = to_index(bi);
 }
