@@ -635,6 +635,13 @@ THREAD_MIN_CHUNK = 128
 THREAD_WORKGROUP = 64
 
 
+def thread_parts(columns: int, k: int) -> int:
+    """The parts a thread-per-result pass cuts each of ``columns`` rows of ``k`` into: enough
+    threads for :data:`THREAD_TARGET`, a part at least :data:`THREAD_MIN_CHUNK` elements long
+    (so never more parts than elements), and at least one."""
+    return max(1, min(-(-k // THREAD_MIN_CHUNK), -(-THREAD_TARGET // max(columns, 1))))
+
+
 def reduce_threads_source(
     leaves: Sequence[tuple[bool, np.dtype[Any]]],
     acc: np.dtype[Any],
@@ -856,7 +863,7 @@ def _reduce_threads(
     with dev._lock:  # the partial results' buffers are the device's until the passes are recorded
         out = Storage(dev, columns * isz)
         for n in itertools.count():  # (returns at the pass that leaves one part)
-            g = max(1, min(-(-nk // THREAD_MIN_CHUNK), -(-THREAD_TARGET // columns)))
+            g = thread_parts(columns, nk)
             target = out if g == 1 else dev.scratch(("reduce threads", n), columns * g * isz)
             params = [na, nk, nb, g]
             buffers = [(target.buffer, 0, target.buffer.size)]

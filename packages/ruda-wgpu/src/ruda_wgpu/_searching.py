@@ -17,14 +17,13 @@ from ruda_wgpu._engine import WORKGROUP, GpuDevice, Storage, storage_itemsize
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import (
     SHORT_ROWS,
-    THREAD_MIN_CHUNK,
-    THREAD_TARGET,
     THREAD_WORKGROUP,
     bind,
     convert,
     lib,
     run,
     strided_span,
+    thread_parts,
     wgsl_type,
 )
 from ruda_wgpu._manipulation import permute_dims, reshape
@@ -122,12 +121,7 @@ def _threads_in_place(dev: GpuDevice, a: int, k: int, b: int) -> bool:
     """Does the argmax over the middle axis of an (a, k, b) view run in place on ``dev``, though
     its rows are too few or too long to go a thread a row? (On a CPU adapter always: there a
     copy and a workgroup a row cost the most.)"""
-    return dev.cpu or a * b * _parts(a, k, b) >= GPU_THREADS_IN_PLACE
-
-
-def _parts(a: int, k: int, b: int) -> int:
-    """The parts :func:`_arg_reduce_threads` cuts rows of ``k`` into, for ``a * b`` of them."""
-    return max(1, min(-(-k // THREAD_MIN_CHUNK), -(-THREAD_TARGET // max(a * b, 1)), k))
+    return dev.cpu or a * b * thread_parts(a * b, k) >= GPU_THREADS_IN_PLACE
 
 
 def _arg_reduce_threads(
@@ -147,13 +141,14 @@ def _arg_reduce_threads(
     a, k, b = view
     cur, base, index = storage, offset, None
     while True:
-        g = _parts(a, k, b)
-        values, positions, bindings = _pairs(dev, a * g * b, dtype, out if g == 1 else _U32)
+        g = thread_parts(a * b, k)
+        written = out if g == 1 else _U32  # the last pass writes the result's index dtype
+        values, positions, bindings = _pairs(dev, a * g * b, dtype, written)
         span = strided_span((a, k, b), strides)
         bind_a, a_base = bind(dev, cur, base, span, dtype, "argmax")
         bind_i = bind(dev, index, 0, span, _U32, "argmax")[0] if index is not None else bind_a
         subs: dict[str, object] = {
-            **_index_code(out if g == 1 else _U32),
+            **_index_code(written),
             "T": wgsl_type(dtype),
             "WG": THREAD_WORKGROUP,
             "BETTER": better,
@@ -199,13 +194,9 @@ def _arg_reduce_rows(
     cur, cur_base, cur_k, index = storage, offset, k, None
     while True:
         g = 1 if cur_k <= WORKGROUP * 8 else min(-(-cur_k // (WORKGROUP * 8)), 1024)
-        subs = {
-            "T": wgsl_type(dtype),
-            "WG": WORKGROUP,
-            "BETTER": better,
-            **_index_code(out if g == 1 else _U32),
-        }
-        values, positions, bindings = _pairs(dev, m * g, dtype, out if g == 1 else _U32)
+        written = out if g == 1 else _U32  # the last pass writes the result's index dtype
+        subs = {"T": wgsl_type(dtype), "WG": WORKGROUP, "BETTER": better, **_index_code(written)}
+        values, positions, bindings = _pairs(dev, m * g, dtype, written)
         bind_a, a_base = bind(dev, cur, cur_base, m * cur_k, dtype, "argmax")
         bind_i = bind(dev, index, 0, m * cur_k, _U32, "argmax")[0] if index is not None else bind_a
         total = m * g
