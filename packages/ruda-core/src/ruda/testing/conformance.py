@@ -231,8 +231,9 @@ class ConformanceChecks:
             # Integer overflow is the implementation's choice (torch accumulates unsigned
             # integers in int64, NumPy in uint64; a device without 64-bit integers in 32 bits):
             # compare modulo 2^bits of the result's dtype, where all wrap alike.
-            unsigned = np.dtype(f"uint{8 * to_numpy(got).dtype.itemsize}")
-            got, want = to_numpy(got).astype(unsigned), np.asarray(want).astype(np.uint64).astype(unsigned)
+            got = to_numpy(got)
+            unsigned = np.dtype(f"uint{8 * got.dtype.itemsize}")
+            got, want = got.astype(unsigned), np.asarray(want).astype(np.uint64).astype(unsigned)
         # Accumulation order differs between backends: compare sums of floats loosely.
         loose = name in ("sum", "prod", "mean") and self.xp.isdtype(x.dtype, "real floating")
         assert_matches_numpy(
