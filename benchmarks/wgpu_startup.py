@@ -4,12 +4,14 @@ kernels in the cache from an earlier process?
 The script (``SCRIPT`` below) uses 50 different kernels: 30 unary and 15 binary elementwise
 functions, sort, argsort, cumulative_sum, max and matmul, each read back at once. It runs in
 fresh processes with ``RUDA_CACHE_DIR`` pointing at a temporary folder: once to fill the
-adapter verdicts (not timed), then *cold* (the compiled-kernel cache emptied before each run)
-and *warm* (the cache as the previous run left it). Times are wall-clock, from before
+adapter verdicts (not timed), then *cold* (the caches of compiled kernels and of wgpu-native's
+parsed C header emptied before each run) and *warm* (the caches as the previous run left
+them). Times are wall-clock, from before
 ``import ruda_wgpu`` to the last result, the fastest of ``--runs`` each, with where that run's
 time went: importing NumPy and ruda_wgpu, importing wgpu (whose native backend parses
-wgpu-native's C header with pycparser in every process), finding the adapters, opening the
-device (with the first upload), the first kernel, the other 49. Results go to
+wgpu-native's C header with pycparser; a warm run reads the parse from ruda's cache), finding
+the adapters, opening the device (with the first upload), the first kernel, the other 49.
+Results go to
 ``benchmarks/results/wgpu_startup-<device>.json``.
 
 Run it where the packages' bytecode is compiled, as ``pip install`` leaves them: with
@@ -43,7 +45,8 @@ marks = [time.perf_counter()]
 import numpy as np
 import ruda_wgpu as xp
 marks.append(time.perf_counter())
-import wgpu.backends.wgpu_native  # what finding the adapters imports first (split out to show it)
+from ruda_wgpu import _ffi_cache
+_ffi_cache.import_backend()  # what finding the adapters imports first (split out to show it)
 marks.append(time.perf_counter())
 xp.__array_namespace_info__().default_device()
 marks.append(time.perf_counter())
@@ -100,7 +103,8 @@ def main() -> int:
         run_script(env)  # adapter verdicts, and a first compile
         cold, warm = [], []
         for k in range(args.runs):
-            shutil.rmtree(folder / "shaders", ignore_errors=True)
+            for cache in ("shaders", "cffi"):
+                shutil.rmtree(folder / cache, ignore_errors=True)
             cold.append(run_script(env))
             print(f"cold run {k + 1}: {cold[-1]['total']:.3f} s", flush=True)
         for k in range(args.runs):

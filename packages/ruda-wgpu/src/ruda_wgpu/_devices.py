@@ -113,13 +113,14 @@ def runtime_dir() -> None:
 
 def usable_adapters() -> tuple[list[Any], list[Excluded]]:
     """The adapters that run our kernels, best first, and those left out with the reason."""
-    from ruda_wgpu import _cffi_types, _shader_cache  # _shader_cache builds on cache_dir() here
+    from ruda_wgpu import _ffi_cache, _shader_cache  # they build on cache_dir() here
 
     runtime_dir()
     _shader_cache.configure()
+    _ffi_cache.import_backend()
     import wgpu
 
-    _cffi_types.warm()
+    _ffi_cache.warm()
 
     backend = wanted_backend()
     found = list(wgpu.gpu.enumerate_adapters_sync())
