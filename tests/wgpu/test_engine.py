@@ -305,6 +305,36 @@ def test_a_wait_spins_until_its_own_ticket_is_answered(xp, monkeypatch):
     assert waited(0.0) == (0, 1)
 
 
+def test_reads_map_on_the_calling_thread_and_the_fallback_reads_the_same(xp, monkeypatch):
+    """Reads map the staging buffer with wgpu-native and poll on the calling thread, never
+    through wgpu-py's map promise; without native handles wgpu-py's map_sync reads the same."""
+    from ruda_wgpu._engine import resolve_device
+    from wgpu.backends.wgpu_native import _api
+
+    dev = resolve_device(None)
+    assert dev._reader is not None, "wgpu-native devices read on the calling thread"
+    host = np.linspace(-5, 5, 3001, dtype=np.float32)
+    x = xp.asarray(host)
+    monkeypatch.setattr(_api.GPUBuffer, "map_async", None)  # any use of wgpu-py's map fails
+    for k in range(3):  # the same staging buffer, mapped and unmapped again
+        np.testing.assert_array_equal(np.asarray(x * float(k)), host * np.float32(k))
+        assert float(xp.sum(x[k : k + 7])) == pytest.approx(float(host[k : k + 7].sum()), abs=1e-5)
+    monkeypatch.undo()
+    monkeypatch.setattr(dev, "_reader", None)
+    np.testing.assert_array_equal(np.asarray(x * 2.0), host * np.float32(2))
+
+
+def test_a_buffer_that_cannot_be_mapped_raises_and_the_device_reads_on(xp):
+    from ruda_wgpu._engine import resolve_device
+
+    dev = resolve_device(None)
+    x = xp.asarray(np.arange(4, dtype=np.float32))
+    xp.synchronize()
+    with pytest.raises(RuntimeError, match="could not map a buffer to read it back"):
+        dev._reader.read(x._storage.buffer, 16)  # a storage buffer: not mappable
+    np.testing.assert_array_equal(np.asarray(x + 1), [1, 2, 3, 4])
+
+
 def test_cpu_adapters_do_not_spin(xp):
     from ruda_wgpu._engine import resolve_device
 

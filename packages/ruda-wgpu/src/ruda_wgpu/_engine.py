@@ -450,6 +450,7 @@ class GpuDevice:
             )
             spin = 0.0 if self.cpu else _wait.SPIN_SECONDS
             self._waiter = _wait.Waiter(api, dev, spin) if api else None
+            self._reader = _wait.MapReader(api, dev) if api else None
             self._pending = self._pending_bytes = 0
             self.dispatches = 0
             self.submits = 0
@@ -712,22 +713,15 @@ class GpuDevice:
             try:
                 self.copy(buffer, offset, staging, 0, nbytes)
                 self.flush()
-                if self.wait_idle():
-                    # The copy is done and submitted: map without wgpu's extra empty submit
-                    # (it guards maps of buffers no submit has touched), and let this thread's
-                    # poll deliver the mapping.
-                    promise = staging.map_async("READ_NOSYNC", 0, staging.size)
-                    self._device._poll(False)
-                    promise.sync_wait()
-                else:
-                    staging.map_sync(wgpu.MapMode.READ, 0, staging.size)
+                if self._reader is not None and self.wait_idle():
+                    return self._reader.read(staging, nbytes)  # the copy is done: map, read
+                staging.map_sync(wgpu.MapMode.READ, 0, staging.size)
                 try:
-                    data = bytes(staging.read_mapped(0, nbytes, copy=False))
+                    return bytes(staging.read_mapped(0, nbytes, copy=False))
                 finally:
                     staging.unmap()
             finally:
                 self.staging.release(staging)
-        return data
 
     def run_pending(self) -> None:
         """Record every pending operation whose array is alive, newest first (an older one may

@@ -1,4 +1,5 @@
-"""Waiting on the calling thread for the work a wgpu-native device has been given.
+"""Waiting on the calling thread for the work a wgpu-native device has been given, and for a
+staging buffer to map.
 
 A blocking ``wgpuDevicePoll(wait=True)`` sleeps until the driver wakes the thread, which on an
 H200 (NVIDIA's Vulkan driver) came 20-25 us after the GPU had finished. A thread that spins on
@@ -13,6 +14,11 @@ kernels (on lavapipe with two cores spinning made ``exp`` of 1e7 twice as slow).
 Written against wgpu-native directly because wgpu-py 0.32 offers neither half: its
 ``on_submitted_work_done`` hands wgpu-native a callback of the wrong type, and the bool that
 ``wgpuDevicePoll`` returns is not whether the queue is empty (it is true at once).
+
+Mapping a buffer to read it back goes the same way (:class:`MapReader`): wgpu-py's
+``map_async`` makes a new cffi callback each call and wakes its polling thread, whose poll
+delivers the mapping to a promise the caller waits on; reading 4 KB back took 290 us (median)
+that way on lavapipe and 192 us mapped here and polled on the calling thread.
 """
 
 from __future__ import annotations
@@ -74,3 +80,51 @@ class Waiter:
                 return
         self._poll(self._device, True, self._ffi.NULL)
         self.blocked += 1
+
+
+class MapReader:
+    """Reads the start of a MAP_READ staging buffer that no pending work writes: maps it with
+    wgpu-native, polls on the calling thread until the mapping is there, copies, unmaps.
+
+    The buffer stays "unmapped" to wgpu-py throughout, so only the engine's own staging
+    buffers, which nothing else maps, may be read this way.
+    """
+
+    def __init__(self, api: Any, device: Any) -> None:
+        """``api`` is wgpu-py's wgpu-native module (``_devices.native_api``), ``device`` one of
+        its devices."""
+        ffi, lib = api.ffi, api.lib
+        self._ffi, self._device = ffi, device._internal
+        self._poll, self._map = lib.wgpuDevicePoll, lib.wgpuBufferMapAsync
+        self._range, self._unmap = lib.wgpuBufferGetConstMappedRange, lib.wgpuBufferUnmap
+        self._read_mode, self._success = lib.WGPUMapMode_Read, lib.WGPUMapAsyncStatus_Success
+        #: kept alive as long as wgpu-native may call it
+        self._callback = ffi.callback(
+            "void(WGPUMapAsyncStatus, WGPUStringView, void *, void *)", self._answer
+        )
+        self._info = ffi.new("WGPUBufferMapCallbackInfo *")
+        self._info.mode = lib.WGPUCallbackMode_AllowProcessEvents  # called inside our polls
+        self._info.callback = self._callback
+        self._status: int | None = None
+        self._message = ""
+
+    def _answer(self, status: Any, message: Any, unused1: Any, unused2: Any) -> None:
+        self._status = int(status)
+        if status != self._success and message.data != self._ffi.NULL:
+            self._message = self._ffi.string(message.data, message.length).decode(errors="replace")
+
+    def read(self, buffer: Any, nbytes: int) -> bytes:
+        """The first ``nbytes`` of the wgpu-py buffer ``buffer``; RuntimeError if it cannot be
+        mapped (a lost device)."""
+        self._status, self._message = None, ""
+        self._map(buffer._internal, self._read_mode, 0, buffer.size, self._info[0])
+        while self._status is None:  # no work is pending on it: the first poll maps it
+            self._poll(self._device, True, self._ffi.NULL)
+        if self._status != self._success:
+            raise RuntimeError(
+                f"could not map a buffer to read it back (status {self._status}): {self._message}"
+            )
+        try:
+            return bytes(self._ffi.buffer(self._range(buffer._internal, 0, nbytes), nbytes))
+        finally:
+            self._unmap(buffer._internal)
