@@ -12,10 +12,10 @@
   dispatches or :data:`BATCH_BYTES` bound, or on :meth:`GpuDevice.flush`. Kernel
   parameters of a batch live in one parameter buffer written just before the batch
   is submitted.
-- Reads copy into a staging buffer reused per size class. Waiting happens on the calling
-  thread, spinning briefly on a GPU (:mod:`ruda_wgpu._wait`): wgpu's own waits hand the GPU's
-  completion over from its polling thread, which costs ~0.1 ms a wait on a discrete GPU, as
-  much as the work of a small operation.
+- Reads copy into a staging buffer reused per size class. Waiting, and mapping the staging
+  buffer, happen on the calling thread, spinning briefly on a GPU (:mod:`ruda_wgpu._wait`):
+  wgpu's own waits and maps hand the GPU's completion over from its polling thread, which
+  costs ~0.1 ms a wait on a discrete GPU, as much as the work of a small operation.
 """
 
 from __future__ import annotations
