@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import importlib.metadata as md
 import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ruda._device import Device
 from ruda.plugin import Availability, Backend, install_command
+
+if TYPE_CHECKING:
+    import importlib.metadata as md
 
 GROUP = "ruda.backends"
 
@@ -69,6 +71,8 @@ class BackendInfo:
 
 @functools.cache  # scanning installed metadata costs tens of milliseconds
 def _entry_points() -> dict[str, md.EntryPoint]:
+    import importlib.metadata as md  # on use: it is most of what ``import ruda`` would cost
+
     found: dict[str, md.EntryPoint] = {}
     for ep in md.entry_points(group=GROUP):
         found.setdefault(ep.name, ep)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
-import importlib.metadata
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +36,8 @@ def install_command(extra: str) -> str:
     from a clone of the repository (pip records the folder, PEP 610), the clone's root, whose
     metapackage has the same extras: the packages are not on an index yet, so only that works.
     """
+    import importlib.metadata  # on use: it is most of what ``import ruda`` would cost
+
     try:
         direct = importlib.metadata.distribution("ruda").read_text("direct_url.json")
     except importlib.metadata.PackageNotFoundError:

@@ -16,7 +16,6 @@ as the seed's ``vulkan``/``metal``/``webgpu`` features do.
 from __future__ import annotations
 
 import contextlib
-import importlib.metadata
 import json
 import os
 import subprocess
@@ -77,7 +76,9 @@ def adapter_key(adapter: Any) -> str:
     """What identifies an adapter's behaviour: API, device, driver and the wgpu version."""
     info = adapter.info
     parts = [info["backend_type"], info["adapter_type"], info["device"], info["description"]]
-    parts += [str(info["vendor_id"]), str(info["device_id"]), importlib.metadata.version("wgpu")]
+    import wgpu  # (loaded already: the adapter is one of its objects)
+
+    parts += [str(info["vendor_id"]), str(info["device_id"]), wgpu.__version__]
     return "|".join(parts)
 
 

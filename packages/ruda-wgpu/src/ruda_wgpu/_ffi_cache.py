@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import importlib.metadata
 import logging
 import os
 import pickle
@@ -40,6 +39,7 @@ from typing import Any
 
 import cffi
 import cffi.cparser
+import pycparser
 
 from ruda_wgpu._devices import cache_dir
 
@@ -113,7 +113,7 @@ def declarations_dir() -> Path:
 
 
 def _path(csource: str) -> Path:
-    versions = [sys.version, cffi.__version__, importlib.metadata.version("pycparser")]
+    versions = [sys.version, cffi.__version__, pycparser.__version__]
     digest = hashlib.sha256("\0".join([*versions, *TYPES, csource]).encode()).hexdigest()
     return declarations_dir() / f"{digest[:32]}.pickle"
 
