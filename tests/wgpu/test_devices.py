@@ -43,6 +43,8 @@ def cache(tmp_path, monkeypatch):
 def test_every_real_adapter_found_is_probed_and_the_verdict_cached(cache, monkeypatch):
     usable, excluded = _devices.usable_adapters()
     verdicts = json.loads(cache.read_text())
+    opengl_served = any("(OpenGL," in _devices.describe(a) for a in usable)
+    assert verdicts.pop(_devices.OPENGL_KEY)["serves a device"] == opengl_served
     assert len(verdicts) == len(usable) + len(excluded)
     failed = [e for e in excluded if e.reason != _devices.DUPLICATE]
     assert all(v["ok"] for v in verdicts.values()) == (not failed)
@@ -100,3 +102,56 @@ def test_unknown_backend_name_lists_the_choices(monkeypatch):
     with pytest.raises(ValueError, match="vulkan") as err:
         _devices.usable_adapters()
     assert "RUDA_WGPU_BACKEND='cuda'" in str(err.value)
+
+
+#: a fresh process: its devices, the adapters left out, and the APIs wgpu has loaded
+LOOK = """
+import json, wgpu
+from ruda_wgpu import _devices
+usable, excluded = _devices.usable_adapters()
+print(json.dumps({"devices": [_devices.describe(a) for a in usable],
+                  "excluded": sorted([e.description, e.reason] for e in excluded),
+                  "loaded": sorted({a.info["backend_type"] for a in wgpu.gpu.enumerate_adapters_sync()})}))
+"""
+
+
+def _look(folder: Any, **environment: str) -> dict[str, Any]:
+    from ruda.testing import python_output
+
+    return json.loads(python_output(LOOK, RUDA_CACHE_DIR=str(folder), RUDA_WGPU_BACKEND=None, **environment))
+
+
+@pytest.fixture
+def known_adapters(tmp_path):
+    """A cache folder with this machine's verdicts (each probe takes seconds) and no note on
+    OpenGL yet."""
+    verdicts = _devices.cache_dir() / "wgpu-adapters.json"
+    known = json.loads(verdicts.read_text()) if verdicts.exists() else {}
+    known.pop(_devices.OPENGL_KEY, None)
+    (tmp_path / verdicts.name).write_text(json.dumps(known))
+    return tmp_path
+
+
+def test_opengl_that_served_no_device_is_not_loaded_again(known_adapters):
+    first = _look(known_adapters)
+    if "OpenGL" in " ".join(first["devices"]):
+        pytest.skip("an OpenGL adapter is a device here: OpenGL is always loaded")
+    note = json.loads((known_adapters / "wgpu-adapters.json").read_text())[_devices.OPENGL_KEY]
+    assert note["serves a device"] is False
+    again = _look(known_adapters)
+    assert "OpenGL" not in again["loaded"]
+    # the same devices, and the OpenGL adapters left out are still listed, with their reasons
+    assert (again["devices"], again["excluded"]) == (first["devices"], first["excluded"])
+
+
+def test_a_machine_whose_other_apis_find_nothing_looks_at_opengl_again(known_adapters):
+    first = _look(known_adapters)
+    if "OpenGL" not in first["loaded"] or "OpenGL" in " ".join(first["devices"]):
+        pytest.skip("needs an OpenGL adapter that another API's device repeats")
+    # Vulkan's loader finds no driver: the devices OpenGL left to Vulkan are OpenGL's now
+    gone = _look(known_adapters, VK_DRIVER_FILES="/nonexistent.json", VK_ICD_FILENAMES="/nonexistent.json")
+    assert gone["devices"] and all("(OpenGL," in d for d in gone["devices"])
+    note = json.loads((known_adapters / "wgpu-adapters.json").read_text())[_devices.OPENGL_KEY]
+    assert note["serves a device"] is True
+    back = _look(known_adapters)  # every API is looked at again, and OpenGL serves nothing
+    assert "OpenGL" in back["loaded"] and back["devices"] == first["devices"]

@@ -9,6 +9,12 @@ child process, because a broken driver may crash or hang its process. Verdicts
 are cached on disk per adapter, driver and wgpu version, so a machine pays for
 the probe once.
 
+Beside the verdicts the cache notes whether OpenGL gave a device at the last look
+at every API. Where it gave none (its adapters repeat a Vulkan device, or fail
+the probe), later processes have wgpu load the other APIs alone, and list the
+OpenGL adapters left out as noted; if those APIs then find no device, every API
+is looked at again.
+
 ``RUDA_WGPU_BACKEND`` picks the API (``vulkan``, ``metal``, ``dx12``, ``gl``),
 as the seed's ``vulkan``/``metal``/``webgpu`` features do.
 """
@@ -38,6 +44,8 @@ BACKENDS = {
     "opengl": "OpenGL",
 }
 PROBE_TIMEOUT_S = 60
+#: the verdicts' entry for what OpenGL gave when every API was last looked at
+OPENGL_KEY = "OpenGL at the last look at every API"
 #: why an adapter that passed the probe is still not a device of its own
 DUPLICATE = "the same device as one served by a better API"
 
@@ -124,6 +132,9 @@ def usable_adapters() -> tuple[list[Any], list[Excluded]]:
     _ffi_cache.warm()
 
     backend = wanted_backend()
+    verdicts = _Verdicts()
+    opengl = verdicts.opengl() if backend is None else None
+    without_opengl = opengl is not None and _load_apis("Primary")
     found = list(wgpu.gpu.enumerate_adapters_sync())
     if backend is not None:
         chosen = [a for a in found if a.info["backend_type"] == backend]
@@ -134,7 +145,41 @@ def usable_adapters() -> tuple[list[Any], list[Excluded]]:
                 f"{', '.join(apis)}: {'; '.join(describe(a) for a in found)}"
             )
         found = chosen
-    verdicts = _Verdicts()
+    distinct, excluded = _devices_of(found, verdicts)
+    if without_opengl and not distinct and _load_apis("All", replace=True):
+        # the machine has changed since OpenGL served no device: look at every API again
+        without_opengl = False
+        distinct, excluded = _devices_of(list(wgpu.gpu.enumerate_adapters_sync()), verdicts)
+    if without_opengl:
+        excluded += opengl or []
+    elif backend is None:
+        verdicts.note_opengl(distinct, excluded)
+    verdicts.save()
+    return distinct, excluded
+
+
+def _load_apis(apis: str, replace: bool = False) -> bool:
+    """Have wgpu load only ``apis`` (wgpu's instance flag: ``"Primary"`` is every API but
+    OpenGL); False, with nothing done, where its instance exists already (or, with ``replace``,
+    where this wgpu-py cannot replace it).
+
+    wgpu-py keeps one instance per process, made with the APIs asked for before its first use,
+    and loading OpenGL costs a process 30-40 ms on the H200's host (NVIDIA's EGL driver) for an
+    adapter that fails the probe; lavapipe's OpenGL adapter only repeats its Vulkan one.
+    """
+    from wgpu.backends.wgpu_native import _helpers, extras
+
+    try:
+        if replace:  # wgpu-py's own comment allows dropping its instance this way
+            _helpers._the_instance = None
+        extras.set_instance_extras(backends=[apis])
+    except (AttributeError, RuntimeError):  # made already, or a wgpu-py without the means
+        return False
+    return True
+
+
+def _devices_of(found: list[Any], verdicts: _Verdicts) -> tuple[list[Any], list[Excluded]]:
+    """The adapters of ``found`` that are devices, best first, and those left out with why."""
     usable, excluded = [], []
     for adapter in found:
         ok, reason = verdicts.get(adapter)
@@ -142,7 +187,6 @@ def usable_adapters() -> tuple[list[Any], list[Excluded]]:
             usable.append(adapter)
         else:
             excluded.append(Excluded(describe(adapter), reason))
-    verdicts.save()
     usable.sort(key=_rank)
     # The same hardware behind a second API (llvmpipe through Vulkan and OpenGL) is one device:
     # the best-ranked API serves it, and the other is listed as excluded.
@@ -194,6 +238,24 @@ class _Verdicts:
             entry = self.known[key] = {"ok": ok, "reason": reason}
             self.changed = True
         return entry["ok"], str(entry.get("reason", ""))
+
+    def opengl(self) -> list[Excluded] | None:
+        """The OpenGL adapters left out at the last look at every API, when none of them was a
+        device then (so OpenGL need not be loaded); None when one was, or before a first look."""
+        entry = self.known.get(OPENGL_KEY)
+        if not (isinstance(entry, dict) and entry.get("serves a device") is False):
+            return None
+        return [Excluded(str(d), str(r)) for d, r in entry.get("excluded", [])]
+
+    def note_opengl(self, devices: list[Any], excluded: list[Excluded]) -> None:
+        """Keep what OpenGL gave at a look at every API: a device, or only adapters left out."""
+        entry = {
+            "serves a device": any(a.info["backend_type"] == "OpenGL" for a in devices),
+            "excluded": [[e.description, e.reason] for e in excluded if "(OpenGL," in e.description],
+        }
+        if self.known.get(OPENGL_KEY) != entry:
+            self.known[OPENGL_KEY] = entry
+            self.changed = True
 
     def save(self) -> None:
         if not self.changed:

@@ -56,6 +56,7 @@ _swap = threading.Lock()
 #: included), and those ruda_wgpu's own calls into wgpu-native use
 TYPES = (
     "void(WGPULogLevel, WGPUStringView, void *)",
+    "WGPUInstanceExtras *",
     "WGPUStringView *",
     "WGPUInstanceDescriptor *",
     "WGPUAdapter[]",
