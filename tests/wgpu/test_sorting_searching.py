@@ -96,6 +96,31 @@ def test_short_rows_sort_a_thread_a_row_stably(xp, monkeypatch, dtype, descendin
         assert_matches_numpy(xp.argsort(xp.asarray(host), descending=descending), order, check_dtype=False)
 
 
+@pytest.mark.parametrize("index", ["default", "int32"])
+def test_short_rows_argsort_writes_the_index_dtype_of_the_device(xp, monkeypatch, index):
+    # no conversion pass: the kernel writes int64, or int32 where a device has no int64
+    from ruda_wgpu import _dtypes, _sorting
+
+    def no_conversion(*args):
+        raise AssertionError("short rows' indices were converted by a pass of their own")
+
+    monkeypatch.setattr(_sorting, "astype", no_conversion)
+    want_dtype = xp.__array_namespace_info__().default_dtypes()["indexing"]
+    if index == "int32":
+        real = _sorting.default_dtypes_of
+
+        def int32_index(dev):
+            return {**real(dev), "indexing": _dtypes.int32}
+
+        monkeypatch.setattr(_sorting, "default_dtypes_of", int32_index)
+        want_dtype = xp.int32
+    host = _values("float32", 3 * 7001, seed=21).reshape(7001, 3)
+    got = xp.argsort(xp.asarray(host), axis=1, descending=True)
+    assert got.dtype == want_dtype
+    want = np.stack([_stable_order(row, True) for row in host])
+    assert_matches_numpy(got, want, check_dtype=False)
+
+
 @pytest.mark.parametrize("axis", [0, 1, -1])
 def test_sort_along_any_axis(xp, axis):
     host = np.random.default_rng(2).integers(-3, 3, (7, 300, 5)).astype(np.int32)

@@ -27,9 +27,9 @@ import numpy as np
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, contiguous, empty
 from ruda_wgpu._elementwise import astype
-from ruda_wgpu._engine import Storage
+from ruda_wgpu._engine import STORAGE_ITEMSIZE, Storage
 from ruda_wgpu._info import default_dtypes_of
-from ruda_wgpu._kernels import THREAD_WORKGROUP, bind, run, wgsl_type
+from ruda_wgpu._kernels import THREAD_WORKGROUP, bind, convert, run, wgsl_type
 from ruda_wgpu._manipulation import permute_dims
 from ruda_wgpu._scan import scan_rows
 
@@ -288,7 +288,8 @@ SHORT_SORT = 32
 
 
 def sort_short_rows(src: Array, code: KeyCode, out: Array | None) -> Storage | None:
-    """:func:`radix_sort` of rows of at most :data:`SHORT_SORT` elements, a thread a row."""
+    """:func:`radix_sort` of rows of at most :data:`SHORT_SORT` elements, a thread a row; the
+    indices of an argsort are written in the device's index dtype, not as uint32."""
     dev = src.device
     n = src.shape[-1]
     rows = src.size // n
@@ -303,9 +304,10 @@ def sort_short_rows(src: Array, code: KeyCode, out: Array | None) -> Storage | N
     }
     indices = None
     if out is None:
-        indices = Storage(dev, src.size * 4)
-        bind_out, out_base = bind(dev, indices, 0, src.size, _U32, what)
-        subs |= {"OUT": "u32", "PUT": "o[row * n + j] = ps[j];"}
+        index = default_dtypes_of(dev)["indexing"]
+        indices = Storage(dev, src.size * STORAGE_ITEMSIZE[index])
+        bind_out, out_base = bind(dev, indices, 0, src.size, index, what)
+        subs |= {"OUT": wgsl_type(index), "PUT": f"o[row * n + j] = {convert('ps[j]', _U32, index)};"}
     else:
         bind_out, out_base = bind(dev, out._storage, out._offset, out.size, out.dtype, what)
         subs |= {"OUT": subs["T"], "PUT": "o[P[3] + row * n + j] = from_key(ks[j]);"}
@@ -320,11 +322,13 @@ def sort_short_rows(src: Array, code: KeyCode, out: Array | None) -> Storage | N
     return indices
 
 
-def _sort_rows(src: Array, code: KeyCode, out: Array | None) -> Storage | None:
-    """Sort the rows of ``src`` (see :func:`radix_sort`): short ones a thread a row."""
+def _sort_rows(src: Array, code: KeyCode, out: Array | None) -> tuple[Storage | None, np.dtype[Any]]:
+    """Sort the rows of ``src`` (see :func:`radix_sort`): short ones a thread a row. Returns
+    argsort's indices (None for a sort) and their dtype: the device's index dtype from short
+    rows, uint32 from the radix sort."""
     if src.shape[-1] <= SHORT_SORT:
-        return sort_short_rows(src, code, out)
-    return radix_sort(src, code, out)
+        return sort_short_rows(src, code, out), default_dtypes_of(src.device)["indexing"]
+    return radix_sort(src, code, out), _U32
 
 
 def _rows(x: Array, axis: int, fn: str) -> tuple[Array, tuple[int, ...]]:
@@ -354,10 +358,10 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
 def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """Indices that sort ``x`` along ``axis`` (stable: equal values keep their order; NaN last)."""
     src, back = _rows(x, axis, "argsort")
-    indices = Storage(x.device, 4)
-    if src.size:
-        found = _sort_rows(src, key_code(x.dtype, descending, invertible=False), None)
-        assert found is not None
-        indices = found
-    positions = Array._new(indices, src.shape, _U32, x.device)
-    return permute_dims(astype(positions, default_dtypes_of(x.device)["indexing"]), back)
+    index = default_dtypes_of(x.device)["indexing"]
+    if not src.size:
+        return permute_dims(empty(src.shape, index, x.device), back)
+    found, written = _sort_rows(src, key_code(x.dtype, descending, invertible=False), None)
+    assert found is not None
+    positions = Array._new(found, src.shape, written, x.device)
+    return permute_dims(positions if written == index else astype(positions, index), back)
