@@ -224,6 +224,36 @@ def test_pipelines_are_cached_by_op_dtype_and_layout(xp):
     assert xp.memory_stats()["pipelines"] == n + 1
 
 
+def test_parameter_reads_become_uniform_vector_reads_and_other_names_stay(xp):
+    from ruda_wgpu._engine import _uniform_params
+
+    code = (
+        "@group(0) @binding(0) var<storage, read> P: array<u32>;\n"
+        "fn main() { let a = P[5]; let b = TMP[5] + P[0]; let c = my_P[2] + param(a); }\n"
+    )
+    out = _uniform_params(code)
+    assert "var<uniform> P: array<vec4<u32>, 2>;" in out  # words 0..5: two vectors
+    assert "let a = P[1].y;" in out and "TMP[5] + P[0].x" in out and "my_P[2]" in out
+    assert "fn param(k: u32) -> u32" in out
+
+
+def test_kernels_with_the_same_bindings_share_one_layout(xp):
+    from ruda_wgpu._engine import default_device
+
+    dev = default_device()
+    kernel = (
+        "@group(0) @binding(0) var<storage, read> P: array<u32>;\n"
+        "@group(0) @binding(1) var<storage, read_write> out: array<f32>;\n{}"
+        "@compute @workgroup_size(1) fn main() {{ out[0] = f32(P[0]) + {}; }}\n"
+    )
+    extra = "@group(0) @binding(2) var<storage, read> x: array<f32>;\n"
+    one = dev.pipeline(("layout test", 1), lambda: kernel.format("", "1.0"))
+    two = dev.pipeline(("layout test", 2), lambda: kernel.format("", "2.0"))
+    three = dev.pipeline(("layout test", 3), lambda: kernel.format(extra, "x[0]"))
+    assert one is not two and one.ruda_layout is two.ruda_layout
+    assert three.ruda_layout is not one.ruda_layout
+
+
 def test_large_grid_beyond_65535_workgroups(xp):
     n = 65535 * 256 + 1000  # more groups than one grid dimension allows
     x = xp.ones((n,), dtype=xp.float32)

@@ -432,6 +432,7 @@ class GpuDevice:
             # what the arena holds on the device: the bytes of the last batch that wrote it
             self._arena_sent = b""
             self._pipelines: dict[Any, Any] = {}
+            self._layout_cache: dict[tuple[tuple[str, str], ...], tuple[Any, Any]] = {}
             # (bind group, bytes its buffer windows span) by (pipeline, parameter size, buffer
             # windows); pooled buffers are only destroyed by empty_cache(), which clears this too
             self._groups: dict[Any, Any] = {}
@@ -481,15 +482,29 @@ class GpuDevice:
         here that becomes a uniform buffer of ``vec4<u32>``, which every driver reads as one
         value for the whole dispatch (lavapipe is markedly slower with a storage buffer).
         """
-        dev = self.device
         pipe = self._pipelines.get(key)
         if pipe is None:
+            # the parameters are rewritten before linking: no library function reads them
+            code = _wgsl.link(_uniform_params(source()))
+            module = self.device.create_shader_module(code=code)
+            layout, pipeline_layout = self._layouts(tuple(_BINDING.findall(code)))
+            pipe = self.device.create_compute_pipeline(
+                layout=pipeline_layout, compute={"module": module, "entry_point": "main"}
+            )
+            pipe.ruda_layout = layout
+            self._pipelines[key] = pipe
+        return pipe
+
+    def _layouts(self, bindings: tuple[tuple[str, str], ...]) -> tuple[Any, Any]:
+        """The bind group layout and pipeline layout of a kernel's ``(binding, kind)`` list,
+        made once per list: most kernels share one of a few (parameters, inputs, an output).
+
+        An explicit layout whose parameter binding has a dynamic offset: one bind group then
+        serves every dispatch on the same buffers, wherever its parameters sit."""
+        made = self._layout_cache.get(bindings)
+        if made is None:
             import wgpu
 
-            code = _uniform_params(_wgsl.link(source()))
-            module = dev.create_shader_module(code=code)
-            # An explicit layout whose parameter binding has a dynamic offset: one bind group
-            # then serves every dispatch on the same buffers, wherever its parameters sit.
             entries = [
                 {
                     "binding": int(n),
@@ -503,16 +518,12 @@ class GpuDevice:
                         "has_dynamic_offset": kind == "uniform",
                     },
                 }
-                for n, kind in _BINDING.findall(code)
+                for n, kind in bindings
             ]
-            layout = dev.create_bind_group_layout(entries=entries)
-            pipe = dev.create_compute_pipeline(
-                layout=dev.create_pipeline_layout(bind_group_layouts=[layout]),
-                compute={"module": module, "entry_point": "main"},
-            )
-            pipe.ruda_layout = layout
-            self._pipelines[key] = pipe
-        return pipe
+            layout = self.device.create_bind_group_layout(entries=entries)
+            made = layout, self.device.create_pipeline_layout(bind_group_layouts=[layout])
+            self._layout_cache[bindings] = made
+        return made
 
     # -- recording ----------------------------------------------------------------------
     def grid(self, groups: int) -> tuple[int, int]:
@@ -772,9 +783,18 @@ class GpuDevice:
         }
 
 
-_PARAM = re.compile(r"\bP\[(\d+)\]")
+#: a constant parameter read ``P[k]``. No leading ``\\b``: a pattern that starts with a literal
+#: is searched for quickly (60 times faster on a 25 KB kernel), so :func:`_param_reads` checks
+#: the character before a match instead.
+_PARAM = re.compile(r"P\[(\d+)\]")
 _PARAM_DECL = re.compile(r"var<storage, read> P: array<u32(?:, (\d+))?>;")
 _BINDING = re.compile(r"@binding\((\d+)\) var<(uniform|storage, read_write|storage, read)>")
+
+
+def _reads_param(code: str, match: re.Match[str]) -> bool:
+    """Whether ``match`` of :data:`_PARAM` is a read of ``P`` (not the end of a longer name)."""
+    before = code[match.start() - 1] if match.start() else " "
+    return not (before.isalnum() or before == "_")
 
 
 def _uniform_params(code: str) -> str:
@@ -786,12 +806,19 @@ def _uniform_params(code: str) -> str:
     declared = _PARAM_DECL.search(code)
     if declared is None:
         return code
-    words = [int(k) for k in _PARAM.findall(code)]
+    words = [int(m.group(1)) for m in _PARAM.finditer(code) if _reads_param(code, m)]
     count = max(max(words, default=0) + 1, int(declared.group(1) or 0))
     code = _PARAM_DECL.sub(f"var<uniform> P: array<vec4<u32>, {-(-count // 4)}>;", code)
     if "param(" in code:
         code += "\nfn param(k: u32) -> u32 { return P[k >> 2u][k & 3u]; }\n"
-    return _PARAM.sub(lambda m: f"P[{int(m.group(1)) // 4}].{'xyzw'[int(m.group(1)) % 4]}", code)
+
+    def vector_read(m: re.Match[str]) -> str:
+        if not _reads_param(code, m):
+            return m.group(0)
+        k = int(m.group(1))
+        return f"P[{k // 4}].{'xyzw'[k % 4]}"
+
+    return _PARAM.sub(vector_read, code)
 
 
 @functools.cache
