@@ -68,6 +68,25 @@ def test_a_damaged_file_is_parsed_again_and_replaced(xp, cache_folder: Path):
     assert _run(cache_folder)["source"] == "cache"
 
 
+def test_parses_unread_for_a_month_are_deleted_when_a_new_one_is_written(xp, cache_folder: Path):
+    import os
+    import time
+
+    folder = cache_folder / "cffi"
+    folder.mkdir()
+    month = _ffi_cache.STALE_DAYS * 86400
+    stale, recent = folder / "stale.pickle", folder / "recent.pickle"
+    for path, age in ((stale, month + 3600), (recent, month - 3600)):
+        path.write_bytes(b"an older wgpu's parse")
+        os.utime(path, (time.time() - age, time.time() - age))
+    _run(cache_folder)  # parses and writes its own
+    assert not stale.exists() and recent.exists()
+    (current,) = set(folder.glob("*.pickle")) - {recent}
+    os.utime(current, (time.time() - month, time.time() - month))
+    assert _run(cache_folder)["source"] == "cache"  # a read renews the date of the file it reads
+    assert time.time() - current.stat().st_mtime < 600
+
+
 def test_the_stored_parse_is_the_one_cffi_makes(xp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     from wgpu.backends.wgpu_native._ffi import get_wgpu_header
 

@@ -15,9 +15,11 @@ The parse is stored before any C type is built from it: building one marks cffi'
 struct as completed, and a model stored after that would be taken as complete by the next
 process. The file is keyed by a hash of the header, the type list and the versions of Python,
 cffi and pycparser, so a new wgpu, cffi or Python parses afresh; a missing, unreadable or stale
-file means parsing as before. It is a pickle, which runs code when loaded: it lives in the
-user's own cache folder, which the user's compiled bytecode and the drivers' compiled kernels
-already trust.
+file means parsing as before. A file that no process has read for :data:`STALE_DAYS` (an older
+wgpu's, say) is deleted when a new one is written; a read renews its file's date once a day,
+so the parses of Pythons that share the folder all stay. It is a pickle, which runs code when
+loaded: it lives in the user's own cache folder, which the user's compiled bytecode and the
+drivers' compiled kernels already trust.
 
 cffi offers no public call for any of this, so this module uses its parser and type cache
 (``ffi._parser``, ``ffi._parsed_types``, ``ffi._get_cached_btype``, as ``FFI._typeof_locked``
@@ -34,6 +36,7 @@ import pickle
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +53,9 @@ BACKEND_FFI = "wgpu.backends.wgpu_native._ffi"
 #: (which are gone after parsing) to types
 _TRANSIENT = frozenset({"_options", "_structnode2type"})
 _swap = threading.Lock()
+#: days after its last use that a parse of another header or set of versions is deleted
+STALE_DAYS = 30
+_DAY = 86400.0
 
 #: the type strings wgpu-py (0.32) passes to ffi.new and ffi.callback on importing, and on the
 #: way to running, reading and writing ruda's kernels, as it spells them (the trailing space
@@ -188,7 +194,12 @@ def _read(path: Path) -> dict[str, Any] | None:
     except Exception as err:  # a damaged or foreign file: parse again, and replace it
         _log.debug("parsed header %s unreadable (%s: %s)", path, type(err).__name__, err)
         return None
-    return state if isinstance(state, dict) and "_declarations" in state else None
+    if not isinstance(state, dict) or "_declarations" not in state:
+        return None
+    with contextlib.suppress(OSError):  # a read-only folder: its files are never pruned either
+        if time.time() - path.stat().st_mtime > _DAY:
+            os.utime(path)
+    return state
 
 
 def _write(path: Path, parser: Any) -> None:
@@ -202,11 +213,24 @@ def _write(path: Path, parser: Any) -> None:
         with os.fdopen(fd, "wb") as file:
             pickle.dump(state, file, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, path)  # whole or not at all, for processes reading at the same time
+        prune(path.parent, keep=path)
     except Exception as err:  # a read-only or full disk: the next process parses again
         _log.debug("parsed header not cached at %s (%s: %s)", path, type(err).__name__, err)
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+
+
+def prune(folder: Path, keep: Path) -> int:
+    """Delete the parses in ``folder`` other than ``keep`` that no process has read for
+    :data:`STALE_DAYS`; returns how many."""
+    deadline, pruned = time.time() - STALE_DAYS * _DAY, 0
+    for old in folder.glob("*.pickle"):
+        with contextlib.suppress(OSError):  # another process pruned it first
+            if old != keep and old.stat().st_mtime < deadline:
+                old.unlink()
+                pruned += 1
+    return pruned
 
 
 def import_backend() -> str:
