@@ -13,7 +13,8 @@ Beside the verdicts the cache notes whether OpenGL gave a device at the last loo
 at every API. Where it gave none (its adapters repeat a Vulkan device, or fail
 the probe), later processes have wgpu load the other APIs alone, and list the
 OpenGL adapters left out as noted; if those APIs then find no device, every API
-is looked at again.
+is looked at again. Where another library made wgpu's instance first, with APIs
+ruda cannot know, nothing is noted.
 
 ``RUDA_WGPU_BACKEND`` picks the API (``vulkan``, ``metal``, ``dx12``, ``gl``),
 as the seed's ``vulkan``/``metal``/``webgpu`` features do.
@@ -49,6 +50,10 @@ OPENGL_KEY = "OpenGL at the last look at every API"
 #: why an adapter that passed the probe is still not a device of its own
 DUPLICATE = "the same device as one served by a better API"
 
+#: the APIs ruda had wgpu make its instance with (see :func:`_load_apis`); None where ruda did
+#: not choose them (another library made it first, or none is made yet)
+_instance_apis: str | None = None
+
 _TYPE_RANK = {"DiscreteGPU": 0, "IntegratedGPU": 1, "VirtualGPU": 2, "CPU": 3}
 _BACKEND_RANK = {"Vulkan": 0, "Metal": 0, "D3D12": 0, "OpenGL": 1}
 
@@ -59,6 +64,8 @@ class Excluded:
 
     description: str
     reason: str
+    #: its API, as wgpu's ``backend_type`` names it
+    api: str = ""
 
 
 def native_api(device: Any) -> Any:
@@ -134,7 +141,11 @@ def usable_adapters() -> tuple[list[Any], list[Excluded]]:
     backend = wanted_backend()
     verdicts = _Verdicts()
     opengl = verdicts.opengl() if backend is None else None
-    without_opengl = opengl is not None and _load_apis("Primary")
+    if opengl is not None:
+        _load_apis("Primary")
+    elif backend is None:
+        _load_apis("All")
+    without_opengl = opengl is not None and _instance_apis == "Primary"
     found = list(wgpu.gpu.enumerate_adapters_sync())
     if backend is not None:
         chosen = [a for a in found if a.info["backend_type"] == backend]
@@ -152,7 +163,7 @@ def usable_adapters() -> tuple[list[Any], list[Excluded]]:
         distinct, excluded = _devices_of(list(wgpu.gpu.enumerate_adapters_sync()), verdicts)
     if without_opengl:
         excluded += opengl or []
-    elif backend is None:
+    elif backend is None and _instance_apis == "All":  # a look at every API: note what OpenGL gave
         verdicts.note_opengl(distinct, excluded)
     verdicts.save()
     return distinct, excluded
@@ -160,13 +171,16 @@ def usable_adapters() -> tuple[list[Any], list[Excluded]]:
 
 def _load_apis(apis: str, replace: bool = False) -> bool:
     """Have wgpu load only ``apis`` (wgpu's instance flag: ``"Primary"`` is every API but
-    OpenGL); False, with nothing done, where its instance exists already (or, with ``replace``,
-    where this wgpu-py cannot replace it).
+    OpenGL, ``"All"`` every one); False, with nothing done, where its instance exists already
+    (or, with ``replace``, where this wgpu-py cannot replace it). :data:`_instance_apis` keeps
+    what was asked for: an instance made before, by ruda with other APIs or by another library
+    with any, leaves it as it was.
 
     wgpu-py keeps one instance per process, made with the APIs asked for before its first use,
     and loading OpenGL costs a process 30-40 ms on the H200's host (NVIDIA's EGL driver) for an
     adapter that fails the probe; lavapipe's OpenGL adapter only repeats its Vulkan one.
     """
+    global _instance_apis
     from wgpu.backends.wgpu_native import _helpers, extras
 
     try:
@@ -175,6 +189,7 @@ def _load_apis(apis: str, replace: bool = False) -> bool:
         extras.set_instance_extras(backends=[apis])
     except (AttributeError, RuntimeError):  # made already, or a wgpu-py without the means
         return False
+    _instance_apis = apis
     return True
 
 
@@ -186,7 +201,7 @@ def _devices_of(found: list[Any], verdicts: _Verdicts) -> tuple[list[Any], list[
         if ok:
             usable.append(adapter)
         else:
-            excluded.append(Excluded(describe(adapter), reason))
+            excluded.append(Excluded(describe(adapter), reason, adapter.info["backend_type"]))
     usable.sort(key=_rank)
     # The same hardware behind a second API (llvmpipe through Vulkan and OpenGL) is one device:
     # the best-ranked API serves it, and the other is listed as excluded.
@@ -196,7 +211,7 @@ def _devices_of(found: list[Any], verdicts: _Verdicts) -> tuple[list[Any], list[
         info = adapter.info
         hardware = (info["device"], info["adapter_type"], info["vendor_id"], info["device_id"])
         if hardware in seen:
-            excluded.append(Excluded(describe(adapter), DUPLICATE))
+            excluded.append(Excluded(describe(adapter), DUPLICATE, info["backend_type"]))
         else:
             seen.add(hardware)
             distinct.append(adapter)
@@ -245,13 +260,13 @@ class _Verdicts:
         entry = self.known.get(OPENGL_KEY)
         if not (isinstance(entry, dict) and entry.get("serves a device") is False):
             return None
-        return [Excluded(str(d), str(r)) for d, r in entry.get("excluded", [])]
+        return [Excluded(str(d), str(r), "OpenGL") for d, r in entry.get("excluded", [])]
 
     def note_opengl(self, devices: list[Any], excluded: list[Excluded]) -> None:
         """Keep what OpenGL gave at a look at every API: a device, or only adapters left out."""
         entry = {
             "serves a device": any(a.info["backend_type"] == "OpenGL" for a in devices),
-            "excluded": [[e.description, e.reason] for e in excluded if "(OpenGL," in e.description],
+            "excluded": [[e.description, e.reason] for e in excluded if e.api == "OpenGL"],
         }
         if self.known.get(OPENGL_KEY) != entry:
             self.known[OPENGL_KEY] = entry
