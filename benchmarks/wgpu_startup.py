@@ -6,13 +6,13 @@ functions, sort, argsort, cumulative_sum, max and matmul, each read back at once
 fresh processes with ``RUDA_CACHE_DIR`` pointing at a temporary folder: once to fill the
 adapter verdicts (not timed), then *cold* (the caches of compiled kernels and of wgpu-native's
 parsed C header emptied before each run) and *warm* (the caches as the previous run left
-them). Times are wall-clock, from before
-``import ruda_wgpu`` to the last result, the fastest of ``--runs`` each, with where that run's
-time went: importing NumPy and ruda_wgpu, importing wgpu (whose native backend parses
-wgpu-native's C header with pycparser; a warm run reads the parse from ruda's cache), finding
-the adapters, opening the device (with the first upload), the first kernel, the other 49.
-Results go to
-``benchmarks/results/wgpu_startup-<device>.json``.
+them). Times are wall-clock, from before ``import ruda_wgpu`` to the last result, the fastest
+of ``--runs`` each, with where that run's time went: importing NumPy and ruda_wgpu, importing
+wgpu (whose native backend parses wgpu-native's C header with pycparser; a warm run reads the
+parse from ruda's cache), finding the adapters, opening the device (with the first upload),
+the first kernel, the other 49. The Vulkan driver starts in a thread while wgpu is imported
+(``ruda_wgpu._vulkan_warmup``): what its start takes beyond the import shows in "adapters".
+Results go to ``benchmarks/results/wgpu_startup-<device>.json``.
 
 Run it where the packages' bytecode is compiled, as ``pip install`` leaves them: with
 ``PYTHONDONTWRITEBYTECODE`` set and no ``.pyc`` files, every process compiles NumPy, wgpu and
@@ -45,8 +45,8 @@ marks = [time.perf_counter()]
 import numpy as np
 import ruda_wgpu as xp
 marks.append(time.perf_counter())
-from ruda_wgpu import _ffi_cache
-_ffi_cache.import_backend()  # what finding the adapters imports first (split out to show it)
+from ruda_wgpu import _devices
+_devices.load_wgpu()  # what finding the adapters does first (split out to show it)
 marks.append(time.perf_counter())
 xp.__array_namespace_info__().default_device()
 marks.append(time.perf_counter())

@@ -127,16 +127,33 @@ def runtime_dir() -> None:
             os.environ["XDG_RUNTIME_DIR"] = str(path)
 
 
-def usable_adapters() -> tuple[list[Any], list[Excluded]]:
-    """The adapters that run our kernels, best first, and those left out with the reason."""
-    from ruda_wgpu import _ffi_cache, _shader_cache  # they build on cache_dir() here
+def load_wgpu() -> None:
+    """What comes before wgpu's first adapter: an XDG_RUNTIME_DIR, the drivers' cache folders
+    (read when a driver starts), then wgpu-py's native backend with its parsed header from
+    ruda's cache, while the Vulkan driver starts in a thread (``_vulkan_warmup``)."""
+    from ruda_wgpu import _ffi_cache, _shader_cache, _vulkan_warmup  # they build on cache_dir()
 
     runtime_dir()
     _shader_cache.configure()
+    if _ffi_cache.BACKEND_FFI not in sys.modules and _may_use_vulkan():
+        _vulkan_warmup.start()
     _ffi_cache.import_backend()
-    import wgpu
-
     _ffi_cache.warm()
+
+
+def _may_use_vulkan() -> bool:
+    try:
+        return wanted_backend() in (None, "Vulkan")
+    except ValueError:  # usable_adapters says what is wrong with the name
+        return False
+
+
+def usable_adapters() -> tuple[list[Any], list[Excluded]]:
+    """The adapters that run our kernels, best first, and those left out with the reason."""
+    from ruda_wgpu import _vulkan_warmup
+
+    load_wgpu()
+    import wgpu
 
     backend = wanted_backend()
     verdicts = _Verdicts()
@@ -146,7 +163,10 @@ def usable_adapters() -> tuple[list[Any], list[Excluded]]:
     elif backend is None:
         _load_apis("All")
     without_opengl = opengl is not None and _instance_apis == "Primary"
-    found = list(wgpu.gpu.enumerate_adapters_sync())
+    try:
+        found = list(wgpu.gpu.enumerate_adapters_sync())
+    finally:
+        _vulkan_warmup.finish()  # wgpu has its instance: the driver stays loaded without ours
     if backend is not None:
         chosen = [a for a in found if a.info["backend_type"] == backend]
         if not chosen and found:

@@ -1,0 +1,118 @@
+"""The Vulkan driver starts in a thread while Python imports wgpu-py.
+
+A Vulkan driver does most of its start-up once per process, in the first ``vkCreateInstance``
+and ``vkEnumeratePhysicalDevices``: NVIDIA's takes 80-100 ms there on the H200's host, about a
+fifth of a warm ruda start. wgpu-native makes its instance only after wgpu-py's modules are
+imported, which is Python work of about the same length. So :func:`start` makes a bare Vulkan
+instance of its own in a thread, through the Vulkan loader and ctypes (which lets go of the
+GIL during the calls), and the import goes on meanwhile; wgpu's own instance then finds the
+driver started and takes a few milliseconds. :func:`finish` waits for the thread and destroys
+that instance once wgpu has its own, so the driver stays loaded and nothing is left behind.
+
+The bare instance enables no layer or extension; it does what wgpu's enumeration does anyway,
+in the same process, with the same environment (the drivers' cache folders are set first).
+Only Linux's loader is used (``libvulkan.so.1``); where it is missing, or fails, nothing is
+started and wgpu starts the driver itself as before.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import sys
+import threading
+
+_log = logging.getLogger(__name__)
+#: seconds :func:`finish` waits for the driver before leaving the thread to end on its own
+WAIT_S = 10.0
+_VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO = 1
+_VK_SUCCESS = 0
+
+
+class _InstanceCreateInfo(ctypes.Structure):
+    """``VkInstanceCreateInfo``: no application info, layers or extensions."""
+
+    _fields_ = [
+        ("sType", ctypes.c_int),
+        ("pNext", ctypes.c_void_p),
+        ("flags", ctypes.c_uint32),
+        ("pApplicationInfo", ctypes.c_void_p),
+        ("enabledLayerCount", ctypes.c_uint32),
+        ("ppEnabledLayerNames", ctypes.c_void_p),
+        ("enabledExtensionCount", ctypes.c_uint32),
+        ("ppEnabledExtensionNames", ctypes.c_void_p),
+    ]
+
+
+class _Warmup:
+    """One process's bare instance: made in a thread, destroyed by :meth:`finish`."""
+
+    def __init__(self, loader: ctypes.CDLL) -> None:
+        self.loader = loader
+        self.instance = ctypes.c_void_p()
+        self.devices = 0
+        self.lock = threading.Lock()
+        self.finished = False
+        self.thread = threading.Thread(target=self.run, name="ruda-vulkan-warmup", daemon=True)
+
+    def run(self) -> None:
+        info = _InstanceCreateInfo(_VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, None, 0, None, 0, None, 0, None)
+        try:
+            made = self.loader.vkCreateInstance(ctypes.byref(info), None, ctypes.byref(self.instance))
+            if made != _VK_SUCCESS:
+                self.instance = ctypes.c_void_p()
+                return
+            count = ctypes.c_uint32()
+            self.loader.vkEnumeratePhysicalDevices(self.instance, ctypes.byref(count), None)
+            self.devices = count.value
+        except Exception as err:  # only a head start: wgpu starts the driver itself without it
+            _log.debug("Vulkan warm-up failed (%s: %s)", type(err).__name__, err)
+        finally:
+            with self.lock:
+                if self.finished:  # finish() stopped waiting: the thread cleans up after itself
+                    self.destroy()
+
+    def destroy(self) -> None:
+        if self.instance:
+            self.loader.vkDestroyInstance(self.instance, None)
+            self.instance = ctypes.c_void_p()
+
+
+_current: _Warmup | None = None
+
+
+def start() -> bool:
+    """Start the Vulkan driver in a thread (once a process); False where there is no Vulkan
+    loader to start it with."""
+    global _current
+    if _current is not None or not sys.platform.startswith("linux"):
+        return False
+    try:
+        loader = ctypes.CDLL("libvulkan.so.1")
+        loader.vkCreateInstance.restype = ctypes.c_int
+        loader.vkCreateInstance.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+        loader.vkEnumeratePhysicalDevices.restype = ctypes.c_int
+        loader.vkEnumeratePhysicalDevices.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+        loader.vkDestroyInstance.restype = None
+        loader.vkDestroyInstance.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    except (OSError, AttributeError):  # no Vulkan loader: wgpu uses another API, or none
+        return False
+    _current = _Warmup(loader)
+    _current.thread.start()
+    return True
+
+
+def finish() -> int | None:
+    """Wait for the thread (at most :data:`WAIT_S`) and destroy its instance; call once wgpu
+    has made its own. Returns the physical devices the driver listed, None when none was started
+    or it has not answered yet (the thread then destroys its instance when it ends)."""
+    warmup = _current
+    if warmup is None or warmup.finished:
+        return None
+    warmup.thread.join(WAIT_S)
+    with warmup.lock:
+        warmup.finished = True
+        if warmup.thread.is_alive():
+            return None
+        warmup.destroy()
+    return warmup.devices

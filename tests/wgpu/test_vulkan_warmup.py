@@ -1,0 +1,102 @@
+"""The Vulkan driver starts in a thread while wgpu is imported: after the drivers' cache folders
+are set, only where Vulkan may be used, and leaving no instance or thread behind."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import sys
+import threading
+from typing import Any
+
+import pytest
+from ruda.testing import parametrize_backends, python_output
+from ruda_wgpu import _vulkan_warmup
+from ruda_wgpu._shader_cache import DRIVER_CACHES
+
+pytestmark = [
+    parametrize_backends("wgpu"),
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the warm-up uses Linux's Vulkan loader"),
+]
+
+#: a fresh process: notes the driver cache folders the warm-up thread sees, computes, and
+#: reports what the warm-up left
+PROCESS = """
+import json, os
+from ruda_wgpu import _vulkan_warmup, _shader_cache
+seen = {}
+original = _vulkan_warmup._Warmup.run
+def run(self):
+    seen.update({v: os.environ.get(v) for v in _shader_cache.DRIVER_CACHES})
+    original(self)
+_vulkan_warmup._Warmup.run = run
+import numpy as np, ruda_wgpu as xp
+values = np.asarray(xp.exp(xp.asarray([0.0, 1.0]))).tolist()
+w = _vulkan_warmup._current
+left = None if w is None else [w.finished, bool(w.instance), w.thread.is_alive(), w.devices]
+print(json.dumps({"values": values, "seen": seen, "started": w is not None, "left": left}))
+"""
+
+
+def test_the_driver_starts_after_its_cache_folder_is_set_and_leaves_nothing(xp, tmp_path):
+    unset: dict[str, Any] = {variable: None for variable in DRIVER_CACHES}  # (this process set them)
+    out = json.loads(python_output(PROCESS, RUDA_CACHE_DIR=str(tmp_path), RUDA_WGPU_BACKEND=None, **unset))
+    assert out["values"] == [1.0, pytest.approx(2.7182817)]
+    assert out["started"]
+    # the driver reads its cache folder when it starts: ruda's was set before the thread ran
+    assert all(str(tmp_path) in str(path) for path in out["seen"].values()), out["seen"]
+    finished, instance_left, thread_alive, devices = out["left"]
+    assert finished and not instance_left and not thread_alive and devices >= 1
+
+
+def test_no_warm_up_where_another_api_is_asked_for(xp, tmp_path):
+    code = (
+        "from ruda_wgpu import _devices, _vulkan_warmup\n"
+        "_devices.load_wgpu()\n"
+        "print(_vulkan_warmup._current is None)\n"
+    )
+    assert python_output(code, RUDA_CACHE_DIR=str(tmp_path), RUDA_WGPU_BACKEND="gl").strip() == "True"
+
+
+class _SlowLoader:
+    """A Vulkan loader whose instance comes only when ``release`` is set."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.destroyed: list[int] = []
+
+    def vkCreateInstance(self, info: Any, allocator: Any, out: Any) -> int:  # noqa: N802
+        self.release.wait(10)
+        out._obj.value = 1234
+        return 0
+
+    def vkEnumeratePhysicalDevices(self, instance: Any, count: Any, devices: Any) -> int:  # noqa: N802
+        count._obj.value = 2
+        return 0
+
+    def vkDestroyInstance(self, instance: Any, allocator: Any) -> None:  # noqa: N802
+        self.destroyed.append(ctypes.c_void_p(instance.value).value or 0)
+
+
+def test_a_driver_slower_than_the_wait_destroys_its_instance_itself(xp, monkeypatch):
+    loader = _SlowLoader()
+    warmup = _vulkan_warmup._Warmup(loader)  # type: ignore[arg-type]
+    monkeypatch.setattr(_vulkan_warmup, "_current", warmup)
+    monkeypatch.setattr(_vulkan_warmup, "WAIT_S", 0.05)
+    warmup.thread.start()
+    assert _vulkan_warmup.finish() is None  # gave up waiting
+    assert loader.destroyed == []
+    loader.release.set()
+    warmup.thread.join(10)
+    assert loader.destroyed == [1234] and not warmup.instance
+
+
+def test_finish_destroys_the_instance_of_a_driver_that_answered(xp, monkeypatch):
+    loader = _SlowLoader()
+    loader.release.set()
+    warmup = _vulkan_warmup._Warmup(loader)  # type: ignore[arg-type]
+    monkeypatch.setattr(_vulkan_warmup, "_current", warmup)
+    warmup.thread.start()
+    assert _vulkan_warmup.finish() == 2
+    assert loader.destroyed == [1234] and not warmup.thread.is_alive()
+    assert _vulkan_warmup.finish() is None  # once
