@@ -79,11 +79,17 @@ class _Warmup:
 
 
 _current: _Warmup | None = None
+_starting = threading.Lock()
 
 
 def start() -> bool:
     """Start the Vulkan driver in a thread (once a process); False where there is no Vulkan
     loader to start it with."""
+    with _starting:
+        return _start()
+
+
+def _start() -> bool:
     global _current
     if _current is not None or not sys.platform.startswith("linux"):
         return False
