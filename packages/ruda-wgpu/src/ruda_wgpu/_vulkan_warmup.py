@@ -12,7 +12,9 @@ that instance once wgpu has its own, so the driver stays loaded and nothing is l
 The bare instance enables no layer or extension; it does what wgpu's enumeration does anyway,
 in the same process, with the same environment (the drivers' cache folders are set first).
 Only Linux's loader is used (``libvulkan.so.1``); where it is missing, or fails, nothing is
-started and wgpu starts the driver itself as before.
+started and wgpu starts the driver itself as before. By hand with ctypes rather than through a
+Vulkan binding package: it is three calls, and the binding on PyPI (``vulkan``) parses its C
+header with cffi when imported, the kind of cost this module exists to hide.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ class _InstanceCreateInfo(ctypes.Structure):
 
 
 class _Warmup:
-    """One process's bare instance: made in a thread, destroyed by :meth:`finish`."""
+    """One process's bare instance: made in a thread, destroyed by :func:`finish`."""
 
     def __init__(self, loader: ctypes.CDLL) -> None:
         self.loader = loader
