@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ruda_wgpu import _vulkan_warmup
+
 BACKEND_ENV = "RUDA_WGPU_BACKEND"
 #: where verdicts are kept; default: the platform's user cache folder for ruda
 CACHE_ENV = "RUDA_CACHE_DIR"
@@ -131,7 +133,7 @@ def load_wgpu() -> None:
     """What comes before wgpu's first adapter: an XDG_RUNTIME_DIR, the drivers' cache folders
     (read when a driver starts), then wgpu-py's native backend with its parsed header from
     ruda's cache, while the Vulkan driver starts in a thread (``_vulkan_warmup``)."""
-    from ruda_wgpu import _ffi_cache, _shader_cache, _vulkan_warmup  # they build on cache_dir()
+    from ruda_wgpu import _ffi_cache, _shader_cache  # they build on cache_dir() here
 
     runtime_dir()
     _shader_cache.configure()
@@ -150,8 +152,6 @@ def _may_use_vulkan() -> bool:
 
 def usable_adapters() -> tuple[list[Any], list[Excluded]]:
     """The adapters that run our kernels, best first, and those left out with the reason."""
-    from ruda_wgpu import _vulkan_warmup
-
     load_wgpu()
     import wgpu
 

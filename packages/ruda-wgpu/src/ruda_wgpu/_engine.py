@@ -783,8 +783,8 @@ class GpuDevice:
         }
 
 
-#: a constant parameter read ``P[k]``. No leading ``\\b``: a pattern that starts with a literal
-#: is searched for quickly (60 times faster on a 25 KB kernel), so :func:`_param_reads` checks
+#: a constant parameter read ``P[k]``. No leading ``\b``: a pattern that starts with a literal
+#: is searched for quickly (60 times faster on a 25 KB kernel), so :func:`_reads_param` checks
 #: the character before a match instead.
 _PARAM = re.compile(r"P\[(\d+)\]")
 _PARAM_DECL = re.compile(r"var<storage, read> P: array<u32(?:, (\d+))?>;")
