@@ -10,9 +10,12 @@ kept until the GPU has finished: lazy operations whose result is dropped would n
 Fusion: ``chain`` is an 8-operation elementwise chain on 1e7 float32 (2 inputs, 1 output),
 ours (one fused kernel; the row also gives ours with fusion off, 8 kernels, and the chain
 wrapped by ``xp.fuse``, which replays its traced kernel without recording the operations)
-against one hand-written fused kernel. ``loop`` is 1000 dependent operations on 1e3 elements, microseconds
-per operation, fused, unfused and with each of its two alternating steps wrapped by
-``xp.fuse`` (there the cost is all Python and dispatch; no hand-written contender).
+against one hand-written fused kernel; then again in rounds of 40 calls, where the hand-written
+side and ``xp.fuse`` are bound by the GPU (fuse/hand compares the kernels) and ours by the
+host's recording and launching of each call. ``loop`` is 1000 dependent operations on 1e3
+elements, microseconds per operation, fused, unfused and with each of its two alternating
+steps wrapped by ``xp.fuse`` (there the cost is all Python and dispatch; no hand-written
+contender).
 Both GPU sides wait for completion the same way (``ruda_wgpu._wait``: spinning on the queue's
 work-done callback on a GPU, then blocking). The
 table reports the fastest round of each and the ratios ours/hand-written (the
@@ -47,6 +50,8 @@ from ruda_wgpu import _wait
 from ruda_wgpu._devices import native_api
 
 WG = 256
+#: calls a round of the chain's GPU-bound rounds (see bench_chain)
+STEADY_CALLS = 40
 
 ELEMENTWISE = """
 @group(0) @binding(0) var<storage, read> a: array<f32>;
@@ -163,9 +168,9 @@ def compare(fns: dict[str, Callable[[], None]], reps: int, trials: int) -> dict[
 
     One warm-up each, then ``trials`` rounds in which the two GPU contenders run back to back, in
     turns first, so that neither always follows an idle GPU (a GPU lowers its clocks when idle);
-    NumPy runs in rounds of its own afterwards. Times are each one's fastest round; the ratio is
-    the median over rounds of ours/hand measured in the same round, so load from other processes,
-    which drifts slowly, cancels out.
+    NumPy, when it is a contender, runs in rounds of its own afterwards. Times are each one's
+    fastest round; the ratio is the median over rounds of ours/hand measured in the same round,
+    so load from other processes, which drifts slowly, cancels out.
 
     Each timed run follows an untimed one of the same contender. The two GPU contenders use two
     wgpu devices, and the first submit after the other device's work pays the GPU's switch
@@ -183,7 +188,7 @@ def compare(fns: dict[str, Callable[[], None]], reps: int, trials: int) -> dict[
             start = time.perf_counter()
             fns[name]()
             rounds[name].append(time.perf_counter() - start)
-    for _ in range(trials):
+    for _ in range(trials if "numpy" in fns else 0):
         start = time.perf_counter()
         fns["numpy"]()
         rounds["numpy"].append(time.perf_counter() - start)
@@ -291,40 +296,50 @@ def bench_chain(hand: HandWritten, n: int, reps: int, trials: int) -> dict[str, 
     np.testing.assert_allclose(np.asarray(chain(xp, x, y)), chain(np, a, b), rtol=1e-5, atol=1e-6)
     kernels = xp.memory_stats()["dispatches"] - before
 
-    def ours() -> None:
-        results = [chain(xp, x, y) for _ in range(reps)]
-        xp.synchronize()
-        del results
-
     traced = xp.fuse(lambda x, y: chain(xp, x, y))
-
-    def fuse() -> None:
-        results = [traced(x, y) for _ in range(reps)]
-        xp.synchronize()
-        del results
-
-    def unfused() -> None:
-        previous = _fusion.set_enabled(False)
-        try:
-            ours()
-        finally:
-            _fusion.set_enabled(previous)
-
     code = ELEMENTWISE.replace("o[i] = EXPR;", f"{lets('wgsl', 'let')}\n  o[i] = t{len(STEPS) - 1};")
     ba, bb, bo = hand.buffer(a), hand.buffer(b), hand.buffer(None, a.nbytes)
     pipe, group = hand.pipeline(code, [ba, bb, bo])
 
-    def handwritten() -> None:
-        hand.run([(pipe, group, grid(-(-n // WG)))], reps)
-        hand.wait()
+    def rounds_of(calls: int) -> dict[str, Callable[[], None]]:
+        """The contenders, each making ``calls`` calls and one wait a round."""
+
+        def ours() -> None:
+            results = [chain(xp, x, y) for _ in range(calls)]
+            xp.synchronize()
+            del results
+
+        def fuse() -> None:
+            results = [traced(x, y) for _ in range(calls)]
+            xp.synchronize()
+            del results
+
+        def handwritten() -> None:
+            hand.run([(pipe, group, grid(-(-n // WG)))], calls)
+            hand.wait()
+
+        return {"ours": ours, "hand": handwritten, "fuse": fuse}
+
+    contenders = rounds_of(reps)
+
+    def unfused() -> None:
+        previous = _fusion.set_enabled(False)
+        try:
+            contenders["ours"]()
+        finally:
+            _fusion.set_enabled(previous)
 
     def numpy() -> None:
         for _ in range(reps):
             chain(np, a, b)
 
-    contenders = {"ours": ours, "hand": handwritten, "numpy": numpy, "unfused": unfused, "fuse": fuse}
-    out = compare(contenders, reps, trials)
+    out = compare({**contenders, "numpy": numpy, "unfused": unfused}, reps, trials)
     out["kernels"] = kernels
+    # Rounds of many calls: the hand-written side and xp.fuse are then bound by the GPU, so
+    # fuse/hand compares the kernels; ours, by the host's recording and launching of each call.
+    calls = 4 if xp.__array_namespace_info__().default_device().cpu else STEADY_CALLS
+    steady = compare(rounds_of(calls), calls, trials)
+    out.update({f"steady {k}": v for k, v in steady.items()}, **{"steady calls": calls})
     # the host's share, on 1e3 elements (a CPU adapter's kernels of large ones take the cores
     # a call would be timed on): the calls alone, before the batch is submitted
     xs, ys = xp.asarray(a[:1000]), xp.asarray(b[:1000])
@@ -457,7 +472,9 @@ def main() -> int:
                 + (
                     f"   ({t['kernels']} kernel(s); fusion off: {t['unfused'] * 1e3:.3f} ms; "
                     f"xp.fuse: {t['fuse'] * 1e3:.3f} ms, {t['fuse/hand']:.2f} of hand-written; "
-                    f"host per call on 1e3: recording {t['record us']:.0f} us, fuse {t['replay us']:.0f} us)"
+                    f"host per call on 1e3: recording {t['record us']:.0f} us, fuse {t['replay us']:.0f} us; "
+                    f"{t['steady calls']} calls a round: ours/hand {t['steady ratio']:.2f}, "
+                    f"fuse/hand {t['steady fuse/hand']:.2f})"
                     if op == "chain"
                     else ""
                 ),
@@ -536,6 +553,18 @@ def markdown(paths: list[Path]) -> str:
                     f"| {r['hand'] * 1e3:.3f} | {r['fuse/hand']:.2f} | {r['fuse'] / r['hand']:.2f} "
                     f"| {r['numpy'] * 1e3:.3f} |"
                 )
+            if "steady ours" in r:
+                calls, hand = r["steady calls"], r["steady hand"] * 1e3
+                for what, key, ratio in (
+                    ("the chain", "ours", "ratio"),
+                    ("through `xp.fuse`", "fuse", "fuse/hand"),
+                ):
+                    fastest = r[f"steady {key}"] / r["steady hand"]
+                    main.append(
+                        f"| {device} | {what}, {calls} calls a round | {_size(r)} "
+                        f"| {r[f'steady {key}'] * 1e3:.3f} | {hand:.3f} | {r[f'steady {ratio}']:.2f} "
+                        f"| {fastest:.2f} | - |"
+                    )
     return "\n".join([*main, "", "A loop of 1000 dependent operations on 1e3 float32:", "", *loop])
 
 
