@@ -15,6 +15,8 @@ import pytest
 import ruda_wgpu
 from ruda.testing import assert_matches_numpy, parametrize_backends
 
+from tests.wgpu.dtype_support import needs
+
 pytestmark = parametrize_backends("wgpu")
 
 FLOATS = list(ruda_wgpu.__array_namespace_info__().dtypes(kind=("real floating", "complex floating")))
@@ -350,6 +352,7 @@ def test_jacobi_values_as_accurate_as_lapacks(xp, dtype):
     np.testing.assert_allclose(np.linalg.norm(vh, axis=1), 1, atol=2e-6)
 
 
+@needs("float64")
 def test_eigh_of_repeated_eigenvalues(xp):
     a = np.diag([2.0, 2.0, 2.0, -1.0])
     rot = np.linalg.qr(np.random.default_rng(3).standard_normal((4, 4)))[0]
@@ -509,6 +512,7 @@ def test_eig_and_eigvals_of_general_matrices(xp, dtype, shape):
     np.testing.assert_array_equal(np.asarray(xp.linalg.eigvals(xp.asarray(a))), w)
 
 
+@needs("float64")
 def test_eig_of_defective_rotation_and_diagonal_matrices(xp):
     cases = {
         "rotation": (np.array([[0.0, 1.0], [-1.0, 0.0]]), [1j, -1j]),

@@ -9,6 +9,8 @@ import ruda_wgpu
 from ruda.testing import assert_matches_numpy, parametrize_backends
 from ruda_wgpu._engine import GpuDevice, default_device
 
+from tests.wgpu.dtype_support import indices
+
 pytestmark = parametrize_backends("wgpu")
 
 DTYPES = list(ruda_wgpu.__array_namespace_info__().dtypes(kind=("bool", "integral", "real floating")))
@@ -40,7 +42,10 @@ KEYS = [
 
 
 def _device_key(xp, key):
-    return tuple(xp.asarray(k) if isinstance(k, np.ndarray) else k for k in key)
+    return tuple(
+        (indices(k) if k.dtype.kind in "iu" else xp.asarray(k)) if isinstance(k, np.ndarray) else k
+        for k in key
+    )
 
 
 @pytest.mark.parametrize("key", KEYS, ids=lambda k: repr(k)[:60])
@@ -127,14 +132,14 @@ def test_take_and_take_along_axis(xp, dtype):
     for axis in (0, 1, 2):
         n = host.shape[axis]
         i = idx[(idx < n) & (idx >= -n)]
-        assert_matches_numpy(xp.take(x, xp.asarray(i), axis=axis), np.take(host, i, axis=axis))
+        assert_matches_numpy(xp.take(x, indices(i), axis=axis), np.take(host, i, axis=axis))
     along = rng.integers(-6, 6, (4, 2, 3))
     assert_matches_numpy(
-        xp.take_along_axis(x, xp.asarray(along), axis=1), np.take_along_axis(host, along, axis=1)
+        xp.take_along_axis(x, indices(along), axis=1), np.take_along_axis(host, along, axis=1)
     )
     wide = rng.integers(0, 3, (1, 6, 5))  # broadcasts against x along axis 0
     assert_matches_numpy(
-        xp.take_along_axis(x, xp.asarray(wide), axis=2),
+        xp.take_along_axis(x, indices(wide), axis=2),
         np.take_along_axis(np.broadcast_to(host, (4, 6, 3)), wide, axis=2),
     )
     with pytest.raises(IndexError, match="out of bounds"):
@@ -149,7 +154,7 @@ def test_repeat_with_counts_on_the_device(xp):
     host = np.arange(12, dtype=np.int16).reshape(3, 4)
     counts = np.array([2, 0, 3, 1])
     assert_matches_numpy(
-        xp.repeat(xp.asarray(host), xp.asarray(counts), axis=1), np.repeat(host, counts, axis=1)
+        xp.repeat(xp.asarray(host), indices(counts), axis=1), np.repeat(host, counts, axis=1)
     )
     assert_matches_numpy(xp.repeat(xp.asarray(host), 2), np.repeat(host, 2))
     with pytest.raises(ValueError, match="non-negative"):
@@ -213,8 +218,8 @@ def test_gather_and_scatter_with_a_two_dimensional_grid(xp):
     host = np.arange(3000, dtype=np.float32)
     x = xp.asarray(host, device=dev)
     idx = np.arange(2999, -1, -3)
-    assert_matches_numpy(x[xp.asarray(idx, device=dev)], host[idx])
-    x[xp.asarray(idx, device=dev)] = 0.0
+    assert_matches_numpy(x[indices(idx, device=dev)], host[idx])
+    x[indices(idx, device=dev)] = 0.0
     host[idx] = 0.0
     assert_matches_numpy(x, host)
     assert_matches_numpy(xp.sort(x), np.sort(host))

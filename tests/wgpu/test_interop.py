@@ -15,6 +15,8 @@ import pytest
 import ruda_wgpu
 from ruda.testing import parametrize_backends
 
+from tests.wgpu.dtype_support import needs
+
 scipy = pytest.importorskip("scipy")
 sklearn = pytest.importorskip("sklearn")
 for _module in ("fft", "linalg", "signal", "special", "stats"):
@@ -27,6 +29,8 @@ MATRIX = RNG.standard_normal((60, 5)).astype(np.float32)
 SIGNAL = RNG.standard_normal(64).astype(np.float32)
 TARGET = (MATRIX @ np.arange(1, 6, dtype=np.float32) + 0.1 * RNG.standard_normal(60)).astype(np.float32)
 LABELS = (MATRIX[:, 0] + MATRIX[:, 1] > 0).astype(np.int64)
+
+NEEDS_INT64 = needs("int64", why="scikit-learn makes int64 arrays on its input's device")
 
 
 def _same(fn, *hosts, rtol=2e-5, keeps_namespace=True):
@@ -104,6 +108,7 @@ def test_sklearn_ridge(xp):
     )
 
 
+@NEEDS_INT64
 def test_sklearn_linear_discriminant_analysis(xp):
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
@@ -115,6 +120,7 @@ def test_sklearn_linear_discriminant_analysis(xp):
     )
 
 
+@NEEDS_INT64
 def test_sklearn_scalers(xp):
     from sklearn.preprocessing import MinMaxScaler, StandardScaler
 
@@ -122,6 +128,7 @@ def test_sklearn_scalers(xp):
     _same(_sklearn(lambda x: MinMaxScaler().fit_transform(x)), MATRIX)
 
 
+@NEEDS_INT64
 def test_sklearn_metrics(xp):
     from sklearn import metrics
 

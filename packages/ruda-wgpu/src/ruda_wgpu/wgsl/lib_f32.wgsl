@@ -97,8 +97,10 @@ fn exp_f(x: f32) -> f32 {
   if (x > 88.72283935546875f) { return inf_f(); }
   if (x < -103.97208f) { return 0.0f; }
   let n = round(x * 1.4426950408889634f);
-  // n * ln2 in two parts; the first has 12 trailing zero bits, so n * it is exact
-  let r = fma(-n, 3.194618329871446e-05f, fma(-n, 0.693115234375f, x));
+  // n * ln2 in two parts; the first has 12 trailing zero bits, so n * it and x minus that are
+  // exact. Plain products, not fma: Mesa's OpenGL compiler got r wrong in the 12th bit from
+  // fma(-n, c2, fma(-n, c1, x)) (57 ulp in exp(79.66)); a driver may still contract these.
+  let r = (x - n * 0.693115234375f) - n * 3.194618329871446e-05f;
   return scale2_f(exp_poly_f(r), i32(n));
 }
 // log(1 + f) = hi + lo for f in [sqrt(1/2) - 1, sqrt(2) - 1], lo carrying about 8 bits beyond float.
