@@ -175,3 +175,19 @@ def test_a_wgpu_instance_made_before_ruda_leaves_the_opengl_note_alone(known_ada
     assert out["devices"] and "OpenGL" not in out["loaded"]
     # that process saw no OpenGL adapter, which says nothing of what OpenGL would give
     assert _devices.OPENGL_KEY not in json.loads((known_adapters / "wgpu-adapters.json").read_text())
+
+
+def test_ruda_info_says_which_of_the_standards_dtypes_a_device_lacks():
+    from ruda_wgpu._engine import default_device
+    from ruda_wgpu._plugin import WgpuBackend, lacking
+
+    full = ("bool", "int32", "int64", "uint64", "float32", "float64", "complex128")
+    assert lacking(full) == ""
+    assert lacking(("bool", "int32", "float32")) == (
+        "; no int64, uint64, float64, complex128 (the adapter lacks shader-int64)"
+    )
+    assert lacking(("bool", "int64", "uint64", "float32")) == (
+        "; no float64, complex128 (the adapter lacks shader-f64)"
+    )
+    dev = default_device()
+    assert WgpuBackend().probe().details[dev.name] == dev.description + lacking(dev.dtype_names)

@@ -16,6 +16,27 @@ _FIX = (
 )
 
 
+#: the standard's dtypes a device may lack, with the adapter feature each needs
+_WIDE = {
+    "int64": "shader-int64",
+    "uint64": "shader-int64",
+    "float64": "shader-f64",
+    "complex128": "shader-f64",
+}
+
+
+def lacking(dtype_names: tuple[str, ...]) -> str:
+    """What ``ruda info`` adds to a device's line when it lacks some of the standard's dtypes
+    (an OpenGL adapter has no 64-bit types): empty when it has them all."""
+    missing = [name for name in _WIDE if name not in dtype_names]
+    if not missing:
+        return ""
+    features = sorted({_WIDE[name] for name in missing})
+    if "int64" in missing:  # float64 is computed on 64-bit words
+        features = ["shader-int64"]
+    return f"; no {', '.join(missing)} (the adapter lacks {' and '.join(features)})"
+
+
 class WgpuBackend(Backend):
     """Any GPU through WebGPU (wgpu-native): Vulkan, Metal, DX12, and OpenGL as a last resort."""
 
@@ -49,7 +70,7 @@ class WgpuBackend(Backend):
             if enabled()
             else f"off ({FUSION_ENV}=0: one kernel per operation)"
         )
-        details.update({d.name: d.description for d in found})
+        details.update({d.name: d.description + lacking(d.dtype_names) for d in found})
         details.update({f"left out: {e.description}": e.reason for e in excluded})
         return Availability(
             available=True, devices=tuple(Device.parse(d.name) for d in found), details=details
