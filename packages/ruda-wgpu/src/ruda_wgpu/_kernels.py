@@ -12,7 +12,6 @@ windows of the buffers.
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 import struct
 import threading
@@ -850,43 +849,83 @@ def _reduce_threads(
 ) -> Storage:
     """:func:`launch_reduce` of an (A, K, B) operand by :func:`reduce_threads_source` (``strides``:
     each array leaf's along A, K and B): rows cut into G parts when A * B threads are too few,
-    then the (A, G, B) partial results reduced over G the same way, until one part is left."""
-    key, acc, combine, identity, load, prelude = kernel
+    then the (A, G, B) partial results reduced over G the same way, until one part is left.
+
+    A loop reduces the same buffers into the same few pooled ones: the dispatches are prepared
+    once per signature, operands and output buffers, and then only copied into the batch (half
+    the host's time of a sum over a leading axis went to preparing them again)."""
     na, nk, nb = shape
     columns = max(na * nb, 1)
-    isz = STORAGE_ITEMSIZE[acc]
+    isz = STORAGE_ITEMSIZE[kernel[1]]
+    parts = _thread_passes(columns, nk)
+    sig = ("redt", kernel, src_key, layout, shape, tuple(strides))
+    with dev._lock:  # the partial results' buffers are the device's until the passes are recorded
+        out = Storage(dev, columns * isz)
+        targets = [dev.scratch(("reduce threads", n), columns * g * isz) for n, g in enumerate(parts[:-1])]
+        targets.append(out)
+        prepared: dict[tuple[Any, ...], list[Step]] | None = dev.plans.get(sig)
+        if prepared is None:
+            prepared = remember(dev.plans, PLAN_CACHE, sig, {})
+        launch = (*[_launch_key(leaf) for leaf in leaves], *[t.buffer for t in targets])
+        steps = prepared.get(launch)
+        if steps is None:
+            steps = _thread_steps(dev, src, leaves, layout, src_key, shape, strides, kernel, targets)
+            remember(prepared, PREPARED_LAUNCHES, launch, steps)
+        dev.replay(steps)
+    return out
+
+
+def _thread_passes(columns: int, k: int) -> list[int]:
+    """The parts G of each pass of :func:`_reduce_threads` over ``columns`` rows of ``k``: each
+    pass reduces the previous one's G partial results, until a pass leaves one."""
+    parts = [thread_parts(columns, k)]
+    while parts[-1] > 1:
+        parts.append(thread_parts(columns, parts[-1]))
+    return parts
+
+
+def _thread_steps(
+    dev: GpuDevice,
+    src: Operand | Fused,
+    leaves: Sequence[Operand | Scalar],
+    layout: tuple[tuple[bool, np.dtype[Any]], ...],
+    src_key: Any,
+    shape: tuple[int, int, int],
+    strides: Sequence[tuple[int, int, int]],
+    kernel: tuple[Any, np.dtype[Any], str, str, str, str],
+    targets: list[Storage],
+) -> list[Step]:
+    """The prepared dispatches of :func:`_reduce_threads`, one a pass, each writing its target."""
+    key, acc, combine, identity, load, prelude = kernel
+    na, nk, nb = shape
     value = _read(src) if isinstance(src, Operand) else src
     pipe = _reduction_pipeline(
         dev, ("redt", key, src_key, layout, acc, load), reduce_threads_source, layout, value.code, kernel
     )
     own = ((True, acc),)
-    with dev._lock:  # the partial results' buffers are the device's until the passes are recorded
-        out = Storage(dev, columns * isz)
-        for n in itertools.count():  # (returns at the pass that leaves one part)
-            g = thread_parts(columns, nk)
-            target = out if g == 1 else dev.scratch(("reduce threads", n), columns * g * isz)
-            params = [na, nk, nb, g]
-            buffers = [(target.buffer, 0, target.buffer.size)]
-            arrays = iter(strides)
-            for leaf in leaves:
-                if isinstance(leaf, Scalar):
-                    params += leaf.words()
-                    continue
-                leaf_strides = next(arrays)
-                lo, isz_leaf = leaf.offset, storage_itemsize(leaf.dtype)
-                span = strided_span((na, nk, nb), leaf_strides)
-                binding, skip = window(dev, leaf.storage, lo, lo + span, isz_leaf, "a reduction")
-                params += (skip & 0xFFFFFFFF, *leaf_strides)  # SLOT words
-                buffers.append(binding)
-            dev.dispatch(pipe, buffers, pack_words(*params), -(-(na * g * nb) // THREAD_WORKGROUP))
-            if g == 1:
-                return out
-            # the next pass reduces the (A, G, B) partial results over G
-            nk, leaves, strides = g, [Operand(target, 0, (), acc)], [(g * nb, nb, 1)]
-            own_kernel = (key, acc, combine, identity, "v", prelude)
-            own_key = ("redt", key, None, own, acc, "v")
-            pipe = _reduction_pipeline(dev, own_key, reduce_threads_source, own, _own_values, own_kernel)
-    raise AssertionError("itertools.count() ended")
+    steps = []
+    for target in targets:
+        g = thread_parts(max(na * nb, 1), nk)
+        params = [na, nk, nb, g]
+        buffers = [(target.buffer, 0, target.buffer.size)]
+        arrays = iter(strides)
+        for leaf in leaves:
+            if isinstance(leaf, Scalar):
+                params += leaf.words()
+                continue
+            leaf_strides = next(arrays)
+            lo, isz_leaf = leaf.offset, storage_itemsize(leaf.dtype)
+            span = strided_span((na, nk, nb), leaf_strides)
+            binding, skip = window(dev, leaf.storage, lo, lo + span, isz_leaf, "a reduction")
+            params += (skip & 0xFFFFFFFF, *leaf_strides)  # SLOT words
+            buffers.append(binding)
+        steps.append(dev.step(pipe, buffers, pack_words(*params), -(-(na * g * nb) // THREAD_WORKGROUP)))
+        # the next pass reduces the (A, G, B) partial results over G
+        nk, leaves, strides = g, [Operand(target, 0, (), acc)], [(g * nb, nb, 1)]
+        own_kernel = (key, acc, combine, identity, "v", prelude)
+        own_key = ("redt", key, None, own, acc, "v")
+        pipe = _reduction_pipeline(dev, own_key, reduce_threads_source, own, _own_values, own_kernel)
+    return steps
 
 
 def _reduction_pipeline(
