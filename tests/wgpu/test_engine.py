@@ -423,21 +423,16 @@ def test_many_small_reductions_find_their_prepared_dispatches_again(xp, monkeypa
     results' size class, which came back in another order each round. Both kernels: a row a
     workgroup (the flat sum on a GPU) and a result a thread (a leading axis; every sum on a CPU
     adapter)."""
-    from ruda_wgpu import _kernels
+    from ruda_wgpu._engine import GpuDevice
 
     prepared = []
-    plan_prepare, thread_steps = _kernels.ReducePlan.prepare, _kernels._thread_steps
+    step = GpuDevice.step
 
-    def counting_plan(self: Any, *args: Any) -> Any:
+    def counting(self: Any, *args: Any) -> Any:
         prepared.append(args)
-        return plan_prepare(self, *args)
+        return step(self, *args)
 
-    def counting_threads(*args: Any) -> Any:
-        prepared.append(args)
-        return thread_steps(*args)
-
-    monkeypatch.setattr(_kernels.ReducePlan, "prepare", counting_plan)
-    monkeypatch.setattr(_kernels, "_thread_steps", counting_threads)
+    monkeypatch.setattr(GpuDevice, "step", counting)
     host = (np.arange(10_000, dtype=np.float32) % 7).reshape(shape)  # sums exact in float32
     x = xp.asarray(host)
     want = host.sum(axis=axis)

@@ -854,10 +854,43 @@ def _reduce_threads(
     A loop reduces the same buffers into the same few pooled ones: the dispatches are prepared
     once per signature, operands and output buffers, and then only copied into the batch (half
     the host's time of a sum over a leading axis went to preparing them again)."""
+    key, acc, combine, identity, load, prelude = kernel
     na, nk, nb = shape
     columns = max(na * nb, 1)
-    isz = STORAGE_ITEMSIZE[kernel[1]]
+    isz = STORAGE_ITEMSIZE[acc]
     parts = _thread_passes(columns, nk)
+
+    def prepare(targets: list[Storage]) -> list[Step]:
+        """The dispatches, one a pass, each writing its target."""
+        k, pass_leaves, pass_strides = nk, leaves, strides
+        value = _read(src) if isinstance(src, Operand) else src
+        pipe = _reduction_pipeline(
+            dev, ("redt", key, src_key, layout, acc, load), reduce_threads_source, layout, value.code, kernel
+        )
+        own = ((True, acc),)
+        steps = []
+        for g, target in zip(parts, targets, strict=True):
+            params = [na, k, nb, g]
+            buffers = [(target.buffer, 0, target.buffer.size)]
+            arrays = iter(pass_strides)
+            for leaf in pass_leaves:
+                if isinstance(leaf, Scalar):
+                    params += leaf.words()
+                    continue
+                leaf_strides = next(arrays)
+                lo, isz_leaf = leaf.offset, storage_itemsize(leaf.dtype)
+                span = strided_span((na, k, nb), leaf_strides)
+                binding, skip = window(dev, leaf.storage, lo, lo + span, isz_leaf, "a reduction")
+                params += (skip & 0xFFFFFFFF, *leaf_strides)  # SLOT words
+                buffers.append(binding)
+            steps.append(dev.step(pipe, buffers, pack_words(*params), -(-(na * g * nb) // THREAD_WORKGROUP)))
+            # the next pass reduces the (A, G, B) partial results over G
+            k, pass_leaves, pass_strides = g, [Operand(target, 0, (), acc)], [(g * nb, nb, 1)]
+            own_kernel = (key, acc, combine, identity, "v", prelude)
+            own_key = ("redt", key, None, own, acc, "v")
+            pipe = _reduction_pipeline(dev, own_key, reduce_threads_source, own, _own_values, own_kernel)
+        return steps
+
     sig = ("redt", kernel, src_key, layout, shape, tuple(strides))
     with dev._lock:  # the partial results' buffers are the device's until the passes are recorded
         out = Storage(dev, columns * isz)
@@ -869,8 +902,7 @@ def _reduce_threads(
         launch = (*[_launch_key(leaf) for leaf in leaves], *[t.buffer for t in targets])
         steps = prepared.get(launch)
         if steps is None:
-            steps = _thread_steps(dev, src, leaves, layout, src_key, shape, strides, kernel, targets)
-            remember(prepared, PREPARED_LAUNCHES, launch, steps)
+            steps = remember(prepared, PREPARED_LAUNCHES, launch, prepare(targets))
         dev.replay(steps)
     return out
 
@@ -882,50 +914,6 @@ def _thread_passes(columns: int, k: int) -> list[int]:
     while parts[-1] > 1:
         parts.append(thread_parts(columns, parts[-1]))
     return parts
-
-
-def _thread_steps(
-    dev: GpuDevice,
-    src: Operand | Fused,
-    leaves: Sequence[Operand | Scalar],
-    layout: tuple[tuple[bool, np.dtype[Any]], ...],
-    src_key: Any,
-    shape: tuple[int, int, int],
-    strides: Sequence[tuple[int, int, int]],
-    kernel: tuple[Any, np.dtype[Any], str, str, str, str],
-    targets: list[Storage],
-) -> list[Step]:
-    """The prepared dispatches of :func:`_reduce_threads`, one a pass, each writing its target."""
-    key, acc, combine, identity, load, prelude = kernel
-    na, nk, nb = shape
-    value = _read(src) if isinstance(src, Operand) else src
-    pipe = _reduction_pipeline(
-        dev, ("redt", key, src_key, layout, acc, load), reduce_threads_source, layout, value.code, kernel
-    )
-    own = ((True, acc),)
-    steps = []
-    for target in targets:
-        g = thread_parts(max(na * nb, 1), nk)
-        params = [na, nk, nb, g]
-        buffers = [(target.buffer, 0, target.buffer.size)]
-        arrays = iter(strides)
-        for leaf in leaves:
-            if isinstance(leaf, Scalar):
-                params += leaf.words()
-                continue
-            leaf_strides = next(arrays)
-            lo, isz_leaf = leaf.offset, storage_itemsize(leaf.dtype)
-            span = strided_span((na, nk, nb), leaf_strides)
-            binding, skip = window(dev, leaf.storage, lo, lo + span, isz_leaf, "a reduction")
-            params += (skip & 0xFFFFFFFF, *leaf_strides)  # SLOT words
-            buffers.append(binding)
-        steps.append(dev.step(pipe, buffers, pack_words(*params), -(-(na * g * nb) // THREAD_WORKGROUP)))
-        # the next pass reduces the (A, G, B) partial results over G
-        nk, leaves, strides = g, [Operand(target, 0, (), acc)], [(g * nb, nb, 1)]
-        own_kernel = (key, acc, combine, identity, "v", prelude)
-        own_key = ("redt", key, None, own, acc, "v")
-        pipe = _reduction_pipeline(dev, own_key, reduce_threads_source, own, _own_values, own_kernel)
-    return steps
 
 
 def _reduction_pipeline(
