@@ -16,13 +16,8 @@ _FIX = (
 )
 
 
-#: the standard's dtypes a device may lack, with the adapter feature each needs
-_WIDE = {
-    "int64": "shader-int64",
-    "uint64": "shader-int64",
-    "float64": "shader-f64",
-    "complex128": "shader-f64",
-}
+#: the standard's dtypes a device may lack: the 64-bit ones
+_WIDE = ("int64", "uint64", "float64", "complex128")
 
 
 def lacking(dtype_names: tuple[str, ...]) -> str:
@@ -31,10 +26,9 @@ def lacking(dtype_names: tuple[str, ...]) -> str:
     missing = [name for name in _WIDE if name not in dtype_names]
     if not missing:
         return ""
-    features = sorted({_WIDE[name] for name in missing})
-    if "int64" in missing:  # float64 is computed on 64-bit words
-        features = ["shader-int64"]
-    return f"; no {', '.join(missing)} (the adapter lacks {' and '.join(features)})"
+    # float64 is computed on 64-bit words: without shader-int64 all four are missing
+    feature = "shader-int64" if "int64" in missing else "shader-f64"
+    return f"; no {', '.join(missing)} (the adapter lacks {feature})"
 
 
 class WgpuBackend(Backend):
