@@ -9,10 +9,12 @@ namespace, one round trip per operation, runs half as many).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import sys
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -75,10 +77,43 @@ def test_official_suite_passes(name: str, request: pytest.FixtureRequest) -> Non
     args = [str(RUNNER), module, str(examples), "--", f"--skips-file={SKIPS / skips}"]
     if not deadline:  # first calls compile kernels or cross a process: timing is not checked here
         args.append("--disable-deadline")
-    done = subprocess.run(args, env=env, cwd=ROOT, capture_output=True, text=True, timeout=1800)
-    summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-2000:]
+    summary, failures = _run_suite(args, env)
     print(summary)
+    flaky = [test for test, report in failures.items() if FLAKY_GENERATION in report]
+    if failures and len(flaky) == len(failures):
+        # Hypothesis drew a different example when it replayed one: rerun those tests once, and
+        # a real failure fails again (the report of the first run is printed either way)
+        warnings.warn(f"rerunning {flaky} on {name}: {FLAKY_GENERATION}\n{_reports(failures)}", stacklevel=1)
+        summary, failures = _run_suite([*args, *flaky], env)
+        print(summary)
+    assert not failures, f"the official suite on {name}: {summary}\n{_reports(failures)}"
+
+
+#: the error of hypothesis's replays drawing differently: the suite's std and var tests, skipped
+#: upstream as flaky for years, showed it once on ours (``test_std``, WebGPU backend, in CI) and
+#: not in twenty runs since with other seeds
+FLAKY_GENERATION = "FlakyStrategyDefinition"
+
+
+def _run_suite(args: list[str], env: dict[str, str]) -> tuple[str, dict[str, str]]:
+    """Run the suite; its summary line (``module: N passed, N failed, N skipped``, or the end of
+    its error output) and the report of each failed test by node id."""
+    done = subprocess.run(args, env=env, cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    lines = done.stdout.strip().splitlines()
+    summary = lines[-1] if lines else done.stderr[-2000:]
     counts = re.search(r"(\d+) passed, (\d+) failed, (\d+) skipped$", summary)
-    assert done.returncode == 0 and counts and counts.group(2) == "0", (
-        f"the official suite on {name}: {summary}\n{done.stdout[-6000:]}"
-    )
+    if done.returncode == 0 and counts and counts.group(2) == "0":
+        return summary, {}
+    report = re.search(r"; json (\S+);", done.stdout)
+    failures: dict[str, str] = {}
+    if report and Path(report.group(1)).exists():
+        for test in json.loads(Path(report.group(1)).read_text())["tests"]:
+            for phase in ("setup", "call", "teardown"):
+                if test.get(phase, {}).get("outcome") == "failed":
+                    failures[test["nodeid"]] = str(test[phase].get("longrepr", ""))
+    return summary, failures or {"(the run)": done.stdout[-6000:] + done.stderr[-2000:]}
+
+
+def _reports(failures: dict[str, str]) -> str:
+    """The failed tests' reports, each cut to its last 3000 characters."""
+    return "\n\n".join(f"{test}:\n{report[-3000:]}" for test, report in failures.items())
