@@ -101,6 +101,25 @@ def test_statistics_and_logic(xp):
 
 
 @pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda xp, x: xp.std(x, axis=(0, 0)), ValueError, r"std\(\): repeated axis"),
+        (lambda xp, x: xp.var(x, axis=2), IndexError, r"var\(\): axis 2 is out of range"),
+        (lambda xp, x: xp.sum(x, axis="a"), TypeError, r"sum\(\): an axis must be an integer, not str"),
+        (lambda xp, x: xp.max(x, axis=1.5), TypeError, r"max\(\): an axis must be an integer, not float"),
+        (lambda xp, x: xp.argmax(x, axis="a"), TypeError, r"argmax\(\): an axis must be an integer"),
+        (lambda xp, x: xp.argmin(x, axis=-3), IndexError, r"argmin\(\): axis -3 is out of range"),
+        (lambda xp, x: xp.cumulative_sum(x, axis=None), ValueError, r"cumulative_sum\(\) needs axis="),
+        (lambda xp, x: xp.std(x, correction="1"), TypeError, r"std\(\): correction must be a real number"),
+    ],
+)
+def test_reduction_errors_name_the_function(xp, call, error, message):
+    """A bad axis or correction raises the error NumPy would, naming the function called."""
+    with pytest.raises(error, match=message):
+        call(xp, xp.ones((3, 4)))
+
+
+@pytest.mark.parametrize(
     ("shape", "axis"),
     [
         ((20_000, 3), 0),  # a leading axis, few columns: rows cut into parts, then a second pass

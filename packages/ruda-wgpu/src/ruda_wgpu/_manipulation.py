@@ -19,7 +19,11 @@ def _check(x: Any, fn: str) -> Array:
 
 
 def _axis(axis: int, ndim: int, fn: str) -> int:
-    axis = operator.index(axis)
+    """``axis`` of ``ndim`` dimensions made non-negative; TypeError or IndexError naming ``fn``."""
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"{fn}(): an axis must be an integer, not {type(axis).__name__} {axis!r}") from None
     if not -ndim <= axis < ndim:
         raise IndexError(f"{fn}(): axis {axis} is out of range for {ndim} dimensions")
     return axis % ndim

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import operator
 from typing import Any
 
 import numpy as np
@@ -26,7 +25,7 @@ from ruda_wgpu._kernels import (
     thread_parts,
     wgsl_type,
 )
-from ruda_wgpu._manipulation import permute_dims, reshape
+from ruda_wgpu._manipulation import _axis, permute_dims, reshape
 from ruda_wgpu._scan import scan_rows
 from ruda_wgpu._statistical import fold_strides
 
@@ -62,10 +61,7 @@ def _arg_reduce(x: Array, axis: int | None, keepdims: bool, largest: bool, fn: s
         groups = ((0, 0), (0, x.ndim), (x.ndim, x.ndim))
         axis_last = tuple(range(x.ndim))
     else:
-        axis = operator.index(axis)
-        if not -x.ndim <= axis < x.ndim:
-            raise IndexError(f"{fn}(): axis {axis} is out of range for {x.ndim} dimensions")
-        axis %= x.ndim
+        axis = _axis(axis, x.ndim, fn)
         view = (math.prod(x.shape[:axis]), x.shape[axis], math.prod(x.shape[axis + 1 :]))
         rest = tuple(n for d, n in enumerate(x.shape) if d != axis)
         out_shape = (*x.shape[:axis], 1, *x.shape[axis + 1 :]) if keepdims else rest

@@ -7,6 +7,7 @@ import builtins
 import functools
 import itertools
 import math
+import numbers
 from typing import Any
 
 import numpy as np
@@ -259,8 +260,9 @@ def any(x: Array, /, *, axis: Any = None, keepdims: bool = False) -> Array:
     return _reduce(_check(x, "any"), axis, keepdims, _dtypes.bool_, "any", "any")
 
 
-def _count(x: Array, axis: Any) -> int:
-    return math.prod(x.shape[a] for a in _axes(axis, x.ndim, "mean"))
+def _count(x: Array, axis: Any, fn: str) -> int:
+    """The number of elements ``fn`` reduces over ``axis``."""
+    return math.prod(x.shape[a] for a in _axes(axis, x.ndim, fn))
 
 
 def _floating(x: Array, fn: str, kinds: str = "f") -> None:
@@ -272,23 +274,30 @@ def mean(x: Array, /, *, axis: Any = None, keepdims: bool = False) -> Array:
     """Arithmetic mean over ``axis`` (NaN for an empty set)."""
     x = _check(x, "mean")
     _floating(x, "mean", "fc")
-    return apply("divide", sum(x, axis=axis, keepdims=keepdims), float(_count(x, axis)))
+    return apply("divide", sum(x, axis=axis, keepdims=keepdims), float(_count(x, axis, "mean")))
 
 
 def var(x: Array, /, *, axis: Any = None, correction: int | float = 0.0, keepdims: bool = False) -> Array:
     """Variance over ``axis``: mean squared deviation, divided by ``N - correction``."""
-    x = _check(x, "var")
-    _floating(x, "var")
-    n = _count(x, axis)
-    mu = mean(x, axis=axis, keepdims=True)
-    d = apply("subtract", x, mu)
-    ss = sum(apply("multiply", d, d), axis=axis, keepdims=keepdims)
-    return apply("divide", ss, float(n - correction) if n - correction > 0 else 0.0)
+    return _variance(x, axis, correction, keepdims, "var")
 
 
 def std(x: Array, /, *, axis: Any = None, correction: int | float = 0.0, keepdims: bool = False) -> Array:
     """Standard deviation over ``axis`` (square root of :func:`var`)."""
-    return apply("sqrt", var(x, axis=axis, correction=correction, keepdims=keepdims))
+    return apply("sqrt", _variance(x, axis, correction, keepdims, "std"))
+
+
+def _variance(x: Array, axis: Any, correction: int | float, keepdims: bool, fn: str) -> Array:
+    """:func:`var`, its errors naming ``fn``."""
+    x = _check(x, fn)
+    _floating(x, fn)
+    if isinstance(correction, bool) or not isinstance(correction, numbers.Real):
+        raise TypeError(f"{fn}(): correction must be a real number, not {type(correction).__name__}")
+    n = _count(x, axis, fn)
+    mu = mean(x, axis=axis, keepdims=True)
+    d = apply("subtract", x, mu)
+    ss = sum(apply("multiply", d, d), axis=axis, keepdims=keepdims)
+    return apply("divide", ss, float(n - correction) if n - correction > 0 else 0.0)
 
 
 def _cumulative(x: Array, axis: int | None, dtype: Any, include_initial: bool, op: str) -> Array:
