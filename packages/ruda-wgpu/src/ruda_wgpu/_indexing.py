@@ -33,7 +33,7 @@ from ruda_wgpu._elementwise import apply, astype, where
 from ruda_wgpu._engine import WORKGROUP, GpuDevice, storage_itemsize
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import Operand, Scalar, _span, convert, launch_elementwise, run, window
-from ruda_wgpu._manipulation import broadcast_shapes, broadcast_to, expand_dims, reshape
+from ruda_wgpu._manipulation import _axis, broadcast_shapes, broadcast_to, expand_dims, reshape
 from ruda_wgpu._searching import nonzero, searchsorted
 from ruda_wgpu._statistical import any as any_
 from ruda_wgpu._statistical import cumulative_sum
@@ -132,13 +132,6 @@ def _index_array(x: Array, indices: Any, fn: str) -> Array:
             f"{fn}() got arrays on two devices, {x.device} and {indices.device}: move one with to_device()"
         )
     return indices
-
-
-def _axis(axis: int, ndim: int, fn: str) -> int:
-    axis = operator.index(axis)
-    if not -ndim <= axis < ndim:
-        raise IndexError(f"{fn}(): axis {axis} is out of range for {ndim} dimensions")
-    return axis % ndim
 
 
 def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import math
-import operator
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -30,7 +29,7 @@ from ruda_wgpu._elementwise import astype
 from ruda_wgpu._engine import STORAGE_ITEMSIZE, Storage
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import THREAD_WORKGROUP, bind, convert, run, wgsl_type
-from ruda_wgpu._manipulation import permute_dims
+from ruda_wgpu._manipulation import _axis, permute_dims
 from ruda_wgpu._scan import scan_rows
 
 #: bits of a pass's digit: 8, so 32-bit keys take four passes; each is ranked in workgroup
@@ -337,10 +336,7 @@ def _rows(x: Array, axis: int, fn: str) -> tuple[Array, tuple[int, ...]]:
         raise TypeError(f"{fn}() takes a ruda_wgpu array, not {type(x).__name__}")
     if x.ndim == 0:
         raise ValueError(f"{fn}() needs an array of at least one dimension")
-    axis = operator.index(axis)
-    if not -x.ndim <= axis < x.ndim:
-        raise IndexError(f"{fn}(): axis {axis} is out of range for {x.ndim} dimensions")
-    axis %= x.ndim
+    axis = _axis(axis, x.ndim, fn)
     order = (*[d for d in range(x.ndim) if d != axis], axis)
     back = tuple(order.index(d) for d in range(x.ndim))
     return contiguous(permute_dims(x, order)), back
