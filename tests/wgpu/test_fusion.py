@@ -83,6 +83,54 @@ def test_kernels_are_reused_whatever_the_scalars(xp, fused):
     assert xp.memory_stats()["pipelines"] == pipelines
 
 
+def test_a_graph_recorded_again_reuses_its_launch(xp, fused):
+    # A graph's prepared dispatch is found by its root's structure id and output buffer; each
+    # round here frees its result, so that the next one gets the same pooled buffer.
+    x = xp.ones((64,))
+    dev = default_device()
+    for k in range(4):  # the scalars are part of the structure, signed zeros included
+        got = np.asarray(xp.divide(1.0, x * (-0.0 if k % 2 else 0.0)))
+        assert np.all(got == (-np.inf if k % 2 else np.inf))
+    assert_matches_numpy((x * 2.0 + 5.0) * 3.0, np.full(64, 21, np.float32))
+    before = _dispatches(xp), len(dev.prepared_fused)
+    for _ in range(3):
+        assert_matches_numpy((x * 2.0 + 5.0) * 3.0, np.full(64, 21, np.float32))
+    assert _dispatches(xp) == before[0] + 3
+    assert len(dev.prepared_fused) == before[1]  # found, not made again
+
+
+@pytest.mark.parametrize("root_after_the_write", [False, True])
+def test_a_graph_recorded_again_after_a_write_into_its_operand(xp, fused, root_after_the_write):
+    # The write runs the graph's first operation on the old x; the rest must read its result,
+    # not compute it again from the new x as the dispatch prepared for the graph would.
+    host = np.arange(8, dtype=np.float32)
+    x = xp.asarray(host)
+    c0 = (x * 2.0 + 1.0) * 3.0
+    assert_matches_numpy(c0, (host * 2 + 1) * 3)  # prepared for its output buffer
+    b1 = x * 2.0 + 1.0
+    if not root_after_the_write:
+        c1 = b1 * 3.0  # the same graph again, pending
+    x[0] = 100.0
+    if root_after_the_write:
+        c1 = b1 * 3.0
+    del c0  # c1 gets c0's buffer
+    assert_matches_numpy(c1, (host * 2 + 1) * 3)
+
+
+def test_a_graph_whose_operation_ran_alone_is_not_prepared(xp, fused):
+    host = np.arange(8, dtype=np.float32)
+    x = xp.asarray(host)
+    a = x * 2.0
+    c = (a + 1.0) * 3.0
+    np.asarray(a)  # a runs on its own: c's kernel reads its buffer
+    assert_matches_numpy(c, (host * 2 + 1) * 3)
+    del a
+    w = xp.full((8,), 5.0)  # most likely in a's old buffer
+    del c
+    assert_matches_numpy((x * 2.0 + 1.0) * 3.0, (host * 2 + 1) * 3)  # likely in c's old buffer
+    assert_matches_numpy(w, np.full(8, 5, np.float32))
+
+
 def test_writes_wait_for_pending_readers(xp, fused):
     x = xp.asarray(np.arange(6, dtype=np.float32))
     y = x * 2.0  # pending: reads x

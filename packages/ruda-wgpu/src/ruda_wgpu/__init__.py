@@ -185,6 +185,7 @@ def memory_stats(device: Device | str | None = None) -> dict[str, int]:
 
 def empty_cache(device: Device | str | None = None) -> None:
     """Give the pooled free buffers of ``device`` back to the driver."""
+    from ruda_wgpu import _fusion
     from ruda_wgpu._engine import resolve_device
 
     dev = resolve_device(device)
@@ -194,6 +195,8 @@ def empty_cache(device: Device | str | None = None) -> None:
         dev._groups.clear()  # bind groups may name the buffers about to be destroyed
         dev.plans.clear()  # and so may the launches they prepared
         dev.prepared_alone.clear()
+        dev.prepared_fused.clear()
+        _fusion.forget_structures()
         dev.pool.empty()
         dev.staging.empty()
 

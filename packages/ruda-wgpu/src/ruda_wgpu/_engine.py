@@ -118,30 +118,24 @@ class BufferPool:
                     buf.destroy()
 
 
-class WeakList:
+class WeakList(list[weakref.ref[Any]]):
     """Objects held weakly, in the order they were added: cheaper to add to than a WeakSet, which
-    matters where every operation adds one, and it takes unhashable objects (arrays)."""
+    matters where every operation adds one, and it takes unhashable objects (arrays). Made from
+    the references themselves (``WeakList((ref,))``)."""
 
-    __slots__ = ("_refs",)
-
-    def __init__(self) -> None:
-        self._refs: list[weakref.ref[Any]] = []
+    __slots__ = ()
 
     def add(self, ref: weakref.ref[Any]) -> None:
         """Add the object behind ``ref`` (the caller makes the reference: an operation that
         reads several buffers makes one for all of their lists)."""
-        refs = self._refs
-        n = len(refs)
+        n = len(self)
         if n >= 32 and n & (n - 1) == 0:  # now and then, drop the dead
-            refs[:] = [r for r in refs if r() is not None]
-        refs.append(ref)
+            self[:] = [r for r in self if r() is not None]
+        self.append(ref)
 
     def alive(self) -> list[Any]:
         """The objects still alive, oldest first."""
-        return [item for ref in self._refs if (item := ref()) is not None]
-
-    def clear(self) -> None:
-        self._refs.clear()
+        return [item for ref in self if (item := ref()) is not None]
 
 
 class Readers(WeakList):
@@ -172,10 +166,13 @@ class Storage:
 
     def will_write(self) -> None:
         """Call before recording a write into this buffer: pending operations that read it are
-        recorded first, so they see the old contents, and the host copy is dropped."""
+        recorded first, so they see the old contents, and the host copy is dropped. A write
+        that pending operations may read starts a new epoch of the device (see
+        ``_fusion._launch``)."""
         self.host = None
         readers, self.readers = self.readers, None
         if readers is not None:
+            self.device.epoch += 1
             readers.run()
 
     def __del__(self) -> None:
@@ -375,6 +372,8 @@ class GpuDevice:
         self._lock = threading.RLock()
         #: arrays whose elementwise operations wait to be fused; synchronize() runs them
         self.pending = WeakList()
+        #: writes so far into buffers that pending operations read (see Storage.will_write)
+        self.epoch = 0
 
     def __repr__(self) -> str:
         return f"Device({self.name!r}: {self.description})"
@@ -438,8 +437,10 @@ class GpuDevice:
             self._groups: dict[Any, Any] = {}
             #: elementwise launch plans by signature (see _kernels.launch_elementwise)
             self.plans: dict[Any, Any] = {}
-            #: prepared dispatches of single elementwise operations (see _fusion._launch)
+            #: prepared dispatches of single elementwise operations, and of fused graphs by
+            #: their root's structure id and output buffer (see _fusion._launch)
             self.prepared_alone: dict[Any, Step] = {}
+            self.prepared_fused: dict[tuple[int, Any], Step] = {}
             #: buffers for results that live within one recorded operation (see scratch)
             self._scratch: dict[Any, Storage] = {}
             self._encoder: Any = None

@@ -102,8 +102,8 @@ class Node:
     """
 
     __slots__ = (
-        "__weakref__", "args", "device", "dtype", "fn", "leaves", "order", "readers", "shape", "size",
-        "source", "storage", "targets", "what",
+        "__weakref__", "args", "device", "dtype", "epoch", "fn", "leaves", "order", "readers", "shape",
+        "sid", "size", "source", "storage", "targets", "what",
     )  # fmt: skip
 
     def __init__(
@@ -116,6 +116,9 @@ class Node:
         targets: tuple[np.dtype[Any], ...],
         dtype: np.dtype[Any],
         shape: tuple[int, ...],
+        size: int,
+        leaves: frozenset[Operand],
+        epoch: int,
     ) -> None:
         self.device, self.what, self.fn, self.source = device, what, fn, source
         self.args, self.targets, self.dtype, self.shape = args, targets, dtype, shape
@@ -123,19 +126,14 @@ class Node:
         #: pending operations that use this one's result: once it has run, they read its buffer
         self.readers: Readers | None = None
         self.order = next(_order)
-        # the operations under it, an upper bound (shared ones count once per use), and the
-        # array operands the graph reads
-        size: int = 1
-        leaves: frozenset[Operand] = _NO_LEAVES
-        operands: list[Operand] = []
-        for a in args:
-            if type(a) is Node:
-                size += a.size
-                leaves = leaves | a.leaves if leaves else a.leaves
-            elif type(a) is Operand:
-                operands.append(a)
-        self.size: int = size
-        self.leaves: frozenset[Operand] = leaves.union(operands) if operands else leaves
+        #: the operations under it, an upper bound (shared ones count once per use)
+        self.size = size
+        #: the array operands its graph reads
+        self.leaves = leaves
+        #: what its graph computes from what (0: not worked out yet; see :func:`_structure_id`)
+        self.sid = 0
+        #: the device's write epoch when the oldest pending node of its graph was recorded
+        self.epoch = epoch
 
     def run(self) -> Storage:
         """Compute this node and the pending graph under it (once); the result's storage."""
@@ -164,34 +162,50 @@ def record(
     their target dtype; the caller has checked dtypes, devices and shapes. ``alone``: whether
     the operation runs on its own, as complex ones do (worked out here when not given).
     """
+    # one pass over the operands: the node's arguments, its graph's size and leaves, and what
+    # it reads (every operation passes here: the record of one costs a few microseconds)
     args: list[Any] = []
+    holders: list[Any] = []
+    size, leaves, epoch = 1, _NO_LEAVES, device.epoch
     for v in values:
         if type(v) is Scalar:
             args.append(v)
             continue
         node = v._node
         if v._shape != shape:
-            args.append(_leaf(v, shape))
+            leaf = _leaf(v, shape)
         elif node is not None and node.storage is None:  # pending, not broadcast
             args.append(node)
+            holders.append(node)
+            size += node.size
+            if node.epoch < epoch:
+                epoch = node.epoch
+            if leaves is not node.leaves:
+                leaves = leaves | node.leaves if leaves else node.leaves
+            continue
         else:
-            args.append(v._leaf or v._operand())
-    node = Node(device, what, fn, source, tuple(args), targets, dtype, shape)
+            leaf = v._leaf or v._operand()
+        args.append(leaf)
+        holders.append(leaf.storage)
+        if leaf not in leaves:
+            leaves = leaves | {leaf}
     if alone is None:
         alone = dtype.kind == "c" or _complex_operands(targets)
-    if alone or node.size > MAX_NODES or len(node.leaves) > MAX_LEAVES:
+    if alone or size > MAX_NODES or len(leaves) > MAX_LEAVES:
         # the pending operands run as graphs of their own; this node starts a new graph on them
-        node.args = tuple(_result(a) if type(a) is Node else a for a in node.args)
-        node.size, node.leaves = 1, frozenset(a for a in node.args if type(a) is Operand)
+        args = [_result(a) if type(a) is Node else a for a in args]
+        size, leaves = 1, frozenset(a for a in args if type(a) is Operand)
+        holders = [a.storage for a in args if type(a) is Operand]
+    node = Node(device, what, fn, source, tuple(args), targets, dtype, shape, size, leaves, epoch)
+    if size > 1:  # the root of a graph so far: its launch is found by its structure id
+        _structure_id(node)
     # what it reads notes it, so that a write runs it first (one reference for every list)
     ref = weakref.ref(node)
-    for a in node.args:
-        kind = type(a)
-        if kind is Operand or kind is Node:
-            holder = a.storage if kind is Operand else a
-            readers = holder.readers
-            if readers is None:
-                readers = holder.readers = Readers()
+    for holder in holders:
+        readers = holder.readers
+        if readers is None:
+            holder.readers = Readers((ref,))
+        else:
             readers.add(ref)
     out = Array._pending(node)
     if alone or not _enabled or 0 in shape:
@@ -205,6 +219,44 @@ def record(
 def _complex_operands(targets: tuple[np.dtype[Any], ...]) -> bool:
     """Whether an operation converts some operand to a complex dtype (it then runs alone)."""
     return any(t.kind == "c" for t in targets)
+
+
+#: structure ids by what they stand for (see :func:`_structure_id`), kept up to this many
+STRUCTURE_IDS = 1 << 16
+_structure_ids: dict[tuple[Any, ...], int] = {}
+_next_structure_id = itertools.count(1)
+
+
+def forget_structures() -> None:
+    """Drop the structure ids' table (its keys hold buffers: ``empty_cache`` destroys them)."""
+    _structure_ids.clear()
+
+
+def _structure_id(node: Node) -> int:
+    """A number for the computation of ``node`` (kept in ``node.sid``): its function, targets and
+    shape, and per operand a pending node's number, an array operand's (buffer, offset, strides,
+    dtype) or a scalar's key. Equal numbers, equal computations from the same buffers, so that
+    the launch of a graph recorded again (a loop) is found by its root's number alone (see
+    :func:`_launch`). Worked out when an operation on pending ones is recorded, not for
+    single operations (whose launches are found otherwise). Numbers are never reused: the table
+    starting over only makes new ones."""
+    parts: list[Any] = [node.fn, node.targets, node.shape]
+    for a in node.args:
+        kind = type(a)
+        if kind is Node:
+            parts.append(a.sid or _structure_id(a))
+        elif kind is Operand:
+            parts.append((a.storage.buffer, a.offset, a.strides, a.dtype))
+        else:
+            parts.append(a.key())
+    key = tuple(parts)
+    sid = _structure_ids.get(key)
+    if sid is None:
+        if len(_structure_ids) >= STRUCTURE_IDS:
+            _structure_ids.clear()
+        sid = _structure_ids[key] = next(_next_structure_id)
+    node.sid = sid
+    return sid
 
 
 def _leaf(x: Any, shape: tuple[int, ...]) -> Operand:
@@ -225,28 +277,56 @@ def _result(node: Node) -> Operand:
 PREPARED_ALONE = 1024
 
 
+#: fused graphs' prepared dispatches a device keeps (see :func:`_launch`) before it starts over
+PREPARED_FUSED = 1024
+
+
 def _launch(root: Node) -> None:
     """Run the pending graph under ``root`` as one kernel and keep the result in ``root``.
 
-    One operation on computed operands is the most common graph, and a loop repeats it on the
-    same few pooled buffers: its dispatch is kept by operation, operands and output buffer, so
-    that a repeat skips the graph, the plan's signature and its launch key (5 of the 18 us of
-    Python an operation cost on the lavapipe machine's host; an H200's host took twice as long).
+    A loop repeats the same graphs on the same few pooled buffers, and their dispatches are
+    kept. One operation on computed operands, the most common graph, is kept by operation,
+    operands and output buffer, so that a repeat skips the graph, the plan's signature and its
+    launch key (5 of the 18 us of Python an operation cost on the lavapipe machine's host; an
+    H200's host took twice as long). A graph of several operations is kept by its root's
+    structure id (which :func:`record` works out step by step) and output buffer, so that a
+    repeat skips the walk of the graph too (the 8-operation benchmark chain launched in 8 us
+    against 22 on the lavapipe machine's host, and recorded in 27 against 23). The prepared
+    dispatch computes the whole graph from its leaves as they were recorded: it serves only
+    while no write into a buffer that pending operations read has happened since the graph's
+    oldest operation was recorded (the device's epoch), and it is kept only from a launch whose
+    operations were all still pending.
     """
     shape, dtype, dev = root.shape, root.dtype, root.device
     out = Storage(dev, max(math.prod(shape) * STORAGE_ITEMSIZE[dtype], 4))
-    alone = _alone_key(root, out)
     # (a fuse trace sees every launch: it takes none straight from the device)
-    step = dev.prepared_alone.get(alone) if alone is not None and CAPTURE.log is None else None
+    tracing = CAPTURE.log is not None
+    alone = _alone_key(root, out)
+    if alone is not None:
+        cache, key = dev.prepared_alone, alone
+    elif root.epoch == dev.epoch:
+        cache, key = dev.prepared_fused, (root.sid, out.buffer)
+    else:
+        cache, key = None, None
+    step = cache.get(key) if cache is not None and not tracing else None
     if step is not None:
         dev._encode_one(*step)  # (the device's lock is held: see Node.run)
     else:
         order, structure, leaves = graph_of(root)
         step = _run_graph(order, structure, leaves, leaves, Operand(out, 0, c_strides(shape), dtype))
-        if alone is not None and step is not None:
-            remember(dev.prepared_alone, PREPARED_ALONE, alone, step)
+        if step is not None and cache is not None:
+            if alone is not None:
+                remember(cache, PREPARED_ALONE, key, step)
+            elif not tracing and _all_pending(order):
+                remember(cache, PREPARED_FUSED, key, step)
     root.storage, root.args = out, ()
     out.readers, root.readers = root.readers, None
+
+
+def _all_pending(order: list[Node]) -> bool:
+    """Whether no operation under the graph ``order`` has run since it was recorded (the graph's
+    kernel then computes every one of them from the leaves)."""
+    return not any(type(a) is Node and a.storage is not None for n in order for a in n.args)
 
 
 def _alone_key(root: Node, out: Storage) -> tuple[Any, ...] | None:

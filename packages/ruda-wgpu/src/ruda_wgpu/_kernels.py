@@ -154,6 +154,12 @@ class Scalar:
     def __init__(self, value: Any, dtype: np.dtype[Any]) -> None:
         self.value, self.dtype = value, dtype
 
+    def key(self) -> tuple[Any, ...]:
+        """What tells this scalar's words from another's without making them: its dtype, the
+        value's type and value, and its sign (0.0 == -0.0, but their bits differ)."""
+        value = self.value
+        return self.dtype, type(value), value, math.copysign(1, value.real)
+
     def words(self) -> list[int]:
         """The value as the :data:`SLOT` parameter words of its stored type."""
         value = self.value
