@@ -71,17 +71,11 @@ FUSION_ENV = "RUDA_WGPU_FUSION"
 
 _NO_LEAVES: frozenset[Any] = frozenset()
 _enabled = os.environ.get(FUSION_ENV, "1").strip().lower() not in ("0", "false", "off", "no")
-_order = itertools.count()
 
 
 def enabled() -> bool:
     """Whether elementwise operations wait to be fused (``RUDA_WGPU_FUSION``, default on)."""
     return _enabled
-
-
-def order_mark() -> int:
-    """A number below the ``order`` of every node made from now on."""
-    return next(_order)
 
 
 def set_enabled(on: bool) -> bool:
@@ -102,8 +96,8 @@ class Node:
     """
 
     __slots__ = (
-        "__weakref__", "args", "device", "dtype", "epoch", "fn", "leaves", "order", "readers", "shape",
-        "sid", "size", "source", "storage", "targets", "what",
+        "__weakref__", "args", "device", "dtype", "epoch", "fn", "leaves", "readers", "shape", "sid",
+        "size", "source", "storage", "targets", "what",
     )  # fmt: skip
 
     def __init__(
@@ -125,7 +119,6 @@ class Node:
         self.storage: Storage | None = None
         #: pending operations that use this one's result: once it has run, they read its buffer
         self.readers: Readers | None = None
-        self.order = next(_order)
         #: the operations under it, an upper bound (shared ones count once per use)
         self.size = size
         #: the array operands its graph reads
@@ -291,7 +284,7 @@ def _launch(root: Node) -> None:
     H200's host took twice as long). A graph of several operations is kept by its root's
     structure id (which :func:`record` works out step by step) and output buffer, so that a
     repeat skips the walk of the graph too (the 8-operation benchmark chain launched in 8 us
-    against 22 on the lavapipe machine's host, and recorded in 27 against 23). The prepared
+    against 22 on the lavapipe machine's host, and recorded in 25 against 23). The prepared
     dispatch computes the whole graph from its leaves as they were recorded: it serves only
     while no write into a buffer that pending operations read has happened since the graph's
     oldest operation was recorded (the device's epoch), and it is kept only from a launch whose

@@ -40,7 +40,8 @@ class Operators(ArrayOperators):
     __slots__ = ()
 
     def _binary_operator(self, function: str, dunder: str, other: Any, reflected: bool) -> Any:
-        if not isinstance(other, Operators):  # (every operator passes here: arrays go straight on)
+        # (every operator passes here: arrays and Python floats and ints go straight on)
+        if not isinstance(other, Operators) and type(other) is not float and type(other) is not int:
             operand = _operand(other)
             if operand is None:
                 return unsupported(self, function, other)
