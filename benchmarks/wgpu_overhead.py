@@ -343,22 +343,27 @@ def bench_chain(hand: HandWritten, n: int, reps: int, trials: int) -> dict[str, 
     # the host's share, on 1e3 elements (a CPU adapter's kernels of large ones take the cores
     # a call would be timed on): the calls alone, before the batch is submitted
     xs, ys = xp.asarray(a[:1000]), xp.asarray(b[:1000])
-    out["record us"] = _calls_us(lambda: chain(xp, xs, ys), 20, trials)
-    out["replay us"] = _calls_us(lambda: traced(xs, ys), 20, trials)
+    out["record us"], out["launch us"] = _calls_us(lambda: chain(xp, xs, ys), 20, trials)
+    out["replay us"] = _calls_us(lambda: traced(xs, ys), 20, trials)[0]
     return out
 
 
-def _calls_us(call: Callable[[], Any], reps: int, trials: int) -> float:
-    """Microseconds a call of ``call`` takes on the host (the fastest of ``trials`` rounds of
-    ``reps`` calls; each round's work is then run and waited for, untimed)."""
-    best = float("inf")
+def _calls_us(call: Callable[[], Any], reps: int, trials: int) -> tuple[float, float]:
+    """Microseconds a call of ``call`` takes on the host, and then launching what it left
+    pending into the batch (the fastest of ``trials`` rounds of ``reps`` calls each; each
+    round's batch is then submitted and waited for, untimed)."""
+    dev = xp.__array_namespace_info__().default_device()
+    calls = launches = float("inf")
     for _ in range(trials):
         start = time.perf_counter()
         results = [call() for _ in range(reps)]
-        best = min(best, time.perf_counter() - start)
+        recorded = time.perf_counter()
+        dev.run_pending()
+        calls = min(calls, recorded - start)
+        launches = min(launches, time.perf_counter() - recorded)
         xp.synchronize()
         del results
-    return best / reps * 1e6
+    return calls / reps * 1e6, launches / reps * 1e6
 
 
 def bench_loop(n: int, steps: int, trials: int) -> dict[str, float]:
@@ -472,7 +477,8 @@ def main() -> int:
                 + (
                     f"   ({t['kernels']} kernel(s); fusion off: {t['unfused'] * 1e3:.3f} ms; "
                     f"xp.fuse: {t['fuse'] * 1e3:.3f} ms, {t['fuse/hand']:.2f} of hand-written; "
-                    f"host per call on 1e3: recording {t['record us']:.0f} us, fuse {t['replay us']:.0f} us; "
+                    f"host per call on 1e3: recording {t['record us']:.0f} us, launching "
+                    f"{t['launch us']:.0f} us, fuse {t['replay us']:.0f} us; "
                     f"{t['steady calls']} calls a round: ours/hand {t['steady ratio']:.2f}, "
                     f"fuse/hand {t['steady fuse/hand']:.2f})"
                     if op == "chain"
@@ -541,7 +547,8 @@ def markdown(paths: list[Path]) -> str:
             if op == "chain":
                 op = f"8-operation chain, {r['kernels']} kernel(s) (unfused {r['unfused'] * 1e3:.3f} ms)"
                 if "record us" in r:
-                    host = f"recording {r['record us']:.0f} us, `xp.fuse` {r['replay us']:.0f} us"
+                    launch = f", launching {r['launch us']:.0f} us" if "launch us" in r else ""
+                    host = f"recording {r['record us']:.0f} us{launch}, `xp.fuse` {r['replay us']:.0f} us"
                     op += f"; host per call on 1e3 elements: {host}"
             main.append(
                 f"| {device} | {op} | {_size(r)} | {r['ours'] * 1e3:.3f} | {r['hand'] * 1e3:.3f} "
