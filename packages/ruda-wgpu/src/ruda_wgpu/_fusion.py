@@ -17,7 +17,12 @@ where recording a chain (36-40 us) and launching and submitting it cost more tha
 (52 us); ``xp.fuse`` removes that host cost instead. Submitting each graph as soon as it was
 recorded lost outright on another H200 host, where a submit costs the host about 40 us: rounds
 of 40 chains took 127 us a chain against 91, rounds of 40 additions of 1e6 elements 66 us an
-addition against 23.
+addition against 23. Tried again once a chain recorded in about 33 us and launched in 7, less
+than its kernel (48-53): launching and submitting the pending graphs that nothing pending
+reads whenever those not yet run wrote more than 64, 128 or 256 MB, rounds of 40 chains on 1e7
+elements took 81-139 us a chain against 89-97 without, on one noisy H200 host in one process,
+and rounds of two gained nothing either; the GPU did not overlap the recording as that
+arithmetic expects, and it was left out.
 
 Fused results are bit-identical to running each operation alone: each intermediate is rounded
 to its dtype as storing it would round it (narrow integers wrap, float16 rounds), and each float
