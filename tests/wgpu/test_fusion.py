@@ -131,6 +131,18 @@ def test_a_graph_whose_operation_ran_alone_is_not_prepared(xp, fused):
     assert_matches_numpy(w, np.full(8, 5, np.float32))
 
 
+def test_empty_cache_forgets_the_graphs_prepared_launches(xp, fused):
+    # their keys name buffers that empty_cache() destroys
+    host = np.arange(64, dtype=np.float32)
+    x = xp.asarray(host)
+    assert_matches_numpy((x * 2.0 + 1.0) * 3.0, (host * 2 + 1) * 3)
+    dev = default_device()
+    assert dev.prepared_fused and _fusion._structure_ids
+    xp.empty_cache()
+    assert not dev.prepared_fused and not _fusion._structure_ids
+    assert_matches_numpy((x * 2.0 + 1.0) * 3.0, (host * 2 + 1) * 3)
+
+
 def test_writes_wait_for_pending_readers(xp, fused):
     x = xp.asarray(np.arange(6, dtype=np.float32))
     y = x * 2.0  # pending: reads x
