@@ -79,15 +79,16 @@ class Array(Operators, ArrayAttributes[GpuDevice]):
         return self
 
     @classmethod
-    def _pending(cls, node: Node) -> Array:
-        """An array whose data is the result of a pending elementwise operation (see _fusion)."""
+    def _pending(cls, node: Node, strides: tuple[int, ...] | None = None) -> Array:
+        """An array whose data is the result of a pending elementwise operation (see _fusion);
+        ``strides``, when given, are its shape's contiguous strides (an operand's, known)."""
         # every elementwise operation makes one: set directly rather than through _new
         self = object.__new__(cls)
         self._store = None
         self._node = node
         self._leaf = None
         self._shape = shape = node.shape
-        self._strides = c_strides(shape)
+        self._strides = c_strides(shape) if strides is None else strides
         self._offset = 0
         self._dtype = node.dtype
         self._device = node.device

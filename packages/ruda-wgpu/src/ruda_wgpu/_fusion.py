@@ -164,7 +164,7 @@ def record(
     # it reads (every operation passes here: the record of one costs a few microseconds)
     args: list[Any] = []
     holders: list[Any] = []
-    size, leaves, epoch = 1, _NO_LEAVES, device.epoch
+    size, leaves, epoch, strides = 1, _NO_LEAVES, device.epoch, None
     for v in values:
         if type(v) is Scalar:
             args.append(v)
@@ -175,6 +175,7 @@ def record(
         elif node is not None and node.storage is None:  # pending, not broadcast
             args.append(node)
             holders.append(node)
+            strides = v._strides  # (a pending result is contiguous, of this shape)
             size += node.size
             if node.epoch < epoch:
                 epoch = node.epoch
@@ -205,7 +206,7 @@ def record(
             holder.readers = Readers((ref,))
         else:
             readers.add(ref)
-    out = Array._pending(node)
+    out = Array._pending(node, strides)
     if alone or not _enabled or 0 in shape:
         out._storage  # noqa: B018  (runs it now)
     else:
