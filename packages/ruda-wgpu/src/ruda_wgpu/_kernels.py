@@ -162,13 +162,11 @@ class Scalar:
 
     def words(self) -> list[int]:
         """The value as the :data:`SLOT` parameter words of its stored type."""
-        value = self.value
-        # the sign tells 0.0 from -0.0, which compare (and hash) equal
-        return list(_scalar_words(self.dtype, type(value).__name__, value, math.copysign(1, value.real)))
+        return list(_scalar_words(*self.key()))
 
 
-@functools.lru_cache(maxsize=4096)
-def _scalar_words(dtype: np.dtype[Any], kind: str, value: Any, sign: float) -> tuple[int, ...]:
+@functools.lru_cache(maxsize=4096)  # keyed as Scalar.key: type and sign keep 1, 1.0, 0.0, -0.0 apart
+def _scalar_words(dtype: np.dtype[Any], kind: type, value: Any, sign: float) -> tuple[int, ...]:
     host = np.asarray(value)
     if dtype == _dtypes.float16:  # NumPy rounds a Python float to float16 first
         with np.errstate(over="ignore"):
