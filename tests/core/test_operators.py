@@ -75,3 +75,30 @@ def test_a_sequence_operand_names_both_types_not_an_index(sequence):
             sequence * x
         with pytest.raises(TypeError, match="unsupported operand"):
             x + sequence  # (Python's own message: no repetition for +)
+
+
+def test_an_array_of_another_library_is_refused_with_the_way_out():
+    # NumPy would answer "operand does not support ufuncs", and == would fall back to identity
+    np = pytest.importorskip("numpy")
+    wgpu = pytest.importorskip("ruda_wgpu")
+    x = wgpu.ones(3)
+    advice = r"cannot combine a ruda_wgpu array with a numpy.ndarray.*ruda_wgpu.asarray\(x, device=...\)"
+    for combine in (operator.add, operator.eq, operator.lt, operator.matmul):
+        with pytest.raises(TypeError, match=advice):
+            combine(x, np.ones(3))
+        with pytest.raises(TypeError, match=advice):
+            combine(np.ones(3), x)
+    with pytest.raises(TypeError, match=advice):
+        x += np.ones(3)
+
+
+def test_another_ruda_array_type_answers_for_itself():
+    # not refused by the left operand: the router's reflected operator gives its own advice
+    wgpu = pytest.importorskip("ruda_wgpu")
+    router = pytest.importorskip("ruda_router")
+    import ruda.host
+
+    routed = router.Router((ruda.host, ruda.host)).ones(3)
+    assert wgpu.ones(3).__add__(routed) is NotImplemented
+    with pytest.raises(TypeError, match=r"Router\(\(ruda.host, ruda.host\)\) computes on its own arrays"):
+        wgpu.ones(3) + routed

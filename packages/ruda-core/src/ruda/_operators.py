@@ -19,16 +19,38 @@ _SEQUENCES = (str, bytes, bytearray, list, tuple, range)
 def unsupported(array: Any, function: str, other: Any) -> Any:
     """What an operator of ``array`` returns for an operand its type does not take.
 
-    ``NotImplemented``, so that Python tries the other operand's method; but a TypeError naming
-    both types for a multiplication by a sequence (``x * "ab"``, ``[0] * x``): Python would
-    repeat the sequence ``x.__index__()`` times, and the error would speak of an index.
+    ``NotImplemented``, so that Python tries the other operand's method (another ruda array type
+    answers for itself). But a TypeError that names both types
+    and the way out where Python's fallbacks would mislead: for an array of another library (a
+    NumPy array would answer through ``__array_ufunc__``, "operand 'Array' does not support
+    ufuncs", and ``==`` would fall back to identity and return False), and for a multiplication
+    by a sequence (``x * "ab"``, ``[0] * x``: Python would repeat the sequence
+    ``x.__index__()`` times, and the error would speak of an index).
     """
     if function == "multiply" and isinstance(other, _SEQUENCES):
         raise TypeError(
             f"unsupported operand type(s) for *: '{type(array).__name__}' and '{type(other).__name__}': "
             "operands are arrays or Python scalars (convert a sequence with asarray)"
         )
+    if not isinstance(other, ArrayOperators) and is_foreign_array(other):
+        raise mixing_error(type(array).__module__.partition(".")[0], function, other)
     return NotImplemented
+
+
+def mixing_error(namespace: str, function: str, other: Any) -> TypeError:
+    """The error for ``function`` given ``other``, an array of another library, with an array of
+    ``namespace`` (a module name): it says how to bring the data over."""
+    return TypeError(
+        f"{function}() cannot combine a {namespace} array with a "
+        f"{type(other).__module__}.{type(other).__qualname__}: arrays of two libraries do not mix; "
+        f"move it first with {namespace}.asarray(x, device=...)"
+    )
+
+
+def is_foreign_array(value: Any) -> bool:
+    """Whether ``value`` is an array of some library: it speaks the standard's protocol or
+    DLPack's (NumPy, CuPy, PyTorch, JAX arrays all do)."""
+    return hasattr(value, "__array_namespace__") or hasattr(value, "__dlpack__")
 
 
 class ArrayOperators:

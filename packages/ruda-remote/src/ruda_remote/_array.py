@@ -204,13 +204,11 @@ class Array(ArrayOperators, ArrayAttributes[RemoteDevice]):
     # -- operators ---------------------------------------------------------------------------------
     def _binary_operator(self, function: str, dunder: str, other: Any, reflected: bool) -> Any:
         if not isinstance(other, (Array, *_OPERAND_TYPES)):
-            _refuse_foreign_array(other)
             return unsupported(self, function, other)
         return _dispatch.call(dunder, (self, other), {})
 
     def _inplace_operator(self, function: str, dunder: str, other: Any) -> Any:
         if not isinstance(other, (Array, *_OPERAND_TYPES)):
-            _refuse_foreign_array(other)
             return unsupported(self, function, other)
         _meta.infer_in_place(dunder, self, other, _dispatch.is_array)
         _dispatch.call_in_place(dunder, self, (other,))
@@ -246,15 +244,3 @@ def _index(bound: Any) -> Any:
     if not hasattr(bound, "__index__"):
         raise TypeError(f"slice bounds must be integers or None, not {type(bound).__name__}")
     return operator.index(bound)
-
-
-def _refuse_foreign_array(other: Any) -> None:
-    """Arrays of other libraries are refused with advice (their operators would not know ours)."""
-    if hasattr(other, "__array_namespace__") or hasattr(other, "__dlpack__") or isinstance(other, np.ndarray):
-        raise TypeError(
-            f"a {type(other).__module__}.{type(other).__qualname__} cannot be used with remote arrays; "
-            "move it to the device first with ruda_remote.asarray(x, device=...)"
-        )
-
-
-_dispatch.Array = Array

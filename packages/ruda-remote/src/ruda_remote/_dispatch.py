@@ -3,19 +3,13 @@ infer or ask for the result's shape and dtype, and wrap the result handles as ar
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast, overload
+from typing import Any, overload
 
 import numpy as np
 
-from ruda_remote import _meta, wire
+# (the array module imports this one too: each reads the other's names when called, not at import)
+from ruda_remote import _array, _meta, wire
 from ruda_remote._client import RemoteDevice, device_from_env
-
-if TYPE_CHECKING:
-    from ruda_remote._array import Array as _Array
-
-#: the remote array class, set by ruda_remote._array (which imports this module, so this one
-#: cannot import it); a placeholder until then. Annotations name the class ``_Array``.
-Array: type[_Array] = cast("type[_Array]", type(None))
 
 _default_device: RemoteDevice | None = None
 
@@ -68,7 +62,7 @@ def device_or_default(device: Any) -> RemoteDevice:
 
 
 def is_array(x: Any) -> bool:
-    return isinstance(x, Array)
+    return isinstance(x, _array.Array)
 
 
 class _Encoder:
@@ -78,7 +72,7 @@ class _Encoder:
         self.device = device
 
     def __call__(self, value: Any) -> Any:
-        if isinstance(value, Array):
+        if isinstance(value, _array.Array):
             if self.device is None:
                 self.device = value.device
             elif value.device is not self.device:
@@ -127,7 +121,7 @@ def call(
     *,
     device: RemoteDevice | None = None,
     n_out: None = None,
-) -> _Array: ...
+) -> _array.Array: ...
 @overload
 def call(
     name: str,
@@ -136,7 +130,7 @@ def call(
     *,
     device: RemoteDevice | None = None,
     n_out: int,
-) -> list[_Array]: ...
+) -> list[_array.Array]: ...
 def call(
     name: str,
     args: tuple[Any, ...],
@@ -144,7 +138,7 @@ def call(
     *,
     device: RemoteDevice | None = None,
     n_out: int | None = None,
-) -> _Array | list[_Array]:
+) -> _array.Array | list[_array.Array]:
     """Run op ``name`` remotely; return its array, or the list of its ``n_out`` arrays (an op
     with several results, as :data:`N_OUT` counts them, is called with ``n_out``)."""
     if not kwargs and n_out is None and name in _meta.ELEMENTWISE_OPS:
@@ -173,7 +167,7 @@ def call(
     return arrays if n_out is not None else arrays[0]
 
 
-def _elementwise(name: str, args: tuple[Any, ...], device: RemoteDevice | None) -> _Array | None:
+def _elementwise(name: str, args: tuple[Any, ...], device: RemoteDevice | None) -> _array.Array | None:
     """The common case of :func:`call`, without its generality: an elementwise op on arrays of
     one shape and Python scalars whose result dtype is already known. None: take the general path."""
     wire_args: list[Any] = []
@@ -181,7 +175,7 @@ def _elementwise(name: str, args: tuple[Any, ...], device: RemoteDevice | None) 
     key: list[Any] = [name]
     for a in args:
         kind = type(a)
-        if kind is Array:
+        if kind is _array.Array:
             if device is None:
                 device = a._device
             elif a._device is not device or (shape is not None and a._shape != shape):
@@ -202,7 +196,7 @@ def _elementwise(name: str, args: tuple[Any, ...], device: RemoteDevice | None) 
         return None
     handle = device.new_handle()
     device.submit(wire.OP_CODES[name], [handle], wire_args, {}, expect=[(shape, dtype)])
-    return Array._new(device, handle, shape, _DTYPES[dtype])
+    return _array.Array._new(device, handle, shape, _DTYPES[dtype])
 
 
 def _wire_dtype(dtype: np.dtype[Any]) -> wire.DType:
@@ -224,7 +218,7 @@ def call_in_place(name: str, target: Any, args: tuple[Any, ...]) -> None:
     target.device.submit(wire.OP_CODES[name], [], wire_args, {}, mutates=True)
 
 
-def upload(host: np.ndarray, device: RemoteDevice) -> _Array:
+def upload(host: np.ndarray, device: RemoteDevice) -> _array.Array:
     """A new remote array holding a copy of ``host``'s values."""
     host = np.asarray(host, order="C")  # (ascontiguousarray would make a 0-d array 1-d)
     if host.dtype.name not in wire.ITEMSIZE:
@@ -248,6 +242,6 @@ def upload(host: np.ndarray, device: RemoteDevice) -> _Array:
 _DTYPES = {name: np.dtype(name) for name in wire.ITEMSIZE}
 
 
-def wrap(device: RemoteDevice, handle: int, meta: _meta.Meta) -> _Array:
+def wrap(device: RemoteDevice, handle: int, meta: _meta.Meta) -> _array.Array:
     shape, dtype = meta
-    return Array._new(device, handle, tuple(shape), _DTYPES[dtype])
+    return _array.Array._new(device, handle, tuple(shape), _DTYPES[dtype])

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 from ruda._array import python_scalar
+from ruda._operators import is_foreign_array, mixing_error
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, check_scalar_range
@@ -315,6 +316,8 @@ def apply(name: str, *args: Any) -> Array:
         else:
             a = python_scalar(a)
             if not isinstance(a, bool | int | float | complex):
+                if is_foreign_array(a):
+                    raise mixing_error("ruda_wgpu", name, a)
                 raise TypeError(f"{name}() takes ruda_wgpu arrays or Python scalars, not {type(a).__name__}")
         values.append(a)
     if first is None:
