@@ -143,6 +143,13 @@ def test_mixed_kinds_are_refused(xp):
         xp.exp(xp.asarray([1, 2], dtype=xp.int32))
 
 
+def test_shapes_that_do_not_broadcast_name_the_operation(xp):
+    with pytest.raises(ValueError, match=r"^add\(\): shapes \(3,\), \(4,\) do not broadcast together$"):
+        xp.ones(3) + xp.ones(4)
+    with pytest.raises(ValueError, match=r"^where\(\): shapes"):
+        xp.where(xp.ones(3, dtype=xp.bool), xp.ones((2, 1)), xp.ones(4))
+
+
 @pytest.mark.parametrize("dtype", [d for d in DEVICE_DTYPES if d != "bool"])
 def test_astype_matches_numpy(xp, dtype):
     for src in DEVICE_DTYPES:

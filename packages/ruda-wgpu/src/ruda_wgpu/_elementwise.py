@@ -310,9 +310,9 @@ def apply(name: str, *args: Any) -> Array:
                 if a._dtype is not dt:
                     dt = _dtypes.promote(dt, a._dtype)
                 if a._shape != shape:
-                    from ruda_wgpu._manipulation import broadcast_shapes
+                    from ruda_wgpu._manipulation import broadcast_for
 
-                    shape = broadcast_shapes(shape, a._shape)
+                    shape = broadcast_for(name, shape, a._shape)
         else:
             a = python_scalar(a)
             if not isinstance(a, bool | int | float | complex):
@@ -357,7 +357,7 @@ NAMES = tuple(_OPS)
 
 def where(condition: Array, x1: Array | int | float | bool, x2: Array | int | float | bool, /) -> Array:
     """``x1`` where ``condition`` is true, else ``x2``, broadcast together."""
-    from ruda_wgpu._manipulation import broadcast_shapes
+    from ruda_wgpu._manipulation import broadcast_for
 
     if not isinstance(condition, Array) or condition.dtype != _dtypes.bool_:
         raise TypeError("where() needs a boolean ruda_wgpu array as its condition")
@@ -371,7 +371,7 @@ def where(condition: Array, x1: Array | int | float | bool, x2: Array | int | fl
     if not isinstance(x1, Array) and not isinstance(x2, Array):
         raise TypeError("where() needs x1 or x2 to be an array (two Python scalars have no dtype)")
     dt = _dtypes.result_type(x1, x2)
-    shape = broadcast_shapes(*(a.shape for a in arrays))
+    shape = broadcast_for("where", *(a.shape for a in arrays))
     values: list[Array | Scalar] = [condition]
     for v in (x1, x2):
         if isinstance(v, Array):

@@ -15,7 +15,7 @@ from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import convert, launch_elementwise, launch_matmul, product, wgsl_type
 from ruda_wgpu._manipulation import (
     _axes,
-    broadcast_shapes,
+    broadcast_for,
     broadcast_to,
     matrix_transpose,
     permute_dims,
@@ -50,7 +50,7 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     (m, k), (k2, n) = a.shape[-2:], b.shape[-2:]
     if k != k2:
         raise ValueError(f"matmul(): shapes {x1.shape} and {x2.shape} do not align ({k} != {k2})")
-    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    batch = broadcast_for("matmul", a.shape[:-2], b.shape[:-2])
     a = contiguous(broadcast_to(a if a.dtype == dt else astype(a, dt), (*batch, m, k)))
     b = contiguous(broadcast_to(b if b.dtype == dt else astype(b, dt), (*batch, k, n)))
     out = empty((*batch, m, n), dt, x1.device)
@@ -96,7 +96,7 @@ def tensordot(x1: Array, x2: Array, /, *, axes: int | tuple[Sequence[int], Seque
 def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """Dot product of vectors along ``axis`` after broadcasting; complex ``x1`` is conjugated."""
     _pair(x1, x2, "vecdot")
-    shape = broadcast_shapes(x1.shape, x2.shape)
+    shape = broadcast_for("vecdot", x1.shape, x2.shape)
     if not -len(shape) <= axis < len(shape) or x1.ndim == 0 or x2.ndim == 0:
         raise ValueError(f"vecdot(): axis {axis} is out of range for shape {shape}")
     if x1.shape[axis - x1.ndim if axis >= 0 else axis] != x2.shape[axis - x2.ndim if axis >= 0 else axis]:
@@ -199,7 +199,7 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
             f"cross(): axis {axis} must have size 3 in both arrays, not {x1.shape} and {x2.shape}"
         )
     dt = _dtypes.result_type(x1, x2)
-    shape = broadcast_shapes(x1.shape, x2.shape)
+    shape = broadcast_for("cross", x1.shape, x2.shape)
     out = empty(shape, dt, x1.device)
     a = [_component(broadcast_to(x1, shape), axis, i)._operand() for i in range(3)]
     b = [_component(broadcast_to(x2, shape), axis, i)._operand() for i in range(3)]

@@ -55,13 +55,19 @@ def _same_device(arrays: Sequence[Array], fn: str) -> None:
 
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     """The broadcast of several shapes; ValueError naming them when they do not broadcast."""
+    return broadcast_for("", *shapes)
+
+
+def broadcast_for(what: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """:func:`broadcast_shapes` for function ``what``, whose name starts the error message."""
     ndim = max((len(s) for s in shapes), default=0)
     out = []
     for d in range(ndim):
         sizes = {s[len(s) - ndim + d] for s in shapes if len(s) - ndim + d >= 0}
         sizes.discard(1)
         if len(sizes) > 1:
-            raise ValueError(f"shapes {', '.join(map(str, shapes))} do not broadcast together")
+            named = f"{what}(): shapes" if what else "shapes"
+            raise ValueError(f"{named} {', '.join(map(str, shapes))} do not broadcast together")
         out.append(sizes.pop() if sizes else 1)
     return tuple(out)
 
@@ -83,7 +89,7 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
 
 def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
     """Views of every array broadcast to their common shape."""
-    shape = broadcast_shapes(*(_check(a, "broadcast_arrays").shape for a in arrays))
+    shape = broadcast_for("broadcast_arrays", *(_check(a, "broadcast_arrays").shape for a in arrays))
     return tuple(broadcast_to(a, shape) for a in arrays)
 
 
