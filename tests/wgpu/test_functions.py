@@ -53,6 +53,16 @@ def test_creation(xp):
     assert xp.asarray([[1, 2], [3, 4]]).dtype == xp.__array_namespace_info__().default_dtypes()["integral"]
 
 
+def test_asarray_of_sequences(xp):
+    floating = xp.__array_namespace_info__().default_dtypes()["real floating"]
+    for empty in ([], [[], []], ()):
+        assert xp.asarray(empty).dtype == floating  # as for [1.5]: no value says otherwise
+    assert xp.asarray([[], []]).shape == (2, 0)
+    for odd, name in (([1, "a"], "str"), ([[1, 2], [3, None]], "NoneType"), ([1, object()], "object")):
+        with pytest.raises(TypeError, match=rf"asarray\(\): a sequence holds .* not {name}"):
+            xp.asarray(odd)
+
+
 @pytest.mark.parametrize("dtype", NUMERIC)
 @pytest.mark.parametrize("name", ["sum", "prod", "min", "max"])
 @pytest.mark.parametrize("axis", [None, 0, -1, (0, 2), ()])

@@ -323,13 +323,18 @@ def _from_python(obj: Any, dt: np.dtype[Any] | None, dev: GpuDevice) -> np.ndarr
             flat.append(o)
 
     walk(obj)
+    odd = [v for v in flat if not isinstance(v, bool | int | float | complex)]
+    if odd:
+        raise TypeError(
+            f"asarray(): a sequence holds Python scalars or arrays, not {type(odd[0]).__name__} ({odd[0]!r})"
+        )
     if dt is None:
         defaults = default_dtypes_of(dev)
         if any(isinstance(v, complex) for v in flat):
             dt = defaults["complex floating"]
-        elif any(isinstance(v, float) for v in flat):
+        elif not flat or any(isinstance(v, float) for v in flat):  # (empty: the default, as for [1.5])
             dt = defaults["real floating"]
-        elif flat and all(isinstance(v, bool) for v in flat):
+        elif all(isinstance(v, bool) for v in flat):
             dt = _dtypes.bool_
         elif any(isinstance(v, int) for v in flat):
             dt = defaults["integral"]
