@@ -18,6 +18,7 @@ from ruda.testing import (
 )
 from ruda_wgpu import _elementwise, _fusion
 from ruda_wgpu._engine import default_device
+from ruda_wgpu._kernels import LANES
 
 from tests.wgpu.dtype_support import accumulated
 
@@ -263,6 +264,36 @@ def test_fused_and_unfused_bits_agree(xp, fused, name, dtype):
     assert _dispatches(xp) - before == kernels
     assert fused_result.dtype == unfused.dtype
     assert_same_bits(fused_result, unfused)
+
+
+def _lanes_used(xp: Any, run: Callable[[], Any]) -> tuple[np.ndarray, set[int]]:
+    """``run()`` as NumPy, and the lanes of the elementwise kernels it planned (from none)."""
+    xp.empty_cache()  # no plan and no prepared launch left: every launch plans anew
+    result = np.asarray(run())
+    return result, {plan.lanes for plan in default_device().plans.values()}
+
+
+#: the dtypes stored in 32-bit words, whose contiguous operands a kernel reads four at a time
+FOUR_LANE_DTYPES = {"bool", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16", "float32"}
+
+
+@pytest.mark.parametrize(("name", "dtype"), [c for c in _cases() if c[1] in FOUR_LANE_DTYPES])
+def test_four_lane_kernels_give_the_bits_of_one_lane_kernels(xp, fused, name, dtype):
+    # 64 elements: each thread does four through vector loads; one more element, one a thread
+    host_a, host_b = edge_operands(name, np.dtype(dtype))
+    assert host_a.size % LANES == 0
+    for alone in (True, False):
+        four, lanes_four = _lanes_used(xp, _chain_on(xp, name, host_a, host_b, alone))
+        extra_a, extra_b = (np.concatenate([h, h[:1]]) for h in (host_a, host_b))
+        one, lanes_one = _lanes_used(xp, _chain_on(xp, name, extra_a, extra_b, alone))
+        assert lanes_four == {LANES} and lanes_one == {1}
+        assert_same_bits(four, one[: four.size])
+
+
+def _chain_on(xp: Any, name: str, host_a: np.ndarray, host_b: np.ndarray, alone: bool) -> Callable[[], Any]:
+    """What runs :func:`_chain` on copies of the host operands, fused or each operation alone."""
+    a, b = xp.asarray(host_a), xp.asarray(host_b)
+    return (lambda: _unfused(lambda: _chain(xp, name, a, b))) if alone else (lambda: _chain(xp, name, a, b))
 
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])

@@ -22,7 +22,13 @@ than its kernel (48-53): launching and submitting the pending graphs that nothin
 reads whenever those not yet run wrote more than 64, 128 or 256 MB, rounds of 40 chains on 1e7
 elements took 81-139 us a chain against 89-97 without, on one noisy H200 host in one process,
 and rounds of two gained nothing either; the GPU did not overlap the recording as that
-arithmetic expects, and it was left out.
+arithmetic expects, and it was left out. A third try, on a faster H200 host with four-lane
+kernels (a chain recorded in 26 us, launched in 7, its kernel 37): launching the newest pending
+graph of at least 4 operations and 2^18 elements when an operation starts another graph, and
+submitting it, took rounds of 40 chains on 1e7 elements to 2499 us against 3032 (1.25 against
+1.52 times the hand-written kernel) and rounds of two to 216 against 221, but rounds of two on
+1e6 elements to 137 against 110, where a submit costs more than the kernel saves. A bound near
+4M elements might keep the gain without the loss; it is not measured yet, and not done.
 
 Fused results are bit-identical to running each operation alone: each intermediate is rounded
 to its dtype as storing it would round it (narrow integers wrap, float16 rounds), and each float
