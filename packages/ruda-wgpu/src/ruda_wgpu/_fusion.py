@@ -27,8 +27,12 @@ kernels (a chain recorded in 26 us, launched in 7, its kernel 37): launching the
 graph of at least 4 operations and 2^18 elements when an operation starts another graph, and
 submitting it, took rounds of 40 chains on 1e7 elements to 2499 us against 3032 (1.25 against
 1.52 times the hand-written kernel) and rounds of two to 216 against 221, but rounds of two on
-1e6 elements to 137 against 110, where a submit costs more than the kernel saves. A bound near
-4M elements might keep the gain without the loss; it is not measured yet, and not done.
+1e6 elements to 137 against 110, where a submit costs more than the kernel saves. A fourth,
+bounded by what the graph's kernel reads and writes (64 MB at least, 4 operations), left 1e6
+and 4e6 elements alone (within 2%), but on a slower H200 host (a chain recorded in 32-35 us)
+it lost at 1e7: rounds of two took 478 us against 396, rounds of 40 5085 against 3542, the
+calls costing the host 122 us each against 35 once each started with a launch and a submit.
+Whether running ahead pays depends on the host's submit, so it is left out.
 
 Fused results are bit-identical to running each operation alone: each intermediate is rounded
 to its dtype as storing it would round it (narrow integers wrap, float16 rounds), and each float
