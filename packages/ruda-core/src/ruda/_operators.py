@@ -20,12 +20,12 @@ def unsupported(array: Any, function: str, other: Any) -> Any:
     """What an operator of ``array`` returns for an operand its type does not take.
 
     ``NotImplemented``, so that Python tries the other operand's method (another ruda array type
-    answers for itself). But a TypeError that names both types
-    and the way out where Python's fallbacks would mislead: for an array of another library (a
-    NumPy array would answer through ``__array_ufunc__``, "operand 'Array' does not support
-    ufuncs", and ``==`` would fall back to identity and return False), and for a multiplication
-    by a sequence (``x * "ab"``, ``[0] * x``: Python would repeat the sequence
-    ``x.__index__()`` times, and the error would speak of an index).
+    answers for itself). But a TypeError that names both types and the way out where Python's
+    fallbacks would mislead: for an array of another library (a NumPy array would answer
+    through ``__array_ufunc__``, "operand 'Array' does not support ufuncs", and ``==`` would
+    fall back to identity and return False), and for a multiplication by a sequence
+    (``x * "ab"``, ``[0] * x``: Python would repeat the sequence ``x.__index__()`` times, and
+    the error would speak of an index).
     """
     if function == "multiply" and isinstance(other, _SEQUENCES):
         raise TypeError(
