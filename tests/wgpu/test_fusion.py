@@ -290,6 +290,19 @@ def test_four_lane_kernels_give_the_bits_of_one_lane_kernels(xp, fused, name, dt
         assert_same_bits(four, one[: four.size])
 
 
+def test_four_lane_kernels_over_windows_of_a_buffer(xp, fused, monkeypatch):
+    # beyond one storage binding a launch binds window after window: each starts four-aligned
+    dev = default_device()
+    monkeypatch.setattr(dev, "max_binding", dev.offset_align + 4000)  # windows of 768 elements
+    host_x = np.arange(10_000, dtype=np.float32)
+    host_y = np.full(10_000, 0.25, np.float32)
+    x, y = xp.asarray(host_x), xp.asarray(host_y)
+    before = _dispatches(xp)
+    got, lanes = _lanes_used(xp, lambda: x * 3.0 + y)
+    assert lanes == {LANES} and _dispatches(xp) - before == 14  # ceil(10000 / 768) windows
+    assert_same_bits(got, host_x * np.float32(3) + host_y)
+
+
 def _chain_on(xp: Any, name: str, host_a: np.ndarray, host_b: np.ndarray, alone: bool) -> Callable[[], Any]:
     """What runs :func:`_chain` on copies of the host operands, fused or each operation alone."""
     a, b = xp.asarray(host_a), xp.asarray(host_b)
