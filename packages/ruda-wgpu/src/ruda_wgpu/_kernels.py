@@ -269,7 +269,7 @@ def elementwise_source(
     for k, dt in enumerate(ins):
         t = wgsl_type(dt)
         if layout[k + 1] == "k":
-            lines.append(f"  let x{k}: {t} = {_scalar_load(2 + rank + (k + 1) * words, t)};")
+            lines.append(_scalar_let(k, dt, rank))
         elif layout[k + 1] == "o":
             lines.append(f"  let x{k}: {t} = o[oi];")
         else:
@@ -278,6 +278,12 @@ def elementwise_source(
         lines.append(lets)
     lines.append(f"  o[oi] = {wrap(body, out)};\n}}")
     return "\n".join(lines)
+
+
+def _scalar_let(k: int, dt: np.dtype[Any], rank: int) -> str:
+    """The ``let`` of :func:`elementwise_source`'s operand ``x{k}``, a scalar: its words follow
+    the output's and the operands' before it in the parameters."""
+    return f"  let x{k}: {wgsl_type(dt)} = {_scalar_load(2 + rank + (k + 1) * (SLOT + rank), wgsl_type(dt))};"
 
 
 #: elements a thread of an elementwise kernel does where :func:`four_lanes` allows
@@ -312,13 +318,10 @@ def _lanes_main(
     """The body of :func:`elementwise_source`'s ``main`` for ``lanes`` > 1 (``i``, the thread's
     number, declared): load a vector of each array operand, compute each lane as a one-lane
     kernel computes its element (``gi``, the lane's global index), store the vector."""
-    words = SLOT + rank
     lines = [f"  if (i >= P[0] / {lanes}u) {{ return; }}"]
     for k, dt in enumerate(ins):
         if layout[k + 1] == "k":
-            lines.append(
-                f"  let x{k}: {wgsl_type(dt)} = {_scalar_load(2 + rank + (k + 1) * words, wgsl_type(dt))};"
-            )
+            lines.append(_scalar_let(k, dt, rank))
         else:
             lines.append(f"  let l{k} = a{k}[i];")
     lines.append(f"  var r: vec{lanes}<{wgsl_type(out)}>;")
