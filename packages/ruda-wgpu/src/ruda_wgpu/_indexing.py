@@ -32,7 +32,7 @@ from ruda_wgpu._creation import arange, asarray
 from ruda_wgpu._elementwise import apply, astype, where
 from ruda_wgpu._engine import WORKGROUP, GpuDevice, storage_itemsize
 from ruda_wgpu._info import default_dtypes_of
-from ruda_wgpu._kernels import Operand, Scalar, _span, convert, launch_elementwise, run, window
+from ruda_wgpu._kernels import Operand, OutputRead, Scalar, _span, convert, launch_elementwise, run, window
 from ruda_wgpu._manipulation import _axis, broadcast_shapes, broadcast_to, expand_dims, reshape
 from ruda_wgpu._searching import nonzero, searchsorted
 from ruda_wgpu._statistical import any as any_
@@ -426,11 +426,10 @@ def _masked_assign(x: Array, mask: Array, value: Any) -> None:
         _dtypes.check_scalar_kind(value, x.dtype)
         check_scalar_range(value, x.dtype)
         source, load = Scalar(value, x.dtype), "x1"
-    body = f"select(o[oi], {load}, x0 != 0u)"  # o[oi]: x's element before the write
+    body = f"select(x2, {load}, x0 != 0u)"  # x2: x's element before the write
     x._storage.will_write()
-    launch_elementwise(
-        x.device, ("masked assign", body), body, "", x._operand(), [rows._operand(), source], x.shape
-    )
+    operands = [rows._operand(), source, OutputRead(x.dtype)]
+    launch_elementwise(x.device, ("masked assign", body), body, "", x._operand(), operands, x.shape)
 
 
 __all__ = ["getitem", "repeat", "setitem", "take", "take_along_axis"]

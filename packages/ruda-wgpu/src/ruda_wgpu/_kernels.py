@@ -265,7 +265,7 @@ def elementwise_source(
         terms += [f"i32(c{d}) * bitcast<i32>(P[{base + SLOT + d}])" for d in range(rank)]
         return f"u32({' + '.join(terms)})"
 
-    lines.append(f"  let oi = {index(0)};")  # a body may read the old value as o[oi]
+    lines.append(f"  let oi = {index(0)};")
     for k, dt in enumerate(ins):
         t = wgsl_type(dt)
         if layout[k + 1] == "k":
@@ -534,10 +534,8 @@ class ElementwisePlan:
             for op, st, isz in zip(arrays, sts, itemsizes, strict=True)
         )
         dtypes = [op.dtype for op in operands]
-        # elements a thread does (see four_lanes): one where a body reads the output's old
-        # element (o[oi])
-        vectors = "o[oi]" not in body and four_lanes(layout, [out.dtype, *dtypes], math.prod(shp))
-        self.lanes = lanes = LANES if vectors else 1
+        # elements a thread does (see four_lanes)
+        self.lanes = lanes = LANES if four_lanes(layout, [out.dtype, *dtypes], math.prod(shp)) else 1
         self.pipe = dev.pipeline(
             ("ew", key, out.dtype, tuple(dtypes), rank, layout, lanes),
             lambda: elementwise_source(
