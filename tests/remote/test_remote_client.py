@@ -191,6 +191,11 @@ def test_invalid_arguments_raise_at_the_call(xp):
         xp.reshape(x, (4, 2))
     with pytest.raises(TypeError, match=r"a ruda_remote array with a numpy.ndarray.*ruda_remote.asarray"):
         x + np.ones(3)
+    foreign = r"^concat\(\) cannot combine a ruda_remote array with a numpy.ndarray"
+    with pytest.raises(TypeError, match=foreign):
+        xp.concat([x, np.ones((2, 3))])  # through a function: the same words, naming it
+    with pytest.raises(TypeError, match=r"^reshape\(\) cannot take a builtins.object"):
+        xp.reshape(x, object())
 
 
 def test_arrays_of_two_sessions_do_not_mix(xp, server):

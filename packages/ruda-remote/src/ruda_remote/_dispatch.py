@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, overload
 
 import numpy as np
+from ruda._operators import is_foreign_array, mixing_error
 
 # (the array module imports this one too: each reads the other's names when called, not at import)
 from ruda_remote import _array, _meta, wire
@@ -66,10 +67,11 @@ def is_array(x: Any) -> bool:
 
 
 class _Encoder:
-    """Encodes argument values for the wire and finds the one device they share."""
+    """Encodes the argument values of op ``function`` for the wire and finds the one device they
+    share."""
 
-    def __init__(self, device: RemoteDevice | None = None) -> None:
-        self.device = device
+    def __init__(self, function: str, device: RemoteDevice | None = None) -> None:
+        self.function, self.device = function, device
 
     def __call__(self, value: Any) -> Any:
         if isinstance(value, _array.Array):
@@ -99,9 +101,11 @@ class _Encoder:
             return value.item()
         if isinstance(value, type) and value in _SCALARS:
             raise TypeError(f"pass a dtype such as xp.float64, not the Python type {value.__name__}")
+        if is_foreign_array(value):
+            raise mixing_error("ruda_remote", self.function, value)
         raise TypeError(
-            f"a {type(value).__module__}.{type(value).__qualname__} cannot be used with remote arrays; "
-            "move arrays to the device first with ruda_remote.asarray(x, device=...)"
+            f"{self.function}() cannot take a {type(value).__module__}.{type(value).__qualname__}: "
+            "remote operations take ruda_remote arrays, scalars, dtypes, slices and sequences of those"
         )
 
     @staticmethod
@@ -145,7 +149,7 @@ def call(
         fast = _elementwise(name, args, device)
         if fast is not None:
             return fast
-    encode = _Encoder(device)
+    encode = _Encoder(name, device)
     wire_args = [encode(a) for a in args]
     wire_kwargs = {k: encode(v) for k, v in kwargs.items()}
     dev = encode.device or default_device()
@@ -213,7 +217,7 @@ def _wire_dtype(dtype: np.dtype[Any]) -> wire.DType:
 
 def call_in_place(name: str, target: Any, args: tuple[Any, ...]) -> None:
     """Run an op that changes ``target`` (``__setitem__``, ``__iadd__``, ...); nothing waits."""
-    encode = _Encoder(target.device)
+    encode = _Encoder(name, target.device)
     wire_args = [encode(target)] + [encode(a) for a in args]
     target.device.submit(wire.OP_CODES[name], [], wire_args, {}, mutates=True)
 
