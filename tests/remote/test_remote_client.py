@@ -368,3 +368,18 @@ def test_numpy_asarray_gives_a_host_copy(xp):
     assert np.asarray(x, dtype=np.float32).dtype == np.float32
     with pytest.raises(ValueError, match="copy"):
         np.asarray(x, copy=False)
+
+
+def test_dlpack_exports_a_writable_host_copy_and_refuses_what_it_cannot_do(xp):
+    x = xp.asarray([[1, 2], [3, 4]], dtype=xp.int16)
+    assert x.__dlpack_device__() == (1, 0)
+    host = np.from_dlpack(x)
+    np.testing.assert_array_equal(host, [[1, 2], [3, 4]])
+    host[0, 0] = 9  # the consumer owns the copy
+    assert int(x[0, 0]) == 1
+    with pytest.raises(BufferError, match="ruda_remote array lives in another machine's memory"):
+        x.__dlpack__(copy=False)
+    with pytest.raises(BufferError, match=r"device \(1, 0\), not \(2, 0\)"):
+        x.__dlpack__(dl_device=(2, 0))
+    with pytest.raises(ValueError, match="stream=None"):
+        x.__dlpack__(stream=1)  # the standard takes only None for a device without streams

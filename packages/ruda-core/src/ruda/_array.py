@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, Generic, Protocol, Self, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
 
 import numpy as np
 
@@ -45,6 +45,63 @@ class ArrayAttributes(Generic[DeviceT]):
     def size(self) -> int:
         """The number of elements."""
         return math.prod(self._shape)
+
+
+class HostCopyExport:
+    """DLPack and NumPy export of an array class whose memory Python cannot reach in place (GPU
+    memory that WebGPU does not share, values on another machine): every export is a host copy,
+    made by the class's ``_host_copy()``, a NumPy array that nothing else holds, so that a
+    consumer may write into it. ``_held_in`` says where the data lives, for the errors."""
+
+    __slots__ = ()
+    _held_in: ClassVar[str]
+
+    def _host_copy(self) -> np.ndarray[Any, Any]:
+        """The values as a new host array of the array's dtype and shape."""
+        raise NotImplementedError(f"{type(self).__name__} defines no host copy")
+
+    def _what(self) -> str:
+        return f"a {type(self).__module__.partition('.')[0]} array"
+
+    def __dlpack__(
+        self,
+        /,
+        *,
+        stream: Any = None,
+        max_version: tuple[int, int] | None = None,
+        dl_device: tuple[Any, int] | None = None,
+        copy: bool | None = None,
+    ) -> Any:
+        """DLPack export of a host copy (DLPack device ``(1, 0)``). ``copy=False`` and another
+        ``dl_device`` raise ``BufferError``; a ``stream`` raises ``ValueError``, as the standard
+        accepts only None for a device without streams."""
+        if copy is False:
+            raise BufferError(
+                f"{self._what()} lives in {self._held_in}: DLPack can export only a host copy "
+                "(copy=None or True)"
+            )
+        if dl_device is not None and tuple(dl_device) != (1, 0):
+            raise BufferError(
+                f"{self._what()} exports through DLPack as a host copy, device (1, 0), not {dl_device}"
+            )
+        if stream is not None:
+            raise ValueError(f"a host copy has no stream to order: pass stream=None, not {stream!r}")
+        host = self._host_copy()
+        return host.__dlpack__() if max_version is None else host.__dlpack__(max_version=max_version)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """``(1, 0)``: the DLPack export is a host (CPU) copy."""
+        return (1, 0)
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
+        """A NumPy copy of the values (``np.asarray(x)``); ``copy=False`` raises ``ValueError``."""
+        if copy is False:
+            raise ValueError(
+                f"{self._what()} lives in {self._held_in}: NumPy can have it only as a copy "
+                "(copy=None or True)"
+            )
+        host = self._host_copy()
+        return host if dtype is None else host.astype(dtype, copy=False)
 
 
 def python_scalar(value: Any) -> Any:

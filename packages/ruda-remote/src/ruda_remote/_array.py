@@ -14,7 +14,7 @@ from typing import Any
 import msgpack
 import numpy as np
 from ruda import spec
-from ruda._array import ArrayAttributes
+from ruda._array import ArrayAttributes, HostCopyExport
 from ruda._operators import ArrayOperators, unsupported
 
 from ruda_remote import _dispatch, _meta, wire
@@ -23,11 +23,14 @@ from ruda_remote._client import RemoteDevice
 _OPERAND_TYPES = (bool, int, float, complex, np.generic)
 
 
-class Array(ArrayOperators, ArrayAttributes[RemoteDevice]):
+class Array(ArrayOperators, ArrayAttributes[RemoteDevice], HostCopyExport):
     """An array that lives on a ruda remote server. Its operators (:mod:`ruda._operators`) are
     sent by their dunder names."""
 
     __slots__ = ("__weakref__", "_device", "_dtype", "_ext", "_handle", "_origin", "_shape")
+    # np.asarray(x) and DLPack give a host copy, an explicit transfer over the network as JAX's
+    # arrays give one, so that SciPy's compiled paths work (see HostCopyExport)
+    _held_in = "another machine's memory"
     __array_ufunc__ = None  # NumPy must not treat a remote array as an object scalar
 
     _device: RemoteDevice
@@ -153,30 +156,8 @@ class Array(ArrayOperators, ArrayAttributes[RemoteDevice]):
             raise TypeError(f"{what}() needs an array of one element, got shape {self._shape}")
         return self._read().reshape(())[()]
 
-    def __dlpack__(
-        self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None, copy: bool | None = None
-    ) -> Any:
-        """DLPack export of a host copy of the values (the data comes over the network)."""
-        if copy is False:
-            raise BufferError("a remote array can only be exported as a copy (copy=False is impossible)")
-        if dl_device is not None and tuple(dl_device) != (1, 0):
-            raise BufferError(f"a remote array exports to the host (DLPack device (1, 0)), not {dl_device}")
-        host = self._read_copy()  # writable, owned by the exporter
-        kwargs: dict[str, Any] = {}
-        if max_version is not None:
-            kwargs["max_version"] = max_version
-        return host.__dlpack__(**kwargs)
-
-    def __dlpack_device__(self) -> tuple[int, int]:
-        return (1, 0)
-
-    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
-        """A host copy of the values: an explicit transfer over the network, as JAX's arrays give
-        one, so that SciPy's compiled paths and ``np.asarray`` work; ``copy=False`` raises."""
-        if copy is False:
-            raise ValueError("a remote array's values are on another machine: np.asarray needs a copy")
-        host = self._read_copy()
-        return host if dtype is None else host.astype(dtype, copy=False)
+    def _host_copy(self) -> np.ndarray:
+        return self._read_copy()  # writable, owned by the exporter
 
     # -- indexing ----------------------------------------------------------------------------------
     def __getitem__(self, key: Any) -> Array:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from ruda import spec
-from ruda._array import ArrayAttributes
+from ruda._array import ArrayAttributes, HostCopyExport
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._engine import GpuDevice, Storage, default_device, resolve_device, storage_itemsize
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from ruda_wgpu._fusion import Node
 
 
-class Array(Operators, ArrayAttributes[GpuDevice]):
+class Array(Operators, ArrayAttributes[GpuDevice], HostCopyExport):
     """An n-dimensional array on a WebGPU device (see the module docstring for its layout);
     ``str(x.device)`` is ``"wgpu:0"``."""
 
@@ -43,6 +43,7 @@ class Array(Operators, ArrayAttributes[GpuDevice]):
     )  # fmt: skip
     __array_ufunc__ = None
     __array_priority__ = 100
+    _held_in = "GPU memory that WebGPU does not share"  # (exports are host copies: module docstring)
     _store: Storage | None
     _node: Node | None
     #: this array as a kernel operand, made when an operation first reads it (see _operand)
@@ -193,39 +194,8 @@ class Array(Operators, ArrayAttributes[GpuDevice]):
             raise TypeError(f"only integer arrays can be used as an index, not {self._dtype.name}")
         return int(self._scalar("index"))
 
-    def __dlpack__(
-        self,
-        /,
-        *,
-        stream: Any = None,
-        max_version: Any = None,
-        dl_device: Any = None,
-        copy: bool | None = None,
-    ) -> Any:
-        """DLPack export of a *host copy* (the GPU memory of WebGPU cannot be shared)."""
-        if copy is False:
-            raise BufferError(
-                "ruda_wgpu arrays live in GPU memory that DLPack cannot share: use copy=None/True"
-            )
-        if dl_device is not None and next(iter(dl_device)) != 1:
-            raise BufferError(
-                f"ruda_wgpu exports DLPack only as a host copy (device (1, 0)), not {dl_device}"
-            )
-        host = to_numpy(self)
-        if max_version is None:
-            return host.__dlpack__()
-        return host.__dlpack__(max_version=max_version)
-
-    def __dlpack_device__(self) -> tuple[int, int]:
-        """``(1, 0)``: the DLPack export is a host (CPU) copy."""
-        return (1, 0)
-
-    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
-        """A NumPy copy of the data (documented in the module docstring); ``copy=False`` raises."""
-        if copy is False:
-            raise ValueError("a ruda_wgpu array cannot be viewed as NumPy without a copy: use copy=None/True")
-        host = to_numpy(self)
-        return host if dtype is None else host.astype(dtype)
+    def _host_copy(self) -> np.ndarray[Any, Any]:
+        return to_numpy(self)
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         """Pickle as a host copy and the device's name, uploaded again on unpickling, so that
