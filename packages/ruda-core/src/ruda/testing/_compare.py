@@ -60,3 +60,27 @@ def assert_matches_numpy(
         )
     else:
         np.testing.assert_array_equal(got, want, err_msg=err_msg, strict=False)
+
+
+def assert_exports_host_copies(x: Any, expected: np.ndarray[Any, Any]) -> None:
+    """Assert that ``x``, an array whose class exports host copies (``ruda._array.HostCopyExport``:
+    ruda_wgpu's, ruda_remote's), holds ``expected`` and exports it as the standard asks of such
+    an array: DLPack device ``(1, 0)``; ``np.from_dlpack`` and ``np.asarray`` give copies the
+    consumer may write into; ``copy=False`` and another DLPack device raise ``BufferError``
+    (``np.asarray(x, copy=False)``: ``ValueError``), and so does a stream (only None is taken
+    on a device without streams: ``ValueError``)."""
+    import pytest
+
+    assert x.__dlpack_device__() == (1, 0)
+    for host in (np.from_dlpack(x), np.asarray(x)):
+        np.testing.assert_array_equal(host, expected, strict=True)
+        host[(0,) * host.ndim] = 1 - host[(0,) * host.ndim]  # the consumer owns its copy
+    np.testing.assert_array_equal(np.asarray(x), expected)
+    with pytest.raises(BufferError, match="only a host copy"):
+        x.__dlpack__(copy=False)
+    with pytest.raises(ValueError, match="only as a copy"):
+        np.asarray(x, copy=False)
+    with pytest.raises(BufferError, match=r"device \(1, 0\), not \(2, 0\)"):
+        x.__dlpack__(dl_device=(2, 0))
+    with pytest.raises(ValueError, match="stream=None"):
+        x.__dlpack__(stream=1)
