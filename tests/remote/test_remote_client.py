@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import ruda
 import ruda_remote
-from ruda.testing import assert_exports_host_copies, assert_matches_numpy
+from ruda.testing import assert_exports_host_copies, assert_matches_numpy, assert_python_scalar_conversions
 from ruda_remote import wire
 
 
@@ -373,3 +373,7 @@ def test_numpy_asarray_gives_a_host_copy(xp):
 def test_dlpack_and_numpy_exports_are_host_copies(xp):
     x = xp.asarray([[1, 2], [3, 4]], dtype=xp.int16)
     assert_exports_host_copies(x, np.array([[1, 2], [3, 4]], dtype=np.int16))
+
+
+def test_scalar_conversions(xp):
+    assert_python_scalar_conversions(xp)

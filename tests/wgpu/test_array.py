@@ -6,7 +6,12 @@ import operator
 
 import numpy as np
 import pytest
-from ruda.testing import assert_exports_host_copies, assert_matches_numpy, parametrize_backends
+from ruda.testing import (
+    assert_exports_host_copies,
+    assert_matches_numpy,
+    assert_python_scalar_conversions,
+    parametrize_backends,
+)
 
 pytestmark = parametrize_backends("wgpu")
 
@@ -152,14 +157,7 @@ def test_views_share_the_buffer(xp):
 
 
 def test_scalar_conversions(xp):
-    assert bool(xp.asarray(True)) is True
-    assert int(xp.asarray(-7, dtype=xp.int8)) == -7
-    assert float(xp.asarray(2.5)) == 2.5
-    assert operator.index(xp.asarray(3, dtype=xp.uint16)) == 3
-    with pytest.raises(TypeError):
-        operator.index(xp.asarray(3.0))
-    with pytest.raises(TypeError):
-        float(xp.ones((2,)))
+    assert_python_scalar_conversions(xp)
 
 
 def test_dlpack_and_array_are_host_copies(xp):

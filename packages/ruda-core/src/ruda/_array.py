@@ -48,13 +48,18 @@ class ArrayAttributes(Generic[DeviceT]):
 
 
 class HostCopyExport:
-    """DLPack and NumPy export of an array class whose memory Python cannot reach in place (GPU
-    memory that WebGPU does not share, values on another machine): every export is a host copy,
-    made by the class's ``_host_copy()``, a NumPy array that nothing else holds, so that a
-    consumer may write into it. ``_held_in`` says where the data lives, for the errors."""
+    """DLPack, NumPy and Python-scalar export of an array class whose memory Python cannot reach
+    in place (GPU memory that WebGPU does not share, values on another machine): every export is
+    a host copy, made by the class's ``_host_copy()``, a NumPy array that nothing else holds, so
+    that a consumer may write into it. ``_held_in`` says where the data lives, for the errors.
+
+    ``bool()``, ``int()``, ``float()`` and ``complex()`` take an array of one element, of any
+    rank (as NumPy still does), ``operator.index()`` a 0-D integer array only (as NumPy)."""
 
     __slots__ = ()
     _held_in: ClassVar[str]
+    _dtype: np.dtype[Any]
+    _shape: tuple[int, ...]
 
     def _host_copy(self) -> np.ndarray[Any, Any]:
         """The values as a new host array of the array's dtype and shape."""
@@ -102,6 +107,36 @@ class HostCopyExport:
             )
         host = self._host_copy()
         return host if dtype is None else host.astype(dtype, copy=False)
+
+    def _scalar(self, kind: str) -> Any:
+        """The one element as a Python scalar, for a conversion to ``kind`` ("bool", "int",
+        "index", ...)."""
+        if math.prod(self._shape) != 1 or (self._shape and kind == "index"):
+            raise TypeError(
+                f"only a {'0-D' if kind == 'index' else 'one-element'} array converts to a "
+                f"Python {kind}, not an array of shape {self._shape}"
+            )
+        return self._host_copy().reshape(()).item()
+
+    def __bool__(self) -> bool:
+        return bool(self._scalar("bool"))
+
+    def __int__(self) -> int:
+        value = self._scalar("int")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise (OverflowError if math.isinf(value) else ValueError)(f"cannot convert {value} to int")
+        return int(value)
+
+    def __float__(self) -> float:
+        return float(self._scalar("float"))
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar("complex"))
+
+    def __index__(self) -> int:
+        if self._dtype.kind not in "iu":
+            raise TypeError(f"only integer arrays can be used as an index, not {self._dtype.name}")
+        return int(self._scalar("index"))
 
 
 def python_scalar(value: Any) -> Any:

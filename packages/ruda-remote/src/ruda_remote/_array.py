@@ -134,28 +134,6 @@ class Array(ArrayOperators, ArrayAttributes[RemoteDevice], HostCopyExport):
         host = self._read()
         return host if host.flags.writeable else np.array(host)
 
-    def __bool__(self) -> bool:
-        return bool(self._scalar("bool"))
-
-    def __int__(self) -> int:
-        return int(self._scalar("int"))
-
-    def __float__(self) -> float:
-        return float(self._scalar("float"))
-
-    def __complex__(self) -> complex:
-        return complex(self._scalar("complex"))
-
-    def __index__(self) -> int:
-        if self._dtype.kind not in "iu":
-            raise TypeError(f"only integer arrays can be used as an index, not {self._dtype.name}")
-        return int(self._scalar("index"))
-
-    def _scalar(self, what: str) -> Any:
-        if self.size != 1:
-            raise TypeError(f"{what}() needs an array of one element, got shape {self._shape}")
-        return self._read().reshape(())[()]
-
     def _host_copy(self) -> np.ndarray:
         return self._read_copy()  # writable, owned by the exporter
 

@@ -165,35 +165,7 @@ class Array(Operators, ArrayAttributes[GpuDevice], HostCopyExport):
         body = np.array2string(to_numpy(self), separator=", ", prefix="Array(")
         return f"Array({body}, dtype={self._dtype.name}, device='{self._device}')"
 
-    # -- conversions ---------------------------------------------------------------------------
-    def _scalar(self, kind: str) -> Any:
-        if self.size != 1 or (self.ndim != 0 and kind == "index"):
-            raise TypeError(
-                f"only a {'0-D' if kind == 'index' else 'one-element'} array converts to a "
-                f"Python {kind}, not an array of shape {self._shape}"
-            )
-        return to_numpy(self).reshape(()).item()
-
-    def __bool__(self) -> bool:
-        return bool(self._scalar("bool"))
-
-    def __int__(self) -> int:
-        value = self._scalar("int")
-        if isinstance(value, float) and not math.isfinite(value):
-            raise (OverflowError if math.isinf(value) else ValueError)(f"cannot convert {value} to int")
-        return int(value)
-
-    def __float__(self) -> float:
-        return float(self._scalar("float"))
-
-    def __complex__(self) -> complex:
-        return complex(self._scalar("complex"))
-
-    def __index__(self) -> int:
-        if _dtypes.kind_of(self._dtype) not in "iu":
-            raise TypeError(f"only integer arrays can be used as an index, not {self._dtype.name}")
-        return int(self._scalar("index"))
-
+    # -- conversions (HostCopyExport's, over this host copy) -----------------------------------
     def _host_copy(self) -> np.ndarray[Any, Any]:
         return to_numpy(self)
 

@@ -4,8 +4,8 @@
   namespace (``xp``), or on the ones named.
 - :func:`assert_matches_numpy`: compare a backend's result with NumPy's:
   dtype, shape, and values with tolerances chosen by dtype.
-- :func:`assert_exports_host_copies`: DLPack and NumPy export of an array type that can only
-  export host copies.
+- :func:`assert_exports_host_copies` and :func:`assert_python_scalar_conversions`: DLPack, NumPy
+  and Python-scalar export of an array type that can only export host copies.
 - :func:`edge_values`, :func:`edge_operands` and :func:`assert_same_bits`: bit-for-bit
   comparisons on NaN, signed zeros, infinities and extremes (fused against unfused results).
 - :func:`python_output` and :func:`switched`: a snippet in a fresh interpreter (switches read at
@@ -21,7 +21,12 @@ from __future__ import annotations
 
 from ruda.testing._accuracy import MATH_BINARY, MATH_UNARY, NUMPY_NAMES, sweep_values, ulp_error
 from ruda.testing._bits import assert_same_bits, edge_operands, edge_values
-from ruda.testing._compare import assert_exports_host_copies, assert_matches_numpy, tolerance_for
+from ruda.testing._compare import (
+    assert_exports_host_copies,
+    assert_matches_numpy,
+    assert_python_scalar_conversions,
+    tolerance_for,
+)
 from ruda.testing._params import backend_params, parametrize_backends
 from ruda.testing._process import python_output, switched
 
@@ -31,6 +36,7 @@ __all__ = [
     "NUMPY_NAMES",
     "assert_exports_host_copies",
     "assert_matches_numpy",
+    "assert_python_scalar_conversions",
     "assert_same_bits",
     "backend_params",
     "edge_operands",

@@ -84,3 +84,28 @@ def assert_exports_host_copies(x: Any, expected: np.ndarray[Any, Any]) -> None:
         x.__dlpack__(dl_device=(2, 0))
     with pytest.raises(ValueError, match="stream=None"):
         x.__dlpack__(stream=1)
+
+
+def assert_python_scalar_conversions(xp: Any) -> None:
+    """Assert that the arrays of namespace ``xp`` (one whose array class is a
+    ``ruda._array.HostCopyExport``) convert to Python scalars as NumPy's do: ``bool``, ``int``,
+    ``float`` and ``complex`` of one element of any rank, ``operator.index`` of 0-D integer
+    arrays only, ``int`` of a non-finite float refused as Python refuses it."""
+    import operator
+
+    import pytest
+
+    assert bool(xp.asarray(True)) is True and bool(xp.asarray([0.0])) is False
+    assert int(xp.asarray(-7, dtype=xp.int8)) == -7 and int(xp.asarray([[2.9]])) == 2
+    assert float(xp.asarray(2.5)) == 2.5 and complex(xp.asarray(1.5)) == 1.5 + 0j
+    assert operator.index(xp.asarray(3, dtype=xp.uint16)) == 3
+    with pytest.raises(TypeError, match="only integer arrays"):
+        operator.index(xp.asarray(3.0))
+    with pytest.raises(TypeError, match="only a 0-D array"):
+        operator.index(xp.asarray([3]))  # NumPy refuses it too: a 1-D index is a fancy index
+    with pytest.raises(TypeError, match="only a one-element array"):
+        float(xp.ones((2,)))
+    with pytest.raises(OverflowError):
+        int(xp.asarray(float("inf")))
+    with pytest.raises(ValueError):
+        int(xp.asarray(float("nan")))
