@@ -29,6 +29,16 @@ def test_array_types_take_their_operators_from_the_one_class(module):
     assert [name for name in NAMES if name in vars(array_type)] == []  # none bound on later
 
 
+@pytest.mark.parametrize("module", ["ruda_wgpu._array", "ruda_remote._array", "ruda_router._array"])
+def test_array_types_are_made_by_their_namespace_not_called(module):
+    array_type = pytest.importorskip(module).Array
+    message = r"^ruda_\w+\.Array is not called directly: make arrays with .*asarray"
+    with pytest.raises(TypeError, match=message):
+        array_type()
+    with pytest.raises(TypeError, match="not called directly"):
+        array_type([1.0, 2.0])
+
+
 class _Recorder(ArrayOperators):
     """Says which hook an operator called, with what."""
 

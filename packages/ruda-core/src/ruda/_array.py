@@ -11,6 +11,18 @@ import numpy as np
 DeviceT = TypeVar("DeviceT")
 
 
+class MadeByNamespace:
+    """Refuses ``Array(...)``: a namespace's functions make its arrays (through the class's own
+    constructor, which skips ``__init__``), and the error says which to call (``_made_with``)."""
+
+    __slots__ = ()
+    _made_with: ClassVar[str]
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        name = f"{type(self).__module__.partition('.')[0]}.{type(self).__name__}"
+        raise TypeError(f"{name} is not called directly: make arrays with {self._made_with}")
+
+
 class ArrayAttributes(Generic[DeviceT]):
     """The standard's ``dtype``, ``device``, ``shape``, ``ndim`` and ``size`` of an array class
     that keeps its dtype in ``_dtype``, its device in ``_device`` and its shape in ``_shape``,

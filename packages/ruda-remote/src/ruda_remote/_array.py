@@ -14,7 +14,7 @@ from typing import Any
 import msgpack
 import numpy as np
 from ruda import spec
-from ruda._array import ArrayAttributes, HostCopyExport
+from ruda._array import ArrayAttributes, HostCopyExport, MadeByNamespace
 from ruda._operators import ArrayOperators, unsupported
 
 from ruda_remote import _dispatch, _meta, wire
@@ -23,7 +23,7 @@ from ruda_remote._client import RemoteDevice
 _OPERAND_TYPES = (bool, int, float, complex, np.generic)
 
 
-class Array(ArrayOperators, ArrayAttributes[RemoteDevice], HostCopyExport):
+class Array(MadeByNamespace, ArrayOperators, ArrayAttributes[RemoteDevice], HostCopyExport):
     """An array that lives on a ruda remote server. Its operators (:mod:`ruda._operators`) are
     sent by their dunder names."""
 
@@ -31,6 +31,7 @@ class Array(ArrayOperators, ArrayAttributes[RemoteDevice], HostCopyExport):
     # np.asarray(x) and DLPack give a host copy, an explicit transfer over the network as JAX's
     # arrays give one, so that SciPy's compiled paths work (see HostCopyExport)
     _held_in = "another machine's memory"
+    _made_with = "ruda_remote.asarray(), zeros(), arange(), ..."
     __array_ufunc__ = None  # NumPy must not treat a remote array as an object scalar
 
     _device: RemoteDevice
@@ -42,11 +43,6 @@ class Array(ArrayOperators, ArrayAttributes[RemoteDevice], HostCopyExport):
     _origin: tuple[Array, Any] | None
     #: the handle as the wire's extension value, made when first sent
     _ext: msgpack.ExtType | None
-
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        raise TypeError(
-            "remote arrays are made by the namespace: use ruda_remote.asarray(...), zeros(...), ..."
-        )
 
     @classmethod
     def _new(

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from array_api_compat import device as _device_of
 from ruda import spec
-from ruda._array import python_scalar
+from ruda._array import MadeByNamespace, python_scalar
 from ruda._operators import ArrayOperators, unsupported
 
 from ruda_router._steps import positive_steps
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 _SCALARS = (bool, int, float, complex)
 
 
-class Array(ArrayOperators):
+class Array(MadeByNamespace, ArrayOperators):
     """An array of a :class:`~ruda_router.Router`, held by one of its backends.
 
     Create arrays through the router (``xp.asarray``, ``xp.zeros(..., device=...)``);
@@ -41,13 +41,11 @@ class Array(ArrayOperators):
     # NumPy defers to us instead of treating a router array as an object scalar,
     # so ``numpy_array + x`` raises our clear error rather than computing on the host.
     __array_ufunc__ = None
+    _made_with = "a Router's functions: xp.asarray(obj, device=...), xp.zeros(...), ..."
 
     _inner: Any
     _index: int
     _router: Router
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError("router arrays are made by a Router: use xp.asarray(obj, device=...) or xp.zeros")
 
     @classmethod
     def _new(cls, inner: Any, index: int, router: Router) -> Array:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from ruda import spec
-from ruda._array import ArrayAttributes, HostCopyExport
+from ruda._array import ArrayAttributes, HostCopyExport, MadeByNamespace
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._engine import GpuDevice, Storage, default_device, resolve_device, storage_itemsize
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from ruda_wgpu._fusion import Node
 
 
-class Array(Operators, ArrayAttributes[GpuDevice], HostCopyExport):
+class Array(MadeByNamespace, Operators, ArrayAttributes[GpuDevice], HostCopyExport):
     """An n-dimensional array on a WebGPU device (see the module docstring for its layout);
     ``str(x.device)`` is ``"wgpu:0"``."""
 
@@ -44,6 +44,7 @@ class Array(Operators, ArrayAttributes[GpuDevice], HostCopyExport):
     __array_ufunc__ = None
     __array_priority__ = 100
     _held_in = "GPU memory that WebGPU does not share"  # (exports are host copies: module docstring)
+    _made_with = "ruda_wgpu.asarray(), zeros(), arange(), ..."
     _store: Storage | None
     _node: Node | None
     #: this array as a kernel operand, made when an operation first reads it (see _operand)
@@ -53,9 +54,6 @@ class Array(Operators, ArrayAttributes[GpuDevice], HostCopyExport):
     _offset: int
     _dtype: np.dtype[Any]
     _device: GpuDevice
-
-    def __init__(self) -> None:
-        raise TypeError("create ruda_wgpu arrays with ruda_wgpu.asarray(), zeros(), ... not Array()")
 
     @classmethod
     def _new(
