@@ -229,6 +229,37 @@ DTYPE_KINDS["numeric"] = (
 #: the 13 dtype names every namespace exposes, in the standard's order
 DTYPES: tuple[str, ...] = DTYPE_KINDS["bool"] + DTYPE_KINDS["numeric"]
 
+#: bits of each integer dtype, and the precision (bits of a real part) of each floating one;
+#: float16, beyond the standard, promotes as NumPy promotes it
+_INTEGER_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
+_UNSIGNED_BITS = {"uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64}
+_PRECISION = {"float16": 16, "float32": 32, "float64": 64, "complex64": 32, "complex128": 64}
+
+
+def promote_names(a: str, b: str) -> str | None:
+    """The standard's type promotion of the dtypes named ``a`` and ``b``: within a kind the
+    wider one; a signed with an unsigned integer, the narrowest signed one that holds both
+    (none holds uint64); real with complex floating, the complex one of the higher precision.
+    None where the standard defines none: booleans with numbers, integers with floating dtypes
+    (each library decides those), a signed integer with uint64."""
+    if a == b:
+        return a
+    for family in (_INTEGER_BITS, _UNSIGNED_BITS):
+        if a in family and b in family:
+            return a if family[a] >= family[b] else b
+    if a in _UNSIGNED_BITS:
+        a, b = b, a
+    if a in _INTEGER_BITS and b in _UNSIGNED_BITS:
+        wide = max(_INTEGER_BITS[a], 2 * _UNSIGNED_BITS[b])
+        return f"int{wide}" if wide <= 64 else None
+    if a in _PRECISION and b in _PRECISION:
+        bits = max(_PRECISION[a], _PRECISION[b])
+        if a.startswith("complex") or b.startswith("complex"):
+            return f"complex{2 * max(bits, 32)}"
+        return f"float{bits}"
+    return None
+
+
 #: the linalg extension
 LINALG: tuple[str, ...] = (
     "cholesky",

@@ -42,15 +42,7 @@ def _by_name(name: str) -> DType:
 
 
 # The standard's dtype kinds, for isdtype (a pure function of names: no backend needed).
-KINDS: dict[str, frozenset[str]] = {
-    "bool": frozenset({"bool"}),
-    "signed integer": frozenset({"int8", "int16", "int32", "int64"}),
-    "unsigned integer": frozenset({"uint8", "uint16", "uint32", "uint64"}),
-    "real floating": frozenset({"float32", "float64"}),
-    "complex floating": frozenset({"complex64", "complex128"}),
-}
-KINDS["integral"] = KINDS["signed integer"] | KINDS["unsigned integer"]
-KINDS["numeric"] = KINDS["integral"] | KINDS["real floating"] | KINDS["complex floating"]
+KINDS: dict[str, frozenset[str]] = {kind: frozenset(names) for kind, names in spec.DTYPE_KINDS.items()}
 
 
 def isdtype(dtype: DType, kind: str | DType | tuple[str | DType, ...]) -> bool:

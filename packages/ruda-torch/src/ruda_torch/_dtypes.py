@@ -1,4 +1,5 @@
-"""Data types: the spec's promotion table, ``isdtype``, ``finfo``/``iinfo`` and ``astype``.
+"""Data types: the standard's promotion (by name, from ``ruda.spec``), ``isdtype``,
+``finfo``/``iinfo`` and ``astype``.
 
 torch's own promotion refuses uint16/uint32/uint64 and its ``finfo``/``iinfo``
 name the dtype as a string; these follow the spec instead.
@@ -10,49 +11,16 @@ import functools
 from typing import Any
 
 import torch
-from ruda.spec import finfo_object, iinfo_object
+from ruda.spec import DTYPE_KINDS, DTYPES, finfo_object, iinfo_object, promote_names
 
 from ruda_torch._devices import resolve
 
 Tensor = torch.Tensor
 
-SIGNED = (torch.int8, torch.int16, torch.int32, torch.int64)
-UNSIGNED = (torch.uint8, torch.uint16, torch.uint32, torch.uint64)
-REAL_FLOATING = (torch.float32, torch.float64)
-COMPLEX_FLOATING = (torch.complex64, torch.complex128)
-ARRAY_API_DTYPES = frozenset((torch.bool, *SIGNED, *UNSIGNED, *REAL_FLOATING, *COMPLEX_FLOATING))
-
+#: the standard's dtype kinds (``ruda.spec.DTYPE_KINDS``) as torch dtypes
 _KIND_MEMBERS: dict[str, frozenset[torch.dtype]] = {
-    "bool": frozenset((torch.bool,)),
-    "signed integer": frozenset(SIGNED),
-    "unsigned integer": frozenset(UNSIGNED),
-    "integral": frozenset(SIGNED + UNSIGNED),
-    "real floating": frozenset(REAL_FLOATING),
-    "complex floating": frozenset(COMPLEX_FLOATING),
-    "numeric": frozenset(SIGNED + UNSIGNED + REAL_FLOATING + COMPLEX_FLOATING),
+    kind: frozenset(getattr(torch, name) for name in names) for kind, names in DTYPE_KINDS.items()
 }
-
-
-def _promotion_table() -> dict[tuple[torch.dtype, torch.dtype], torch.dtype]:
-    """The spec's table: within a kind the wider type wins; signed with unsigned needs the
-    next signed type that holds both (int64 with uint64 has none, so it is absent)."""
-    table: dict[tuple[torch.dtype, torch.dtype], torch.dtype] = {}
-    for family in (SIGNED, UNSIGNED, REAL_FLOATING, COMPLEX_FLOATING):
-        for i, a in enumerate(family):
-            for b in family[: i + 1]:
-                table[a, b] = table[b, a] = a
-    for u_index, u in enumerate(UNSIGNED[:3]):  # uint8 -> int16, uint16 -> int32, uint32 -> int64
-        for signed in SIGNED:
-            wide = max(SIGNED.index(signed), u_index + 1)
-            table[u, signed] = table[signed, u] = SIGNED[wide]
-    for f, c in zip(REAL_FLOATING, COMPLEX_FLOATING, strict=True):
-        for other_c in COMPLEX_FLOATING:
-            table[f, other_c] = table[other_c, f] = max(c, other_c, key=COMPLEX_FLOATING.index)
-    table[torch.bool, torch.bool] = torch.bool
-    return table
-
-
-PROMOTION = _promotion_table()
 _PY_SCALARS = (bool, int, float, complex)
 
 
@@ -71,18 +39,23 @@ def result_type(*arrays_and_dtypes: Tensor | torch.dtype | complex) -> torch.dty
     return out
 
 
+@functools.cache
 def _promote(a: torch.dtype, b: torch.dtype) -> torch.dtype:
-    try:
-        return PROMOTION[a, b]
-    except KeyError:
-        pass
+    """The standard's promotion (``ruda.spec.promote_names``), which torch's own refuses for
+    uint16/32/64; mixed kinds (bool with numbers, integers with floats) are left to torch, as
+    the standard allows."""
+    name = promote_names(_NAME[a], _NAME[b]) if a in _NAME and b in _NAME else None
+    if name is not None:
+        return getattr(torch, name)  # type: ignore[no-any-return]
     if {a, b} <= _KIND_MEMBERS["integral"]:
         raise TypeError(
             f"{a} and {b} have no common integer dtype (the spec leaves int64 with "
             "uint64 undefined): cast one of them first"
         )
-    # Mixed kinds (bool with numbers, integers with floats) are left to torch, as the spec allows.
     return torch.promote_types(a, b)
+
+
+_NAME = {getattr(torch, name): name for name in DTYPES}
 
 
 def scalar_result_type(dtype: torch.dtype, scalar: complex) -> torch.dtype:

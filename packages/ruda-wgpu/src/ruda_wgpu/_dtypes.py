@@ -26,11 +26,12 @@ in f32 and rounded, as NumPy computes them for float16.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
 from ruda._tensordata import DTYPES as TENSOR_DTYPES
-from ruda.spec import DTYPE_KINDS
+from ruda.spec import DTYPE_KINDS, promote_names
 
 bool_ = np.dtype("bool")
 int8, int16, int32, int64 = (np.dtype(n) for n in ("int8", "int16", "int32", "int64"))
@@ -83,9 +84,6 @@ STORAGE_NP: dict[str, np.dtype[Any]] = {
 }
 
 KINDS = DTYPE_KINDS
-
-_SIGNED = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
-_UNSIGNED = {"uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64}
 
 
 #: NumPy's scalar type -> dtype object: the namespace's dtype names are the scalar types, as in
@@ -140,20 +138,7 @@ def isdtype(dtype: Any, kind: Any) -> bool:
 _FLOAT16_KINDS = ("real floating", "numeric")
 
 
-def _int_promote(a: str, b: str) -> str | None:
-    if a in _SIGNED and b in _SIGNED:
-        return a if _SIGNED[a] >= _SIGNED[b] else b
-    if a in _UNSIGNED and b in _UNSIGNED:
-        return a if _UNSIGNED[a] >= _UNSIGNED[b] else b
-    s, u = (a, b) if a in _SIGNED else (b, a)
-    if s not in _SIGNED or u not in _UNSIGNED:
-        return None
-    for name, bits in _SIGNED.items():
-        if bits > _UNSIGNED[u] and bits >= _SIGNED[s]:
-            return name
-    return None
-
-
+@functools.cache  # (a few hundred pairs at most; the elementwise path asks often)
 def promote(a: np.dtype[Any], b: np.dtype[Any], *, mixed_kinds: bool = True) -> np.dtype[Any]:
     """The Array API promotion of two dtypes; TypeError where none is defined.
 
@@ -164,17 +149,13 @@ def promote(a: np.dtype[Any], b: np.dtype[Any], *, mixed_kinds: bool = True) -> 
     """
     if a == b:
         return a
-    ka, kb = kind_of(a), kind_of(b)
-    if ka in "iu" and kb in "iu":
-        name = _int_promote(a.name, b.name)
-    elif ka in "fc" and kb in "fc":
-        name = np.promote_types(a, b).name
-    elif mixed_kinds and ka in "iu" and kb in "fc":
-        name = b.name
-    elif mixed_kinds and ka in "fc" and kb in "iu":
-        name = a.name
-    else:
-        name = None
+    name = promote_names(a.name, b.name)
+    if name is None and mixed_kinds:
+        ka, kb = kind_of(a), kind_of(b)
+        if ka in "iu" and kb in "fc":
+            name = b.name
+        elif ka in "fc" and kb in "iu":
+            name = a.name
     if name is None:
         raise TypeError(f"{a.name} and {b.name} do not promote: convert one explicitly with astype() first")
     return np.dtype(name)
