@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ruda import _registry
@@ -39,12 +40,24 @@ def to_device(x: Any, device: Any) -> Any:
     native = destination.native_device(target)
     if destination.owns(x):
         return destination.move(x, native)
-    with _registry.exporting(x):
+    return migrate(
+        x,
+        lambda a: destination.from_dlpack(a, native),
+        lambda data: destination.from_tensor_data(data, native),
+    )
+
+
+def migrate(x: Any, from_dlpack: Callable[[Any], Any], from_tensor_data: Callable[[TensorData], Any]) -> Any:
+    """``x``, an array of any backend, made an array of another by ``from_dlpack(x)`` (zero-copy
+    where the two share memory), or where DLPack refuses the exchange, by
+    ``from_tensor_data(data)`` from its bytes on the host. ``ruda.to_device`` and the router's
+    ``to_device`` move data between backends this way, and only they do."""
+    with _registry.exporting(x):  # what x's backend needs to export it (torch: its GPU current)
         try:
-            return destination.from_dlpack(x, native)
+            return from_dlpack(x)
         except _DLPACK_REFUSALS:
             data = TensorData.from_array(x)
-    return destination.from_tensor_data(data, native)
+    return from_tensor_data(data)
 
 
 def device_of(x: Any) -> Device:
