@@ -1,4 +1,5 @@
-"""What the array classes ruda's packages own (ruda_wgpu's, ruda_remote's) share, written once."""
+"""What the array classes ruda's packages own (ruda_wgpu's, ruda_remote's, ruda_router's) share,
+written once: attributes, host-copy export and scalar conversions, the construction guard."""
 
 from __future__ import annotations
 
