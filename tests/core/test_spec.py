@@ -11,7 +11,7 @@ from ruda import spec
 NAMES = [*spec.DTYPES, "float16"]
 
 
-@pytest.mark.parametrize(("a", "b"), itertools.product(NAMES, NAMES))
+@pytest.mark.parametrize(("a", "b"), list(itertools.product(NAMES, NAMES)))
 def test_promotion_by_name_is_the_standards_table(a, b):
     got = spec.promote_names(a, b)
     kinds = {spec_kind(a), spec_kind(b)}
