@@ -12,6 +12,11 @@ import numpy as np
 DeviceT = TypeVar("DeviceT")
 
 
+def _package(array: object) -> str:
+    """The package of ``array``'s class (``ruda_wgpu``), as errors name it."""
+    return type(array).__module__.partition(".")[0]
+
+
 class MadeByNamespace:
     """Refuses ``Array(...)``: a namespace's functions make its arrays (through the class's own
     constructor, which skips ``__init__``), and the error says which to call (``_made_with``)."""
@@ -20,7 +25,7 @@ class MadeByNamespace:
     _made_with: ClassVar[str]
 
     def __init__(self, *args: object, **kwargs: object) -> None:
-        name = f"{type(self).__module__.partition('.')[0]}.{type(self).__name__}"
+        name = f"{_package(self)}.{type(self).__name__}"
         raise TypeError(f"{name} is not called directly: make arrays with {self._made_with}")
 
 
@@ -79,7 +84,7 @@ class HostCopyExport:
         raise NotImplementedError(f"{type(self).__name__} defines no host copy")
 
     def _what(self) -> str:
-        return f"a {type(self).__module__.partition('.')[0]} array"
+        return f"a {_package(self)} array"
 
     def __dlpack__(
         self,
