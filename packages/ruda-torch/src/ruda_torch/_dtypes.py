@@ -49,8 +49,8 @@ def _promote(a: torch.dtype, b: torch.dtype) -> torch.dtype:
         return getattr(torch, name)  # type: ignore[no-any-return]
     if {a, b} <= _KIND_MEMBERS["integral"]:
         raise TypeError(
-            f"{a} and {b} have no common integer dtype (the spec leaves int64 with "
-            "uint64 undefined): cast one of them first"
+            f"{a} and {b} have no common integer dtype (no signed integer holds every uint64, "
+            "so the standard defines none): cast one of them first"
         )
     return torch.promote_types(a, b)
 
