@@ -16,7 +16,7 @@ from ruda.testing import (
     python_output,
     switched,
 )
-from ruda_wgpu import _elementwise, _fusion
+from ruda_wgpu import _fusion, _ops
 from ruda_wgpu._engine import default_device
 from ruda_wgpu._kernels import LANES
 
@@ -233,8 +233,8 @@ def test_the_switch_and_ruda_info(xp):
 def _cases() -> list[tuple[str, str]]:
     dev = default_device()
     out = []
-    for name in _elementwise.NAMES:
-        op = _elementwise._OPS[name]
+    for name in _ops.NAMES:
+        op = _ops._OPS[name]
         for dt in dev.dtype_names:
             if np.dtype(dt).kind in op.kinds:
                 out.append((name, dt))
@@ -244,7 +244,7 @@ def _cases() -> list[tuple[str, str]]:
 def _chain(xp: Any, name: str, a: Any, b: Any) -> Any:
     """``name`` on (a, b), then operations on its result, so that it is a fused intermediate."""
     fn = getattr(xp, name)
-    t = fn(a) if _elementwise._OPS[name].nargs == 1 else fn(a, b)
+    t = fn(a) if _ops._OPS[name].nargs == 1 else fn(a, b)
     if t.dtype == xp.bool:
         return xp.astype(t, xp.int32) * 3 + 1
     return t * t + t

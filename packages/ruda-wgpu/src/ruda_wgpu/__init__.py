@@ -42,47 +42,7 @@ from ruda_wgpu._creation import (
 )
 from ruda_wgpu._creation import empty_ as empty
 from ruda_wgpu._dtypes import can_cast, finfo, iinfo, isdtype, result_type
-from ruda_wgpu._elementwise import astype, clip, where
-from ruda_wgpu._engine import GpuDevice as Device
-from ruda_wgpu._engine import devices as _gpu_devices
-from ruda_wgpu._indexing import repeat, take, take_along_axis
-from ruda_wgpu._info import __array_namespace_info__
-from ruda_wgpu._linalg import matmul, tensordot, vecdot
-from ruda_wgpu._manipulation import (
-    broadcast_arrays,
-    broadcast_shapes,
-    broadcast_to,
-    concat,
-    expand_dims,
-    flip,
-    matrix_transpose,
-    moveaxis,
-    permute_dims,
-    reshape,
-    roll,
-    squeeze,
-    stack,
-    tile,
-    unstack,
-)
-from ruda_wgpu._replay import fuse
-from ruda_wgpu._searching import argmax, argmin, nonzero, searchsorted
-from ruda_wgpu._set import isin, unique_all, unique_counts, unique_inverse, unique_values
-from ruda_wgpu._sorting import argsort, sort
-from ruda_wgpu._statistical import (
-    all,
-    any,
-    cumulative_prod,
-    cumulative_sum,
-    max,
-    mean,
-    min,
-    prod,
-    std,
-    sum,
-    var,
-)
-from ruda_wgpu._ufuncs import (
+from ruda_wgpu._elementwise import (
     abs,
     acos,
     acosh,
@@ -149,6 +109,46 @@ from ruda_wgpu._ufuncs import (
     tan,
     tanh,
     trunc,
+)
+from ruda_wgpu._engine import GpuDevice as Device
+from ruda_wgpu._engine import devices as _gpu_devices
+from ruda_wgpu._indexing import repeat, take, take_along_axis
+from ruda_wgpu._info import __array_namespace_info__
+from ruda_wgpu._linalg import matmul, tensordot, vecdot
+from ruda_wgpu._manipulation import (
+    broadcast_arrays,
+    broadcast_shapes,
+    broadcast_to,
+    concat,
+    expand_dims,
+    flip,
+    matrix_transpose,
+    moveaxis,
+    permute_dims,
+    reshape,
+    roll,
+    squeeze,
+    stack,
+    tile,
+    unstack,
+)
+from ruda_wgpu._ops import astype, clip, where
+from ruda_wgpu._replay import fuse
+from ruda_wgpu._searching import argmax, argmin, nonzero, searchsorted
+from ruda_wgpu._set import isin, unique_all, unique_counts, unique_inverse, unique_values
+from ruda_wgpu._sorting import argsort, sort
+from ruda_wgpu._statistical import (
+    all,
+    any,
+    cumulative_prod,
+    cumulative_sum,
+    max,
+    mean,
+    min,
+    prod,
+    std,
+    sum,
+    var,
 )
 from ruda_wgpu._utility import count_nonzero, diff
 

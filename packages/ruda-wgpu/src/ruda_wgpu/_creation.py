@@ -216,7 +216,7 @@ def eye(
 def _tri(x: Array, k: int, upper: bool) -> Array:
     if not isinstance(x, Array) or x.ndim < 2:
         raise ValueError("tril()/triu() need a ruda_wgpu array of at least two dimensions")
-    from ruda_wgpu._elementwise import apply, where
+    from ruda_wgpu._ops import apply, where
 
     rows, cols = x.shape[-2:]
     r = arange(rows, dtype=_dtypes.int32, device=x.device)
@@ -271,7 +271,7 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
     """
     dt = None if dtype is None else _dtypes.check_dtype(dtype)
     if isinstance(obj, Array):
-        from ruda_wgpu._elementwise import astype
+        from ruda_wgpu._ops import astype
 
         target = obj.device if device is None else resolve_device(device)
         return asarray_own(obj, dt, target, copy, astype)

@@ -36,7 +36,6 @@ from ruda.spec import EighResult, EigResult, QRResult, SlogdetResult, SVDResult
 from ruda_wgpu import _dtypes, _wgsl
 from ruda_wgpu._array import Array, copy_of, empty
 from ruda_wgpu._creation import arange, eye, tril, triu, zeros
-from ruda_wgpu._elementwise import apply, astype, where
 from ruda_wgpu._engine import Storage
 from ruda_wgpu._indexing import take_along_axis
 from ruda_wgpu._info import default_dtypes_of
@@ -50,6 +49,7 @@ from ruda_wgpu._manipulation import (
     matrix_transpose,
     reshape,
 )
+from ruda_wgpu._ops import apply, astype, where
 from ruda_wgpu._sorting import argsort
 from ruda_wgpu._statistical import max as max_
 from ruda_wgpu._statistical import min as min_

@@ -1,441 +1,353 @@
-"""Elementwise functions: each one is a small WGSL function body, specialised per dtype.
+"""The elementwise functions of ``ruda_wgpu``, one named definition each.
 
-An operation is ``fn f(a: T, b: T) -> R { ... }`` where ``T`` is the compute type
-of the promoted dtype (``f32``, ``i32``, ``u32``, ``i64``, ``u64``; bool is
-``u32`` 0/1). The generic strided kernel of :mod:`ruda_wgpu._kernels` calls it
-once per output element and wraps narrow integer results. Bodies call helpers of
-the WGSL library (``isnan_f``, ``floordiv_i32``, ``div_f16``...), linked into the
-kernel on use; the library's comments say which driver behaviour each one avoids.
+Each checks its arguments and hands over to :func:`ruda_wgpu._ops.apply`, which
+promotes dtypes, broadcasts and runs the operation's WGSL (``_ops._OPS``). Operands
+are ruda_wgpu arrays; binary functions also take Python (or NumPy) scalars, as the standard
+allows. ``tests/wgpu/test_elementwise.py`` checks that every operation of the table has a function here.
 """
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
-import numpy as np
-from ruda._array import python_scalar
-from ruda._operators import is_foreign_array, mixing_error
+from ruda_wgpu._array import Array
+from ruda_wgpu._ops import apply
 
-from ruda_wgpu import _dtypes
-from ruda_wgpu._array import Array, check_scalar_range
-from ruda_wgpu._fusion import record
-from ruda_wgpu._kernels import COMPLEX_SUFFIX, FLOAT_SUFFIX, ONE, ZERO, Scalar, convert, wgsl_type
-
-#: result rules: the dtype of the result from the promoted dtype of the inputs (REAL: the real
-#: dtype of a complex one, as abs, real and imag give)
-SAME, BOOL, REAL = "same", "bool", "real"
+#: the Python scalars a binary function takes beside an array
+PythonScalar = bool | int | float | complex
 
 
-class Op:
-    """One elementwise operation: allowed dtype kinds, result rule and WGSL bodies by kind.
-
-    A body keyed by a dtype name (``"float16"``) takes precedence over the one of its kind.
-    """
-
-    def __init__(self, name: str, nargs: int, kinds: str, bodies: dict[str, str], result: str = SAME) -> None:
-        self.name, self.nargs, self.kinds, self.bodies, self.result = name, nargs, kinds, bodies, result
-
-    def body_for(self, dt: np.dtype[Any]) -> str:
-        if dt.name in self.bodies:
-            return self.bodies[dt.name]
-        k = _dtypes.kind_of(dt)
-        for key, body in self.bodies.items():
-            if key not in _dtypes.NAME.values() and k in key:
-                return body
-        raise AssertionError(f"{self.name} has no body for {dt.name}")
-
-
-def _fmt(template: str, t: str) -> str:
-    """A body for WGSL type ``t``: {T} the type, {Z}/{O} its zero and one, {BITS} its width, {S} the
-    float library's suffix, {C} the complex library's, {P} the float suffix of a complex's parts."""
-    bits = "64" if t in ("i64", "u64") else "32"
-    suffix = FLOAT_SUFFIX.get(t, "")
-    complex_ = COMPLEX_SUFFIX.get(t, "")
-    part = FLOAT_SUFFIX[t[5:-1]] if complex_ else ""  # vec2<f32> -> f32 -> f
-    out = template.replace("{T}", t).replace("{Z}", ZERO[t]).replace("{O}", ONE[t]).replace("{BITS}", bits)
-    return out.replace("{S}", suffix).replace("{C}", complex_).replace("{P}", part)
-
-
-_OPS: dict[str, Op] = {}
-
-
-def _op(name: str, nargs: int, kinds: str, bodies: dict[str, str], result: str = SAME) -> None:
-    _OPS[name] = Op(name, nargs, kinds, bodies, result)
-
-
-# -- unary ------------------------------------------------------------------------------------------
-# Float bodies are written once: {S} is the suffix of the library's helpers for the dtype (``f`` for
-# float16 and float32 in f32 words, ``d`` for float64), {C} the complex library's (``c64``, ``c128``).
-_op("abs", 1, "iufc", {"f": "return abs_{S}(a);", "i": "return select(a, -a, a < {Z});", "u": "return a;",
-                        "c": "return abs_{C}(a);"}, REAL)  # fmt: skip
-_op("negative", 1, "iufc", {"fic": "return -a;", "u": "return {Z} - a;"})
-_op("positive", 1, "iufc", {"iufc": "return a;"})
-_op("square", 1, "iufc", {"iuf": "return a * a;", "c": "return mul_{C}(a, a);"})
-_op(
-    "sign",
-    1,
-    "iufc",
-    {
-        "f": "if (isnan_{S}(a)) { return a; } return select(select({Z}, {O}, a > {Z}), -{O}, a < {Z});",
-        "i": "return select(select({Z}, {O}, a > {Z}), -{O}, a < {Z});",
-        "u": "return select({Z}, {O}, a > {Z});",
-        "c": "return sign_{C}(a);",
-    },
-)
-_op("bitwise_invert", 1, "biu", {"b": "return 1u - a;", "iu": "return ~a;"})
-_op("logical_not", 1, "b", {"b": "return 1u - a;"})
-_op("isnan", 1, "biufc", {"fc": "return select(0u, 1u, isnan_{S}{C}(a));", "biu": "return 0u;"}, BOOL)
-_op("isinf", 1, "biufc", {"fc": "return select(0u, 1u, isinf_{S}{C}(a));", "biu": "return 0u;"}, BOOL)
-_op(
-    "isfinite",
-    1,
-    "biufc",
-    {
-        "f": "return select(1u, 0u, isnan_{S}(a) || isinf_{S}(a));",
-        "c": "return select(0u, 1u, isfinite_{C}(a));",
-        "biu": "return 1u;",
-    },
-    BOOL,
-)
-_op("signbit", 1, "f", {"f": "return select(0u, 1u, signbit_{S}(a));"}, BOOL)
-for _name in ("floor", "ceil", "trunc"):
-    _op(_name, 1, "iuf", {"f": f"return {_name}_{{S}}(a);", "iu": "return a;"})
-_op(
-    "round",
-    1,
-    "iufc",
-    {"f": "return round_{S}(a);", "iu": "return a;", "c": "return {T}(round_{P}(a.x), round_{P}(a.y));"},
-)
-_op("real", 1, "iufc", {"iuf": "return a;", "c": "return a.x;"}, REAL)
-_op("imag", 1, "iufc", {"iuf": "return {Z};", "c": "return a.y;"}, REAL)
-_op("conj", 1, "iufc", {"iuf": "return a;", "c": "return {T}(a.x, -a.y);"})
-_op("reciprocal", 1, "fc", {"f": "return {O} / a;", "c": "return div_{C}({O}, a);"})
-# the functions of the real and complex libraries, by the same names
-for _name in ("exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "sin", "cos", "tan", "asin", "acos",
-              "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh"):  # fmt: skip
-    _op(_name, 1, "fc", {"f": f"return {_name}_{{S}}(a);", "c": f"return {_name}_{{C}}(a);"})
-# Vulkan lets f32 sqrt and division be a few ulp off, which can cross a float16 rounding boundary.
-_OPS["sqrt"].bodies["float16"] = "return sqrt_f16(a);"
-
-# -- binary -----------------------------------------------------------------------------------------
-_op("add", 2, "iufc", {"iufc": "return a + b;"})
-_op("subtract", 2, "iufc", {"iufc": "return a - b;"})
-_op("multiply", 2, "iufc", {"iuf": "return a * b;", "c": "return mul_{C}(a, b);"})
-_op(
-    "divide",
-    2,
-    "fc",
-    {
-        "f": "return a / b;",
-        "float32": "return div_f(a, b);",
-        "float16": "return div_f16(a, b);",
-        "c": "return div_{C}(a, b);",
-    },
-)
-_op(
-    "floor_divide",
-    2,
-    "iuf",
-    {
-        "f": """
-  // The standard's special cases: an infinite operand gives a / b (inf // 1 is inf, 1 // -inf
-  // is -0), where NumPy's divmod gives nan and -1.
-  if (isnan_{S}(a) || isnan_{S}(b) || (isinf_{S}(a) && isinf_{S}(b))) { return nan_{S}(); }
-  if (isinf_{S}(a) || isinf_{S}(b) || b == {Z}) { return a / b; }
-  let m = fmod_{S}(a, b);
-  var d = (a - m) / b;
-  if (m != {Z} && ((b < {Z}) != (m < {Z}))) { d = d - {O}; }
-  if (d == {Z}) { return copysign_{S}({Z}, a / b); }
-  var f = floor_{S}(d);
-  if (d - f > {T}(0.5)) { f = f + {O}; }
-  return f;""",
-        "i": "return floordiv_{T}(a, b);",
-        "u": "return select(a / b, {Z}, b == {Z});",
-    },
-)
-_op(
-    "remainder",
-    2,
-    "iuf",
-    {
-        "f": """
-  if (isnan_{S}(a) || isnan_{S}(b) || isinf_{S}(a) || b == {Z}) { return nan_{S}(); }
-  if (isinf_{S}(b)) { if (a == {Z} || signbit_{S}(a) == signbit_{S}(b)) { return a; } return b; }
-  var m = fmod_{S}(a, b);
-  if (m != {Z}) { if ((b < {Z}) != (m < {Z})) { m = m + b; } } else { m = copysign_{S}({Z}, b); }
-  return m;""",
-        "i": "return remainder_{T}(a, b);",
-        "u": "return select(a - (a / b) * b, {Z}, b == {Z});",
-    },
-)
-_op(
-    "pow",
-    2,
-    "iufc",
-    {
-        "f": "return pow_{S}(a, b);",
-        "c": "return pow_{C}(a, b);",
-        "i": """
-  var r = {O}; var x = a; var e = b;
-  if (e < {Z}) { return select(select({Z}, select({O}, -{O}, (e & {O}) != {Z}), x == -{O}), {O}, x == {O}); }
-  for (var i = 0; i < {BITS} && e > {Z}; i = i + 1) {
-    if ((e & {O}) != {Z}) { r = r * x; }
-    x = x * x; e = e >> 1u;
-  }
-  return r;""",
-        "u": """
-  var r = {O}; var x = a; var e = b;
-  for (var i = 0; i < {BITS} && e > {Z}; i = i + 1) {
-    if ((e & {O}) != {Z}) { r = r * x; }
-    x = x * x; e = e >> 1u;
-  }
-  return r;""",
-    },
-)
-for _name, _fn in (("maximum", "max"), ("minimum", "min")):
-    _nan_first = "if (isnan_{S}(a)) { return a; } if (isnan_{S}(b)) { return b; } "
-    _op(_name, 2, "iuf", {"f": f"{_nan_first}return {_fn}(a, b);", "iu": f"return {_fn}(a, b);"})
-for _name in ("atan2", "hypot", "copysign", "nextafter", "logaddexp"):
-    _op(_name, 2, "f", {"f": f"return {_name}_{{S}}(a, b);"})
-_OPS["nextafter"].bodies["float16"] = "return nextafter_f16(a, b);"
-for _name, _sym in (
-    ("equal", "=="),
-    ("not_equal", "!="),
-    ("less", "<"),
-    ("less_equal", "<="),
-    ("greater", ">"),
-    ("greater_equal", ">="),
-):
-    _kinds = "biuf" if _name in ("equal", "not_equal") else "iuf"
-    _body = f"return select(0u, 1u, a {_sym} b);"
-    if _name == "not_equal":
-        _body = "return select(1u, 0u, a == b);"  # '!=' on floats is folded wrongly by some drivers for NaN
-    _bodies = {_kinds: _body}
-    if _name in ("equal", "not_equal"):  # complex: both parts equal (NaN in either: not equal)
-        _bodies["c"] = (
-            "return select(0u, 1u, all(a == b));"
-            if _name == "equal"
-            else "return select(1u, 0u, all(a == b));"
-        )
-        _kinds += "c"
-    _op(_name, 2, _kinds, _bodies, BOOL)
-_op("logical_and", 2, "b", {"b": "return a & b;"})
-_op("logical_or", 2, "b", {"b": "return a | b;"})
-_op("logical_xor", 2, "b", {"b": "return a ^ b;"})
-_op("bitwise_and", 2, "biu", {"biu": "return a & b;"})
-_op("bitwise_or", 2, "biu", {"biu": "return a | b;"})
-_op("bitwise_xor", 2, "biu", {"biu": "return a ^ b;"})
-
-# Shifts by the width or more give 0 (or -1), as NumPy's; the shift count is masked explicitly
-# because the value of an over-wide shift is left to the driver.
-_op(
-    "bitwise_left_shift",
-    2,
-    "iu",
-    {"iu": "return select({Z}, a << (u32(b) & ({BITS}u - 1u)), b < {T}({BITS}));"},
-)
-_op(
-    "bitwise_right_shift",
-    2,
-    "iu",
-    {
-        "i": "return select(select({Z}, -{O}, a < {Z}), a >> (u32(b) & ({BITS}u - 1u)), b < {T}({BITS}));",
-        "u": "return select({Z}, a >> (u32(b) & ({BITS}u - 1u)), b < {T}({BITS}));",
-    },
-)
-
-_KIND_WORDS = {
-    "b": "boolean",
-    "i": "signed integer",
-    "u": "unsigned integer",
-    "f": "real floating",
-    "c": "complex floating",
-}
-
-
-def _result_dtype(op: Op, dt: np.dtype[Any]) -> np.dtype[Any]:
-    if op.result == BOOL:
-        return _dtypes.bool_
-    if op.result == REAL and dt.kind == "c":
-        return _dtypes.REAL_OF[dt]
-    return dt
-
-
-def apply(name: str, *args: Any) -> Array:
-    """Run elementwise operation ``name`` with broadcasting and Array API type promotion.
-
-    Every call of an operator or elementwise function comes here, so the common cases (arrays of
-    one dtype and shape, Python scalars) take few steps: the record of a pending operation costs
-    a few microseconds.
-    """
-    if len(args) == 1 and type(args[0]) is Array:  # a unary function
-        a = args[0]
-        fn, source, result, alone = _function(name, a._dtype)
-        return record(a._device, name, fn, source, args, (a._dtype,), result, a._shape, alone)
-    if len(args) == 2:  # the commonest calls: two arrays of one dtype, shape and device ...
-        a, b = args
-        ta, tb = type(a), type(b)
-        if ta is Array and tb is Array:
-            same = a._dtype
-            if b._dtype is same and a._shape == b._shape and a._device is b._device:
-                fn, source, result, alone = _function(name, same)
-                return record(a._device, name, fn, source, args, (same, same), result, a._shape, alone)
-        # ... and a real floating array with a Python float or int, on either side, which keeps
-        # the array's dtype and needs no kind or range check
-        elif ta is Array or tb is Array:
-            array, number = (a, b) if ta is Array else (b, a)
-            if (type(number) is float or type(number) is int) and array._dtype.kind == "f":
-                kept = array._dtype
-                fn, source, result, alone = _function(name, kept)
-                scalar = Scalar(number, kept)
-                operands = (array, scalar) if array is a else (scalar, array)
-                return record(
-                    array._device, name, fn, source, operands, (kept, kept), result, array._shape, alone
-                )
-    first: Array | None = None
-    dt: Any = None
-    shape: tuple[int, ...] = ()
-    values: list[Any] = []
-    for a in args:
-        if type(a) is Array:
-            if first is None:
-                first, dt, shape = a, a._dtype, a._shape
-            else:
-                if a._device is not first._device:
-                    raise ValueError(
-                        f"{name}() got arrays on two devices, {first._device} and {a._device}: "
-                        "move one with to_device() first"
-                    )
-                if a._dtype is not dt:
-                    dt = _dtypes.promote(dt, a._dtype)
-                if a._shape != shape:
-                    from ruda_wgpu._manipulation import broadcast_for
-
-                    shape = broadcast_for(name, shape, a._shape)
-        else:
-            a = python_scalar(a)
-            if not isinstance(a, bool | int | float | complex):
-                if is_foreign_array(a):
-                    raise mixing_error("ruda_wgpu", name, a)
-                raise TypeError(f"{name}() takes ruda_wgpu arrays or Python scalars, not {type(a).__name__}")
-        values.append(a)
-    if first is None:
-        raise TypeError(
-            f"{name}() needs at least one ruda_wgpu array, got {[type(a).__name__ for a in args]}"
-        )
-    fn, source, result, alone = _function(name, dt)  # (raises for a dtype the operation does not take)
-    for k, a in enumerate(values):
-        if type(a) is not Array:
-            _dtypes.check_scalar_kind(a, dt)
-            check_scalar_range(a, dt)
-            values[k] = Scalar(a, dt)
-    return record(first._device, name, fn, source, values, (dt,) * len(values), result, shape, alone)
-
-
-@functools.cache
-def _function(name: str, dt: np.dtype[Any]) -> tuple[str, str, np.dtype[Any], bool]:
-    """The name and WGSL source of the function computing operation ``name`` on promoted dtype
-    ``dt`` (its helpers are linked from the library when a kernel is compiled), the dtype of
-    its result, and whether it runs alone (complex: see ``_fusion``). Raises TypeError when the
-    operation is not defined for ``dt``'s kind."""
-    op = _OPS[name]
-    if _dtypes.kind_of(dt) not in op.kinds:
-        allowed = ", ".join(_KIND_WORDS[k] for k in op.kinds)
-        raise TypeError(f"{name}() is not defined for {dt.name}: it takes {allowed} dtypes")
-    result = _result_dtype(op, dt)
-    t, tr = wgsl_type(dt), wgsl_type(result)
-    params = ", ".join(f"{v}: {t}" for v in "abc"[: op.nargs])
-    fn = f"{name}_{dt.name}"
-    alone = dt.kind == "c" or result.kind == "c"
-    return fn, f"fn {fn}({params}) -> {tr} {{ {_fmt(op.body_for(dt), t)} }}", result, alone
-
-
-#: every operation of the table, each a function of ``_ufuncs``
-NAMES = tuple(_OPS)
-
-
-def where(condition: Array, x1: Array | int | float | bool, x2: Array | int | float | bool, /) -> Array:
-    """``x1`` where ``condition`` is true, else ``x2``, broadcast together."""
-    from ruda_wgpu._manipulation import broadcast_for
-
-    if not isinstance(condition, Array) or condition.dtype != _dtypes.bool_:
-        raise TypeError("where() needs a boolean ruda_wgpu array as its condition")
-    arrays = [a for a in (condition, x1, x2) if isinstance(a, Array)]
-    dev = condition.device
-    for a in arrays:
-        if a.device is not dev:
-            raise ValueError(
-                f"where() got arrays on two devices, {dev} and {a.device}: move one with to_device()"
-            )
-    if not isinstance(x1, Array) and not isinstance(x2, Array):
-        raise TypeError("where() needs x1 or x2 to be an array (two Python scalars have no dtype)")
-    dt = _dtypes.result_type(x1, x2)
-    shape = broadcast_for("where", *(a.shape for a in arrays))
-    values: list[Array | Scalar] = [condition]
-    for v in (x1, x2):
-        if isinstance(v, Array):
-            values.append(v)
-        else:
-            check_scalar_range(v, dt)
-            values.append(Scalar(v, dt))
-    t = wgsl_type(dt)
-    fn = f"where_{dt.name}"
-    source = f"fn {fn}(c: u32, a: {t}, b: {t}) -> {t} {{ return select(b, a, c != 0u); }}"
-    return record(dev, "where", fn, source, values, (_dtypes.bool_, dt, dt), dt, shape)
-
-
-def clip(x: Array, /, min: Any = None, max: Any = None) -> Array:
-    """Clamp ``x`` to [min, max]; bounds are arrays or scalars, NaN bounds propagate."""
+def _unary(name: str, x: Any) -> Array:
     if not isinstance(x, Array):
-        raise TypeError(f"clip() takes a ruda_wgpu array, not {type(x).__name__}")
-    if _dtypes.kind_of(x.dtype) not in "iuf":
-        raise TypeError(f"clip() is not defined for {x.dtype.name}")
-    out = x
-    for bound, fn_name in ((min, "maximum"), (max, "minimum")):
-        if bound is None:
-            continue
-        if isinstance(bound, int | float) and not isinstance(bound, bool) and x.dtype.kind in "iu":
-            if isinstance(bound, float):
-                raise TypeError("clip() of an integer array takes integer bounds")
-            info = np.iinfo(x.dtype)
-            bound = int(min_(max_(bound, info.min), info.max))
-        if isinstance(bound, Array) and bound.dtype != x.dtype:
-            raise TypeError(
-                f"clip() bounds must have the dtype of x ({x.dtype.name}), not {bound.dtype.name}"
-            )
-        out = apply(fn_name, out, bound)
-    if out is x:
-        from ruda_wgpu._array import copy_of
-
-        out = copy_of(x)
-    return out  # the shape is the broadcast of x and array bounds, as the standard says
+        raise TypeError(f"{name}() takes a ruda_wgpu array, not {type(x).__name__}")
+    return apply(name, x)
 
 
-min_, max_ = min, max  # the builtins, before clip's arguments shadow them
+def abs(x: Array, /) -> Array:
+    """|x|."""
+    return _unary("abs", x)
 
 
-def astype(x: Array, dtype: Any, /, *, copy: bool = True, device: Any = None) -> Array:
-    """``x`` converted to ``dtype`` (C-cast semantics: floats truncate, integers wrap)."""
-    from ruda_wgpu._array import copy_of
-    from ruda_wgpu._engine import resolve_device
-
-    if not isinstance(x, Array):
-        raise TypeError(f"astype() takes a ruda_wgpu array, not {type(x).__name__}")
-    dtype = _dtypes.check_dtype(dtype)
-    if device is not None and resolve_device(device) is not x.device:
-        x = x.to_device(device)
-    if dtype == x.dtype:
-        return copy_of(x) if copy else x
-    x.device.check_dtype(dtype)
-    return record(x.device, "astype", *_conversion(x.dtype, dtype), [x], (x.dtype,), dtype, x.shape)
+def negative(x: Array, /) -> Array:
+    """-x."""
+    return _unary("negative", x)
 
 
-@functools.cache
-def _conversion(src: np.dtype[Any], dst: np.dtype[Any]) -> tuple[str, str]:
-    """The name and WGSL source of the function converting ``src`` values to ``dst``."""
-    fn = f"astype_{src.name}_{dst.name}"
-    return fn, f"fn {fn}(a: {wgsl_type(src)}) -> {wgsl_type(dst)} {{ return {convert('a', src, dst)}; }}"
+def positive(x: Array, /) -> Array:
+    """+x (a copy)."""
+    return _unary("positive", x)
 
 
-__all__ = [*NAMES, "apply", "astype", "clip", "where"]
+def square(x: Array, /) -> Array:
+    """x * x."""
+    return _unary("square", x)
+
+
+def sign(x: Array, /) -> Array:
+    """The sign of x (x / |x| for complex)."""
+    return _unary("sign", x)
+
+
+def bitwise_invert(x: Array, /) -> Array:
+    """~x."""
+    return _unary("bitwise_invert", x)
+
+
+def logical_not(x: Array, /) -> Array:
+    """not x."""
+    return _unary("logical_not", x)
+
+
+def isnan(x: Array, /) -> Array:
+    """Whether x is NaN."""
+    return _unary("isnan", x)
+
+
+def isinf(x: Array, /) -> Array:
+    """Whether x is infinite."""
+    return _unary("isinf", x)
+
+
+def isfinite(x: Array, /) -> Array:
+    """Whether x is finite."""
+    return _unary("isfinite", x)
+
+
+def signbit(x: Array, /) -> Array:
+    """Whether the sign bit of x is set (-0.0 and NaNs included)."""
+    return _unary("signbit", x)
+
+
+def floor(x: Array, /) -> Array:
+    """The largest integer value <= x."""
+    return _unary("floor", x)
+
+
+def ceil(x: Array, /) -> Array:
+    """The smallest integer value >= x."""
+    return _unary("ceil", x)
+
+
+def trunc(x: Array, /) -> Array:
+    """x rounded toward zero."""
+    return _unary("trunc", x)
+
+
+def round(x: Array, /) -> Array:
+    """x rounded to the nearest integer value, halves to even."""
+    return _unary("round", x)
+
+
+def real(x: Array, /) -> Array:
+    """The real part of x."""
+    return _unary("real", x)
+
+
+def imag(x: Array, /) -> Array:
+    """The imaginary part of x."""
+    return _unary("imag", x)
+
+
+def conj(x: Array, /) -> Array:
+    """The complex conjugate of x."""
+    return _unary("conj", x)
+
+
+def reciprocal(x: Array, /) -> Array:
+    """1 / x."""
+    return _unary("reciprocal", x)
+
+
+def exp(x: Array, /) -> Array:
+    """e^x."""
+    return _unary("exp", x)
+
+
+def expm1(x: Array, /) -> Array:
+    """e^x - 1, exact near 0."""
+    return _unary("expm1", x)
+
+
+def log(x: Array, /) -> Array:
+    """The natural logarithm of x."""
+    return _unary("log", x)
+
+
+def log1p(x: Array, /) -> Array:
+    """log(1 + x), exact near 0."""
+    return _unary("log1p", x)
+
+
+def log2(x: Array, /) -> Array:
+    """The base-2 logarithm of x."""
+    return _unary("log2", x)
+
+
+def log10(x: Array, /) -> Array:
+    """The base-10 logarithm of x."""
+    return _unary("log10", x)
+
+
+def sqrt(x: Array, /) -> Array:
+    """The square root of x."""
+    return _unary("sqrt", x)
+
+
+def sin(x: Array, /) -> Array:
+    """The sine of x."""
+    return _unary("sin", x)
+
+
+def cos(x: Array, /) -> Array:
+    """The cosine of x."""
+    return _unary("cos", x)
+
+
+def tan(x: Array, /) -> Array:
+    """The tangent of x."""
+    return _unary("tan", x)
+
+
+def asin(x: Array, /) -> Array:
+    """The inverse sine of x."""
+    return _unary("asin", x)
+
+
+def acos(x: Array, /) -> Array:
+    """The inverse cosine of x."""
+    return _unary("acos", x)
+
+
+def atan(x: Array, /) -> Array:
+    """The inverse tangent of x."""
+    return _unary("atan", x)
+
+
+def sinh(x: Array, /) -> Array:
+    """The hyperbolic sine of x."""
+    return _unary("sinh", x)
+
+
+def cosh(x: Array, /) -> Array:
+    """The hyperbolic cosine of x."""
+    return _unary("cosh", x)
+
+
+def tanh(x: Array, /) -> Array:
+    """The hyperbolic tangent of x."""
+    return _unary("tanh", x)
+
+
+def asinh(x: Array, /) -> Array:
+    """The inverse hyperbolic sine of x."""
+    return _unary("asinh", x)
+
+
+def acosh(x: Array, /) -> Array:
+    """The inverse hyperbolic cosine of x."""
+    return _unary("acosh", x)
+
+
+def atanh(x: Array, /) -> Array:
+    """The inverse hyperbolic tangent of x."""
+    return _unary("atanh", x)
+
+
+def add(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
+    """x1 + x2."""
+    return apply("add", x1, x2)
+
+
+def subtract(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
+    """x1 - x2."""
+    return apply("subtract", x1, x2)
+
+
+def multiply(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
+    """x1 * x2."""
+    return apply("multiply", x1, x2)
+
+
+def divide(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
+    """x1 / x2."""
+    return apply("divide", x1, x2)
+
+
+def floor_divide(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
+    """floor(x1 / x2), as Python's //."""
+    return apply("floor_divide", x1, x2)
+
+
+def remainder(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
+    """x1 - floor_divide(x1, x2) * x2 (the sign of x2, as Python's %)."""
+    return apply("remainder", x1, x2)
+
+
+def pow(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
+    """x1 ** x2."""
+    return apply("pow", x1, x2)
+
+
+def maximum(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
+    """The larger of x1 and x2 (NaN if either is)."""
+    return apply("maximum", x1, x2)
+
+
+def minimum(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
+    """The smaller of x1 and x2 (NaN if either is)."""
+    return apply("minimum", x1, x2)
+
+
+def atan2(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
+    """The angle of the point (x2, x1)."""
+    return apply("atan2", x1, x2)
+
+
+def hypot(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
+    """sqrt(x1^2 + x2^2) without overflow."""
+    return apply("hypot", x1, x2)
+
+
+def copysign(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
+    """|x1| with the sign of x2."""
+    return apply("copysign", x1, x2)
+
+
+def nextafter(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
+    """The next representable value after x1 toward x2."""
+    return apply("nextafter", x1, x2)
+
+
+def logaddexp(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
+    """log(e^x1 + e^x2) without overflow."""
+    return apply("logaddexp", x1, x2)
+
+
+def equal(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
+    """x1 == x2."""
+    return apply("equal", x1, x2)
+
+
+def not_equal(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
+    """x1 != x2."""
+    return apply("not_equal", x1, x2)
+
+
+def less(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
+    """x1 < x2."""
+    return apply("less", x1, x2)
+
+
+def less_equal(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
+    """x1 <= x2."""
+    return apply("less_equal", x1, x2)
+
+
+def greater(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
+    """x1 > x2."""
+    return apply("greater", x1, x2)
+
+
+def greater_equal(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
+    """x1 >= x2."""
+    return apply("greater_equal", x1, x2)
+
+
+def logical_and(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
+    """x1 and x2."""
+    return apply("logical_and", x1, x2)
+
+
+def logical_or(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
+    """x1 or x2."""
+    return apply("logical_or", x1, x2)
+
+
+def logical_xor(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
+    """x1 xor x2."""
+    return apply("logical_xor", x1, x2)
+
+
+def bitwise_and(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
+    """x1 & x2."""
+    return apply("bitwise_and", x1, x2)
+
+
+def bitwise_or(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
+    """x1 | x2."""
+    return apply("bitwise_or", x1, x2)
+
+
+def bitwise_xor(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
+    """x1 ^ x2."""
+    return apply("bitwise_xor", x1, x2)
+
+
+def bitwise_left_shift(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
+    """x1 << x2."""
+    return apply("bitwise_left_shift", x1, x2)
+
+
+def bitwise_right_shift(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
+    """x1 >> x2 (arithmetic for signed integers)."""
+    return apply("bitwise_right_shift", x1, x2)

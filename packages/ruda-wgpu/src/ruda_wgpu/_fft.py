@@ -26,10 +26,10 @@ import numpy as np
 
 from ruda_wgpu import _dtypes, _wgsl
 from ruda_wgpu._array import Array, empty, from_numpy
-from ruda_wgpu._elementwise import apply
 from ruda_wgpu._engine import GpuDevice, Step, remember
 from ruda_wgpu._fft_codegen import mixed_pass_subs, register_dft, smallest_prime_factor
 from ruda_wgpu._kernels import bind, kernel_pipeline, pack_words, wgsl_type
+from ruda_wgpu._ops import apply
 
 #: the largest radix of a pass (points of one DFT in a workgroup), the threads a workgroup aims
 #: at, and the largest DFT a thread does in its registers (one stage of a pass). Measured on an

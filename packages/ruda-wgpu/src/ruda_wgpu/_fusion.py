@@ -1,6 +1,6 @@
 """Lazy elementwise operations, fused into one generated kernel when their result is needed.
 
-An elementwise operation (``_elementwise.apply``, ``where``, ``astype``) does not run when it is
+An elementwise operation (``_ops.apply``, ``where``, ``astype``) does not run when it is
 called: it returns an array whose data is a pending :class:`Node` (a WGSL function, its operands,
 dtype and shape). An operand is a leaf (a strided view of an existing buffer, or a Python scalar
 carried in the kernel's parameters) or another pending node of the same shape, so a chain of

@@ -29,11 +29,11 @@ from ruda._array import python_scalar
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, check_scalar_range, empty
 from ruda_wgpu._creation import arange, asarray
-from ruda_wgpu._elementwise import apply, astype, where
 from ruda_wgpu._engine import WORKGROUP, GpuDevice, storage_itemsize
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import Operand, OutputRead, Scalar, _span, convert, launch_elementwise, run, window
 from ruda_wgpu._manipulation import _axis, broadcast_shapes, broadcast_to, expand_dims, reshape
+from ruda_wgpu._ops import apply, astype, where
 from ruda_wgpu._searching import nonzero, searchsorted
 from ruda_wgpu._statistical import any as any_
 from ruda_wgpu._statistical import cumulative_sum

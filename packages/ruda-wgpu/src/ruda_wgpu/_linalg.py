@@ -10,7 +10,6 @@ from typing import Any
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, contiguous, copy_of, empty
-from ruda_wgpu._elementwise import apply, astype, where
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import convert, launch_elementwise, launch_matmul, product, wgsl_type
 from ruda_wgpu._manipulation import (
@@ -22,6 +21,7 @@ from ruda_wgpu._manipulation import (
     reshape,
     squeeze,
 )
+from ruda_wgpu._ops import apply, astype, where
 from ruda_wgpu._statistical import max as max_
 from ruda_wgpu._statistical import min as min_
 from ruda_wgpu._statistical import sum as sum_

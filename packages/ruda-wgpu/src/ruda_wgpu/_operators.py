@@ -21,7 +21,7 @@ def _function(name: str) -> Any:
         from ruda_wgpu._linalg import matmul
 
         return matmul
-    from ruda_wgpu._elementwise import apply
+    from ruda_wgpu._ops import apply
 
     return functools.partial(apply, name)
 

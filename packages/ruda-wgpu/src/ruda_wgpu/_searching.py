@@ -11,7 +11,6 @@ from ruda._array import python_scalar
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, contiguous, empty
 from ruda_wgpu._creation import asarray
-from ruda_wgpu._elementwise import apply, astype
 from ruda_wgpu._engine import WORKGROUP, GpuDevice, Storage, storage_itemsize
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import (
@@ -26,6 +25,7 @@ from ruda_wgpu._kernels import (
     wgsl_type,
 )
 from ruda_wgpu._manipulation import _axis, permute_dims, reshape
+from ruda_wgpu._ops import apply, astype
 from ruda_wgpu._scan import scan_rows
 from ruda_wgpu._statistical import fold_strides
 

@@ -17,10 +17,10 @@ from ruda.spec import UniqueAllResult, UniqueCountsResult, UniqueInverseResult
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array
 from ruda_wgpu._creation import asarray, full, zeros
-from ruda_wgpu._elementwise import apply, astype
 from ruda_wgpu._indexing import Gather, gather, scatter, take
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._manipulation import concat, expand_dims, reshape
+from ruda_wgpu._ops import apply, astype
 from ruda_wgpu._searching import flat_nonzero, searchsorted
 from ruda_wgpu._sorting import argsort, sort
 from ruda_wgpu._statistical import any as any_

@@ -25,11 +25,11 @@ import numpy as np
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, contiguous, empty
-from ruda_wgpu._elementwise import astype
 from ruda_wgpu._engine import STORAGE_ITEMSIZE, Storage
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import THREAD_WORKGROUP, bind, convert, run, wgsl_type
 from ruda_wgpu._manipulation import _axis, permute_dims
+from ruda_wgpu._ops import astype
 from ruda_wgpu._scan import scan_rows
 
 #: bits of a pass's digit: 8, so 32-bit keys take four passes; each is ranked in workgroup

@@ -14,7 +14,6 @@ import numpy as np
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, assign, contiguous, copy_of, empty
-from ruda_wgpu._elementwise import apply, astype
 from ruda_wgpu._engine import STORAGE_ITEMSIZE
 from ruda_wgpu._fusion import reduction_input
 from ruda_wgpu._info import default_dtypes_of
@@ -33,6 +32,7 @@ from ruda_wgpu._kernels import (
     wgsl_type,
 )
 from ruda_wgpu._manipulation import _axes, permute_dims
+from ruda_wgpu._ops import apply, astype
 from ruda_wgpu._scan import scan_rows
 
 _MAX = {

@@ -6,8 +6,8 @@ from typing import Any
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array
-from ruda_wgpu._elementwise import apply, astype
 from ruda_wgpu._manipulation import _axes, concat
+from ruda_wgpu._ops import apply, astype
 from ruda_wgpu._statistical import _reduce, _sum_dtype
 
 
