@@ -65,7 +65,32 @@ class ArrayAttributes(Generic[DeviceT]):
         return math.prod(self._shape)
 
 
-class HostCopyExport:
+class DLPackExport:
+    """The standard's ``__dlpack__`` signature, written once for the array classes we own: each
+    does its export in ``_export_dlpack``, which receives every keyword (None where not given)."""
+
+    __slots__ = ()
+
+    def __dlpack__(
+        self,
+        /,
+        *,
+        stream: Any = None,
+        max_version: tuple[int, int] | None = None,
+        dl_device: tuple[Any, int] | None = None,
+        copy: bool | None = None,
+    ) -> Any:
+        """Export through DLPack: a capsule for ``from_dlpack`` of any library (``stream``,
+        ``max_version``, ``dl_device`` and ``copy`` as the standard defines them)."""
+        return self._export_dlpack(stream, max_version, dl_device, copy)
+
+    def _export_dlpack(
+        self, stream: Any, max_version: tuple[int, int] | None, dl_device: Any, copy: bool | None
+    ) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} defines no DLPack export")
+
+
+class HostCopyExport(DLPackExport):
     """DLPack, NumPy and Python-scalar export of an array class whose memory Python cannot reach
     in place (GPU memory that WebGPU does not share, values on another machine): every export is
     a host copy, made by the class's ``_host_copy()``, a NumPy array that nothing else holds, so
@@ -86,14 +111,8 @@ class HostCopyExport:
     def _what(self) -> str:
         return f"a {_package(self)} array"
 
-    def __dlpack__(
-        self,
-        /,
-        *,
-        stream: Any = None,
-        max_version: tuple[int, int] | None = None,
-        dl_device: tuple[Any, int] | None = None,
-        copy: bool | None = None,
+    def _export_dlpack(
+        self, stream: Any, max_version: tuple[int, int] | None, dl_device: Any, copy: bool | None
     ) -> Any:
         """DLPack export of a host copy (DLPack device ``(1, 0)``). ``copy=False`` and another
         ``dl_device`` raise ``BufferError``; a ``stream`` raises ``ValueError``, as the standard

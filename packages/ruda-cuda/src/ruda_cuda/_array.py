@@ -18,6 +18,7 @@ from typing import Any
 import cupy
 import numpy as np
 from ruda import spec
+from ruda._array import DLPackExport
 
 from ruda_cuda import _fusion  # which imports this module: each reads the other's names when called
 from ruda_cuda._devices import native_device, on_inputs_device, peer_to_peer
@@ -92,7 +93,7 @@ def _exact(function: str, x1: Any, x2: Any) -> Any:
     return result if _fusion.records_for_caller(3) else _fusion.realized(result)
 
 
-class Array(cupy.ndarray):  # type: ignore[misc]  # CuPy has no type information: its ndarray is Any
+class Array(DLPackExport, cupy.ndarray):  # type: ignore[misc]  # CuPy has no type information: its ndarray is Any
     """A CuPy array that is also a complete Array API array object."""
 
     __slots__ = ()
@@ -147,14 +148,8 @@ class Array(cupy.ndarray):  # type: ignore[misc]  # CuPy has no type information
         """The matrix transpose (the last two axes swapped)."""
         return as_array(super().mT)
 
-    def __dlpack__(
-        self,
-        /,
-        *,
-        stream: Any = None,
-        max_version: tuple[int, int] | None = None,
-        dl_device: tuple[int, int] | None = None,
-        copy: bool | None = None,
+    def _export_dlpack(
+        self, stream: Any, max_version: tuple[int, int] | None, dl_device: Any, copy: bool | None
     ) -> Any:
         """Export through DLPack; ``copy=True`` on the array's own device copies first
         (CuPy supports ``copy=True`` only towards the CPU)."""
@@ -166,7 +161,9 @@ class Array(cupy.ndarray):  # type: ignore[misc]  # CuPy has no type information
                 f"exporting a {self.device} array to DLPack device {tuple(dl_device)} "
                 "needs a copy, and copy=False forbids it; pass copy=None or True"
             )
-        return super().__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+        return cupy.ndarray.__dlpack__(
+            self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy
+        )
 
     # Arithmetic, bitwise and comparison operators are CuPy's, unless fusion is on (then a chain
     # written with operators is fused too). Floor division and remainder: CuPy computes

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from array_api_compat import device as _device_of
 from ruda import spec
-from ruda._array import MadeByNamespace, python_scalar
+from ruda._array import DLPackExport, MadeByNamespace, python_scalar
 from ruda._operators import ArrayOperators, unsupported
 
 from ruda_router._steps import positive_steps
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 _SCALARS = (bool, int, float, complex)
 
 
-class Array(MadeByNamespace, ArrayOperators):
+class Array(MadeByNamespace, DLPackExport, ArrayOperators):
     """An array of a :class:`~ruda_router.Router`, held by one of its backends.
 
     Create arrays through the router (``xp.asarray``, ``xp.zeros(..., device=...)``);
@@ -118,14 +118,8 @@ class Array(MadeByNamespace, ArrayOperators):
     def __index__(self) -> int:
         return self._inner.__index__()  # type: ignore[no-any-return]
 
-    def __dlpack__(
-        self,
-        /,
-        *,
-        stream: Any = None,
-        max_version: tuple[int, int] | None = None,
-        dl_device: tuple[Any, int] | None = None,
-        copy: bool | None = None,
+    def _export_dlpack(
+        self, stream: Any, max_version: tuple[int, int] | None, dl_device: Any, copy: bool | None
     ) -> Any:
         # Only the keywords given pass on: a consumer retries without ``max_version`` when an
         # older producer refuses it, and that protocol must reach the real producer.
