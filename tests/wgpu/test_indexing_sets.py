@@ -93,6 +93,38 @@ def test_mask_selection_and_assignment_on_every_dtype(xp, dtype):
     assert_matches_numpy(x, host)
 
 
+ALL_DTYPES = list(ruda_wgpu.__array_namespace_info__().dtypes())
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize(
+    "view",
+    [
+        lambda a: a,
+        lambda a: a.T,  # not contiguous: copied first
+        lambda a: a[::-2, 1:],  # an offset and negative strides
+        lambda a: a[:, :0],  # rows of no elements
+        lambda a: a[:0],  # no rows
+    ],
+    ids=["contiguous", "transposed", "strided", "empty rows", "no rows"],
+)
+def test_a_lone_mask_selects_rows_of_any_view_and_dtype(xp, dtype, view):
+    # x[mask] over leading dimensions copies the selected rows in one kernel (masked_rows)
+    base = np.random.default_rng(2).integers(-50, 50, (9, 6)).astype(dtype)
+    host, x = view(base), view(xp.asarray(base))
+    for mask in (host.real > 0, np.ones(host.shape, bool), np.zeros(host.shape, bool)):
+        assert_matches_numpy(x[xp.asarray(mask)], host[mask])
+        rows = mask.any(axis=1) if mask.shape[1] else np.ones(mask.shape[0], bool)
+        rows[::3] = False
+        assert_matches_numpy(x[xp.asarray(rows), ...], host[rows, ...])
+
+
+def test_a_lone_mask_selects_from_a_pending_result(xp):
+    host = np.linspace(-1, 1, 40, dtype=np.float32).reshape(8, 5)
+    x = xp.asarray(host)
+    assert_matches_numpy((x * 2 + 1)[xp.asarray(host > 0)], (host * 2 + 1)[host > 0])
+
+
 def test_mask_setitem_with_a_value_per_element(xp):
     host = np.arange(20, dtype=np.float32).reshape(4, 5)
     mask = host % 3 == 1

@@ -34,7 +34,7 @@ from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import Operand, OutputRead, Scalar, _span, convert, launch_elementwise, run, window
 from ruda_wgpu._manipulation import _axis, broadcast_shapes, broadcast_to, expand_dims, reshape
 from ruda_wgpu._ops import apply, astype, where
-from ruda_wgpu._searching import nonzero, searchsorted
+from ruda_wgpu._searching import masked_rows, nonzero, searchsorted
 from ruda_wgpu._statistical import any as any_
 from ruda_wgpu._statistical import cumulative_sum
 
@@ -267,7 +267,8 @@ def _plan(x: Array, key: Any) -> Array | Gather:
     shape: list[int] = []
     strides: list[int] = []
     offset = x._offset
-    picks: list[tuple[int, Array | int]] = []  # (dimension of the view, index)
+    # (dimension of the view, index, whether it is known to be in bounds: made from a mask)
+    picks: list[tuple[int, Array | int, bool]] = []
     axis = 0
     for it in items:
         if it is None:
@@ -279,7 +280,7 @@ def _plan(x: Array, key: Any) -> Array | Gather:
                 shape.append(1)
                 strides.append(0)
                 index = default_dtypes_of(x.device)["indexing"]
-                picks.append((len(shape) - 1, arange(int(bool(it)), dtype=index, device=x.device)))
+                picks.append((len(shape) - 1, arange(int(bool(it)), dtype=index, device=x.device), True))
                 continue
             axes = x.shape[axis : axis + it.ndim]
             if any(m not in (n, 0) for m, n in zip(it.shape, axes, strict=True)):
@@ -290,7 +291,7 @@ def _plan(x: Array, key: Any) -> Array | Gather:
             for k, c in enumerate(coords):
                 shape.append(x.shape[axis + k])
                 strides.append(x._strides[axis + k])
-                picks.append((len(shape) - 1, c))
+                picks.append((len(shape) - 1, c, True))
             axis += it.ndim
             continue
         n, st = x.shape[axis], x._strides[axis]
@@ -310,7 +311,7 @@ def _plan(x: Array, key: Any) -> Array | Gather:
             else:
                 shape.append(n)
                 strides.append(st)
-                picks.append((len(shape) - 1, i))
+                picks.append((len(shape) - 1, i, isinstance(i, int)))
         axis += 1
     view = x._view(tuple(shape), tuple(strides), offset)
     if not picks:
@@ -318,16 +319,18 @@ def _plan(x: Array, key: Any) -> Array | Gather:
     return _advanced(view, picks)
 
 
-def _advanced(view: Array, picks: list[tuple[int, Array | int]]) -> Gather:
-    """Gather of ``view`` with ``picks`` (dimension, index) of integer arrays and integers."""
+def _advanced(view: Array, picks: list[tuple[int, Array | int, bool]]) -> Gather:
+    """Gather of ``view`` with ``picks`` (dimension, index, known in bounds) of integer arrays and
+    integers; the others are checked (a flag read back)."""
     dev = view.device
     index_dt = default_dtypes_of(dev)["indexing"]
     arrays: list[tuple[int, Array]] = []
-    for d, i in picks:  # integers were checked when the key was read
+    for d, i, in_bounds in picks:  # integers were checked when the key was read
         if isinstance(i, int):
             arrays.append((d, asarray(i, dtype=index_dt, device=dev)))
         else:
-            check_in_bounds(i, view.shape[d], "an index array")
+            if not in_bounds:
+                check_in_bounds(i, view.shape[d], "an index array")
             arrays.append((d, i))
     batch = broadcast_shapes(*(a.shape for _, a in arrays))
     dims = [d for d, _ in arrays]
@@ -358,6 +361,9 @@ def _advanced(view: Array, picks: list[tuple[int, Array | int]]) -> Gather:
 
 def getitem(x: Array, key: Any) -> Array:
     """``x[key]``: a view for basic keys, a gathered copy for integer-array and boolean keys."""
+    mask = _lone_mask(x, key)
+    if mask is not None:  # the commonest advanced key: one pass over x, no index arrays
+        return masked_rows(x, mask)
     plan = _plan(x, key)
     return plan if isinstance(plan, Array) else gather(plan)
 

@@ -236,21 +236,27 @@ def argmin(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> A
     return _arg_reduce(x, axis, keepdims, False, "argmin")
 
 
-def flat_nonzero(x: Array) -> Array:
-    """Flat (row-major) positions of the non-zero elements of ``x``, as a uint32 array.
-
-    The count is read back to size the result: the one host round trip that an
-    output shape depending on data needs.
-    """
+def _scanned_flags(x: Array) -> tuple[Array, Storage, int]:
+    """The 0/1 flags of the non-zero elements of non-empty ``x`` (contiguous), their inclusive
+    scan (each set flag's place in the result, plus one), and the count, read back to size the
+    result: the one host round trip that an output shape depending on data needs."""
     dev = x.device
     flags = x if x.dtype == _dtypes.bool_ else apply("not_equal", x, False if x.dtype.kind == "b" else 0)
     flags = contiguous(flags)
     n = flags.size
-    if n == 0:
-        return empty((0,), _U32, dev)
     positions = Storage(dev, n * 4)
     scan_rows(dev, (flags._storage, flags._offset, flags.dtype), 1, n, _U32, "sum", (positions, 0, n))
     count = int(np.frombuffer(dev.read(positions.buffer, (n - 1) * 4, 4), np.uint32)[0])
+    return flags, positions, count
+
+
+def flat_nonzero(x: Array) -> Array:
+    """Flat (row-major) positions of the non-zero elements of ``x``, as a uint32 array."""
+    dev = x.device
+    n = x.size
+    if n == 0:
+        return empty((0,), _U32, dev)
+    flags, positions, count = _scanned_flags(x)
     out = empty((count,), _U32, dev)
     if count:
         bind_f, f_base = bind(dev, flags._storage, flags._offset, n, flags.dtype, "nonzero")
@@ -260,6 +266,33 @@ def flat_nonzero(x: Array) -> Array:
             bind_f,
         ]
         run(dev, "compact", {"WG": WORKGROUP}, bindings, [n, f_base], -(-n // WORKGROUP))
+    return out
+
+
+def masked_rows(x: Array, mask: Array) -> Array:
+    """``x[mask]`` for a boolean ``mask`` of the shape of x's leading dimensions: the rows (the
+    elements, when the mask covers every dimension) where it is true, in row-major order. One
+    kernel copies them after the mask's scan, with no index arrays between."""
+    dev = x.device
+    tail = x.shape[mask.ndim :]
+    rows, row = mask.size, math.prod(tail)
+    if rows == 0:
+        return empty((0, *tail), x.dtype, dev)
+    flags, positions, count = _scanned_flags(mask)
+    out = empty((count, *tail), x.dtype, dev)
+    total = rows * row
+    if count and row:
+        x = contiguous(x)
+        bind_f, f_base = bind(dev, flags._storage, flags._offset, rows, flags.dtype, "a boolean index")
+        bind_x, x_base = bind(dev, x._storage, x._offset, total, x.dtype, "a boolean index")
+        bindings = [
+            bind(dev, out._storage, 0, count * row, x.dtype, "a boolean index")[0],
+            bind(dev, positions, 0, rows, _U32, "a boolean index")[0],
+            bind_f,
+            bind_x,
+        ]
+        subs = {"WG": WORKGROUP, "T": _dtypes.STORAGE[x.dtype.name]}
+        run(dev, "compact_rows", subs, bindings, [total, row, f_base, x_base], -(-total // WORKGROUP))
     return out
 
 
