@@ -1,11 +1,13 @@
-"""How fast are ruda_wgpu's sort, argsort, boolean-mask selection and cumulative_sum?
+"""How fast are ruda_wgpu's sort, argsort, boolean-mask selection, take and cumulative_sum?
 
 Each operation is timed in this process against NumPy and, where CuPy and an NVIDIA GPU are
 present, against CuPy on the same data (``cupy.sort``, ``cupy.argsort``, ``x[mask]``,
-``cupy.cumsum``). GPU sides wait for their work to finish inside the timed call. Sizes are
-1e6 and 1e7 elements of float32 and int32 (1e6 only on a CPU adapter such as lavapipe, unless
-``--full``); ``sort rows of 16`` sorts the largest size as rows of 16 elements (a thread a
-row). Results go to ``benchmarks/results/wgpu_sort-<device>.json`` with a plot beside.
+``cupy.take``, ``cupy.cumsum``). GPU sides wait for their work to finish inside the timed
+call. Sizes are 1e6 and 1e7 elements of float32 and int32 (1e6 only on a CPU adapter such as
+lavapipe, unless ``--full``); ``sort rows of 16`` sorts the largest size as rows of 16
+elements (a thread a row); ``take`` gathers as many elements at random indices (checked
+against the axis). Results go to ``benchmarks/results/wgpu_sort-<device>.json`` with a plot
+beside.
 
     python3 benchmarks/wgpu_sort.py
     python3 benchmarks/wgpu_sort.py --full --repeats 5
@@ -42,6 +44,7 @@ def _cases(sizes: list[int]) -> list[tuple[str, str, int]]:
         *cases,
         ("sort rows of 16", "float32", last),
         ("mask", "float32", last),
+        ("take", "float32", last),
         ("cumulative_sum", "float32", last),
     ]
 
@@ -52,11 +55,14 @@ def _contenders(op: str, host: np.ndarray, cp: Any) -> dict[str, Callable[[], ob
     x, rows = xp.asarray(host), xp.asarray(rows_host)
     mask_host = host > 0
     mask = xp.asarray(mask_host)
+    at_host = np.random.default_rng(1).integers(0, host.size, host.size)
+    at = xp.asarray(at_host)
     ours = {
         "sort": lambda: xp.sort(x),
         "argsort": lambda: xp.argsort(x),
         "sort rows of 16": lambda: xp.sort(rows),
         "mask": lambda: x[mask],  # reads the count back: the shape depends on the data
+        "take": lambda: xp.take(x, at),  # reads a flag back: an index out of bounds raises
         "cumulative_sum": lambda: xp.cumulative_sum(x),
     }[op]
     numpy = {
@@ -64,17 +70,24 @@ def _contenders(op: str, host: np.ndarray, cp: Any) -> dict[str, Callable[[], ob
         "argsort": lambda: np.argsort(host),
         "sort rows of 16": lambda: np.sort(rows_host),
         "mask": lambda: host[mask_host],
+        "take": lambda: np.take(host, at_host),
         "cumulative_sum": lambda: np.cumsum(host),
     }[op]
 
     out: dict[str, Callable[[], object]] = {"ruda_wgpu": waiting(ours, xp.synchronize), "numpy": numpy}
     if cp is not None:
-        c, cmask, crows = cp.asarray(host), cp.asarray(mask_host), cp.asarray(rows_host)
+        c, cmask, crows, cat = (
+            cp.asarray(host),
+            cp.asarray(mask_host),
+            cp.asarray(rows_host),
+            cp.asarray(at_host),
+        )
         fn = {
             "sort": lambda: cp.sort(c),
             "argsort": lambda: cp.argsort(c),
             "sort rows of 16": lambda: cp.sort(crows),
             "mask": lambda: c[cmask],
+            "take": lambda: cp.take(c, cat),
             "cumulative_sum": lambda: cp.cumsum(c),
         }[op]
         out["cupy"] = waiting(fn, cp.cuda.Device().synchronize)
@@ -153,7 +166,7 @@ def _plot(rows: list[dict[str, Any]], device: str, path: Path) -> None:
     ax.set_yscale("log")
     ax.axhline(1.0, color="grey", linewidth=0.8)
     ax.set_ylabel("time ratio (lower is faster)")
-    ax.set_title(f"ruda_wgpu sort, argsort, mask, cumulative_sum on {device}", fontsize=9)
+    ax.set_title(f"ruda_wgpu sort, argsort, mask, take, cumulative_sum on {device}", fontsize=9)
     ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=120)

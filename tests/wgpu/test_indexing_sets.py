@@ -155,6 +155,39 @@ def test_bad_keys_raise_clear_errors(xp):
         x[xp.asarray([0])] = xp.asarray([1.5])
 
 
+INDEX_DTYPES = [d for d in DTYPES if np.dtype(d).kind in "iu"]
+
+
+@pytest.mark.parametrize("index_dtype", INDEX_DTYPES)
+def test_out_of_bounds_indices_raise_in_every_index_dtype(xp, index_dtype):
+    # a gather with one index array checks its indices in the kernel; each call below must raise
+    # whichever element is out of bounds, compared in the index's own width
+    x = xp.asarray(np.arange(10, dtype=np.float32))
+    info = np.iinfo(index_dtype)
+    bad = [10, info.max] + ([-11, info.min] if info.min < 0 else [])
+    if info.bits == 64:
+        bad.append(2**32 + 1)  # 1 in its low 32 bits: in bounds if the check narrowed it
+    for value in bad:
+        index = xp.asarray(np.array([0, value, 3], dtype=index_dtype))
+        for call in (lambda i: x[i], lambda i: xp.take(x, i), lambda i: xp.take_along_axis(x, i)):
+            with pytest.raises(IndexError, match="index out of bounds for an axis of length 10"):
+                call(index)
+        with pytest.raises(IndexError, match="out of bounds"):
+            x[index] = 1.0
+    good = np.array([9, 0] + ([-10, -1] if info.min < 0 else []), dtype=index_dtype)
+    assert_matches_numpy(x[xp.asarray(good)], np.arange(10, dtype=np.float32)[good])
+    assert_matches_numpy(x, np.arange(10, dtype=np.float32))  # the refused writes wrote nothing
+
+
+def test_indices_are_checked_where_the_result_is_empty(xp):
+    x = xp.asarray(np.zeros((0, 4), dtype=np.float32))
+    with pytest.raises(IndexError, match="out of bounds"):
+        xp.take(x, xp.asarray([4]), axis=1)  # no element to gather, still a bad index (as NumPy)
+    with pytest.raises(IndexError, match="axis of length 0"):
+        xp.take(x, xp.asarray([0]), axis=0)
+    assert xp.take(x, xp.asarray([3, -4]), axis=1).shape == (0, 2)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_take_and_take_along_axis(xp, dtype):
     rng = np.random.default_rng(1)

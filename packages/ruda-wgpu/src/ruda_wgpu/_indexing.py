@@ -11,9 +11,12 @@ Keys follow NumPy's rules, which the standard's are a subset of:
 
 Every such key becomes one ``wgsl/gather.wgsl`` (get) or ``wgsl/scatter.wgsl`` (set)
 dispatch over a view. Out-of-range indices raise IndexError, as NumPy's do: that
-check reads one number back. ``x[mask] = value`` with a value that needs no
-positions (a scalar, or one broadcast along the masked rows) is one elementwise
-kernel and reads nothing back.
+check reads one number back. A gather with one index array (``x[i]``, ``take``,
+``take_along_axis``) checks its indices as it reads them and raises after its
+dispatch; a scatter checks before it writes. ``x[mask]`` is one copy after the
+mask's scan, and ``x[mask] = value`` with a value that needs no positions (a
+scalar, or one broadcast along the masked rows) is one elementwise kernel that
+reads nothing back.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from ruda._array import python_scalar
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, check_scalar_range, empty
-from ruda_wgpu._creation import arange, asarray
+from ruda_wgpu._creation import arange, asarray, zeros
 from ruda_wgpu._engine import WORKGROUP, GpuDevice, storage_itemsize
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import Operand, OutputRead, Scalar, _span, convert, launch_elementwise, run, window
@@ -51,6 +54,9 @@ class Gather:
     ixs: tuple[int, ...]
     n: int
     step: int
+    #: what to name when an index is out of bounds, or None when every index is known to be in
+    #: bounds (made from a mask, or checked already)
+    check: str | None = None
 
 
 def _bind_view(dev: GpuDevice, x: Array, what: str) -> tuple[tuple[Any, int, int], int]:
@@ -76,22 +82,47 @@ def _gather_params(g: Gather, what: str) -> tuple[list[tuple[Any, int, int]], li
 
 
 def gather(g: Gather) -> Array:
-    """The elements of ``g`` as a new contiguous array of shape ``g.shape``."""
+    """The elements of ``g`` as a new contiguous array of shape ``g.shape``. With ``g.check``,
+    the kernel flags an index out of bounds as it reads it, and the flag read back raises."""
     dev = g.view.device
     out = empty(g.shape, g.view.dtype, dev)
     total = out.size
+    checked = g.check is not None and g.index.size > 0
+    if checked and (total == 0 or g.n == 0):  # no thread would read an index: check them here
+        check_in_bounds(g.index, g.n, str(g.check))
+        checked = False
     if total:
         (bind_x, bind_i), params, subs = _gather_params(g, "indexing")
         bind_o, _ = window(dev, out._storage, 0, total, storage_itemsize(out.dtype), "indexing")
+        bindings = [bind_o, bind_x, bind_i]
         params += [*g.shape, *g.xs, *g.ixs]
         subs["WORDS"] = len(params)
-        run(dev, "gather", subs, [bind_o, bind_x, bind_i], params, -(-total // WORKGROUP))
+        subs["CHECK_BINDING"], subs["CHECK"] = "", ""
+        if checked:
+            flag = zeros((1,), dtype=_dtypes.uint32, device=dev)
+            bindings.append(window(dev, flag._storage, 0, 1, 4, "indexing")[0])
+            subs["CHECK_BINDING"] = "@group(0) @binding(4) var<storage, read_write> bad: array<u32>;"
+            outside = _outside("raw", _dtypes.STORAGE[g.index.dtype.name])
+            subs["CHECK"] = f"if ({outside}) {{ bad[0] = 1u; return; }}"
+        run(dev, "gather", subs, bindings, params, -(-total // WORKGROUP))
+        if checked and int(flag[0]):
+            raise IndexError(_out_of_bounds(str(g.check), g.n))
     return out
 
 
+def _outside(raw: str, index_type: str) -> str:
+    """The WGSL condition for index ``raw`` (of storage type ``index_type``) outside [-n, n),
+    n being the gather's parameter P[3], compared in the index's own width."""
+    n = f"{index_type}(P[3])"
+    return f"{raw} >= {n}" if index_type.startswith("u") else f"{raw} < -{n} || {raw} >= {n}"
+
+
 def scatter(g: Gather, value: Array) -> None:
-    """Write ``value`` (broadcast to ``g.shape``) to the elements of ``g``."""
+    """Write ``value`` (broadcast to ``g.shape``) to the elements of ``g`` (its indices checked
+    first, when ``g.check`` asks)."""
     dev = g.view.device
+    if g.check is not None:
+        check_in_bounds(g.index, g.n, g.check)
     total = math.prod(g.shape)
     if not total:
         return
@@ -116,9 +147,11 @@ def check_in_bounds(index: Array, n: int, what: str) -> None:
     high = apply("greater_equal", index, n) if n <= np.iinfo(index.dtype).max else None
     bad = [b for b in (low, high) if b is not None]
     if bad and bool(any_(bad[0] if len(bad) == 1 else apply("logical_or", *bad))):
-        raise IndexError(
-            f"{what}: index out of bounds for an axis of length {n} (valid indices are {-n} to {n - 1})"
-        )
+        raise IndexError(_out_of_bounds(what, n))
+
+
+def _out_of_bounds(what: str, n: int) -> str:
+    return f"{what}: index out of bounds for an axis of length {n} (valid indices are {-n} to {n - 1})"
 
 
 def _index_array(x: Array, indices: Any, fn: str) -> Array:
@@ -144,12 +177,11 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
             raise ValueError("take() needs axis= for arrays of more than one dimension")
         axis = 0
     axis = _axis(axis, x.ndim, "take")
-    check_in_bounds(indices, x.shape[axis], "take()")
     k = indices.ndim
     shape = (*x.shape[:axis], *indices.shape, *x.shape[axis + 1 :])
     xs = (*x._strides[:axis], *(0,) * k, *x._strides[axis + 1 :])
     ixs = (*(0,) * axis, *indices._strides, *(0,) * (x.ndim - axis - 1))
-    return gather(Gather(x, shape, xs, indices, ixs, x.shape[axis], x._strides[axis]))
+    return gather(Gather(x, shape, xs, indices, ixs, x.shape[axis], x._strides[axis], "take()"))
 
 
 def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
@@ -166,10 +198,9 @@ def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
         x.shape[:axis] + x.shape[axis + 1 :], indices.shape[:axis] + indices.shape[axis + 1 :]
     )
     shape = (*others[:axis], indices.shape[axis], *others[axis:])
-    check_in_bounds(indices, x.shape[axis], "take_along_axis()")
     xs = tuple(0 if d == axis or x.shape[d] != shape[d] else x._strides[d] for d in range(x.ndim))
     ixs = tuple(0 if indices.shape[d] != shape[d] else indices._strides[d] for d in range(x.ndim))
-    return gather(Gather(x, shape, xs, indices, ixs, x.shape[axis], x._strides[axis]))
+    return gather(Gather(x, shape, xs, indices, ixs, x.shape[axis], x._strides[axis], "take_along_axis()"))
 
 
 def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Array:
@@ -321,17 +352,22 @@ def _plan(x: Array, key: Any) -> Array | Gather:
 
 def _advanced(view: Array, picks: list[tuple[int, Array | int, bool]]) -> Gather:
     """Gather of ``view`` with ``picks`` (dimension, index, known in bounds) of integer arrays and
-    integers; the others are checked (a flag read back)."""
+    integers. One array left to check is checked by the gather as it reads it; several are checked
+    here before they are combined (a flag read back)."""
     dev = view.device
     index_dt = default_dtypes_of(dev)["indexing"]
     arrays: list[tuple[int, Array]] = []
+    unchecked: list[tuple[int, Array]] = []
     for d, i, in_bounds in picks:  # integers were checked when the key was read
         if isinstance(i, int):
             arrays.append((d, asarray(i, dtype=index_dt, device=dev)))
         else:
-            if not in_bounds:
-                check_in_bounds(i, view.shape[d], "an index array")
             arrays.append((d, i))
+            if not in_bounds:
+                unchecked.append((d, i))
+    if len(arrays) > 1:
+        for d, i in unchecked:
+            check_in_bounds(i, view.shape[d], "an index array")
     batch = broadcast_shapes(*(a.shape for _, a in arrays))
     dims = [d for d, _ in arrays]
     rest = [d for d in range(view.ndim) if d not in dims]
@@ -356,7 +392,8 @@ def _advanced(view: Array, picks: list[tuple[int, Array | int, bool]]) -> Gather
     shape = tuple(view.shape[d] for d in before) + batch + tuple(view.shape[d] for d in after)
     xs = tuple(view._strides[d] for d in before) + (0,) * nb + tuple(view._strides[d] for d in after)
     ixs = (0,) * len(before) + index._strides + (0,) * len(after)
-    return Gather(view, shape, xs, index, ixs, n, step)
+    check = "an index array" if len(arrays) == 1 and unchecked else None
+    return Gather(view, shape, xs, index, ixs, n, step, check)
 
 
 def getitem(x: Array, key: Any) -> Array:
