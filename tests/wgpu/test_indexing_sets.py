@@ -167,13 +167,25 @@ def test_out_of_bounds_indices_raise_in_every_index_dtype(xp, index_dtype):
     bad = [10, info.max] + ([-11, info.min] if info.min < 0 else [])
     if info.bits == 64:
         bad.append(2**32 + 1)  # 1 in its low 32 bits: in bounds if the check narrowed it
+    grid = xp.reshape(xp.arange(100, dtype=xp.float32), (10, 10))
+    zero = xp.asarray(np.zeros(3, dtype=index_dtype))
     for value in bad:
         index = xp.asarray(np.array([0, value, 3], dtype=index_dtype))
-        for call in (lambda i: x[i], lambda i: xp.take(x, i), lambda i: xp.take_along_axis(x, i)):
-            with pytest.raises(IndexError, match="index out of bounds for an axis of length 10"):
-                call(index)
+        strided = xp.asarray(np.array([0, 7, value, 7, 3, 7], dtype=index_dtype))[::2]
+        for call in (
+            lambda i: x[i],
+            lambda i: xp.take(x, i),
+            lambda i: xp.take_along_axis(x, i),
+            lambda i: grid[zero, i],  # two index arrays: checked before they are combined
+            lambda i: grid[i, zero],
+        ):
+            for i in (index, strided):
+                with pytest.raises(IndexError, match="index out of bounds for an axis of length 10"):
+                    call(i)
         with pytest.raises(IndexError, match="out of bounds"):
             x[index] = 1.0
+        with pytest.raises(IndexError, match="out of bounds"):
+            grid[zero, strided] = 1.0
     good = np.array([9, 0] + ([-10, -1] if info.min < 0 else []), dtype=index_dtype)
     assert_matches_numpy(x[xp.asarray(good)], np.arange(10, dtype=np.float32)[good])
     assert_matches_numpy(x, np.arange(10, dtype=np.float32))  # the refused writes wrote nothing

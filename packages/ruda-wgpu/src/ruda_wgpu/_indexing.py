@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,7 +103,7 @@ def gather(g: Gather) -> Array:
             flag = zeros((1,), dtype=_dtypes.uint32, device=dev)
             bindings.append(window(dev, flag._storage, 0, 1, 4, "indexing")[0])
             subs["CHECK_BINDING"] = "@group(0) @binding(4) var<storage, read_write> bad: array<u32>;"
-            outside = _outside("raw", _dtypes.STORAGE[g.index.dtype.name])
+            outside = _outside("raw", _dtypes.STORAGE[g.index.dtype.name], "P[3]")
             subs["CHECK"] = f"if ({outside}) {{ bad[0] = 1u; return; }}"
         run(dev, "gather", subs, bindings, params, -(-total // WORKGROUP))
         if checked and int(flag[0]):
@@ -110,10 +111,10 @@ def gather(g: Gather) -> Array:
     return out
 
 
-def _outside(raw: str, index_type: str) -> str:
+def _outside(raw: str, index_type: str, length: str) -> str:
     """The WGSL condition for index ``raw`` (of storage type ``index_type``) outside [-n, n),
-    n being the gather's parameter P[3], compared in the index's own width."""
-    n = f"{index_type}(P[3])"
+    n being the u32 expression ``length``, compared in the index's own width."""
+    n = f"{index_type}({length})"
     return f"{raw} >= {n}" if index_type.startswith("u") else f"{raw} < -{n} || {raw} >= {n}"
 
 
@@ -138,16 +139,37 @@ def scatter(g: Gather, value: Array) -> None:
 
 
 def check_in_bounds(index: Array, n: int, what: str) -> None:
-    """IndexError when an index is outside [-n, n) (reads one flag back)."""
-    if index.size == 0:
+    """IndexError when an index is outside [-n, n): one kernel flags one, the flag is read back."""
+    check_all_in_bounds([(index, n)], what)
+
+
+def check_all_in_bounds(checks: Sequence[tuple[Array, int]], what: str) -> None:
+    """IndexError when an index of one of the ``(index array, axis length)`` pairs is outside
+    [-n, n): a kernel per array flags one in the array's word, and the words are read back once
+    for all of them."""
+    checks = [(index, n) for index, n in checks if index.size]
+    if not checks:
         return
-    if n == 0:
+    if any(n == 0 for _, n in checks):
         raise IndexError(f"{what}: index into an axis of length 0")
-    low = apply("less", index, -n) if index.dtype.kind == "i" and -n >= np.iinfo(index.dtype).min else None
-    high = apply("greater_equal", index, n) if n <= np.iinfo(index.dtype).max else None
-    bad = [b for b in (low, high) if b is not None]
-    if bad and bool(any_(bad[0] if len(bad) == 1 else apply("logical_or", *bad))):
-        raise IndexError(_out_of_bounds(what, n))
+    dev = checks[0][0].device
+    flags = zeros((len(checks),), dtype=_dtypes.uint32, device=dev)
+    bind_flags = window(dev, flags._storage, 0, len(checks), 4, "indexing")[0]
+    for slot, (index, n) in enumerate(checks):
+        bind_i, i_base = _bind_view(dev, index, "indexing")
+        index_type = _dtypes.STORAGE[index.dtype.name]
+        params = [index.size, i_base, n, slot, *index.shape, *index._strides]
+        subs = {
+            "IT": index_type,
+            "RANK": index.ndim,
+            "WG": WORKGROUP,
+            "WORDS": len(params),
+            "OUTSIDE": _outside("raw", index_type, "P[2]"),
+        }
+        run(dev, "index_check", subs, [bind_flags, bind_i], params, -(-index.size // WORKGROUP))
+    bad = np.flatnonzero(flags._host_copy())
+    if bad.size:
+        raise IndexError(_out_of_bounds(what, checks[int(bad[0])][1]))
 
 
 def _out_of_bounds(what: str, n: int) -> str:
@@ -366,8 +388,7 @@ def _advanced(view: Array, picks: list[tuple[int, Array | int, bool]]) -> Gather
             if not in_bounds:
                 unchecked.append((d, i))
     if len(arrays) > 1:
-        for d, i in unchecked:
-            check_in_bounds(i, view.shape[d], "an index array")
+        check_all_in_bounds([(i, view.shape[d]) for d, i in unchecked], "an index array")
     batch = broadcast_shapes(*(a.shape for _, a in arrays))
     dims = [d for d, _ in arrays]
     rest = [d for d in range(view.ndim) if d not in dims]
