@@ -100,13 +100,13 @@ def gather(g: Gather) -> Array:
         subs["WORDS"] = len(params)
         subs["CHECK_BINDING"], subs["CHECK"] = "", ""
         if checked:
-            flag = zeros((1,), dtype=_dtypes.uint32, device=dev)
-            bindings.append(window(dev, flag._storage, 0, 1, 4, "indexing")[0])
+            flag, bind_flag = _flag_words(dev, 1)
+            bindings.append(bind_flag)
             subs["CHECK_BINDING"] = "@group(0) @binding(4) var<storage, read_write> bad: array<u32>;"
             outside = _outside("raw", _dtypes.STORAGE[g.index.dtype.name], "P[3]")
             subs["CHECK"] = f"if ({outside}) {{ bad[0] = 1u; return; }}"
         run(dev, "gather", subs, bindings, params, -(-total // WORKGROUP))
-        if checked and int(flag[0]):
+        if checked and flag._host_copy()[0]:
             raise IndexError(_out_of_bounds(str(g.check), g.n))
     return out
 
@@ -153,8 +153,7 @@ def check_all_in_bounds(checks: Sequence[tuple[Array, int]], what: str) -> None:
     if any(n == 0 for _, n in checks):
         raise IndexError(f"{what}: index into an axis of length 0")
     dev = checks[0][0].device
-    flags = zeros((len(checks),), dtype=_dtypes.uint32, device=dev)
-    bind_flags = window(dev, flags._storage, 0, len(checks), 4, "indexing")[0]
+    flags, bind_flags = _flag_words(dev, len(checks))
     for slot, (index, n) in enumerate(checks):
         bind_i, i_base = _bind_view(dev, index, "indexing")
         index_type = _dtypes.STORAGE[index.dtype.name]
@@ -170,6 +169,12 @@ def check_all_in_bounds(checks: Sequence[tuple[Array, int]], what: str) -> None:
     bad = np.flatnonzero(flags._host_copy())
     if bad.size:
         raise IndexError(_out_of_bounds(what, checks[int(bad[0])][1]))
+
+
+def _flag_words(dev: GpuDevice, count: int) -> tuple[Array, tuple[Any, int, int]]:
+    """``count`` zeroed u32 words for kernels to flag an index out of bounds in, and their binding."""
+    flags = zeros((count,), dtype=_dtypes.uint32, device=dev)
+    return flags, window(dev, flags._storage, 0, count, storage_itemsize(flags.dtype), "indexing")[0]
 
 
 def _out_of_bounds(what: str, n: int) -> str:
