@@ -85,7 +85,9 @@ def test_tls_with_a_self_signed_certificate(make_server, tmp_path):
     srv = make_server(ssl=server_ctx, token=TOKEN)
     assert srv.url.startswith("wss://")
     client_ctx = ssl.create_default_context(cafile=str(cert))
-    with ruda_remote.RemoteDevice(srv.url, token=TOKEN, ssl=client_ctx) as dev:
+    # a longer wait than the 10 s default: the server's thread shares this process's GIL, and a
+    # loaded 2-core CI machine once took longer than that over the handshake
+    with ruda_remote.RemoteDevice(srv.url, token=TOKEN, ssl=client_ctx, connect_timeout=30) as dev:
         x = ruda_remote.asarray(np.arange(10.0), device=dev)
         assert float(ruda_remote.sum(x * x)) == 285.0
     # A client that does not trust the certificate cannot connect.
