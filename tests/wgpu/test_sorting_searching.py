@@ -276,7 +276,17 @@ def test_searchsorted_empty_and_errors(xp):
 
 @pytest.mark.parametrize("dtype", [*NUMERIC, "bool"])
 @pytest.mark.parametrize("name", ["cumulative_sum", "cumulative_prod"])
-def test_cumulative(xp, name, dtype):
+@pytest.mark.parametrize("tiled", [False, True], ids=["rows", "tiles"])
+def test_cumulative(xp, monkeypatch, name, dtype, tiled):
+    """Every dtype, both axes, with and without the initial value; ``tiles`` scans the rows of
+    2500 in tiles of 256 (each tile scanned, the tile totals scanned and added back), the path
+    of long rows."""
+    if tiled:
+        from ruda_wgpu import _scan
+
+        monkeypatch.setattr(_scan, "ONE_WORKGROUP_ROW", 0)
+        monkeypatch.setattr(_scan, "IPT", 1)
+        monkeypatch.setattr(_scan, "TILE", 256)
     host = _values(dtype, 3 * 2500, seed=9, spread=3).reshape(3, 2500)
     if np.dtype(dtype).kind == "f":
         host = np.where(np.isfinite(host), host, 1).astype(dtype)
@@ -297,6 +307,19 @@ def test_cumulative(xp, name, dtype):
 def test_cumulative_sum_of_a_long_row_takes_several_levels(xp):
     host = (np.arange(3_000_001) % 5 - 2).astype(np.int32)
     assert_matches_numpy(xp.cumulative_sum(xp.asarray(host)), np.cumsum(host), check_dtype=False)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int16", "float32", "float64"])
+def test_cumulative_sum_of_long_rows_with_the_initial_value(xp, dtype):
+    """Rows past one workgroup's reach, in tiles, into the rows of a wider result
+    (include_initial); narrow integers wrap."""
+    if dtype not in REAL:
+        pytest.skip(f"the device has no {dtype}")
+    host = _values(dtype, 2 * 70_001, seed=3, spread=3).reshape(2, 70_001)
+    host[~np.isfinite(host)] = 1
+    got = xp.cumulative_sum(xp.asarray(host), axis=1, dtype=getattr(xp, dtype), include_initial=True)
+    want = np.concatenate([np.zeros((2, 1), dtype), np.cumsum(host, axis=1, dtype=dtype)], axis=1)
+    assert_matches_numpy(got, want, rtol=1e-5, atol=1e-3)
 
 
 def test_more_workgroups_than_one_grid_dimension(xp, monkeypatch):

@@ -7,6 +7,14 @@ elements: each workgroup scans a tile and records its total; the totals are
 scanned the same way (recursively, so any length works) and added back to every
 tile but the first of its row. Sorting, compaction, ``unique`` and
 ``cumulative_sum``/``cumulative_prod`` are built on it.
+
+Tried and left out: reduce-then-scan (each tile's total first, then each tile scanned from the
+totals before it: the input read twice, the result written once instead of twice), with tiles
+of 4096 staged through workgroup memory and read and written four elements at a time. On
+lavapipe a 1e6 float32 ``cumulative_sum`` took 10.0 ms against 17.4 and ``x[mask]`` 19.0
+against 26.9; on an H200, alternating old and new in one run, 1e7 took 297-302 us a call
+against 286-301, ten queued 156-184 against 122-157, and ``x[mask]`` 616-657 against 443-543.
+What limits the H200 here is not the passes over memory.
 """
 
 from __future__ import annotations
