@@ -14,11 +14,13 @@ of 4096 staged through workgroup memory and read and written four elements at a 
 lavapipe a 1e6 float32 ``cumulative_sum`` took 10.0 ms against 17.4 and ``x[mask]`` 19.0
 against 26.9; on an H200, alternating old and new in one run, 1e7 took 297-302 us a call
 against 286-301, ten queued 156-184 against 122-157, and ``x[mask]`` 616-657 against 443-543.
-What limits the H200 here is not the passes over memory.
+Its threads' 16 elements were an array indexed by a loop counter, which NVIDIA's compiler
+keeps in local memory (see :func:`unrolled`): worth trying again with them written out.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -74,6 +76,7 @@ def scan_rows(
         "LOAD": convert("v", dtype, acc),
         "STORE": wrap("x", acc),
     }
+    subs.update(unrolled(IPT, t, subs["IDENTITY"]))
     what = f"cumulative {op}"
     bind_o, o_base = bind(dev, out_storage, out_start, (rows - 1) * out_stride + n, acc, what)
     if sequential or n <= ONE_THREAD_ROW or n <= ONE_WORKGROUP_ROW:
@@ -82,7 +85,7 @@ def scan_rows(
         if sequential or n <= ONE_THREAD_ROW:
             run(dev, "scan_serial", subs, [bind_o, bind_a], params, -(-rows // WG))
         else:
-            one = {**subs, "IPT": ROW_IPT, "TILE": ROW_CHUNK}
+            one = {**subs, "IPT": ROW_IPT, "TILE": ROW_CHUNK, **unrolled(ROW_IPT, t, subs["IDENTITY"])}
             run(dev, "scan_rows", one, [bind_o, bind_a], params, rows)
         return
     totals = Storage(dev, rows * tiles * storage_itemsize(acc))
@@ -97,3 +100,26 @@ def scan_rows(
     bind_c, _ = bind(dev, carries, 0, rows * tiles, acc, what)
     add = {k: subs[k] for k in ("ACC", "WG", "IPT", "TILE", "COMBINE", "STORE")}
     run(dev, "scan_add", add, [bind_o, bind_c], [n, rows, tiles, o_base, out_stride], rows * tiles)
+
+
+@functools.cache
+def unrolled(ipt: int, acc: str, identity: object) -> dict[str, str]:
+    """A scan kernel's per-thread steps over its ``ipt`` consecutive elements ``first + k`` of a
+    row of ``n`` (``a[a_row + j]`` in, ``o[o_row + j]`` out), running values of WGSL type
+    ``acc`` from ``identity``, written out a variable ``vk`` per element: NVIDIA's compiler
+    keeps an array indexed by a loop counter in local memory, a round trip through the cache
+    for every element."""
+    steps = range(ipt)
+    return {
+        "READ_VALUES": " ".join(
+            f"var v{k}: {acc} = {identity}; if (first + {k}u < n) {{ v{k} = load(a[a_row + first + {k}u]); }}"
+            for k in steps
+        ),
+        "SCAN_VALUES": " ".join(
+            f"if (first + {k}u < n) {{ acc = combine(acc, v{k}); }} v{k} = acc;" for k in steps
+        ),
+        "WRITE_VALUES": " ".join(
+            f"if (first + {k}u < n) {{ o[o_row + first + {k}u] = store(combine(prefix, v{k})); }}"
+            for k in steps
+        ),
+    }

@@ -19,15 +19,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let row = wid.y * nwg.x + wid.x;
   if (row >= P[1]) { return; }
   var carry: ${ACC} = ${IDENTITY};
+  let a_row = P[2] + row * n; let o_row = P[3] + row * P[4];
   for (var start = 0u; start < n; start = start + ${TILE}u) {
     let first = start + lid * ${IPT}u;
-    var v: array<${ACC}, ${IPT}>;
+    // the thread's elements v0, v1, ... (see _scan.unrolled), then their running values
+    ${READ_VALUES}
     var acc: ${ACC} = ${IDENTITY};
-    for (var k = 0u; k < ${IPT}u; k = k + 1u) {
-      let j = first + k;
-      if (j < n) { acc = combine(acc, load(a[P[2] + row * n + j])); }
-      v[k] = acc;
-    }
+    ${SCAN_VALUES}
     t[lid] = acc;
     workgroupBarrier();
     for (var off = 1u; off < ${WG}u; off = off << 1u) {
@@ -39,10 +37,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     var prefix = carry;
     if (lid > 0u) { prefix = combine(carry, t[lid - 1u]); }
-    for (var k = 0u; k < ${IPT}u; k = k + 1u) {
-      let j = first + k;
-      if (j < n) { o[P[3] + row * P[4] + j] = store(combine(prefix, v[k])); }
-    }
+    ${WRITE_VALUES}
     carry = combine(carry, t[${WG}u - 1u]);
     workgroupBarrier();
   }

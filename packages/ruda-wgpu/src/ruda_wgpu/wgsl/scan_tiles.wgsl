@@ -21,13 +21,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   if (w >= P[1] * tiles) { return; }
   let row = w / tiles; let tile = w % tiles;
   let first = tile * ${TILE}u + lid * ${IPT}u;
-  var v: array<${ACC}, ${IPT}>;
+  let a_row = P[3] + row * n; let o_row = P[4] + row * P[5];
+  // the thread's elements v0, v1, ... (see _scan.unrolled), then their running values
+  ${READ_VALUES}
   var acc: ${ACC} = ${IDENTITY};
-  for (var k = 0u; k < ${IPT}u; k = k + 1u) {
-    let j = first + k;
-    if (j < n) { acc = combine(acc, load(a[P[3] + row * n + j])); }
-    v[k] = acc;
-  }
+  ${SCAN_VALUES}
   t[lid] = acc;
   workgroupBarrier();
   for (var off = 1u; off < ${WG}u; off = off << 1u) {
@@ -39,9 +37,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   }
   var prefix: ${ACC} = ${IDENTITY};
   if (lid > 0u) { prefix = t[lid - 1u]; }
-  for (var k = 0u; k < ${IPT}u; k = k + 1u) {
-    let j = first + k;
-    if (j < n) { o[P[4] + row * P[5] + j] = store(combine(prefix, v[k])); }
-  }
+  ${WRITE_VALUES}
   if (lid == ${WG}u - 1u) { s[w] = t[lid]; }
 }
