@@ -76,7 +76,6 @@ def scan_rows(
         "LOAD": convert("v", dtype, acc),
         "STORE": wrap("x", acc),
     }
-    subs.update(unrolled(IPT, t, subs["IDENTITY"]))
     what = f"cumulative {op}"
     bind_o, o_base = bind(dev, out_storage, out_start, (rows - 1) * out_stride + n, acc, what)
     if sequential or n <= ONE_THREAD_ROW or n <= ONE_WORKGROUP_ROW:
@@ -92,7 +91,8 @@ def scan_rows(
     bind_s, _ = bind(dev, totals, 0, rows * tiles, acc, what)
     bind_a, a_base = bind(dev, storage, start, rows * n, dtype, what)
     params = [n, rows, tiles, a_base, o_base, out_stride]
-    run(dev, "scan_tiles", subs, [bind_o, bind_s, bind_a], params, rows * tiles)
+    tiled = {**subs, **unrolled(IPT, t, subs["IDENTITY"])}
+    run(dev, "scan_tiles", tiled, [bind_o, bind_s, bind_a], params, rows * tiles)
     if tiles == 1:
         return
     carries = Storage(dev, rows * tiles * storage_itemsize(acc))
