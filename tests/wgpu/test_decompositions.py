@@ -24,6 +24,15 @@ RTOL = {"float32": 2e-4, "float64": 1e-10, "complex64": 2e-4, "complex128": 1e-1
 SHAPES = [(3, 3), (4, 6, 6), (2, 3, 17, 17), (1, 1), (0, 2, 2)]
 
 
+@pytest.fixture(params=["loops", "written out"])
+def steps(request, monkeypatch):
+    """Each form of the blocked kernels' per-thread steps, whatever the adapter (GPUs get them
+    written out, CPU adapters as loops: see ``_linalg_steps``)."""
+    from ruda_wgpu import _linalg_steps
+
+    monkeypatch.setattr(_linalg_steps, "written_out", lambda dev: request.param == "written out")
+
+
 def _mat(dtype: str, shape, seed: int = 0) -> np.ndarray:
     rng = np.random.default_rng(seed)
     if np.dtype(dtype).kind == "c":
@@ -71,21 +80,25 @@ def test_solve_inv_det_slogdet(xp, dtype, shape):
     _close(got.logabsdet, want.logabsdet, dtype, 10)
 
 
-def _lu_identity(a: np.ndarray, lu: np.ndarray, piv: np.ndarray) -> np.ndarray:
-    """|L U - P A| / |A| per matrix, P the row exchanges ``piv`` (LAPACK's getrf order)."""
+def _lu_identity(a: np.ndarray, lu: np.ndarray, piv: np.ndarray, perm: np.ndarray) -> np.ndarray:
+    """|L U - P A| / |A| per matrix, P the row exchanges ``piv`` (LAPACK's getrf order), which
+    must put the rows in the order ``perm``."""
     n = a.shape[-1]
     pa = a.astype(np.complex128).copy()
+    order = np.broadcast_to(np.arange(n), piv.shape).copy()
     for idx in np.ndindex(a.shape[:-2]):
         for k in range(n):
             p = int(piv[idx][k])
             pa[idx][[k, p]] = pa[idx][[p, k]]
+            order[idx][[k, p]] = order[idx][[p, k]]
+    assert (order == perm).all()
     lower = np.tril(lu, -1) + np.eye(n)
     return np.abs(lower @ np.triu(lu) - pa).max(axis=(-1, -2)) / np.abs(a).max(axis=(-1, -2))
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("n", [17, 40, 67])
-def test_blocked_lu_factors_panel_by_panel(xp, dtype, n, monkeypatch):
+def test_blocked_lu_factors_panel_by_panel(xp, dtype, n, steps, monkeypatch):
     """The blocked factorisation (panels of 8 columns from 32 rows here, 16 from 256 by default)
     gives factors with P A = L U and solves, inverts and takes determinants as LAPACK does; one
     matrix of the batch is singular: a zero column, in a later panel where there is one, gives
@@ -97,8 +110,8 @@ def test_blocked_lu_factors_panel_by_panel(xp, dtype, n, monkeypatch):
     a = _mat(dtype, (3, n, n))
     zero = min(20, n - 1)
     a[1, :, zero] = 0
-    lu, piv, info = _decompositions._lu(xp.asarray(a), "test")
-    assert (_lu_identity(a, np.asarray(lu), np.asarray(piv)) < 10 * RTOL[dtype]).all()
+    lu, piv, perm, info = _decompositions._lu(xp.asarray(a), "test")
+    assert (_lu_identity(a, np.asarray(lu), np.asarray(piv), np.asarray(perm)) < 10 * RTOL[dtype]).all()
     flags = np.frombuffer(lu.device.read(info.buffer, 0, 12), np.uint32)
     assert list(flags) == [0, zero + 1, 0]
     good = a[[0, 2]]
@@ -118,6 +131,23 @@ def test_large_solve_takes_the_blocked_path_and_is_right(xp):
     want = np.linalg.solve(a.astype(np.float64), b)
     got = np.asarray(xp.linalg.solve(xp.asarray(a), xp.asarray(b)))
     assert np.abs(got - want).max() / np.abs(want).max() < 1e-3
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex128"])
+def test_solve_takes_many_rows_and_columns_a_workgroup(xp, dtype, steps, monkeypatch):
+    """300 rows (18 blocks of 16 and a short one) and 6 right-hand sides: a workgroup's 4 columns
+    of 300 rows are more (row, column) pairs than its threads update at once, the last
+    workgroup has 2 columns. The LU's panels of 4 columns hold up to 2 rows a thread, which
+    exchange one column outside the panel at a time (so the columns from 256 take a second)."""
+    from ruda_wgpu import _decompositions, _linalg_steps
+
+    monkeypatch.setattr(_decompositions, "LU_PANEL", 4)
+    monkeypatch.setattr(_linalg_steps, "SWAP_COLUMNS", 1)
+    a = _mat(dtype, (300, 300), 7)
+    b = _mat(dtype, (300, 6), 8)
+    want = np.linalg.solve(a.astype(np.complex128), b)
+    got = np.asarray(xp.linalg.solve(xp.asarray(a), xp.asarray(b)))
+    assert np.abs(got - want).max() / np.abs(want).max() < 100 * RTOL[dtype]
 
 
 def _on_llvmpipe(xp) -> bool:
@@ -234,7 +264,7 @@ def test_cholesky(xp, dtype, shape):
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
-def test_blocked_cholesky(xp, dtype, monkeypatch):
+def test_blocked_cholesky(xp, dtype, steps, monkeypatch):
     """The blocked Cholesky (from CHOLESKY_BLOCKED_MIN rows, forced here from 8 in blocks of 4 or
     5 columns, so that the last block is narrower): batched factors match NumPy's, with the upper
     triangle zero, and a matrix that fails in a later block, or in the first, is reported."""

@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from ruda.spec import EighResult, EigResult, QRResult, SlogdetResult, SVDResult
 
-from ruda_wgpu import _dtypes, _wgsl
+from ruda_wgpu import _dtypes, _linalg_steps, _wgsl
 from ruda_wgpu._array import Array, copy_of, empty
 from ruda_wgpu._creation import arange, eye, tril, triu, zeros
 from ruda_wgpu._engine import Storage
@@ -228,32 +228,54 @@ def _eig_loops(n: int) -> int:
 
 #: matrices from this size are factorised in panels of :data:`LU_PANEL` columns: one workgroup per
 #: matrix factorises a panel, and the updates right of it run on the whole GPU. Below it one
-#: workgroup does everything, which suits batches of small matrices. The panels' steps are most
-#: of the time (a 1024 x 1024 solve on an H200: 16.9 ms, 6.9 without them); narrower panels
-#: give them less to update: panels of 16, 32, 64 columns took 13.1, 16.8, 25.3 ms.
+#: workgroup does everything, which suits batches of small matrices. Narrower panels give the
+#: panel's one workgroup less to do: panels of 16, 32, 64 columns took 13.1, 16.8, 25.3 ms for a
+#: 1024 x 1024 solve on an H200 (with the panel in global memory, see below).
 LU_BLOCKED_MIN = 256
 LU_PANEL = 16
+#: 32-bit words of a panel a thread may hold in registers (``linalg_lu_panel.wgsl``); a panel of
+#: more rows (more than 2048 of 16 float32 columns) is factorised in global memory
+#: (``linalg_lu.wgsl``), several times slower: a 1024 x 1024 solve's panels took 6.0 ms so on an
+#: H200.
+PANEL_REGISTERS = 128
 #: right-hand sides a workgroup of the LU solve takes: an inverse's n columns spread over n / 4
 #: workgroups, and each thread's loops stay short (see :func:`_check_loops`)
 SOLVE_COLUMNS = 4
 
 
-def _lu(x: Any, fn: str) -> tuple[Array, Array, Storage]:
-    """(LU factors in place of a copy of x, pivots (..., n) uint32, per-matrix info)."""
+class _LU(NamedTuple):
+    """An LU factorisation with partial pivoting of a batch of matrices, P A = L U."""
+
+    factors: Array  # (..., n, n): L below the diagonal (unit diagonal), U on and above it
+    piv: Array  # (..., n) uint32: the row exchanged with row k at step k, as LAPACK's getrf
+    perm: Array  # (..., n) uint32: the row of A that ends as row i (P's rows)
+    info: Storage  # a uint32 a matrix: 1 + the first step with a zero pivot, or 0
+
+
+def _lu(x: Any, fn: str) -> _LU:
+    """The LU factorisation of a contiguous copy of x (the factors in place of it)."""
     a = _matrices(x, fn)
     n, batch = a.shape[-1], _batch(a)
     piv = empty((*a.shape[:-1],), _U32, a.device)
+    perm = astype(broadcast_to(arange(n, dtype=_U32, device=a.device), piv.shape), _U32, copy=True)
     info = Storage(a.device, max(batch, 1) * 4)
     if not (batch and n):
-        return a, piv, info
+        return _LU(a, piv, perm, info)
     dev, subs = a.device, _subs(a.dtype)
     panels = [(0, n)] if n < LU_BLOCKED_MIN else [(kb, min(LU_PANEL, n - kb)) for kb in range(0, n, LU_PANEL)]
     factors = _bind_all(a)
-    bindings = [factors, _bind_all(piv), bind(dev, info, 0, batch, _U32, fn)[0]]
+    bindings = [factors, _bind_all(piv), bind(dev, info, 0, batch, _U32, fn)[0], _bind_all(perm)]
+    words = a.dtype.itemsize // 4
+    in_registers = len(panels) > 1 and _linalg_steps.written_out(dev)
     for kb, nb in panels:
-        run(dev, "linalg_lu", subs, bindings, [n, batch, kb, nb], batch)
+        rows = -(-(n - kb) // WG)
+        if in_registers and rows * nb * words <= PANEL_REGISTERS:
+            panel = subs | _linalg_steps.lu_panel(nb, rows, WG, _linalg_steps.SWAP_COLUMNS)
+            run(dev, "linalg_lu_panel", panel, bindings, [n, batch, kb], batch)
+        else:
+            run(dev, "linalg_lu", subs, bindings, [n, batch, kb, nb], batch)
         _update_after_panel(a, factors, "linalg_lu_trsm", kb, nb)  # the block row right of it
-    return a, piv, info
+    return _LU(a, piv, perm, info)
 
 
 def _update_after_panel(a: Array, factors: tuple[Any, int, int], trsm: str, kb: int, nb: int) -> None:
@@ -266,11 +288,18 @@ def _update_after_panel(a: Array, factors: tuple[Any, int, int], trsm: str, kb: 
     if not rest:
         return
     dev, subs = a.device, _subs(a.dtype)
+    unrolled = _linalg_steps.written_out(dev)
+    trsm_subs = subs | _TRSM_STEPS[trsm](nb, unrolled)
+    update_subs = subs | _linalg_steps.update(str(subs["T"]), unrolled)
     tiles = -(-rest // 64)
     for b0, chunk in dev.batch_chunks(batch):
         params = [n, b0, kb, nb]
-        run(dev, trsm, subs, [factors], params, (-(-rest // WG), chunk))
-        run(dev, "linalg_lu_update", subs, [factors], params, (tiles, tiles, chunk))
+        run(dev, trsm, trsm_subs, [factors], params, (-(-rest // WG), chunk))
+        run(dev, "linalg_lu_update", update_subs, [factors], params, (tiles, tiles, chunk))
+
+
+#: the triangular solves after a panel, and their written-out steps for a panel's width
+_TRSM_STEPS = {"linalg_lu_trsm": _linalg_steps.lu_trsm, "linalg_cholesky_trsm": _linalg_steps.cholesky_trsm}
 
 
 def _raise_if_singular(info: Storage, batch: int, a: Array, fn: str) -> None:
@@ -295,19 +324,23 @@ def solve(x1: Array, x2: Array, /) -> Array:
     batch_shape = broadcast_shapes(a.shape[:-2], rhs.shape[:-2])
     dtype = _dtypes.result_type(a, rhs) if rhs.dtype.kind in "fc" else a.dtype
     a = broadcast_to(astype(a, dtype, copy=False), (*batch_shape, n, n))
-    lu, piv, info = _lu(a, "solve")
+    lu = _lu(a, "solve")
     k = rhs.shape[-1]
-    out = astype(broadcast_to(rhs, (*batch_shape, n, k)), dtype, copy=True)
-    batch = _batch(lu)
+    rows = broadcast_to(lu.perm[..., None], (*batch_shape, n, 1))
+    out = take_along_axis(astype(broadcast_to(rhs, (*batch_shape, n, k)), dtype, copy=False), rows, axis=-2)
+    batch = _batch(lu.factors)
     if batch and n and k:
-        dev = lu.device
-        loops = n + 2 * sum(_per_thread(i * min(k, SOLVE_COLUMNS)) for i in range(n))
+        dev = lu.factors.device
+        unrolled = _linalg_steps.written_out(dev)
+        subs = _subs(dtype) | _linalg_steps.lu_solve(SOLVE_COLUMNS, WG, unrolled)
+        items = _linalg_steps.SOLVE_ITEMS if unrolled else 1
+        loops = 2 * -(-n // _linalg_steps.SOLVE_BLOCK) * (1 + _per_thread(n * min(k, SOLVE_COLUMNS) // items))
         _check_loops(dev, loops, "solve", (*batch_shape, n, n))
-        bindings = [_bind_all(out), _bind_all(lu), _bind_all(piv)]
+        bindings = [_bind_all(out), _bind_all(lu.factors)]
         for b0, chunk in dev.batch_chunks(batch):
             params = [n, k, b0, SOLVE_COLUMNS]
-            run(dev, "linalg_lu_solve", _subs(dtype), bindings, params, (-(-k // SOLVE_COLUMNS), chunk))
-    _raise_if_singular(info, batch, lu, "solve")
+            run(dev, "linalg_lu_solve", subs, bindings, params, (-(-k // SOLVE_COLUMNS), chunk))
+    _raise_if_singular(lu.info, batch, lu.factors, "solve")
     return reshape(out, (*batch_shape, n)) if vector else out
 
 
@@ -328,14 +361,14 @@ def _permutation_sign(piv: Array) -> Array:
 
 def det(x: Array, /) -> Array:
     """The determinant of each square matrix: the product of U's diagonal, signed by the pivots."""
-    lu, piv, _ = _lu(x, "det")
+    lu, piv, _, _ = _lu(x, "det")
     d = prod(_diagonal_view(lu, 0, "det"), axis=-1)
     return apply("multiply", d, astype(_permutation_sign(piv), lu.dtype))
 
 
 def slogdet(x: Array, /) -> SlogdetResult:
     """(sign, log|det|) of each square matrix; a singular one gives (0, -inf)."""
-    lu, piv, _ = _lu(x, "slogdet")
+    lu, piv, _, _ = _lu(x, "slogdet")
     diag = _diagonal_view(lu, 0, "slogdet")
     sign = apply("multiply", prod(apply("sign", diag), axis=-1), astype(_permutation_sign(piv), lu.dtype))
     with np.errstate(divide="ignore"):

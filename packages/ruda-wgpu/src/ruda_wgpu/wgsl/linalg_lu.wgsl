@@ -4,7 +4,8 @@
 // above); a blocked factorisation calls it per panel of columns, after the updates of the
 // panels before (linalg_lu_trsm.wgsl, linalg_lu_update.wgsl). Rows are exchanged whole, so that
 // the factors and pivots are those of the unblocked factorisation. piv[b * n + k] is the row
-// exchanged with row k at step k; info[b] is 1 + the first step with a zero pivot (0 when there
+// exchanged with row k at step k, perm[b * n + i] the row of A that ends as row i (the identity
+// before the first panel); info[b] is 1 + the first step with a zero pivot (0 when there
 // is none), as LAPACK's getrf: the first panel sets it, later ones only while it is 0.
 // Steps are separated by storage barriers; every thread takes columns, rows or elements in turn.
 // Elements are real or complex: arithmetic goes through the FIELD functions (mul, div, mag...).
@@ -13,6 +14,7 @@
 @group(0) @binding(1) var<storage, read_write> a: array<${T}>;
 @group(0) @binding(2) var<storage, read_write> piv: array<u32>;
 @group(0) @binding(3) var<storage, read_write> info: array<u32>;
+@group(0) @binding(4) var<storage, read_write> perm: array<u32>;
 var<workgroup> best_v: array<${R}, ${WG}>;
 var<workgroup> best_i: array<u32, ${WG}>;
 ${FIELD}
@@ -45,7 +47,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       workgroupBarrier();
     }
     let p = best_i[0];
-    if (lid == 0u) { piv[b * n + k] = p; }
+    if (lid == 0u) {
+      piv[b * n + k] = p;
+      let t = perm[b * n + k]; perm[b * n + k] = perm[b * n + p]; perm[b * n + p] = t;
+    }
     if (p != k) {
       for (var j = lid; j < n; j = j + ${WG}u) {
         let t = a[base + k * n + j];

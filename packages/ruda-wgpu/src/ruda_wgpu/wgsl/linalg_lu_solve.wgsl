@@ -1,13 +1,20 @@
-// Solve A X = B for each matrix of a batch, given the LU factors and pivots of linalg_lu.wgsl:
-// the pivots' row exchanges, then forward substitution with the unit lower L and backward with
-// U, in place in x (batch, n, k). A workgroup takes C columns of one matrix's x (workgroup
-// (i, j): columns [i C, i C + C) of matrix j), so that many right-hand sides (an inverse) spread
-// over the GPU; each step updates every remaining (row, column) of its columns in parallel.
+// Solve A X = B for each matrix of a batch from the LU factors of linalg_lu.wgsl or
+// linalg_lu_panel.wgsl, in place in x (batch, n, k), whose rows are already exchanged (x holds B
+// with the rows in the pivots' order): forward substitution with the unit lower L, then
+// backward with U, a block of BS rows at a time. A workgroup takes C columns of one matrix's x
+// (workgroup (i, j): columns [i C, i C + C) of matrix j), so that many right-hand sides (an
+// inverse) spread over the GPU. A block is solved by one thread per column, a variable a row,
+// and passes through workgroup memory to the update of the other rows, where a thread takes
+// ITEMS (row, column) pairs at once: straight-line code the Python side writes, so that their
+// loads are issued together rather than each after the last store.
 // P: n, k, first matrix of this dispatch, C
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> x: array<${T}>;
 @group(0) @binding(2) var<storage, read> lu: array<${T}>;
-@group(0) @binding(3) var<storage, read> piv: array<u32>;
+alias Elem = ${T};
+const BS = ${BS}u;
+const WG = ${WG}u;
+var<workgroup> xs: array<Elem, ${XS}>;  // the block's solution: column c's row i at c BS + i
 ${FIELD}
 
 @compute @workgroup_size(${WG})
@@ -18,33 +25,40 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let w = min(P[3], kc - c0);   // this workgroup's columns
   let a0 = b * n * n;
   let x0 = b * n * kc + c0;     // element (row r, column c0 + c) at x0 + r * kc + c
-  for (var i = 0u; i < n; i = i + 1u) {
-    let p = piv[b * n + i];
-    if (p != i) {
-      for (var c = lid; c < w; c = c + ${WG}u) {
-        let t = x[x0 + i * kc + c];
-        x[x0 + i * kc + c] = x[x0 + p * kc + c];
-        x[x0 + p * kc + c] = t;
-      }
+  // L y = x: the blocks from the top (the last one may be short), then the rows below each
+  for (var i0 = 0u; i0 < n; i0 = i0 + BS) {
+    let bs = min(BS, n - i0);
+    if (lid < w) {
+      let xe = x0 + i0 * kc + lid;  // the block's row i of this thread's column at xe + i kc
+      let d = a0 + i0 * n + i0;     // the diagonal block's element (i, l) at d + i n + l
+      let q = lid * BS;
+      ${FORWARD_BLOCK}
+    }
+    workgroupBarrier();
+    let first = i0 + bs;
+    let count = (n - first) * w;  // with a full block: the short one is the last
+    for (var t0 = lid; t0 < count; t0 = t0 + ${ITEMS}u * WG) {
+      ${FORWARD_ROWS}
     }
     storageBarrier();
+    workgroupBarrier();
   }
-  for (var i = 0u; i < n; i = i + 1u) {
-    let m = n - i - 1u;
-    for (var t = lid; t < m * w; t = t + ${WG}u) {
-      let r = i + 1u + t / w; let c = t % w;
-      x[x0 + r * kc + c] = x[x0 + r * kc + c] - mul(lu[a0 + r * n + i], x[x0 + i * kc + c]);
+  // U x = y: the blocks from the bottom (the first one may be short), then the rows above each
+  for (var i1 = n; i1 > 0u; i1 = i1 - min(BS, i1)) {
+    let bs = min(BS, i1);
+    let i0 = i1 - bs;
+    if (lid < w) {
+      let xe = x0 + i0 * kc + lid;
+      let d = a0 + i0 * n + i0;
+      let q = lid * BS;
+      ${BACKWARD_BLOCK}
+    }
+    workgroupBarrier();
+    let count = i0 * w;  // with a full block: the short one is the first
+    for (var t0 = lid; t0 < count; t0 = t0 + ${ITEMS}u * WG) {
+      ${BACKWARD_ROWS}
     }
     storageBarrier();
-  }
-  for (var ii = n; ii > 0u; ii = ii - 1u) {
-    let i = ii - 1u;
-    for (var c = lid; c < w; c = c + ${WG}u) { x[x0 + i * kc + c] = div(x[x0 + i * kc + c], lu[a0 + i * n + i]); }
-    storageBarrier();
-    for (var t = lid; t < i * w; t = t + ${WG}u) {
-      let r = t / w; let c = t % w;
-      x[x0 + r * kc + c] = x[x0 + r * kc + c] - mul(lu[a0 + r * n + i], x[x0 + i * kc + c]);
-    }
-    storageBarrier();
+    workgroupBarrier();
   }
 }

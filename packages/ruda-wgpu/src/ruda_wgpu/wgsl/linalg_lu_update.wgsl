@@ -3,7 +3,8 @@
 // rows right of it and A22 the rows and columns from s = kb + nb. A workgroup of 16 x 16 threads
 // updates a 64 x 64 tile, each thread 4 x 4 of its elements (rows and columns 16 apart, so that
 // neighbouring threads touch neighbouring words), reading L21 and U12 through workgroup memory in
-// steps of 16.
+// steps of 16. A thread's 16 sums are a variable each (written out by the Python side): NVIDIA
+// keeps an array indexed by loop counters in local memory.
 // P: n, batch offset, kb, nb
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> a: array<${T}>;
@@ -18,8 +19,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let s = kb + nb;
   let base = (P[1] + wid.z) * n * n;
   let r0 = s + wid.y * 64u; let c0 = s + wid.x * 64u;
-  var acc: array<${T}, 16>;
-  for (var q = 0u; q < 16u; q = q + 1u) { acc[q] = ${ZERO}; }
+  ${DECLARE}
   for (var l0 = 0u; l0 < nb; l0 = l0 + 16u) {
     for (var e = li; e < 1024u; e = e + 256u) {
       let i = e / 16u; let l = e % 16u;
@@ -30,21 +30,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
       su[e] = select(${ZERO}, a[base + (kb + min(ku, nb - 1u)) * n + min(c, n - 1u)], c < n && ku < nb);
     }
     workgroupBarrier();
-    for (var l = 0u; l < 16u; l = l + 1u) {
-      for (var ii = 0u; ii < 4u; ii = ii + 1u) {
-        let x = sl[(lid.y + 16u * ii) * 16u + l];
-        for (var jj = 0u; jj < 4u; jj = jj + 1u) {
-          acc[ii * 4u + jj] = acc[ii * 4u + jj] + mul(x, su[l * 64u + lid.x + 16u * jj]);
-        }
-      }
-    }
+    for (var l = 0u; l < 16u; l = l + 1u) { ${STEP} }
     workgroupBarrier();
   }
-  for (var ii = 0u; ii < 4u; ii = ii + 1u) {
-    let r = r0 + lid.y + 16u * ii;
-    for (var jj = 0u; jj < 4u; jj = jj + 1u) {
-      let c = c0 + lid.x + 16u * jj;
-      if (r < n && c < n) { a[base + r * n + c] = a[base + r * n + c] - acc[ii * 4u + jj]; }
-    }
-  }
+  ${STORE}
 }
