@@ -99,10 +99,10 @@ def _lu_identity(a: np.ndarray, lu: np.ndarray, piv: np.ndarray, perm: np.ndarra
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("n", [17, 40, 67])
 def test_blocked_lu_factors_panel_by_panel(xp, dtype, n, steps, monkeypatch):
-    """The blocked factorisation (panels of 8 columns from 32 rows here, 16 from 256 by default)
-    gives factors with P A = L U and solves, inverts and takes determinants as LAPACK does; one
-    matrix of the batch is singular: a zero column, in a later panel where there is one, gives
-    an exactly zero pivot at its step."""
+    """The blocked factorisation (panels of 8 columns from 32 rows here, 16 from 256 by default) gives
+    factors with P A = L U, the pivots of the unblocked one, and solves, inverts and takes
+    determinants as LAPACK does; one matrix of the batch is singular: a zero column, in a later panel
+    where there is one, gives an exactly zero pivot at its step."""
     from ruda_wgpu import _decompositions
 
     monkeypatch.setattr(_decompositions, "LU_BLOCKED_MIN", 32)
@@ -112,6 +112,9 @@ def test_blocked_lu_factors_panel_by_panel(xp, dtype, n, steps, monkeypatch):
     a[1, :, zero] = 0
     lu, piv, perm, info = _decompositions._lu(xp.asarray(a), "test")
     assert (_lu_identity(a, np.asarray(lu), np.asarray(piv), np.asarray(perm)) < 10 * RTOL[dtype]).all()
+    with monkeypatch.context() as unblocked:
+        unblocked.setattr(_decompositions, "LU_BLOCKED_MIN", n + 1)
+        assert (np.asarray(_decompositions._lu(xp.asarray(a), "test").piv) == np.asarray(piv)).all()
     flags = np.frombuffer(lu.device.read(info.buffer, 0, 12), np.uint32)
     assert list(flags) == [0, zero + 1, 0]
     good = a[[0, 2]]
