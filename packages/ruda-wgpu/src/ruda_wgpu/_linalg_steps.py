@@ -56,41 +56,39 @@ def update(t: str, unrolled: bool) -> dict[str, str]:
     }
 
 
+#: the triangular solves' loop forms, a thread's column (LU) or row (Cholesky) in global memory
+_LU_TRSM_LOOPS = (
+    "for (var i = 1u; i < NB; i = i + 1u) { var s = a[c + i * n]; "
+    "for (var l = 0u; l < i; l = l + 1u) { s = s - mul(a[d + i * n + l], a[c + l * n]); } a[c + i * n] = s; }"
+)
+_CHOLESKY_TRSM_LOOPS = (
+    "for (var j = 0u; j < NB; j = j + 1u) { var s = a[row + j]; "
+    "for (var l = 0u; l < j; l = l + 1u) { s = s - mul(a[row + l], conj(a[d + j * n + l])); } "
+    "let x = div(s, from_re(re(a[d + j * n + j]))); a[row + j] = x; a[col + j * n] = conj(x); }"
+)
+
+
 @functools.cache
 def lu_trsm(nb: int, unrolled: bool) -> dict[str, str]:
     """``linalg_lu_trsm``: a column's ``nb`` elements ``x0``... of the block row, forward
     substitution with the unit lower triangle at ``d`` (element (i, l) at ``d + i n + l``)."""
-    if not unrolled:
-        return {
-            "NB": str(nb),
-            "SOLVE": "for (var i = 1u; i < NB; i = i + 1u) { var s = a[c + i * n]; "
-            "for (var l = 0u; l < i; l = l + 1u) { s = s - mul(a[d + i * n + l], a[c + l * n]); } "
-            "a[c + i * n] = s; }",
-        }
     lines = [f"var x{i} = a[c + {i}u * n];" for i in range(nb)]
     for i in range(1, nb):
         lines += [f"x{i} = x{i} - mul(a[d + {i}u * n + {m}u], x{m});" for m in range(i)]
     lines += [f"a[c + {i}u * n] = x{i};" for i in range(1, nb)]
-    return {"NB": str(nb), "SOLVE": "\n  ".join(lines)}
+    return {"NB": str(nb), "SOLVE": "\n  ".join(lines) if unrolled else _LU_TRSM_LOOPS}
 
 
 @functools.cache
 def cholesky_trsm(nb: int, unrolled: bool) -> dict[str, str]:
     """``linalg_cholesky_trsm``: a row's ``nb`` elements ``x0``... of the block column, forward
     substitution with the lower triangle at ``d`` (element (j, l) at ``d + j n + l``)."""
-    if not unrolled:
-        return {
-            "NB": str(nb),
-            "SOLVE": "for (var j = 0u; j < NB; j = j + 1u) { var s = a[row + j]; "
-            "for (var l = 0u; l < j; l = l + 1u) { s = s - mul(a[row + l], conj(a[d + j * n + l])); } "
-            "let x = div(s, from_re(re(a[d + j * n + j]))); a[row + j] = x; a[col + j * n] = conj(x); }",
-        }
     lines = [f"var x{j} = a[row + {j}u];" for j in range(nb)]
     for j in range(nb):
         lines += [f"x{j} = x{j} - mul(x{m}, conj(a[d + {j}u * n + {m}u]));" for m in range(j)]
         lines.append(f"x{j} = div(x{j}, from_re(re(a[d + {j}u * n + {j}u])));")
     lines += [f"a[row + {j}u] = x{j}; a[col + {j}u * n] = conj(x{j});" for j in range(nb)]
-    return {"NB": str(nb), "SOLVE": "\n  ".join(lines)}
+    return {"NB": str(nb), "SOLVE": "\n  ".join(lines) if unrolled else _CHOLESKY_TRSM_LOOPS}
 
 
 #: columns outside the panel a thread exchanges at once (their loads issued together)
