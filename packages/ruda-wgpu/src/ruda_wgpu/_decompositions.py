@@ -235,8 +235,9 @@ LU_BLOCKED_MIN = 256
 LU_PANEL = 16
 #: 32-bit words of a panel a thread may hold in registers (``linalg_lu_panel.wgsl``); a panel of
 #: more rows (more than 2048 of 16 float32 columns) is factorised in global memory
-#: (``linalg_lu.wgsl``), several times slower: a 1024 x 1024 solve's panels took 6.0 ms so on an
-#: H200.
+#: (``linalg_lu.wgsl``), twice as slow: a 1024 x 1024 solve's panels took 6.0 ms so on an H200,
+#: 2.8 in registers. (Their pivot's halving tree in two rounds of 16 instead made no difference
+#: there that the run-to-run spread of 1 ms would show.)
 PANEL_REGISTERS = 128
 #: right-hand sides a workgroup of the LU solve takes: an inverse's n columns spread over n / 4
 #: workgroups, and each thread's loops stay short (see :func:`_check_loops`)
