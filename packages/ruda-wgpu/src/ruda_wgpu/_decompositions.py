@@ -183,12 +183,11 @@ def _spans(costs: list[int], dev: Any, fn: str, shape: tuple[int, ...]) -> list[
     return spans
 
 
-def _cholesky_costs(n: int, k0: int, lim: int, zero: bool) -> list[int]:
-    """A thread's loop iterations per column of the Cholesky kernel, columns k0 to lim - 1
-    updating rows and columns below lim (the last one zeroing the upper triangle when ``zero``)."""
-    costs = [1 + _per_thread(lim - k - 1) + _per_thread((lim - k - 1) ** 2) for k in range(k0, lim)]
-    if zero:
-        costs[-1] += _per_thread(n * n)
+def _cholesky_costs(n: int) -> list[int]:
+    """A thread's loop iterations per column of the Cholesky kernel (the last one zeroing the
+    upper triangle)."""
+    costs = [1 + _per_thread(n - k - 1) + _per_thread((n - k - 1) ** 2) for k in range(n)]
+    costs[-1] += _per_thread(n * n)
     return costs
 
 
@@ -334,7 +333,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
         dev = lu.factors.device
         unrolled = _linalg_steps.written_out(dev)
         subs = _subs(dtype) | _linalg_steps.lu_solve(SOLVE_COLUMNS, WG, unrolled)
-        items = _linalg_steps.SOLVE_ITEMS if unrolled else 1
+        items = _linalg_steps.solve_items(unrolled)
         loops = 2 * -(-n // _linalg_steps.SOLVE_BLOCK) * (1 + _per_thread(n * min(k, SOLVE_COLUMNS) // items))
         _check_loops(dev, loops, "solve", (*batch_shape, n, n))
         bindings = [_bind_all(out), _bind_all(lu.factors)]
@@ -382,8 +381,8 @@ def slogdet(x: Array, /) -> SlogdetResult:
 
 #: matrices from this size are factorised in blocks of :data:`CHOLESKY_BLOCK` columns (a
 #: right-looking blocked Cholesky): one workgroup per matrix factorises a diagonal block in its
-#: workgroup memory (``linalg_cholesky_block.wgsl``: in global memory the blocks took 1.5 of a
-#: 1024 x 1024 factorisation's 3.7 ms on an H200), and the
+#: workgroup memory (``linalg_cholesky_block.wgsl``: in global memory the blocks took some 0.8
+#: of a 1024 x 1024 factorisation's 3.7 ms on an H200, which now takes 2.0-2.9), and the
 #: block column below it (a triangular solve, a thread a row) and the trailing matrix (the LU's
 #: tiled update) are updated over the whole GPU. One workgroup factorising a whole 512 x 512
 #: matrix took 357 ms on lavapipe.
@@ -399,8 +398,8 @@ def _cholesky(a: Array, info: Storage) -> Array:
     factors = _bind_all(a)
     bindings = [factors, bind(dev, info, 0, batch, _U32, "cholesky")[0]]
     if n < CHOLESKY_BLOCKED_MIN:  # one workgroup per matrix, which zeroes the upper triangle too
-        for k0, k1 in _spans(_cholesky_costs(n, 0, n, True), dev, "cholesky", a.shape):
-            run(dev, "linalg_cholesky", subs, bindings, [n, batch, k0, k1, n, 2 * (k1 == n)], batch)
+        for k0, k1 in _spans(_cholesky_costs(n), dev, "cholesky", a.shape):
+            run(dev, "linalg_cholesky", subs, bindings, [n, batch, k0, k1], batch)
         return a
     block = subs | {"BLOCK": CHOLESKY_BLOCK, "BLOCK2": CHOLESKY_BLOCK**2}
     for kb in range(0, n, CHOLESKY_BLOCK):

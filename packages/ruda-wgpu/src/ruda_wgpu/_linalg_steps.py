@@ -203,8 +203,13 @@ def _lu_step(k: int, nb: int, rows: int, wg: int, swap: range) -> str:
 
 #: rows of a block of the LU solve
 SOLVE_BLOCK = 16
-#: (row, column) pairs of x a thread of the LU solve updates at once
+#: (row, column) pairs of x a thread of the LU solve updates at once, written out
 SOLVE_ITEMS = 4
+
+
+def solve_items(unrolled: bool) -> int:
+    """(row, column) pairs of x a thread of the LU solve updates at once: one as a loop."""
+    return SOLVE_ITEMS if unrolled else 1
 
 
 @functools.cache
@@ -215,7 +220,7 @@ def lu_solve(columns: int, wg: int, unrolled: bool) -> dict[str, str]:
     fixed = {"BS": str(SOLVE_BLOCK), "XS": str(columns * SOLVE_BLOCK)}
     if not unrolled:
         return fixed | {
-            "ITEMS": "1",
+            "ITEMS": str(solve_items(unrolled)),
             "FORWARD_BLOCK": "for (var i = 0u; i < bs; i = i + 1u) { var y = x[xe + i * kc]; "
             "for (var l = 0u; l < i; l = l + 1u) { y = y - mul(lu[d + i * n + l], xs[q + l]); } "
             "x[xe + i * kc] = y; xs[q + i] = y; }",
@@ -247,7 +252,7 @@ def lu_solve(columns: int, wg: int, unrolled: bool) -> dict[str, str]:
         for i in reversed(rows)
     ]
     return fixed | {
-        "ITEMS": str(SOLVE_ITEMS),
+        "ITEMS": str(solve_items(unrolled)),
         "FORWARD_BLOCK": "\n      ".join(load + forward + keep),
         "BACKWARD_BLOCK": "\n      ".join(load + backward + keep),
         "FORWARD_ROWS": _solve_rows("first + t / w", wg),
