@@ -101,8 +101,8 @@ def _lu_identity(a: np.ndarray, lu: np.ndarray, piv: np.ndarray, perm: np.ndarra
 def test_blocked_lu_factors_panel_by_panel(xp, dtype, n, steps, monkeypatch):
     """The blocked factorisation (panels of 8 columns from 32 rows here, 16 from 256 by default) gives
     factors with P A = L U, the pivots of the unblocked one, and solves, inverts and takes
-    determinants as LAPACK does; one matrix of the batch is singular: a zero column, in a later panel
-    where there is one, gives an exactly zero pivot at its step."""
+    determinants as LAPACK does; one matrix of the batch is singular: a zero column, in a later
+    panel where there is one, gives an exactly zero pivot at its step."""
     from ruda_wgpu import _decompositions
 
     monkeypatch.setattr(_decompositions, "LU_BLOCKED_MIN", 32)

@@ -43,7 +43,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     storageBarrier();
     workgroupBarrier();
   }
-  // U x = y: the blocks from the bottom (the first one may be short), then the rows above each
+  // U x = y: the blocks from the bottom (the top one, last, may be short), then the rows above each
   for (var i1 = n; i1 > 0u; i1 = i1 - min(BS, i1)) {
     let bs = min(BS, i1);
     let i0 = i1 - bs;
@@ -54,7 +54,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
       ${BACKWARD_BLOCK}
     }
     workgroupBarrier();
-    let count = i0 * w;  // with a full block: the short one is the first
+    let count = i0 * w;  // with a full block: the short one is the top
     for (var t0 = lid; t0 < count; t0 = t0 + ${ITEMS}u * WG) {
       ${BACKWARD_ROWS}
     }
