@@ -317,12 +317,13 @@ def test_tall_qr_as_a_tree(xp, dtype, monkeypatch):
 
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("mode", ["reduced", "complete"])
-def test_blocked_qr(xp, dtype, mode, monkeypatch):
-    """The blocked QR (from QR_BLOCKED_MIN rows and columns, forced here from 8 in panels of 4 or
-    5 columns): tall, wide and square matrices in a batch, one with a zero column (a reflector
-    with tau = 0) and one with a column already zero below its diagonal, give the one-workgroup
-    kernel's factors, up to rounding."""
-    from ruda_wgpu import _decompositions
+def test_blocked_qr(xp, dtype, mode, steps, monkeypatch):
+    """The blocked QR (from QR_BLOCKED_MIN rows and columns, forced here from 8 in blocks of 4 or
+    5 columns, panels of 2 within them, and the panel's reflectors applied to the rest of its
+    block 2 columns at a time where the panels stay in registers): tall, wide and square matrices
+    in a batch, one with a zero column (a reflector with tau = 0) and one with a column already
+    zero below its diagonal, give the one-workgroup kernel's factors, up to rounding."""
+    from ruda_wgpu import _decompositions, _linalg_steps
 
     a = _mat(dtype, (3, 23, 23), seed=3)
     a[1, :, 6] = 0
@@ -330,15 +331,40 @@ def test_blocked_qr(xp, dtype, mode, monkeypatch):
     cases = [(4, a), (5, _mat(dtype, (2, 30, 17), seed=4)), (4, _mat(dtype, (2, 13, 21), seed=5))]
     for block, m in cases:
         whole = [np.asarray(t) for t in xp.linalg.qr(xp.asarray(m), mode=mode)]
-        monkeypatch.setattr(_decompositions, "QR_BLOCKED_MIN", 8)
-        monkeypatch.setattr(_decompositions, "QR_BLOCK", block)
-        q, r = (np.asarray(t) for t in xp.linalg.qr(xp.asarray(m), mode=mode))
-        monkeypatch.undo()
+        with monkeypatch.context() as patch:
+            patch.setattr(_decompositions, "QR_BLOCKED_MIN", 8)
+            patch.setattr(_decompositions, "QR_BLOCK", block)
+            patch.setattr(_decompositions, "QR_PANEL", 2)
+            patch.setattr(_linalg_steps, "QR_CHUNK", 2)
+            q, r = (np.asarray(t) for t in xp.linalg.qr(xp.asarray(m), mode=mode))
         _close(q, whole[0], dtype, 10)
         _close(r, whole[1], dtype, 10)
         _close(q @ r, m, dtype, 10)
         _orthonormal(q, dtype)
         np.testing.assert_array_equal(np.triu(r), r)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_qr_panel_in_registers_takes_several_rows_a_thread(xp, dtype, monkeypatch):
+    """A blocked QR whose panels are taller than a workgroup (each thread holding two or more
+    rows of the panel in registers) gives the one-workgroup kernel's factors, up to rounding."""
+    from ruda_wgpu import _decompositions, _linalg_steps
+
+    m = _mat(dtype, (300, 40), seed=6)  # (not tall enough for a tree of QRs)
+    whole = [np.asarray(t) for t in xp.linalg.qr(xp.asarray(m))]
+    monkeypatch.setattr(_linalg_steps, "written_out", lambda dev: True)
+    monkeypatch.setattr(_decompositions, "QR_BLOCKED_MIN", 8)
+    monkeypatch.setattr(_decompositions, "QR_BLOCK", 8)
+    monkeypatch.setattr(_decompositions, "QR_PANEL", 3)
+    monkeypatch.setattr(_linalg_steps, "QR_CHUNK", 4)
+    launched, run = [], _decompositions.run
+    monkeypatch.setattr(
+        _decompositions, "run", lambda dev, name, *rest: launched.append(name) or run(dev, name, *rest)
+    )
+    q, r = (np.asarray(t) for t in xp.linalg.qr(xp.asarray(m)))
+    assert launched.count("linalg_qr_panel") == 15 and "linalg_qr" not in launched
+    _close(q, whole[0], dtype, 10)
+    _close(r, whole[1], dtype, 10)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)

@@ -5,7 +5,8 @@
 - Cholesky (``linalg_cholesky.wgsl``): one workgroup per matrix below
   :data:`CHOLESKY_BLOCKED_MIN` rows, in blocks of columns from there.
 - Householder QR (``linalg_qr*.wgsl``): one workgroup per matrix below :data:`QR_BLOCKED_MIN`
-  rows and columns, in panels from there.
+  rows and columns, in blocks of columns from there (each in panels, which GPUs hold in
+  registers).
 - Jacobi methods (``linalg_jacobi.wgsl``), which map well to GPUs and are accurate: two-sided
   for ``eigh``/``eigvalsh``, one-sided (Hestenes) for ``svd``/``svdvals``, and through them
   ``pinv``, ``matrix_rank`` and the spectral matrix norms; one workgroup per matrix below
@@ -25,8 +26,10 @@ NotImplementedError.
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
+from collections.abc import Mapping
 from string import Template
 from typing import Any, NamedTuple
 
@@ -95,6 +98,11 @@ fn is_zero(x: ${T}) -> bool { return all(x == ${ZERO}); }
 def _subs(dtype: np.dtype[Any]) -> dict[str, object]:
     """Template values of the linalg kernels for a float or complex dtype: T the element type, R
     the real type, FIELD the arithmetic on T (mul, div, conj, mag, mag2, re, im, from_re, is_zero)."""
+    return dict(_dtype_subs(dtype))  # (a copy: callers add their own)
+
+
+@functools.cache  # (a blocked factorisation asks once a panel; the template takes 10 us)
+def _dtype_subs(dtype: np.dtype[Any]) -> Mapping[str, object]:
     part = _dtypes.REAL_OF.get(dtype, dtype)
     if wgsl_type(part) == "f64":
         subs = {"R": "f64", "RZERO": "0.0lf", "RONE": "1.0lf", "ABS": "abs_d", "SQRT": "sqrt_d",
@@ -432,6 +440,15 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
 #: 168, 81, 56 ms at 1024.
 QR_BLOCKED_MIN = 256
 QR_BLOCK = 64
+#: on GPUs a block's columns are factorised in panels of this many, each held in registers
+#: (``wgsl/linalg_qr_panel.wgsl``) and applied to the rest of its block there, when a thread's
+#: share of a panel and of the columns it updates fits in :data:`PANEL_REGISTERS`; other panels
+#: (and every panel on CPU adapters) go through global memory (``wgsl/linalg_qr.wgsl``). On the
+#: H200 a 1024 x 1024 QR's panels took 1.2 ms so against 16.5 (float32; the whole QR 29 ms
+#: against 44); panels of 16 (and updates 16 columns at a time) were as fast in float32 and
+#: slower in float64 and complex64 (53 and 41 ms against 37 and 32), and their larger kernels
+#: took NVIDIA's compiler 6-10 s against 1.5-4.5 on first use.
+QR_PANEL = 8
 
 
 class _Reflectors(NamedTuple):
@@ -452,7 +469,8 @@ def _block_reflectors(a: Array, tau: Array, kb: int, nb: int) -> _Reflectors:
     t = empty(s.shape, a.dtype, dev)
     batch = _batch(t)
     bindings = [_bind_all(t), _bind_all(s), _bind_all(tau)]
-    run(dev, "linalg_qr_t", _subs(a.dtype), bindings, [nb, batch, tau.shape[-1], kb], batch)
+    subs = _subs(a.dtype) | {"MAX_NB": QR_BLOCK}
+    run(dev, "linalg_qr_t", subs, bindings, [nb, batch, tau.shape[-1], kb], batch)
     return _Reflectors(kb, v, t)
 
 
@@ -477,14 +495,39 @@ def _blocked_qr(a: Array, tau: Array, q: Array | None) -> None:
     blocks = []
     for kb in range(0, k, QR_BLOCK):
         nb = min(QR_BLOCK, k - kb)
-        for j0, j1 in _spans(qr_costs[kb : kb + nb], dev, "qr", a.shape):
-            run(dev, "linalg_qr", subs, bindings, [m, n, batch, kb + j0, kb + j1, kb + nb], batch)
+        for pb in range(kb, kb + nb, QR_PANEL):
+            width = min(QR_PANEL, kb + nb - pb)
+            panel = _qr_panel_steps(a, pb, width)
+            if panel is not None:
+                run(dev, "linalg_qr_panel", subs | panel, bindings, [m, n, batch, pb, kb + nb], batch)
+                continue
+            for j0, j1 in _spans(qr_costs[pb : pb + width], dev, "qr", a.shape):
+                run(dev, "linalg_qr", subs, bindings, [m, n, batch, pb + j0, pb + j1, kb + nb], batch)
         blocks.append(_block_reflectors(a, tau, kb, nb))
         if kb + nb < n:
             _apply_reflectors(a, blocks[-1], kb + nb, adjoint=True)
     if q is not None:
         for block in reversed(blocks):  # Q's columns left of the block are still the identity's
             _apply_reflectors(q, block, block.row, adjoint=False)
+
+
+def _qr_panel_steps(a: Array, pb: int, width: int) -> dict[str, str] | None:
+    """The substitutions of ``linalg_qr_panel`` for the panel of ``width`` columns from ``pb``
+    of the (batch, m, n) ``a``, or None where it is not to be used: a CPU adapter, a thread's
+    registers or the workgroup's memory too few. Every panel of ``a`` gets the same rows a
+    thread (those of its tallest panel that fits): the kernel compiles once, not once for each
+    count (NVIDIA's compiler takes about a second for each)."""
+    dev, m = a.device, a.shape[-2]
+    if not _linalg_steps.written_out(dev):
+        return None
+    chunk = _linalg_steps.QR_CHUNK
+    rows = min(-(-m // WG), PANEL_REGISTERS * 4 // ((width + chunk) * a.dtype.itemsize))
+    if m - pb > rows * WG:
+        return None
+    steps = _linalg_steps.qr_panel(width, chunk, rows, WG)
+    real = _dtypes.REAL_OF.get(a.dtype, a.dtype).itemsize
+    shared = (int(steps["PARTS"]) + WG + 17) * a.dtype.itemsize + (WG + 16) * real
+    return steps if shared <= int(dev.limits["max-compute-workgroup-storage-size"]) else None
 
 
 #: a reduced QR of a matrix with at least this many times more rows than columns is a tree of

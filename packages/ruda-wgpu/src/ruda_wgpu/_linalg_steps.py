@@ -282,3 +282,117 @@ def _solve_rows(row: str, wg: int) -> str:
         )
     lines += [f"if (t{u} < count) {{ let t = t{u}; x[x0 + ({row}) * kc + t % w] = s{u}; }}" for u in items]
     return "\n      ".join(lines)
+
+
+#: columns right of a QR panel, in its block, that ``linalg_qr_panel`` updates at once (the
+#: panel's width on GPUs, ``_decompositions.QR_PANEL``, too: see there)
+QR_CHUNK = 8
+
+
+@functools.cache
+def qr_panel(nb: int, chunk: int, rows: int, wg: int) -> dict[str, str]:
+    """``linalg_qr_panel``: a panel of ``nb`` columns held in registers, ``v{r}_{j}`` the element
+    of column j in the thread's row ``lid + wg r`` (r < ``rows``) from the panel's first; its
+    ``nb`` Householder steps; and, for each ``chunk`` columns of the rest of the block,
+    ``x{r}_{q}``, the panel's reflectors applied in turn. At most 16 values are summed over the
+    workgroup at once (``sum_parts``)."""
+    if max(nb - 1, chunk) > 16:
+        raise ValueError(f"a QR panel sums at most 16 values at once: {nb} columns, chunks of {chunk}")
+    cols, span = range(nb), range(chunk)
+    load = [" ".join(f"var ct{j}: Elem;" for j in cols)]  # the steps' conj(tau)
+    store, chunk_load, chunk_store = [], [" ".join(f"let live{q} = c0 + {q}u < lim;" for q in span)], []
+    for r in range(rows):
+        load.append(" ".join(f"var v{r}_{j}: Elem;" for j in cols))
+        load.append(_row(r, wg, "", [f"v{r}_{j} = a[e + {j}u];" for j in cols]))
+        store.append(_row(r, wg, "", [f"a[e + {j}u] = v{r}_{j};" for j in cols]))
+        chunk_load.append(" ".join(f"var x{r}_{q}: Elem;" for q in span))
+        chunk_load.append(_row(r, wg, " + cb", [f"if (live{q}) {{ x{r}_{q} = a[e + {q}u]; }}" for q in span]))
+        chunk_store.append(
+            _row(r, wg, " + cb", [f"if (live{q}) {{ a[e + {q}u] = x{r}_{q}; }}" for q in span])
+        )
+    apply = [_qr_reflect(j, "x", [(f"x{{r}}_{q}", q) for q in span], rows, wg) for j in cols]
+    return {
+        "NB": str(nb),
+        "CH": str(chunk),
+        "PARTS": str(max(nb - 1, chunk, 1) * wg),
+        "LOAD": "\n  ".join(load),
+        "STEPS": "\n".join(_qr_step(j, nb, rows, wg) for j in cols),
+        "STORE": "\n  ".join(store),
+        "CHUNK": "\n    ".join(chunk_load + apply + chunk_store),
+    }
+
+
+def _row(r: int, wg: int, column: str, statements: list[str]) -> str:
+    """``statements`` on the thread's row ``lid + wg r`` of the panel (``e`` its element at the
+    panel's first column, then ``column``), when the panel has that row."""
+    row = f"lid + {wg * r}u"
+    return f"if ({row} < rows) {{ let e = base + ({row}) * n{column}; {' '.join(statements)} }}"
+
+
+def _below(r: int, j: int, wg: int) -> str:
+    """Whether the thread's row ``lid + wg r`` lies below row ``j`` within the panel's rows."""
+    return f"lid + {wg * r}u > {j}u && lid + {wg * r}u < rows"
+
+
+def _qr_step(j: int, nb: int, rows: int, wg: int) -> str:
+    """Step ``j`` of the panel: column j's scale and norm below its diagonal, the reflector (beta
+    on the diagonal, the vector below it, tau), and the reflector applied to the columns right of
+    it in the panel."""
+    regs = range(rows)
+    # (the diagonal's row j is its thread's first: j < nb <= wg)
+    largest = " ".join(f"if ({_below(r, j, wg)}) {{ s = max(s, mag(v{r}_{j})); }}" for r in regs)
+    squares = " ".join(
+        f"if ({_below(r, j, wg)}) {{ let t = v{r}_{j} / scale; q = q + mag2(t); }}" for r in regs
+    )
+    scaled = " ".join(f"if ({_below(r, j, wg)}) {{ v{r}_{j} = mul(v{r}_{j}, factor); }}" for r in regs)
+    right = [(f"v{{r}}_{c}", c - j - 1) for c in range(j + 1, nb)]
+    return f"""  {{ // column {j}
+    var s = Real();
+    if (lid == {j}u) {{ s = mag(v0_{j}); alpha_s = v0_{j}; }}
+    {largest}
+    let scale = reduce_real(lid, s, true);
+    var q = Real();
+    if (scale > Real()) {{ {squares} }}
+    let sigma = reduce_real(lid, q, false);
+    let alpha = alpha_s;
+    var tj = Elem(); var beta = alpha; var factor = Elem();
+    if (sigma > Real() || im(alpha) != Real()) {{  // else nothing below a real alpha: H = I
+      let r = alpha / scale;
+      let norm = scale * root(mag2(r) + sigma);
+      beta = from_re(select(-norm, norm, re(alpha) < Real()));
+      tj = div(beta - alpha, beta);
+      factor = div(one(), alpha - beta);
+    }}
+    ct{j} = conj(tj);
+    if (lid == 0u) {{ tau[tb + {j}u] = tj; }}
+    if (lid == {j}u) {{ v0_{j} = beta; }}
+    {scaled}
+    {_qr_reflect(j, "v", right, rows, wg) if right else ""}
+  }}"""
+
+
+def _qr_reflect(j: int, name: str, targets: list[tuple[str, int]], rows: int, wg: int) -> str:
+    """Reflector ``j`` (its vector ``v{r}_{j}`` below row j, 1 at row j) applied to the columns
+    ``targets`` (each a register name pattern in ``r`` and its slot among the sums): each
+    column's dot product with the vector, summed over the workgroup, times conj(tau) taken
+    from the column."""
+    regs = range(rows)
+    partial = [f"var p_{name}{k} = select(Elem(), {t.format(r=0)}, lid == {j}u);" for t, k in targets]
+    partial += [
+        f"if ({_below(r, j, wg)}) {{ let y = conj(v{r}_{j}); "
+        + " ".join(f"p_{name}{k} = p_{name}{k} + mul(y, {t.format(r=r)});" for t, k in targets)
+        + " }"
+        for r in regs
+    ]
+    partial += [f"part[{k}u * WG + lid] = p_{name}{k};" for _, k in targets]
+    partial.append(f"sum_parts(lid, {len(targets)}u);")
+    partial += [f"let w_{name}{k} = mul(ct{j}, total[{k}]);" for _, k in targets]
+    top = " ".join(f"{t.format(r=0)} = {t.format(r=0)} - w_{name}{k};" for t, k in targets)
+    partial.append(f"if (lid == {j}u) {{ {top} }}")
+    partial += [
+        f"if ({_below(r, j, wg)}) {{ "
+        + " ".join(f"{t.format(r=r)} = {t.format(r=r)} - mul(w_{name}{k}, v{r}_{j});" for t, k in targets)
+        + " }"
+        for r in regs
+    ]
+    return "{ " + "\n      ".join(partial) + " }"
