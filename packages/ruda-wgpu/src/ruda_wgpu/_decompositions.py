@@ -37,7 +37,7 @@ import numpy as np
 from ruda.spec import EighResult, EigResult, QRResult, SlogdetResult, SVDResult
 
 from ruda_wgpu import _dtypes, _linalg_steps, _wgsl
-from ruda_wgpu._array import Array, copy_of, empty
+from ruda_wgpu._array import Array, contiguous, copy_of, empty
 from ruda_wgpu._creation import arange, eye, tril, triu, zeros
 from ruda_wgpu._engine import Storage
 from ruda_wgpu._indexing import take_along_axis
@@ -456,6 +456,7 @@ class _Reflectors(NamedTuple):
 
     row: int
     v: Array
+    vh: Array  # V^H, contiguous: made once for the three products that take it
     t: Array
 
 
@@ -465,13 +466,14 @@ def _block_reflectors(a: Array, tau: Array, kb: int, nb: int) -> _Reflectors:
     m, dev = a.shape[-2], a.device
     panel = a[..., kb:, kb : kb + nb]
     v = apply("add", tril(panel, k=-1), eye(m - kb, nb, dtype=a.dtype, device=dev))
-    s = matmul(_h(v), v)  # (a new contiguous array, as the kernel reads it)
+    vh = contiguous(_h(v))
+    s = matmul(vh, v)  # (a new contiguous array, as the kernel reads it)
     t = empty(s.shape, a.dtype, dev)
     batch = _batch(t)
     bindings = [_bind_all(t), _bind_all(s), _bind_all(tau)]
     subs = _subs(a.dtype) | {"MAX_NB": QR_BLOCK}
     run(dev, "linalg_qr_t", subs, bindings, [nb, batch, tau.shape[-1], kb], batch)
-    return _Reflectors(kb, v, t)
+    return _Reflectors(kb, v, vh, t)
 
 
 def _apply_reflectors(x: Array, block: _Reflectors, columns: int, adjoint: bool) -> None:
@@ -480,7 +482,7 @@ def _apply_reflectors(x: Array, block: _Reflectors, columns: int, adjoint: bool)
     rows = x[..., block.row :, columns:]
     t = _h(block.t) if adjoint else block.t
     x[..., block.row :, columns:] = apply(
-        "subtract", rows, matmul(block.v, matmul(t, matmul(_h(block.v), rows)))
+        "subtract", rows, matmul(block.v, matmul(t, matmul(block.vh, rows)))
     )
 
 
