@@ -471,8 +471,7 @@ def _block_reflectors(a: Array, tau: Array, kb: int, nb: int) -> _Reflectors:
     t = empty(s.shape, a.dtype, dev)
     batch = _batch(t)
     bindings = [_bind_all(t), _bind_all(s), _bind_all(tau)]
-    subs = _subs(a.dtype) | {"MAX_NB": QR_BLOCK}
-    run(dev, "linalg_qr_t", subs, bindings, [nb, batch, tau.shape[-1], kb], batch)
+    run(dev, "linalg_qr_t", _subs(a.dtype), bindings, [nb, batch, tau.shape[-1], kb], batch)
     return _Reflectors(kb, v, vh, t)
 
 
@@ -528,6 +527,8 @@ def _qr_panel_steps(a: Array, pb: int, width: int) -> dict[str, str] | None:
         return None
     steps = _linalg_steps.qr_panel(width, chunk, rows, WG)
     real = _dtypes.REAL_OF.get(a.dtype, a.dtype).itemsize
+    # its workgroup memory: the threads' parts, their sums in groups of 16, the totals and the
+    # diagonal element; the parts and group sums of the norms
     shared = (int(steps["PARTS"]) + WG + 17) * a.dtype.itemsize + (WG + 16) * real
     return steps if shared <= int(dev.limits["max-compute-workgroup-storage-size"]) else None
 

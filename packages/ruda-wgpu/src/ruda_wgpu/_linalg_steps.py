@@ -1,5 +1,5 @@
-"""The per-thread steps of the blocked LU's and Cholesky's kernels: written out for GPUs, loops
-for CPU adapters.
+"""The per-thread steps of the blocked LU's, Cholesky's and QR's kernels: written out for GPUs,
+loops for CPU adapters.
 
 NVIDIA's compiler keeps a thread's array indexed by a loop counter in local memory, a round trip
 through the cache for every use, and a loop that reads the global memory it writes waits for each
@@ -8,10 +8,12 @@ a thread's elements stay in registers and its loads, issued together, wait once:
 1024 x 1024 float32 solve took 7.1 ms against 12.3, a Cholesky 3.7 against 6.1. On lavapipe the
 same code is slower and compiles for seconds to half a minute (LLVM on thousands of straight-line
 statements), so CPU adapters (:func:`written_out` false) get the loops, and the LU's panels go
-through global memory there (``linalg_lu.wgsl``). The generators return the substitutions that
-``wgsl/linalg_lu_update.wgsl``, ``linalg_lu_trsm.wgsl``, ``linalg_cholesky_trsm.wgsl``,
-``linalg_lu_solve.wgsl`` and ``linalg_lu_panel.wgsl`` name; both forms do the same operations in
-the same order.
+through global memory there (``linalg_lu.wgsl``), as do the QR's (``linalg_qr.wgsl``). The
+generators return the substitutions that ``wgsl/linalg_lu_update.wgsl``, ``linalg_lu_trsm.wgsl``,
+``linalg_cholesky_trsm.wgsl``, ``linalg_lu_solve.wgsl``, ``linalg_lu_panel.wgsl`` and
+``linalg_qr_panel.wgsl`` name; both forms do the same operations in the same order, but for the
+QR panel's sums over the workgroup, which add the threads' parts in another order than
+``linalg_qr.wgsl``'s.
 """
 
 from __future__ import annotations
@@ -284,8 +286,8 @@ def _solve_rows(row: str, wg: int) -> str:
     return "\n      ".join(lines)
 
 
-#: columns right of a QR panel, in its block, that ``linalg_qr_panel`` updates at once (the
-#: panel's width on GPUs, ``_decompositions.QR_PANEL``, too: see there)
+#: columns right of a QR panel, in its block, that ``linalg_qr_panel`` updates at once (as many
+#: as a panel has: see ``_decompositions.QR_PANEL``)
 QR_CHUNK = 8
 
 
