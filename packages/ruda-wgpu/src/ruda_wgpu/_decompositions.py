@@ -37,7 +37,7 @@ import numpy as np
 from ruda.spec import EighResult, EigResult, QRResult, SlogdetResult, SVDResult
 
 from ruda_wgpu import _dtypes, _linalg_steps, _wgsl
-from ruda_wgpu._array import Array, contiguous, copy_of, empty
+from ruda_wgpu._array import Array, copy_of, empty
 from ruda_wgpu._creation import arange, eye, tril, triu, zeros
 from ruda_wgpu._engine import Storage
 from ruda_wgpu._indexing import take_along_axis
@@ -460,18 +460,24 @@ class _Reflectors(NamedTuple):
     t: Array
 
 
+#: workgroups of ``linalg_qr_v`` a matrix at most (each thread then takes several elements)
+QR_V_GROUPS = 1024
+
+
 def _block_reflectors(a: Array, tau: Array, kb: int, nb: int) -> _Reflectors:
-    """The reflectors of columns [kb, kb + nb) of the factored ``a``: V (unit lower trapezoid,
-    rows from kb) and the triangular T (``wgsl/linalg_qr_t.wgsl``) of their product."""
-    m, dev = a.shape[-2], a.device
-    panel = a[..., kb:, kb : kb + nb]
-    v = apply("add", tril(panel, k=-1), eye(m - kb, nb, dtype=a.dtype, device=dev))
-    vh = contiguous(_h(v))
+    """The reflectors of columns [kb, kb + nb) of the factored (batch, m, n) ``a``: V (unit lower
+    trapezoid, rows from kb) and V^H (``wgsl/linalg_qr_v.wgsl``), and the triangular T
+    (``wgsl/linalg_qr_t.wgsl``) of their product."""
+    (*outer, m, n), dev, subs, batch = a.shape, a.device, _subs(a.dtype), _batch(a)
+    v = empty((*outer, m - kb, nb), a.dtype, dev)
+    vh = empty((*outer, nb, m - kb), a.dtype, dev)
+    groups, bindings = min(-(-(m - kb) * nb // WG), QR_V_GROUPS), [_bind_all(a), _bind_all(v), _bind_all(vh)]
+    for b0, chunk in dev.batch_chunks(batch):
+        run(dev, "linalg_qr_v", subs, bindings, [m, n, b0, kb, nb], (groups, chunk))
     s = matmul(vh, v)  # (a new contiguous array, as the kernel reads it)
     t = empty(s.shape, a.dtype, dev)
-    batch = _batch(t)
     bindings = [_bind_all(t), _bind_all(s), _bind_all(tau)]
-    run(dev, "linalg_qr_t", _subs(a.dtype), bindings, [nb, batch, tau.shape[-1], kb], batch)
+    run(dev, "linalg_qr_t", subs, bindings, [nb, batch, tau.shape[-1], kb], batch)
     return _Reflectors(kb, v, vh, t)
 
 
