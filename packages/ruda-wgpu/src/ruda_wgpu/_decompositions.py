@@ -199,16 +199,16 @@ def _cholesky_costs(n: int) -> list[int]:
     return costs
 
 
-def _qr_costs(m: int, n: int, mq: int, panel: int | None = None) -> tuple[list[int], list[int]]:
+def _qr_costs(m: int, n: int, mq: int, block: int | None = None) -> tuple[list[int], list[int]]:
     """A thread's loop iterations per column of the Householder QR's kernel and of Q's: norms,
     reductions, the reflector on each remaining column (one thread a column, down the rows; in
-    panels of ``panel`` columns only those of its panel), then its product into Q."""
+    blocks of ``block`` columns only those of its block), then its product into Q."""
     k = min(m, n)
     reflect = [2 * max(m - j - 1, 0) + 2 for j in range(k)]  # the two passes down a column's rows
     # per column: the column loop, three loops down the column, two tree reductions, the loop
     # over the remaining columns (with its exit) and the reflector's two passes in each
     steps = 2 * (WG.bit_length())  # the reductions' halving loops, with their exits
-    right = [n - j - 1 if panel is None else panel - j % panel - 1 for j in range(k)]
+    right = [n - j - 1 if block is None else block - j % block - 1 for j in range(k)]
     qr = [1 + 3 * _per_thread(m - j) + steps + 1 + -(-right[j] // WG) * reflect[j] for j in range(k)]
     q = [1 + -(-mq // WG) * reflect[j] for j in range(k)]
     return qr, q
@@ -432,11 +432,12 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     return a
 
 
-#: matrices with at least this many rows and columns are factorised in panels of
-#: :data:`QR_BLOCK` columns (LAPACK's blocked geqrf): one workgroup per matrix factorises a panel,
-#: and its reflectors, gathered as I - V T V^H, update the columns right of it and build Q in
-#: matrix products over the whole GPU. On the H200 (float32) one workgroup took 3.8 ms at 128
-#: (panels of 64 5.1), 18.5 at 256 (12.5), 179 at 512 (28); panels of 16, 32, 64 columns took
+#: matrices with at least this many rows and columns are factorised in blocks of
+#: :data:`QR_BLOCK` columns (LAPACK's blocked geqrf): one workgroup per matrix factorises a block
+#: (in panels of :data:`QR_PANEL` columns), and its reflectors, gathered as I - V T V^H, update
+#: the columns right of it and build Q in matrix products over the whole GPU. On the H200
+#: (float32), with the blocks factorised in global memory, one workgroup took 3.8 ms at 128
+#: (blocks of 64 5.1), 18.5 at 256 (12.5), 179 at 512 (28); blocks of 16, 32, 64 columns took
 #: 168, 81, 56 ms at 1024.
 QR_BLOCKED_MIN = 256
 QR_BLOCK = 64

@@ -4,9 +4,9 @@
 // matrices as zgeqrf: beta (R's diagonal) is real, and A := H_j^H A. Column norms are scaled by
 // their largest element so that squares neither overflow nor underflow. Columns j0 to j1 - 1 in
 // one dispatch (a factorisation may take several, in order), each reflector applied to the
-// columns left of lim (n, or the end of a blocked factorisation's panel): by a thread a column
+// columns left of lim (n, or the end of a blocked factorisation's block): by a thread a column
 // while a quarter of the workgroup's size or more remain, else all at once with each column's
-// rows spread over threads (a panel's columns, a small matrix's).
+// rows spread over threads (a block's columns, a small matrix's).
 // P: m, n, batch, j0, j1, lim
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> a: array<${T}>;
