@@ -9,20 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import torch
-from array_api_compat.torch.fft import (
-    fft,
-    fftn,
-    fftshift,
-    hfft,
-    ifft,
-    ifftn,
-    ifftshift,
-    ihfft,
-    irfft,
-    irfftn,
-    rfft,
-    rfftn,
-)
+from array_api_compat.torch.fft import *  # noqa: F403
 from ruda.spec import FFT as __all__
 
 from ruda_torch._devices import resolve

@@ -8,27 +8,7 @@ take integers on CUDA (see ``_contraction``).
 from __future__ import annotations
 
 import torch
-from array_api_compat.torch.linalg import (
-    cholesky,
-    cross,
-    det,
-    diagonal,
-    eigh,
-    eigvalsh,
-    inv,
-    matrix_norm,
-    matrix_power,
-    matrix_rank,
-    matrix_transpose,
-    outer,
-    pinv,
-    slogdet,
-    solve,
-    svd,
-    svdvals,
-    trace,
-    vector_norm,
-)
+from array_api_compat.torch.linalg import *  # noqa: F403
 from ruda.spec import LINALG, EigResult, QRResult
 
 from ruda_torch._contraction import matmul, tensordot, vecdot

@@ -16,6 +16,25 @@ from ruda_wgpu._engine import GpuDevice, resolve_device
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import ONE, ZERO, Scalar, launch_elementwise
 
+# the namespace's creation functions but ``empty`` (the package renames ``empty_``), in this module's order
+__all__ = [
+    "full",
+    "zeros",
+    "ones",
+    "empty_like",
+    "zeros_like",
+    "ones_like",
+    "full_like",
+    "arange",
+    "linspace",
+    "eye",
+    "tril",
+    "triu",
+    "meshgrid",
+    "asarray",
+    "from_dlpack",
+]
+
 
 def _shape(shape: int | Sequence[int]) -> tuple[int, ...]:
     out = tuple(map(operator.index, shape)) if isinstance(shape, Sequence) else (operator.index(shape),)

@@ -60,6 +60,27 @@ from ruda_wgpu._statistical import prod
 from ruda_wgpu._statistical import sum as sum_
 from ruda_wgpu._utility import count_nonzero
 
+# what the linalg extension takes from here, in this module's order
+__all__ = [
+    "LinAlgError",
+    "solve",
+    "inv",
+    "det",
+    "slogdet",
+    "cholesky",
+    "qr",
+    "eigh",
+    "eigvalsh",
+    "eig",
+    "eigvals",
+    "svd",
+    "svdvals",
+    "pinv",
+    "matrix_rank",
+    "matrix_norm",
+    "matrix_power",
+]
+
 WG = 256
 #: Jacobi sweeps before giving up on convergence (quadratic convergence needs far fewer)
 MAX_SWEEPS = 40

@@ -13,6 +13,17 @@ from typing import Any
 from ruda_wgpu._array import Array
 from ruda_wgpu._ops import apply
 
+# the namespace's elementwise functions (the package imports them all), a line a family
+__all__ = ["abs", "negative", "positive", "square", "sign", "bitwise_invert", "logical_not"]
+__all__ += ["isnan", "isinf", "isfinite", "signbit", "floor", "ceil", "trunc", "round"]
+__all__ += ["real", "imag", "conj", "reciprocal", "exp", "expm1", "log", "log1p", "log2", "log10", "sqrt"]
+__all__ += ["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh"]
+__all__ += ["add", "subtract", "multiply", "divide", "floor_divide", "remainder", "pow", "maximum", "minimum"]
+__all__ += ["atan2", "hypot", "copysign", "nextafter", "logaddexp"]
+__all__ += ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]
+__all__ += ["logical_and", "logical_or", "logical_xor"]
+__all__ += ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"]
+
 #: the Python scalars a binary function takes beside an array
 PythonScalar = bool | int | float | complex
 

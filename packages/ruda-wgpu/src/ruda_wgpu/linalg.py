@@ -9,26 +9,8 @@ from __future__ import annotations
 
 from ruda import spec
 
-from ruda_wgpu._decompositions import (
-    LinAlgError,
-    cholesky,
-    det,
-    eig,
-    eigh,
-    eigvals,
-    eigvalsh,
-    inv,
-    matrix_norm,
-    matrix_power,
-    matrix_rank,
-    pinv,
-    qr,
-    slogdet,
-    solve,
-    svd,
-    svdvals,
-)
+from ruda_wgpu._decompositions import *  # noqa: F403
 from ruda_wgpu._linalg import cross, diagonal, matmul, outer, tensordot, trace, vecdot, vector_norm
 from ruda_wgpu._manipulation import matrix_transpose
 
-__all__ = ["LinAlgError", *spec.LINALG]
+__all__ = ["LinAlgError", *spec.LINALG]  # noqa: F405  (LinAlgError: from _decompositions)

@@ -60,10 +60,14 @@ import torch
 from ruda.spec import finfo_object, iinfo_object
 
 import ruda_torch
-from ruda_torch import _namespace as _xp  # most of its functions are array-api-compat's, untyped
+from ruda_torch import _namespace as _xp
 from ruda_torch.cubed import fft, linalg
 from ruda_torch.cubed._chunk import ChunkTensor, as_chunk
 from ruda_torch.cubed._dtypes import kind_to_torch, to_numpy, to_torch
+
+# the namespace's functions that array-api-compat gives it (a star import, which mypy cannot see
+# through, as it does not follow array-api-compat)
+_compat: Any = _xp
 
 Tensor = torch.Tensor
 Axis = int | tuple[int, ...] | None
@@ -238,7 +242,7 @@ def broadcast_to(x: Tensor | np.ndarray[Any, Any], /, shape: tuple[int, ...]) ->
     """ruda_torch's ``broadcast_to``; of a host array too, as a tensor: Cubed's ``mean`` and ``var``
     broadcast ``asarray(count)`` to make a chunk."""
     chunk = x if isinstance(x, Tensor) else as_chunk(_xp.asarray(x))
-    out: Tensor = _xp.broadcast_to(chunk, shape)
+    out: Tensor = _compat.broadcast_to(chunk, shape)
     return out
 
 
@@ -246,7 +250,7 @@ def take(x: Tensor, indices: Tensor | int, /, *, axis: int | None = None) -> Ten
     """ruda_torch's ``take``, also with one Python int as ``indices``, which (as in NumPy) picks
     that element along ``axis`` and drops the axis: Cubed's ``var`` combines chunks with it."""
     if not isinstance(indices, int):
-        taken: Tensor = _xp.take(x, indices, axis=axis)
+        taken: Tensor = _compat.take(x, indices, axis=axis)
         return taken
     if axis is None and x.ndim != 1:
         raise ValueError(f"take of a {x.ndim}-d array needs an axis")
@@ -258,13 +262,13 @@ def take(x: Tensor, indices: Tensor | int, /, *, axis: int | None = None) -> Ten
 
 def sum(x: Tensor, /, *, axis: Axis = None, dtype: Any = None, keepdims: builtins.bool = False) -> Tensor:
     """ruda_torch's ``sum``."""
-    out: Tensor = _xp.sum(x, axis=axis, dtype=to_torch(dtype), keepdims=keepdims)
+    out: Tensor = _compat.sum(x, axis=axis, dtype=to_torch(dtype), keepdims=keepdims)
     return out
 
 
 def prod(x: Tensor, /, *, axis: Axis = None, dtype: Any = None, keepdims: builtins.bool = False) -> Tensor:
     """ruda_torch's ``prod``."""
-    out: Tensor = _xp.prod(x, axis=axis, dtype=to_torch(dtype), keepdims=keepdims)
+    out: Tensor = _compat.prod(x, axis=axis, dtype=to_torch(dtype), keepdims=keepdims)
     return out
 
 
@@ -273,9 +277,9 @@ def mean(x: Tensor, /, *, axis: Axis = None, keepdims: builtins.bool = False, dt
     standard, as in NumPy: Cubed's ``var`` passes it."""
     out: Tensor
     if dtype is None:
-        out = _xp.mean(x, axis=axis, keepdims=keepdims)
+        out = _compat.mean(x, axis=axis, keepdims=keepdims)
     else:
-        out = _xp.mean(x, axis=axis, keepdims=keepdims, dtype=to_torch(dtype))
+        out = _compat.mean(x, axis=axis, keepdims=keepdims, dtype=to_torch(dtype))
     return out
 
 
@@ -291,9 +295,9 @@ def cumulative_sum(
     its chunk sizes so on the client and reads the result's dtype)."""
     kwargs = {"axis": axis, "dtype": to_torch(dtype), "include_initial": include_initial}
     if isinstance(x, np.ndarray):
-        on_host: Tensor = _xp.cumulative_sum(torch.from_numpy(x), **kwargs)
+        on_host: Tensor = _compat.cumulative_sum(torch.from_numpy(x), **kwargs)
         return on_host.numpy()
-    out: Tensor = _xp.cumulative_sum(x, **kwargs)
+    out: Tensor = _compat.cumulative_sum(x, **kwargs)
     return out
 
 
@@ -301,7 +305,9 @@ def cumulative_prod(
     x: Tensor, /, *, axis: int | None = None, dtype: Any = None, include_initial: builtins.bool = False
 ) -> Tensor:
     """ruda_torch's ``cumulative_prod``."""
-    out: Tensor = _xp.cumulative_prod(x, axis=axis, dtype=to_torch(dtype), include_initial=include_initial)
+    out: Tensor = _compat.cumulative_prod(
+        x, axis=axis, dtype=to_torch(dtype), include_initial=include_initial
+    )
     return out
 
 

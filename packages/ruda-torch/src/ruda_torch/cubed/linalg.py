@@ -7,15 +7,17 @@ from typing import Any
 
 import torch
 
-from ruda_torch import linalg as _linalg
+import ruda_torch.linalg
 from ruda_torch.cubed._dtypes import to_torch
 
+# most of its functions are array-api-compat's, which mypy does not follow: read as Any
+_linalg: Any = ruda_torch.linalg
 __all__ = list(_linalg.__all__)
 
 
 def trace(x: torch.Tensor, /, *, offset: int = 0, dtype: Any = None) -> torch.Tensor:
     """ruda_torch's ``linalg.trace``."""
-    out: torch.Tensor = _linalg.trace(x, offset=offset, dtype=to_torch(dtype))  # array-api-compat's: untyped
+    out: torch.Tensor = _linalg.trace(x, offset=offset, dtype=to_torch(dtype))
     return out
 
 
