@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 import ruda_wgpu
 from ruda.testing import assert_matches_numpy, parametrize_backends
+from ruda_wgpu import _kernels
 
 from tests.wgpu.dtype_support import indices
 
@@ -360,19 +363,54 @@ def test_matrix_norm_refuses_an_unknown_ord(xp):
         xp.linalg.matrix_norm(xp.ones((2, 2)), ord=3)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_matmul_of_large_blocks_with_ragged_edges(xp, dtype):
-    # sizes past the register-blocked kernel's threshold, none a multiple of its 128 x 128 blocks
-    # or of its k step; a batch; and an operand that is a transposed view
+_BLOCKINGS = [(dtype, blocking) for dtype, variants in _kernels.BLOCKED.items() for blocking in variants]
+
+
+@pytest.mark.parametrize(("dtype", "blocking"), _BLOCKINGS, ids=[f"{d}-{b.bm}" for d, b in _BLOCKINGS])
+def test_matmul_of_blocks_with_ragged_edges(xp, dtype, blocking, monkeypatch):
+    # each register-blocked kernel alone (the only one, taken for a single block): sizes none a
+    # multiple of its blocks or of its k step; a batch; and an operand that is a transposed view
     if dtype not in xp.__array_namespace_info__().dtypes():
         pytest.skip(f"the default device has no {dtype}")
+    monkeypatch.setitem(_kernels.BLOCKED, dtype, (blocking._replace(min_blocks=1),))
+    dev = xp.__array_namespace_info__().default_device()
+    compiled = []
+    original = type(dev).pipeline
+
+    def pipeline(self, key, source):
+        compiled.append(key[:3])
+        return original(self, key, source)
+
+    monkeypatch.setattr(type(dev), "pipeline", pipeline)
     rng = np.random.default_rng(7)
-    a = rng.standard_normal((2, 130, 77)).astype(dtype)
-    b = rng.standard_normal((2, 77, 201)).astype(dtype)
+    m, n = blocking.bm + 2, 2 * blocking.bm - 55
+    a = rng.standard_normal((2, m, 77)).astype(dtype)
+    b = rng.standard_normal((2, 77, n)).astype(dtype)
     rtol = 1e-5 if dtype == "float32" else 1e-12
     assert_matches_numpy(xp.asarray(a) @ xp.asarray(b), a @ b, rtol=rtol, atol=rtol)
-    c = rng.standard_normal((300, 129)).astype(dtype)
+    c = rng.standard_normal((2 * blocking.bm + 44, blocking.bm + 1)).astype(dtype)
     assert_matches_numpy(xp.matmul(xp.asarray(c).mT, xp.asarray(c)), c.T @ c, rtol=rtol, atol=rtol * 10)
+    assert compiled.count(("wgsl", "matmul_blocked", _kernels.wgsl_type(np.dtype(dtype)))) == 2
+    assert ("matmul", dtype) not in compiled
+
+
+def test_matmul_kernel_by_size(xp):
+    # a GPU takes the larger blocks once the product has enough of them; a CPU adapter, once
+    # the product holds one whole block (the default device, and a stand-in for the other kind)
+    f32, f64 = np.dtype("float32"), np.dtype("float64")
+    big, small = _kernels.BLOCKED["float32"]
+    dev = xp.__array_namespace_info__().default_device()
+    gpu, cpu = (SimpleNamespace(cpu=False), dev) if dev.cpu else (dev, SimpleNamespace(cpu=True))
+    assert _kernels.matmul_blocking(gpu, f32, 1, 2048, 2048) == big
+    assert _kernels.matmul_blocking(gpu, f32, 1, 1024, 1024) == small
+    assert _kernels.matmul_blocking(gpu, f32, 16, 256, 256) == small
+    assert _kernels.matmul_blocking(gpu, f32, 1, 256, 256) is None
+    assert _kernels.matmul_blocking(gpu, f32, 1, 64, 1024) is None
+    assert _kernels.matmul_blocking(gpu, np.dtype("int32"), 1, 4096, 4096) is None
+    assert _kernels.matmul_blocking(cpu, f32, 1, 128, 128) == big
+    assert _kernels.matmul_blocking(cpu, f32, 1, 64, 1024) == small
+    assert _kernels.matmul_blocking(cpu, f32, 1, 63, 1024) is None
+    assert _kernels.matmul_blocking(gpu, f64, 1, 4096, 4096) == _kernels.BLOCKED["float64"][0]
 
 
 def test_cross_of_mixed_narrow_integers(xp):

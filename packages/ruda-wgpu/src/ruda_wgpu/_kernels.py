@@ -1106,15 +1106,49 @@ def _packer(words: int) -> Callable[..., bytes]:
 # -- matmul ------------------------------------------------------------------------------------
 
 TILE = 16
-#: dtypes with a register-blocked kernel (``wgsl/matmul_blocked.wgsl``): BM x BM output blocks, R x R
-#: of them per thread, k in steps of BK (float64's tiles are half as deep to fit workgroup memory).
-#: Measured on the H200, 4096 x 4096 float32: 17.6 TFLOP/s; 64 x 64 blocks 13.2, BK 8 17.4.
-#: The others (integers, float16 rounding each product, complex) use the simple tiled kernel.
-BLOCKED = {"float32": {"BM": 128, "R": 8, "BK": 16}, "float64": {"BM": 128, "R": 8, "BK": 8}}
-#: the smaller of M and N from which the blocked kernel is used: one block (128 x 128) or more.
-#: A thinner product leaves most of each block's threads idle and has few blocks to spread: on
-#: the H200 a 64 x 1024 @ 1024 x 64 product (the blocked QR's V^H V) took 0.37 ms as one block.
-BLOCKED_MIN = 128
+
+
+class Blocking(NamedTuple):
+    """A register-blocked matmul (``wgsl/matmul_blocked.wgsl``): ``bm`` x ``bm`` output blocks,
+    ``r`` x ``r`` of their elements a thread (``bm = 16 r``), k in steps of ``bk``. A GPU takes
+    it for products of at least ``min_blocks`` output blocks (batches count); a CPU adapter, where
+    the simple kernel's barriers cost the most, for products of at least one whole block."""
+
+    bm: int
+    r: int
+    bk: int
+    min_blocks: int
+
+    def params(self) -> dict[str, int]:
+        """The template's parameters."""
+        return {"BM": self.bm, "R": self.r, "BK": self.bk}
+
+
+#: the register-blocked matmuls per dtype, larger blocks first; other dtypes (integers, float16
+#: rounding each product, complex) and products too small for any take the 16 x 16 tiled kernel.
+#: Measured on the H200, one product at a time (waiting for each): a block of 128 x 128 needs two
+#: waves of blocks to beat 64 x 64 ones (float32 1024^3 0.31 ms with 64, 0.42 with 128; 2048^3
+#: 1.07 against 1.39 and 4096^3 7.3 against 9.8 ms, 18.8 TFLOP/s, with 128); the 64 x 64 kernel
+#: beats the tiled one from about 64 blocks (512^3 0.20 against 0.23 ms; 256^3, 16 blocks, 0.15
+#: against 0.14; 64 x 1024 @ 1024 x 64, one block on one multiprocessor, 0.27 against 0.19).
+#: float64's 128 x 128 blocks (k steps of 8 to fit workgroup memory) lose to 64 x 64 ones at
+#: every size (4096^3 16.6 against 12.8 ms).
+BLOCKED: dict[str, tuple[Blocking, ...]] = {
+    "float32": (Blocking(128, 8, 16, min_blocks=256), Blocking(64, 4, 16, min_blocks=64)),
+    "float64": (Blocking(64, 4, 8, min_blocks=64),),
+}
+
+
+def matmul_blocking(dev: GpuDevice, dtype: np.dtype[Any], batch: int, m: int, n: int) -> Blocking | None:
+    """The register-blocked kernel for a (batch, m, n) product on ``dev``, or None for the tiled one."""
+    for blocking in BLOCKED.get(_dtypes.NAME[dtype], ()):
+        bm = blocking.bm
+        if dev.cpu:
+            if min(m, n) >= bm:
+                return blocking
+        elif batch * -(-m // bm) * -(-n // bm) >= blocking.min_blocks:
+            return blocking
+    return None
 
 
 def matmul_source(dtype: np.dtype[Any]) -> str:
@@ -1177,21 +1211,20 @@ def launch_matmul(
     bind_a, base_a = window(dev, a.storage, a.offset, a.offset + batch * m * k, isz, "matmul")
     bind_b, base_b = window(dev, b.storage, b.offset, b.offset + batch * k * n, isz, "matmul")
     bind_o, _ = window(dev, out, 0, batch * m * n, isz, "matmul")
-    # the blocked kernel's 128 x 128 blocks would be mostly idle on small or thin products
-    blocked = BLOCKED.get(_dtypes.NAME[a.dtype]) if min(m, n) >= BLOCKED_MIN else None
-    if blocked is None:
+    blocking = matmul_blocking(dev, a.dtype, batch, m, n)
+    if blocking is None:
         pipe = dev.pipeline(("matmul", a.dtype.name), lambda: matmul_source(a.dtype))
         block = TILE
     else:
         t = wgsl_type(a.dtype)
         pipe = dev.pipeline(
-            ("wgsl", "matmul_blocked", t, *blocked.items()),
+            ("wgsl", "matmul_blocked", t, *blocking.params().items()),
             # the unrolled source is generated only when the pipeline is first compiled
             lambda: _wgsl.kernel(
-                "matmul_blocked", T=t, ZERO=ZERO[t], **blocked, **_blocked_unrolled(blocked["R"], t)
+                "matmul_blocked", T=t, ZERO=ZERO[t], **blocking.params(), **_blocked_unrolled(blocking.r, t)
             ),
         )
-        block = blocked["BM"]
+        block = blocking.bm
     gx, gy = -(-n // block), -(-m // block)
     for b0, nb in dev.batch_chunks(batch):
         params = np.array([m, k, n, b0, base_a, base_b], dtype=np.uint32)
