@@ -6,15 +6,18 @@
 // every product then comes from registers. Out-of-range rows, columns and k read as zero.
 // The per-thread parts (initialisation, one k step, the stores) come unrolled from Python, every
 // register a variable of its own: NVIDIA's compiler kept arrays indexed by loop counters in local
-// memory (0.75 TFLOP/s on the H200).
+// memory (0.75 TFLOP/s on the H200). So do the tiles' element type and where an element of row r
+// (column c) of a k step sits in them: with ${TILE} a vec4, a thread's 4 rows ty + 16 i, i = 4 q ...
+// 4 q + 3, are one vec4 (and its columns too), so that a k step reads 2 R / 4 vectors of workgroup
+// memory rather than 2 R words, neighbouring threads reading neighbouring vectors.
 // P: M, K, N, first batch, A base, B base
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> o: array<${T}>;
 @group(0) @binding(2) var<storage, read> a: array<${T}>;
 @group(0) @binding(3) var<storage, read> b: array<${T}>;
-// A's tile as [k][row] (one padding column against bank conflicts on the transposed stores)
-var<workgroup> ta: array<${T}, ${BK} * (${BM} + 1)>;
-var<workgroup> tb: array<${T}, ${BK} * ${BM}>;
+// A's tile as [k][row] (padded against bank conflicts on the transposed stores), B's as [k][column]
+var<workgroup> ta: array<${TILE}, ${BK} * ${ROW}>;
+var<workgroup> tb: array<${TILE}, ${BK} * ${ROW}>;
 
 @compute @workgroup_size(16, 16)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
@@ -29,14 +32,14 @@ ${INIT}
     for (var e = li; e < ${BM}u * ${BK}u; e = e + 256u) {
       let r = e / ${BK}u; let c = e % ${BK}u;
       let gr = row0 + r; let gc = k0 + c;
-      ta[c * (${BM}u + 1u) + r] = select(${ZERO}, a[abase + gr * k + gc], gr < m && gc < k);
+      ${AT_A} = select(${ZERO}, a[abase + gr * k + gc], gr < m && gc < k);
       let br = e / ${BM}u; let bc = e % ${BM}u;
       let gk = k0 + br; let gn = col0 + bc;
-      tb[br * ${BM}u + bc] = select(${ZERO}, b[bbase + gk * n + gn], gk < k && gn < n);
+      ${AT_B} = select(${ZERO}, b[bbase + gk * n + gn], gk < k && gn < n);
     }
     workgroupBarrier();
     for (var kk = 0u; kk < ${BK}u; kk = kk + 1u) {
-      let ka = kk * (${BM}u + 1u) + lid.y; let kb = kk * ${BM}u + lid.x;
+      let ka = kk * ${ROW}u + lid.y; let kb = kk * ${ROW}u + lid.x;
 ${STEP}
     }
     workgroupBarrier();
