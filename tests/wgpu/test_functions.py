@@ -400,7 +400,9 @@ def test_matmul_kernel_by_size(xp):
     f32, f64 = np.dtype("float32"), np.dtype("float64")
     big, small = _kernels.BLOCKED["float32"]
     dev = xp.__array_namespace_info__().default_device()
-    gpu, cpu = (SimpleNamespace(cpu=False), dev) if dev.cpu else (dev, SimpleNamespace(cpu=True))
+    limits = {"max-compute-workgroup-storage-size": 32768}
+    other = SimpleNamespace(cpu=not dev.cpu, limits=limits)
+    gpu, cpu = (other, dev) if dev.cpu else (dev, other)
     assert _kernels.matmul_blocking(gpu, f32, 1, 2048, 2048) == big
     assert _kernels.matmul_blocking(gpu, f32, 1, 1024, 1024) == small
     assert _kernels.matmul_blocking(gpu, f32, 16, 256, 256) == small
@@ -411,6 +413,10 @@ def test_matmul_kernel_by_size(xp):
     assert _kernels.matmul_blocking(cpu, f32, 1, 64, 1024) == small
     assert _kernels.matmul_blocking(cpu, f32, 1, 63, 1024) is None
     assert _kernels.matmul_blocking(gpu, f64, 1, 4096, 4096) == _kernels.BLOCKED["float64"][0]
+    # WebGPU's least workgroup memory (16 KB) holds the 64 x 64 blocks' tiles but not the 128 x 128
+    small_gpu = SimpleNamespace(cpu=False, limits={"max-compute-workgroup-storage-size": 16384})
+    assert big.workgroup_bytes(4) > 16384 >= small.workgroup_bytes(4)
+    assert _kernels.matmul_blocking(small_gpu, f32, 1, 4096, 4096) == small
 
 
 def test_cross_of_mixed_narrow_integers(xp):

@@ -1125,6 +1125,10 @@ class Blocking(NamedTuple):
         """The template's parameters."""
         return {"BM": self.bm, "R": self.r, "BK": self.bk}
 
+    def workgroup_bytes(self, itemsize: int) -> int:
+        """The workgroup memory of its two tiles (``bk`` padded rows each) of ``itemsize`` elements."""
+        return 2 * self.bk * (self.bm + (4 if self.vec4 else 1)) * itemsize
+
 
 #: the register-blocked matmuls per dtype, larger blocks first; other dtypes (integers, float16
 #: rounding each product, complex) and products too small for any take the 16 x 16 tiled kernel.
@@ -1148,9 +1152,13 @@ BLOCKED: dict[str, tuple[Blocking, ...]] = {
 
 
 def matmul_blocking(dev: GpuDevice, dtype: np.dtype[Any], batch: int, m: int, n: int) -> Blocking | None:
-    """The register-blocked kernel for a (batch, m, n) product on ``dev``, or None for the tiled one."""
+    """The register-blocked kernel for a (batch, m, n) product on ``dev``, or None for the tiled one
+    (also where no blocked kernel's tiles fit the device's workgroup memory)."""
+    room = int(dev.limits["max-compute-workgroup-storage-size"])
     for blocking in BLOCKED.get(_dtypes.NAME[dtype], ()):
         bm = blocking.bm
+        if blocking.workgroup_bytes(dtype.itemsize) > room:
+            continue
         if dev.cpu:
             if min(m, n) >= bm:
                 return blocking
