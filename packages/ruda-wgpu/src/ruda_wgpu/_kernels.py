@@ -1109,25 +1109,35 @@ TILE = 16
 
 
 class Blocking(NamedTuple):
-    """A register-blocked matmul (``wgsl/matmul_blocked.wgsl``): ``bm`` x ``bm`` output blocks,
-    ``r`` x ``r`` of their elements a thread (``bm = 16 r``), k in steps of ``bk``. A GPU takes
-    it for products of at least ``min_blocks`` output blocks (batches count); a CPU adapter, where
-    the simple kernel's barriers cost the most, for products of at least one whole block."""
+    """A register-blocked matmul (``wgsl/matmul_blocked.wgsl``): ``bm`` x ``bm`` output blocks
+    computed by 16 x 16 threads, k in steps of ``bk``. A GPU takes it for products of at least
+    ``min_blocks`` output blocks (batches count); a CPU adapter, where the simple kernel's
+    barriers cost the most, for products of at least one whole block."""
 
     bm: int
-    r: int
     bk: int
     min_blocks: int
     #: whether the tiles are vectors of four (see ``_blocked_unrolled``; ``r`` a multiple of 4)
     vec4: bool = False
+
+    @property
+    def r(self) -> int:
+        """Output rows (and columns) a thread computes."""
+        return self.bm // 16
+
+    @property
+    def row(self) -> int:
+        """Tile elements (scalars, or vectors of four) of a k step, padded by one against bank
+        conflicts on the transposed stores."""
+        return (self.bm // 4 if self.vec4 else self.bm) + 1
 
     def params(self) -> dict[str, int]:
         """The template's parameters."""
         return {"BM": self.bm, "R": self.r, "BK": self.bk}
 
     def workgroup_bytes(self, itemsize: int) -> int:
-        """The workgroup memory of its two tiles (``bk`` padded rows each) of ``itemsize`` elements."""
-        return 2 * self.bk * (self.bm + (4 if self.vec4 else 1)) * itemsize
+        """The workgroup memory of its two tiles (``bk`` rows each) of ``itemsize`` elements."""
+        return 2 * self.bk * self.row * (4 if self.vec4 else 1) * itemsize
 
 
 #: the register-blocked matmuls per dtype, larger blocks first; other dtypes (integers, float16
@@ -1144,10 +1154,10 @@ class Blocking(NamedTuple):
 #: float64's would lose 5-10% (4096^3 14.9 against 13.5 ms).
 BLOCKED: dict[str, tuple[Blocking, ...]] = {
     "float32": (
-        Blocking(128, 8, 16, min_blocks=256, vec4=True),
-        Blocking(64, 4, 16, min_blocks=64, vec4=True),
+        Blocking(128, 16, min_blocks=256, vec4=True),
+        Blocking(64, 16, min_blocks=64, vec4=True),
     ),
-    "float64": (Blocking(64, 4, 8, min_blocks=64),),
+    "float64": (Blocking(64, 8, min_blocks=64),),
 }
 
 
@@ -1201,14 +1211,13 @@ def _blocked_unrolled(blocking: Blocking, t: str) -> dict[str, str]:
     """The per-thread parts of ``matmul_blocked.wgsl``, unrolled: r x r accumulators ``c_i_j``,
     the registers of one k step (``a_i``, ``b_j``, or vectors ``a_q``, ``b_q`` of four of them)
     and their products, and the guarded stores; and the tiles' layout in workgroup memory."""
-    r, bm = blocking.r, blocking.bm
+    r, row = blocking.r, blocking.row
     pairs = [(i, j) for i in range(r) for j in range(r)]
     init = "\n".join(f"  var c_{i}_{j}: {t} = {ZERO[t]};" for i, j in pairs)
     if blocking.vec4:
         # a vector a thread and k step per four of its rows (columns), the vectors of the 16
         # threads of a row (column) of threads side by side: vector 16 q + ty holds rows
         # ty + 16 (4 q + p), p = 0..3
-        row = bm // 4 + 1
         at_a = f"ta[c * {row}u + (r >> 6u) * 16u + (r & 15u)][(r >> 4u) & 3u]"
         at_b = f"tb[br * {row}u + (bc >> 6u) * 16u + (bc & 15u)][(bc >> 4u) & 3u]"
         step = [f"      let a_{q} = ta[ka + {16 * q}u];" for q in range(r // 4)]
@@ -1219,7 +1228,6 @@ def _blocked_unrolled(blocking: Blocking, t: str) -> dict[str, str]:
         ]
         tile = f"vec4<{t}>"
     else:
-        row = bm + 1
         at_a, at_b = f"ta[c * {row}u + r]", f"tb[br * {row}u + bc]"
         step = [f"      let a_{i} = ta[ka + {16 * i}u];" for i in range(r)]
         step += [f"      let b_{j} = tb[kb + {16 * j}u];" for j in range(r)]
