@@ -156,6 +156,41 @@ def test_writes_wait_for_pending_readers(xp, fused):
     assert_matches_numpy(x, np.array([-5, 101, -5, 101, -5, 101], np.float32))
 
 
+def _is_pending(x: Any) -> bool:
+    return x._node is not None and x._node.storage is None
+
+
+def test_a_write_runs_only_the_pending_graphs_that_read_its_buffer(xp, fused):
+    host = np.arange(6, dtype=np.float32)
+    x, v, w = xp.asarray(host), xp.asarray(host), xp.asarray(host)
+    y = (x + 1.0) * 2.0  # reads x through its first operation
+    u = v * 3.0
+    w[...] = 9.0  # nothing pending reads w
+    assert _is_pending(y) and _is_pending(u)
+    x[...] = 100.0
+    assert not _is_pending(y) and _is_pending(u)
+    assert_matches_numpy(y, (host + 1) * 2)
+    assert_matches_numpy(u, host * 3)
+
+
+def test_a_write_into_a_result_that_a_pending_operation_reads(xp, fused):
+    # q runs alone; p, still pending, reads its buffer, and must see it before the writes
+    host = np.arange(4, dtype=np.float32)
+    q = xp.asarray(host) + 1.0
+    p = q * 2.0
+    r = xp.sqrt(q)
+    assert_matches_numpy(q, host + 1)
+    assert _is_pending(p) and _is_pending(r)
+    q[...] = 0.0
+    assert not _is_pending(p) and not _is_pending(r)
+    q2 = xp.asarray(host) + 1.0
+    p2 = q2 * 2.0
+    assert_matches_numpy(q2, host + 1)
+    q2 += 5.0  # computed into q2's buffer
+    assert_matches_numpy(p2, (host + 1) * 2)
+    assert_matches_numpy(q2, host + 6)
+
+
 def test_in_place_operators_on_pending_arrays(xp, fused):
     x = xp.ones((5,)) + 1.0
     y = x * 3.0

@@ -39,7 +39,8 @@ class Array(MadeByNamespace, Operators, ArrayAttributes[GpuDevice], HostCopyExpo
     ``str(x.device)`` is ``"wgpu:0"``."""
 
     __slots__ = (
-        "__weakref__", "_device", "_dtype", "_leaf", "_node", "_offset", "_shape", "_store", "_strides",
+        "__weakref__", "_device", "_dtype", "_leaf", "_leaf_id", "_node", "_offset", "_shape", "_store",
+        "_strides",
     )  # fmt: skip
     __array_ufunc__ = None
     __array_priority__ = 100
@@ -49,6 +50,9 @@ class Array(MadeByNamespace, Operators, ArrayAttributes[GpuDevice], HostCopyExpo
     _node: Node | None
     #: this array as a kernel operand, made when an operation first reads it (see _operand)
     _leaf: Operand | None
+    #: the structure id of that operand, once a pending operation has read it (0 before: see
+    #: ``_fusion.leaf_id``)
+    _leaf_id: int
     _shape: tuple[int, ...]
     _strides: tuple[int, ...]
     _offset: int
@@ -70,6 +74,7 @@ class Array(MadeByNamespace, Operators, ArrayAttributes[GpuDevice], HostCopyExpo
         self._store = storage
         self._node = None
         self._leaf = None
+        self._leaf_id = 0
         self._shape = tuple(shape)
         self._strides = c_strides(shape) if strides is None else tuple(strides)
         self._offset = offset
@@ -86,6 +91,7 @@ class Array(MadeByNamespace, Operators, ArrayAttributes[GpuDevice], HostCopyExpo
         self._store = None
         self._node = node
         self._leaf = None
+        self._leaf_id = 0
         self._shape = shape = node.shape
         self._strides = c_strides(shape) if strides is None else strides
         self._offset = 0

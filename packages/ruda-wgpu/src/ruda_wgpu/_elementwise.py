@@ -1,6 +1,6 @@
 """The elementwise functions of ``ruda_wgpu``, one named definition each.
 
-Each checks its arguments and hands over to :func:`ruda_wgpu._ops.apply`, which
+Each checks its arguments and hands over to :func:`ruda_wgpu._ops.unary` or ``binary``, which
 promotes dtypes, broadcasts and runs the operation's WGSL (``_ops._OPS``). Operands
 are ruda_wgpu arrays; binary functions also take Python (or NumPy) scalars, as the standard
 allows. ``tests/wgpu/test_elementwise.py`` checks that every operation of the table has a function here.
@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ruda_wgpu._array import Array
-from ruda_wgpu._ops import apply
+from ruda_wgpu._ops import binary, unary
 
 # the namespace's elementwise functions (the package imports them all), a line a family
 __all__ = ["abs", "negative", "positive", "square", "sign", "bitwise_invert", "logical_not"]
@@ -31,7 +31,7 @@ PythonScalar = bool | int | float | complex
 def _unary(name: str, x: Any) -> Array:
     if not isinstance(x, Array):
         raise TypeError(f"{name}() takes a ruda_wgpu array, not {type(x).__name__}")
-    return apply(name, x)
+    return unary(name, x)
 
 
 def abs(x: Array, /) -> Array:
@@ -226,139 +226,139 @@ def atanh(x: Array, /) -> Array:
 
 def add(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 + x2."""
-    return apply("add", x1, x2)
+    return binary("add", x1, x2)
 
 
 def subtract(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 - x2."""
-    return apply("subtract", x1, x2)
+    return binary("subtract", x1, x2)
 
 
 def multiply(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 * x2."""
-    return apply("multiply", x1, x2)
+    return binary("multiply", x1, x2)
 
 
 def divide(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 / x2."""
-    return apply("divide", x1, x2)
+    return binary("divide", x1, x2)
 
 
 def floor_divide(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """floor(x1 / x2), as Python's //."""
-    return apply("floor_divide", x1, x2)
+    return binary("floor_divide", x1, x2)
 
 
 def remainder(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 - floor_divide(x1, x2) * x2 (the sign of x2, as Python's %)."""
-    return apply("remainder", x1, x2)
+    return binary("remainder", x1, x2)
 
 
 def pow(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 ** x2."""
-    return apply("pow", x1, x2)
+    return binary("pow", x1, x2)
 
 
 def maximum(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """The larger of x1 and x2 (NaN if either is)."""
-    return apply("maximum", x1, x2)
+    return binary("maximum", x1, x2)
 
 
 def minimum(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """The smaller of x1 and x2 (NaN if either is)."""
-    return apply("minimum", x1, x2)
+    return binary("minimum", x1, x2)
 
 
 def atan2(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """The angle of the point (x2, x1)."""
-    return apply("atan2", x1, x2)
+    return binary("atan2", x1, x2)
 
 
 def hypot(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """sqrt(x1^2 + x2^2) without overflow."""
-    return apply("hypot", x1, x2)
+    return binary("hypot", x1, x2)
 
 
 def copysign(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """|x1| with the sign of x2."""
-    return apply("copysign", x1, x2)
+    return binary("copysign", x1, x2)
 
 
 def nextafter(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """The next representable value after x1 toward x2."""
-    return apply("nextafter", x1, x2)
+    return binary("nextafter", x1, x2)
 
 
 def logaddexp(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """log(e^x1 + e^x2) without overflow."""
-    return apply("logaddexp", x1, x2)
+    return binary("logaddexp", x1, x2)
 
 
 def equal(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 == x2."""
-    return apply("equal", x1, x2)
+    return binary("equal", x1, x2)
 
 
 def not_equal(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 != x2."""
-    return apply("not_equal", x1, x2)
+    return binary("not_equal", x1, x2)
 
 
 def less(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 < x2."""
-    return apply("less", x1, x2)
+    return binary("less", x1, x2)
 
 
 def less_equal(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 <= x2."""
-    return apply("less_equal", x1, x2)
+    return binary("less_equal", x1, x2)
 
 
 def greater(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 > x2."""
-    return apply("greater", x1, x2)
+    return binary("greater", x1, x2)
 
 
 def greater_equal(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 >= x2."""
-    return apply("greater_equal", x1, x2)
+    return binary("greater_equal", x1, x2)
 
 
 def logical_and(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 and x2."""
-    return apply("logical_and", x1, x2)
+    return binary("logical_and", x1, x2)
 
 
 def logical_or(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 or x2."""
-    return apply("logical_or", x1, x2)
+    return binary("logical_or", x1, x2)
 
 
 def logical_xor(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 xor x2."""
-    return apply("logical_xor", x1, x2)
+    return binary("logical_xor", x1, x2)
 
 
 def bitwise_and(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 & x2."""
-    return apply("bitwise_and", x1, x2)
+    return binary("bitwise_and", x1, x2)
 
 
 def bitwise_or(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 | x2."""
-    return apply("bitwise_or", x1, x2)
+    return binary("bitwise_or", x1, x2)
 
 
 def bitwise_xor(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 ^ x2."""
-    return apply("bitwise_xor", x1, x2)
+    return binary("bitwise_xor", x1, x2)
 
 
 def bitwise_left_shift(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 << x2."""
-    return apply("bitwise_left_shift", x1, x2)
+    return binary("bitwise_left_shift", x1, x2)
 
 
 def bitwise_right_shift(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
     """x1 >> x2 (arithmetic for signed integers)."""
-    return apply("bitwise_right_shift", x1, x2)
+    return binary("bitwise_right_shift", x1, x2)

@@ -118,42 +118,14 @@ class BufferPool:
                     buf.destroy()
 
 
-class WeakList(list[weakref.ref[Any]]):
-    """Objects held weakly, in the order they were added: cheaper to add to than a WeakSet, which
-    matters where every operation adds one, and it takes unhashable objects (arrays). Made from
-    the references themselves (``WeakList((ref,))``)."""
-
-    __slots__ = ()
-
-    def add(self, ref: weakref.ref[Any]) -> None:
-        """Add the object behind ``ref`` (the caller makes the reference: an operation that
-        reads several buffers makes one for all of their lists)."""
-        n = len(self)
-        if n >= 32 and n & (n - 1) == 0:  # now and then, drop the dead
-            self[:] = [r for r in self if r() is not None]
-        self.append(ref)
-
-    def alive(self) -> list[Any]:
-        """The objects still alive, oldest first."""
-        return [item for ref in self if (item := ref()) is not None]
-
-
-class Readers(WeakList):
-    """Pending (lazy) operations that read a buffer or a pending result; a write into the buffer
-    runs them first, so that they see what it held before (see ruda_wgpu._fusion)."""
-
-    __slots__ = ()
-
-    def run(self) -> None:
-        """Run every reader still alive (each runs once; those that have run return at once)."""
-        for node in self.alive():
-            node.run()
+#: references to pending arrays a device holds before it first drops the dead ones
+PENDING_BOUND = 64
 
 
 class Storage:
     """One pooled GPU buffer shared by an array and its views; returned to the pool on collection."""
 
-    __slots__ = ("__weakref__", "buffer", "device", "host", "nbytes", "readers")
+    __slots__ = ("__weakref__", "buffer", "device", "host", "mark", "nbytes")
 
     def __init__(self, device: GpuDevice, nbytes: int) -> None:
         self.device = device
@@ -161,19 +133,19 @@ class Storage:
         self.buffer = device.pool.acquire(nbytes)
         #: a host copy of the words while nothing has written to the buffer since it was read
         self.host: Any = None
-        #: pending (lazy) operations that read this buffer (added by ``_fusion.record``)
-        self.readers: Readers | None = None
+        #: the device's generation (see GpuDevice.run_pending) in which a pending (lazy)
+        #: operation last took this buffer as an operand (set by ``_fusion.record``): a mark
+        #: costs an operation one assignment, where a list of the buffer's readers cost it a
+        #: weak reference and a list entry, a third of what recording one cost
+        self.mark = -1
 
     def will_write(self) -> None:
         """Call before recording a write into this buffer: pending operations that read it are
-        recorded first, so they see the old contents, and the host copy is dropped. A write
-        that pending operations may read starts a new epoch of the device (see
-        ``_fusion._launch``)."""
+        recorded first, so that they see the old contents, and the host copy is dropped."""
         self.host = None
-        readers, self.readers = self.readers, None
-        if readers is not None:
-            self.device.epoch += 1
-            readers.run()
+        if self.mark == self.device.generation:  # a pending operation may read it
+            self.mark = -1
+            self.device.run_readers(self)
 
     def __del__(self) -> None:
         # try rather than contextlib.suppress: every array's end passes here, and the context
@@ -370,10 +342,14 @@ class GpuDevice:
         self.uniform_align = int(self.limits["min-uniform-buffer-offset-alignment"])
         self._device: Any = None
         self._lock = threading.RLock()
-        #: arrays whose elementwise operations wait to be fused; synchronize() runs them
-        self.pending = WeakList()
-        #: writes so far into buffers that pending operations read (see Storage.will_write)
-        self.epoch = 0
+        #: weak references to the arrays whose elementwise operations wait to be fused (dead
+        #: ones are dropped now and then: see ``_fusion.record``); synchronize() runs them
+        self.pending: list[weakref.ref[Any]] = []
+        #: the length at which ``pending`` next drops its dead references
+        self.pending_bound = PENDING_BOUND
+        #: how many times run_pending() has run: a buffer marked with the present generation
+        #: may be read by a pending operation (see Storage.will_write)
+        self.generation = 0
 
     def __repr__(self) -> str:
         return f"Device({self.name!r}: {self.description})"
@@ -738,11 +714,24 @@ class GpuDevice:
     def run_pending(self) -> None:
         """Record every pending operation whose array is alive, newest first (an older one may
         already be part of a newer one's kernel, though it still runs as its own when its array
-        is alive: it may be read later)."""
-        arrays = self.pending.alive()
-        self.pending.clear()
-        for array in reversed(arrays):
-            array._storage  # noqa: B018  (runs it, if it has not run)
+        is alive: it may be read later), and start a new generation: no pending operation reads
+        a buffer marked before it."""
+        refs, self.pending = self.pending, []
+        self.generation += 1
+        for ref in reversed(refs):
+            array = ref()
+            if array is not None:
+                array._storage  # noqa: B018  (runs it, if it has not run)
+
+    def run_readers(self, storage: Storage) -> None:
+        """Record every pending operation whose array is alive and whose graph reads
+        ``storage`` (see Storage.will_write); the others stay pending."""
+        alive = [(ref, array) for ref in self.pending if (array := ref()) is not None]
+        self.pending = [ref for ref, _ in alive]
+        for _, array in reversed(alive):
+            node = array._node
+            if node is not None and node.reads(storage):
+                array._storage  # noqa: B018  (runs it, if it has not run)
 
     def synchronize(self) -> None:
         """Run pending operations, submit the batch and wait until the device has finished."""

@@ -1,15 +1,16 @@
 """Lazy elementwise operations, fused into one generated kernel when their result is needed.
 
-An elementwise operation (``_ops.apply``, ``where``, ``astype``) does not run when it is
-called: it returns an array whose data is a pending :class:`Node` (a WGSL function, its operands,
-dtype and shape). An operand is a leaf (a strided view of an existing buffer, or a Python scalar
-carried in the kernel's parameters) or another pending node of the same shape, so a chain of
-operations is a graph. A node runs when anything other than an elementwise operation needs its
-data (a read, a reduction, a view, a write into a buffer it reads), at ``synchronize()``, or when
-its graph would pass :data:`MAX_NODES` operations or :data:`MAX_LEAVES` array operands. Then its
-whole pending graph becomes one kernel: a ``let`` per node in the order the operations were
-called, cached by the graph's structure, dtypes and operand layouts (scalars are parameters), so
-a loop re-uses one compiled kernel. Intermediates that only fed the graph never reach memory.
+An elementwise operation (``_ops.unary``, ``binary``, ``apply``, ``where``, ``astype``) does not
+run when it is called: it returns an array whose data is a pending :class:`Node` (an
+:class:`Operation`, its operands and shape). An operand is a leaf (a strided view of an existing
+buffer, or a Python scalar carried in the kernel's parameters) or another pending node of the
+same shape, so a chain of operations is a graph. A node runs when anything other than an
+elementwise operation needs its data (a read, a reduction, a view, a write into a buffer it
+reads), at ``synchronize()``, or when its graph would pass :data:`MAX_NODES` operations or
+:data:`MAX_LEAVES` array operands. Then its whole pending graph becomes one kernel: a ``let``
+per node in the order the operations were called, cached by the graph's structure, dtypes and
+operand layouts (scalars are parameters), so a loop re-uses one compiled kernel. Intermediates
+that only fed the graph never reach memory.
 A graph does not run ahead of need: running each large one as soon as the next one starts, so
 that the GPU would compute it while the host records, gained nothing for the 8-operation chain
 on 1e7 elements on an H200 host (96-177 us a chain with and without, 2 to 32 chains a round),
@@ -58,7 +59,6 @@ computed in each: elementwise work is cheap next to a round trip through memory.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 import os
@@ -69,7 +69,7 @@ from typing import Any
 import numpy as np
 
 from ruda_wgpu._array import Array
-from ruda_wgpu._engine import STORAGE_ITEMSIZE, GpuDevice, Readers, Step, Storage, remember
+from ruda_wgpu._engine import PENDING_BOUND, STORAGE_ITEMSIZE, GpuDevice, Step, Storage, remember
 from ruda_wgpu._kernels import (
     CAPTURE,
     Fused,
@@ -107,47 +107,81 @@ def set_enabled(on: bool) -> bool:
     return previous
 
 
-class Node:
-    """One pending elementwise operation: ``fn(args converted to targets)`` over ``shape``.
+class Operation:
+    """What one elementwise operation computes: ``fn`` (a WGSL function that ``source`` defines)
+    of operands converted to ``targets``, giving ``dtype``; ``what`` is its name for error
+    messages, and ``alone`` says whether it runs on its own (complex: see the module docstring).
 
-    ``fn`` names the WGSL function that ``source`` defines; ``args`` are pending nodes of the same
-    shape, :class:`Operand` views broadcast to ``shape``, or :class:`Scalar` values. ``what`` is
-    the operation's name for error messages. Once run, ``storage`` holds the contiguous result
-    and ``args`` is empty, so the graph under it can be freed.
+    Made once for each operation and dtypes (its makers are cached), and told apart by identity
+    in structure ids: a node refers to it rather than holding its five fields.
     """
 
-    __slots__ = (
-        "__weakref__", "args", "device", "dtype", "epoch", "fn", "leaves", "readers", "shape", "sid",
-        "size", "source", "storage", "targets", "what",
-    )  # fmt: skip
+    __slots__ = ("alone", "dtype", "fn", "source", "targets", "what")
+
+    def __init__(
+        self, what: str, fn: str, source: str, targets: tuple[np.dtype[Any], ...], dtype: np.dtype[Any]
+    ) -> None:
+        self.what, self.fn, self.source, self.targets, self.dtype = what, fn, source, targets, dtype
+        self.alone = dtype.kind == "c" or any(t.kind == "c" for t in targets)
+
+
+class Node:
+    """One pending elementwise operation: ``op`` over ``shape``.
+
+    ``args`` are pending nodes of the same shape, :class:`Operand` views broadcast to ``shape``,
+    or :class:`Scalar` values. Once run, ``storage`` holds the contiguous result and ``args`` is
+    empty, so the graph under it can be freed.
+    """
+
+    __slots__ = ("args", "device", "leaves", "op", "read", "shape", "sid", "size", "storage")
 
     def __init__(
         self,
         device: GpuDevice,
-        what: str,
-        fn: str,
-        source: str,
+        op: Operation,
         args: tuple[Any, ...],
-        targets: tuple[np.dtype[Any], ...],
-        dtype: np.dtype[Any],
         shape: tuple[int, ...],
         size: int,
-        leaves: frozenset[Operand],
-        epoch: int,
+        leaves: frozenset[int],
     ) -> None:
-        self.device, self.what, self.fn, self.source = device, what, fn, source
-        self.args, self.targets, self.dtype, self.shape = args, targets, dtype, shape
+        self.device, self.op, self.args, self.shape = device, op, args, shape
         self.storage: Storage | None = None
-        #: pending operations that use this one's result: once it has run, they read its buffer
-        self.readers: Readers | None = None
+        #: whether a pending operation takes this one's result (its buffer is then marked as
+        #: read when it runs: see Storage.will_write)
+        self.read = False
         #: the operations under it, an upper bound (shared ones count once per use)
         self.size = size
-        #: the array operands its graph reads
+        #: the structure ids (see :func:`leaf_id`) of the array operands its graph reads
         self.leaves = leaves
-        #: what its graph computes from what (0: not worked out yet; see :func:`_structure_id`)
+        #: what its graph computes from what (see :func:`_structure_id`; set by :func:`record`)
         self.sid = 0
-        #: the device's write epoch when the oldest pending node of its graph was recorded
-        self.epoch = epoch
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        return self.op.dtype
+
+    @property
+    def what(self) -> str:
+        return self.op.what
+
+    def reads(self, storage: Storage) -> bool:
+        """Whether this node's pending graph reads ``storage`` (False once it has run)."""
+        if self.storage is not None:
+            return False
+        todo, seen = [self], {id(self)}
+        while todo:
+            for a in todo.pop().args:
+                kind = type(a)
+                if kind is Operand and a.storage is storage:
+                    return True
+                if kind is Node:
+                    if a.storage is not None:
+                        if a.storage is storage:
+                            return True
+                    elif id(a) not in seen:
+                        seen.add(id(a))
+                        todo.append(a)
+        return False
 
     def run(self) -> Storage:
         """Compute this node and the pending graph under it (once); the result's storage."""
@@ -159,81 +193,67 @@ class Node:
         return self.storage
 
 
-def record(
-    device: GpuDevice,
-    what: str,
-    fn: str,
-    source: str,
-    values: Sequence[Any],
-    targets: tuple[np.dtype[Any], ...],
-    dtype: np.dtype[Any],
-    shape: tuple[int, ...],
-    alone: bool | None = None,
-) -> Array:
-    """A new array for ``fn(values)``: pending when fusion is on, computed now when it is off.
+def record(device: GpuDevice, op: Operation, values: Sequence[Any], shape: tuple[int, ...]) -> Array:
+    """A new array for ``op`` of ``values``: pending when fusion is on, computed now when it is off.
 
     ``values`` are ruda_wgpu arrays (broadcast here to ``shape``) and :class:`Scalar` values of
-    their target dtype; the caller has checked dtypes, devices and shapes. ``alone``: whether
-    the operation runs on its own, as complex ones do (worked out here when not given).
+    their target dtype; the caller has checked dtypes, devices and shapes.
     """
-    # one pass over the operands: the node's arguments, its graph's size and leaves, and what
-    # it reads (every operation passes here: the record of one costs a few microseconds)
+    # one pass over the operands: the node's arguments, its graph's size and leaves, the key of
+    # its structure id (see _structure_id), and the marks of what it reads (every operation
+    # passes here: the record of one costs a microsecond or two)
     args: list[Any] = []
-    holders: list[Any] = []
-    size, leaves, epoch, strides = 1, _NO_LEAVES, device.epoch, None
+    parts: list[Any] = [op, shape]
+    size, leaves, strides, generation = 1, _NO_LEAVES, None, device.generation
     for v in values:
         if type(v) is Scalar:
             args.append(v)
+            parts.append(v.key())
             continue
         node = v._node
         if v._shape != shape:
             leaf = _leaf(v, shape)
+            ident = leaf_id(leaf)
         elif node is not None and node.storage is None:  # pending, not broadcast
             args.append(node)
-            holders.append(node)
+            parts.append(node.sid)
+            node.read = True
             strides = v._strides  # (a pending result is contiguous, of this shape)
             size += node.size
-            if node.epoch < epoch:
-                epoch = node.epoch
             if leaves is not node.leaves:
                 leaves = leaves | node.leaves if leaves else node.leaves
             continue
         else:
             leaf = v._leaf or v._operand()
+            ident = v._leaf_id or _array_leaf_id(v)
         args.append(leaf)
-        holders.append(leaf.storage)
-        if leaf not in leaves:
-            leaves = leaves | {leaf}
-    if alone is None:
-        alone = dtype.kind == "c" or _complex_operands(targets)
+        parts.append(ident)
+        leaf.storage.mark = generation  # a write into it runs this operation first
+        if ident not in leaves:
+            leaves = leaves | {ident}
+    alone = op.alone
     if alone or size > MAX_NODES or len(leaves) > MAX_LEAVES:
         # the pending operands run as graphs of their own; this node starts a new graph on them
         args = [_result(a) if type(a) is Node else a for a in args]
-        size, leaves = 1, frozenset(a for a in args if type(a) is Operand)
-        holders = [a.storage for a in args if type(a) is Operand]
-    node = Node(device, what, fn, source, tuple(args), targets, dtype, shape, size, leaves, epoch)
-    if size > 1:  # the root of a graph so far: its launch is found by its structure id
+        size, leaves = 1, frozenset(leaf_id(a) for a in args if type(a) is Operand)
+        for a in args:
+            if type(a) is Operand:
+                a.storage.mark = device.generation
+        node = Node(device, op, tuple(args), shape, size, leaves)
         _structure_id(node)
-    # what it reads notes it, so that a write runs it first (one reference for every list)
-    ref = weakref.ref(node)
-    for holder in holders:
-        readers = holder.readers
-        if readers is None:
-            holder.readers = Readers((ref,))
-        else:
-            readers.add(ref)
+    else:
+        node = Node(device, op, tuple(args), shape, size, leaves)
+        node.sid = _number(tuple(parts))
     out = Array._pending(node, strides)
     if alone or not _enabled or 0 in shape:
         out._storage  # noqa: B018  (runs it now)
     else:
-        device.pending.add(weakref.ref(out))
+        pending = device.pending
+        if len(pending) >= device.pending_bound:  # now and then, drop the dead
+            pending[:] = [r for r in pending if r() is not None]
+            device.pending_bound = max(PENDING_BOUND, 2 * len(pending))
+        pending.append(weakref.ref(out))
     return out
-
-
-@functools.cache
-def _complex_operands(targets: tuple[np.dtype[Any], ...]) -> bool:
-    """Whether an operation converts some operand to a complex dtype (it then runs alone)."""
-    return any(t.kind == "c" for t in targets)
 
 
 #: structure ids by what they stand for (see :func:`_structure_id`), kept up to this many
@@ -248,29 +268,45 @@ def forget_structures() -> None:
 
 
 def _structure_id(node: Node) -> int:
-    """A number for the computation of ``node`` (kept in ``node.sid``): its function, targets and
-    shape, and per operand a pending node's number, an array operand's (buffer, offset, strides,
-    dtype) or a scalar's key. Equal numbers, equal computations from the same buffers, so that
-    the launch of a graph recorded again (a loop) is found by its root's number alone (see
-    :func:`_launch`). Worked out when an operation on pending ones is recorded, not for
-    single operations (whose launches are found otherwise). Numbers are never reused: the table
-    starting over only makes new ones."""
-    parts: list[Any] = [node.fn, node.targets, node.shape]
+    """A number for the computation of ``node`` (kept in ``node.sid``): its operation and shape,
+    and per operand a pending node's number, an array operand's (see :func:`leaf_id`) or a
+    scalar's key. Equal numbers, equal computations from the same buffers, so that the launch of
+    a graph recorded again (a loop) is found by its root's number alone (see :func:`_launch`).
+    :func:`record` works it out as it goes through the operands; this is for a node whose
+    operands it changed."""
+    parts: list[Any] = [node.op, node.shape]
     for a in node.args:
         kind = type(a)
         if kind is Node:
-            parts.append(a.sid or _structure_id(a))
+            parts.append(a.sid)
         elif kind is Operand:
-            parts.append((a.storage.buffer, a.offset, a.strides, a.dtype))
+            parts.append(leaf_id(a))
         else:
             parts.append(a.key())
-    key = tuple(parts)
+    node.sid = sid = _number(tuple(parts))
+    return sid
+
+
+def leaf_id(leaf: Operand) -> int:
+    """The structure id of an array operand: a number for its buffer, offset, strides and dtype."""
+    return _number((leaf.storage.buffer, leaf.offset, leaf.strides, leaf.dtype))
+
+
+def _array_leaf_id(x: Array) -> int:
+    """:func:`leaf_id` of array ``x`` as an operand, kept in the array (a loop reads the same
+    arrays again and again; an array's buffer and layout never change)."""
+    x._leaf_id = ident = leaf_id(x._operand())
+    return ident
+
+
+def _number(key: tuple[Any, ...]) -> int:
+    """The structure id standing for ``key``. Numbers are never reused: the table starting over
+    only makes new ones."""
     sid = _structure_ids.get(key)
     if sid is None:
         if len(_structure_ids) >= STRUCTURE_IDS:
             _structure_ids.clear()
         sid = _structure_ids[key] = next(_next_structure_id)
-    node.sid = sid
     return sid
 
 
@@ -288,11 +324,12 @@ def _result(node: Node) -> Operand:
     return Operand(node.run(), 0, c_strides(node.shape), node.dtype)
 
 
-#: single operations' prepared dispatches a device keeps (see :func:`_launch`) before it starts over
+#: prepared dispatches of operations on results computed since they were recorded, and of
+#: ``fuse`` replays, a device keeps (see :func:`_launch`) before it starts over
 PREPARED_ALONE = 1024
 
 
-#: fused graphs' prepared dispatches a device keeps (see :func:`_launch`) before it starts over
+#: graphs' prepared dispatches a device keeps (see :func:`_launch`) before it starts over
 PREPARED_FUSED = 1024
 
 
@@ -300,42 +337,39 @@ def _launch(root: Node) -> None:
     """Run the pending graph under ``root`` as one kernel and keep the result in ``root``.
 
     A loop repeats the same graphs on the same few pooled buffers, and their dispatches are
-    kept. One operation on computed operands, the most common graph, is kept by operation,
-    operands and output buffer, so that a repeat skips the graph, the plan's signature and its
-    launch key (5 of the 18 us of Python an operation cost on the lavapipe machine's host; an
-    H200's host took twice as long). A graph of several operations is kept by its root's
-    structure id (which :func:`record` works out step by step) and output buffer, so that a
-    repeat skips the walk of the graph too (the 8-operation benchmark chain launched in 8 us
-    against 22 on the lavapipe machine's host, and recorded in 25 against 23). The prepared
-    dispatch computes the whole graph from its leaves as they were recorded: it serves only
-    while no write into a buffer that pending operations read has happened since the graph's
-    oldest operation was recorded (the device's epoch), and it is kept only from a launch whose
-    operations were all still pending.
+    kept by the root's structure id (which :func:`record` works out as it goes) and output
+    buffer, so that a repeat skips the walk of the graph, the plan's signature and its launch
+    key (the 8-operation benchmark chain launched in 8 us against 22 on the lavapipe machine's
+    host). The prepared dispatch computes the whole graph from its leaves as they were recorded,
+    which still hold what they held then (a write into a buffer that a pending operation reads
+    runs it first: see Storage.will_write); it is kept only from a launch whose operations were
+    all still pending. A graph whose pending operands have all run since it was recorded is one
+    operation on their results, kept by what :func:`_alone_key` names.
     """
     shape, dtype, dev = root.shape, root.dtype, root.device
     out = Storage(dev, max(math.prod(shape) * STORAGE_ITEMSIZE[dtype], 4))
     # (a fuse trace sees every launch: it takes none straight from the device)
     tracing = CAPTURE.log is not None
-    alone = _alone_key(root, out)
-    if alone is not None:
-        cache, key = dev.prepared_alone, alone
-    elif root.epoch == dev.epoch:
-        cache, key = dev.prepared_fused, (root.sid, out.buffer)
-    else:
-        cache, key = None, None
-    step = cache.get(key) if cache is not None and not tracing else None
+    key = (root.sid, out.buffer)
+    step = None if tracing else dev.prepared_fused.get(key)
+    alone = None
+    if step is None and root.size > 1:  # its pending operands may all have run since
+        alone = _alone_key(root, out)
+        if alone is not None and not tracing:
+            step = dev.prepared_alone.get(alone)
     if step is not None:
         dev._encode_one(*step)  # (the device's lock is held: see Node.run)
     else:
         order, structure, leaves = graph_of(root)
         step = _run_graph(order, structure, leaves, leaves, Operand(out, 0, c_strides(shape), dtype))
-        if step is not None and cache is not None:
-            if alone is not None:
-                remember(cache, PREPARED_ALONE, key, step)
-            elif not tracing and _all_pending(order):
-                remember(cache, PREPARED_FUSED, key, step)
+        if step is not None and not tracing:
+            if _all_pending(order):
+                remember(dev.prepared_fused, PREPARED_FUSED, key, step)
+            elif alone is not None:
+                remember(dev.prepared_alone, PREPARED_ALONE, alone, step)
     root.storage, root.args = out, ()
-    out.readers, root.readers = root.readers, None
+    if root.read:  # pending operations may read it (a write into it runs them first)
+        out.mark = dev.generation
 
 
 def _all_pending(order: list[Node]) -> bool:
@@ -345,10 +379,10 @@ def _all_pending(order: list[Node]) -> bool:
 
 
 def _alone_key(root: Node, out: Storage) -> tuple[Any, ...] | None:
-    """What the dispatch of ``root`` alone depends on (its function, dtypes, shape, output
-    buffer, and per operand its buffer, offset, strides and dtype, or a scalar's words); None
-    when an operand is pending (a graph of several operations)."""
-    key: list[Any] = [root.fn, root.shape, root.dtype, root.targets, out.buffer]
+    """What the dispatch of ``root`` alone depends on (its operation, shape, output buffer, and
+    per operand its buffer, offset, strides and dtype, or a scalar's words); None when an
+    operand is pending (a graph of several operations)."""
+    key: list[Any] = [root.op, root.shape, out.buffer]
     for a in root.args:
         kind = type(a)
         if kind is Operand:
@@ -469,7 +503,7 @@ def graph_of(root: Node) -> tuple[list[Node], list[tuple[Any, ...]], list[Operan
     leaf_index: dict[Operand, int] = {}
     structure: list[tuple[Any, ...]] = []
     for n in order:
-        refs: list[Any] = [n.fn]
+        refs: list[Any] = [n.op.fn]
         for a in n.args:
             if type(a) is Node and a.storage is None:
                 refs.append(index[id(a)])
@@ -494,14 +528,14 @@ def kernel_code(
     calls = []
     for n, (_, *refs) in zip(order, structure, strict=True):
         args = []
-        for ref, target in zip(refs, n.targets, strict=True):
+        for ref, target in zip(refs, n.op.targets, strict=True):
             if ref >= 0:
                 args.append(convert(f"v{ref}", order[ref].dtype, target))
             else:
                 args.append(convert(f"x{-1 - ref}", leaf_dtypes[-1 - ref], target))
-        calls.append(f"{n.fn}({', '.join(args)})")
+        calls.append(f"{n.op.fn}({', '.join(args)})")
     lets = [f"  let v{j} = {_fence(wrap(calls[j], n.dtype), n.dtype)};" for j, n in enumerate(order[:-1])]
-    sources = dict.fromkeys(n.source for n in order)
+    sources = dict.fromkeys(n.op.source for n in order)
     fences = dict.fromkeys(_FENCES[wgsl_type(n.dtype)] for n in order[:-1] if wgsl_type(n.dtype) in _FENCES)
     return calls[-1], "\n".join([*sources, *fences]), "\n".join(lets)
 

@@ -8,6 +8,7 @@ operand's method (see :func:`ruda._operators.unsupported`).
 from __future__ import annotations
 
 import functools
+from types import ModuleType
 from typing import Any, cast
 
 from ruda._array import python_scalar
@@ -15,15 +16,21 @@ from ruda._operators import ArrayOperators, unsupported
 
 
 @functools.cache
-def _function(name: str) -> Any:
-    # imported here: the functions' modules import the array module, which imports this one
-    if name == "matmul":
+def _ops() -> ModuleType:
+    """:mod:`ruda_wgpu._ops`, imported on first use: it imports the array module, which imports
+    this one."""
+    from ruda_wgpu import _ops
+
+    return _ops
+
+
+def _binary(function: str, x: Any, y: Any) -> Any:
+    """``function(x, y)``: the namespace's matmul, or an elementwise operation."""
+    if function == "matmul":
         from ruda_wgpu._linalg import matmul
 
-        return matmul
-    from ruda_wgpu._ops import apply
-
-    return functools.partial(apply, name)
+        return matmul(x, y)
+    return _ops().binary(function, x, y)
 
 
 def _operand(value: Any) -> Any:
@@ -46,14 +53,14 @@ class Operators(ArrayOperators):
             if operand is None:
                 return unsupported(self, function, other)
             other = operand
-        return _function(function)(other, self) if reflected else _function(function)(self, other)
+        return _binary(function, other, self) if reflected else _binary(function, self, other)
 
     def _inplace_operator(self, function: str, dunder: str, other: Any) -> Any:
         from ruda_wgpu._array import Array, assign
         from ruda_wgpu._fusion import write_into
 
         x = cast(Array, self)  # the one class built on this one
-        result = _function(function)(x, other)
+        result = _binary(function, x, other)
         if result.dtype != x.dtype or result.shape != x.shape:
             raise TypeError(
                 f"in-place {function} would turn {x.dtype.name}{list(x.shape)} into "
@@ -64,4 +71,4 @@ class Operators(ArrayOperators):
         return x
 
     def _unary_operator(self, function: str, dunder: str) -> Any:
-        return _function(function)(self)
+        return _ops().unary(function, self)

@@ -21,7 +21,7 @@ from ruda._operators import is_foreign_array, mixing_error
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, check_scalar_range
-from ruda_wgpu._fusion import record
+from ruda_wgpu._fusion import Operation, record
 from ruda_wgpu._kernels import COMPLEX_SUFFIX, FLOAT_SUFFIX, ONE, ZERO, Scalar, convert, wgsl_type
 
 #: result rules: the dtype of the result from the promoted dtype of the inputs (REAL: the real
@@ -265,36 +265,43 @@ def _result_dtype(op: Op, dt: np.dtype[Any]) -> np.dtype[Any]:
 
 
 def apply(name: str, *args: Any) -> Array:
-    """Run elementwise operation ``name`` with broadcasting and Array API type promotion.
+    """Run elementwise operation ``name`` with broadcasting and Array API type promotion."""
+    if len(args) == 2:
+        return binary(name, args[0], args[1])
+    if len(args) == 1 and type(args[0]) is Array:
+        return unary(name, args[0])
+    return _promoted(name, args)
 
-    Every call of an operator or elementwise function comes here, so the common cases (arrays of
-    one dtype and shape, Python scalars) take few steps: the record of a pending operation costs
-    a few microseconds.
+
+def unary(name: str, x: Array) -> Array:
+    """Run elementwise operation ``name`` of one operand, the ruda_wgpu array ``x``."""
+    return record(x._device, _function(name, x._dtype), (x,), x._shape)
+
+
+def binary(name: str, a: Any, b: Any) -> Array:
+    """Run elementwise operation ``name`` of two operands (arrays or Python scalars).
+
+    Every operator and binary function comes here, so the common cases take few steps (the
+    record of a pending operation costs about a microsecond): two arrays of one dtype, shape
+    and device, and a real floating array with a Python float or int on either side, which
+    keeps the array's dtype and needs no kind or range check.
     """
-    if len(args) == 1 and type(args[0]) is Array:  # a unary function
-        a = args[0]
-        fn, source, result, alone = _function(name, a._dtype)
-        return record(a._device, name, fn, source, args, (a._dtype,), result, a._shape, alone)
-    if len(args) == 2:  # the commonest calls: two arrays of one dtype, shape and device ...
-        a, b = args
-        ta, tb = type(a), type(b)
-        if ta is Array and tb is Array:
-            same = a._dtype
-            if b._dtype is same and a._shape == b._shape and a._device is b._device:
-                fn, source, result, alone = _function(name, same)
-                return record(a._device, name, fn, source, args, (same, same), result, a._shape, alone)
-        # ... and a real floating array with a Python float or int, on either side, which keeps
-        # the array's dtype and needs no kind or range check
-        elif ta is Array or tb is Array:
-            array, number = (a, b) if ta is Array else (b, a)
-            if (type(number) is float or type(number) is int) and array._dtype.kind == "f":
-                kept = array._dtype
-                fn, source, result, alone = _function(name, kept)
-                scalar = Scalar(number, kept)
-                operands = (array, scalar) if array is a else (scalar, array)
-                return record(
-                    array._device, name, fn, source, operands, (kept, kept), result, array._shape, alone
-                )
+    ta, tb = type(a), type(b)
+    if ta is Array and tb is Array:
+        same = a._dtype
+        if b._dtype is same and a._shape == b._shape and a._device is b._device:
+            return record(a._device, _function(name, same), (a, b), a._shape)
+    elif ta is Array:
+        if (tb is float or tb is int) and a._dtype.kind == "f":
+            return record(a._device, _function(name, a._dtype), (a, Scalar(b, a._dtype)), a._shape)
+    elif tb is Array and (ta is float or ta is int) and b._dtype.kind == "f":
+        return record(b._device, _function(name, b._dtype), (Scalar(a, b._dtype), b), b._shape)
+    return _promoted(name, (a, b))
+
+
+def _promoted(name: str, args: tuple[Any, ...]) -> Array:
+    """:func:`apply` for any operands: checks devices, promotes dtypes, broadcasts shapes and
+    checks Python scalars against the promoted dtype."""
     first: Array | None = None
     dt: Any = None
     shape: tuple[int, ...] = ()
@@ -326,21 +333,20 @@ def apply(name: str, *args: Any) -> Array:
         raise TypeError(
             f"{name}() needs at least one ruda_wgpu array, got {[type(a).__name__ for a in args]}"
         )
-    fn, source, result, alone = _function(name, dt)  # (raises for a dtype the operation does not take)
+    operation = _function(name, dt)  # (raises for a dtype the operation does not take)
     for k, a in enumerate(values):
         if type(a) is not Array:
             _dtypes.check_scalar_kind(a, dt)
             check_scalar_range(a, dt)
             values[k] = Scalar(a, dt)
-    return record(first._device, name, fn, source, values, (dt,) * len(values), result, shape, alone)
+    return record(first._device, operation, values, shape)
 
 
 @functools.cache
-def _function(name: str, dt: np.dtype[Any]) -> tuple[str, str, np.dtype[Any], bool]:
-    """The name and WGSL source of the function computing operation ``name`` on promoted dtype
-    ``dt`` (its helpers are linked from the library when a kernel is compiled), the dtype of
-    its result, and whether it runs alone (complex: see ``_fusion``). Raises TypeError when the
-    operation is not defined for ``dt``'s kind."""
+def _function(name: str, dt: np.dtype[Any]) -> Operation:
+    """Operation ``name`` on operands of promoted dtype ``dt``: the WGSL function computing it
+    (its helpers are linked from the library when a kernel is compiled) and its result's dtype.
+    Raises TypeError when the operation is not defined for ``dt``'s kind."""
     op = _OPS[name]
     if _dtypes.kind_of(dt) not in op.kinds:
         allowed = ", ".join(_KIND_WORDS[k] for k in op.kinds)
@@ -349,8 +355,8 @@ def _function(name: str, dt: np.dtype[Any]) -> tuple[str, str, np.dtype[Any], bo
     t, tr = wgsl_type(dt), wgsl_type(result)
     params = ", ".join(f"{v}: {t}" for v in "abc"[: op.nargs])
     fn = f"{name}_{dt.name}"
-    alone = dt.kind == "c" or result.kind == "c"
-    return fn, f"fn {fn}({params}) -> {tr} {{ {_fmt(op.body_for(dt), t)} }}", result, alone
+    source = f"fn {fn}({params}) -> {tr} {{ {_fmt(op.body_for(dt), t)} }}"
+    return Operation(name, fn, source, (dt,) * op.nargs, result)
 
 
 #: every operation of the table, each a function of :mod:`ruda_wgpu._elementwise`
@@ -381,10 +387,16 @@ def where(condition: Array, x1: Array | int | float | bool, x2: Array | int | fl
         else:
             check_scalar_range(v, dt)
             values.append(Scalar(v, dt))
+    return record(dev, _selection(dt), values, shape)
+
+
+@functools.cache
+def _selection(dt: np.dtype[Any]) -> Operation:
+    """The operation of :func:`where` choosing between values of dtype ``dt``."""
     t = wgsl_type(dt)
     fn = f"where_{dt.name}"
     source = f"fn {fn}(c: u32, a: {t}, b: {t}) -> {t} {{ return select(b, a, c != 0u); }}"
-    return record(dev, "where", fn, source, values, (_dtypes.bool_, dt, dt), dt, shape)
+    return Operation("where", fn, source, (_dtypes.bool_, dt, dt), dt)
 
 
 def clip(x: Array, /, min: Any = None, max: Any = None) -> Array:
@@ -430,14 +442,15 @@ def astype(x: Array, dtype: Any, /, *, copy: bool = True, device: Any = None) ->
     if dtype == x.dtype:
         return copy_of(x) if copy else x
     x.device.check_dtype(dtype)
-    return record(x.device, "astype", *_conversion(x.dtype, dtype), [x], (x.dtype,), dtype, x.shape)
+    return record(x.device, _conversion(x.dtype, dtype), [x], x.shape)
 
 
 @functools.cache
-def _conversion(src: np.dtype[Any], dst: np.dtype[Any]) -> tuple[str, str]:
-    """The name and WGSL source of the function converting ``src`` values to ``dst``."""
+def _conversion(src: np.dtype[Any], dst: np.dtype[Any]) -> Operation:
+    """The operation converting ``src`` values to ``dst``."""
     fn = f"astype_{src.name}_{dst.name}"
-    return fn, f"fn {fn}(a: {wgsl_type(src)}) -> {wgsl_type(dst)} {{ return {convert('a', src, dst)}; }}"
+    source = f"fn {fn}(a: {wgsl_type(src)}) -> {wgsl_type(dst)} {{ return {convert('a', src, dst)}; }}"
+    return Operation("astype", fn, source, (src,), dst)
 
 
 __all__ = [*NAMES, "apply", "astype", "clip", "where"]
