@@ -84,6 +84,18 @@ def test_kernels_are_reused_whatever_the_scalars(xp, fused):
     assert xp.memory_stats()["pipelines"] == pipelines
 
 
+def test_scalars_equal_but_for_the_signs_of_zeros_keep_their_bits(xp, fused):
+    # 0.0 == -0.0 and complex(-0.0, 0.0) == complex(-0.0, -0.0): a scalar's words and a launch
+    # kept for one must not serve the other
+    z = xp.asarray(np.array([complex(-0.0, -0.0)], np.complex64))
+    for imag in (-0.0, 0.0, -0.0):
+        got = np.asarray(xp.add(z, complex(-0.0, imag)))
+        assert np.signbit(got.imag[0]) == (imag == 0 and np.signbit(imag))
+    x = xp.asarray(np.array([-0.0], np.float32))
+    for zero in (-0.0, 0.0, -0.0):
+        assert np.signbit(np.asarray(x + zero)[0]) == bool(np.signbit(zero))
+
+
 def test_a_graph_recorded_again_reuses_its_launch(xp, fused):
     # A graph's prepared dispatch is found by its root's structure id and output buffer; each
     # round here frees its result, so that the next one gets the same pooled buffer.

@@ -156,9 +156,12 @@ class Scalar:
 
     def key(self) -> tuple[Any, ...]:
         """What tells this scalar's words from another's without making them: its dtype, the
-        value's type and value, and its sign (0.0 == -0.0, but their bits differ)."""
+        value's type and value, and its signs (0.0 == -0.0, but their bits differ; a complex
+        value has two)."""
         value = self.value
-        return self.dtype, type(value), value, math.copysign(1, value.real)
+        if type(value) is complex:
+            return self.dtype, complex, value, math.copysign(1, value.real), math.copysign(1, value.imag)
+        return self.dtype, type(value), value, math.copysign(1, value)
 
     def words(self) -> list[int]:
         """The value as the :data:`SLOT` parameter words of its stored type."""
@@ -166,7 +169,7 @@ class Scalar:
 
 
 @functools.lru_cache(maxsize=4096)  # keyed as Scalar.key: type and sign keep 1, 1.0, 0.0, -0.0 apart
-def _scalar_words(dtype: np.dtype[Any], kind: type, value: Any, sign: float) -> tuple[int, ...]:
+def _scalar_words(dtype: np.dtype[Any], kind: type, value: Any, *signs: float) -> tuple[int, ...]:
     host = np.asarray(value)
     if dtype == _dtypes.float16:  # NumPy rounds a Python float to float16 first
         with np.errstate(over="ignore"):
