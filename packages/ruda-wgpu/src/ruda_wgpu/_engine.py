@@ -727,7 +727,7 @@ class GpuDevice:
         """Record every pending operation whose array is alive and whose graph reads
         ``storage`` (see Storage.will_write); the others stay pending."""
         alive = [(ref, array) for ref in self.pending if (array := ref()) is not None]
-        self.pending = [ref for ref, _ in alive]
+        self.pending[:] = [ref for ref, _ in alive]
         for _, array in reversed(alive):
             node = array._node
             if node is not None and node.reads(storage):
