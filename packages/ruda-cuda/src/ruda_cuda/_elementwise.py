@@ -103,67 +103,66 @@ def _complex_patched(name: str, ufunc: Callable[[Any], Any]) -> Callable[[Any], 
     return function
 
 
-_UNARY = {
-    "abs": cupy.absolute,
-    "acos": cupy.arccos,
-    "asin": cupy.arcsin,
-    "asinh": cupy.arcsinh,
-    "atan": cupy.arctan,
-    "atanh": cupy.arctanh,
-    "bitwise_invert": cupy.invert,
-    "conj": cupy.conj,
-    "cos": cupy.cos,
-    "cosh": cupy.cosh,
-    "exp": cupy.exp,
-    "expm1": cupy.expm1,
-    "imag": cupy.imag,
-    "isfinite": cupy.isfinite,
-    "isinf": cupy.isinf,
-    "isnan": cupy.isnan,
-    "logical_not": cupy.logical_not,
-    "negative": cupy.negative,
-    "positive": cupy.positive,
-    "real": cupy.real,
-    "reciprocal": cupy.reciprocal,
-    "signbit": cupy.signbit,
-    "sin": cupy.sin,
-    "sinh": cupy.sinh,
-    "square": cupy.square,
-    "tan": cupy.tan,
-}
-_BINARY = {
-    "add": cupy.add,
-    "atan2": cupy.arctan2,
-    "bitwise_and": cupy.bitwise_and,
-    "bitwise_left_shift": cupy.left_shift,
-    "bitwise_or": cupy.bitwise_or,
-    "bitwise_right_shift": cupy.right_shift,
-    "bitwise_xor": cupy.bitwise_xor,
-    "copysign": cupy.copysign,
-    "divide": cupy.divide,
-    "equal": cupy.equal,
-    "greater": cupy.greater,
-    "greater_equal": cupy.greater_equal,
-    "hypot": cupy.hypot,
-    "less": cupy.less,
-    "less_equal": cupy.less_equal,
-    "logaddexp": cupy.logaddexp,
-    "logical_and": cupy.logical_and,
-    "logical_or": cupy.logical_or,
-    "logical_xor": cupy.logical_xor,
-    "maximum": cupy.maximum,
-    "minimum": cupy.minimum,
-    "multiply": cupy.multiply,
-    "not_equal": cupy.not_equal,
-    "pow": cupy.power,
-    "subtract": cupy.subtract,
-}
-_PATCHED = {"acosh": cupy.arccosh, "log": cupy.log, "log1p": cupy.log1p, "sqrt": cupy.sqrt, "tanh": cupy.tanh}
+# CuPy's ufuncs under the standard's names, one line each
+abs = _unary("abs", cupy.absolute)
+acos = _unary("acos", cupy.arccos)
+asin = _unary("asin", cupy.arcsin)
+asinh = _unary("asinh", cupy.arcsinh)
+atan = _unary("atan", cupy.arctan)
+atanh = _unary("atanh", cupy.arctanh)
+bitwise_invert = _unary("bitwise_invert", cupy.invert)
+conj = _unary("conj", cupy.conj)
+cos = _unary("cos", cupy.cos)
+cosh = _unary("cosh", cupy.cosh)
+exp = _unary("exp", cupy.exp)
+expm1 = _unary("expm1", cupy.expm1)
+imag = _unary("imag", cupy.imag)
+isfinite = _unary("isfinite", cupy.isfinite)
+isinf = _unary("isinf", cupy.isinf)
+isnan = _unary("isnan", cupy.isnan)
+logical_not = _unary("logical_not", cupy.logical_not)
+negative = _unary("negative", cupy.negative)
+positive = _unary("positive", cupy.positive)
+real = _unary("real", cupy.real)
+reciprocal = _unary("reciprocal", cupy.reciprocal)
+signbit = _unary("signbit", cupy.signbit)
+sin = _unary("sin", cupy.sin)
+sinh = _unary("sinh", cupy.sinh)
+square = _unary("square", cupy.square)
+tan = _unary("tan", cupy.tan)
 
-globals().update({name: _unary(name, f) for name, f in _UNARY.items()})
-globals().update({name: _binary(name, f) for name, f in _BINARY.items()})
-globals().update({name: _complex_patched(name, f) for name, f in _PATCHED.items()})
+add = _binary("add", cupy.add)
+atan2 = _binary("atan2", cupy.arctan2)
+bitwise_and = _binary("bitwise_and", cupy.bitwise_and)
+bitwise_left_shift = _binary("bitwise_left_shift", cupy.left_shift)
+bitwise_or = _binary("bitwise_or", cupy.bitwise_or)
+bitwise_right_shift = _binary("bitwise_right_shift", cupy.right_shift)
+bitwise_xor = _binary("bitwise_xor", cupy.bitwise_xor)
+copysign = _binary("copysign", cupy.copysign)
+divide = _binary("divide", cupy.divide)
+equal = _binary("equal", cupy.equal)
+greater = _binary("greater", cupy.greater)
+greater_equal = _binary("greater_equal", cupy.greater_equal)
+hypot = _binary("hypot", cupy.hypot)
+less = _binary("less", cupy.less)
+less_equal = _binary("less_equal", cupy.less_equal)
+logaddexp = _binary("logaddexp", cupy.logaddexp)
+logical_and = _binary("logical_and", cupy.logical_and)
+logical_or = _binary("logical_or", cupy.logical_or)
+logical_xor = _binary("logical_xor", cupy.logical_xor)
+maximum = _binary("maximum", cupy.maximum)
+minimum = _binary("minimum", cupy.minimum)
+multiply = _binary("multiply", cupy.multiply)
+not_equal = _binary("not_equal", cupy.not_equal)
+pow = _binary("pow", cupy.power)
+subtract = _binary("subtract", cupy.subtract)
 
+# those whose complex special cases CuPy misses
+acosh = _complex_patched("acosh", cupy.arccosh)
+log = _complex_patched("log", cupy.log)
+log1p = _complex_patched("log1p", cupy.log1p)
+sqrt = _complex_patched("sqrt", cupy.sqrt)
+tanh = _complex_patched("tanh", cupy.tanh)
 
 ceil = wrap(_compat.ceil)
 floor = wrap(_compat.floor)
@@ -260,21 +259,72 @@ def nextafter(x1: Any, x2: Any, /) -> Array:
     return as_array(_kernels.NEXTAFTER_EQUAL(a, b, cupy.nextafter(a, b)))
 
 
-__all__ = sorted(
-    set(_UNARY)
-    | set(_BINARY)
-    | set(_PATCHED)
-    | {
-        "ceil",
-        "floor",
-        "trunc",
-        "sign",
-        "clip",
-        "floor_divide",
-        "remainder",
-        "nextafter",
-        "round",
-        "log2",
-        "log10",
-    }
-)
+__all__ = [
+    "abs",
+    "acos",
+    "acosh",
+    "add",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
+    "bitwise_and",
+    "bitwise_invert",
+    "bitwise_left_shift",
+    "bitwise_or",
+    "bitwise_right_shift",
+    "bitwise_xor",
+    "ceil",
+    "clip",
+    "conj",
+    "copysign",
+    "cos",
+    "cosh",
+    "divide",
+    "equal",
+    "exp",
+    "expm1",
+    "floor",
+    "floor_divide",
+    "greater",
+    "greater_equal",
+    "hypot",
+    "imag",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "less",
+    "less_equal",
+    "log",
+    "log10",
+    "log1p",
+    "log2",
+    "logaddexp",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+    "maximum",
+    "minimum",
+    "multiply",
+    "negative",
+    "nextafter",
+    "not_equal",
+    "positive",
+    "pow",
+    "real",
+    "reciprocal",
+    "remainder",
+    "round",
+    "sign",
+    "signbit",
+    "sin",
+    "sinh",
+    "sqrt",
+    "square",
+    "subtract",
+    "tan",
+    "tanh",
+    "trunc",
+]

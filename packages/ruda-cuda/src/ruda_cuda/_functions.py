@@ -11,9 +11,8 @@ from typing import Any
 import cupy
 import numpy as np
 from array_api_compat import cupy as _compat
-from ruda import spec
 
-from ruda_cuda import _fused_kernels, _fusion
+from ruda_cuda import _fusion
 from ruda_cuda._array import Array, as_array, as_arrays
 from ruda_cuda._fusion import LazyArray, realizing
 
@@ -78,18 +77,96 @@ def fusing(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
     return reduction
 
 
-_SPECIAL = {"repeat", "broadcast_shapes", "broadcast_arrays", "unstack"}
-_NAMES = (
-    spec.INDEXING_FUNCTIONS
-    + spec.LINEAR_ALGEBRA_FUNCTIONS
-    + spec.MANIPULATION_FUNCTIONS
-    + spec.SEARCHING_FUNCTIONS
-    + spec.SET_FUNCTIONS
-    + spec.SORTING_FUNCTIONS
-    + spec.STATISTICAL_FUNCTIONS
-    + spec.UTILITY_FUNCTIONS
-)
-globals().update({name: wrap(getattr(_compat, name)) for name in _NAMES if name not in _SPECIAL})
-globals().update({name: fusing(name, globals()[name]) for name in _fused_kernels.REDUCTIONS})
+# array-api-compat's CuPy functions returning Array, one line each; the reductions of a pending
+# chain run in the chain's kernel where that gives the same bits (see fusing)
+take = wrap(_compat.take)
+take_along_axis = wrap(_compat.take_along_axis)
+matmul = wrap(_compat.matmul)
+matrix_transpose = wrap(_compat.matrix_transpose)
+tensordot = wrap(_compat.tensordot)
+vecdot = wrap(_compat.vecdot)
+broadcast_to = wrap(_compat.broadcast_to)
+concat = wrap(_compat.concat)
+expand_dims = wrap(_compat.expand_dims)
+flip = wrap(_compat.flip)
+moveaxis = wrap(_compat.moveaxis)
+permute_dims = wrap(_compat.permute_dims)
+reshape = wrap(_compat.reshape)
+roll = wrap(_compat.roll)
+squeeze = wrap(_compat.squeeze)
+stack = wrap(_compat.stack)
+tile = wrap(_compat.tile)
+argmax = wrap(_compat.argmax)
+argmin = wrap(_compat.argmin)
+count_nonzero = wrap(_compat.count_nonzero)
+nonzero = wrap(_compat.nonzero)
+searchsorted = wrap(_compat.searchsorted)
+where = wrap(_compat.where)
+isin = wrap(_compat.isin)
+unique_all = wrap(_compat.unique_all)
+unique_counts = wrap(_compat.unique_counts)
+unique_inverse = wrap(_compat.unique_inverse)
+unique_values = wrap(_compat.unique_values)
+argsort = wrap(_compat.argsort)
+sort = wrap(_compat.sort)
+cumulative_sum = wrap(_compat.cumulative_sum)
+cumulative_prod = wrap(_compat.cumulative_prod)
+max = fusing("max", wrap(_compat.max))
+mean = wrap(_compat.mean)
+min = fusing("min", wrap(_compat.min))
+prod = fusing("prod", wrap(_compat.prod))
+std = wrap(_compat.std)
+sum = fusing("sum", wrap(_compat.sum))
+var = wrap(_compat.var)
+all = fusing("all", wrap(_compat.all))
+any = fusing("any", wrap(_compat.any))
+diff = wrap(_compat.diff)
 
-__all__ = sorted(_NAMES)
+__all__ = [
+    "all",
+    "any",
+    "argmax",
+    "argmin",
+    "argsort",
+    "broadcast_arrays",
+    "broadcast_shapes",
+    "broadcast_to",
+    "concat",
+    "count_nonzero",
+    "cumulative_prod",
+    "cumulative_sum",
+    "diff",
+    "expand_dims",
+    "flip",
+    "isin",
+    "matmul",
+    "matrix_transpose",
+    "max",
+    "mean",
+    "min",
+    "moveaxis",
+    "nonzero",
+    "permute_dims",
+    "prod",
+    "repeat",
+    "reshape",
+    "roll",
+    "searchsorted",
+    "sort",
+    "squeeze",
+    "stack",
+    "std",
+    "sum",
+    "take",
+    "take_along_axis",
+    "tensordot",
+    "tile",
+    "unique_all",
+    "unique_counts",
+    "unique_inverse",
+    "unique_values",
+    "unstack",
+    "var",
+    "vecdot",
+    "where",
+]

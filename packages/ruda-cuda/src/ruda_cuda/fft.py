@@ -16,13 +16,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from array_api_compat.cupy import fft as _compat
-from ruda import spec
 
 from ruda_cuda._array import Array
 from ruda_cuda._creation import _on_device
 from ruda_cuda._functions import wrap
-
-_NDIM = {"fftn", "ifftn", "rfftn", "irfftn"}
 
 
 def _shape_and_axes(
@@ -85,10 +82,36 @@ def _nd(name: str) -> Any:
     return transform
 
 
-globals().update({name: _nd(name) for name in _NDIM})
-globals().update({name: _on_device(getattr(_compat, name)) for name in ("fftfreq", "rfftfreq")})
-globals().update(
-    {name: wrap(getattr(_compat, name)) for name in spec.FFT if name not in _NDIM | {"fftfreq", "rfftfreq"}}
-)
+# the n-dimensional transforms with explicit axes, the frequencies on the array's device, and
+# array-api-compat's CuPy functions returning Array, one line each
+fftn = _nd("fftn")
+ifftn = _nd("ifftn")
+rfftn = _nd("rfftn")
+irfftn = _nd("irfftn")
+fftfreq = _on_device(_compat.fftfreq)
+rfftfreq = _on_device(_compat.rfftfreq)
+fft = wrap(_compat.fft)
+ifft = wrap(_compat.ifft)
+rfft = wrap(_compat.rfft)
+irfft = wrap(_compat.irfft)
+hfft = wrap(_compat.hfft)
+ihfft = wrap(_compat.ihfft)
+fftshift = wrap(_compat.fftshift)
+ifftshift = wrap(_compat.ifftshift)
 
-__all__ = sorted(spec.FFT)
+__all__ = [
+    "fft",
+    "fftfreq",
+    "fftn",
+    "fftshift",
+    "hfft",
+    "ifft",
+    "ifftn",
+    "ifftshift",
+    "ihfft",
+    "irfft",
+    "irfftn",
+    "rfft",
+    "rfftfreq",
+    "rfftn",
+]

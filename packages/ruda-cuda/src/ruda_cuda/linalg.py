@@ -7,14 +7,11 @@ from typing import Any
 import cupy
 import numpy as np
 from array_api_compat.cupy import linalg as _compat
-from ruda import spec
 from ruda.spec import EigResult
 
 from ruda_cuda._array import Array, as_array
 from ruda_cuda._functions import wrap
 from ruda_cuda._fusion import realizing
-
-_OWN = {"solve", "eig", "eigvals"}
 
 
 @realizing
@@ -62,6 +59,54 @@ def eigvals(x: Any, /) -> Array:
     return as_array(cupy.linalg.eigvals(x).astype(_complex_for(x.dtype), copy=False))
 
 
-globals().update({name: wrap(getattr(_compat, name)) for name in spec.LINALG if name not in _OWN})
+# array-api-compat's CuPy functions returning Array, one line each
+cholesky = wrap(_compat.cholesky)
+cross = wrap(_compat.cross)
+det = wrap(_compat.det)
+diagonal = wrap(_compat.diagonal)
+eigh = wrap(_compat.eigh)
+eigvalsh = wrap(_compat.eigvalsh)
+inv = wrap(_compat.inv)
+matmul = wrap(_compat.matmul)
+matrix_norm = wrap(_compat.matrix_norm)
+matrix_power = wrap(_compat.matrix_power)
+matrix_rank = wrap(_compat.matrix_rank)
+matrix_transpose = wrap(_compat.matrix_transpose)
+outer = wrap(_compat.outer)
+pinv = wrap(_compat.pinv)
+qr = wrap(_compat.qr)
+slogdet = wrap(_compat.slogdet)
+svd = wrap(_compat.svd)
+svdvals = wrap(_compat.svdvals)
+tensordot = wrap(_compat.tensordot)
+trace = wrap(_compat.trace)
+vecdot = wrap(_compat.vecdot)
+vector_norm = wrap(_compat.vector_norm)
 
-__all__ = sorted(set(spec.LINALG) | _OWN)
+__all__ = [
+    "cholesky",
+    "cross",
+    "det",
+    "diagonal",
+    "eig",
+    "eigh",
+    "eigvals",
+    "eigvalsh",
+    "inv",
+    "matmul",
+    "matrix_norm",
+    "matrix_power",
+    "matrix_rank",
+    "matrix_transpose",
+    "outer",
+    "pinv",
+    "qr",
+    "slogdet",
+    "solve",
+    "svd",
+    "svdvals",
+    "tensordot",
+    "trace",
+    "vecdot",
+    "vector_norm",
+]
