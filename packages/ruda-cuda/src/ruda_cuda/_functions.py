@@ -11,6 +11,7 @@ from typing import Any
 import cupy
 import numpy as np
 from array_api_compat import cupy as _compat
+from ruda import spec
 
 from ruda_cuda import _fusion
 from ruda_cuda._array import Array, as_array, as_arrays
@@ -122,51 +123,13 @@ all = fusing("all", wrap(_compat.all))
 any = fusing("any", wrap(_compat.any))
 diff = wrap(_compat.diff)
 
-__all__ = [
-    "all",
-    "any",
-    "argmax",
-    "argmin",
-    "argsort",
-    "broadcast_arrays",
-    "broadcast_shapes",
-    "broadcast_to",
-    "concat",
-    "count_nonzero",
-    "cumulative_prod",
-    "cumulative_sum",
-    "diff",
-    "expand_dims",
-    "flip",
-    "isin",
-    "matmul",
-    "matrix_transpose",
-    "max",
-    "mean",
-    "min",
-    "moveaxis",
-    "nonzero",
-    "permute_dims",
-    "prod",
-    "repeat",
-    "reshape",
-    "roll",
-    "searchsorted",
-    "sort",
-    "squeeze",
-    "stack",
-    "std",
-    "sum",
-    "take",
-    "take_along_axis",
-    "tensordot",
-    "tile",
-    "unique_all",
-    "unique_counts",
-    "unique_inverse",
-    "unique_values",
-    "unstack",
-    "var",
-    "vecdot",
-    "where",
+__all__ = [  # (each defined above)
+    *spec.INDEXING_FUNCTIONS,
+    *spec.LINEAR_ALGEBRA_FUNCTIONS,
+    *spec.MANIPULATION_FUNCTIONS,
+    *spec.SEARCHING_FUNCTIONS,
+    *spec.SET_FUNCTIONS,
+    *spec.SORTING_FUNCTIONS,
+    *spec.STATISTICAL_FUNCTIONS,
+    *spec.UTILITY_FUNCTIONS,
 ]

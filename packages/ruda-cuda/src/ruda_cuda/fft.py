@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from array_api_compat.cupy import fft as _compat
+from ruda import spec
 
 from ruda_cuda._array import Array
 from ruda_cuda._creation import _on_device
@@ -99,19 +100,4 @@ ihfft = wrap(_compat.ihfft)
 fftshift = wrap(_compat.fftshift)
 ifftshift = wrap(_compat.ifftshift)
 
-__all__ = [
-    "fft",
-    "fftfreq",
-    "fftn",
-    "fftshift",
-    "hfft",
-    "ifft",
-    "ifftn",
-    "ifftshift",
-    "ihfft",
-    "irfft",
-    "irfftn",
-    "rfft",
-    "rfftfreq",
-    "rfftn",
-]
+__all__ = list(spec.FFT)  # (each defined above)
