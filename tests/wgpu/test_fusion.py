@@ -130,6 +130,23 @@ def test_a_graph_recorded_again_after_a_write_into_its_operand(xp, fused, root_a
     assert_matches_numpy(c1, (host * 2 + 1) * 3)
 
 
+def test_a_prepared_graph_is_not_replayed_after_its_operand_changed_under_a_computed_step(xp, fused):
+    # c's graph equals one launched before, but its first operation has run alone since and x
+    # has been written: c must read that operation's result, not compute it again from the new x
+    host = np.arange(8, dtype=np.float32)
+    x = xp.asarray(host)
+    c0 = (x * 2.0 + 1.0) * 3.0
+    assert_matches_numpy(c0, (host * 2 + 1) * 3)  # prepared for its output buffer
+    a = x * 2.0
+    b = a + 1.0
+    assert_matches_numpy(a, host * 2)  # runs alone
+    c = b * 3.0
+    x[...] = 100.0
+    del c0  # c gets c0's buffer
+    assert_matches_numpy(c, (host * 2 + 1) * 3)
+    assert_matches_numpy(b, host * 2 + 1)
+
+
 def test_a_graph_whose_operation_ran_alone_is_not_prepared(xp, fused):
     host = np.arange(8, dtype=np.float32)
     x = xp.asarray(host)

@@ -141,11 +141,15 @@ class Storage:
 
     def will_write(self) -> None:
         """Call before recording a write into this buffer: pending operations that read it are
-        recorded first, so that they see the old contents, and the host copy is dropped."""
+        recorded first, so that they see the old contents, and the host copy is dropped. A write
+        that pending operations may read starts a new epoch of the device (see
+        ``_fusion._launch``)."""
         self.host = None
-        if self.mark == self.device.generation:  # a pending operation may read it
+        device = self.device
+        if self.mark == device.generation:  # a pending operation may read it
             self.mark = -1
-            self.device.run_readers(self)
+            device.epoch += 1
+            device.run_readers(self)
 
     def __del__(self) -> None:
         # try rather than contextlib.suppress: every array's end passes here, and the context
@@ -350,6 +354,8 @@ class GpuDevice:
         #: how many times run_pending() has run: a buffer marked with the present generation
         #: may be read by a pending operation (see Storage.will_write)
         self.generation = 0
+        #: writes so far into buffers that pending operations may read (see Storage.will_write)
+        self.epoch = 0
 
     def __repr__(self) -> str:
         return f"Device({self.name!r}: {self.description})"

@@ -140,7 +140,7 @@ class Node:
     empty, so the graph under it can be freed.
     """
 
-    __slots__ = ("args", "device", "leaves", "op", "read", "shape", "sid", "size", "storage")
+    __slots__ = ("args", "device", "epoch", "leaves", "op", "read", "shape", "sid", "size", "storage")
 
     def __init__(
         self,
@@ -150,6 +150,7 @@ class Node:
         shape: tuple[int, ...],
         size: int,
         leaves: frozenset[int],
+        epoch: int,
     ) -> None:
         self.device, self.op, self.args, self.shape = device, op, args, shape
         self.storage: Storage | None = None
@@ -162,6 +163,8 @@ class Node:
         self.leaves = leaves
         #: what its graph computes from what (see :func:`_structure_id`; set by :func:`record`)
         self.sid = 0
+        #: the device's epoch when the oldest pending node of its graph was recorded
+        self.epoch = epoch
 
     @property
     def dtype(self) -> np.dtype[Any]:
@@ -211,7 +214,7 @@ def record(device: GpuDevice, op: Operation, values: Sequence[Any], shape: tuple
     # passes here: the record of one costs a microsecond or two)
     args: list[Any] = []
     parts: list[Any] = [op, shape]
-    size, leaves, strides, generation = 1, _NO_LEAVES, None, device.generation
+    size, leaves, strides, generation, epoch = 1, _NO_LEAVES, None, device.generation, device.epoch
     for v in values:
         if type(v) is Scalar:
             args.append(v)
@@ -227,6 +230,8 @@ def record(device: GpuDevice, op: Operation, values: Sequence[Any], shape: tuple
             node.read = True
             strides = v._strides  # (a pending result is contiguous, of this shape)
             size += node.size
+            if node.epoch < epoch:
+                epoch = node.epoch
             if leaves is not node.leaves:
                 leaves = leaves | node.leaves if leaves else node.leaves
             continue
@@ -246,10 +251,10 @@ def record(device: GpuDevice, op: Operation, values: Sequence[Any], shape: tuple
         for a in args:
             if type(a) is Operand:
                 a.storage.mark = device.generation
-        node = Node(device, op, tuple(args), shape, size, leaves)
+        node = Node(device, op, tuple(args), shape, size, leaves, device.epoch)
         _structure_id(node)
     else:
-        node = Node(device, op, tuple(args), shape, size, leaves)
+        node = Node(device, op, tuple(args), shape, size, leaves, epoch)
         node.sid = _number(tuple(parts))
     out = Array._pending(node, strides)
     if alone or not _enabled or 0 in shape:
@@ -347,18 +352,20 @@ def _launch(root: Node) -> None:
     kept by the root's structure id (which :func:`record` works out as it goes) and output
     buffer, so that a repeat skips the walk of the graph, the plan's signature and its launch
     key (the 8-operation benchmark chain launched in 8 us against 22 on the lavapipe machine's
-    host). The prepared dispatch computes the whole graph from its leaves as they were recorded,
-    which still hold what they held then (a write into a buffer that a pending operation reads
-    runs it first: see Storage.will_write); it is kept only from a launch whose operations were
-    all still pending. A graph whose pending operands have all run since it was recorded is one
-    operation on their results, kept by what :func:`_alone_key` names.
+    host). The prepared dispatch computes the whole graph from its leaves as they were recorded:
+    it serves only while no write into a buffer that pending operations read has happened since
+    the graph's oldest operation was recorded (the device's epoch; such a write runs the graphs
+    that still read the buffer, but one of the graph's operations may have run alone before it
+    and left the rest reading its result), and it is kept only from a launch whose operations
+    were all still pending. A graph whose pending operands have all run since it was recorded
+    is one operation on their results, kept by what :func:`_alone_key` names.
     """
     shape, dtype, dev = root.shape, root.dtype, root.device
     out = Storage(dev, max(math.prod(shape) * STORAGE_ITEMSIZE[dtype], 4))
     # (a fuse trace sees every launch: it takes none straight from the device)
     tracing = CAPTURE.log is not None
     key = (root.sid, out.buffer)
-    step = None if tracing else dev.prepared_fused.get(key)
+    step = None if tracing or root.epoch != dev.epoch else dev.prepared_fused.get(key)
     alone = None
     if step is None and root.size > 1:  # its pending operands may all have run since
         alone = _alone_key(root, out)
