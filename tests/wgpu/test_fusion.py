@@ -147,6 +147,26 @@ def test_a_prepared_graph_is_not_replayed_after_its_operand_changed_under_a_comp
     assert_matches_numpy(b, host * 2 + 1)
 
 
+def test_graphs_run_by_a_write_find_their_prepared_launch(xp, fused, monkeypatch):
+    # a loop whose pending results run because it writes into what they read: from the second
+    # round on, each graph's launch is found, not made again from the graph
+    host = np.arange(64, dtype=np.float32)
+    x = xp.asarray(host)
+    walks = []
+    real = _fusion.graph_of
+    monkeypatch.setattr(_fusion, "graph_of", lambda root: walks.append(root) or real(root))
+    for k in range(4):
+        y, z = x * 2.0 + 1.0, x * 3.0  # a graph of two operations, and one alone
+        x[...] = float(k)  # runs y and z first
+        if k == 0:
+            walks.clear()
+        before = host if k == 0 else np.full(64, k - 1, np.float32)
+        assert_matches_numpy(y, before * 2 + 1)
+        assert_matches_numpy(z, before * 3)
+        del y, z
+    assert walks == []
+
+
 def test_a_graph_whose_operation_ran_alone_is_not_prepared(xp, fused):
     host = np.arange(8, dtype=np.float32)
     x = xp.asarray(host)

@@ -148,8 +148,8 @@ class Storage:
         device = self.device
         if self.mark == device.generation:  # a pending operation may read it
             self.mark = -1
+            device.run_readers(self)  # (they run before the write: still in the old epoch)
             device.epoch += 1
-            device.run_readers(self)
 
     def __del__(self) -> None:
         # try rather than contextlib.suppress: every array's end passes here, and the context

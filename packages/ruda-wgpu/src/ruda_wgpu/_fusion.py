@@ -365,7 +365,9 @@ def _launch(root: Node) -> None:
     # (a fuse trace sees every launch: it takes none straight from the device)
     tracing = CAPTURE.log is not None
     key = (root.sid, out.buffer)
-    step = None if tracing or root.epoch != dev.epoch else dev.prepared_fused.get(key)
+    # (a single operation's dispatch reads its operands as they are now, whatever the epoch)
+    prepared = not tracing and (root.size == 1 or root.epoch == dev.epoch)
+    step = dev.prepared_fused.get(key) if prepared else None
     alone = None
     if step is None and root.size > 1:  # its pending operands may all have run since
         alone = _alone_key(root, out)
