@@ -282,7 +282,7 @@ def binary(name: str, a: Any, b: Any) -> Array:
     """Run elementwise operation ``name`` of two operands (arrays or Python scalars).
 
     Every operator and binary function comes here, so the common cases take few steps (the
-    record of a pending operation costs about a microsecond): two arrays of one dtype, shape
+    record of a pending operation costs a microsecond or two): two arrays of one dtype, shape
     and device, and a real floating array with a Python float or int on either side, which
     keeps the array's dtype and needs no kind or range check.
     """
