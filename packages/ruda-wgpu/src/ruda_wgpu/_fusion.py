@@ -75,7 +75,7 @@ from typing import Any
 
 import numpy as np
 
-from ruda_wgpu._array import Array
+from ruda_wgpu._array import Array, pending_array
 from ruda_wgpu._engine import PENDING_BOUND, STORAGE_ITEMSIZE, GpuDevice, Step, Storage, remember
 from ruda_wgpu._kernels import (
     CAPTURE,
@@ -256,7 +256,7 @@ def record(device: GpuDevice, op: Operation, values: Sequence[Any], shape: tuple
     else:
         node = Node(device, op, tuple(args), shape, size, leaves, epoch)
         node.sid = _number(tuple(parts))
-    out = Array._pending(node, strides)
+    out = pending_array(node, shape, op.dtype, device, strides)
     if alone or not _enabled or 0 in shape:
         out._storage  # noqa: B018  (runs it now)
     else:
