@@ -41,9 +41,9 @@ both calls and then submitting took 204 us, submitting each call as soon as it w
 waits for the recording one to release the GIL. Halving the stand-in took the first to 178:
 what the chain needs is a cheaper recording, not overlap.
 
-What recording costs, on the lavapipe machine's host: the chain records in 14 us (20 when each
+What recording costs, on the lavapipe machine's host: the chain records in 13 us (20 when each
 buffer kept a list of its pending readers and a node held its operation's five fields) and
-launches in 4. Of the 14, calling the operators and functions down to the record takes 3.1 and
+launches in 4. Of the 13, calling the operators and functions down to the record takes 3.1 and
 making and dropping the eight result arrays 2.8 (the record replaced by one that returns an
 array); the rest is the nodes, structure ids, marks and pending list. On one H200 host, the
 chain on 1e7 elements went from 1.62 and 1.70 times the hand-written kernel to 1.43 and 1.36.
