@@ -178,20 +178,10 @@ class Node:
         """Whether this node's pending graph reads ``storage`` (False once it has run)."""
         if self.storage is not None:
             return False
-        todo, seen = [self], {id(self)}
-        while todo:
-            for a in todo.pop().args:
-                kind = type(a)
-                if kind is Operand and a.storage is storage:
-                    return True
-                if kind is Node:
-                    if a.storage is not None:
-                        if a.storage is storage:
-                            return True
-                    elif id(a) not in seen:
-                        seen.add(id(a))
-                        todo.append(a)
-        return False
+        order: list[Node] = []
+        _collect(self, order, set())
+        # (an array operand, or an operation that has run: pending ones hold no storage yet)
+        return any(type(a) is not Scalar and a.storage is storage for n in order for a in n.args)
 
     def run(self) -> Storage:
         """Compute this node and the pending graph under it (once); the result's storage."""
