@@ -53,10 +53,7 @@ class Operators(ArrayOperators):
             if operand is None:
                 return unsupported(self, function, other)
             other = operand
-        if function == "matmul":
-            return _binary(function, other, self) if reflected else _binary(function, self, other)
-        binary = _ops().binary  # (the elementwise operators, most of them: one call fewer)
-        return binary(function, other, self) if reflected else binary(function, self, other)
+        return _binary(function, other, self) if reflected else _binary(function, self, other)
 
     def _inplace_operator(self, function: str, dunder: str, other: Any) -> Any:
         from ruda_wgpu._array import Array, assign
