@@ -240,7 +240,7 @@ def record(device: GpuDevice, op: Operation, values: Sequence[Any], shape: tuple
         size, leaves = 1, frozenset(leaf_id(a) for a in args if type(a) is Operand)
         for a in args:
             if type(a) is Operand:
-                a.storage.mark = device.generation
+                a.storage.mark = generation
         node = Node(device, op, tuple(args), shape, size, leaves, device.epoch)
         _structure_id(node)
     else:
