@@ -124,7 +124,7 @@ def test_getitem_errors(xp):
     with pytest.raises(IndexError, match="boolean index of shape"):
         x[xp.asarray([True, False, True])]
     with pytest.raises(IndexError, match="out of bounds"):
-        x[xp.asarray([0, 2])]
+        np.asarray(x[xp.asarray([0, 2])])  # (raised by the read: the gather does not wait)
     with pytest.raises(IndexError, match="integer or boolean"):
         x[xp.asarray([0.0])]
 

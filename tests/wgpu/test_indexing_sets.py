@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import ruda_wgpu
 from ruda.testing import assert_matches_numpy, parametrize_backends
-from ruda_wgpu._engine import GpuDevice, default_device
+from ruda_wgpu._engine import CHECK_WORDS, GpuDevice, default_device
 
 from tests.wgpu.dtype_support import indices
 
@@ -140,7 +140,7 @@ def test_mask_setitem_with_a_value_per_element(xp):
 def test_bad_keys_raise_clear_errors(xp):
     x = xp.asarray(HOST)
     with pytest.raises(IndexError, match="out of bounds"):
-        x[xp.asarray([0, 3])]
+        np.asarray(x[xp.asarray([0, 3])])
     with pytest.raises(IndexError, match="out of bounds"):
         x[xp.asarray([-4])] = 1
     with pytest.raises(IndexError, match="out of bounds"):
@@ -161,7 +161,7 @@ INDEX_DTYPES = [d for d in DTYPES if np.dtype(d).kind in "iu"]
 @pytest.mark.parametrize("index_dtype", INDEX_DTYPES)
 def test_out_of_bounds_indices_raise_in_every_index_dtype(xp, index_dtype):
     # a gather with one index array checks its indices in the kernel; each call below must raise
-    # whichever element is out of bounds, compared in the index's own width
+    # (when its result is read) whichever element is out of bounds, compared in the index's own width
     x = xp.asarray(np.arange(10, dtype=np.float32))
     info = np.iinfo(index_dtype)
     bad = [10, info.max] + ([-11, info.min] if info.min < 0 else [])
@@ -181,7 +181,7 @@ def test_out_of_bounds_indices_raise_in_every_index_dtype(xp, index_dtype):
         ):
             for i in (index, strided):
                 with pytest.raises(IndexError, match="index out of bounds for an axis of length 10"):
-                    call(i)
+                    np.asarray(call(i))
         with pytest.raises(IndexError, match="out of bounds"):
             x[index] = 1.0
         with pytest.raises(IndexError, match="out of bounds"):
@@ -191,10 +191,79 @@ def test_out_of_bounds_indices_raise_in_every_index_dtype(xp, index_dtype):
     assert_matches_numpy(x, np.arange(10, dtype=np.float32))  # the refused writes wrote nothing
 
 
+def test_a_gather_does_not_wait_for_its_check_and_the_next_read_raises(xp):
+    dev = default_device()
+    x, i, j = xp.asarray(np.arange(10, dtype=np.float32)), xp.asarray([1, 10]), xp.asarray([2, -1])
+    xp.synchronize()
+    reads, submits = dev.host_reads, dev.memory_stats()["submits"]
+    bad = xp.take(x, i)
+    good = xp.take(x, j)
+    assert (dev.host_reads, dev.memory_stats()["submits"]) == (reads, submits)
+    with pytest.raises(IndexError, match=r"take\(\): index out of bounds for an axis of length 10") as raised:
+        float(x[0])  # any read back raises it, not only a read of the gather's result
+    assert "an earlier operation" in str(raised.value.__notes__)
+    del bad
+    assert_matches_numpy(good, np.array([2, 9], dtype=np.float32))  # the error was raised once
+    x[xp.asarray([4])]
+    x[xp.asarray([-11])]
+    with pytest.raises(IndexError, match="out of bounds") as raised:
+        xp.synchronize()
+    assert "with 0 more" not in str(raised.value.__notes__)
+    xp.synchronize()  # the words are clear again
+
+
+def test_the_first_of_several_bad_gathers_is_raised(xp):
+    x = xp.asarray(np.arange(10, dtype=np.float32))
+    grid = xp.reshape(xp.arange(12, dtype=xp.float32), (3, 4))
+    x[xp.asarray([0, 1])]
+    grid[xp.asarray([0, 1]), xp.asarray([5, 0])]  # two index arrays: checked before combining
+    xp.take(x, xp.asarray([20]))
+    with pytest.raises(IndexError, match="axis of length 4") as raised:
+        np.asarray(x)
+    assert "with 1 more" in str(raised.value.__notes__)
+
+
+def test_more_gathers_than_check_words_read_the_words_back_first(xp):
+    x = xp.asarray(np.arange(10, dtype=np.float32))
+    for k in range(CHECK_WORDS + 10):  # in bounds: the words are read back and reused
+        xp.take(x, xp.asarray([k % 10]))
+    assert_matches_numpy(xp.take(x, xp.asarray([3])), np.array([3], dtype=np.float32))
+    with pytest.raises(IndexError, match="out of bounds"):
+        xp.take(x, xp.asarray([10]))
+        for _ in range(CHECK_WORDS):
+            xp.take(x, xp.asarray([0]))  # one of these reads the words back, and raises
+    assert_matches_numpy(xp.take(x, xp.asarray([5])), np.array([5], dtype=np.float32))
+
+
+def test_a_read_of_a_host_copy_raises_what_a_gather_flagged(xp):
+    x = xp.asarray(np.arange(10, dtype=np.float32))
+    np.asarray(x)  # a small array's words stay on the host until it is written
+    xp.take(x, xp.asarray([-20]))
+    with pytest.raises(IndexError, match="out of bounds"):
+        np.asarray(x)
+
+
+def test_a_scatter_raises_at_once_and_writes_nothing(xp):
+    x = xp.asarray(np.arange(10, dtype=np.float32))
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[xp.asarray([2, 10])] = 0.0
+    assert_matches_numpy(x, np.arange(10, dtype=np.float32))
+
+
+def test_a_traced_gather_checks_every_call(xp):
+    x = xp.asarray(np.arange(10, dtype=np.float32))
+    twice = xp.fuse(lambda i: xp.take(x, i) * 2)
+    assert_matches_numpy(twice(xp.asarray([1, 2])), np.array([2, 4], dtype=np.float32))
+    for _ in range(2):
+        with pytest.raises(IndexError, match="out of bounds"):
+            np.asarray(twice(xp.asarray([1, 12])))
+        assert_matches_numpy(twice(xp.asarray([3])), np.array([6], dtype=np.float32))
+
+
 def test_indices_are_checked_where_the_result_is_empty(xp):
     x = xp.asarray(np.zeros((0, 4), dtype=np.float32))
     with pytest.raises(IndexError, match="out of bounds"):
-        xp.take(x, xp.asarray([4]), axis=1)  # no element to gather, still a bad index (as NumPy)
+        np.asarray(xp.take(x, xp.asarray([4]), axis=1))  # nothing gathered, still a bad index
     with pytest.raises(IndexError, match="axis of length 0"):
         xp.take(x, xp.asarray([0]), axis=0)
     assert xp.take(x, xp.asarray([3, -4]), axis=1).shape == (0, 2)
@@ -220,7 +289,7 @@ def test_take_and_take_along_axis(xp, dtype):
         np.take_along_axis(np.broadcast_to(host, (4, 6, 3)), wide, axis=2),
     )
     with pytest.raises(IndexError, match="out of bounds"):
-        xp.take(x, xp.asarray([6]), axis=1)
+        np.asarray(xp.take(x, xp.asarray([6]), axis=1))
     with pytest.raises(ValueError, match="axis="):
         xp.take(x, xp.asarray([0]))
     with pytest.raises(TypeError, match="integer indices"):

@@ -246,6 +246,8 @@ def to_numpy(x: Array) -> np.ndarray[Any, Any]:
             x.device.read(st.buffer, 0, st.nbytes), dtype=_dtypes.STORAGE_NP[x.dtype.name]
         )
     if st.host is not None:
+        if x.device.checks:  # errors kernels may have flagged come back with any read
+            x.device.raise_checks()
         isz = st.host.itemsize
         view = np.lib.stride_tricks.as_strided(
             st.host[x._offset :], shape=x.shape, strides=[s * isz for s in x._strides], writeable=False

@@ -121,6 +121,10 @@ class BufferPool:
 #: references to pending arrays a device holds before it first drops the dead ones
 PENDING_BOUND = 64
 
+#: words in which kernels flag the errors they find (see GpuDevice.defer_check); one more check
+#: reads them all back first
+CHECK_WORDS = 256
+
 
 class Storage:
     """One pooled GPU buffer shared by an array and its views; returned to the pool on collection."""
@@ -356,6 +360,10 @@ class GpuDevice:
         self.generation = 0
         #: writes so far into buffers that pending operations may read (see Storage.will_write)
         self.epoch = 0
+        #: the errors that kernels may have flagged since the last read, by word of the check
+        #: buffer (see defer_check)
+        self.checks: list[str] = []
+        self._check_words: Storage | None = None
 
     def __repr__(self) -> str:
         return f"Device({self.name!r}: {self.description})"
@@ -697,25 +705,69 @@ class GpuDevice:
         return True
 
     def read(self, buffer: Any, offset: int, nbytes: int) -> bytes:
-        """Copy ``nbytes`` back to the host through a reused staging buffer."""
+        """Copy ``nbytes`` back to the host through a reused staging buffer. The words in which
+        kernels flag errors come back with them: a flagged one is raised (see defer_check)."""
+        with self._lock:
+            checks, self.checks = self.checks, []
+            if not checks:
+                return self._read(buffer, offset, nbytes, None)
+            assert self._check_words is not None
+            flags_at = -(-nbytes // 4) * 4
+            words = (self._check_words.buffer, 4 * len(checks), flags_at)
+            data = self._read(buffer, offset, nbytes, words)
+            self.write(words[0], 0, bytes(words[1]))  # cleared for the next checks
+            flags = np.frombuffer(data, np.uint32, len(checks), flags_at)
+            if flags.any():
+                raise _flagged(checks, flags)
+            return data[:nbytes]
+
+    def _read(self, buffer: Any, offset: int, nbytes: int, also: tuple[Any, int, int] | None) -> bytes:
+        """Bytes ``[offset, offset + nbytes)`` of ``buffer``, followed when ``also`` is
+        ``(buffer, nbytes, at)`` by that buffer's first bytes, placed from ``at`` (the lock held)."""
         import wgpu
 
-        if nbytes == 0:
+        total = nbytes if also is None else also[2] + also[1]
+        if total == 0:
             return b""
-        with self._lock:
-            staging = self.staging.acquire(nbytes)
-            try:
+        staging = self.staging.acquire(total)
+        try:
+            if nbytes:
                 self.copy(buffer, offset, staging, 0, nbytes)
-                self.flush()
-                if self._reader is not None and self.wait_idle():
-                    return self._reader.read(staging, nbytes)  # the copy is done: map, read
-                staging.map_sync(wgpu.MapMode.READ, 0, staging.size)
-                try:
-                    return bytes(staging.read_mapped(0, nbytes, copy=False))
-                finally:
-                    staging.unmap()
+            if also is not None:
+                self.copy(also[0], 0, staging, also[2], also[1])
+            self.flush()
+            if self._reader is not None and self.wait_idle():
+                return self._reader.read(staging, total)  # the copy is done: map, read
+            staging.map_sync(wgpu.MapMode.READ, 0, staging.size)
+            try:
+                return bytes(staging.read_mapped(0, total, copy=False))
             finally:
-                self.staging.release(staging)
+                staging.unmap()
+        finally:
+            self.staging.release(staging)
+
+    # -- errors found by kernels ------------------------------------------------------------
+    def defer_check(self, error: str) -> tuple[Storage, int]:
+        """A word for a kernel to set when it finds ``error`` (an index out of bounds): the
+        buffer of such words and the word's index. The error is raised, as an IndexError, by the
+        next read of data back to the host or ``synchronize()``, whichever comes first, so that a
+        checked gather does not wait for the device; a kernel that finds it writes nothing where
+        it would have read out of bounds."""
+        with self._lock:
+            if len(self.checks) == CHECK_WORDS:
+                self.raise_checks()
+            if self._check_words is None:
+                self._check_words = Storage(self, 4 * CHECK_WORDS)
+                self.write(self._check_words.buffer, 0, bytes(4 * CHECK_WORDS))
+            self.checks.append(error)
+            return self._check_words, len(self.checks) - 1
+
+    def raise_checks(self) -> None:
+        """Wait for the kernels that may have flagged errors, and raise the first they found."""
+        with self._lock:
+            if self._check_words is not None and self.checks:
+                self.host_reads += 1
+                self.read(self._check_words.buffer, 0, 0)  # (brings back the check words alone)
 
     def run_pending(self) -> None:
         """Record every pending operation whose array is alive, newest first (an older one may
@@ -746,6 +798,9 @@ class GpuDevice:
                 return
             self.run_pending()
             self.flush()
+            if self.checks:
+                self.raise_checks()  # (waits for the device)
+                return
             if self.wait_idle():
                 return
             probe = self.pool.acquire(4)
@@ -777,6 +832,18 @@ class GpuDevice:
             "waits_spun": self._waiter.spun if self._waiter else 0,
             "waits_blocked": self._waiter.blocked if self._waiter else 0,
         }
+
+
+def _flagged(checks: list[str], flags: np.ndarray[Any, Any]) -> IndexError:
+    """The error of the first of ``checks`` that a kernel flagged (see GpuDevice.defer_check)."""
+    found = [error for error, flag in zip(checks, flags, strict=True) if flag]
+    err = IndexError(found[0])
+    more = f" (with {len(found) - 1} more)" if len(found) > 1 else ""
+    err.add_note(
+        "found by the kernel of an earlier operation, and raised at the first read of data back "
+        f"to the host or synchronize() after it{more}"
+    )
+    return err
 
 
 #: a constant parameter read ``P[k]``. No leading ``\b``: a pattern that starts with a literal

@@ -10,10 +10,13 @@ Keys follow NumPy's rules, which the standard's are a subset of:
   adds a dimension of length 1 (``True``) or 0 (``False``).
 
 Every such key becomes one ``wgsl/gather.wgsl`` (get) or ``wgsl/scatter.wgsl`` (set)
-dispatch over a view. Out-of-range indices raise IndexError, as NumPy's do: that
-check reads one number back. A gather with one index array (``x[i]``, ``take``,
-``take_along_axis``) checks its indices as it reads them and raises after its
-dispatch; a scatter checks before it writes. ``x[mask]`` is one copy after the
+dispatch over a view. Out-of-range indices raise IndexError, as NumPy's do. A gather
+does not wait for its check: a kernel flags a bad index (a gather with one index array,
+``x[i]``, ``take``, ``take_along_axis``, as it reads them; with several, a check of each
+before they are combined) and the next read back to the host, or ``synchronize()``, raises
+it, naming the operation (see ``GpuDevice.defer_check``), so that gathers in a loop keep the
+GPU busy instead of waiting for it once each. A scatter checks before it writes, and waits:
+a refused write writes nothing. ``x[mask]`` is one copy after the
 mask's scan, and ``x[mask] = value`` with a value that needs no positions (a
 scalar, or one broadcast along the masked rows) is one elementwise kernel that
 reads nothing back.
@@ -32,10 +35,20 @@ from ruda._array import python_scalar
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, check_scalar_range, empty
-from ruda_wgpu._creation import arange, asarray, zeros
-from ruda_wgpu._engine import WORKGROUP, GpuDevice, storage_itemsize
+from ruda_wgpu._creation import arange, asarray
+from ruda_wgpu._engine import CHECK_WORDS, WORKGROUP, GpuDevice, Storage, storage_itemsize
 from ruda_wgpu._info import default_dtypes_of
-from ruda_wgpu._kernels import Operand, OutputRead, Scalar, _span, convert, launch_elementwise, run, window
+from ruda_wgpu._kernels import (
+    CAPTURE,
+    Operand,
+    OutputRead,
+    Scalar,
+    _span,
+    convert,
+    launch_elementwise,
+    run,
+    window,
+)
 from ruda_wgpu._manipulation import _axis, broadcast_shapes, broadcast_to, expand_dims, reshape
 from ruda_wgpu._ops import apply, astype, where
 from ruda_wgpu._searching import masked_rows, nonzero, searchsorted
@@ -84,30 +97,34 @@ def _gather_params(g: Gather, what: str) -> tuple[list[tuple[Any, int, int]], li
 
 def gather(g: Gather) -> Array:
     """The elements of ``g`` as a new contiguous array of shape ``g.shape``. With ``g.check``,
-    the kernel flags an index out of bounds as it reads it, and the flag read back raises."""
+    the kernel flags an index out of bounds as it reads it, for the next read back to the host to
+    raise (see GpuDevice.defer_check)."""
     dev = g.view.device
     out = empty(g.shape, g.view.dtype, dev)
     total = out.size
     checked = g.check is not None and g.index.size > 0
     if checked and (total == 0 or g.n == 0):  # no thread would read an index: check them here
-        check_in_bounds(g.index, g.n, str(g.check))
+        check_in_bounds(g.index, g.n, str(g.check), now=False)
         checked = False
-    if total:
+    if not total:
+        return out
+    with dev._lock:  # (a flag's word is taken and its kernel recorded as one step)
         (bind_x, bind_i), params, subs = _gather_params(g, "indexing")
         bind_o, _ = window(dev, out._storage, 0, total, storage_itemsize(out.dtype), "indexing")
         bindings = [bind_o, bind_x, bind_i]
         params += [*g.shape, *g.xs, *g.ixs]
-        subs["WORDS"] = len(params)
         subs["CHECK_BINDING"], subs["CHECK"] = "", ""
         if checked:
-            flag, bind_flag = _flag_words(dev, 1)
-            bindings.append(bind_flag)
+            words, slot = dev.defer_check(_out_of_bounds(str(g.check), g.n))
+            bindings.append(_check_binding(dev, words))
             subs["CHECK_BINDING"] = "@group(0) @binding(4) var<storage, read_write> bad: array<u32>;"
             outside = _outside("raw", _dtypes.STORAGE[g.index.dtype.name], "P[3]")
-            subs["CHECK"] = f"if ({outside}) {{ bad[0] = 1u; return; }}"
+            subs["CHECK"] = f"if ({outside}) {{ bad[P[{len(params)}]] = 1u; return; }}"
+            params.append(slot)
+        subs["WORDS"] = len(params)
         run(dev, "gather", subs, bindings, params, -(-total // WORKGROUP))
-        if checked and flag._host_copy()[0]:
-            raise IndexError(_out_of_bounds(str(g.check), g.n))
+        if checked and CAPTURE.log is not None:
+            dev.raise_checks()  # (a traced function's replays would not take the flag's word)
     return out
 
 
@@ -119,11 +136,12 @@ def _outside(raw: str, index_type: str, length: str) -> str:
 
 
 def scatter(g: Gather, value: Array) -> None:
-    """Write ``value`` (broadcast to ``g.shape``) to the elements of ``g`` (its indices checked
-    first, when ``g.check`` asks)."""
+    """Write ``value`` (broadcast to ``g.shape``) to the elements of ``g``, once its indices are
+    known to be in bounds (checked first, waiting for the device, when ``g.check`` asks)."""
     dev = g.view.device
     if g.check is not None:
         check_in_bounds(g.index, g.n, g.check)
+    dev.raise_checks()  # (those of several index arrays, made by _advanced, come back first)
     total = math.prod(g.shape)
     if not total:
         return
@@ -138,43 +156,43 @@ def scatter(g: Gather, value: Array) -> None:
     run(dev, "scatter", subs, [bind_x, bind_v, bind_i], params, -(-total // WORKGROUP))
 
 
-def check_in_bounds(index: Array, n: int, what: str) -> None:
-    """IndexError when an index is outside [-n, n): one kernel flags one, the flag is read back."""
-    check_all_in_bounds([(index, n)], what)
+def check_in_bounds(index: Array, n: int, what: str, now: bool = True) -> None:
+    """IndexError when an index is outside [-n, n) (see :func:`check_all_in_bounds`)."""
+    check_all_in_bounds([(index, n)], what, now)
 
 
-def check_all_in_bounds(checks: Sequence[tuple[Array, int]], what: str) -> None:
+def check_all_in_bounds(checks: Sequence[tuple[Array, int]], what: str, now: bool = True) -> None:
     """IndexError when an index of one of the ``(index array, axis length)`` pairs is outside
-    [-n, n): a kernel per array flags one in the array's word, and the words are read back once
-    for all of them."""
+    [-n, n): a kernel per array flags one in a word of its own, raised now (the words are read
+    back) or, unless ``now``, by the next read back to the host (see GpuDevice.defer_check)."""
     checks = [(index, n) for index, n in checks if index.size]
     if not checks:
         return
     if any(n == 0 for _, n in checks):
         raise IndexError(f"{what}: index into an axis of length 0")
     dev = checks[0][0].device
-    flags, bind_flags = _flag_words(dev, len(checks))
-    for slot, (index, n) in enumerate(checks):
-        bind_i, i_base = _bind_view(dev, index, "indexing")
-        index_type = _dtypes.STORAGE[index.dtype.name]
-        params = [index.size, i_base, n, slot, *index.shape, *index._strides]
-        subs = {
-            "IT": index_type,
-            "RANK": index.ndim,
-            "WG": WORKGROUP,
-            "WORDS": len(params),
-            "OUTSIDE": _outside("raw", index_type, "P[2]"),
-        }
-        run(dev, "index_check", subs, [bind_flags, bind_i], params, -(-index.size // WORKGROUP))
-    bad = np.flatnonzero(flags._host_copy())
-    if bad.size:
-        raise IndexError(_out_of_bounds(what, checks[int(bad[0])][1]))
+    with dev._lock:  # (a flag's word is taken and its kernel recorded as one step)
+        for index, n in checks:
+            words, slot = dev.defer_check(_out_of_bounds(what, n))
+            bind_i, i_base = _bind_view(dev, index, "indexing")
+            index_type = _dtypes.STORAGE[index.dtype.name]
+            params = [index.size, i_base, n, slot, *index.shape, *index._strides]
+            subs = {
+                "IT": index_type,
+                "RANK": index.ndim,
+                "WG": WORKGROUP,
+                "WORDS": len(params),
+                "OUTSIDE": _outside("raw", index_type, "P[2]"),
+            }
+            bindings = [_check_binding(dev, words), bind_i]
+            run(dev, "index_check", subs, bindings, params, -(-index.size // WORKGROUP))
+        if now or CAPTURE.log is not None:
+            dev.raise_checks()
 
 
-def _flag_words(dev: GpuDevice, count: int) -> tuple[Array, tuple[Any, int, int]]:
-    """``count`` zeroed u32 words for kernels to flag an index out of bounds in, and their binding."""
-    flags = zeros((count,), dtype=_dtypes.uint32, device=dev)
-    return flags, window(dev, flags._storage, 0, count, storage_itemsize(flags.dtype), "indexing")[0]
+def _check_binding(dev: GpuDevice, words: Storage) -> tuple[Any, int, int]:
+    """The binding of the device's check words (see GpuDevice.defer_check)."""
+    return window(dev, words, 0, CHECK_WORDS, 4, "indexing")[0]
 
 
 def _out_of_bounds(what: str, n: int) -> str:
@@ -380,7 +398,8 @@ def _plan(x: Array, key: Any) -> Array | Gather:
 def _advanced(view: Array, picks: list[tuple[int, Array | int, bool]]) -> Gather:
     """Gather of ``view`` with ``picks`` (dimension, index, known in bounds) of integer arrays and
     integers. One array left to check is checked by the gather as it reads it; several are checked
-    here before they are combined (a flag read back)."""
+    here before they are combined, by a kernel each (see :func:`check_all_in_bounds`: a gather
+    raises what they flag at the next read back to the host, a scatter before it writes)."""
     dev = view.device
     index_dt = default_dtypes_of(dev)["indexing"]
     arrays: list[tuple[int, Array]] = []
@@ -393,7 +412,7 @@ def _advanced(view: Array, picks: list[tuple[int, Array | int, bool]]) -> Gather
             if not in_bounds:
                 unchecked.append((d, i))
     if len(arrays) > 1:
-        check_all_in_bounds([(i, view.shape[d]) for d, i in unchecked], "an index array")
+        check_all_in_bounds([(i, view.shape[d]) for d, i in unchecked], "an index array", now=False)
     batch = broadcast_shapes(*(a.shape for _, a in arrays))
     dims = [d for d, _ in arrays]
     rest = [d for d in range(view.ndim) if d not in dims]
