@@ -1260,13 +1260,34 @@ def _blocked_unrolled(blocking: Blocking, t: str) -> dict[str, str]:
 def launch_matmul(
     dev: GpuDevice, a: Operand, b: Operand, out: Storage, batch: int, m: int, k: int, n: int
 ) -> None:
-    """``out = a @ b`` for contiguous batched operands of one dtype."""
+    """``out = a @ b`` for contiguous batched operands of one dtype.
+
+    A loop multiplies the same buffers into the same few pooled ones: the dispatches are prepared
+    once per shape, operands and output buffer, and then only copied into the batch (preparing
+    them took two thirds of the host's time of a small product)."""
     log = CAPTURE.log
     if log is not None and log.takes():
         return log.matmul(dev, a, b, out, batch, m, k, n)  # type: ignore[no-any-return]
-    isz = storage_itemsize(a.dtype)
     if batch * m * n == 0:
         return
+    sig = ("matmul", a.dtype, batch, m, k, n)
+    launch = (a.storage.buffer, a.offset, b.storage.buffer, b.offset, out.buffer)
+    with dev._lock:  # (the steps' bind groups are the device's until they are recorded)
+        prepared: dict[tuple[Any, ...], list[Step]] | None = dev.plans.get(sig)
+        if prepared is None:
+            prepared = remember(dev.plans, PLAN_CACHE, sig, {})
+        steps = prepared.get(launch)
+        if steps is None:
+            steps = _matmul_steps(dev, a, b, out, batch, m, k, n)
+            remember(prepared, PREPARED_LAUNCHES, launch, steps)
+        dev.replay(steps)
+
+
+def _matmul_steps(
+    dev: GpuDevice, a: Operand, b: Operand, out: Storage, batch: int, m: int, k: int, n: int
+) -> list[Step]:
+    """The dispatches of :func:`launch_matmul`: one per chunk of the batch."""
+    isz = storage_itemsize(a.dtype)
     bind_a, base_a = window(dev, a.storage, a.offset, a.offset + batch * m * k, isz, "matmul")
     bind_b, base_b = window(dev, b.storage, b.offset, b.offset + batch * k * n, isz, "matmul")
     bind_o, _ = window(dev, out, 0, batch * m * n, isz, "matmul")
@@ -1285,6 +1306,7 @@ def launch_matmul(
         )
         block = blocking.bm
     gx, gy = -(-n // block), -(-m // block)
-    for b0, nb in dev.batch_chunks(batch):
-        params = np.array([m, k, n, b0, base_a, base_b], dtype=np.uint32)
-        dev.dispatch(pipe, [bind_o, bind_a, bind_b], params, (gx, gy, nb))
+    return [
+        dev.step(pipe, [bind_o, bind_a, bind_b], pack_words(m, k, n, b0, base_a, base_b), (gx, gy, nb))
+        for b0, nb in dev.batch_chunks(batch)
+    ]

@@ -50,11 +50,16 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     (m, k), (k2, n) = a.shape[-2:], b.shape[-2:]
     if k != k2:
         raise ValueError(f"matmul(): shapes {x1.shape} and {x2.shape} do not align ({k} != {k2})")
-    batch = broadcast_for("matmul", a.shape[:-2], b.shape[:-2])
-    a = contiguous(broadcast_to(a if a.dtype == dt else astype(a, dt), (*batch, m, k)))
-    b = contiguous(broadcast_to(b if b.dtype == dt else astype(b, dt), (*batch, k, n)))
+    batch = a.shape[:-2]
+    if b.shape[:-2] != batch:  # (the common case, one batch or none, skips the broadcasts)
+        batch = broadcast_for("matmul", batch, b.shape[:-2])
+        a, b = broadcast_to(a, (*batch, m, k)), broadcast_to(b, (*batch, k, n))
+    a = contiguous(a if a.dtype == dt else astype(a, dt))
+    b = contiguous(b if b.dtype == dt else astype(b, dt))
     out = empty((*batch, m, n), dt, x1.device)
     launch_matmul(x1.device, a._operand(), b._operand(), out._storage, math.prod(batch), m, k, n)
+    if x1.ndim > 1 and x2.ndim > 1:
+        return out
     shape = (*batch, m, n)
     if x1.ndim == 1:
         shape = shape[:-2] + shape[-1:]

@@ -196,9 +196,8 @@ def concat(arrays: Sequence[Array], /, *, axis: int | None = 0) -> Array:
     shape[axis] = sum(a.shape[axis] for a in arrays)
     out = empty(tuple(shape), dt, arrays[0].device)
     start = 0
-    for a in arrays:
-        index = (slice(None),) * axis + (slice(start, start + a.shape[axis]),)
-        assign(out[index], a)
+    for a in arrays:  # (each part of out has a's shape)
+        assign(out._view(a.shape, out._strides, start * out._strides[axis]), a)
         start += a.shape[axis]
     return out
 
