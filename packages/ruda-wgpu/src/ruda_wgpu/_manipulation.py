@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from collections.abc import Sequence
@@ -55,9 +56,10 @@ def _same_device(arrays: Sequence[Array], fn: str) -> None:
 
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     """The broadcast of several shapes; ValueError naming them when they do not broadcast."""
-    return broadcast_for("", *shapes)
+    return broadcast_for("", *(tuple(s) for s in shapes))
 
 
+@functools.lru_cache(maxsize=4096)  # every broadcasting operation asks, mostly for a few shapes
 def broadcast_for(what: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
     """:func:`broadcast_shapes` for function ``what``, whose name starts the error message."""
     ndim = max((len(s) for s in shapes), default=0)

@@ -133,6 +133,7 @@ def _in_place(
     return (x._operand() if own == flat else contiguous(x)._operand()), None
 
 
+@functools.lru_cache(maxsize=4096)  # every reduction in place asks, mostly for a few layouts
 def fold_strides(
     shape: tuple[int, ...], strides: tuple[int, ...], groups: Any, flat: tuple[int, int, int]
 ) -> tuple[int, int, int] | None:
