@@ -212,6 +212,21 @@ def test_a_gather_does_not_wait_for_its_check_and_the_next_read_raises(xp):
     xp.synchronize()  # the words are clear again
 
 
+def test_a_repeated_gather_checks_its_indices_every_time(xp):
+    # the second and later calls replay a prepared dispatch: its check must still flag, in the
+    # word of its own call
+    x = xp.asarray(np.arange(10, dtype=np.float32))
+    i = xp.asarray(np.array([1, 2], dtype=np.int32))
+    for _ in range(3):
+        assert_matches_numpy(xp.take(x, i), np.array([1, 2], dtype=np.float32))
+    i[1] = 12  # the same buffer, now out of bounds
+    with pytest.raises(IndexError, match="out of bounds"):
+        np.asarray(xp.take(x, i))
+    i[1] = -1
+    for _ in range(2):
+        assert_matches_numpy(xp.take(x, i), np.array([1, 9], dtype=np.float32))
+
+
 def test_the_first_of_several_bad_gathers_is_raised(xp):
     x = xp.asarray(np.arange(10, dtype=np.float32))
     grid = xp.reshape(xp.arange(12, dtype=xp.float32), (3, 4))

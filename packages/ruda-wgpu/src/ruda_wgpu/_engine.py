@@ -756,11 +756,18 @@ class GpuDevice:
         with self._lock:
             if len(self.checks) == CHECK_WORDS:
                 self.raise_checks()
+            words = self.check_words()
+            self.checks.append(error)
+            return words, len(self.checks) - 1
+
+    def check_words(self) -> Storage:
+        """The buffer of :data:`CHECK_WORDS` words in which kernels flag errors (see
+        :meth:`defer_check`), zeroed when first made and after each read."""
+        with self._lock:
             if self._check_words is None:
                 self._check_words = Storage(self, 4 * CHECK_WORDS)
                 self.write(self._check_words.buffer, 0, bytes(4 * CHECK_WORDS))
-            self.checks.append(error)
-            return self._check_words, len(self.checks) - 1
+            return self._check_words
 
     def raise_checks(self) -> None:
         """Wait for the kernels that may have flagged errors, and raise the first they found."""
