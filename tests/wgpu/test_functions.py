@@ -366,6 +366,21 @@ def test_matrix_norm_refuses_an_unknown_ord(xp):
 _BLOCKINGS = [(dtype, blocking) for dtype, variants in _kernels.BLOCKED.items() for blocking in variants]
 
 
+def test_a_repeated_product_reads_its_operands_anew(xp):
+    # the second and later products of the same buffers replay a prepared dispatch: it must read
+    # what the buffers hold now, and write each product's own result
+    a, b = _host("float32", (20, 12), 1), _host("float32", (12, 9), 2)
+    x, y = xp.asarray(a), xp.asarray(b)
+    first = [x @ y for _ in range(3)]
+    x[...] = 2 * x  # the same buffer, new values
+    again = x @ y
+    for got in first:
+        assert_matches_numpy(got, a @ b, rtol=1e-5, atol=1e-5)
+    assert_matches_numpy(again, (2 * a) @ b, rtol=1e-5, atol=1e-5)
+    batched = xp.reshape(xp.concat([x, x]), (2, 20, 12)) @ y
+    assert_matches_numpy(batched, np.stack([2 * a, 2 * a]) @ b, rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize(("dtype", "blocking"), _BLOCKINGS, ids=[f"{d}-{b.bm}" for d, b in _BLOCKINGS])
 def test_matmul_of_blocks_with_ragged_edges(xp, dtype, blocking, monkeypatch):
     # each register-blocked kernel alone (the only one, taken for a single block): sizes none a
