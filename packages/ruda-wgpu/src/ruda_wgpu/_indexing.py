@@ -36,20 +36,19 @@ from ruda._array import python_scalar
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, check_scalar_range, empty
 from ruda_wgpu._creation import arange, asarray
-from ruda_wgpu._engine import CHECK_WORDS, WORKGROUP, GpuDevice, Step, Storage, remember, storage_itemsize
+from ruda_wgpu._engine import CHECK_WORDS, WORKGROUP, GpuDevice, Step, Storage, storage_itemsize
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import (
     CAPTURE,
-    PLAN_CACHE,
-    PREPARED_LAUNCHES,
     Operand,
     OutputRead,
     Scalar,
     _span,
     convert,
-    kernel_pipeline,
+    kernel_step,
     launch_elementwise,
     pack_words,
+    prepared,
     run,
     window,
 )
@@ -123,13 +122,7 @@ def gather(g: Gather) -> Array:
         *(g.shape, g.xs, g.ixs, g.n, g.step, out._storage.buffer, checked),
     )
     with dev._lock:  # (a flag's word is taken and its kernel recorded as one step)
-        prepared: dict[tuple[Any, ...], tuple[Step, int]] | None = dev.plans.get(("gather",))
-        if prepared is None:
-            prepared = remember(dev.plans, PLAN_CACHE, ("gather",), {})
-        found = prepared.get(launch)
-        if found is None:
-            found = remember(prepared, PREPARED_LAUNCHES, launch, _gather_step(g, out, checked))
-        step, slot_at = found
+        step, slot_at = prepared(dev, ("gather",), launch, lambda: _gather_step(g, out, checked))
         blob = step.params
         if checked:
             slot = dev.defer_check(_out_of_bounds(str(g.check), g.n))[1]
@@ -159,9 +152,7 @@ def _gather_step(g: Gather, out: Array, checked: bool) -> tuple[Step, int]:
         subs["CHECK"] = f"if ({outside}) {{ bad[P[{len(params)}]] = 1u; return; }}"
         params.append(0)  # (the word of the check: see gather)
     subs["WORDS"] = len(params)
-    words_ = pack_words(*(int(p) & 0xFFFFFFFF for p in params))
-    step = dev.step(kernel_pipeline(dev, "gather", subs), bindings, words_, -(-total // WORKGROUP))
-    return step, slot_at
+    return kernel_step(dev, "gather", subs, bindings, params, -(-total // WORKGROUP)), slot_at
 
 
 def _outside(raw: str, index_type: str, length: str) -> str:

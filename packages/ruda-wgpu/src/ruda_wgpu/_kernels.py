@@ -16,7 +16,7 @@ import math
 import struct
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -429,8 +429,41 @@ def run(
 
     Parameters are u32 words; negative integers (strides) are passed as their two's complement.
     """
-    words = pack_words(*(int(p) & 0xFFFFFFFF for p in params))
-    dev.dispatch(kernel_pipeline(dev, name, subs), list(buffers), words, groups)
+    dev.dispatch(kernel_pipeline(dev, name, subs), list(buffers), _param_words(params), groups)
+
+
+def kernel_step(
+    dev: GpuDevice,
+    name: str,
+    subs: Mapping[str, object],
+    buffers: Sequence[tuple[Any, int, int]],
+    params: Sequence[int],
+    groups: int | tuple[int, ...],
+) -> Step:
+    """The dispatch :func:`run` records, prepared (see ``GpuDevice.step``) instead."""
+    return dev.step(kernel_pipeline(dev, name, subs), list(buffers), _param_words(params), groups)
+
+
+def _param_words(params: Sequence[int]) -> bytes:
+    """u32 parameter words, negative integers as their two's complement."""
+    return pack_words(*(int(p) & 0xFFFFFFFF for p in params))
+
+
+_P = TypeVar("_P")
+
+
+def prepared(dev: GpuDevice, sig: Any, launch: Any, prepare: Callable[[], _P]) -> _P:
+    """What ``prepare`` makes for the launch ``launch`` (the buffers and offsets it binds) of the
+    operation ``sig`` (what its dispatches' shapes and kernels depend on), made once and kept:
+    a loop repeats the same operation on the same few pooled buffers, whose dispatches are then
+    only copied into the batch (pooled buffers live until ``empty_cache()``, which drops these)."""
+    launches: dict[Any, _P] | None = dev.plans.get(sig)
+    if launches is None:
+        launches = remember(dev.plans, PLAN_CACHE, sig, {})
+    found = launches.get(launch)
+    if found is None:
+        found = remember(launches, PREPARED_LAUNCHES, launch, prepare())
+    return found
 
 
 def kernel_pipeline(dev: GpuDevice, name: str, subs: Mapping[str, object]) -> Any:
@@ -974,14 +1007,8 @@ def _reduce_threads(
         out = Storage(dev, columns * isz)
         targets = [dev.scratch(("reduce threads", n), columns * g * isz) for n, g in enumerate(parts[:-1])]
         targets.append(out)
-        prepared: dict[tuple[Any, ...], list[Step]] | None = dev.plans.get(sig)
-        if prepared is None:
-            prepared = remember(dev.plans, PLAN_CACHE, sig, {})
         launch = (*[_launch_key(leaf) for leaf in leaves], *[t.buffer for t in targets])
-        steps = prepared.get(launch)
-        if steps is None:
-            steps = remember(prepared, PREPARED_LAUNCHES, launch, prepare(targets))
-        dev.replay(steps)
+        dev.replay(prepared(dev, sig, launch, lambda: prepare(targets)))
     return out
 
 
@@ -1273,14 +1300,7 @@ def launch_matmul(
     sig = ("matmul", a.dtype, batch, m, k, n)
     launch = (a.storage.buffer, a.offset, b.storage.buffer, b.offset, out.buffer)
     with dev._lock:  # (the steps' bind groups are the device's until they are recorded)
-        prepared: dict[tuple[Any, ...], list[Step]] | None = dev.plans.get(sig)
-        if prepared is None:
-            prepared = remember(dev.plans, PLAN_CACHE, sig, {})
-        steps = prepared.get(launch)
-        if steps is None:
-            steps = _matmul_steps(dev, a, b, out, batch, m, k, n)
-            remember(prepared, PREPARED_LAUNCHES, launch, steps)
-        dev.replay(steps)
+        dev.replay(prepared(dev, sig, launch, lambda: _matmul_steps(dev, a, b, out, batch, m, k, n)))
 
 
 def _matmul_steps(
