@@ -15,8 +15,10 @@ and ``fft`` extensions are computed on the GPU too; the package README lists the
 
 from __future__ import annotations
 
+import contextlib as _contextlib
 import math as _math
 import sys as _sys
+from collections.abc import Iterator as _Iterator
 
 import numpy as _np
 from ruda import _nan
@@ -29,6 +31,7 @@ from ruda_wgpu._dtypes import can_cast, finfo, iinfo, isdtype, result_type
 from ruda_wgpu._elementwise import *  # noqa: F403
 from ruda_wgpu._engine import GpuDevice as Device
 from ruda_wgpu._engine import devices as _gpu_devices
+from ruda_wgpu._gpu_time import GpuTimer
 from ruda_wgpu._indexing import repeat, take, take_along_axis
 from ruda_wgpu._info import __array_namespace_info__
 from ruda_wgpu._linalg import matmul, tensordot, vecdot
@@ -92,6 +95,29 @@ def synchronize(device: Device | str | None = None) -> None:
         dev.synchronize()
 
 
+@_contextlib.contextmanager
+def gpu_time(device: Device | str | None = None) -> _Iterator[GpuTimer]:
+    """Measure the GPU's own time for the work of a block, leaving out the host's (recording,
+    launching, submitting, waiting): ``with xp.gpu_time() as t: ...``, then ``t.seconds`` (the
+    summed time of the compute passes that ran the block's work) and ``t.passes``.
+
+    Waits for the device on entry, so that earlier work is not counted, and on exit. Needs the
+    adapter's ``timestamp-query`` feature (RuntimeError without it); blocks do not nest.
+    """
+    from ruda_wgpu._engine import resolve_device
+
+    dev = resolve_device(device)
+    timer = GpuTimer(dev)
+    dev.synchronize()
+    dev.attach_timer(timer)
+    try:
+        yield timer
+        dev.run_pending()
+    finally:
+        dev.attach_timer(None)
+    timer.collect(dev)
+
+
 def memory_stats(device: Device | str | None = None) -> dict[str, int]:
     """Allocated and in-use bytes of a device's buffer pool, with counts of pipelines, dispatches,
     submits and waits (those that ended spinning, those that blocked)."""
@@ -137,6 +163,7 @@ __all__ = _spec.namespace_names(
     "synchronize",
     "fuse",
     "memory_stats",
+    "gpu_time",
     "empty_cache",
     "clear_shader_cache",
 )

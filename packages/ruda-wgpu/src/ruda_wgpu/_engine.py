@@ -31,6 +31,7 @@ from typing import Any, NamedTuple, TypeVar
 import numpy as np
 
 from ruda_wgpu import _devices, _dtypes, _wait, _wgsl
+from ruda_wgpu._gpu_time import COLLECT_AT, GpuTimer
 
 #: dispatches recorded before a batch is submitted without being asked
 BATCH_DISPATCHES = 256
@@ -364,6 +365,8 @@ class GpuDevice:
         #: buffer (see defer_check)
         self.checks: list[str] = []
         self._check_words: Storage | None = None
+        #: what times the compute passes opened now (see attach_timer), if anything does
+        self.timer: GpuTimer | None = None
 
     def __repr__(self) -> str:
         return f"Device({self.name!r}: {self.description})"
@@ -398,7 +401,8 @@ class GpuDevice:
         with self._lock:
             if self._device is not None:
                 return
-            wanted = [f for f in ("shader-int64", "shader-f64") if f in self.features]
+            # (timestamp queries for gpu_time(), which only passes opened while it runs use)
+            wanted = [f for f in ("shader-int64", "shader-f64", "timestamp-query") if f in self.features]
             limits = {
                 k: self.limits[k]
                 for k in (
@@ -638,9 +642,26 @@ class GpuDevice:
         open (the lock held)."""
         if self._encoder is None:
             self._encoder = self._encode.command_encoder(self._device)
-        self._pass = self._encode.compute_pass(self._encoder)
+        if self.timer is None:
+            self._pass = self._encode.compute_pass(self._encoder)
+        else:
+            self._pass = self._encoder.begin_compute_pass(timestamp_writes=self.timer.writes())
         self._pass_pipeline = None
         return self._pass
+
+    def attach_timer(self, timer: GpuTimer | None) -> None:
+        """Have ``timer`` measure the compute passes opened from now on (None: stop). Work
+        recorded before is submitted first, and a batch opened ahead with nothing in it is
+        dropped, so that no pass holds work from both sides."""
+        with self._lock:
+            if timer is not None and self.timer is not None:
+                raise RuntimeError(f"{self.name} is already being timed: gpu_time() blocks do not nest")
+            self.flush()
+            if self._encoder is not None and not self._pending:
+                if self._pass is not None:
+                    self._pass.end()
+                self._pass = self._encoder = None
+            self.timer = timer
 
     def _bind_group(self, pipe: Any, buffers: list[tuple[Any, int, int]], params_size: int) -> Any:
         """A bind group of ``pipe``: binding 0 the parameter arena's window of ``params_size``
@@ -679,8 +700,13 @@ class GpuDevice:
                     self._arena_sent = bytes(batch)
             if cpass is not None:
                 cpass.end()
+            timer = self.timer
+            if timer is not None:
+                timer.resolve(encoder)
             self._encode.submit(self._device, encoder)
             self.submits += 1
+            if timer is not None and timer.used >= COLLECT_AT:
+                timer.collect(self)
 
     # -- transfers ----------------------------------------------------------------------
     def write(self, buffer: Any, offset: int, data: bytes | memoryview) -> None:
