@@ -37,6 +37,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from math import nan
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,8 @@ from ruda_wgpu._devices import native_api
 WG = 256
 #: calls a round of the chain's GPU-bound rounds (see bench_chain)
 STEADY_CALLS = 40
+#: rounds of each side timed on the GPU's clock (see gpu_times)
+GPU_TRIALS = 5
 
 ELEMENTWISE = """
 @group(0) @binding(0) var<storage, read> a: array<f32>;
@@ -117,10 +120,18 @@ class HandWritten:
     def __init__(self) -> None:
         ours = xp.__array_namespace_info__().default_device()
         ours.device  # noqa: B018  (opens ours, whose wait this one copies)
-        self.device = ours.adapter.request_device_sync()
+        timed = [f for f in ("timestamp-query",) if f in ours.features]
+        self.device = ours.adapter.request_device_sync(required_features=timed)
         self.usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
         # the fastest wait wgpu-native allows, as ours waits (spinning as long as ours does)
-        self.waiter = _wait.Waiter(native_api(self.device), self.device, ours._waiter.spin_seconds)
+        api = native_api(self.device)
+        self.waiter = _wait.Waiter(api, self.device, ours._waiter.spin_seconds)
+        if timed:  # GPU time of a run's pass (see gpu_seconds), in ticks of `period` ns
+            self.queries = self.device.create_query_set(type="timestamp", count=2)
+            self.ticks = self.device.create_buffer(
+                size=16, usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC
+            )
+            self.period = float(api.lib.wgpuQueueGetTimestampPeriod(self.device.queue._internal))
 
     def buffer(self, host: np.ndarray | None, nbytes: int = 0) -> Any:
         buf = self.device.create_buffer(
@@ -141,16 +152,27 @@ class HandWritten:
         )
         return pipe, group
 
-    def run(self, steps: list[tuple[Any, Any, tuple[int, int, int]]], reps: int) -> None:
+    def run(self, steps: list[tuple[Any, Any, tuple[int, int, int]]], reps: int, timed: bool = False) -> None:
+        """Submit ``reps`` times the dispatches ``steps`` in one pass (``timed``: with timestamps
+        written at its beginning and end, for gpu_seconds)."""
         encoder = self.device.create_command_encoder()
-        cpass = encoder.begin_compute_pass()
+        writes = {"query_set": self.queries, "beginning_of_pass_write_index": 0, "end_of_pass_write_index": 1}
+        cpass = encoder.begin_compute_pass(timestamp_writes=writes if timed else None)
         for _ in range(reps):
             for pipe, group, grid in steps:
                 cpass.set_pipeline(pipe)
                 cpass.set_bind_group(0, group)
                 cpass.dispatch_workgroups(*grid)
         cpass.end()
+        if timed:
+            encoder.resolve_query_set(self.queries, 0, 2, self.ticks, 0)
         self.device.queue.submit([encoder.finish()])
+
+    def gpu_seconds(self, steps: list[tuple[Any, Any, tuple[int, int, int]]], reps: int) -> float:
+        """The GPU's own time for a run (see run), from the timestamps of its pass."""
+        self.run(steps, reps, timed=True)
+        begin, end = np.frombuffer(self.device.queue.read_buffer(self.ticks), np.uint64)
+        return float(end - begin) * self.period * 1e-9
 
     def wait(self) -> None:
         self.waiter.wait()
@@ -202,6 +224,24 @@ def compare(fns: dict[str, Callable[[], None]], reps: int, trials: int) -> dict[
     return out
 
 
+def gpu_times(
+    ours: Callable[[], None], hand: HandWritten, steps: list[Any], reps: int, trials: int
+) -> dict[str, float]:
+    """Seconds per operation on the GPU's own clock (timestamps at the beginning and end of
+    each side's pass, the host's recording, launching and waiting left out), the fastest of
+    ``trials`` rounds of ``reps`` operations each, and their ratio ours/hand: how the kernels
+    compare. Empty where the adapter has no timestamp queries."""
+    if not hasattr(hand, "queries"):
+        return {}
+    ours_s = hand_s = float("inf")
+    for _ in range(trials):
+        with xp.gpu_time() as timer:
+            ours()
+        ours_s = min(ours_s, timer.seconds)
+        hand_s = min(hand_s, hand.gpu_seconds(steps, reps))
+    return {"gpu ours": ours_s / reps, "gpu hand": hand_s / reps, "gpu ratio": ours_s / hand_s}
+
+
 def bench_elementwise(hand: HandWritten, op: str, n: int, reps: int, trials: int) -> dict[str, float]:
     rng = np.random.default_rng(0)
     a, b = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
@@ -222,8 +262,10 @@ def bench_elementwise(hand: HandWritten, op: str, n: int, reps: int, trials: int
             code.replace("@binding(2)", "@binding(1)").replace("EXPR", "exp(a[i])"), [ba, bo]
         )
 
+    steps = [(pipe, group, grid(-(-n // WG)))]
+
     def handwritten() -> None:
-        hand.run([(pipe, group, grid(-(-n // WG)))], reps)
+        hand.run(steps, reps)
         hand.wait()
 
     np_fn = (lambda: np.add(a, b)) if op == "add" else (lambda: np.exp(a))
@@ -232,7 +274,8 @@ def bench_elementwise(hand: HandWritten, op: str, n: int, reps: int, trials: int
         for _ in range(reps):
             np_fn()
 
-    return compare({"ours": ours, "hand": handwritten, "numpy": numpy}, reps, trials)
+    out = compare({"ours": ours, "hand": handwritten, "numpy": numpy}, reps, trials)
+    return out | gpu_times(ours, hand, steps, reps, GPU_TRIALS)
 
 
 def bench_sum(hand: HandWritten, n: int, reps: int, trials: int) -> dict[str, float]:
@@ -258,7 +301,8 @@ def bench_sum(hand: HandWritten, n: int, reps: int, trials: int) -> dict[str, fl
         for _ in range(reps):
             np.sum(a)
 
-    return compare({"ours": ours, "hand": handwritten, "numpy": numpy}, reps, trials)
+    out = compare({"ours": ours, "hand": handwritten, "numpy": numpy}, reps, trials)
+    return out | gpu_times(ours, hand, steps, reps, GPU_TRIALS)
 
 
 def bench_matmul(hand: HandWritten, n: int, reps: int, trials: int) -> dict[str, float]:
@@ -275,15 +319,18 @@ def bench_matmul(hand: HandWritten, n: int, reps: int, trials: int) -> dict[str,
     ba, bb, bo = hand.buffer(a), hand.buffer(b), hand.buffer(None, a.nbytes)
     pipe, group = hand.pipeline(MATMUL.replace("NU", f"{n}u"), [ba, bb, bo])
 
+    steps = [(pipe, group, (-(-n // 16), -(-n // 16), 1))]
+
     def handwritten() -> None:
-        hand.run([(pipe, group, (-(-n // 16), -(-n // 16), 1))], reps)
+        hand.run(steps, reps)
         hand.wait()
 
     def numpy() -> None:
         for _ in range(reps):
             a @ b
 
-    return compare({"ours": ours, "hand": handwritten, "numpy": numpy}, reps, trials)
+    out = compare({"ours": ours, "hand": handwritten, "numpy": numpy}, reps, trials)
+    return out | gpu_times(ours, hand, steps, reps, GPU_TRIALS)
 
 
 def bench_chain(hand: HandWritten, n: int, reps: int, trials: int) -> dict[str, float]:
@@ -300,6 +347,7 @@ def bench_chain(hand: HandWritten, n: int, reps: int, trials: int) -> dict[str, 
     code = ELEMENTWISE.replace("o[i] = EXPR;", f"{lets('wgsl', 'let')}\n  o[i] = t{len(STEPS) - 1};")
     ba, bb, bo = hand.buffer(a), hand.buffer(b), hand.buffer(None, a.nbytes)
     pipe, group = hand.pipeline(code, [ba, bb, bo])
+    steps = [(pipe, group, grid(-(-n // WG)))]
 
     def rounds_of(calls: int) -> dict[str, Callable[[], None]]:
         """The contenders, each making ``calls`` calls and one wait a round."""
@@ -315,7 +363,7 @@ def bench_chain(hand: HandWritten, n: int, reps: int, trials: int) -> dict[str, 
             del results
 
         def handwritten() -> None:
-            hand.run([(pipe, group, grid(-(-n // WG)))], calls)
+            hand.run(steps, calls)
             hand.wait()
 
         return {"ours": ours, "hand": handwritten, "fuse": fuse}
@@ -335,6 +383,7 @@ def bench_chain(hand: HandWritten, n: int, reps: int, trials: int) -> dict[str, 
 
     out = compare({**contenders, "numpy": numpy, "unfused": unfused}, reps, trials)
     out["kernels"] = kernels
+    out |= gpu_times(contenders["ours"], hand, steps, reps, GPU_TRIALS)
     # Rounds of many calls: the hand-written side and xp.fuse are then bound by the GPU, so
     # fuse/hand compares the kernels; ours, by the host's recording and launching of each call.
     calls = 4 if xp.__array_namespace_info__().default_device().cpu else STEADY_CALLS
@@ -436,7 +485,7 @@ def main() -> int:
     )
     print(
         f"{'op':8} {'size':>9} {'ours ms':>10} {'hand ms':>10} {'numpy ms':>10} "
-        f"{'ours/hand':>10} {'fastest':>8} {'ours/numpy':>11}"
+        f"{'ours/hand':>10} {'fastest':>8} {'GPU clock':>10} {'ours/numpy':>11}"
     )
     for op in args.ops.split(","):
         if op == "loop":
@@ -473,7 +522,8 @@ def main() -> int:
             rows.append(row)
             print(
                 f"{op:8} {n:>9} {t['ours'] * 1e3:>10.3f} {t['hand'] * 1e3:>10.3f} {t['numpy'] * 1e3:>10.3f} "
-                f"{row['ours/hand']:>10.2f} {t['fastest ratio']:>8.2f} {row['ours/numpy']:>11.2f}"
+                f"{row['ours/hand']:>10.2f} {t['fastest ratio']:>8.2f} {t.get('gpu ratio', nan):>10.2f} "
+                f"{row['ours/numpy']:>11.2f}"
                 + (
                     f"   ({t['kernels']} kernel(s); fusion off: {t['unfused'] * 1e3:.3f} ms; "
                     f"xp.fuse: {t['fuse'] * 1e3:.3f} ms, {t['fuse/hand']:.2f} of hand-written; "
@@ -521,13 +571,20 @@ def _size(row: dict[str, Any]) -> str:
     return f"1e{len(str(n)) - 1}" if str(n).strip("0") == "1" else str(n)
 
 
+def _gpu_clock(row: dict[str, Any]) -> str:
+    """The ratio of the two sides' GPU time per operation, with ours in microseconds."""
+    if "gpu ratio" not in row:
+        return "-"
+    return f"{row['gpu ratio']:.2f} ({row['gpu ours'] * 1e6:.1f} us)"
+
+
 def markdown(paths: list[Path]) -> str:
     """The README's two tables from the results files: each operation against the hand-written
     program, then the loop of small operations."""
     main = [
         "| device | op | size | ours ms | hand-written ms | ours/hand, median | ours/hand, fastest "
-        "rounds | NumPy ms |",
-        "|---|---|---|---|---|---|---|---|",
+        "rounds | ours/hand, GPU clock | NumPy ms |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     loop = [
         "| device | fused us/op | unfused us/op | through `xp.fuse`, us/op | NumPy us/op |",
@@ -552,12 +609,13 @@ def markdown(paths: list[Path]) -> str:
                     op += f"; host per call on 1e3 elements: {host}"
             main.append(
                 f"| {device} | {op} | {_size(r)} | {r['ours'] * 1e3:.3f} | {r['hand'] * 1e3:.3f} "
-                f"| {r['ours/hand']:.2f} | {r['fastest ratio']:.2f} | {r['numpy'] * 1e3:.3f} |"
+                f"| {r['ours/hand']:.2f} | {r['fastest ratio']:.2f} | {_gpu_clock(r)} "
+                f"| {r['numpy'] * 1e3:.3f} |"
             )
             if "fuse" in r:
                 main.append(
                     f"| {device} | the chain through `xp.fuse` | {_size(r)} | {r['fuse'] * 1e3:.3f} "
-                    f"| {r['hand'] * 1e3:.3f} | {r['fuse/hand']:.2f} | {r['fuse'] / r['hand']:.2f} "
+                    f"| {r['hand'] * 1e3:.3f} | {r['fuse/hand']:.2f} | {r['fuse'] / r['hand']:.2f} | - "
                     f"| {r['numpy'] * 1e3:.3f} |"
                 )
             if "steady ours" in r:
@@ -570,7 +628,7 @@ def markdown(paths: list[Path]) -> str:
                     main.append(
                         f"| {device} | {what}, {calls} calls a round | {_size(r)} "
                         f"| {r[f'steady {key}'] * 1e3:.3f} | {hand:.3f} | {r[f'steady {ratio}']:.2f} "
-                        f"| {fastest:.2f} | - |"
+                        f"| {fastest:.2f} | - | - |"
                     )
     return "\n".join([*main, "", "A loop of 1000 dependent operations on 1e3 float32:", "", *loop])
 
