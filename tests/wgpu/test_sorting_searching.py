@@ -205,6 +205,30 @@ def test_argmax_writes_the_index_dtype_of_the_device(xp, monkeypatch):
         assert_matches_numpy(got, want, check_dtype=False)
 
 
+@pytest.mark.parametrize(
+    ("shape", "axis"), [((300, 40), 1), ((40, 5000), 1), ((5000, 3), 0), ((70000,), None)]
+)
+def test_a_repeated_argmax_reads_its_input_anew(xp, shape, axis):
+    # later calls on the same buffers replay prepared dispatches (a thread a row, a workgroup a
+    # row, an axis read in place, several passes): each must read what the buffer holds now and
+    # write a result of its own, with the passes' pairs in the device's scratch buffers
+    host = _values("float32", int(np.prod(shape)), seed=21).reshape(shape)
+    x = xp.asarray(host)
+    first = [xp.argmax(x, axis=axis) for _ in range(3)]
+    x[...] = -x  # the same buffer, new values
+    again = xp.argmax(x, axis=axis)
+    for got in first:
+        assert_matches_numpy(got, np.argmax(host, axis=axis), check_dtype=False)
+    assert_matches_numpy(again, np.argmax(-host, axis=axis), check_dtype=False)
+    # another input into the result buffer the pool hands back, through the same scratch
+    del first, again
+    flipped = host[::-1].copy()
+    y = xp.asarray(flipped)
+    read = [np.asarray(xp.argmax(z, axis=axis)) for z in (x, y)]
+    np.testing.assert_array_equal(read[0], np.argmax(-host, axis=axis))
+    np.testing.assert_array_equal(read[1], np.argmax(flipped, axis=axis))
+
+
 @pytest.mark.parametrize("cpu", [True, False])
 def test_argmax_takes_the_kernel_each_adapter_kind_wants(xp, monkeypatch, cpu):
     # lavapipe runs both kernels here by posing as a GPU: many short rows go a thread a row there
@@ -214,18 +238,20 @@ def test_argmax_takes_the_kernel_each_adapter_kind_wants(xp, monkeypatch, cpu):
     x = xp.asarray(host)
     monkeypatch.setattr(x.device, "cpu", cpu)
     launched = []
-    real_run = _searching.run
+    real_step = _searching.kernel_step
 
-    def run(dev, name, *args):
+    def kernel_step(dev, name, *args):
         launched.append(name)
-        return real_run(dev, name, *args)
+        return real_step(dev, name, *args)
 
-    monkeypatch.setattr(_searching, "run", run)
+    monkeypatch.setattr(_searching, "kernel_step", kernel_step)
     for k, thread_a_row in [(_searching.GPU_THREAD_ROW, True), (_searching.GPU_THREAD_ROW + 1, cpu)]:
         launched.clear()
+        x.device.plans.clear()  # (prepared dispatches from an earlier test would skip the steps)
         assert_matches_numpy(xp.argmax(x[:, :k], axis=1), np.argmax(host[:, :k], axis=1), check_dtype=False)
         assert ("argreduce_threads" in launched) == thread_a_row, (k, launched)
     launched.clear()
+    x.device.plans.clear()
     assert_matches_numpy(xp.argmin(x[:10], axis=1), np.argmin(host[:10], axis=1), check_dtype=False)
     assert "argreduce_threads" not in launched  # few long rows: a workgroup a row on either
 

@@ -969,7 +969,7 @@ def _reduce_threads(
     na, nk, nb = shape
     columns = max(na * nb, 1)
     isz = STORAGE_ITEMSIZE[acc]
-    parts = _thread_passes(columns, nk)
+    parts = thread_passes(columns, nk)
 
     def prepare(targets: list[Storage]) -> list[Step]:
         """The dispatches, one a pass, each writing its target."""
@@ -1012,7 +1012,7 @@ def _reduce_threads(
     return out
 
 
-def _thread_passes(columns: int, k: int) -> list[int]:
+def thread_passes(columns: int, k: int) -> list[int]:
     """The parts G of each pass of :func:`_reduce_threads` over ``columns`` rows of ``k``: each
     pass reduces the previous one's G partial results, until a pass leaves one."""
     parts = [thread_parts(columns, k)]
