@@ -187,8 +187,9 @@ class HandWritten:
         A GPU left idle for a while, as by NumPy's rounds, lowers its clocks and raises them
         again only under load: on the H200, after 3 s idle the hand-written chain on 1e7
         elements took 120-140 us a call on the GPU's clock, against 41 after 0.5 s idle, and
-        came back within about a second of work. Rounds timed straight after NumPy's had
-        measured those lowered clocks."""
+        still 98 after a second of rounds that kept the GPU about half busy; after a second of
+        this back-to-back work, 40.8. Rounds timed straight after NumPy's had measured those
+        lowered clocks."""
         if self.cpu:
             return
         if self._busy is None:
