@@ -33,7 +33,10 @@ bounded by what the graph's kernel reads and writes (64 MB at least, 4 operation
 and 4e6 elements alone (within 2%), but on a slower H200 host (a chain recorded in 32-35 us)
 it lost at 1e7: rounds of two took 478 us against 396, rounds of 40 5085 against 3542, the
 calls costing the host 122 us each against 35 once each started with a launch and a submit.
-Whether running ahead pays depends on the host's submit, so it is left out. A bound on what any
+Whether running ahead pays depends on the host's submit, so it is left out. Those tries were
+timed on the wall clock alone: a retry should also rule out the GPU's clocks (an H200 left idle
+for seconds, as during NumPy's rounds, runs slower for a while; see ``HandWritten.keep_busy`` in
+benchmarks/wgpu_overhead.py), and ``gpu_time()`` tells the GPU's part from the host's. A bound on what any
 running ahead could gain, measured on an H200 host with the hand-written chain kernel and a busy
 host loop standing in for recording (26 us a call, rounds of two on 1e7 elements): recording
 both calls and then submitting took 204 us, submitting each call as soon as it was recorded 199
