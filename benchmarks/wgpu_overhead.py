@@ -116,6 +116,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
 """
 
 
+#: the benchmark chain as one hand-written fused kernel (inputs a and b, output o)
+CHAIN = ELEMENTWISE.replace("o[i] = EXPR;", f"{lets('wgsl', 'let')}\n  o[i] = t{len(STEPS) - 1};")
+
+
 class HandWritten:
     """A minimal wgpu-py program: fixed buffers, one pipeline per kernel, one pass per batch."""
 
@@ -130,7 +134,9 @@ class HandWritten:
         self.waiter = _wait.Waiter(api, self.device, ours._waiter.spin_seconds)
         self.cpu = ours.cpu
         self._busy: list[tuple[Any, Any, tuple[int, int, int]]] | None = None
-        if timed:  # GPU time of a run's pass (see gpu_seconds), in ticks of `period` ns
+        #: where a run's pass writes its timestamps (see gpu_seconds); None without the feature
+        self.queries: Any = None
+        if timed:  # in ticks of `period` ns
             self.queries = self.device.create_query_set(type="timestamp", count=2)
             self.ticks = self.device.create_buffer(
                 size=16, usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC
@@ -160,8 +166,14 @@ class HandWritten:
         """Submit ``reps`` times the dispatches ``steps`` in one pass (``timed``: with timestamps
         written at its beginning and end, for gpu_seconds)."""
         encoder = self.device.create_command_encoder()
-        writes = {"query_set": self.queries, "beginning_of_pass_write_index": 0, "end_of_pass_write_index": 1}
-        cpass = encoder.begin_compute_pass(timestamp_writes=writes if timed else None)
+        writes = None
+        if timed:
+            writes = {
+                "query_set": self.queries,
+                "beginning_of_pass_write_index": 0,
+                "end_of_pass_write_index": 1,
+            }
+        cpass = encoder.begin_compute_pass(timestamp_writes=writes)
         for _ in range(reps):
             for pipe, group, grid in steps:
                 cpass.set_pipeline(pipe)
@@ -195,9 +207,8 @@ class HandWritten:
         if self._busy is None:
             n = 1 << 22
             a = np.random.default_rng(1).standard_normal(n).astype(np.float32)
-            code = ELEMENTWISE.replace("o[i] = EXPR;", f"{lets('wgsl', 'let')}\n  o[i] = t{len(STEPS) - 1};")
             buffers = [self.buffer(a), self.buffer(a), self.buffer(None, a.nbytes)]
-            self._busy = [(*self.pipeline(code, buffers), grid(n // WG))]
+            self._busy = [(*self.pipeline(CHAIN, buffers), grid(n // WG))]
         start = time.perf_counter()
         while time.perf_counter() - start < seconds:
             self.run(self._busy, 40)
@@ -265,7 +276,7 @@ def gpu_times(
     Each side's rounds run together, each after a second of GPU work (see
     HandWritten.keep_busy) and an untimed round.
     """
-    if not hasattr(hand, "queries"):
+    if hand.queries is None:
         return {}
 
     def timed_ours() -> float:
@@ -390,9 +401,8 @@ def bench_chain(hand: HandWritten, n: int, reps: int, trials: int) -> dict[str, 
     kernels = xp.memory_stats()["dispatches"] - before
 
     traced = xp.fuse(lambda x, y: chain(xp, x, y))
-    code = ELEMENTWISE.replace("o[i] = EXPR;", f"{lets('wgsl', 'let')}\n  o[i] = t{len(STEPS) - 1};")
     ba, bb, bo = hand.buffer(a), hand.buffer(b), hand.buffer(None, a.nbytes)
-    pipe, group = hand.pipeline(code, [ba, bb, bo])
+    pipe, group = hand.pipeline(CHAIN, [ba, bb, bo])
     steps = [(pipe, group, grid(-(-n // WG)))]
 
     def rounds_of(calls: int) -> dict[str, Callable[[], None]]:
