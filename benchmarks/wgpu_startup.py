@@ -4,10 +4,13 @@ kernels in the cache from an earlier process?
 The script (``SCRIPT`` below) uses 50 different kernels: 30 unary and 15 binary elementwise
 functions, sort, argsort, cumulative_sum, max and matmul, each read back at once. It runs in
 fresh processes with ``RUDA_CACHE_DIR`` pointing at a temporary folder: once to fill the
-adapter verdicts (not timed), then *cold* (the caches of compiled kernels and of wgpu-native's
-parsed C header emptied before each run) and *warm* (the caches as the previous run left
-them). Times are wall-clock, from before ``import ruda_wgpu`` to the last result, the fastest
-of ``--runs`` each, with where that run's time went: importing NumPy and ruda_wgpu, importing
+adapter verdicts (not timed), then *cold* (the caches of compiled kernels, the programs' lists
+of them and wgpu-native's parsed C header emptied before each run), *warm* (the caches as the
+previous run left them, so that the script's kernels compile in threads as the device opens:
+``ruda_wgpu._preload``) and *warm, no preload* (the same with ``RUDA_WGPU_PRELOAD=0``, each
+kernel compiled from the drivers' caches when first used); the two warm kinds run in turns.
+Times are wall-clock, from before ``import ruda_wgpu`` to the last result, the fastest of
+``--runs`` each, with where that run's time went: importing NumPy and ruda_wgpu, importing
 wgpu (whose native backend parses wgpu-native's C header with pycparser; a warm run reads the
 parse from ruda's cache), finding the adapters, opening the device (with the first upload),
 the first kernel, the other 49. The Vulkan driver starts in a thread while wgpu is imported
@@ -37,6 +40,7 @@ from typing import Any
 
 from _gpu_bench import markdown_table, save
 from _timing import RESULTS, benchmark_parser
+from ruda_wgpu._preload import PRELOAD_ENV
 from ruda_wgpu._shader_cache import DRIVER_CACHES
 
 SCRIPT = """
@@ -74,6 +78,8 @@ print(json.dumps([b - a for a, b in zip(marks, marks[1:])]))
 """
 #: the parts of a run's time, in the order the script marks them
 PHASES = ("import", "wgpu", "adapters", "device", "first kernel", "49 more")
+#: the runs: no compiled kernels; compiled, with and without the kernels compiled ahead
+STATES = ("cold", "warm", "warm, no preload")
 
 
 def run_script(env: dict[str, str]) -> dict[str, float]:
@@ -101,31 +107,33 @@ def main() -> int:
     env["RUDA_CACHE_DIR"] = str(folder)
     try:
         run_script(env)  # adapter verdicts, and a first compile
-        cold, warm = [], []
+        runs: dict[str, list[dict[str, float]]] = {state: [] for state in STATES}
         for k in range(args.runs):
-            for cache in ("shaders", "cffi"):
+            for cache in ("shaders", "preload", "cffi"):
                 shutil.rmtree(folder / cache, ignore_errors=True)
-            cold.append(run_script(env))
-            print(f"cold run {k + 1}: {cold[-1]['total']:.3f} s", flush=True)
-        for k in range(args.runs):
-            warm.append(run_script(env))
-            print(f"warm run {k + 1}: {warm[-1]['total']:.3f} s", flush=True)
+            runs["cold"].append(run_script(env))
+            print(f"cold run {k + 1}: {runs['cold'][-1]['total']:.3f} s", flush=True)
+        for k in range(args.runs):  # in turns, so that a slow spell of the host hits both
+            for state, extra in (("warm", {}), ("warm, no preload", {PRELOAD_ENV: "0"})):
+                runs[state].append(run_script({**env, **extra}))
+                print(f"{state} run {k + 1}: {runs[state][-1]['total']:.3f} s", flush=True)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     import ruda_wgpu as xp
 
     dev = xp.__array_namespace_info__().default_device()
-    best_cold, best_warm = (min(runs, key=lambda run: run["total"]) for runs in (cold, warm))
-    row = {
-        "cold_s": best_cold["total"],
-        "warm_s": best_warm["total"],
-        "cold/warm": best_cold["total"] / best_warm["total"],
-        "cold phases_s": best_cold,
-        "warm phases_s": best_warm,
+    best = {state: min(runs[state], key=lambda run: run["total"]) for state in STATES}
+    row: dict[str, Any] = {
+        "cold_s": best["cold"]["total"],
+        "warm_s": best["warm"]["total"],
+        "cold/warm": best["cold"]["total"] / best["warm"]["total"],
+        "cold/warm, no preload": best["cold"]["total"] / best["warm, no preload"]["total"],
     }
+    row.update({f"{state} phases_s": best[state] for state in STATES})
     print(
         f"{dev.description}: 50-operation script in a fresh process, cold cache {row['cold_s']:.3f} s, "
-        f"warm cache {row['warm_s']:.3f} s: {row['cold/warm']:.1f} times faster warm"
+        f"warm cache {row['warm_s']:.3f} s: {row['cold/warm']:.1f} times faster warm "
+        f"({row['cold/warm, no preload']:.1f} without preloading)"
     )
     print(f"results: {save('wgpu_startup', dev.description, False, [row])}")
     return 0
@@ -143,9 +151,9 @@ def markdown(paths: list[Path]) -> str:
 def _device_rows(device: str, rows: list[dict[str, Any]]) -> str:
     """One device's cold and warm lines of :func:`markdown`."""
     row, lines = rows[0], []
-    for state in ("cold", "warm"):
+    for state in STATES:
         phases = row[f"{state} phases_s"]
-        ratio = f"{row['cold/warm']:.1f}" if state == "warm" else ""
+        ratio = f"{row['cold/' + state]:.1f}" if state != "cold" else ""
         cells = " | ".join(f"{phases[p]:.3f}" for p in PHASES)
         lines.append(f"| {device.split(' (')[0]} | {state} | {phases['total']:.2f} | {cells} | {ratio} |")
     return "\n".join(lines)

@@ -119,8 +119,9 @@ def gpu_time(device: Device | str | None = None) -> _Iterator[GpuTimer]:
 
 
 def memory_stats(device: Device | str | None = None) -> dict[str, int]:
-    """Allocated and in-use bytes of a device's buffer pool, with counts of pipelines, dispatches,
-    submits and waits (those that ended spinning, those that blocked)."""
+    """Allocated and in-use bytes of a device's buffer pool, with counts of pipelines (and of those
+    compiled ahead, see ``ruda_wgpu._preload``), dispatches, submits and waits (those that ended
+    spinning, those that blocked)."""
     from ruda_wgpu._engine import resolve_device
 
     return resolve_device(device).memory_stats()

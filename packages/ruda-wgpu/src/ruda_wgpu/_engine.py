@@ -30,7 +30,7 @@ from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
-from ruda_wgpu import _devices, _dtypes, _wait, _wgsl
+from ruda_wgpu import _devices, _dtypes, _preload, _wait, _wgsl
 from ruda_wgpu._gpu_time import COLLECT_AT, GpuTimer
 
 #: dispatches recorded before a batch is submitted without being asked
@@ -426,6 +426,7 @@ class GpuDevice:
             self._arena_sent = b""
             self._pipelines: dict[Any, Any] = {}
             self._layout_cache: dict[tuple[tuple[str, str], ...], tuple[Any, Any]] = {}
+            self._layout_lock = threading.Lock()
             # (bind group, bytes its buffer windows span) by (pipeline, parameter size, buffer
             # windows); pooled buffers are only destroyed by empty_cache(), which clears this too
             self._groups: dict[Any, Any] = {}
@@ -453,6 +454,8 @@ class GpuDevice:
             #: reads of array data to the host (``fuse`` tells a pure function by it)
             self.host_reads = 0
             self._device = dev
+            # after the device is set: the preloading threads compile on it
+            self._preload = _preload.Preload(self.description, self._compile)
 
     # -- dtypes -----------------------------------------------------------------------
     def check_dtype(self, dtype: np.dtype[Any]) -> None:
@@ -481,13 +484,19 @@ class GpuDevice:
         if pipe is None:
             # the parameters are rewritten before linking: no library function reads them
             code = _wgsl.link(_uniform_params(source()))
-            module = self.device.create_shader_module(code=code)
-            layout, pipeline_layout = self._layouts(tuple(_BINDING.findall(code)))
-            pipe = self.device.create_compute_pipeline(
-                layout=pipeline_layout, compute={"module": module, "entry_point": "main"}
-            )
-            pipe.ruda_layout = layout
+            pipe = self._preload.pipeline(code)
             self._pipelines[key] = pipe
+        return pipe
+
+    def _compile(self, code: str) -> Any:
+        """A compute pipeline from linked WGSL (also called by :mod:`ruda_wgpu._preload`'s
+        threads)."""
+        module = self.device.create_shader_module(code=code)
+        layout, pipeline_layout = self._layouts(tuple(_BINDING.findall(code)))
+        pipe = self.device.create_compute_pipeline(
+            layout=pipeline_layout, compute={"module": module, "entry_point": "main"}
+        )
+        pipe.ruda_layout = layout
         return pipe
 
     def _layouts(self, bindings: tuple[tuple[str, str], ...]) -> tuple[Any, Any]:
@@ -496,29 +505,30 @@ class GpuDevice:
 
         An explicit layout whose parameter binding has a dynamic offset: one bind group then
         serves every dispatch on the same buffers, wherever its parameters sit."""
-        made = self._layout_cache.get(bindings)
-        if made is None:
-            import wgpu
+        with self._layout_lock:  # preloading threads ask too
+            made = self._layout_cache.get(bindings)
+            if made is None:
+                import wgpu
 
-            entries = [
-                {
-                    "binding": int(n),
-                    "visibility": wgpu.ShaderStage.COMPUTE,
-                    "buffer": {
-                        "type": "uniform"
-                        if kind == "uniform"
-                        else "storage"
-                        if kind.endswith("read_write")
-                        else "read-only-storage",
-                        "has_dynamic_offset": kind == "uniform",
-                    },
-                }
-                for n, kind in bindings
-            ]
-            layout = self.device.create_bind_group_layout(entries=entries)
-            made = layout, self.device.create_pipeline_layout(bind_group_layouts=[layout])
-            self._layout_cache[bindings] = made
-        return made
+                entries = [
+                    {
+                        "binding": int(n),
+                        "visibility": wgpu.ShaderStage.COMPUTE,
+                        "buffer": {
+                            "type": "uniform"
+                            if kind == "uniform"
+                            else "storage"
+                            if kind.endswith("read_write")
+                            else "read-only-storage",
+                            "has_dynamic_offset": kind == "uniform",
+                        },
+                    }
+                    for n, kind in bindings
+                ]
+                layout = self.device.create_bind_group_layout(entries=entries)
+                made = layout, self.device.create_pipeline_layout(bind_group_layouts=[layout])
+                self._layout_cache[bindings] = made
+            return made
 
     # -- recording ----------------------------------------------------------------------
     def grid(self, groups: int) -> tuple[int, int]:
@@ -850,6 +860,7 @@ class GpuDevice:
                 "in_use_bytes": 0,
                 "buffers_created": 0,
                 "pipelines": 0,
+                "pipelines_preloaded": 0,
                 "dispatches": 0,
                 "submits": 0,
                 "waits_spun": 0,
@@ -860,6 +871,7 @@ class GpuDevice:
             "in_use_bytes": self.pool.in_use_bytes,
             "buffers_created": self.pool.buffers_created + self.staging.buffers_created,
             "pipelines": len(self._pipelines),
+            "pipelines_preloaded": self._preload.preloaded,
             "dispatches": self.dispatches,
             "submits": self.submits,
             "waits_spun": self._waiter.spun if self._waiter else 0,

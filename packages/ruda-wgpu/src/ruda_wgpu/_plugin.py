@@ -54,6 +54,7 @@ class WgpuBackend(Backend):
             return Availability.unavailable(
                 f"wgpu found no adapter that runs compute kernels{' (' + why + ')' if why else ''}", _FIX
             )
+        from ruda_wgpu import _preload
         from ruda_wgpu._fusion import FUSION_ENV, enabled
         from ruda_wgpu._shader_cache import shader_cache_dir
 
@@ -63,6 +64,12 @@ class WgpuBackend(Backend):
             f"on (elementwise chains run as one kernel; {FUSION_ENV}=0 turns it off)"
             if enabled()
             else f"off ({FUSION_ENV}=0: one kernel per operation)"
+        )
+        details["preload"] = (
+            f"on (a program's kernels compile in {_preload.threads()} threads as its next process "
+            f"opens the device; {_preload.PRELOAD_ENV}=0 turns it off)"
+            if _preload.enabled()
+            else f"off ({_preload.PRELOAD_ENV}=0: each kernel compiles when first used)"
         )
         details.update({d.name: d.description + lacking(d.dtype_names) for d in found})
         details.update({f"left out: {e.description}": e.reason for e in excluded})

@@ -17,6 +17,7 @@ import os
 import shutil
 from pathlib import Path
 
+from ruda_wgpu import _preload
 from ruda_wgpu._devices import cache_dir
 
 #: driver variable -> the sub-folder of ours it points to
@@ -45,8 +46,10 @@ def configure() -> None:
 
 
 def clear() -> int:
-    """Delete the cached kernels; returns the bytes freed. The next process compiles afresh."""
-    root = shader_cache_dir()
-    freed = sum(f.stat().st_size for f in root.rglob("*") if f.is_file()) if root.exists() else 0
-    shutil.rmtree(root, ignore_errors=True)
+    """Delete the cached kernels and the programs' lists of them (see :mod:`ruda_wgpu._preload`);
+    returns the bytes freed. The next process compiles afresh."""
+    freed = 0
+    for root in (shader_cache_dir(), _preload.folder()):
+        freed += sum(f.stat().st_size for f in root.rglob("*") if f.is_file()) if root.exists() else 0
+        shutil.rmtree(root, ignore_errors=True)
     return freed
