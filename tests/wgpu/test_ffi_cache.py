@@ -5,13 +5,12 @@ parsed again."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import cffi
 import pytest
 from ruda.testing import parametrize_backends, python_output
-from ruda_wgpu import _devices, _ffi_cache
+from ruda_wgpu import _ffi_cache
 
 pytestmark = parametrize_backends("wgpu")
 
@@ -35,15 +34,6 @@ print(json.dumps({"values": values, "parses": len(parses), "source": caching.las
 
 def _run(folder: Path) -> dict:
     return json.loads(python_output(PROCESS, RUDA_CACHE_DIR=str(folder)))
-
-
-@pytest.fixture
-def cache_folder(tmp_path: Path) -> Path:
-    """An empty cache folder but for the adapter verdicts (each adapter's probe takes seconds)."""
-    verdicts = _devices.cache_dir() / "wgpu-adapters.json"
-    if verdicts.exists():
-        shutil.copy(verdicts, tmp_path / verdicts.name)
-    return tmp_path
 
 
 def test_a_warm_process_parses_nothing(xp, cache_folder: Path):

@@ -5,13 +5,12 @@ no longer compiles and a kernel no thread has started yet are compiled on the sp
 from __future__ import annotations
 
 import json
-import shutil
 import threading
 from pathlib import Path
 
 import pytest
 from ruda.testing import parametrize_backends, python_output
-from ruda_wgpu import _devices, _preload
+from ruda_wgpu import _preload
 
 pytestmark = parametrize_backends("wgpu")
 
@@ -26,15 +25,6 @@ print(json.dumps({"values": values, "pipelines": made, "preloaded": preloaded}))
 
 GOOD = """@group(0) @binding(1) var<storage, read_write> out: array<f32>;
 @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) i: vec3<u32>) { out[i.x] = %s; }"""
-
-
-@pytest.fixture
-def cache_folder(tmp_path: Path) -> Path:
-    """An empty cache folder but for the adapter verdicts (each adapter's probe takes seconds)."""
-    verdicts = _devices.cache_dir() / "wgpu-adapters.json"
-    if verdicts.exists():
-        shutil.copy(verdicts, tmp_path / verdicts.name)
-    return tmp_path
 
 
 def _run(folder: Path, **environment: str | None) -> dict:
