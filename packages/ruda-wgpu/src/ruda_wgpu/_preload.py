@@ -7,7 +7,8 @@ filled (:mod:`ruda_wgpu._shader_cache`): wgpu translates the WGSL (0.2 ms for a 
 again (about 15 ms). One kernel after another on the thread that needs them, the 60 kernels of
 ``benchmarks/wgpu_startup.py``'s script took 90-120 ms on an H200 host and about 1 s on a
 2-core lavapipe host. Kernels compile independently and wgpu-native releases the GIL while it
-compiles, so threads compile them side by side: 35 ms with 4 threads there, 0.56 s with 2.
+compiles, so threads compile them side by side: 35 ms with 4 threads on that H200 host, 0.56 s
+with 2 on lavapipe.
 
 So each process lists the kernels it compiled (their linked WGSL, in the order it first used
 them) in ``<ruda cache folder>/preload``, one file per program (its main script, or the command
@@ -16,8 +17,9 @@ the program opens that device, :class:`Preload` compiles the list in :func:`thre
 threads, and :meth:`GpuDevice.pipeline` takes each kernel from there: compiled, or waited for
 while a thread compiles it, or compiled on the spot if no thread has started it (or one
 failed). A kernel the program no longer makes is compiled for nothing, once; the list then
-loses it. ``RUDA_WGPU_PRELOAD=0`` turns preloading off (the lists are still written);
-``clear_shader_cache()`` deletes them.
+loses it. A listed kernel is only compiled, never run: a pipeline is taken only for the very WGSL
+the process has just generated. ``RUDA_WGPU_PRELOAD=0`` turns preloading off (the lists are still
+written); ``clear_shader_cache()`` deletes them.
 """
 
 from __future__ import annotations
