@@ -13,8 +13,8 @@ Times are wall-clock, from before ``import ruda_wgpu`` to the last result, the f
 ``--runs`` each, with where that run's time went: importing NumPy and ruda_wgpu, importing
 wgpu (whose native backend parses wgpu-native's C header with pycparser; a warm run reads the
 parse from ruda's cache), finding the adapters, opening the device (with the first upload),
-the first kernel, the other 49. The Vulkan driver starts in a thread while wgpu is imported
-(``ruda_wgpu._vulkan_warmup``): what its start takes beyond the import shows in "adapters".
+the first kernel, the other 49. The Vulkan driver starts in a thread as ruda_wgpu is imported
+(``ruda_wgpu._vulkan_warmup``): what its start takes beyond the imports shows in "adapters".
 Results go to ``benchmarks/results/wgpu_startup-<device>.json``.
 
 Run it where the packages' bytecode is compiled, as ``pip install`` leaves them: with

@@ -13,7 +13,14 @@ and ``fft`` extensions are computed on the GPU too; the package README lists the
 8.6...
 """
 
+# ruff: noqa: E402  (the imports after the driver's start)
 from __future__ import annotations
+
+from ruda_wgpu import _devices
+
+# first: the Vulkan driver starts in a thread while the rest of ruda_wgpu and wgpu-py are
+# imported (NVIDIA's takes 80-100 ms, which the import of wgpu-py alone did not hide)
+_devices.start_driver()
 
 import contextlib as _contextlib
 import math as _math

@@ -35,6 +35,8 @@ from typing import Any
 from ruda_wgpu import _vulkan_warmup
 
 BACKEND_ENV = "RUDA_WGPU_BACKEND"
+#: wgpu-py's native backend's module that parses wgpu-native's C header when imported
+BACKEND_FFI = "wgpu.backends.wgpu_native._ffi"
 #: where verdicts are kept; default: the platform's user cache folder for ruda
 CACHE_ENV = "RUDA_CACHE_DIR"
 #: user spellings of each API -> wgpu's backend_type
@@ -129,16 +131,25 @@ def runtime_dir() -> None:
             os.environ["XDG_RUNTIME_DIR"] = str(path)
 
 
-def load_wgpu() -> None:
-    """What comes before wgpu's first adapter: an XDG_RUNTIME_DIR, the drivers' cache folders
-    (read when a driver starts), then wgpu-py's native backend with its parsed header from
-    ruda's cache, while the Vulkan driver starts in a thread (``_vulkan_warmup``)."""
-    from ruda_wgpu import _ffi_cache, _shader_cache  # they build on cache_dir() here
+def start_driver() -> None:
+    """What comes before a driver loads: an XDG_RUNTIME_DIR and the drivers' cache folders (read
+    when a driver starts); then the Vulkan driver starts in a thread (``_vulkan_warmup``), once a
+    process, unless wgpu is loaded already or asked for another API. ruda_wgpu's import calls
+    it first, so that the driver starts while the rest of ruda_wgpu and wgpu-py are imported."""
+    from ruda_wgpu import _shader_cache  # it builds on cache_dir() here
 
     runtime_dir()
     _shader_cache.configure()
-    if _ffi_cache.BACKEND_FFI not in sys.modules and _may_use_vulkan():
+    if BACKEND_FFI not in sys.modules and _may_use_vulkan():
         _vulkan_warmup.start()
+
+
+def load_wgpu() -> None:
+    """What comes before wgpu's first adapter: :func:`start_driver`, then wgpu-py's native
+    backend with its parsed header from ruda's cache."""
+    from ruda_wgpu import _ffi_cache
+
+    start_driver()
     _ffi_cache.import_backend()
     _ffi_cache.warm()
 

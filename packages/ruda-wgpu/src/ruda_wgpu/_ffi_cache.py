@@ -44,11 +44,9 @@ import cffi
 import cffi.cparser
 import pycparser
 
-from ruda_wgpu._devices import cache_dir
+from ruda_wgpu._devices import BACKEND_FFI, cache_dir
 
 _log = logging.getLogger(__name__)
-#: the backend's module that parses the header when imported
-BACKEND_FFI = "wgpu.backends.wgpu_native._ffi"
 #: parser attributes that are not declarations: its options, and a map from parse-tree nodes
 #: (which are gone after parsing) to types
 _TRANSIENT = frozenset({"_options", "_structnode2type"})
