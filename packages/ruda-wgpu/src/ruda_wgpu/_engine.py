@@ -7,6 +7,8 @@
 - Buffers come from a pool of size classes (powers of two in quarter steps), so
   steady-state work creates no new GPU buffers; an array's buffer returns to the
   pool when the last array viewing it is collected.
+- Pipelines are compiled once per kernel key (:meth:`GpuDevice.pipeline`); those a program
+  used in its last process are compiled ahead in threads as the device opens (:mod:`_preload`).
 - Kernels are recorded into one command encoder and one compute pass; the batch
   is submitted when data is read, when it reaches :data:`BATCH_DISPATCHES`
   dispatches or :data:`BATCH_BYTES` bound, or on :meth:`GpuDevice.flush`. Kernel
