@@ -450,16 +450,16 @@ def test_many_small_reductions_find_their_prepared_dispatches_again(xp, monkeypa
 def test_many_ffts_find_their_prepared_passes_again(xp, monkeypatch):
     """The same for FFTs: a loop keeping 20 results alive prepares their passes in its first
     round only (a plan kept 16 prepared runs, and started over at the 17th)."""
-    from ruda_wgpu import _fft
+    from ruda_wgpu._engine import GpuDevice
 
     prepared = []
-    original = _fft.remember
+    step = GpuDevice.step
 
-    def counting(*args: Any) -> Any:
+    def counting(self: Any, *args: Any) -> Any:
         prepared.append(args)
-        return original(*args)
+        return step(self, *args)
 
-    monkeypatch.setattr(_fft, "remember", counting)
+    monkeypatch.setattr(GpuDevice, "step", counting)
     host = (np.arange(4096) % 5 + 1j).astype(np.complex64)
     z = xp.asarray(host)
     for round_ in range(3):
@@ -468,7 +468,9 @@ def test_many_ffts_find_their_prepared_passes_again(xp, monkeypatch):
         assert_matches_numpy(results[-1], np.fft.fft(host), rtol=1e-4, atol=1e-2)
         del results
         if round_:
-            assert not prepared, f"round {round_} prepared {len(prepared)} transforms again"
+            assert not prepared, f"round {round_} prepared {len(prepared)} passes again"
+        else:
+            assert prepared
 
 
 def test_waits_open_the_next_batch_and_an_invalid_batch_raises_once(xp):

@@ -270,3 +270,22 @@ def test_prepared_passes_follow_the_input_and_the_pooled_outputs(xp, n):
     for seed in range(3):  # new data in pooled buffers
         g = _signal(n, "complex64", seed=seed)
         _close(xp.fft.ifft(xp.asarray(g)), np.fft.ifft(g), "complex64")
+
+
+def test_prepared_ffts_follow_buffers_and_are_dropped_by_empty_cache(xp):
+    """An FFT's passes are prepared once per input buffer and offset and output buffers: rows
+    at other offsets of one buffer, results alive together and rounds on pooled buffers that
+    come round again all compute what they should; empty_cache() drops the prepared passes
+    (they bind pooled buffers it destroys), and the next FFT prepares them again."""
+    base = _signal((4, 256), "complex64")
+    x = xp.asarray(base)
+    dev = x.device
+    for _ in range(2):
+        results = [xp.fft.fft(x[k]) for k in range(4)]
+        for k, got in enumerate(results):
+            _close(got, np.fft.fft(base[k]), "complex64")
+    kept = [sig for sig in dev.plans if sig[0] == "fft"]
+    assert kept and sum(len(dev.plans[sig]) for sig in kept) >= 4
+    xp.empty_cache()
+    assert not [sig for sig in dev.plans if sig[0] == "fft"]
+    _close(xp.fft.fft(x[1]), np.fft.fft(base[1]), "complex64")

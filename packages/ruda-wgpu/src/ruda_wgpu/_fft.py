@@ -26,9 +26,9 @@ import numpy as np
 
 from ruda_wgpu import _dtypes, _wgsl
 from ruda_wgpu._array import Array, empty, from_numpy
-from ruda_wgpu._engine import GpuDevice, Step, remember
+from ruda_wgpu._engine import GpuDevice, Step
 from ruda_wgpu._fft_codegen import mixed_pass_subs, register_dft, smallest_prime_factor
-from ruda_wgpu._kernels import bind, kernel_pipeline, pack_words, wgsl_type
+from ruda_wgpu._kernels import bind, kernel_pipeline, pack_words, prepared, wgsl_type
 from ruda_wgpu._ops import apply
 
 #: the largest radix of a pass (points of one DFT in a workgroup), the threads a workgroup aims
@@ -187,13 +187,11 @@ class _Pass(NamedTuple):
 
 
 class _Plan(NamedTuple):
-    """What a transform of a given length, batch and direction needs, made once: the passes,
-    the twiddle table, and the passes' dispatches prepared for the buffers they ran on (by
-    input buffer and offset and the two output buffers, see :func:`_run`)."""
+    """What a transform of a given length, batch and direction needs, made once: the passes and
+    the twiddle table (the passes' dispatches are kept per buffers, see :func:`_run`)."""
 
     passes: tuple[_Pass, ...]
     twiddles: _Twiddles
-    prepared: dict[tuple[Any, ...], tuple[Step, ...]]
 
 
 @functools.lru_cache(maxsize=128)
@@ -241,7 +239,7 @@ def _plan(dev: GpuDevice, rows: int, n: int, dtype: np.dtype[Any], inverse: bool
         pipe = dev.pipeline(("fft_pass", *subs.items()), functools.partial(_pass_source, subs, shape))
         passes.append(_Pass(pipe, words, -(-total // shape.cols)))
         p *= r
-    return _Plan(tuple(passes), twiddles, {})
+    return _Plan(tuple(passes), twiddles)
 
 
 @functools.lru_cache(maxsize=256)  # every transform of a length that is not a power of two asks
@@ -296,7 +294,7 @@ def _mixed_plan(
         words = (total, *(scaled if k == len(radices) - 1 else one))
         passes.append(_Pass(kernel_pipeline(dev, "fft_mixed", subs), words, -(-total // MIXED_THREADS)))
         p *= r
-    return _Plan(tuple(passes), twiddles, {})
+    return _Plan(tuple(passes), twiddles)
 
 
 def _stockham(x: Array, inverse: bool, scale: float) -> Array:
@@ -310,17 +308,14 @@ def _mixed(x: Array, inverse: bool, scale: float) -> Array:
     return _run(x, _mixed_plan(x.device, *x.shape, x.dtype, inverse, scale))
 
 
-#: prepared dispatches a plan keeps (see :func:`_run`) before it starts over
-PREPARED_RUNS = 64
-
-
 def _run(x: Array, plan: _Plan) -> Array:
     """Record the passes of ``plan`` on the rows of ``x``; the result.
 
     A loop transforms the same input into the same few pooled buffers again and again: the
-    passes' dispatches are prepared once per input buffer and offset and output buffers, and
-    a repeat only copies them into the batch (a few microseconds less a call). The buffer the
-    passes alternate with is the device's scratch buffer (see ``GpuDevice.scratch``)."""
+    passes' dispatches are prepared once per input buffer and offset and output buffers (see
+    ``_kernels.prepared``), and a repeat only copies them into the batch (a few microseconds
+    less a call). The buffer the passes alternate with is the device's scratch buffer (see
+    ``GpuDevice.scratch``)."""
     dev, dtype = x.device, x.dtype
     rows, n = x.shape
     # two buffers in turn, the last pass writing the result: fewer allocations and bind groups
@@ -329,20 +324,23 @@ def _run(x: Array, plan: _Plan) -> Array:
     storage = x._storage
     with dev._lock:  # the scratch buffer is the device's until the passes are recorded
         other = dev.scratch("fft", result.nbytes) if len(plan.passes) > 1 else result
-        key = (storage.buffer, x._offset, result.buffer, other.buffer)
-        steps = plan.prepared.get(key)
-        if steps is None:
-            targets = (result, other) if len(plan.passes) % 2 else (other, result)
+        targets = (result, other) if len(plan.passes) % 2 else (other, result)
+
+        def steps() -> tuple[Step, ...]:
             src = bind(dev, storage, x._offset, rows * n, dtype, "fft")
-            prepared = []
+            made = []
             for k, (pipe, (total, *scale_words), groups) in enumerate(plan.passes):
                 bound = bind(dev, targets[k % 2], 0, rows * n, dtype, "fft")
                 (bind_a, a_base), (bind_o, o_base) = src, bound
                 params = pack_words(total, a_base, o_base, *scale_words)
-                prepared.append(dev.step(pipe, [bind_o, bind_a, plan.twiddles.binding], params, groups))
+                made.append(dev.step(pipe, [bind_o, bind_a, plan.twiddles.binding], params, groups))
                 src = bound
-            steps = remember(plan.prepared, PREPARED_RUNS, key, tuple(prepared))
-        dev.replay(steps)
+            return tuple(made)
+
+        # (the passes and the twiddles' buffer make the dispatches; a plan made again after
+        # its cache let it go finds its dispatches still kept)
+        sig = ("fft", plan.passes, plan.twiddles.binding)
+        dev.replay(prepared(dev, sig, (storage.buffer, x._offset, result.buffer, other.buffer), steps))
     return out
 
 
