@@ -264,6 +264,22 @@ def cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("ruda", appauthor=False))
 
 
+def switched_on(variable: str) -> bool:
+    """Whether the environment leaves the setting ``variable`` on (the default): ``0``,
+    ``false``, ``off`` or ``no``, in any case, turn it off."""
+    return os.environ.get(variable, "1").strip().lower() not in ("0", "false", "off", "no")
+
+
+def write_json(path: Path, content: Any, **dumps: Any) -> None:
+    """Replace the file ``path`` with ``content`` as JSON in one step, so that processes ending
+    together leave one whole file; a folder that cannot be written leaves it as it was."""
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part = path.with_name(f"{path.name}.{os.getpid()}.part")
+        part.write_text(json.dumps(content, **dumps))
+        part.replace(path)
+
+
 class _Verdicts:
     """Probe results by adapter key, read from and written back to the cache folder."""
 
@@ -304,13 +320,8 @@ class _Verdicts:
             self.changed = True
 
     def save(self) -> None:
-        if not self.changed:
-            return
-        with contextlib.suppress(OSError):  # a read-only home only costs a probe per process
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(self.known, indent=1, sort_keys=True))
-            tmp.replace(self.path)
+        if self.changed:  # (a read-only home only costs a probe per process)
+            write_json(self.path, self.known, indent=1, sort_keys=True)
 
 
 def _probe_in_child(key: str) -> tuple[bool, str]:

@@ -71,7 +71,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
 import weakref
 from collections.abc import Sequence
 from typing import Any
@@ -79,6 +78,7 @@ from typing import Any
 import numpy as np
 
 from ruda_wgpu._array import Array, pending_array
+from ruda_wgpu._devices import switched_on
 from ruda_wgpu._engine import PENDING_BOUND, STORAGE_ITEMSIZE, GpuDevice, Step, Storage, remember
 from ruda_wgpu._kernels import (
     CAPTURE,
@@ -101,7 +101,7 @@ MAX_LEAVES = 7
 FUSION_ENV = "RUDA_WGPU_FUSION"
 
 _NO_LEAVES: frozenset[Any] = frozenset()
-_enabled = os.environ.get(FUSION_ENV, "1").strip().lower() not in ("0", "false", "off", "no")
+_enabled = switched_on(FUSION_ENV)
 
 
 def enabled() -> bool:

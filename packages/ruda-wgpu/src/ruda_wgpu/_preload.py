@@ -35,7 +35,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from ruda_wgpu._devices import cache_dir
+from ruda_wgpu._devices import cache_dir, switched_on, write_json
 
 #: the environment variable that turns preloading off (``0``)
 PRELOAD_ENV = "RUDA_WGPU_PRELOAD"
@@ -48,7 +48,7 @@ Compile = Callable[[str], Any]
 
 def enabled() -> bool:
     """Whether a process compiles its program's listed kernels ahead (``RUDA_WGPU_PRELOAD``)."""
-    return os.environ.get(PRELOAD_ENV, "1").strip().lower() not in ("0", "false", "off", "no")
+    return switched_on(PRELOAD_ENV)
 
 
 def folder() -> Path:
@@ -130,7 +130,7 @@ class Preload:
             t.join()
         used = list(self.used)
         if used != self._listed:
-            _write(self.path, {"program": program(), "adapter": self._adapter, "kernels": used})
+            write_json(self.path, {"program": program(), "adapter": self._adapter, "kernels": used})
             self._listed = used
 
     def _work(self, work: Iterator[tuple[str, Future[Any]]], lock: threading.Lock) -> None:
@@ -156,15 +156,3 @@ def _read(path: Path) -> list[str]:
     except (OSError, ValueError, KeyError, TypeError):
         return []
     return [k for k in kernels if isinstance(k, str)] if isinstance(kernels, list) else []
-
-
-def _write(path: Path, content: dict[str, Any]) -> None:
-    """Replace a list in one step (processes of one program may end together); a folder that
-    cannot be written leaves the list as it was."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        part = path.with_name(f"{path.name}.{os.getpid()}.part")
-        part.write_text(json.dumps(content))
-        os.replace(part, path)
-    except OSError:
-        pass
