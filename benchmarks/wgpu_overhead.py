@@ -51,6 +51,7 @@ from _gpu_bench import save
 from _timing import RESULTS, benchmark_parser, device_slug
 from ruda_wgpu import _wait
 from ruda_wgpu._devices import native_api
+from ruda_wgpu._gpu_time import timestamp_period
 
 WG = 256
 #: calls a round of the chain's GPU-bound rounds (see bench_chain)
@@ -130,8 +131,7 @@ class HandWritten:
         self.device = ours.adapter.request_device_sync(required_features=timed)
         self.usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
         # the fastest wait wgpu-native allows, as ours waits (spinning as long as ours does)
-        api = native_api(self.device)
-        self.waiter = _wait.Waiter(api, self.device, ours._waiter.spin_seconds)
+        self.waiter = _wait.Waiter(native_api(self.device), self.device, ours._waiter.spin_seconds)
         self.cpu = ours.cpu
         self._busy: list[tuple[Any, Any, tuple[int, int, int]]] | None = None
         #: where a run's pass writes its timestamps (see gpu_seconds); None without the feature
@@ -141,7 +141,7 @@ class HandWritten:
             self.ticks = self.device.create_buffer(
                 size=16, usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC
             )
-            self.period = float(api.lib.wgpuQueueGetTimestampPeriod(self.device.queue._internal))
+            self.period = timestamp_period(self.device)
 
     def buffer(self, host: np.ndarray | None, nbytes: int = 0) -> Any:
         buf = self.device.create_buffer(

@@ -35,6 +35,13 @@ COLLECT_AT = PASSES // 2
 _ALIGN_PAIRS = 16
 
 
+def timestamp_period(device: Any) -> float:
+    """Nanoseconds a timestamp tick of the wgpu ``device``'s queue lasts, from wgpu-native (wgpu-py
+    does not say); 1 where wgpu-native's API is out of reach."""
+    api = _devices.native_api(device)
+    return float(api.lib.wgpuQueueGetTimestampPeriod(device.queue._internal)) if api else 1.0
+
+
 class GpuTimer:
     """The summed GPU time of the compute passes a device opened while this was attached."""
 
@@ -51,9 +58,8 @@ class GpuTimer:
         self.resolved = device.create_buffer(
             size=16 * PASSES, usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC
         )
-        api = _devices.native_api(device)
         #: nanoseconds a timestamp tick lasts
-        self.period = float(api.lib.wgpuQueueGetTimestampPeriod(device.queue._internal)) if api else 1.0
+        self.period = timestamp_period(device)
         #: pairs handed to passes (or skipped, see resolve)
         self.used = 0
         #: (first pair, pairs) of each submitted batch, resolved to the same place of the buffer
