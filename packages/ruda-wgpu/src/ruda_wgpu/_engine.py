@@ -73,6 +73,8 @@ class BufferPool:
     def __init__(self, device: Any, usage: int) -> None:
         self._device = device
         self._usage = usage
+        #: the largest buffer the device makes (a size class above it is cut down to it)
+        self.largest = int(device.limits["max-buffer-size"])
         self._free: dict[int, list[Any]] = {}
         # Every buffer stays referenced here until destroyed, so it is never part of garbage that
         # the cycle collector finalises together with the Storage that would return it to the pool.
@@ -85,8 +87,14 @@ class BufferPool:
         self.buffers_created = 0
 
     def acquire(self, nbytes: int) -> Any:
-        """A buffer of at least ``nbytes``, reused when one of its size class is free."""
-        size = size_class(nbytes)
+        """A buffer of at least ``nbytes``, reused when one of its size class is free. Raises
+        MemoryError, before asking the device, when it makes no buffer that large."""
+        if nbytes > self.largest:
+            raise MemoryError(
+                f"{nbytes} bytes exceed the largest buffer this device makes ({self.largest} bytes, "
+                "its WebGPU max-buffer-size): use smaller arrays"
+            )
+        size = min(size_class(nbytes), self.largest)
         with self._lock:
             free = self._free.get(size)
             buf = free.pop() if free else None
@@ -161,8 +169,9 @@ class Storage:
     def __del__(self) -> None:
         # try rather than contextlib.suppress: every array's end passes here, and the context
         # manager cost 0.3 us of the 1.7 that a buffer's round trip through the pool took
-        try:  # noqa: SIM105
-            self.device._pool.release(self.buffer, size_class(self.nbytes))  # (open: it made this)
+        try:
+            pool = self.device._pool  # (open: it made this buffer, of the size acquire chose)
+            pool.release(self.buffer, min(size_class(self.nbytes), pool.largest))
         except Exception:  # interpreter shutdown: the pool may be gone already
             pass
 
