@@ -1,9 +1,203 @@
-"""Large arrays: the device's largest buffer."""
+"""Arrays larger than one storage binding (``_parts``, and the elementwise launches' halves).
+
+A device's binding limit is lowered to 4 KiB for these tests, so that arrays of a few thousand
+elements take the paths that arrays of more than 128 MiB (lavapipe) or 2 GiB (an H200) take;
+every result is compared with NumPy's.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
 import pytest
 import ruda_wgpu as xp
+
+#: bytes a storage binding holds in these tests: 960 float32 elements from any offset
+BINDING = 4096
+
+
+@pytest.fixture
+def small_bindings() -> Iterator[Any]:
+    """The default device with :data:`BINDING`-byte storage bindings (its plans, which hold
+    windows of the real limit, dropped before and after)."""
+    xp.asarray([0.0]) + 1  # (opens the device)
+    dev = xp.__array_namespace_info__().default_device()
+    xp.empty_cache()
+    previous, dev.max_binding = dev.max_binding, BINDING
+    try:
+        yield dev
+        xp.synchronize()
+    finally:
+        xp.empty_cache()
+        dev.max_binding = previous
+
+
+def _values(n: int, seed: int = 0) -> np.ndarray[Any, Any]:
+    """float32 values with repeats, NaN, both zeros and infinities among them."""
+    rng = np.random.default_rng(seed)
+    h = rng.integers(-50, 50, n).astype(np.float32) / 4
+    h[rng.integers(0, n, n // 50)] = np.nan
+    h[rng.integers(0, n, n // 50)] = -0.0
+    h[rng.integers(0, n, 5)] = np.inf
+    h[rng.integers(0, n, 5)] = -np.inf
+    return h
+
+
+def _same(got: Any, want: Any) -> None:
+    """``got`` equals ``want`` in shape, dtype and values: NaN in the same places (whatever their
+    bits: drivers differ there), -0 apart from +0."""
+    got, want = np.atleast_1d(np.asarray(got)), np.atleast_1d(np.asarray(want))
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    if got.dtype.kind == "f":
+        zeros = want == 0
+        np.testing.assert_array_equal(np.signbit(got[zeros]), np.signbit(want[zeros]))
+
+
+def test_elementwise_operands_wider_than_a_binding(small_bindings: Any) -> None:
+    h = _values(5000)
+    x = xp.asarray(h)
+    _same(x + xp.flip(x), h + h[::-1])
+    m = h.reshape(50, 100)
+    _same(xp.matrix_transpose(xp.asarray(m)) * 2, m.T * 2)
+    _same(xp.sum(xp.asarray(m), axis=0), m.sum(axis=0, dtype=np.float32))
+    col, row = h[:3000].reshape(3000, 1), h[:7].reshape(1, 7)
+    _same(xp.asarray(col) - xp.asarray(row), col - row)
+    y, g = xp.asarray(h), h.copy()
+    y[::3] = 5.0
+    g[::3] = 5.0
+    y[1::2] += xp.asarray(h[: len(h[1::2])])
+    g[1::2] += h[: len(h[1::2])]
+    _same(y, g)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_argmax_and_argmin_beyond_a_binding(small_bindings: Any, axis: int | None) -> None:
+    h = _values(6000, seed=1).reshape(3, 2000) if axis == 1 else _values(6000, seed=1).reshape(2000, 3)
+    x = xp.asarray(h)
+    clean = np.nan_to_num(h, nan=0.0)
+    for name in ("argmax", "argmin"):
+        _same(getattr(xp, name)(x, axis=axis), getattr(np, name)(h, axis=axis))  # NaN first
+        want = getattr(np, name)(clean, axis=axis, keepdims=True)
+        _same(getattr(xp, name)(xp.asarray(clean), axis=axis, keepdims=True), want)
+    line = np.zeros(5000, np.float32)
+    line[[1200, 4000]] = 7.0  # ties: the first
+    _same(xp.argmax(xp.asarray(line)), np.argmax(line))
+
+
+def test_cumulative_sums_and_products_beyond_a_binding(small_bindings: Any) -> None:
+    rng = np.random.default_rng(2)
+    ints = rng.integers(-(2**30), 2**30, 5000).astype(np.int32)
+    _same(xp.cumulative_sum(xp.asarray(ints), dtype=xp.int32), np.cumsum(ints, dtype=np.int32))  # wrapping
+    small = rng.integers(-3, 4, 4000).astype(np.float32)
+    want = np.concatenate([[0], np.cumsum(small)]).astype(np.float32)
+    _same(xp.cumulative_sum(xp.asarray(small), include_initial=True), want)
+    signs = np.where(rng.random(3000) < 0.5, -1, 1).astype(np.int64)
+    _same(xp.cumulative_prod(xp.asarray(signs)), np.cumprod(signs))
+    m = small.reshape(40, 100)
+    for axis in (0, 1):
+        _same(xp.cumulative_sum(xp.asarray(m), axis=axis), np.cumsum(m, axis=axis, dtype=np.float32))
+
+
+def test_masks_and_nonzero_beyond_a_binding(small_bindings: Any) -> None:
+    h = _values(5000, seed=3)
+    x = xp.asarray(h)
+    mask = h > 2
+    _same(x[xp.asarray(mask)], h[mask])
+    for got, want in zip(xp.nonzero(xp.asarray(mask)), np.nonzero(mask), strict=True):
+        _same(got, want)
+    m = h.reshape(1000, 5)
+    rows = m[:, 0] > 0
+    _same(xp.asarray(m)[xp.asarray(rows)], m[rows])
+
+
+def test_take_beyond_a_binding(small_bindings: Any) -> None:
+    h = _values(5000, seed=4)
+    rng = np.random.default_rng(4)
+    picks = rng.integers(-5000, 5000, 3000)
+    _same(xp.take(xp.asarray(h), xp.asarray(picks)), h[picks])
+    m = h.reshape(50, 100)
+    cols = rng.integers(0, 100, 70)
+    _same(xp.take(xp.asarray(m), xp.asarray(cols), axis=1), m[:, cols])
+    with pytest.raises(IndexError, match="out of bounds"):
+        np.asarray(xp.take(xp.asarray(h), xp.asarray(np.array([3, 5000]))))
+
+
+@pytest.mark.parametrize(
+    ("a_shape", "b_shape"),
+    [((300, 40), (40, 5)), ((4, 2000), (2000, 3)), ((30, 40), (40, 400)), ((3, 40, 50), (3, 50, 30))],
+)
+def test_matmul_beyond_a_binding(
+    small_bindings: Any, a_shape: tuple[int, ...], b_shape: tuple[int, ...]
+) -> None:
+    rng = np.random.default_rng(5)
+    a = rng.integers(-8, 8, a_shape).astype(np.float32)
+    b = rng.integers(-8, 8, b_shape).astype(np.float32)
+    _same(xp.asarray(a) @ xp.asarray(b), a @ b)  # small integers: exact in any order
+    ints = rng.integers(-8, 8, a_shape).astype(np.int32)
+    _same(xp.asarray(ints) @ xp.asarray(b.astype(np.int32)), ints @ b.astype(np.int32))
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_and_argsort_beyond_a_binding(small_bindings: Any, descending: bool) -> None:
+    h = _values(6000, seed=6)
+    x = xp.asarray(h)
+    nan = np.isnan(h)
+    numbers = np.flatnonzero(~nan)
+    order = numbers[np.argsort(-h[numbers] if descending else h[numbers], kind="stable")]
+    order = np.concatenate([order, np.flatnonzero(nan)])  # NaN last both ways, in their order
+    _same(xp.argsort(x, descending=descending), order.astype(np.int64))  # stable, -0 == +0
+    got = np.asarray(xp.sort(x, descending=descending))
+    np.testing.assert_array_equal(got, h[order])  # (-0 == +0 and NaN == NaN here)
+    zeros = np.signbit(got[got == 0])
+    assert zeros.tolist() == sorted(zeros.tolist(), reverse=not descending)  # -0 before +0
+
+
+def test_sort_keeps_zeros_signs_and_repeats_beyond_a_binding(small_bindings: Any) -> None:
+    zeros = np.where(np.random.default_rng(7).random(4000) < 0.5, -0.0, 0.0).astype(np.float32)
+    got = np.asarray(xp.sort(xp.asarray(zeros)))
+    assert np.signbit(got).tolist() == sorted(np.signbit(zeros).tolist(), reverse=True)  # -0 first
+    _same(xp.argsort(xp.asarray(zeros)), np.arange(4000))  # -0 == +0: stable
+    few = np.random.default_rng(7).integers(0, 3, 5000).astype(np.int8)
+    _same(xp.argsort(xp.asarray(few)), np.argsort(few, kind="stable"))
+    _same(xp.sort(xp.asarray(few.astype(bool))), np.sort(few.astype(bool)))
+    m = _values(6000, seed=8).reshape(3000, 2)
+    np.testing.assert_array_equal(np.asarray(xp.sort(xp.asarray(m), axis=0)), np.sort(m, axis=0))
+
+
+def test_searches_and_sets_beyond_a_binding(small_bindings: Any) -> None:
+    rng = np.random.default_rng(9)
+    table = np.sort(rng.integers(0, 400, 3000)).astype(np.float32)
+    queries = rng.integers(-5, 405, 2500).astype(np.float32)
+    for side in ("left", "right"):
+        want = np.searchsorted(table, queries, side=side)
+        _same(xp.searchsorted(xp.asarray(table), xp.asarray(queries), side=side), want)
+    _same(xp.isin(xp.asarray(queries), xp.asarray(table)), np.isin(queries, table))
+    values, inverse = np.unique(queries, return_inverse=True)
+    got = xp.unique_inverse(xp.asarray(queries))
+    _same(got.values, values)
+    _same(got.inverse_indices, inverse.reshape(queries.shape))
+
+
+def test_advanced_indexing_beyond_a_binding(small_bindings: Any) -> None:
+    rng = np.random.default_rng(10)
+    h = _values(5000, seed=10)
+    picks = rng.integers(-5000, 5000, 3000)
+    _same(xp.asarray(h)[xp.asarray(picks)], h[picks])
+    m = h.reshape(50, 100)
+    rows = rng.integers(0, 50, 40)
+    _same(xp.asarray(m)[xp.asarray(rows)], m[rows])
+    order = np.argsort(m, axis=1, kind="stable")
+    _same(xp.take_along_axis(xp.asarray(m), xp.asarray(order), axis=1), np.take_along_axis(m, order, axis=1))
+    places = rng.permutation(5000)[:3000] - 5000 * (rng.random(3000) < 0.5)  # (no repeats)
+    x, want = xp.asarray(h), h.copy()
+    x[xp.asarray(places)] = xp.asarray(np.arange(3000, dtype=np.float32))
+    want[places] = np.arange(3000, dtype=np.float32)
+    _same(x, want)
+    with pytest.raises(IndexError, match="out of bounds"):
+        np.asarray(xp.asarray(h)[xp.asarray(np.array([1, 5000]))])
 
 
 def test_arrays_beyond_the_largest_buffer_raise_memory_error() -> None:

@@ -27,14 +27,14 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 from ruda._array import python_scalar
 
 from ruda_wgpu import _dtypes
-from ruda_wgpu._array import Array, check_scalar_range, empty
+from ruda_wgpu._array import Array, check_scalar_range, copy_of, empty
 from ruda_wgpu._creation import arange, asarray
 from ruda_wgpu._engine import CHECK_WORDS, WORKGROUP, GpuDevice, Step, Storage, storage_itemsize
 from ruda_wgpu._info import default_dtypes_of
@@ -44,6 +44,7 @@ from ruda_wgpu._kernels import (
     OutputRead,
     Scalar,
     _span,
+    c_strides,
     convert,
     kernel_step,
     launch_elementwise,
@@ -52,9 +53,10 @@ from ruda_wgpu._kernels import (
     run,
     window,
 )
-from ruda_wgpu._manipulation import _axis, broadcast_shapes, broadcast_to, expand_dims, reshape
-from ruda_wgpu._ops import apply, astype, where
-from ruda_wgpu._searching import masked_rows, nonzero, searchsorted
+from ruda_wgpu._manipulation import _axis, broadcast_shapes, broadcast_to, concat, expand_dims, reshape
+from ruda_wgpu._ops import apply, astype, clip, where
+from ruda_wgpu._parts import along, fits, halves, outer_axis, too_large, window_elements, windows
+from ruda_wgpu._searching import flat_nonzero, masked_rows, nonzero, searchsorted
 from ruda_wgpu._statistical import any as any_
 from ruda_wgpu._statistical import cumulative_sum
 
@@ -76,17 +78,32 @@ class Gather:
     check: str | None = None
 
 
-def _bind_view(dev: GpuDevice, x: Array, what: str) -> tuple[tuple[Any, int, int], int]:
-    """Bind every element a view can reach; returns the binding and the view's offset in it."""
-    lo, hi = _span(x._offset, x.shape, x._strides) if x.size else (x._offset, x._offset + 1)
+def _bind_view(
+    dev: GpuDevice, x: Array, what: str, reach: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+) -> tuple[tuple[Any, int, int], int]:
+    """Bind every element a view can reach (through ``reach``, (shape, strides) from its offset,
+    when given); returns the binding and the view's offset in it."""
+    shape, strides = reach or (x.shape, x._strides)
+    lo, hi = _span(x._offset, shape, strides) if math.prod(shape) else (x._offset, x._offset + 1)
     binding, skip = window(dev, x._storage, lo, hi, storage_itemsize(x.dtype), what)
     return binding, x._offset - (lo - skip)
 
 
+def _reaches(
+    g: Gather,
+) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], tuple[int, ...]]]:
+    """What the elements of ``g`` reach, as (shape, strides) from the offsets of its view and of
+    its index: the view along the gathered axis too (its whole extent where ``g.n`` is 0: the
+    index then holds element offsets into it), the index through the gather's shape."""
+    view = ((*g.shape, g.n), (*g.xs, g.step)) if g.n else (g.view.shape, g.view._strides)
+    return view, (g.shape, g.ixs)
+
+
 def _gather_params(g: Gather, what: str) -> tuple[list[tuple[Any, int, int]], list[int], dict[str, object]]:
     dev = g.view.device
-    bind_x, x_base = _bind_view(dev, g.view, what)
-    bind_i, i_base = _bind_view(dev, g.index, what)
+    view_reach, index_reach = _reaches(g)
+    bind_x, x_base = _bind_view(dev, g.view, what, view_reach)
+    bind_i, i_base = _bind_view(dev, g.index, what, index_reach)
     rank = len(g.shape)
     params = [math.prod(g.shape), x_base, i_base, g.n, g.step]
     subs: dict[str, object] = {
@@ -107,6 +124,8 @@ def gather(g: Gather) -> Array:
     once per layout, operands and output buffer, and then only copied into the batch with the
     word of its check (preparing it took half of the host's time of a take)."""
     dev = g.view.device
+    if not _fits_whole(g):
+        return _gather_parts(g)
     out = empty(g.shape, g.view.dtype, dev)
     total = out.size
     checked = g.check is not None and g.index.size > 0
@@ -131,6 +150,106 @@ def gather(g: Gather) -> Array:
         if checked and CAPTURE.log is not None:
             dev.raise_checks()  # (a traced function's replays would not take the flag's word)
     return out
+
+
+def _reach_fits(x: Array, shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """Whether the elements ``x``'s offset reaches through (``shape``, ``strides``) fit one
+    storage binding."""
+    lo, hi = _span(0, shape, strides) if math.prod(shape) else (0, 1)
+    return fits(x.device, hi - lo, storage_itemsize(x.dtype))
+
+
+def _fits_whole(g: Gather) -> bool:
+    """Whether one storage binding holds each of what a gather of ``g`` binds: its output, and
+    what its view and its index reach."""
+    view_reach, index_reach = _reaches(g)
+    return (
+        _reach_fits(g.view, *view_reach)
+        and _reach_fits(g.index, *index_reach)
+        and fits(g.view.device, math.prod(g.shape), storage_itemsize(g.view.dtype))
+    )
+
+
+def _cut_axis(g: Gather, value: Array | None = None) -> int | None:
+    """The axis of ``g``'s result to halve: the one along which its output (or a scatter's
+    ``value``), its index, or its view outside the gathered axis most exceeds one storage
+    binding; None when none does (the view is too wide along the gathered axis alone)."""
+    isz, index_isz = storage_itemsize(g.view.dtype), storage_itemsize(g.index.dtype)
+    wide = []  # (strides along the result's axes, item size) of each of them that does
+    if not fits(g.view.device, math.prod(g.shape), isz):
+        wide.append((c_strides(g.shape), isz))
+    if not _reach_fits(g.index, g.shape, g.ixs):
+        wide.append((g.ixs, index_isz))
+    if not _reach_fits(g.view, g.shape, g.xs):
+        wide.append((g.xs, isz))
+    if value is not None and not _reach_fits(value, value.shape, value._strides):
+        wide.append((value._strides, isz))
+    if not wide:
+        return None
+    widths = [max(abs(st[d]) * (n - 1) * size for st, size in wide) for d, n in enumerate(g.shape)]
+    d = widths.index(max(widths))
+    if not g.n and g.xs[d]:  # (the view's whole extent is bound: see _reaches)
+        raise _too_wide_view(g)
+    return d
+
+
+def _cut(g: Gather, d: int, start: int, stop: int) -> Gather:
+    """The part of ``g`` whose result's index along axis ``d`` is in [start, stop)."""
+    shape = (*g.shape[:d], stop - start, *g.shape[d + 1 :])
+    index = _shifted(g.index, start * g.ixs[d], shape, g.ixs)
+    return Gather(_shifted(g.view, start * g.xs[d]), shape, g.xs, index, g.ixs, g.n, g.step, g.check)
+
+
+def _gather_parts(g: Gather) -> Array:
+    """:func:`gather` of a ``g`` too wide for one storage binding: halves along the axis of the
+    result that :func:`_cut_axis` names, joined; then windows of the gathered axis, each
+    gathering the indices that fall in it."""
+    d = _cut_axis(g)
+    if d is not None:
+        half = g.shape[d] // 2
+        return concat([gather(_cut(g, d, a, b)) for a, b in ((0, half), (half, g.shape[d]))], axis=d)
+    # the view too wide along the gathered axis alone: windows of it
+    dev = g.view.device
+    if not g.n:
+        raise _too_wide_view(g)
+    index = _shifted(g.index, 0, g.shape, g.ixs)  # (the index of every element of the result)
+    if g.check is not None:
+        check_in_bounds(index, g.n, g.check, now=False)
+    if index.dtype.kind == "i":
+        index = where(apply("less", index, 0), apply("add", index, g.n), index)
+    lo, hi = _span(0, g.shape, g.xs)
+    length = max(1, (window_elements(dev, storage_itemsize(g.view.dtype)) - (hi - lo)) // max(abs(g.step), 1))
+    result = None
+    for start, stop in windows(g.n, length):
+        local = copy_of(clip(apply("subtract", index, start), 0, stop - start - 1))
+        sub = Gather(
+            _shifted(g.view, start * g.step), g.shape, g.xs, local, local._strides, stop - start, g.step
+        )
+        part = gather(sub)
+        inside = apply("logical_and", apply("greater_equal", index, start), apply("less", index, stop))
+        result = part if result is None else where(inside, part, result)
+    assert result is not None
+    return result
+
+
+def _too_wide_view(g: Gather) -> NotImplementedError:
+    """The error for a gather through several index arrays at once (``g.n`` 0) from a view wider
+    than one storage binding, which :func:`_gather_parts` cannot cut."""
+    dev = g.view.device
+    return NotImplementedError(
+        f"indexing with several index arrays: a view of {g.view.size} elements exceeds "
+        f"{dev.name}'s storage binding limit of {dev.max_binding} bytes; index a smaller view"
+    )
+
+
+def _shifted(
+    x: Array, elements: int, shape: tuple[int, ...] | None = None, strides: tuple[int, ...] | None = None
+) -> Array:
+    """A view of ``x``'s buffer from ``elements`` past its offset (of ``shape`` and ``strides``,
+    else ``x``'s own: a gather binds what it reaches, not its view's extent)."""
+    if shape is None or strides is None:
+        shape, strides = x.shape, x._strides
+    return Array._new(x._storage, shape, x.dtype, x.device, strides, x._offset + elements)
 
 
 def _gather_step(g: Gather, out: Array, checked: bool) -> tuple[Step, int]:
@@ -175,12 +294,53 @@ def scatter(g: Gather, value: Array) -> None:
     value = broadcast_to(astype(value, g.view.dtype, copy=False), g.shape)
     if value._storage is g.view._storage:
         value = astype(value, value.dtype, copy=True)  # read all before any write
+    if not (_fits_whole(g) and _reach_fits(value, value.shape, value._strides)):
+        _scatter_parts(replace(g, check=None), value)
+        return
     g.view._storage.will_write()
     (bind_x, bind_i), params, subs = _gather_params(g, "indexing")
     bind_v, v_base = _bind_view(dev, value, "indexing")
     params += [v_base, *g.shape, *g.xs, *g.ixs, *value._strides]
     subs["WORDS"] = len(params)
     run(dev, "scatter", subs, [bind_x, bind_v, bind_i], params, -(-total // WORKGROUP))
+
+
+def _scatter_parts(g: Gather, value: Array) -> None:
+    """:func:`scatter` of a ``g`` (its indices checked) or ``value`` too wide for one storage
+    binding: halves along the axis of the result that :func:`_cut_axis` names; then, where the
+    gather's result has no axes of the view (``x[i] = v``), windows of the gathered axis, each
+    taking the indices that fall in it and their values."""
+    d = _cut_axis(g, value)
+    if d is not None:
+        half = g.shape[d] // 2
+        for a, b in ((0, half), (half, g.shape[d])):
+            scatter(_cut(g, d, a, b), along(value, d, a, b))
+        return
+    if not g.n or any(g.xs):
+        raise NotImplementedError(
+            f"an indexed assignment into a view of {g.view.size} elements beyond {g.view.device.name}'s "
+            f"storage binding limit of {g.view.device.max_binding} bytes; assign into a smaller view"
+        )
+    index = reshape(_shifted(g.index, 0, g.shape, g.ixs), (-1,))
+    if index.dtype.kind == "i":
+        index = where(apply("less", index, 0), apply("add", index, g.n), index)
+    values = reshape(value, (-1,))
+    for start, stop in windows(g.n, window_elements(g.view.device, storage_itemsize(g.view.dtype))):
+        inside = flat_nonzero(
+            apply("logical_and", apply("greater_equal", index, start), apply("less", index, stop))
+        )
+        if inside.size:
+            local = copy_of(apply("subtract", take(index, inside), start))
+            part = Gather(
+                _shifted(g.view, start * g.step),
+                local.shape,
+                (0,),
+                local,
+                local._strides,
+                stop - start,
+                g.step,
+            )
+            scatter(part, take(values, inside))
 
 
 def check_in_bounds(index: Array, n: int, what: str, now: bool = True) -> None:
@@ -195,6 +355,14 @@ def check_all_in_bounds(checks: Sequence[tuple[Array, int]], what: str, now: boo
     checks = [(index, n) for index, n in checks if index.size]
     if not checks:
         return
+    if any(too_large(index) for index, _ in checks):  # each in windows
+        length = window_elements(checks[0][0].device, 8)
+        checks = [
+            (line[start:stop], n)
+            for index, n in checks
+            for line in [reshape(index, (-1,))]
+            for start, stop in windows(line.size, length)
+        ]
     if any(n == 0 for _, n in checks):
         raise IndexError(f"{what}: index into an axis of length 0")
     dev = checks[0][0].device
@@ -251,9 +419,38 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     axis = _axis(axis, x.ndim, "take")
     k = indices.ndim
     shape = (*x.shape[:axis], *indices.shape, *x.shape[axis + 1 :])
+    if too_large(x, indices) or not fits(x.device, math.prod(shape), storage_itemsize(x.dtype)):
+        return _take_parts(x, indices, axis, shape)
     xs = (*x._strides[:axis], *(0,) * k, *x._strides[axis + 1 :])
     ixs = (*(0,) * axis, *indices._strides, *(0,) * (x.ndim - axis - 1))
     return gather(Gather(x, shape, xs, indices, ixs, x.shape[axis], x._strides[axis], "take()"))
+
+
+def _take_parts(x: Array, indices: Array, axis: int, shape: tuple[int, ...]) -> Array:
+    """:func:`take` where ``x``, ``indices`` or the result (of ``shape``) is too large for one
+    storage binding: the indices in halves (the results joined along ``axis``) while they or the
+    result are; then ``x`` in halves along another axis; then, ``x`` a line along ``axis``, a
+    gather from each window of it, each index taken from the window it falls in."""
+    big_result = not fits(x.device, math.prod(shape), storage_itemsize(x.dtype))
+    if indices.size > 1 and (too_large(indices) or big_result):
+        parts = [take(x, half, axis=axis) for half in halves(reshape(indices, (-1,)), 0)]
+        return reshape(concat(parts, axis=axis), shape)
+    d = outer_axis(x.shape, axis)
+    if d is not None:
+        parts = [take(half, indices, axis=axis) for half in halves(x, d)]
+        return concat(parts, axis=d if d < axis else d + indices.ndim - 1)
+    n, line = x.shape[axis], reshape(x, (-1,))
+    check_in_bounds(indices, n, "take()", now=False)
+    wrapped = indices
+    if indices.dtype.kind == "i":
+        wrapped = where(apply("less", indices, 0), apply("add", indices, n), indices)
+    result = None
+    for start, stop in windows(n, window_elements(x.device, storage_itemsize(x.dtype))):
+        part = take(line[start:stop], clip(apply("subtract", wrapped, start), 0, stop - start - 1))
+        inside = apply("logical_and", apply("greater_equal", wrapped, start), apply("less", wrapped, stop))
+        result = part if result is None else where(inside, part, result)
+    assert result is not None
+    return reshape(result, shape)
 
 
 def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:

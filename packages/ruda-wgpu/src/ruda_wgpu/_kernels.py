@@ -518,7 +518,44 @@ def launch_elementwise(
         plan = remember(
             dev.plans, PLAN_CACHE, sig, ElementwisePlan(dev, key, body, prelude, out, operands, shape, code)
         )
+    if plan.wide:
+        _launch_halves(dev, key, body, prelude, arrays, shape, plan.wide, code)
+        return None
     return plan.launch(dev, arrays, n)
+
+
+def _launch_halves(
+    dev: GpuDevice,
+    key: Any,
+    body: str,
+    prelude: str,
+    arrays: list[Any],
+    shape: tuple[int, ...],
+    wide: list[int],
+    code: Callable[[], tuple[str, str, str]] | None,
+) -> None:
+    """:func:`launch_elementwise` of ``arrays`` (output first) over ``shape`` in two halves, cut
+    along the axis that most widens the spans of the strided operands ``wide`` (indices into
+    ``arrays``), which are too wide for one storage binding; each half halves again while one
+    still is. A contiguous operand stays contiguous within each chunk of a launch (see
+    :meth:`ElementwisePlan.launch`), a strided one does not: a transposed view's column spans
+    its whole buffer."""
+    widths = [0] * len(shape)
+    for k in wide:
+        op = arrays[k]
+        for d, (n, s) in enumerate(zip(shape, op.strides, strict=True)):
+            widths[d] = max(widths[d], abs(s) * (n - 1))
+    axis = widths.index(max(widths))
+    half = shape[axis] // 2
+    for start, stop in ((0, half), (half, shape[axis])):
+        part = [
+            Operand(op.storage, op.offset + start * op.strides[axis], op.strides, op.dtype)
+            if type(op) is Operand
+            else op
+            for op in arrays
+        ]
+        sub = (*shape[:axis], stop - start, *shape[axis + 1 :])
+        launch_elementwise(dev, key, body, prelude, part[0], part[1:], sub, code)
 
 
 def _launch_key(op: Operand | Scalar | OutputRead) -> Any:
@@ -536,7 +573,7 @@ class ElementwisePlan:
     operand its layout letter, item size, the span a strided view reaches from its offset, and
     the parameter words that follow its base (strides, padding). Cached per device."""
 
-    __slots__ = ("chunk", "head", "lanes", "operands", "pack", "pipe", "steps")
+    __slots__ = ("chunk", "head", "lanes", "operands", "pack", "pipe", "steps", "wide")
 
     def __init__(
         self,
@@ -576,19 +613,16 @@ class ElementwisePlan:
         dtypes = [op.dtype for op in operands]
         # elements a thread does (see four_lanes)
         self.lanes = lanes = LANES if four_lanes(layout, [out.dtype, *dtypes], math.prod(shp)) else 1
-        self.pipe = dev.pipeline(
-            ("ew", key, out.dtype, tuple(dtypes), rank, layout, lanes),
-            lambda: elementwise_source(
-                out.dtype, dtypes, rank, layout, *(code() if code else (body, prelude, "")), lanes=lanes
-            ),
-        )
         chunk = (dev.max_binding - dev.offset_align) // max(itemsizes)
         self.chunk = max(chunk // WORKGROUP * WORKGROUP, WORKGROUP)
         self.head = shp
         #: per operand: layout letter, item size, span from the offset (lowest, one past the
         #: highest element of a strided view), and the words after its base or scalar value
         self.operands: list[tuple[str, int, int, int, list[int]]] = []
-        for lay, st, isz in zip(layout, sts, itemsizes, strict=True):
+        #: the strided operands (indices, output 0) whose span one storage binding cannot hold:
+        #: the launch then goes in parts (see :func:`_launch_halves`), and this plan only says so
+        self.wide: list[int] = []
+        for k, (lay, st, isz) in enumerate(zip(layout, sts, itemsizes, strict=True)):
             if lay == "k":
                 tail = [0] * rank
             elif lay == "o":  # no words of its own: it reads through the output's index
@@ -597,7 +631,16 @@ class ElementwisePlan:
                 assert st is not None
                 tail = [0] * (SLOT - 1) + [s & 0xFFFFFFFF for s in st]
             lo, hi = _span(0, shp, st) if lay == "s" else (0, 0)
+            if (hi - lo) * isz + dev.offset_align > dev.max_binding:
+                self.wide.append(k)
             self.operands.append((lay, isz, lo, hi, tail))
+        if not self.wide:
+            self.pipe = dev.pipeline(
+                ("ew", key, out.dtype, tuple(dtypes), rank, layout, lanes),
+                lambda: elementwise_source(
+                    out.dtype, dtypes, rank, layout, *(code() if code else (body, prelude, "")), lanes=lanes
+                ),
+            )
         words = 2 + rank + len(arrays) * (SLOT + rank)
         # packed straight into whole vec4<u32> words, as the parameter binding reads them
         self.pack = struct.Struct(f"<{words}I{-words % 4 * 4}x").pack

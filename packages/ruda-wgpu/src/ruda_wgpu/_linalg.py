@@ -8,20 +8,25 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, contiguous, copy_of, empty
+from ruda_wgpu._engine import storage_itemsize
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import convert, launch_elementwise, launch_matmul, product, wgsl_type
 from ruda_wgpu._manipulation import (
     _axes,
     broadcast_for,
     broadcast_to,
+    concat,
     matrix_transpose,
     permute_dims,
     reshape,
     squeeze,
 )
 from ruda_wgpu._ops import apply, astype, where
+from ruda_wgpu._parts import fits, halves, outer_axis, too_large
 from ruda_wgpu._statistical import max as max_
 from ruda_wgpu._statistical import min as min_
 from ruda_wgpu._statistical import sum as sum_
@@ -54,10 +59,13 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     if b.shape[:-2] != batch:  # (the common case, one batch or none, skips the broadcasts)
         batch = broadcast_for("matmul", batch, b.shape[:-2])
         a, b = broadcast_to(a, (*batch, m, k)), broadcast_to(b, (*batch, k, n))
-    a = contiguous(a if a.dtype == dt else astype(a, dt))
-    b = contiguous(b if b.dtype == dt else astype(b, dt))
-    out = empty((*batch, m, n), dt, x1.device)
-    launch_matmul(x1.device, a._operand(), b._operand(), out._storage, math.prod(batch), m, k, n)
+    if too_large(a, b) or not fits(a.device, math.prod(batch) * m * n, storage_itemsize(dt)):
+        out = _matmul_parts(a, b, dt)
+    else:
+        a = contiguous(a if a.dtype == dt else astype(a, dt))
+        b = contiguous(b if b.dtype == dt else astype(b, dt))
+        out = empty((*batch, m, n), dt, x1.device)
+        launch_matmul(x1.device, a._operand(), b._operand(), out._storage, math.prod(batch), m, k, n)
     if x1.ndim > 1 and x2.ndim > 1:
         return out
     shape = (*batch, m, n)
@@ -66,6 +74,28 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     if x2.ndim == 1:
         shape = shape[:-1]
     return reshape(out, shape)
+
+
+def _matmul_parts(a: Array, b: Array, dt: np.dtype[Any]) -> Array:
+    """:func:`matmul` of (..., m, k) ``a`` and (..., k, n) ``b`` (equal batch shapes) where one of
+    them or the (..., m, n) result is too large for one storage binding, as products of halves:
+    of the batch, then of the result's longer side while it is too large, then of m (k when m is
+    1) while ``a`` is, then of k (n when k is 1) while ``b`` is; halves of k are added."""
+    batch, (m, k), n = a.shape[:-2], a.shape[-2:], b.shape[-1]
+    row, col = a.ndim - 2, a.ndim - 1
+    d = outer_axis(batch, None)
+    if d is not None:
+        return concat([matmul(*pair) for pair in zip(halves(a, d), halves(b, d), strict=True)], axis=d)
+    if not fits(a.device, m * n, storage_itemsize(dt)):
+        if m >= n:
+            return concat([matmul(half, b) for half in halves(a, row)], axis=row)
+        return concat([matmul(a, half) for half in halves(b, col)], axis=col)
+    if too_large(a) and m > 1:
+        return concat([matmul(half, b) for half in halves(a, row)], axis=row)
+    if k == 1:
+        return concat([matmul(a, half) for half in halves(b, col)], axis=col)
+    (a1, a2), (b1, b2) = halves(a, col), halves(b, row)
+    return apply("add", matmul(a1, b1), matmul(a2, b2))
 
 
 def tensordot(x1: Array, x2: Array, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Array:

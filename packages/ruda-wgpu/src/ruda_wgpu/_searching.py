@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -28,8 +29,9 @@ from ruda_wgpu._kernels import (
     thread_passes,
     wgsl_type,
 )
-from ruda_wgpu._manipulation import _axis, permute_dims, reshape
+from ruda_wgpu._manipulation import _axis, concat, permute_dims, reshape
 from ruda_wgpu._ops import apply, astype
+from ruda_wgpu._parts import fits, halves, outer_axis, too_large, window_elements, windows
 from ruda_wgpu._scan import scan_rows
 from ruda_wgpu._statistical import fold_strides
 
@@ -74,6 +76,8 @@ def _arg_reduce(x: Array, axis: int | None, keepdims: bool, largest: bool, fn: s
     a, k, b = view
     if k == 0:
         raise ValueError(f"{fn}() of an empty sequence has no answer: reduce a non-empty axis")
+    if too_large(x):
+        return _arg_reduce_parts(x, axis, keepdims, largest, fn)
     dev, better = x.device, _better(x.dtype, largest)
     index = default_dtypes_of(dev)["indexing"]
     if a * b == 0:
@@ -90,6 +94,30 @@ def _arg_reduce(x: Array, axis: int | None, keepdims: bool, largest: bool, fn: s
             x, strides = contiguous(x), flat
         indices = _arg_reduce_threads(dev, x._storage, x._offset, view, strides, x.dtype, better, index)
     return reshape(Array._new(indices, (a * b,), index, dev), out_shape)
+
+
+def _arg_reduce_parts(x: Array, axis: int | None, keepdims: bool, largest: bool, fn: str) -> Array:
+    """:func:`_arg_reduce` of an ``x`` too large for one storage binding: halves along another
+    axis, joined; or, when only the reduced axis is longer than 1, the best of each window of
+    it, then the best of those (the first window's among equals, so still the first index)."""
+    if axis is None:
+        best = _arg_reduce_parts(reshape(x, (-1,)), 0, False, largest, fn)
+        return reshape(best, (1,) * x.ndim if keepdims else ())
+    d = outer_axis(x.shape, axis)
+    if d is not None:
+        parts = [_arg_reduce(half, axis, keepdims, largest, fn) for half in halves(x, d)]
+        return concat(parts, axis=d if keepdims or d < axis else d - 1)
+    from ruda_wgpu._indexing import take  # (which imports this module)
+
+    line = reshape(x, (-1,))
+    picks, values = [], []
+    for start, stop in windows(line.size, window_elements(x.device, storage_itemsize(x.dtype))):
+        part = line[start:stop]
+        pick = _arg_reduce(part, 0, True, largest, fn)
+        values.append(take(part, pick))
+        picks.append(apply("add", pick, start))
+    best = take(concat(picks), _arg_reduce(concat(values), 0, True, largest, fn))
+    return reshape(best, (1,) * x.ndim if keepdims else (1,) * (x.ndim - 1))
 
 
 #: rows an argmax takes before it runs a thread a row (fewer take a workgroup a row, whose
@@ -308,6 +336,10 @@ def flat_nonzero(x: Array) -> Array:
     n = x.size
     if n == 0:
         return empty((0,), _U32, dev)
+    if too_large(x) or not fits(dev, n, 4):  # (x, or the scan of its flags: uint32)
+        line = reshape(x, (-1,))
+        length = window_elements(dev, max(storage_itemsize(x.dtype), 4))
+        return concat([apply("add", flat_nonzero(line[a:b]), a) for a, b in windows(n, length)])
     flags, positions, count = _scanned_flags(x)
     out = empty((count,), _U32, dev)
     if count:
@@ -330,6 +362,16 @@ def masked_rows(x: Array, mask: Array) -> Array:
     rows, row = mask.size, math.prod(tail)
     if rows == 0:
         return empty((0, *tail), x.dtype, dev)
+    if too_large(x, mask) or not fits(dev, rows, 4):  # (or the scan of its flags: uint32)
+        flat, lines = reshape(mask, (-1,)), reshape(x, (rows, *tail))
+        length = window_elements(dev, max(storage_itemsize(mask.dtype), 4))
+        length = min(length, window_elements(dev, storage_itemsize(x.dtype)) // max(row, 1))
+        if length == 0:
+            raise NotImplementedError(
+                f"a boolean index: one row of {row} elements exceeds {dev.name}'s storage binding limit of "
+                f"{dev.max_binding} bytes; index fewer elements at a time"
+            )
+        return concat([masked_rows(lines[a:b], flat[a:b]) for a, b in windows(rows, length)])
     flags, positions, count = _scanned_flags(mask)
     out = empty((count, *tail), x.dtype, dev)
     total = rows * row
@@ -393,14 +435,29 @@ def searchsorted(
     if sorter is not None:
         x1 = take(x1, _check(sorter, "searchsorted"), axis=0)
     dt = _dtypes.result_type(x1, x2)
-    a, q = contiguous(astype(x1, dt, copy=False)), contiguous(astype(x2, dt, copy=False))
-    dev = x1.device
+    out = _search(astype(x1, dt, copy=False), astype(x2, dt, copy=False), side)
+    return astype(out, default_dtypes_of(x1.device)["indexing"])
+
+
+def _search(a: Array, q: Array, side: str) -> Array:
+    """The positions (uint32) of the values ``q`` in the sorted 1-D ``a`` of the same dtype. Where
+    one of them is too large for one storage binding: the values in halves, joined; the positions
+    in each window of ``a``, added (each counts the elements of its window before the value)."""
+    dev = a.device
+    if too_large(q) or not fits(dev, q.size, 4):
+        return reshape(concat([_search(a, half, side) for half in halves(reshape(q, (-1,)), 0)]), q.shape)
+    if too_large(a):
+        length = window_elements(dev, storage_itemsize(a.dtype))
+        parts = [_search(a[start:stop], q, side) for start, stop in windows(a.size, length)]
+        return functools.reduce(lambda u, v: apply("add", u, v), parts)
+    a, q = contiguous(a), contiguous(q)
     out = empty(q.shape, _U32, dev)
     if q.size:
+        dt = a.dtype
         bind_a, a_base = bind(dev, a._storage, a._offset, a.size, dt, "searchsorted")
         bind_q, q_base = bind(dev, q._storage, q._offset, q.size, dt, "searchsorted")
         bind_o = bind(dev, out._storage, 0, q.size, _U32, "searchsorted")[0]
         subs = {"T": wgsl_type(dt), "LESS": _less(dt), "WG": WORKGROUP}
         params = [a.size, q.size, a_base, q_base, side == "right"]
         run(dev, "search", subs, [bind_o, bind_a, bind_q], params, -(-q.size // WORKGROUP))
-    return astype(out, default_dtypes_of(dev)["indexing"])
+    return out

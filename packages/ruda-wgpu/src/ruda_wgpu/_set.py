@@ -88,7 +88,7 @@ def _unique_with_positions(x: Array, fn: str) -> tuple[Array, Array, Array, Arra
     run_of = apply("subtract", cumulative_sum(new, dtype=index), 1)  # the distinct value of each
     inverse = zeros((flat.size,), dtype=index, device=x.device)
     scatter(
-        Gather(inverse, order.shape, (0,), order, order._strides, 0, 1), run_of
+        Gather(inverse, order.shape, (0,), order, order._strides, flat.size, 1), run_of
     )  # inverse[order] = run_of
     return take(ordered, starts), take(order, starts), reshape(inverse, x.shape), _counts(starts, flat.size)
 
@@ -128,6 +128,6 @@ def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
         return full(a.shape, invert, device=dev)
     at = searchsorted(table, a)  # the first element not less than each of a
     clamped = apply("minimum", at, table.size - 1)
-    candidate = gather(Gather(table, at.shape, (0,) * at.ndim, clamped, clamped._strides, 0, 1))
+    candidate = gather(Gather(table, at.shape, (0,) * at.ndim, clamped, clamped._strides, table.size, 1))
     found = apply("logical_and", apply("equal", candidate, a), apply("less", at, table.size))
     return apply("logical_not", found) if invert else found

@@ -24,13 +24,17 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ruda_wgpu import _dtypes
-from ruda_wgpu._array import Array, contiguous, empty
+from ruda_wgpu._array import Array, contiguous, copy_of, empty, to_numpy
+from ruda_wgpu._creation import zeros
 from ruda_wgpu._engine import STORAGE_ITEMSIZE, Storage
+from ruda_wgpu._indexing import take
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import THREAD_WORKGROUP, bind, convert, run, wgsl_type
-from ruda_wgpu._manipulation import _axis, permute_dims
-from ruda_wgpu._ops import astype
+from ruda_wgpu._manipulation import _axis, concat, permute_dims, reshape
+from ruda_wgpu._ops import apply, astype, where
+from ruda_wgpu._parts import fits, halves, outer_axis, window_elements
 from ruda_wgpu._scan import scan_rows
+from ruda_wgpu._searching import flat_nonzero, masked_rows
 
 #: bits of a pass's digit: 8, so 32-bit keys take four passes; each is ranked in workgroup
 #: memory by two 4-bit splits (radix_scatter.wgsl). Each pass counts its digits with its own
@@ -344,6 +348,8 @@ def _rows(x: Array, axis: int, fn: str) -> tuple[Array, tuple[int, ...]]:
 
 def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """A sorted copy of ``x`` along ``axis`` (stable; NaN last; -0 before +0)."""
+    if isinstance(x, Array) and x.ndim and _too_large_to_sort(x, _axis(axis, x.ndim, "sort")):
+        return _sort_parts(x, _axis(axis, x.ndim, "sort"), descending, False)
     src, back = _rows(x, axis, "sort")
     out = empty(src.shape, x.dtype, x.device)
     if out.size:
@@ -353,6 +359,8 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
 
 def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """Indices that sort ``x`` along ``axis`` (stable: equal values keep their order; NaN last)."""
+    if isinstance(x, Array) and x.ndim and _too_large_to_sort(x, _axis(axis, x.ndim, "argsort")):
+        return _sort_parts(x, _axis(axis, x.ndim, "argsort"), descending, True)
     src, back = _rows(x, axis, "argsort")
     index = default_dtypes_of(x.device)["indexing"]
     if not src.size:
@@ -361,3 +369,100 @@ def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bo
     assert found is not None
     positions = Array._new(found, src.shape, written, x.device)
     return permute_dims(positions if written == index else astype(positions, index), back)
+
+
+# -- arrays too large for one storage binding ---------------------------------------------------
+
+#: groups between pivots a sort too large for one storage binding makes at most (each pivot costs
+#: two comparisons of every element, in one fused kernel)
+MAX_PIVOTS = 15
+
+
+def _too_large_to_sort(x: Array, axis: int = -1) -> bool:
+    """Whether the radix sort cannot take ``x`` along ``axis`` at once: it, its keys (32-bit
+    words, also for narrower dtypes) or its digit counts (256 a tile of each row) exceed one
+    storage binding."""
+    dev, words = x.device, key_code(x.dtype, False, True).words
+    if not fits(dev, x.size, max(STORAGE_ITEMSIZE[x.dtype], 4 * words)):
+        return True
+    n = x.shape[axis]
+    if n <= SHORT_SORT:
+        return False
+    wg, ipt = radix_shape(words, True, int(dev.limits["max-compute-workgroup-storage-size"]))
+    return not fits(dev, x.size // n * 256 * -(-n // (wg * ipt)), 4)
+
+
+def _sort_parts(x: Array, axis: int, descending: bool, indices: bool) -> Array:
+    """sort (argsort, with ``indices``) of an ``x`` too large to sort at once: halves along another
+    axis, joined; or, ``x`` a line, :func:`_sort_line`."""
+    d = outer_axis(x.shape, axis)
+    if d is not None:
+        fn = argsort if indices else sort
+        return concat([fn(half, axis=axis, descending=descending) for half in halves(x, d)], axis=d)
+    line = reshape(x, (-1,))
+    if x.dtype == _dtypes.bool_:  # (ordered as 0 and 1, which the pivots' comparisons need)
+        line = astype(line, _dtypes.uint8)
+    out = _sort_line(line, descending, indices)
+    if indices:
+        return reshape(astype(out, default_dtypes_of(x.device)["indexing"]), x.shape)
+    return reshape(astype(out, x.dtype), x.shape)
+
+
+def _sort_line(line: Array, descending: bool, indices: bool) -> Array:
+    """A 1-D array too large to sort at once, sorted (or its sorting positions, uint32) by a
+    sample sort: pivots from a sorted sample cut it into the groups strictly between pivots and
+    the groups equal to one, which every element finds with two comparisons a pivot; each group,
+    gathered in its order, is sorted alone (or again so, when still too large), and the groups
+    are joined in order, NaN last. Equal values share a group, so the sort stays stable; a group
+    between pivots lacks the pivots themselves, so each pass shrinks what it sorts again."""
+    dev, n = line.device, line.size
+    count = min(MAX_PIVOTS, 2 * -(-n // window_elements(dev, 4 * key_code(line.dtype, False, True).words)))
+    pivots = _pivots(line, count)
+    place = zeros(line.shape, dtype=_dtypes.int32, device=dev)
+    for p in pivots:  # 2 j + 1 for the elements equal to pivot j, 2 j for those just below it
+        place = apply("add", place, astype(apply("greater", line, p), _dtypes.int32))
+        place = apply("add", place, astype(apply("greater_equal", line, p), _dtypes.int32))
+    places = list(range(2 * len(pivots) + 1))
+    if descending:
+        places.reverse()
+    if line.dtype.kind == "f":  # NaN compares false with every pivot: place 0, then its own, last
+        place = where(apply("isnan", line), len(places), place)
+        places.append(len(places))
+    place = copy_of(place)  # (computed once, read by every group's mask)
+    kinds = ["between", "equal"] * len(pivots) + ["between", "nan"]
+    parts = [_sorted_group(line, apply("equal", place, g), descending, indices, kinds[g]) for g in places]
+    return concat([part for part in parts if part.size])
+
+
+def _pivots(line: Array, count: int) -> list[Any]:
+    """Up to ``count`` distinct values of ``line`` cutting it into nearly equal groups, from a
+    sorted sample of 64 elements a group (NaN left out), as Python scalars in ascending order."""
+    sample = line[:: max(1, line.size // (64 * (count + 1)))]
+    if sample.dtype.kind == "f":
+        sample = masked_rows(sample, apply("logical_not", apply("isnan", sample)))
+    ordered = sort(sample)
+    step = max(1, ordered.size // (count + 1))
+    picks = to_numpy(ordered[step::step][:count]).tolist()
+    return [v for i, v in enumerate(picks) if i == 0 or v != picks[i - 1]]
+
+
+def _sorted_group(line: Array, mask: Array, descending: bool, indices: bool, kind: str) -> Array:
+    """The elements of ``line`` where ``mask`` is set, sorted (or their sorting positions in
+    ``line``, uint32): ``kind`` "between" two pivots, "equal" to one, or "nan"."""
+    positions = flat_nonzero(mask)
+    if not positions.size:
+        return positions
+    values = take(line, positions)
+    if not _too_large_to_sort(values):
+        if indices:
+            return take(positions, argsort(values, descending=descending))
+        return sort(values, descending=descending)
+    if kind == "between":
+        inner = _sort_line(values, descending, indices)
+        return take(positions, inner) if indices else inner
+    if indices or kind == "nan" or values.dtype.kind != "f":  # equal keys: in their order
+        return positions if indices else values
+    # equal values, but a sort puts -0 before +0 (after, descending): split a group of zeros
+    negative = apply("signbit", values)
+    signs = [negative, apply("logical_not", negative)]
+    return concat([masked_rows(values, m) for m in (reversed(signs) if descending else signs)])

@@ -14,7 +14,8 @@ import numpy as np
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, assign, contiguous, copy_of, empty
-from ruda_wgpu._engine import STORAGE_ITEMSIZE
+from ruda_wgpu._creation import full
+from ruda_wgpu._engine import STORAGE_ITEMSIZE, storage_itemsize
 from ruda_wgpu._fusion import reduction_input
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import (
@@ -31,8 +32,9 @@ from ruda_wgpu._kernels import (
     threads_fit,
     wgsl_type,
 )
-from ruda_wgpu._manipulation import _axes, permute_dims
+from ruda_wgpu._manipulation import _axes, concat, permute_dims, reshape
 from ruda_wgpu._ops import apply, astype
+from ruda_wgpu._parts import fits, halves, outer_axis, too_large, window_elements, windows
 from ruda_wgpu._scan import scan_rows
 
 _MAX = {
@@ -314,6 +316,9 @@ def _cumulative(x: Array, axis: int | None, dtype: Any, include_initial: bool, o
         raise ValueError(f"{fn}() needs an array of at least one dimension")
     (axis,) = _axes(axis, x.ndim, fn)
     acc = _sum_dtype(x, dtype)
+    initial = x.size // builtins.max(x.shape[axis], 1) if include_initial else 0  # (result elements)
+    if too_large(x) or not fits(x.device, x.size + initial, storage_itemsize(acc)):
+        return _cumulative_parts(x, axis, acc, include_initial, op)
     # the scanned axis last and contiguous: rows of n, scanned into rows of n (+1) of the result
     order = (*[d for d in range(x.ndim) if d != axis], axis)
     src = contiguous(permute_dims(x, order))
@@ -327,6 +332,27 @@ def _cumulative(x: Array, axis: int | None, dtype: Any, include_initial: bool, o
     # float16 sums round at every step in NumPy: only the sequential order reproduces them
     scan_rows(x.device, source, rows, n, acc, op, target, sequential=acc == _dtypes.float16)
     return permute_dims(out, tuple(order.index(d) for d in range(x.ndim)))
+
+
+def _cumulative_parts(x: Array, axis: int, acc: np.dtype[Any], include_initial: bool, op: str) -> Array:
+    """:func:`_cumulative` of an ``x`` too large (or a result too large) for one storage
+    binding: halves along another axis, joined; or, when only the scanned axis is longer than
+    1, windows of it scanned one by one, each then combined with the last value of the one
+    before (float16 sums then round once more at each window's start than NumPy's)."""
+    d = outer_axis(x.shape, axis)
+    if d is not None:
+        return concat([_cumulative(half, axis, acc, include_initial, op) for half in halves(x, d)], axis=d)
+    line = reshape(x, (-1,))
+    parts = [full((1,), {"sum": 0, "prod": 1}[op], dtype=acc, device=x.device)] if include_initial else []
+    carry = None
+    for start, stop in windows(line.size, window_elements(x.device, storage_itemsize(acc))):
+        part = _cumulative(line[start:stop], 0, acc, False, op)
+        if carry is not None:
+            part = apply("add" if op == "sum" else "multiply", part, carry)
+        parts.append(part)
+        carry = part[-1:]
+    out = concat(parts)
+    return reshape(out, tuple(out.size if d == axis else 1 for d in range(x.ndim)))
 
 
 def cumulative_sum(
