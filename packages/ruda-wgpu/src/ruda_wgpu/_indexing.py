@@ -162,6 +162,10 @@ def _reach_fits(x: Array, shape: tuple[int, ...], strides: tuple[int, ...]) -> b
 def _fits_whole(g: Gather) -> bool:
     """Whether one storage binding holds each of what a gather of ``g`` binds: its output, and
     what its view and its index reach."""
+    dev = g.view._device
+    limit = dev.max_binding - dev.offset_align
+    if g.view._storage.nbytes <= limit and g.index._storage.nbytes <= limit:  # (most gathers)
+        return math.prod(g.shape) * storage_itemsize(g.view._dtype) <= limit
     view_reach, index_reach = _reaches(g)
     return (
         _reach_fits(g.view, *view_reach)
