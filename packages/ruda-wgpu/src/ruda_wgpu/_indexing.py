@@ -55,7 +55,7 @@ from ruda_wgpu._kernels import (
 )
 from ruda_wgpu._manipulation import _axis, broadcast_shapes, broadcast_to, concat, expand_dims, reshape
 from ruda_wgpu._ops import apply, astype, clip, where
-from ruda_wgpu._parts import along, fits, halves, outer_axis, too_large, window_elements, windows
+from ruda_wgpu._parts import along, fits, too_large, window_elements, windows
 from ruda_wgpu._searching import flat_nonzero, masked_rows, nonzero, searchsorted
 from ruda_wgpu._statistical import any as any_
 from ruda_wgpu._statistical import cumulative_sum
@@ -423,38 +423,9 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     axis = _axis(axis, x.ndim, "take")
     k = indices.ndim
     shape = (*x.shape[:axis], *indices.shape, *x.shape[axis + 1 :])
-    if too_large(x, indices) or not fits(x.device, math.prod(shape), storage_itemsize(x.dtype)):
-        return _take_parts(x, indices, axis, shape)
     xs = (*x._strides[:axis], *(0,) * k, *x._strides[axis + 1 :])
     ixs = (*(0,) * axis, *indices._strides, *(0,) * (x.ndim - axis - 1))
     return gather(Gather(x, shape, xs, indices, ixs, x.shape[axis], x._strides[axis], "take()"))
-
-
-def _take_parts(x: Array, indices: Array, axis: int, shape: tuple[int, ...]) -> Array:
-    """:func:`take` where ``x``, ``indices`` or the result (of ``shape``) is too large for one
-    storage binding: the indices in halves (the results joined along ``axis``) while they or the
-    result are; then ``x`` in halves along another axis; then, ``x`` a line along ``axis``, a
-    gather from each window of it, each index taken from the window it falls in."""
-    big_result = not fits(x.device, math.prod(shape), storage_itemsize(x.dtype))
-    if indices.size > 1 and (too_large(indices) or big_result):
-        parts = [take(x, half, axis=axis) for half in halves(reshape(indices, (-1,)), 0)]
-        return reshape(concat(parts, axis=axis), shape)
-    d = outer_axis(x.shape, axis)
-    if d is not None:
-        parts = [take(half, indices, axis=axis) for half in halves(x, d)]
-        return concat(parts, axis=d if d < axis else d + indices.ndim - 1)
-    n, line = x.shape[axis], reshape(x, (-1,))
-    check_in_bounds(indices, n, "take()", now=False)
-    wrapped = indices
-    if indices.dtype.kind == "i":
-        wrapped = where(apply("less", indices, 0), apply("add", indices, n), indices)
-    result = None
-    for start, stop in windows(n, window_elements(x.device, storage_itemsize(x.dtype))):
-        part = take(line[start:stop], clip(apply("subtract", wrapped, start), 0, stop - start - 1))
-        inside = apply("logical_and", apply("greater_equal", wrapped, start), apply("less", wrapped, stop))
-        result = part if result is None else where(inside, part, result)
-    assert result is not None
-    return reshape(result, shape)
 
 
 def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
