@@ -210,3 +210,18 @@ def test_arrays_beyond_the_largest_buffer_raise_memory_error() -> None:
     x = xp.empty(((largest - 1000) // 4,), dtype=xp.float32)  # (its size class is cut to the largest)
     assert xp.memory_stats()["allocated_bytes"] - before["allocated_bytes"] in (0, largest)
     del x
+
+
+def test_ffts_of_many_rows_beyond_a_binding(small_bindings: Any) -> None:
+    rng = np.random.default_rng(11)
+    signals = rng.standard_normal((24, 256)).astype(np.float32)
+    z = (signals + 1j * signals[::-1]).astype(np.complex64)
+    np.testing.assert_allclose(np.asarray(xp.fft.fft(xp.asarray(z))), np.fft.fft(z), rtol=1e-4, atol=1e-3)
+    image = z[:, :24]
+    np.testing.assert_allclose(np.asarray(xp.fft.fftn(xp.asarray(image))), np.fft.fftn(image), atol=1e-3)
+    half = np.fft.rfft(signals)
+    np.testing.assert_allclose(np.asarray(xp.fft.rfft(xp.asarray(signals))), half, rtol=1e-4, atol=1e-3)
+    back = np.asarray(xp.fft.irfft(xp.asarray(half.astype(np.complex64))))
+    np.testing.assert_allclose(back, signals, atol=1e-5)
+    with pytest.raises(NotImplementedError, match="storage binding limit"):
+        xp.fft.fft(xp.asarray(z.reshape(-1)))  # (one signal beyond a binding)

@@ -26,10 +26,12 @@ import numpy as np
 
 from ruda_wgpu import _dtypes, _wgsl
 from ruda_wgpu._array import Array, empty, from_numpy
-from ruda_wgpu._engine import GpuDevice, Step
+from ruda_wgpu._engine import GpuDevice, Step, storage_itemsize
 from ruda_wgpu._fft_codegen import mixed_pass_subs, register_dft, smallest_prime_factor
 from ruda_wgpu._kernels import bind, kernel_pipeline, pack_words, prepared, wgsl_type
+from ruda_wgpu._manipulation import concat
 from ruda_wgpu._ops import apply
+from ruda_wgpu._parts import fits, halves, too_large
 
 #: the largest radix of a pass (points of one DFT in a workgroup), the threads a workgroup aims
 #: at, and the largest DFT a thread does in its registers (one stage of a pass). Measured on an
@@ -359,7 +361,6 @@ def _chirp(dev: GpuDevice, n: int, m: int, dtype: np.dtype[Any]) -> tuple[Array,
 def _bluestein(x: Array, inverse: bool, scale: float) -> Array:
     """The DFT of rows of any length n as a convolution: X_k = c_k (x c * conj(c))_k."""
     from ruda_wgpu._creation import zeros  # builds on this module's neighbours
-    from ruda_wgpu._manipulation import concat
 
     dev, dtype = x.device, x.dtype
     rows, n = x.shape
@@ -378,6 +379,8 @@ def transform_rows(x: Array, inverse: bool, scale: float) -> Array:
     rows, n = x.shape
     if rows == 0 or n <= 1:
         return apply("multiply", x, scale)
+    if rows > 1 and too_large(x):  # (each half's rows, and their passes' buffers, then fit)
+        return concat([transform_rows(half, inverse, scale) for half in halves(x, 0)])
     if n & (n - 1) == 0:
         return _stockham(x, inverse, scale)
     if max(_prime_factors(n)) <= MAX_PRIME:
@@ -430,6 +433,8 @@ def _real_plan(dev: GpuDevice, n: int, width_in: int, dtype: np.dtype[Any], forw
 def _real_pass(a: Array, n: int, forward: bool) -> Array:
     dev, dtype = a.device, a.dtype
     rows, h = a.shape[0], n // 2
+    if rows > 1 and (too_large(a) or not fits(dev, rows * (h + 1), storage_itemsize(dtype))):
+        return concat([_real_pass(half, n, forward) for half in halves(a, 0)])
     width = h + 1 if forward else h
     out = empty((rows, width), dtype, dev)
     if rows:
