@@ -223,5 +223,22 @@ def test_ffts_of_many_rows_beyond_a_binding(small_bindings: Any) -> None:
     np.testing.assert_allclose(np.asarray(xp.fft.rfft(xp.asarray(signals))), half, rtol=1e-4, atol=1e-3)
     back = np.asarray(xp.fft.irfft(xp.asarray(half.astype(np.complex64))))
     np.testing.assert_allclose(back, signals, atol=1e-5)
-    with pytest.raises(NotImplementedError, match="storage binding limit"):
-        xp.fft.fft(xp.asarray(z.reshape(-1)))  # (one signal beyond a binding)
+
+
+@pytest.mark.parametrize("n", [4096, 3000])
+def test_ffts_of_one_signal_beyond_a_binding(small_bindings: Any, n: int) -> None:
+    rng = np.random.default_rng(n)
+    signal = rng.standard_normal(n).astype(np.float32)
+    z = (signal + 1j * signal[::-1]).astype(np.complex64)
+    for ours, theirs in ((xp.fft.fft, np.fft.fft), (xp.fft.ifft, np.fft.ifft)):
+        want = theirs(z)
+        got = np.asarray(ours(xp.asarray(z)))
+        assert np.abs(got - want).max() <= 1e-6 * np.abs(want).max()  # (NumPy's: about 2e-7)
+    half = np.fft.rfft(signal)
+    got_half = np.asarray(xp.fft.rfft(xp.asarray(signal)))
+    assert np.abs(got_half - half).max() <= 1e-6 * np.abs(half).max()
+    np.testing.assert_allclose(
+        np.asarray(xp.fft.irfft(xp.asarray(half.astype(np.complex64)), n=n)), signal, atol=1e-5
+    )
+    with pytest.raises(NotImplementedError, match="prime length"):
+        xp.fft.fft(xp.ones(4093, dtype=xp.complex64))  # (4093 is prime)

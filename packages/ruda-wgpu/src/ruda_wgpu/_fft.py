@@ -30,7 +30,7 @@ from ruda_wgpu._engine import GpuDevice, Step, storage_itemsize
 from ruda_wgpu._fft_codegen import mixed_pass_subs, register_dft, smallest_prime_factor
 from ruda_wgpu._kernels import bind, kernel_pipeline, pack_words, prepared, wgsl_type
 from ruda_wgpu._manipulation import concat
-from ruda_wgpu._ops import apply
+from ruda_wgpu._ops import apply, astype
 from ruda_wgpu._parts import fits, halves, too_large
 
 #: the largest radix of a pass (points of one DFT in a workgroup), the threads a workgroup aims
@@ -379,13 +379,52 @@ def transform_rows(x: Array, inverse: bool, scale: float) -> Array:
     rows, n = x.shape
     if rows == 0 or n <= 1:
         return apply("multiply", x, scale)
-    if rows > 1 and too_large(x):  # (each half's rows, and their passes' buffers, then fit)
-        return concat([transform_rows(half, inverse, scale) for half in halves(x, 0)])
+    if too_large(x):  # (each half's rows, and their passes' buffers, then fit)
+        if rows > 1:
+            return concat([transform_rows(half, inverse, scale) for half in halves(x, 0)])
+        return _four_step(x, inverse, scale)
     if n & (n - 1) == 0:
         return _stockham(x, inverse, scale)
     if max(_prime_factors(n)) <= MAX_PRIME:
         return _mixed(x, inverse, scale)
     return _bluestein(x, inverse, scale)
+
+
+def _four_step(x: Array, inverse: bool, scale: float) -> Array:
+    """The DFT of one signal (a (1, n) row) too large for one storage binding, as DFTs of
+    shorter ones (the "four-step" FFT): with n = n1 n2 and j = n2 j1 + j2, the n2 DFTs over j1
+    (the columns of the signal as an (n1, n2) matrix), each value times w^(j2 k1) (w the n-th
+    root of unity of the direction), then the n1 DFTs over j2; the result's k1 + n1 k2-th value
+    is the second's k2-th of row k1. Each step is many short signals, which go in halves."""
+    from ruda_wgpu._array import contiguous  # builds on this module's neighbours
+    from ruda_wgpu._creation import arange
+    from ruda_wgpu._manipulation import matrix_transpose, reshape
+
+    dev, n = x.device, x.shape[1]
+    n1 = max((d for d in range(1, math.isqrt(n) + 1) if n % d == 0), default=1)
+    if n1 == 1:
+        raise NotImplementedError(
+            f"an FFT of one signal of prime length {n} beyond {dev.name}'s storage binding limit of "
+            f"{dev.max_binding} bytes: use a length with factors"
+        )
+    n2 = n // n1
+    columns = transform_rows(contiguous(matrix_transpose(reshape(x, (n1, n2)))), inverse, 1.0)  # [j2, k1]
+    # w^(j2 k1), j2 k1 < n exact in the device's widest float, whose angle and sines the dtype rounds
+    wide = _dtypes.float64 if "float64" in dev.dtype_names else _dtypes.REAL_OF[x.dtype]
+    steps = apply(
+        "multiply",
+        reshape(arange(n2, dtype=wide, device=dev), (n2, 1)),
+        reshape(arange(n1, dtype=wide, device=dev), (1, n1)),
+    )
+    angle = apply("multiply", steps, (2 if inverse else -2) * math.pi / n)
+    real = _dtypes.REAL_OF[x.dtype]
+    turns = apply(
+        "add",
+        astype(astype(apply("cos", angle), real), x.dtype),
+        apply("multiply", astype(astype(apply("sin", angle), real), x.dtype), 1j),
+    )
+    rows = transform_rows(contiguous(matrix_transpose(apply("multiply", columns, turns))), inverse, scale)
+    return reshape(contiguous(matrix_transpose(rows)), (1, n))  # [k1, k2] to k1 + n1 k2
 
 
 #: threads a workgroup of the real transforms' pre- and post-processing (wgsl/fft_real.wgsl)

@@ -23,12 +23,13 @@ from ruda import spec
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, contiguous, copy_of
 from ruda_wgpu._creation import arange, zeros
-from ruda_wgpu._engine import resolve_device
+from ruda_wgpu._engine import resolve_device, storage_itemsize
 from ruda_wgpu._fft import check_length, norm_scale, pair_spectrum, real_spectrum, transform_rows
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import c_strides
 from ruda_wgpu._manipulation import concat, flip, moveaxis, reshape, roll
 from ruda_wgpu._ops import apply, astype
+from ruda_wgpu._parts import fits
 
 _NORM = "backward"
 _SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
@@ -167,8 +168,9 @@ def _pairs(rows: Array) -> Array:
 def _half(x: Array, axis: int, n: int, norm: str) -> Array:
     """rfft along ``axis``: the n//2 + 1 non-negative frequencies of real ``x``. An even length
     takes a complex transform of half the length, of the samples in pairs (_fft.real_spectrum);
-    an odd one the complex transform of the whole."""
-    if n % 2:
+    an odd one, or one whose spectrum one storage binding cannot hold, the complex transform of
+    the whole."""
+    if n % 2 or not _spectrum_fits(x, n):
         full = _transform(_as_complex(x), axis, n, False, norm)
         return moveaxis(moveaxis(full, axis, -1)[..., : n // 2 + 1], -1, axis)
     rows, lead = _rows(x, axis, n)
@@ -176,11 +178,19 @@ def _half(x: Array, axis: int, n: int, norm: str) -> Array:
     return _unrows(spectrum, lead, axis)
 
 
+def _spectrum_fits(x: Array, n: int) -> bool:
+    """Whether the half spectrum of one real signal of length ``n`` fits one storage binding of
+    ``x``'s device (the real transforms' pass reads and writes a signal's whole)."""
+    complex_dtype = _dtypes.COMPLEX_OF.get(x.dtype, x.dtype)
+    return fits(x.device, n // 2 + 1, storage_itemsize(complex_dtype))
+
+
 def _hermitian(x: Array, axis: int, n: int, norm: str) -> Array:
     """irfft along ``axis``: the real signal of length ``n`` whose spectrum starts with ``x``. An
     even length goes back through a complex transform of half the length (_fft.pair_spectrum);
-    an odd one takes the real part of the inverse transform of the completed spectrum."""
-    if n % 2 == 0:
+    an odd one, or a spectrum one storage binding cannot hold, takes the real part of the
+    inverse transform of the completed spectrum."""
+    if n % 2 == 0 and _spectrum_fits(x, n):
         rows, lead = _rows(_as_complex(x), axis, n // 2 + 1)
         pairs = transform_rows(pair_spectrum(rows, n), True, 2 * norm_scale(norm, n, True))
         reals = Array._new(pairs._storage, (pairs.shape[0], n), _dtypes.REAL_OF[pairs.dtype], pairs.device)
