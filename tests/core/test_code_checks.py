@@ -39,6 +39,7 @@ def test_mypy() -> None:
 QUOTED_TABLES = [
     ("wgpu_fft_solve", "packages/ruda-wgpu/README.md"),
     ("wgpu_sort", "packages/ruda-wgpu/README.md"),
+    ("wgpu_large", "packages/ruda-wgpu/README.md"),
     ("wgpu_reduce", "packages/ruda-wgpu/README.md"),
     ("wgpu_matmul", "packages/ruda-wgpu/README.md"),
     ("wgpu_accuracy", "packages/ruda-wgpu/README.md"),
