@@ -16,7 +16,6 @@ slow runs: minutes for the whole. Results go to ``benchmarks/results/wgpu_large-
 
 from __future__ import annotations
 
-import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -84,13 +83,14 @@ CASES: list[tuple[str, float, Make]] = [
 ]
 
 
-def _sizes(words: float, binding: int) -> tuple[int, int]:
+def _sizes(words: float, dev: Any) -> tuple[int, int]:
     """(inside, beyond) element counts for arrays of ``words`` float32 words an element: half and
-    one and a half of a binding, in whole rows of 4096 (FFTs: powers of two either side)."""
-    per = binding // (4 * words)
+    one and a half of what a binding holds, in whole rows of 4096; FFTs: the largest power of two
+    a binding holds, and twice that."""
+    per = (dev.max_binding - dev.offset_align) // (4 * words)
     if words == 2:
-        beyond = 1 << math.ceil(math.log2(per + 1))
-        return beyond // 2, beyond
+        inside = 1 << (int(per).bit_length() - 1)
+        return inside, 2 * inside
     return int(per // 2) // 4096 * 4096, int(per * 3 // 2) // 4096 * 4096
 
 
@@ -123,7 +123,7 @@ def main() -> int:
         task = progress.add_task(dev.description, total=len(cases))
         for op, words, make in cases:
             progress.update(task, description=op)
-            inside, beyond = _sizes(words, dev.max_binding)
+            inside, beyond = _sizes(words, dev)
             row: dict[str, Any] = {"op": op, "inside": inside, "beyond": beyond}
             for name, n in (("inside", inside), ("beyond", beyond)):
                 row[f"{name} ms"] = _timed(make, xp, n, xp.synchronize, args.repeats) * 1e3
