@@ -180,7 +180,7 @@ def test_a_wgpu_instance_made_before_ruda_leaves_the_opengl_note_alone(known_ada
 
 def test_ruda_info_says_which_of_the_standards_dtypes_a_device_lacks():
     from ruda_wgpu._engine import default_device
-    from ruda_wgpu._plugin import WgpuBackend, lacking
+    from ruda_wgpu._plugin import WgpuBackend, lacking, sizes
 
     full = ("bool", "int32", "int64", "uint64", "float32", "float64", "complex128")
     assert lacking(full) == ""
@@ -191,4 +191,14 @@ def test_ruda_info_says_which_of_the_standards_dtypes_a_device_lacks():
         "; no float64, complex128 (the adapter lacks shader-f64)"
     )
     dev = default_device()
-    assert WgpuBackend().probe().details[dev.name] == dev.description + lacking(dev.dtype_names)
+    line = WgpuBackend().probe().details[dev.name]
+    assert line == dev.description + sizes(dev.limits) + lacking(dev.dtype_names)
+
+
+def test_ruda_info_gives_a_devices_array_and_binding_sizes():
+    from ruda_wgpu._plugin import sizes
+
+    limits = {"max-storage-buffer-binding-size": 2147483644, "max-buffer-size": 4292870144}
+    assert sizes(limits) == "; arrays up to 4.0 GiB, 2.0 GiB a kernel binding (larger ones go in parts)"
+    limits = {"max-storage-buffer-binding-size": 1 << 27, "max-buffer-size": (1 << 31) - 1}
+    assert sizes(limits) == "; arrays up to 2.0 GiB, 128 MiB a kernel binding (larger ones go in parts)"
