@@ -192,13 +192,30 @@ def test_ruda_info_says_which_of_the_standards_dtypes_a_device_lacks():
     )
     dev = default_device()
     line = WgpuBackend().probe().details[dev.name]
-    assert line == dev.description + sizes(dev.limits) + lacking(dev.dtype_names)
+    assert line == dev.description + sizes(dev.limits["max-buffer-size"], dev.max_binding) + lacking(
+        dev.dtype_names
+    )
 
 
 def test_ruda_info_gives_a_devices_array_and_binding_sizes():
     from ruda_wgpu._plugin import sizes
 
-    limits = {"max-storage-buffer-binding-size": 2147483644, "max-buffer-size": 4292870144}
-    assert sizes(limits) == "; arrays up to 4.0 GiB, 2.0 GiB a kernel binding (larger ones go in parts)"
-    limits = {"max-storage-buffer-binding-size": 1 << 27, "max-buffer-size": (1 << 31) - 1}
-    assert sizes(limits) == "; arrays up to 2.0 GiB, 128 MiB a kernel binding (larger ones go in parts)"
+    h200 = "; arrays up to 4.0 GiB, 2.0 GiB a kernel binding (larger ones go in parts)"
+    assert sizes(4292870144, 2147483644) == h200
+    lavapipe = "; arrays up to 2.0 GiB, 128 MiB a kernel binding (larger ones go in parts)"
+    assert sizes((1 << 31) - 1, 1 << 27) == lavapipe
+
+
+def test_the_binding_cap_from_the_environment(monkeypatch):
+    from ruda_wgpu._engine import MAX_BINDING_ENV, binding_limit
+
+    monkeypatch.delenv(MAX_BINDING_ENV, raising=False)
+    assert binding_limit(1 << 27) == 1 << 27
+    monkeypatch.setenv(MAX_BINDING_ENV, "4096")
+    assert binding_limit(1 << 27) == 4096
+    monkeypatch.setenv(MAX_BINDING_ENV, str(1 << 30))
+    assert binding_limit(1 << 27) == 1 << 27  # (never above the adapter's)
+    for bad, why in (("lots", "a number of bytes"), ("100", "at least 1024")):
+        monkeypatch.setenv(MAX_BINDING_ENV, bad)
+        with pytest.raises(ValueError, match=why):
+            binding_limit(1 << 27)

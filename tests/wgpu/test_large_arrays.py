@@ -242,3 +242,20 @@ def test_ffts_of_one_signal_beyond_a_binding(small_bindings: Any, n: int) -> Non
     )
     with pytest.raises(NotImplementedError, match="prime length"):
         xp.fft.fft(xp.ones(4093, dtype=xp.complex64))  # (4093 is prime)
+
+
+def test_several_index_arrays_beyond_a_binding(small_bindings: Any) -> None:
+    rng = np.random.default_rng(12)
+    m = _values(6000, seed=12).reshape(60, 100)
+    rows, cols = rng.integers(-60, 60, 700), rng.integers(-100, 100, 700)
+    _same(xp.asarray(m)[xp.asarray(rows), xp.asarray(cols)], m[rows, cols])
+    _same(xp.flip(xp.asarray(m))[xp.asarray(rows), xp.asarray(cols)], np.flip(m)[rows, cols])  # (strides < 0)
+    cube = m.reshape(6, 10, 100)
+    _same(xp.asarray(cube)[2, xp.asarray(rows % 10), xp.asarray(cols)], cube[2, rows % 10, cols])
+    _same(xp.asarray(cube)[xp.asarray(rows % 6), :, 3], cube[rows % 6, :, 3])
+    places = rng.permutation(6000)[:700]
+    r, c = places // 100, places % 100  # (no repeats)
+    x, want = xp.asarray(m), m.copy()
+    x[xp.asarray(r), xp.asarray(c)] = xp.asarray(np.arange(700, dtype=np.float32))
+    want[r, c] = np.arange(700, dtype=np.float32)
+    _same(x, want)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import re
 import threading
 import weakref
@@ -65,6 +66,26 @@ def size_class(nbytes: int) -> int:
         if size >= n:
             return size
     return base * 2
+
+
+#: the environment variable that caps a kernel's storage bindings below the adapter's (bytes), so
+#: that the paths of arrays beyond one binding run on small arrays (tests, the official suite)
+MAX_BINDING_ENV = "RUDA_WGPU_MAX_BINDING"
+
+
+def binding_limit(adapter_limit: int) -> int:
+    """The storage binding size kernels keep to: the adapter's, or :data:`MAX_BINDING_ENV`'s
+    when that is smaller."""
+    value = os.environ.get(MAX_BINDING_ENV, "").strip()
+    if not value:
+        return adapter_limit
+    try:
+        cap = int(value)
+    except ValueError:
+        raise ValueError(f"{MAX_BINDING_ENV}={value!r}: give a number of bytes") from None
+    if cap < 1024:
+        raise ValueError(f"{MAX_BINDING_ENV}={cap}: a binding needs at least 1024 bytes")
+    return min(adapter_limit, cap)
 
 
 class BufferPool:
@@ -356,7 +377,7 @@ class GpuDevice:
             + (("int64", "uint64") if int64 else ())
             + (("float64", "complex128") if float64 else ())
         )
-        self.max_binding = int(self.limits["max-storage-buffer-binding-size"])
+        self.max_binding = binding_limit(int(self.limits["max-storage-buffer-binding-size"]))
         self.max_groups = int(self.limits["max-compute-workgroups-per-dimension"])
         self.offset_align = int(self.limits["min-storage-buffer-offset-alignment"])
         self.uniform_align = int(self.limits["min-uniform-buffer-offset-alignment"])

@@ -191,10 +191,7 @@ def _cut_axis(g: Gather, value: Array | None = None) -> int | None:
     if not wide:
         return None
     widths = [max(abs(st[d]) * (n - 1) * size for st, size in wide) for d, n in enumerate(g.shape)]
-    d = widths.index(max(widths))
-    if not g.n and g.xs[d]:  # (the view's whole extent is bound: see _reaches)
-        raise _too_wide_view(g)
-    return d
+    return widths.index(max(widths))
 
 
 def _cut(g: Gather, d: int, start: int, stop: int) -> Gather:
@@ -208,14 +205,13 @@ def _gather_parts(g: Gather) -> Array:
     """:func:`gather` of a ``g`` too wide for one storage binding: halves along the axis of the
     result that :func:`_cut_axis` names, joined; then windows of the gathered axis, each
     gathering the indices that fall in it."""
+    g = _one_axis(g)
     d = _cut_axis(g)
     if d is not None:
         half = g.shape[d] // 2
         return concat([gather(_cut(g, d, a, b)) for a, b in ((0, half), (half, g.shape[d]))], axis=d)
     # the view too wide along the gathered axis alone: windows of it
     dev = g.view.device
-    if not g.n:
-        raise _too_wide_view(g)
     index = _shifted(g.index, 0, g.shape, g.ixs)  # (the index of every element of the result)
     if g.check is not None:
         check_in_bounds(index, g.n, g.check, now=False)
@@ -236,14 +232,19 @@ def _gather_parts(g: Gather) -> Array:
     return result
 
 
-def _too_wide_view(g: Gather) -> NotImplementedError:
-    """The error for a gather through several index arrays at once (``g.n`` 0) from a view wider
-    than one storage binding, which :func:`_gather_parts` cannot cut."""
-    dev = g.view.device
-    return NotImplementedError(
-        f"indexing with several index arrays: a view of {g.view.size} elements exceeds "
-        f"{dev.name}'s storage binding limit of {dev.max_binding} bytes; index a smaller view"
-    )
+def _one_axis(g: Gather) -> Gather:
+    """``g`` with a gathered axis of its own: a gather through several index arrays at once
+    (``g.n`` 0) holds element offsets into its view, which become indices along an axis of
+    step 1 over the view's extent (from its lowest element), so that its parts bind only what
+    they reach."""
+    if g.n:
+        return g
+    lo, hi = _span(0, g.view.shape, g.view._strides) if g.view.size else (0, 1)
+    index, ixs = g.index, g.ixs
+    if lo:  # (a view with negative strides: offsets below its first element)
+        index = copy_of(apply("subtract", _shifted(g.index, 0, g.shape, g.ixs), lo))
+        ixs = index._strides
+    return Gather(_shifted(g.view, lo), g.shape, g.xs, index, ixs, hi - lo, 1, g.check)
 
 
 def _shifted(
@@ -314,13 +315,14 @@ def _scatter_parts(g: Gather, value: Array) -> None:
     binding: halves along the axis of the result that :func:`_cut_axis` names; then, where the
     gather's result has no axes of the view (``x[i] = v``), windows of the gathered axis, each
     taking the indices that fall in it and their values."""
+    g = _one_axis(g)
     d = _cut_axis(g, value)
     if d is not None:
         half = g.shape[d] // 2
         for a, b in ((0, half), (half, g.shape[d])):
             scatter(_cut(g, d, a, b), along(value, d, a, b))
         return
-    if not g.n or any(g.xs):
+    if any(g.xs):
         raise NotImplementedError(
             f"an indexed assignment into a view of {g.view.size} elements beyond {g.view.device.name}'s "
             f"storage binding limit of {g.view.device.max_binding} bytes; assign into a smaller view"

@@ -20,14 +20,15 @@ _FIX = (
 _WIDE = ("int64", "uint64", "float64", "complex128")
 
 
-def sizes(limits: dict[str, int]) -> str:
+def sizes(largest: int, binding: int) -> str:
     """What ``ruda info`` adds to a device's line about array sizes: the largest buffer (an
     array's limit) and a kernel's storage binding (beyond which arrays go in parts)."""
 
     def size(n: int) -> str:
-        return f"{n / 2**30:.1f} GiB" if n >= 2**30 else f"{n / 2**20:.0f} MiB"
+        if n >= 2**30:
+            return f"{n / 2**30:.1f} GiB"
+        return f"{n / 2**20:.0f} MiB" if n >= 2**20 else f"{n} bytes"
 
-    binding, largest = limits["max-storage-buffer-binding-size"], limits["max-buffer-size"]
     return f"; arrays up to {size(largest)}, {size(binding)} a kernel binding (larger ones go in parts)"
 
 
@@ -82,7 +83,14 @@ class WgpuBackend(Backend):
             if _preload.enabled()
             else f"off ({_preload.PRELOAD_ENV}=0: each kernel compiles when first used)"
         )
-        details.update({d.name: d.description + sizes(d.limits) + lacking(d.dtype_names) for d in found})
+        details.update(
+            {
+                d.name: d.description
+                + sizes(int(d.limits["max-buffer-size"]), d.max_binding)
+                + lacking(d.dtype_names)
+                for d in found
+            }
+        )
         details.update({f"left out: {e.description}": e.reason for e in excluded})
         return Availability(
             available=True, devices=tuple(Device.parse(d.name) for d in found), details=details
