@@ -354,7 +354,7 @@ def _chirp(dev: GpuDevice, n: int, m: int, dtype: np.dtype[Any]) -> tuple[Array,
     filt = np.zeros(m, np.complex128)
     filt[:n] = np.conj(chirp)
     filt[m - n + 1 :] = np.conj(chirp[1:][::-1])
-    spectrum = _stockham(from_numpy(filt.reshape(1, m), dtype, dev), False, 1.0)
+    spectrum = transform_rows(from_numpy(filt.reshape(1, m), dtype, dev), False, 1.0)
     return from_numpy(chirp, dtype, dev), spectrum
 
 
@@ -369,7 +369,8 @@ def _bluestein(x: Array, inverse: bool, scale: float) -> Array:
     if inverse:  # the inverse DFT is the conjugate of the forward DFT of the conjugate
         x = apply("conj", x)
     padded = concat([apply("multiply", x, chirp), zeros((rows, m - n), dtype=dtype, device=dev)], axis=-1)
-    conv = _stockham(apply("multiply", _stockham(padded, False, 1.0), spectrum), True, 1.0 / m)
+    # (through transform_rows: the padded rows may pass a binding where the signals did not)
+    conv = transform_rows(apply("multiply", transform_rows(padded, False, 1.0), spectrum), True, 1.0 / m)
     out = apply("multiply", apply("multiply", conv[:, :n], chirp), scale)
     return apply("conj", out) if inverse else out
 
@@ -382,12 +383,19 @@ def transform_rows(x: Array, inverse: bool, scale: float) -> Array:
     if too_large(x):  # (each half's rows, and their passes' buffers, then fit)
         if rows > 1:
             return concat([transform_rows(half, inverse, scale) for half in halves(x, 0)])
-        return _four_step(x, inverse, scale)
+        if _shorter_factor(n) > 1:
+            return _four_step(x, inverse, scale)
+        return _bluestein(x, inverse, scale)  # (a prime length: its FFTs are of powers of two)
     if n & (n - 1) == 0:
         return _stockham(x, inverse, scale)
     if max(_prime_factors(n)) <= MAX_PRIME:
         return _mixed(x, inverse, scale)
     return _bluestein(x, inverse, scale)
+
+
+def _shorter_factor(n: int) -> int:
+    """The largest divisor of ``n`` up to its square root (1 for a prime)."""
+    return max(d for d in range(1, math.isqrt(n) + 1) if n % d == 0)
 
 
 def _four_step(x: Array, inverse: bool, scale: float) -> Array:
@@ -401,12 +409,7 @@ def _four_step(x: Array, inverse: bool, scale: float) -> Array:
     from ruda_wgpu._manipulation import matrix_transpose, reshape
 
     dev, n = x.device, x.shape[1]
-    n1 = max((d for d in range(1, math.isqrt(n) + 1) if n % d == 0), default=1)
-    if n1 == 1:
-        raise NotImplementedError(
-            f"an FFT of one signal of prime length {n} beyond {dev.name}'s storage binding limit of "
-            f"{dev.max_binding} bytes: use a length with factors"
-        )
+    n1 = _shorter_factor(n)
     n2 = n // n1
     columns = transform_rows(contiguous(matrix_transpose(reshape(x, (n1, n2)))), inverse, 1.0)  # [j2, k1]
     # w^(j2 k1), j2 k1 < n exact in the device's widest float, whose angle and sines the dtype rounds

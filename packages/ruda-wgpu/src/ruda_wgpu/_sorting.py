@@ -438,6 +438,8 @@ def _pivots(line: Array, count: int) -> list[Any]:
     """Up to ``count`` distinct values of ``line`` cutting it into nearly equal groups, from a
     sorted sample of 64 elements a group (NaN left out), as Python scalars in ascending order."""
     sample = line[:: max(1, line.size // (64 * (count + 1)))]
+    while sample.size > SHORT_SORT and _too_large_to_sort(sample):  # (a binding capped very low)
+        sample = sample[::2]
     if sample.dtype.kind == "f":
         sample = masked_rows(sample, apply("logical_not", apply("isnan", sample)))
     ordered = sort(sample)
