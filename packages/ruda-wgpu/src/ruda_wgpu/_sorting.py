@@ -359,7 +359,7 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
 
 def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """Indices that sort ``x`` along ``axis`` (stable: equal values keep their order; NaN last)."""
-    if isinstance(x, Array) and x.ndim and _too_large_to_sort(x, _axis(axis, x.ndim, "argsort")):
+    if isinstance(x, Array) and x.ndim and _too_large_to_sort(x, _axis(axis, x.ndim, "argsort"), True):
         return _sort_parts(x, _axis(axis, x.ndim, "argsort"), descending, True)
     src, back = _rows(x, axis, "argsort")
     index = default_dtypes_of(x.device)["indexing"]
@@ -378,12 +378,13 @@ def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bo
 MAX_PIVOTS = 15
 
 
-def _too_large_to_sort(x: Array, axis: int = -1) -> bool:
+def _too_large_to_sort(x: Array, axis: int = -1, indices: bool = False) -> bool:
     """Whether the radix sort cannot take ``x`` along ``axis`` at once: it, its keys (32-bit
-    words, also for narrower dtypes) or its digit counts (256 a tile of each row) exceed one
-    storage binding."""
+    words, also for narrower dtypes), an argsort's (``indices``) positions in the index dtype,
+    or its digit counts (256 a tile of each row) exceed one storage binding."""
     dev, words = x.device, key_code(x.dtype, False, True).words
-    if not fits(dev, x.size, max(STORAGE_ITEMSIZE[x.dtype], 4 * words)):
+    index = STORAGE_ITEMSIZE[default_dtypes_of(dev)["indexing"]] if indices else 0
+    if not fits(dev, x.size, max(STORAGE_ITEMSIZE[x.dtype], 4 * words, index)):
         return True
     n = x.shape[axis]
     if n <= SHORT_SORT:
@@ -455,7 +456,7 @@ def _sorted_group(line: Array, mask: Array, descending: bool, indices: bool, kin
     if not positions.size:
         return positions
     values = take(line, positions)
-    if not _too_large_to_sort(values):
+    if not _too_large_to_sort(values, indices=indices):
         if indices:
             return take(positions, argsort(values, descending=descending))
         return sort(values, descending=descending)
