@@ -51,6 +51,7 @@ from ruda_wgpu._kernels import (
     pack_words,
     prepared,
     run,
+    widest_axis,
     window,
 )
 from ruda_wgpu._manipulation import _axis, broadcast_shapes, broadcast_to, concat, expand_dims, reshape
@@ -190,8 +191,7 @@ def _cut_axis(g: Gather, value: Array | None = None) -> int | None:
         wide.append((value._strides, isz))
     if not wide:
         return None
-    widths = [max(abs(st[d]) * (n - 1) * size for st, size in wide) for d, n in enumerate(g.shape)]
-    return widths.index(max(widths))
+    return widest_axis(g.shape, wide)
 
 
 def _cut(g: Gather, d: int, start: int, stop: int) -> Gather:
@@ -215,8 +215,7 @@ def _gather_parts(g: Gather) -> Array:
     index = _shifted(g.index, 0, g.shape, g.ixs)  # (the index of every element of the result)
     if g.check is not None:
         check_in_bounds(index, g.n, g.check, now=False)
-    if index.dtype.kind == "i":
-        index = where(apply("less", index, 0), apply("add", index, g.n), index)
+    index = _wrapped(index, g.n)
     lo, hi = _span(0, g.shape, g.xs)
     length = max(1, (window_elements(dev, storage_itemsize(g.view.dtype)) - (hi - lo)) // max(abs(g.step), 1))
     result = None
@@ -245,6 +244,13 @@ def _one_axis(g: Gather) -> Gather:
         index = copy_of(apply("subtract", _shifted(g.index, 0, g.shape, g.ixs), lo))
         ixs = index._strides
     return Gather(_shifted(g.view, lo), g.shape, g.xs, index, ixs, hi - lo, 1, g.check)
+
+
+def _wrapped(index: Array, n: int) -> Array:
+    """Integer ``index`` into an axis of length ``n`` with negative values counted from its end."""
+    if index.dtype.kind != "i":
+        return index
+    return where(apply("less", index, 0), apply("add", index, n), index)
 
 
 def _shifted(
@@ -327,9 +333,7 @@ def _scatter_parts(g: Gather, value: Array) -> None:
             f"an indexed assignment into a view of {g.view.size} elements beyond {g.view.device.name}'s "
             f"storage binding limit of {g.view.device.max_binding} bytes; assign into a smaller view"
         )
-    index = reshape(_shifted(g.index, 0, g.shape, g.ixs), (-1,))
-    if index.dtype.kind == "i":
-        index = where(apply("less", index, 0), apply("add", index, g.n), index)
+    index = _wrapped(reshape(_shifted(g.index, 0, g.shape, g.ixs), (-1,)), g.n)
     values = reshape(value, (-1,))
     for start, stop in windows(g.n, window_elements(g.view.device, storage_itemsize(g.view.dtype))):
         inside = flat_nonzero(
@@ -629,7 +633,7 @@ def _advanced(view: Array, picks: list[tuple[int, Array | int, bool]]) -> Gather
         offsets: Array | None = None
         for d, a in arrays:
             a = astype(a, index_dt, copy=False) if a.dtype != index_dt else a
-            a = where(apply("less", a, 0), apply("add", a, view.shape[d]), a) if a.dtype.kind == "i" else a
+            a = _wrapped(a, view.shape[d])
             term = apply("multiply", a, view._strides[d])
             offsets = term if offsets is None else apply("add", offsets, term)
         assert offsets is not None

@@ -540,12 +540,7 @@ def _launch_halves(
     still is. A contiguous operand stays contiguous within each chunk of a launch (see
     :meth:`ElementwisePlan.launch`), a strided one does not: a transposed view's column spans
     its whole buffer."""
-    widths = [0] * len(shape)
-    for k in wide:
-        op = arrays[k]
-        for d, (n, s) in enumerate(zip(shape, op.strides, strict=True)):
-            widths[d] = max(widths[d], abs(s) * (n - 1))
-    axis = widths.index(max(widths))
+    axis = widest_axis(shape, [(arrays[k].strides, 1) for k in wide])
     half = shape[axis] // 2
     for start, stop in ((0, half), (half, shape[axis])):
         part = [
@@ -556,6 +551,13 @@ def _launch_halves(
         ]
         sub = (*shape[:axis], stop - start, *shape[axis + 1 :])
         launch_elementwise(dev, key, body, prelude, part[0], part[1:], sub, code)
+
+
+def widest_axis(shape: tuple[int, ...], views: Sequence[tuple[Sequence[int], int]]) -> int:
+    """The axis of ``shape`` along which one of ``views`` ((strides, bytes an element) over that
+    shape) spans the most bytes: the one to halve so that their spans shrink the most."""
+    widths = [max(abs(strides[d]) * (n - 1) * size for strides, size in views) for d, n in enumerate(shape)]
+    return widths.index(max(widths))
 
 
 def _launch_key(op: Operand | Scalar | OutputRead) -> Any:

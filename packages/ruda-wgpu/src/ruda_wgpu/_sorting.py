@@ -348,8 +348,8 @@ def _rows(x: Array, axis: int, fn: str) -> tuple[Array, tuple[int, ...]]:
 
 def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """A sorted copy of ``x`` along ``axis`` (stable; NaN last; -0 before +0)."""
-    if isinstance(x, Array) and x.ndim and _too_large_to_sort(x, _axis(axis, x.ndim, "sort")):
-        return _sort_parts(x, _axis(axis, x.ndim, "sort"), descending, False)
+    if isinstance(x, Array) and x.ndim and _too_large_to_sort(x, at := _axis(axis, x.ndim, "sort")):
+        return _sort_parts(x, at, descending, False)
     src, back = _rows(x, axis, "sort")
     out = empty(src.shape, x.dtype, x.device)
     if out.size:
@@ -359,8 +359,8 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
 
 def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """Indices that sort ``x`` along ``axis`` (stable: equal values keep their order; NaN last)."""
-    if isinstance(x, Array) and x.ndim and _too_large_to_sort(x, _axis(axis, x.ndim, "argsort"), True):
-        return _sort_parts(x, _axis(axis, x.ndim, "argsort"), descending, True)
+    if isinstance(x, Array) and x.ndim and _too_large_to_sort(x, at := _axis(axis, x.ndim, "argsort"), True):
+        return _sort_parts(x, at, descending, True)
     src, back = _rows(x, axis, "argsort")
     index = default_dtypes_of(x.device)["indexing"]
     if not src.size:

@@ -303,6 +303,10 @@ def _variance(x: Array, axis: Any, correction: int | float, keepdims: bool, fn: 
     return apply("divide", ss, float(n - correction) if n - correction > 0 else 0.0)
 
 
+#: the first value of a cumulative sum or product with include_initial
+_INITIAL = {"sum": 0, "prod": 1}
+
+
 def _cumulative(x: Array, axis: int | None, dtype: Any, include_initial: bool, op: str) -> Array:
     fn = f"cumulative_{op}"
     x = _check(x, fn)
@@ -327,7 +331,7 @@ def _cumulative(x: Array, axis: int | None, dtype: Any, include_initial: bool, o
     width = n + (1 if include_initial else 0)
     out = empty((*src.shape[:-1], width), acc, x.device)
     if include_initial:
-        assign(out[..., 0], {"sum": 0, "prod": 1}[op])
+        assign(out[..., 0], _INITIAL[op])
     source, target = (src._storage, src._offset, src.dtype), (out._storage, width - n, width)
     # float16 sums round at every step in NumPy: only the sequential order reproduces them
     scan_rows(x.device, source, rows, n, acc, op, target, sequential=acc == _dtypes.float16)
@@ -343,7 +347,7 @@ def _cumulative_parts(x: Array, axis: int, acc: np.dtype[Any], include_initial: 
     if d is not None:
         return concat([_cumulative(half, axis, acc, include_initial, op) for half in halves(x, d)], axis=d)
     line = reshape(x, (-1,))
-    parts = [full((1,), {"sum": 0, "prod": 1}[op], dtype=acc, device=x.device)] if include_initial else []
+    parts = [full((1,), _INITIAL[op], dtype=acc, device=x.device)] if include_initial else []
     carry = None
     for start, stop in windows(line.size, window_elements(x.device, storage_itemsize(acc))):
         part = _cumulative(line[start:stop], 0, acc, False, op)
