@@ -25,11 +25,11 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ruda_wgpu import _dtypes, _wgsl
-from ruda_wgpu._array import Array, empty, from_numpy
+from ruda_wgpu._array import Array, contiguous, empty, from_numpy
 from ruda_wgpu._engine import GpuDevice, Step, storage_itemsize
 from ruda_wgpu._fft_codegen import mixed_pass_subs, register_dft, smallest_prime_factor
 from ruda_wgpu._kernels import bind, kernel_pipeline, pack_words, prepared, wgsl_type
-from ruda_wgpu._manipulation import concat
+from ruda_wgpu._manipulation import concat, matrix_transpose, reshape
 from ruda_wgpu._ops import apply, astype
 from ruda_wgpu._parts import fits, halves, too_large
 
@@ -404,9 +404,7 @@ def _four_step(x: Array, inverse: bool, scale: float) -> Array:
     (the columns of the signal as an (n1, n2) matrix), each value times w^(j2 k1) (w the n-th
     root of unity of the direction), then the n1 DFTs over j2; the result's k1 + n1 k2-th value
     is the second's k2-th of row k1. Each step is many short signals, which go in halves."""
-    from ruda_wgpu._array import contiguous  # builds on this module's neighbours
-    from ruda_wgpu._creation import arange
-    from ruda_wgpu._manipulation import matrix_transpose, reshape
+    from ruda_wgpu._creation import arange  # builds on this module's neighbours
 
     dev, n = x.device, x.shape[1]
     n1 = _shorter_factor(n)
