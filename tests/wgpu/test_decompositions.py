@@ -217,28 +217,65 @@ def test_work_split_over_dispatches_gives_the_same_factors(xp, dtype, monkeypatc
         xp.linalg.cholesky(xp.asarray(spd))
 
 
+def _eigh_matches(xp, h: np.ndarray, dtype: str) -> np.ndarray:
+    """eigh of Hermitian ``h`` on the device: NumPy's eigenvalues, h v = v w, v orthonormal; v."""
+    w, v = (np.asarray(t) for t in xp.linalg.eigh(xp.asarray(h)))
+    scale = max(np.abs(w).max(), 1.0)
+    _close(w, np.linalg.eigvalsh(h), dtype, scale)
+    _close(h @ v, v * w[..., None, :], dtype, scale)
+    _orthonormal(v, dtype)
+    return v
+
+
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_jacobi_rounds_over_the_whole_gpu(xp, dtype, monkeypatch):
-    """Jacobi sweeps a round at a time over the whole GPU (from JACOBI_ROUNDS_MIN columns, forced
-    here from 8), odd and even sizes, in a batch: eigh's factors are bit-identical to one
-    workgroup's (the same arithmetic in the same order); svd's, whose dot products many threads
-    sum, match NumPy. The sweeps stop once one rotates nothing, long before MAX_SWEEPS."""
+    """Jacobi sweeps over the whole GPU (eigh by blocks from JACOBI_BLOCKS_MIN columns, svd a
+    round at a time from JACOBI_ROUNDS_MIN, both forced here from 8), odd and even sizes, in a
+    batch, match NumPy. The sweeps stop once one rotates nothing, long before MAX_SWEEPS."""
     from ruda_wgpu import _decompositions
 
-    spd, a = _spd(dtype, (2, 17, 17), seed=9), _mat(dtype, (2, 21, 12), seed=10)
-    one_workgroup = [np.asarray(t) for t in xp.linalg.eigh(xp.asarray(spd))]
+    monkeypatch.setattr(_decompositions, "JACOBI_BLOCKS_MIN", 8)
     monkeypatch.setattr(_decompositions, "JACOBI_ROUNDS_MIN", 8)
     reads = []
     flags = _decompositions._flags
     monkeypatch.setattr(_decompositions, "_flags", lambda *args: reads.append(1) or flags(*args))
-    for got, want in zip(xp.linalg.eigh(xp.asarray(spd)), one_workgroup, strict=True):
-        np.testing.assert_array_equal(np.asarray(got), want)
+    _eigh_matches(xp, _spd(dtype, (2, 17, 17), seed=9), dtype)
     assert 2 <= len(reads) < 15  # sweeps, each followed by a look at its flag
+    a = _mat(dtype, (2, 21, 12), seed=10)
     for m in (a, a[:, :12, :11], _h(a), _mat(dtype, (150, 9), seed=11)):  # (more rows than threads)
         u, s, vh = (np.asarray(t) for t in xp.linalg.svd(xp.asarray(m), full_matrices=False))
         _close(s, np.linalg.svd(m, compute_uv=False), dtype, 10)
         _close((u * s[..., None, :]) @ vh, m, dtype, 10)
         _orthonormal(u, dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("n", [9, 40, 47])
+def test_eigh_by_blocks(xp, dtype, n, monkeypatch):
+    """eigh by blocks (forced from 8 columns): one block pair (9), several rounds with a spare
+    block and a short last block (40 and 47 in blocks of 16 or 8), on random, repeated-eigenvalue,
+    widely scaled, diagonal and zero matrices. The diagonal one takes one sweep and keeps its
+    unit vectors; a stays exactly Hermitian, so the zero matrix's vectors are the identity."""
+    from ruda_wgpu import _decompositions
+
+    monkeypatch.setattr(_decompositions, "JACOBI_BLOCKS_MIN", 8)
+    rng = np.random.default_rng(n)
+    q = np.linalg.qr(_mat(dtype, (n, n), seed=n))[0]
+    repeated = np.repeat(np.arange(1.0, 4.0), -(-n // 3))[:n]
+    scaled = np.logspace(-3, 3, n) * rng.choice([-1.0, 1.0], n)
+    for values in (repeated, scaled):
+        _eigh_matches(xp, ((q * values) @ _h(q)).astype(dtype), dtype)
+    _eigh_matches(xp, _spd(dtype, (3, n, n), seed=n + 1), dtype)
+    reads = []
+    flags = _decompositions._flags
+    monkeypatch.setattr(_decompositions, "_flags", lambda *args: reads.append(1) or flags(*args))
+    diagonal = np.diag(rng.permutation(n).astype(dtype))
+    v = _eigh_matches(xp, diagonal, dtype)
+    assert len(reads) == 1
+    np.testing.assert_array_equal(np.abs(v), np.eye(n)[:, np.argsort(np.diag(diagonal))])
+    w, v = (np.asarray(t) for t in xp.linalg.eigh(xp.zeros((n, n), dtype=getattr(xp, dtype))))
+    np.testing.assert_array_equal(w, np.zeros(n))
+    np.testing.assert_array_equal(v, np.eye(n))
 
 
 def test_singular_matrices(xp):
@@ -441,13 +478,13 @@ def test_svd(xp, dtype, shape, full_matrices):
 
 def test_batches_beyond_a_grid_dimension(xp, monkeypatch):
     """A device limited to 2 workgroups per grid dimension: the blocked LU's updates, the solve,
-    the Jacobi rounds and batched matmul take a batch of 5 matrices in shares of 2."""
+    eigh by blocks and batched matmul take a batch of 5 matrices in shares of 2."""
     from ruda_wgpu import _decompositions
     from ruda_wgpu._engine import GpuDevice, default_device
 
     monkeypatch.setattr(_decompositions, "LU_BLOCKED_MIN", 8)
     monkeypatch.setattr(_decompositions, "LU_PANEL", 4)
-    monkeypatch.setattr(_decompositions, "JACOBI_ROUNDS_MIN", 8)
+    monkeypatch.setattr(_decompositions, "JACOBI_BLOCKS_MIN", 8)
     dev = GpuDevice(9, default_device().adapter)
     dev.max_groups = 2
     assert list(dev.batch_chunks(5)) == [(0, 2), (2, 2), (4, 1)]

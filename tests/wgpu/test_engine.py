@@ -142,21 +142,21 @@ def test_a_batch_is_submitted_once_it_binds_enough_bytes(xp, monkeypatch):
 def test_replayed_steps_are_submitted_at_the_bounds_and_compute_the_same(xp, monkeypatch):
     """Prepared dispatches (GpuDevice.step) replayed sweep after sweep, as the Jacobi rounds do,
     go to the GPU at the dispatch and parameter-arena bounds like any others, with the same
-    results: eigh over the whole GPU (forced from 8 columns) is unchanged when batches hold 5
-    dispatches and the arena 4 parameter blocks."""
+    results: eigh by blocks over the whole GPU (forced from 8 columns) is unchanged when batches
+    hold 5 dispatches and the arena 4 parameter blocks."""
     from ruda_wgpu import _decompositions, _engine
 
-    monkeypatch.setattr(_decompositions, "JACOBI_ROUNDS_MIN", 8)
+    monkeypatch.setattr(_decompositions, "JACOBI_BLOCKS_MIN", 8)
     rng = np.random.default_rng(3)
-    a = rng.standard_normal((2, 17, 17)).astype(np.float32)
-    spd = a @ np.swapaxes(a, -1, -2) + 17 * np.eye(17, dtype=np.float32)
+    a = rng.standard_normal((2, 70, 70)).astype(np.float32)
+    spd = a @ np.swapaxes(a, -1, -2) + 70 * np.eye(70, dtype=np.float32)
     want = [np.asarray(t) for t in xp.linalg.eigh(xp.asarray(spd))]
     dev = _engine.default_device()
     monkeypatch.setattr(_engine, "BATCH_DISPATCHES", 5)
     monkeypatch.setattr(_engine, "PARAM_ARENA_BYTES", 4 * dev.uniform_align)
     submits = xp.memory_stats()["submits"]
     got = [np.asarray(t) for t in xp.linalg.eigh(xp.asarray(spd))]
-    assert xp.memory_stats()["submits"] - submits > 2 * 16 * 2 // 5  # a sweep: 16 rounds of two
+    assert xp.memory_stats()["submits"] - submits > 2 * 5 * 2 // 5  # a sweep: 5 rounds of two
     for g, w in zip(got, want, strict=True):
         np.testing.assert_array_equal(g, w)
 

@@ -10,9 +10,10 @@
 - Jacobi methods (``linalg_jacobi.wgsl``), which map well to GPUs and are accurate: two-sided
   for ``eigh``/``eigvalsh``, one-sided (Hestenes) for ``svd``/``svdvals``, and through them
   ``pinv``, ``matrix_rank`` and the spectral matrix norms; one workgroup per matrix below
-  :data:`JACOBI_ROUNDS_MIN` columns, a round at a time over the whole GPU from there
-  (``linalg_jacobi_pairs.wgsl``, then ``linalg_jacobi_apply.wgsl``; two-sided in float32 and
-  complex64 one dispatch a round, ``linalg_jacobi_round.wgsl``).
+  :data:`JACOBI_BLOCKS_MIN` (eigh) or :data:`JACOBI_ROUNDS_MIN` (svd) columns. From there eigh
+  goes by blocks, two dispatches a round of pairs of blocks (``linalg_jacobi_block.wgsl``, then
+  ``linalg_jacobi_block_apply.wgsl``), and svd a round at a time over the whole GPU
+  (``linalg_jacobi_pairs.wgsl``, then ``linalg_jacobi_apply.wgsl``).
 - ``eig``/``eigvals`` (``linalg_eig.wgsl``): Hessenberg reduction, shifted QR, back substitution.
 
 Each kernel works on a contiguous copy of its input in place. Exactly singular (``solve``,
@@ -647,14 +648,17 @@ def _jacobi_dispatches(
     return [(1, r0, r1) for _ in range(MAX_SWEEPS) for r0, r1 in spans]
 
 
-#: from this many columns a Jacobi sweep's rounds each run over the whole GPU (two dispatches a
-#: round, one for the two-sided method in float32 and complex64: :func:`_jacobi_rounds`), and the
-#: host asks after each sweep whether it rotated anything;
-#: below it one workgroup per matrix does every sweep in one dispatch, which suits batches of
-#: small matrices. One workgroup is bound by memory latency: on an H200 it took 455 ms for the
-#: eigh of one 256 x 256 float32 matrix and 645 for its SVD (cuSOLVER: 2.1 and 29).
+#: from this many columns the one-sided Jacobi method's rounds (svd) each run over the whole GPU
+#: (two dispatches a round: :func:`_one_sided_rounds`), and the host asks after each sweep whether
+#: it rotated anything; below it one workgroup per matrix does every sweep in one dispatch, which
+#: suits batches of small matrices. One workgroup is bound by memory latency: on an H200 it took
+#: 645 ms for the SVD of one 256 x 256 float32 matrix (cuSOLVER: 29).
 JACOBI_ROUNDS_MIN = 128
-#: threads a workgroup of the round kernels: one workgroup sums a pair's columns (one-sided)
+#: from this many columns the two-sided method (eigh) goes by blocks (:func:`_block_rounds`): on an
+#: H200, float32, one 64 x 64 matrix took 3.8-4.7 ms against 7.8-8.5 in one workgroup, 100 x 100
+#: 6.2-7.4 against 24, 500 of 64 x 64 20 against 33 and 2000 of 32 x 32 12 against 17.
+JACOBI_BLOCKS_MIN = 32
+#: threads a workgroup of the round kernels: one workgroup sums a pair's columns
 JACOBI_PAIR_THREADS = 64
 
 
@@ -664,12 +668,15 @@ def _jacobi(a: Array, one_sided: bool, fn: str) -> Array:
     batch = _batch(a)
     v = copy_of(broadcast_to(eye(n, dtype=a.dtype, device=a.device), (*a.shape[:-2], n, n)))
     if batch and n > 1:
+        if not one_sided and n >= JACOBI_BLOCKS_MIN:
+            _block_rounds(a, v)
+            return v
         dev = a.device
         rounds = n + (n & 1) - 1
         subs = {**_subs(a.dtype), "PAIRS": (n + 1) // 2, "ONE_SIDED": f"{int(one_sided)}u"}
         subs["ROTATION"] = _wgsl.kernel("linalg_jacobi_rotation", **subs)
-        if n >= JACOBI_ROUNDS_MIN:
-            _jacobi_rounds(a, v, subs, rounds, one_sided)
+        if one_sided and n >= JACOBI_ROUNDS_MIN:
+            _one_sided_rounds(a, v, subs, rounds)
             return v
         done = zeros((2 * batch,), dtype=_U32, device=dev)
         bindings = [_bind_all(a), _bind_all(v), _bind_all(done)]
@@ -678,25 +685,18 @@ def _jacobi(a: Array, one_sided: bool, fn: str) -> Array:
     return v
 
 
-def _jacobi_rounds(a: Array, v: Array, subs: dict[str, object], rounds: int, one_sided: bool) -> None:
-    """The sweeps of :func:`_jacobi` a round at a time over the whole GPU: the pairs' rotations
-    (``linalg_jacobi_pairs.wgsl``), then their application to a and v (``linalg_jacobi_apply``),
-    until a sweep rotates nothing (the host reads a flag after each sweep). Two-sided in float32
-    and complex64, a round is one dispatch instead (:func:`_two_sided_rounds`): there every
-    thread works out its rotations itself, which costs little with the GPU's square root; float64
-    takes ours (the drivers' is not accurate), and every thread running it twice a round made
-    lavapipe's 150 x 150 float64 eigh half as slow again."""
-    if not one_sided and subs["R"] == "f32":
-        _two_sided_rounds(a, v, subs, rounds)
-        return
+def _one_sided_rounds(a: Array, v: Array, subs: dict[str, object], rounds: int) -> None:
+    """The one-sided sweeps of :func:`_jacobi` a round at a time over the whole GPU: the pairs'
+    rotations (``linalg_jacobi_pairs.wgsl``), then their application to a and v
+    (``linalg_jacobi_apply``), until a sweep rotates nothing (the host reads a flag after each
+    sweep)."""
     m, n = a.shape[-2:]
     batch, dev, pairs = _batch(a), a.device, (n + 1) // 2
     rot = empty((batch, pairs, 2), _dtypes.REAL_OF.get(a.dtype, a.dtype), dev)
     turn = empty((batch, pairs), a.dtype, dev)
     flag = Storage(dev, 4)
     flag_binding = bind(dev, flag, 0, 1, _U32, "jacobi")[0]
-    items = (m if one_sided else pairs) * pairs + n * pairs
-    groups = -(-batch * items // WG)
+    groups = -(-batch * (m + n) * pairs // WG)
     # a 1024-column sweep is 2046 dispatches: they are prepared once and replayed each sweep
     to_pairs = kernel_pipeline(dev, "linalg_jacobi_pairs", {**subs, "WG": JACOBI_PAIR_THREADS})
     to_apply = kernel_pipeline(dev, "linalg_jacobi_apply", subs)
@@ -707,6 +707,13 @@ def _jacobi_rounds(a: Array, v: Array, subs: dict[str, object], rounds: int, one
         for b0, chunk in dev.batch_chunks(batch):
             sweep.append(dev.step(to_pairs, pair_buffers, pack_words(m, n, b0, r), (pairs, chunk)))
         sweep.append(dev.step(to_apply, apply_buffers, pack_words(m, n, batch, r), groups))
+    _sweep_until_still(sweep, flag, a)
+
+
+def _sweep_until_still(sweep: list[Any], flag: Storage, a: Array) -> None:
+    """Replay the prepared ``sweep`` until one leaves ``flag`` (which its kernels set when they
+    rotate anything) at zero, or :data:`MAX_SWEEPS` times."""
+    dev = a.device
     for _ in range(MAX_SWEEPS):
         dev.write(flag.buffer, 0, bytes(4))
         dev.replay(sweep)
@@ -714,44 +721,51 @@ def _jacobi_rounds(a: Array, v: Array, subs: dict[str, object], rounds: int, one
             return
 
 
-def _two_sided_rounds(a: Array, v: Array, subs: dict[str, object], rounds: int) -> None:
-    """The two-sided sweeps of :func:`_jacobi_rounds`, one dispatch a round
-    (``linalg_jacobi_round.wgsl``): its threads work out the rotations they need from the matrix
-    as the round found it and write the rotated matrix into a second buffer, the two taking
-    turns, so no round waits for a dispatch of rotations first. That halves a sweep's dispatches
-    (1023 for 1024 columns), which bound its time on a GPU more than their work does."""
+def _block_width(dtype: np.dtype[Any]) -> int:
+    """Indices of a pair of blocks (the submatrix a workgroup rotates, a tile it applies): three
+    tiles fit the 16 KiB of workgroup memory every WebGPU device has. On an H200 a float32
+    1024 x 1024 eigh's sweeps took 51 ms of GPU time in blocks of 16 (width 32) against 58 in
+    blocks of 8, whose rounds are twice as many; at 256 x 256, 4.7 against 3.8."""
+    return 32 if dtype.itemsize == 4 else 16
+
+
+def _block_rounds(a: Array, v: Array) -> None:
+    """The two-sided sweeps of :func:`_jacobi` by blocks (eigh): the n indices are cut into
+    blocks of half a :func:`_block_width`, and a round pairs the blocks in the round-robin
+    ordering of the scalar method. Each round is two dispatches:
+
+    - a workgroup per pair of blocks rotates their submatrix in workgroup memory and keeps the
+      product u of its rotations (``linalg_jacobi_block.wgsl``): in the sweep's first round every
+      pair of the submatrix, later only the pairs across its two blocks, which no earlier round
+      of the sweep has met;
+    - a workgroup per tile of a (one triangle, mirrored) and of v applies them, a = u^H a u and
+      v = v u (``linalg_jacobi_block_apply.wgsl``).
+
+    A sweep is 2 (2 n / width - 1) dispatches where the scalar method's, a round a dispatch or
+    two, was n - 1 (float32) or 2 (n - 1), and the dispatches, not the arithmetic, bounded its
+    time: on an H200, the two in turns on one instance, a 256 x 256 float32 eigh took 12.5-13.7
+    ms against 25-30, float64 15-17 against 33-53, complex64 12 against 20-27. The host reads a
+    flag after each sweep, and stops when a sweep rotated nothing."""
     n = a.shape[-1]
-    batch, dev, pairs = _batch(a), a.device, (n + 1) // 2
-    other = empty(a.shape, a.dtype, dev)
+    batch, dev, width = _batch(a), a.device, _block_width(a.dtype)
+    blocks = -(-n // (width // 2))
+    blocks += blocks & 1  # (a spare block past n for an odd count)
+    pairs, row_tiles = blocks // 2, -(-n // width)
+    subs = {**_subs(a.dtype), "PAIRS": pairs, "W": width}
+    subs["ROTATION"] = _wgsl.kernel("linalg_jacobi_rotation", **subs)
+    u = empty((batch, pairs, width, width), a.dtype, dev)
     flag = Storage(dev, 4)
     flag_binding = bind(dev, flag, 0, 1, _U32, "jacobi")[0]
-    turns = (_bind_all(a), _bind_all(other))
-    vectors = _bind_all(v)
-    groups = -(-batch * (pairs * pairs + n * pairs) // WG)
-    pipe = kernel_pipeline(dev, "linalg_jacobi_round", subs)
-
-    def sweep(first: int) -> list[Any]:
-        """A sweep's prepared dispatches, the matrix in ``turns[first]`` at its start."""
-        return [
-            dev.step(
-                pipe,
-                [turns[(first + r) % 2], turns[(first + r + 1) % 2], vectors, flag_binding],
-                pack_words(n, batch, r),
-                groups,
-            )
-            for r in range(rounds)
-        ]
-
-    sweeps, at = (sweep(0), sweep(1)), 0
-    for _ in range(MAX_SWEEPS):
-        dev.write(flag.buffer, 0, bytes(4))
-        dev.replay(sweeps[at])
-        at = (at + rounds) % 2
-        if not _flags(flag, 1, a).any():
-            break
-    if at:  # the matrix ended in the other buffer
-        (src, src_offset, size), (dst, dst_offset, _) = turns[1], turns[0]
-        dev.copy(src, src_offset, dst, dst_offset, size)
+    rotate = kernel_pipeline(dev, "linalg_jacobi_block", subs)
+    apply_u = kernel_pipeline(dev, "linalg_jacobi_block_apply", subs)
+    rotate_buffers = [_bind_all(a), _bind_all(u), flag_binding]
+    apply_buffers = [_bind_all(a), _bind_all(v), _bind_all(u)]
+    tiles = batch * (pairs * (pairs + 1) // 2 + pairs * row_tiles)
+    sweep = []
+    for r in range(blocks - 1):
+        sweep.append(dev.step(rotate, rotate_buffers, pack_words(n, batch, r), batch * pairs))
+        sweep.append(dev.step(apply_u, apply_buffers, pack_words(n, batch, r, row_tiles), tiles))
+    _sweep_until_still(sweep, flag, a)
 
 
 def _sorted_columns(values: Array, *columns: Array, descending: bool) -> tuple[Array, ...]:

@@ -1,8 +1,8 @@
-// The rotations of one round of a Jacobi method (see linalg_jacobi.wgsl) for matrices whose rounds
-// run over the whole GPU (two dispatches a round: these rotations, then linalg_jacobi_apply.wgsl).
-// One workgroup per pair t and matrix b: pair t of round r is (p, q) as in linalg_jacobi.wgsl.
-// One-sided, the workgroup sums the columns' squared norms and dot product; two-sided, its first
-// thread reads a[p, p], a[q, q] and a[p, q]. The rotation of pair k = b PAIRS + t: c and s in
+// The rotations of one round of the one-sided Jacobi method (svd; see linalg_jacobi.wgsl) for
+// matrices whose rounds run over the whole GPU (two dispatches a round: these rotations, then
+// linalg_jacobi_apply.wgsl). One workgroup per pair t and matrix b: pair t of round r is (p, q)
+// as in linalg_jacobi.wgsl. The workgroup sums the columns' squared norms and dot product.
+// The rotation of pair k = b PAIRS + t: c and s in
 // rot[2 k] and rot[2 k + 1], the phase w in turn[k] (c = 1, s = 0 for a pair with q = n, the
 // spare index of an odd n). flag[0] becomes 1 when a rotation of the round is not the identity.
 // P: m (rows of a), n, first matrix of this dispatch, round
@@ -29,29 +29,23 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   var cs = vec2<${R}>(${RONE}, ${RZERO});
   var w = ${ONE};
   if (q < n) {
-    if (${ONE_SIDED} == 1u) {
-      var e = ${RZERO}; var f = ${RZERO}; var g = ${ZERO};
-      for (var i = lid; i < m; i = i + ${WG}u) {
-        let x = a[base + i * n + p]; let y = a[base + i * n + q];
-        e = e + mag2(x); f = f + mag2(y); g = g + mul(conj(x), y);
-      }
-      sum_e[lid] = e; sum_f[lid] = f; sum_g[lid] = g;
-      workgroupBarrier();
-      for (var half = ${WG}u / 2u; half > 0u; half = half / 2u) {
-        if (lid < half) {
-          sum_e[lid] = sum_e[lid] + sum_e[lid + half];
-          sum_f[lid] = sum_f[lid] + sum_f[lid + half];
-          sum_g[lid] = sum_g[lid] + sum_g[lid + half];
-        }
-        workgroupBarrier();
-      }
-      cs = rotation(sum_e[0], sum_f[0], size(sum_g[0]));
-      w = phase(sum_g[0]);
-    } else {
-      let g = a[base + p * n + q];
-      cs = rotation(re(a[base + p * n + p]), re(a[base + q * n + q]), size(g));
-      w = phase(g);
+    var e = ${RZERO}; var f = ${RZERO}; var g = ${ZERO};
+    for (var i = lid; i < m; i = i + ${WG}u) {
+      let x = a[base + i * n + p]; let y = a[base + i * n + q];
+      e = e + mag2(x); f = f + mag2(y); g = g + mul(conj(x), y);
     }
+    sum_e[lid] = e; sum_f[lid] = f; sum_g[lid] = g;
+    workgroupBarrier();
+    for (var half = ${WG}u / 2u; half > 0u; half = half / 2u) {
+      if (lid < half) {
+        sum_e[lid] = sum_e[lid] + sum_e[lid + half];
+        sum_f[lid] = sum_f[lid] + sum_f[lid + half];
+        sum_g[lid] = sum_g[lid] + sum_g[lid + half];
+      }
+      workgroupBarrier();
+    }
+    cs = rotation(sum_e[0], sum_f[0], size(sum_g[0]));
+    w = phase(sum_g[0]);
   }
   if (lid == 0u) {
     rot[2u * k] = cs.x; rot[2u * k + 1u] = cs.y; turn[k] = w;

@@ -1,14 +1,17 @@
 // The pairs and rotations of the Jacobi methods (linalg_jacobi*.wgsl), placed into their kernels,
 // and the arithmetic of a rotation and of a two-sided round's 2 x 2 block.
-// Pair t of round r, (p, q) with p < q, in the parallel round-robin ordering: on a circle of
-// 2 PAIRS positions, position 0 stays and the others turn one place a round.
-fn pair(t: u32, r: u32) -> vec2<u32> {
-  let nn = 2u * ${PAIRS}u;
+// Pair t of round r, (p, q) with p < q, in the parallel round-robin ordering of 2 ``pairs``
+// positions: on a circle, position 0 stays and the others turn one place a round.
+fn circle_pair(t: u32, r: u32, pairs: u32) -> vec2<u32> {
+  let nn = 2u * pairs;
   var i0 = 0u;
   if (t > 0u) { i0 = (t - 1u + r) % (nn - 1u) + 1u; }
   let i1 = (nn - 2u - t + r) % (nn - 1u) + 1u;
   return vec2<u32>(min(i0, i1), max(i0, i1));
 }
+
+// Pair t of round r of the kernel's PAIRS pairs
+fn pair(t: u32, r: u32) -> vec2<u32> { return circle_pair(t, r, ${PAIRS}u); }
 
 // The phase w and the real size of g (real matrices: w = 1 and g itself, with its sign)
 fn phase(g: ${T}) -> ${T} { return select(${ONE}, div(conj(g), from_re(mag(g))), mag(g) > ${RZERO} && im(g) != ${RZERO}); }
