@@ -26,12 +26,6 @@ var<workgroup> rotated: atomic<u32>;
 ${FIELD}
 ${ROTATION}
 
-// The matrix index of position l of the submatrix of blocks (bp, bq)
-fn index_of(l: u32, blocks: vec2<u32>) -> u32 {
-  if (l < HALF) { return blocks.x * HALF + l; }
-  return blocks.y * HALF + l - HALF;
-}
-
 @compute @workgroup_size(${WG})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
@@ -44,7 +38,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let base = mat * n * n;
   for (var e = lid; e < W * W; e = e + ${WG}u) {
     let i = e / W; let j = e % W;
-    let gi = index_of(i, blocks); let gj = index_of(j, blocks);
+    let gi = block_index(i, blocks, HALF); let gj = block_index(j, blocks, HALF);
     var x = ${ZERO};
     if (gi < n && gj < n) { x = a[base + gi * n + gj]; }
     s[e] = x;
@@ -62,7 +56,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       if (whole) { pq = circle_pair(lid, ir, HALF); }
       var cs = vec2<${R}>(${RONE}, ${RZERO});
       var w = ${ONE};
-      if (index_of(pq.y, blocks) < n) {  // (then p, an earlier position, is inside too)
+      if (block_index(pq.y, blocks, HALF) < n) {  // (then p, an earlier position, is inside too)
         let gpq = s[pq.x * W + pq.y];
         cs = rotation(re(s[pq.x * W + pq.x]), re(s[pq.y * W + pq.y]), size(gpq));
         w = phase(gpq);

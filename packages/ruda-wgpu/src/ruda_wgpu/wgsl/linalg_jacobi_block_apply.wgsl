@@ -22,12 +22,6 @@ var<workgroup> ux: array<${T}, ${W} * ${W}>;
 ${FIELD}
 ${ROTATION}
 
-// The matrix index of position l of the pair of blocks (bp, bq)
-fn index_of(l: u32, blocks: vec2<u32>) -> u32 {
-  if (l < HALF) { return blocks.x * HALF + l; }
-  return blocks.y * HALF + l - HALF;
-}
-
 @compute @workgroup_size(${WG})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
@@ -54,9 +48,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let ubase = mat * PAIRS * W * W;
   for (var e = lid; e < W * W; e = e + ${WG}u) {
     let i = e / W; let j = e % W;
-    let gj = index_of(j, columns);
+    let gj = block_index(j, columns, HALF);
     var gi = row0 + i;
-    if (of_a) { gi = index_of(i, rows); }
+    if (of_a) { gi = block_index(i, rows, HALF); }
     var value = ${ZERO};
     if (gi < n && gj < n) {
       if (of_a) { value = a[base + gi * n + gj]; } else { value = v[base + gi * n + gj]; }
@@ -89,9 +83,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   for (var c = 0u; c < PER; c = c + 1u) {
     let e = lid + c * ${WG}u;
     let i = e / W; let j = e % W;
-    let gj = index_of(j, columns);
+    let gj = block_index(j, columns, HALF);
     if (of_a) {  // and the mirror tile, (tx, ty) below the diagonal
-      let gi = index_of(i, rows);
+      let gi = block_index(i, rows, HALF);
       if (gi < n && gj < n) {
         a[base + gi * n + gj] = out[c];
         if (tx != ty) { a[base + gj * n + gi] = conj(out[c]); }

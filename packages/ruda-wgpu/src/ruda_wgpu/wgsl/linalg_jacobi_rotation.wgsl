@@ -10,6 +10,13 @@ fn circle_pair(t: u32, r: u32, pairs: u32) -> vec2<u32> {
   return vec2<u32>(min(i0, i1), max(i0, i1));
 }
 
+// The matrix index of position l of the submatrix of blocks (blocks.x, blocks.y) of half
+// indices each (the block Jacobi method)
+fn block_index(l: u32, blocks: vec2<u32>, half: u32) -> u32 {
+  if (l < half) { return blocks.x * half + l; }
+  return blocks.y * half + l - half;
+}
+
 // Pair t of round r of the kernel's PAIRS pairs
 fn pair(t: u32, r: u32) -> vec2<u32> { return circle_pair(t, r, ${PAIRS}u); }
 
