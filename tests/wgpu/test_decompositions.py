@@ -217,6 +217,18 @@ def test_work_split_over_dispatches_gives_the_same_factors(xp, dtype, monkeypatc
         xp.linalg.cholesky(xp.asarray(spd))
 
 
+def test_svd_by_blocks_raises_where_llvmpipe_would_stop_its_loops(xp, monkeypatch):
+    """The Gram matrices of svd's blocks are summed down every row in one thread's loops: past
+    llvmpipe's loop limit (forced here, low) svd raises NotImplementedError, not wrong numbers."""
+    from ruda_wgpu import _decompositions
+
+    monkeypatch.setattr(_decompositions, "JACOBI_BLOCKS_MIN", 8)
+    monkeypatch.setattr(_decompositions, "_loop_limited", lambda dev: True)
+    monkeypatch.setattr(_decompositions, "LLVMPIPE_LOOPS", 40)
+    with pytest.raises(NotImplementedError, match="would loop about 264 times"):
+        xp.linalg.svd(xp.asarray(_mat("float32", (40, 24))))
+
+
 def _eigh_matches(xp, h: np.ndarray, dtype: str) -> np.ndarray:
     """eigh of Hermitian ``h`` on the device: NumPy's eigenvalues, h v = v w, v orthonormal; v."""
     w, v = (np.asarray(t) for t in xp.linalg.eigh(xp.asarray(h)))
@@ -229,24 +241,28 @@ def _eigh_matches(xp, h: np.ndarray, dtype: str) -> np.ndarray:
 
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_jacobi_rounds_over_the_whole_gpu(xp, dtype, monkeypatch):
-    """Jacobi sweeps over the whole GPU (eigh by blocks from JACOBI_BLOCKS_MIN columns, svd a
-    round at a time from JACOBI_ROUNDS_MIN, both forced here from 8), odd and even sizes, in a
-    batch, match NumPy. The sweeps stop once one rotates nothing, long before MAX_SWEEPS."""
+    """Jacobi sweeps by blocks over the whole GPU (from JACOBI_BLOCKS_MIN columns, forced here
+    from 8), odd and even sizes, in a batch, match NumPy: eigh, and svd, whose blocks' Gram
+    matrices sum tiles of rows. The sweeps stop once one rotates nothing, long before
+    MAX_SWEEPS."""
     from ruda_wgpu import _decompositions
 
     monkeypatch.setattr(_decompositions, "JACOBI_BLOCKS_MIN", 8)
-    monkeypatch.setattr(_decompositions, "JACOBI_ROUNDS_MIN", 8)
     reads = []
     flags = _decompositions._flags
     monkeypatch.setattr(_decompositions, "_flags", lambda *args: reads.append(1) or flags(*args))
     _eigh_matches(xp, _spd(dtype, (2, 17, 17), seed=9), dtype)
     assert 2 <= len(reads) < 15  # sweeps, each followed by a look at its flag
     a = _mat(dtype, (2, 21, 12), seed=10)
-    for m in (a, a[:, :12, :11], _h(a), _mat(dtype, (150, 9), seed=11)):  # (more rows than threads)
+    tall = _mat(dtype, (150, 90), seed=11)  # (rows in several tiles; columns in 6 or 12 blocks)
+    for m in (a, a[:, :12, :11], _h(a), tall, _h(tall)[:, :100]):
+        reads.clear()
         u, s, vh = (np.asarray(t) for t in xp.linalg.svd(xp.asarray(m), full_matrices=False))
+        assert 2 <= len(reads) < 15
         _close(s, np.linalg.svd(m, compute_uv=False), dtype, 10)
         _close((u * s[..., None, :]) @ vh, m, dtype, 10)
         _orthonormal(u, dtype)
+        _orthonormal(_h(vh), dtype)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)

@@ -10,10 +10,8 @@
 - Jacobi methods (``linalg_jacobi.wgsl``), which map well to GPUs and are accurate: two-sided
   for ``eigh``/``eigvalsh``, one-sided (Hestenes) for ``svd``/``svdvals``, and through them
   ``pinv``, ``matrix_rank`` and the spectral matrix norms; one workgroup per matrix below
-  :data:`JACOBI_BLOCKS_MIN` (eigh) or :data:`JACOBI_ROUNDS_MIN` (svd) columns. From there eigh
-  goes by blocks, two dispatches a round of pairs of blocks (``linalg_jacobi_block.wgsl``, then
-  ``linalg_jacobi_block_apply.wgsl``), and svd a round at a time over the whole GPU
-  (``linalg_jacobi_pairs.wgsl``, then ``linalg_jacobi_apply.wgsl``).
+  :data:`JACOBI_BLOCKS_MIN` columns, by blocks from there, two dispatches a round of pairs of
+  blocks (``linalg_jacobi_block.wgsl``, then ``linalg_jacobi_block_apply.wgsl``).
 - ``eig``/``eigvals`` (``linalg_eig.wgsl``): Hessenberg reduction, shifted QR, back substitution.
 
 Each kernel works on a contiguous copy of its input in place. Exactly singular (``solve``,
@@ -648,18 +646,12 @@ def _jacobi_dispatches(
     return [(1, r0, r1) for _ in range(MAX_SWEEPS) for r0, r1 in spans]
 
 
-#: from this many columns the one-sided Jacobi method's rounds (svd) each run over the whole GPU
-#: (two dispatches a round: :func:`_one_sided_rounds`), and the host asks after each sweep whether
-#: it rotated anything; below it one workgroup per matrix does every sweep in one dispatch, which
-#: suits batches of small matrices. One workgroup is bound by memory latency: on an H200 it took
-#: 645 ms for the SVD of one 256 x 256 float32 matrix (cuSOLVER: 29).
-JACOBI_ROUNDS_MIN = 128
-#: from this many columns the two-sided method (eigh) goes by blocks (:func:`_block_rounds`): on an
-#: H200, float32, one 64 x 64 matrix took 3.8-4.7 ms against 7.8-8.5 in one workgroup, 100 x 100
-#: 6.2-7.4 against 24, 500 of 64 x 64 20 against 33 and 2000 of 32 x 32 12 against 17.
+#: from this many columns the Jacobi methods go by blocks (:func:`_block_rounds`); below it one
+#: workgroup per matrix does every sweep in one dispatch. On an H200, float32 eigh of one 64 x 64
+#: matrix took 3.8-4.7 ms by blocks against 7.8-8.5 in one workgroup, 100 x 100 6.2-7.4 against
+#: 24, 500 of 64 x 64 20 against 33 and 2000 of 32 x 32 12 against 17; svd of one 64 x 64 5.6
+#: against 14, 500 of them 18 against 37.
 JACOBI_BLOCKS_MIN = 32
-#: threads a workgroup of the round kernels: one workgroup sums a pair's columns
-JACOBI_PAIR_THREADS = 64
 
 
 def _jacobi(a: Array, one_sided: bool, fn: str) -> Array:
@@ -667,17 +659,13 @@ def _jacobi(a: Array, one_sided: bool, fn: str) -> Array:
     m, n = a.shape[-2:]
     batch = _batch(a)
     v = copy_of(broadcast_to(eye(n, dtype=a.dtype, device=a.device), (*a.shape[:-2], n, n)))
-    if batch and n > 1:
-        if not one_sided and n >= JACOBI_BLOCKS_MIN:
-            _block_rounds(a, v)
-            return v
+    if batch and n >= JACOBI_BLOCKS_MIN:
+        _block_rounds(a, v, one_sided, fn)
+    elif batch and n > 1:
         dev = a.device
         rounds = n + (n & 1) - 1
         subs = {**_subs(a.dtype), "PAIRS": (n + 1) // 2, "ONE_SIDED": f"{int(one_sided)}u"}
         subs["ROTATION"] = _wgsl.kernel("linalg_jacobi_rotation", **subs)
-        if one_sided and n >= JACOBI_ROUNDS_MIN:
-            _one_sided_rounds(a, v, subs, rounds)
-            return v
         done = zeros((2 * batch,), dtype=_U32, device=dev)
         bindings = [_bind_all(a), _bind_all(v), _bind_all(done)]
         for sweeps, r0, r1 in _jacobi_dispatches(dev, _round_loops(m, n, one_sided), rounds, fn, a.shape):
@@ -685,73 +673,42 @@ def _jacobi(a: Array, one_sided: bool, fn: str) -> Array:
     return v
 
 
-def _one_sided_rounds(a: Array, v: Array, subs: dict[str, object], rounds: int) -> None:
-    """The one-sided sweeps of :func:`_jacobi` a round at a time over the whole GPU: the pairs'
-    rotations (``linalg_jacobi_pairs.wgsl``), then their application to a and v
-    (``linalg_jacobi_apply``), until a sweep rotates nothing (the host reads a flag after each
-    sweep)."""
-    m, n = a.shape[-2:]
-    batch, dev, pairs = _batch(a), a.device, (n + 1) // 2
-    rot = empty((batch, pairs, 2), _dtypes.REAL_OF.get(a.dtype, a.dtype), dev)
-    turn = empty((batch, pairs), a.dtype, dev)
-    flag = Storage(dev, 4)
-    flag_binding = bind(dev, flag, 0, 1, _U32, "jacobi")[0]
-    groups = -(-batch * (m + n) * pairs // WG)
-    # a 1024-column sweep is 2046 dispatches: they are prepared once and replayed each sweep
-    to_pairs = kernel_pipeline(dev, "linalg_jacobi_pairs", {**subs, "WG": JACOBI_PAIR_THREADS})
-    to_apply = kernel_pipeline(dev, "linalg_jacobi_apply", subs)
-    pair_buffers = [_bind_all(a), _bind_all(rot), _bind_all(turn), flag_binding]
-    apply_buffers = [_bind_all(a), _bind_all(v), _bind_all(rot), _bind_all(turn)]
-    sweep = []
-    for r in range(rounds):
-        for b0, chunk in dev.batch_chunks(batch):
-            sweep.append(dev.step(to_pairs, pair_buffers, pack_words(m, n, b0, r), (pairs, chunk)))
-        sweep.append(dev.step(to_apply, apply_buffers, pack_words(m, n, batch, r), groups))
-    _sweep_until_still(sweep, flag, a)
-
-
-def _sweep_until_still(sweep: list[Any], flag: Storage, a: Array) -> None:
-    """Replay the prepared ``sweep`` until one leaves ``flag`` (which its kernels set when they
-    rotate anything) at zero, or :data:`MAX_SWEEPS` times."""
-    dev = a.device
-    for _ in range(MAX_SWEEPS):
-        dev.write(flag.buffer, 0, bytes(4))
-        dev.replay(sweep)
-        if not _flags(flag, 1, a).any():
-            return
-
-
 def _block_width(dtype: np.dtype[Any]) -> int:
-    """Indices of a pair of blocks (the submatrix a workgroup rotates, a tile it applies): three
+    """Indices of a pair of blocks (the matrix a workgroup rotates, a tile it applies): three
     tiles fit the 16 KiB of workgroup memory every WebGPU device has. On an H200 a float32
     1024 x 1024 eigh's sweeps took 51 ms of GPU time in blocks of 16 (width 32) against 58 in
     blocks of 8, whose rounds are twice as many; at 256 x 256, 4.7 against 3.8."""
     return 32 if dtype.itemsize == 4 else 16
 
 
-def _block_rounds(a: Array, v: Array) -> None:
-    """The two-sided sweeps of :func:`_jacobi` by blocks (eigh): the n indices are cut into
-    blocks of half a :func:`_block_width`, and a round pairs the blocks in the round-robin
-    ordering of the scalar method. Each round is two dispatches:
+def _block_rounds(a: Array, v: Array, one_sided: bool, fn: str) -> None:
+    """The sweeps of :func:`_jacobi` by blocks: the n columns are cut into blocks of half a
+    :func:`_block_width`, and a round pairs the blocks in the round-robin ordering of the scalar
+    method. Each round is two dispatches:
 
-    - a workgroup per pair of blocks rotates their submatrix in workgroup memory and keeps the
-      product u of its rotations (``linalg_jacobi_block.wgsl``): in the sweep's first round every
-      pair of the submatrix, later only the pairs across its two blocks, which no earlier round
+    - a workgroup per pair of blocks rotates a small matrix in workgroup memory, the pair's
+      submatrix (two-sided, eigh) or the Gram matrix of its columns (one-sided, svd), and keeps
+      the product u of its rotations (``linalg_jacobi_block.wgsl``): in the sweep's first round
+      every pair of indices, later only the pairs across the two blocks, which no earlier round
       of the sweep has met;
-    - a workgroup per tile of a (one triangle, mirrored) and of v applies them, a = u^H a u and
-      v = v u (``linalg_jacobi_block_apply.wgsl``).
+    - a workgroup per tile of a and of v applies them: a = u^H a u (one triangle's tiles,
+      mirrored) or a = a u, and v = v u (``linalg_jacobi_block_apply.wgsl``).
 
     A sweep is 2 (2 n / width - 1) dispatches where the scalar method's, a round a dispatch or
-    two, was n - 1 (float32) or 2 (n - 1), and the dispatches, not the arithmetic, bounded its
-    time: on an H200, the two in turns on one instance, a 256 x 256 float32 eigh took 12.5-13.7
-    ms against 25-30, float64 15-17 against 33-53, complex64 12 against 20-27. The host reads a
-    flag after each sweep, and stops when a sweep rotated nothing."""
-    n = a.shape[-1]
+    two, was n - 1 (float32 eigh) or 2 (n - 1), and the dispatches, not the arithmetic, bounded
+    its time: on an H200, the two in turns on one instance, a 256 x 256 float32 eigh took
+    12.5-13.7 ms against 25-30, float64 15-17 against 33-53, complex64 12 against 20-27; svd 24
+    against 62, 27 against 69 and 27 against 57. A 1024 x 1024 svd took 351 against 328: a
+    round's 32 Gram matrices, each one workgroup's sum down all the rows, leave the GPU idle.
+    The host reads a flag after each sweep, and stops when a sweep rotated nothing."""
+    m, n = a.shape[-2:]
     batch, dev, width = _batch(a), a.device, _block_width(a.dtype)
     blocks = -(-n // (width // 2))
     blocks += blocks & 1  # (a spare block past n for an odd count)
-    pairs, row_tiles = blocks // 2, -(-n // width)
-    subs = {**_subs(a.dtype), "PAIRS": pairs, "W": width}
+    pairs, row_tiles, a_row_tiles = blocks // 2, -(-n // width), -(-m // width)
+    if one_sided:  # a thread's loops summing a Gram matrix down the rows
+        _check_loops(dev, a_row_tiles * (width * width // WG) * (width + 1), fn, a.shape)
+    subs = {**_subs(a.dtype), "PAIRS": pairs, "W": width, "ONE_SIDED": f"{int(one_sided)}u"}
     subs["ROTATION"] = _wgsl.kernel("linalg_jacobi_rotation", **subs)
     u = empty((batch, pairs, width, width), a.dtype, dev)
     flag = Storage(dev, 4)
@@ -760,12 +717,18 @@ def _block_rounds(a: Array, v: Array) -> None:
     apply_u = kernel_pipeline(dev, "linalg_jacobi_block_apply", subs)
     rotate_buffers = [_bind_all(a), _bind_all(u), flag_binding]
     apply_buffers = [_bind_all(a), _bind_all(v), _bind_all(u)]
-    tiles = batch * (pairs * (pairs + 1) // 2 + pairs * row_tiles)
+    a_tiles = pairs * a_row_tiles if one_sided else pairs * (pairs + 1) // 2
+    tiles = batch * (a_tiles + pairs * row_tiles)
     sweep = []
     for r in range(blocks - 1):
-        sweep.append(dev.step(rotate, rotate_buffers, pack_words(n, batch, r), batch * pairs))
-        sweep.append(dev.step(apply_u, apply_buffers, pack_words(n, batch, r, row_tiles), tiles))
-    _sweep_until_still(sweep, flag, a)
+        sweep.append(dev.step(rotate, rotate_buffers, pack_words(n, batch, r, m), batch * pairs))
+        words = pack_words(n, batch, r, row_tiles, m, a_row_tiles)
+        sweep.append(dev.step(apply_u, apply_buffers, words, tiles))
+    for _ in range(MAX_SWEEPS):
+        dev.write(flag.buffer, 0, bytes(4))
+        dev.replay(sweep)
+        if not _flags(flag, 1, a).any():
+            return
 
 
 def _sorted_columns(values: Array, *columns: Array, descending: bool) -> tuple[Array, ...]:

@@ -1,13 +1,16 @@
-// The rotations of one round of the block Jacobi method (eigh), one workgroup per pair of
-// blocks of a matrix. The n indices are cut into blocks of HALF; a round pairs the blocks in the
+// The rotations of one round of the block Jacobi methods, one workgroup per pair of blocks of
+// a matrix. The n indices (columns) are cut into blocks of HALF; a round pairs the blocks in the
 // parallel round-robin ordering (PAIRS pairs; a block past n, for an odd count, is the spare).
-// A workgroup takes its pair's W x W submatrix s of a (W = 2 HALF: the rows and columns of both
-// blocks) into workgroup memory, and rotates it there with the two-sided Jacobi method (every
-// inner round's HALF rotations at once, as linalg_jacobi.wgsl does on a whole matrix),
-// accumulating their product u: s becomes u^H s u. It writes u, which
-// linalg_jacobi_block_apply.wgsl applies to the whole of a and v. An index past n (the last
-// block's tail) stays out of every rotation. flag[0] becomes 1 when a rotation is not the identity.
-// P: n, matrices, round
+// A workgroup takes its pair's W x W matrix s (W = 2 HALF) into workgroup memory:
+//  ONE_SIDED == 0, eigh: the submatrix of a (n x n) in the rows and columns of both blocks;
+//  ONE_SIDED == 1, svd: the Gram matrix of a's (m x n) columns in both blocks, summed down the
+//    rows a tile of W rows at a time (the dot products the scalar one-sided method takes).
+// It rotates s there with the two-sided Jacobi method (every inner round's HALF rotations at
+// once, as linalg_jacobi.wgsl does on a whole matrix), accumulating their product u: s becomes
+// u^H s u. It writes u, which linalg_jacobi_block_apply.wgsl applies to a and v. An index past n
+// (the last block's tail) stays out of every rotation. flag[0] becomes 1 when a rotation is not
+// the identity.
+// P: n, matrices, round, m
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read> a: array<${T}>;
 @group(0) @binding(2) var<storage, read_write> u: array<${T}>;
@@ -15,6 +18,8 @@
 const PAIRS = ${PAIRS}u;
 const W = ${W}u;
 const HALF = ${W}u / 2u;
+// the entries of s each thread sums (W x W is a multiple of the workgroup's size)
+const PER = ${W}u * ${W}u / ${WG}u;
 var<workgroup> s: array<${T}, ${W} * ${W}>;
 var<workgroup> q: array<${T}, ${W} * ${W}>;
 var<workgroup> rc: array<${R}, ${W} / 2>;
@@ -35,13 +40,39 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   if (mat >= P[1]) { return; }
   let t = g - mat * PAIRS;
   let blocks = pair(t, P[2]);
-  let base = mat * n * n;
+  let m = P[3];
+  let base = mat * m * n;
+  if (${ONE_SIDED} == 1u) {  // the Gram matrix, q holding a tile of W rows of the columns
+    var acc: array<${T}, PER>;
+    for (var c = 0u; c < PER; c = c + 1u) { acc[c] = ${ZERO}; }
+    for (var k0 = 0u; k0 < m; k0 = k0 + W) {
+      for (var c = 0u; c < PER; c = c + 1u) {
+        let e = lid + c * ${WG}u;
+        let k = k0 + e / W; let gj = block_index(e % W, blocks, HALF);
+        var x = ${ZERO};
+        if (k < m && gj < n) { x = a[base + k * n + gj]; }
+        q[e] = x;
+      }
+      workgroupBarrier();
+      for (var c = 0u; c < PER; c = c + 1u) {
+        let e = lid + c * ${WG}u;
+        let i = e / W; let j = e % W;
+        var tile_sum = ${ZERO};  // (a tile's sum first: fewer roundings along each sum)
+        for (var l = 0u; l < W; l = l + 1u) { tile_sum = tile_sum + mul(conj(q[l * W + i]), q[l * W + j]); }
+        acc[c] = acc[c] + tile_sum;
+      }
+      workgroupBarrier();
+    }
+    for (var c = 0u; c < PER; c = c + 1u) { s[lid + c * ${WG}u] = acc[c]; }
+  }
   for (var e = lid; e < W * W; e = e + ${WG}u) {
     let i = e / W; let j = e % W;
-    let gi = block_index(i, blocks, HALF); let gj = block_index(j, blocks, HALF);
-    var x = ${ZERO};
-    if (gi < n && gj < n) { x = a[base + gi * n + gj]; }
-    s[e] = x;
+    if (${ONE_SIDED} == 0u) {
+      let gi = block_index(i, blocks, HALF); let gj = block_index(j, blocks, HALF);
+      var x = ${ZERO};
+      if (gi < n && gj < n) { x = a[base + gi * n + gj]; }
+      s[e] = x;
+    }
     q[e] = select(${ZERO}, ${ONE}, i == j);
   }
   if (lid == 0u) { atomicStore(&rotated, 0u); }
