@@ -260,3 +260,42 @@ def test_several_index_arrays_beyond_a_binding(small_bindings: Any) -> None:
     x[xp.asarray(r), xp.asarray(c)] = xp.asarray(np.arange(700, dtype=np.float32))
     want[r, c] = np.arange(700, dtype=np.float32)
     _same(x, want)
+
+
+def test_decompositions_of_a_batch_beyond_a_binding(small_bindings: Any) -> None:
+    """A stack of matrices larger than a binding goes in halves of the stack (again where a half
+    is still too large), its results joined; solve broadcasts its stack first. A single matrix
+    beyond a binding still raises NotImplementedError."""
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((3, 4, 10, 10)).astype(np.float32)  # 4800 bytes; halves of 3, then 2
+    spd = a @ np.swapaxes(a, -1, -2) + 10 * np.eye(10, dtype=np.float32)
+    b = rng.standard_normal((4, 10, 3)).astype(np.float32)
+    x, s = xp.asarray(a), xp.asarray(spd)
+    tol = {"rtol": 2e-4, "atol": 2e-4}
+    np.testing.assert_allclose(np.asarray(xp.linalg.solve(x, xp.asarray(b))), np.linalg.solve(a, b), **tol)
+    np.testing.assert_allclose(np.asarray(xp.linalg.inv(x)), np.linalg.inv(a), rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(np.asarray(xp.linalg.det(x)), np.linalg.det(a), rtol=1e-4)
+    sign, logdet = xp.linalg.slogdet(x)
+    np.testing.assert_array_equal(np.asarray(sign), np.linalg.slogdet(a)[0])
+    np.testing.assert_allclose(np.asarray(logdet), np.linalg.slogdet(a)[1], **tol)
+    np.testing.assert_allclose(np.asarray(xp.linalg.cholesky(s)), np.linalg.cholesky(spd), **tol)
+    q, r = (np.asarray(t) for t in xp.linalg.qr(x))
+    np.testing.assert_allclose(q @ r, a, **tol)
+    w, v = (np.asarray(t) for t in xp.linalg.eigh(s))
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(spd), rtol=2e-4, atol=2e-3)
+    np.testing.assert_allclose(spd @ v, v * w[..., None, :], rtol=2e-4, atol=2e-3)
+    u, sv, vh = (np.asarray(t) for t in xp.linalg.svd(x))
+    np.testing.assert_allclose(sv, np.linalg.svd(a, compute_uv=False), **tol)
+    np.testing.assert_allclose((u * sv[..., None, :]) @ vh, a, **tol)
+    np.testing.assert_allclose(np.asarray(xp.linalg.pinv(x)), np.linalg.pinv(a), rtol=1e-3, atol=1e-3)
+    np.testing.assert_array_equal(np.asarray(xp.linalg.matrix_rank(x)), np.linalg.matrix_rank(a))
+    cube = np.asarray(xp.linalg.matrix_power(x, -3))
+    np.testing.assert_allclose(cube, np.linalg.matrix_power(a.astype(np.float64), -3), rtol=2e-2, atol=1e-2)
+
+    def ordered(z: np.ndarray) -> np.ndarray:  # (conjugate pairs' real parts tie up to rounding)
+        return np.take_along_axis(z, np.lexsort((z.imag, z.real.round(3)), axis=-1), axis=-1)
+
+    values = ordered(np.asarray(xp.linalg.eigvals(x)))
+    np.testing.assert_allclose(values, ordered(np.linalg.eigvals(a)), rtol=1e-3, atol=1e-3)
+    with pytest.raises(NotImplementedError, match="storage binding limit"):
+        xp.linalg.eigh(xp.asarray(spd[0, 0, :10, :10].repeat(4, 0).repeat(4, 1)))  # one 40 x 40

@@ -28,9 +28,9 @@ from __future__ import annotations
 import functools
 import math
 import operator
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from string import Template
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, ParamSpec, TypeVar, cast
 
 import numpy as np
 from ruda.spec import EighResult, EigResult, QRResult, SlogdetResult, SVDResult
@@ -41,7 +41,17 @@ from ruda_wgpu._creation import arange, eye, tril, triu, zeros
 from ruda_wgpu._engine import Storage
 from ruda_wgpu._indexing import take_along_axis
 from ruda_wgpu._info import default_dtypes_of
-from ruda_wgpu._kernels import COMPLEX_SUFFIX, ONE, ZERO, bind, kernel_pipeline, pack_words, run, wgsl_type
+from ruda_wgpu._kernels import (
+    COMPLEX_SUFFIX,
+    ONE,
+    ZERO,
+    BindingLimitError,
+    bind,
+    kernel_pipeline,
+    pack_words,
+    run,
+    wgsl_type,
+)
 from ruda_wgpu._linalg import _diagonal_view, _float_input, matmul, vector_norm
 from ruda_wgpu._manipulation import (
     broadcast_shapes,
@@ -52,6 +62,7 @@ from ruda_wgpu._manipulation import (
     reshape,
 )
 from ruda_wgpu._ops import apply, astype, where
+from ruda_wgpu._parts import halves, outer_axis
 from ruda_wgpu._sorting import argsort
 from ruda_wgpu._statistical import max as max_
 from ruda_wgpu._statistical import min as min_
@@ -79,6 +90,9 @@ __all__ = [
     "matrix_norm",
     "matrix_power",
 ]
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 WG = 256
 #: Jacobi sweeps before giving up on convergence (quadratic convergence needs far fewer)
@@ -148,6 +162,56 @@ def _matrices(x: Any, fn: str, square: bool = True) -> Array:
         raise TypeError(f"linalg.{fn}() needs a float32, float64 or complex array, not {x.dtype.name}")
     dtype = x.dtype if x.dtype.kind in "fc" else default_dtypes_of(x.device)["real floating"]
     return astype(x, dtype, copy=True)
+
+
+def _in_batch_halves(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """``fn`` of stacks of matrices, done on halves of the stack and joined where its kernels
+    would bind more than a storage binding holds (:class:`BindingLimitError`), halved again as often
+    as needed: a batch of matrices larger than a binding goes in parts. A single matrix that
+    large, or a stack passed with an array keyword argument (``rtol``), still raises."""
+
+    @functools.wraps(fn)
+    def in_halves(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return fn(*args, **kwargs)
+        except BindingLimitError:
+            cut = _cut_stack(args, kwargs)
+            if cut is None:
+                raise
+            first, second, axis = cut
+            again = cast(Callable[..., _R], in_halves)
+            return cast(_R, _joined(again(*first, **kwargs), again(*second, **kwargs), axis))
+
+    return in_halves
+
+
+def _cut_stack(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[list[Any], list[Any], int] | None:
+    """The arguments of a linalg function in two halves of their (broadcast) stack of matrices,
+    along its first axis longer than one, and that axis; arguments that are not matrices (a
+    vector right-hand side, a power) go to both. None when the stack cannot be cut."""
+    matrices = [a for a in args if isinstance(a, Array) and a.ndim >= 2]
+    if not matrices or any(isinstance(v, Array) for v in kwargs.values()):
+        return None
+    stack = broadcast_shapes(*(a.shape[:-2] for a in matrices))
+    axis = outer_axis(stack, None)
+    if axis is None:
+        return None
+    first, second = [], []
+    for a in args:
+        if isinstance(a, Array) and a.ndim >= 2:
+            lo, hi = halves(broadcast_to(a, (*stack, *a.shape[-2:])), axis)
+        else:
+            lo = hi = a
+        first.append(lo)
+        second.append(hi)
+    return first, second, axis
+
+
+def _joined(first: Any, second: Any, axis: int) -> Any:
+    """Two halves' results (arrays, or named tuples of them) joined along the stack's ``axis``."""
+    if isinstance(first, Array):
+        return concat([first, second], axis=axis)
+    return type(first)(*(concat([a, b], axis=axis) for a, b in zip(first, second, strict=True)))
 
 
 def _batch(x: Array) -> int:
@@ -335,6 +399,7 @@ def _raise_if_singular(info: Storage, batch: int, a: Array, fn: str) -> None:
         raise LinAlgError(f"linalg.{fn}(): a matrix is singular (a zero pivot in its LU factorisation)")
 
 
+@_in_batch_halves
 def solve(x1: Array, x2: Array, /) -> Array:
     """The solution of ``x1 @ x = x2`` (LU with partial pivoting); ``x2`` of shape (..., n, k) or (n,)."""
     if not isinstance(x2, Array):
@@ -372,6 +437,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
     return reshape(out, (*batch_shape, n)) if vector else out
 
 
+@_in_batch_halves
 def inv(x: Array, /) -> Array:
     """The inverse of each square matrix (an LU solve against the identity)."""
     a = _matrices(x, "inv")
@@ -387,6 +453,7 @@ def _permutation_sign(piv: Array) -> Array:
     return apply("subtract", 1, apply("multiply", 2, apply("remainder", swaps, 2)))
 
 
+@_in_batch_halves
 def det(x: Array, /) -> Array:
     """The determinant of each square matrix: the product of U's diagonal, signed by the pivots."""
     lu, piv, _, _ = _lu(x, "det")
@@ -394,6 +461,7 @@ def det(x: Array, /) -> Array:
     return apply("multiply", d, astype(_permutation_sign(piv), lu.dtype))
 
 
+@_in_batch_halves
 def slogdet(x: Array, /) -> SlogdetResult:
     """(sign, log|det|) of each square matrix; a singular one gives (0, -inf)."""
     lu, piv, _, _ = _lu(x, "slogdet")
@@ -437,6 +505,7 @@ def _cholesky(a: Array, info: Storage) -> Array:
     return tril(a)  # (over the whole GPU, rather than by each matrix's workgroup)
 
 
+@_in_batch_halves
 def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     """The Cholesky factor L (``L @ L.mT == x``) of symmetric positive definite matrices; U = L.mT
     with ``upper=True``. Only the lower triangle of ``x`` is read."""
@@ -590,6 +659,7 @@ def _tsqr(a: Array, want_q: bool) -> tuple[Array | None, Array]:
     return (copy_of(q[..., :m, :]) if blocks * rows > m else q), r  # (a copy drops the padding)
 
 
+@_in_batch_halves
 def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     """Householder QR: ``Q @ R == x`` with Q's columns orthonormal and R upper triangular.
     ``mode='reduced'``: Q (..., m, k), R (..., k, n), k = min(m, n); ``'complete'``: Q (..., m, m)."""
@@ -788,6 +858,7 @@ def _abs2(x: Array) -> Array:
     return apply("multiply", magnitude, magnitude)
 
 
+@_in_batch_halves
 def eigh(x: Array, /) -> EighResult:
     """Eigenvalues (ascending) and orthonormal eigenvectors (columns) of symmetric (or complex
     Hermitian) matrices, by the two-sided Jacobi method (the eigenvalues as Rayleigh quotients
@@ -799,6 +870,7 @@ def eigh(x: Array, /) -> EighResult:
     return EighResult(values, vectors)
 
 
+@_in_batch_halves
 def eigvalsh(x: Array, /) -> Array:
     """Eigenvalues (ascending) of symmetric (or complex Hermitian) matrices."""
     values: Array = eigh(x).eigenvalues
@@ -830,12 +902,14 @@ def _eig(x: Any, fn: str) -> tuple[Array, Array]:
     return values, vectors
 
 
+@_in_batch_halves
 def eig(x: Array, /) -> EigResult:
     """Eigenvalues and eigenvectors (columns, unit norm, largest element real) of general square
     matrices, complex even for real input, in the order the QR algorithm finds them (as LAPACK's)."""
     return EigResult(*_eig(x, "eig"))
 
 
+@_in_batch_halves
 def eigvals(x: Array, /) -> Array:
     """Eigenvalues of general square matrices (complex), in the order :func:`eig` gives them."""
     return _eig(x, "eigvals")[0]
@@ -890,6 +964,7 @@ def _svd(x: Any, fn: str, full_matrices: bool, vectors: bool) -> tuple[Array, Ar
     return s, u, _h(v)
 
 
+@_in_batch_halves
 def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     """``U @ diag(S) @ Vh == x``, singular values descending, by the one-sided Jacobi method."""
     s, u, vh = _svd(x, "svd", full_matrices, True)
@@ -897,6 +972,7 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     return SVDResult(u, s, vh)
 
 
+@_in_batch_halves
 def svdvals(x: Array, /) -> Array:
     """Singular values, descending."""
     return _svd(x, "svdvals", False, False)[0]
@@ -911,6 +987,7 @@ def _cutoff(s: Array, shape: tuple[int, ...], rtol: Any) -> Array:
     return apply("multiply", max_(s, axis=-1, keepdims=True), float(rtol))
 
 
+@_in_batch_halves
 def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """The Moore-Penrose pseudo-inverse, through the SVD; singular values below ``rtol`` times the
     largest (default max(m, n) * eps) count as zero."""
@@ -923,6 +1000,7 @@ def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     return matmul(apply("multiply", _h(vh), expand_dims(inverse, axis=-2)), _h(u))
 
 
+@_in_batch_halves
 def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """How many singular values exceed ``rtol`` times the largest (default max(m, n) * eps)."""
     a = _matrices(x, "matrix_rank", square=False)
@@ -932,6 +1010,7 @@ def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     return count_nonzero(apply("greater", s, _cutoff(s, a.shape, rtol)), axis=-1)
 
 
+@_in_batch_halves
 def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: float | str = "fro") -> Array:
     """Norm of the matrices in the last two axes: ``'fro'``, ``'nuc'`` (sum of the singular values),
     ``1``/``-1`` (largest/smallest column sum), ``2``/``-2`` (largest/smallest singular value),
@@ -953,6 +1032,7 @@ def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: float | str = "fro"
     return pick(sums, axis=(-2, -1), keepdims=keepdims)
 
 
+@_in_batch_halves
 def matrix_power(x: Array, n: int, /) -> Array:
     """``x`` multiplied by itself ``n`` times by repeated squaring; a negative ``n`` powers the inverse."""
     if not isinstance(x, Array) or x.ndim < 2 or x.shape[-1] != x.shape[-2]:

@@ -385,21 +385,26 @@ def _span(offset: int, shape: Sequence[int], strides: Sequence[int]) -> tuple[in
     return lo, hi
 
 
+class BindingLimitError(NotImplementedError):
+    """A kernel would bind a span of a buffer larger than the device's storage binding (see
+    :func:`window`): callers that can do their work in parts catch it."""
+
+
 def window(
     dev: GpuDevice, storage: Storage, lo: int, hi: int, isz: int, what: str
 ) -> tuple[tuple[Any, int, int], int]:
     """Bind elements [lo, hi) of ``storage``: ``((buffer, byte offset, size), elements before lo)``.
 
     Bindings start at the device's offset alignment, so the kernel adds the
-    returned element count to its indices. Raises when the span exceeds the
-    device's storage binding limit.
+    returned element count to its indices. Raises :class:`BindingLimitError` when the span exceeds
+    the device's storage binding limit.
     """
     if hi <= lo:  # nothing is read: bind the buffer's first element (an empty view's offset may
         lo = hi = 0  # lie past the end of its buffer)
     byte_lo = lo * isz // dev.offset_align * dev.offset_align
     size = max(hi * isz - byte_lo, isz)  # a binding holds at least one element
     if size > dev.max_binding:
-        raise NotImplementedError(
+        raise BindingLimitError(
             f"{what}: a span of {size} bytes exceeds {dev.name}'s storage binding limit of "
             f"{dev.max_binding} bytes; split the work into smaller arrays"
         )
