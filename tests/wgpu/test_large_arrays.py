@@ -299,3 +299,28 @@ def test_decompositions_of_a_batch_beyond_a_binding(small_bindings: Any) -> None
     np.testing.assert_allclose(values, ordered(np.linalg.eigvals(a)), rtol=1e-3, atol=1e-3)
     with pytest.raises(NotImplementedError, match="storage binding limit"):
         xp.linalg.eigh(xp.asarray(spd[0, 0, :10, :10].repeat(4, 0).repeat(4, 1)))  # one 40 x 40
+
+
+def test_assignments_that_keep_axes_of_a_view_beyond_a_binding(small_bindings: Any) -> None:
+    """``x[i, :] = v`` and its kin, where the view outside the indexed axis is wider than a
+    binding: every element written goes through its element offset, in windows of the view."""
+    rng = np.random.default_rng(6)
+    h = rng.standard_normal((200, 30)).astype(np.float32)  # 24000 bytes
+    rows, columns = rng.permutation(200)[:70], rng.permutation(30)[:7]
+    for key, shape in (
+        ((rows, slice(None)), (70, 30)),
+        ((slice(None), columns), (200, 7)),
+        ((slice(None, None, -1), columns), (200, 7)),
+        ((rows - 200, slice(3, None, 2)), (70, 14)),  # (negative indices)
+    ):
+        want, x = h.copy(), xp.asarray(h)
+        value = rng.standard_normal(shape).astype(np.float32)
+        device_key = tuple(xp.asarray(k) if isinstance(k, np.ndarray) else k for k in key)
+        want[key] = value
+        x[device_key] = xp.asarray(value)
+        np.testing.assert_array_equal(np.asarray(x), want)
+    x = xp.asarray(h)
+    x[xp.asarray(rows), :] = 2.5  # (a scalar, broadcast)
+    want = h.copy()
+    want[rows, :] = 2.5
+    np.testing.assert_array_equal(np.asarray(x), want)

@@ -318,9 +318,9 @@ def scatter(g: Gather, value: Array) -> None:
 
 def _scatter_parts(g: Gather, value: Array) -> None:
     """:func:`scatter` of a ``g`` (its indices checked) or ``value`` too wide for one storage
-    binding: halves along the axis of the result that :func:`_cut_axis` names; then, where the
-    gather's result has no axes of the view (``x[i] = v``), windows of the gathered axis, each
-    taking the indices that fall in it and their values."""
+    binding: halves along the axis of the result that :func:`_cut_axis` names; then windows of
+    the gathered axis, each taking the indices that fall in it and their values (a result that
+    keeps axes of the view, ``x[i, :] = v``, through the element offsets of :func:`_as_offsets`)."""
     g = _one_axis(g)
     d = _cut_axis(g, value)
     if d is not None:
@@ -328,11 +328,9 @@ def _scatter_parts(g: Gather, value: Array) -> None:
         for a, b in ((0, half), (half, g.shape[d])):
             scatter(_cut(g, d, a, b), along(value, d, a, b))
         return
-    if any(g.xs):
-        raise NotImplementedError(
-            f"an indexed assignment into a view of {g.view.size} elements beyond {g.view.device.name}'s "
-            f"storage binding limit of {g.view.device.max_binding} bytes; assign into a smaller view"
-        )
+    if any(g.xs):  # (x[i, :] = v): through the element offset of every element written
+        _scatter_parts(_as_offsets(g), value)
+        return
     index = _wrapped(reshape(_shifted(g.index, 0, g.shape, g.ixs), (-1,)), g.n)
     values = reshape(value, (-1,))
     for start, stop in windows(g.n, window_elements(g.view.device, storage_itemsize(g.view.dtype))):
@@ -351,6 +349,22 @@ def _scatter_parts(g: Gather, value: Array) -> None:
                 g.step,
             )
             scatter(part, take(values, inside))
+
+
+def _as_offsets(g: Gather) -> Gather:
+    """``g`` (its indices checked) as a gather through one array of element offsets into its
+    view, one for every element of its result (``n`` 0: see :func:`_one_axis`): a scatter whose
+    result keeps axes of a view wider than a binding then goes in windows of the view."""
+    dev = g.view.device
+    dtype = default_dtypes_of(dev)["indexing"]
+    index = _wrapped(_shifted(g.index, 0, g.shape, g.ixs), g.n)
+    offsets = apply("multiply", astype(index, dtype, copy=False), g.step)
+    for d, stride in enumerate(g.xs):
+        if stride:
+            axis = reshape(arange(g.shape[d], dtype=dtype, device=dev), (-1, *(1,) * (len(g.shape) - d - 1)))
+            offsets = apply("add", offsets, apply("multiply", axis, stride))
+    offsets = copy_of(broadcast_to(offsets, g.shape))
+    return Gather(g.view, g.shape, (0,) * len(g.shape), offsets, offsets._strides, 0, 1)
 
 
 def check_in_bounds(index: Array, n: int, what: str, now: bool = True) -> None:
