@@ -207,7 +207,7 @@ def test_work_split_over_dispatches_gives_the_same_factors(xp, dtype, monkeypatc
     assert len(_decompositions._spans(_decompositions._qr_costs(40, 24, 40)[0], dev, "qr", a.shape)) > 5
     # a sweep of the 30 x 30 eigh (29 rounds) and of the 40 x 24 svd (23) no longer fits a dispatch
     for m, n, one_sided in ((30, 30, False), (40, 24, True)):
-        per_round = _decompositions._round_loops(m, n, one_sided)
+        per_round = _decompositions._round_loops(m, n, one_sided, _decompositions._jacobi_threads(m, n))
         spans = _decompositions._jacobi_dispatches(dev, per_round, n - 1, "eigh", spd.shape)
         assert {r0 for _, r0, _ in spans} != {0}
     for got, want in zip(factors(), whole, strict=True):

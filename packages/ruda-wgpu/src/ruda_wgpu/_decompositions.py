@@ -253,9 +253,9 @@ def _check_loops(dev: Any, iterations: int, fn: str, shape: tuple[int, ...]) -> 
         )
 
 
-def _per_thread(count: int) -> int:
+def _per_thread(count: int, threads: int = WG) -> int:
     """Iterations of a loop that spreads ``count`` items over a workgroup's threads (with its exit)."""
-    return -(-count // WG) + 1
+    return -(-count // threads) + 1
 
 
 def _spans(costs: list[int], dev: Any, fn: str, shape: tuple[int, ...]) -> list[tuple[int, int]]:
@@ -298,13 +298,13 @@ def _qr_costs(m: int, n: int, mq: int, block: int | None = None) -> tuple[list[i
     return qr, q
 
 
-def _round_loops(m: int, n: int, one_sided: bool) -> int:
-    """One round of a Jacobi sweep: the pairs' rotations (one-sided: a dot product down m rows),
-    then rows (two-sided) and columns of a, and columns of v."""
+def _round_loops(m: int, n: int, one_sided: bool, threads: int) -> int:
+    """One round of a Jacobi sweep in a workgroup of ``threads``: the pairs' rotations (one-sided:
+    a dot product down m rows), then rows (two-sided) and columns of a, and columns of v."""
     pairs = (n + (n & 1)) // 2
-    rows = 0 if one_sided else _per_thread(pairs * n)
-    per_round = -(-pairs // WG) * ((m + 1) if one_sided else 1) + 1 + rows
-    return per_round + _per_thread(pairs * m) + _per_thread(pairs * n)
+    rows = 0 if one_sided else _per_thread(pairs * n, threads)
+    per_round = -(-pairs // threads) * ((m + 1) if one_sided else 1) + 1 + rows
+    return per_round + _per_thread(pairs * m, threads) + _per_thread(pairs * n, threads)
 
 
 def _eig_loops(n: int) -> int:
@@ -734,13 +734,28 @@ def _jacobi(a: Array, one_sided: bool, fn: str) -> Array:
     elif batch and n > 1:
         dev = a.device
         rounds = n + (n & 1) - 1
-        subs = {**_subs(a.dtype), "PAIRS": (n + 1) // 2, "ONE_SIDED": f"{int(one_sided)}u"}
+        threads = _jacobi_threads(m, n)
+        subs = {**_subs(a.dtype), "PAIRS": (n + 1) // 2, "ONE_SIDED": f"{int(one_sided)}u", "WG": threads}
         subs["ROTATION"] = _wgsl.kernel("linalg_jacobi_rotation", **subs)
         done = zeros((2 * batch,), dtype=_U32, device=dev)
         bindings = [_bind_all(a), _bind_all(v), _bind_all(done)]
-        for sweeps, r0, r1 in _jacobi_dispatches(dev, _round_loops(m, n, one_sided), rounds, fn, a.shape):
+        per_round = _round_loops(m, n, one_sided, threads)
+        for sweeps, r0, r1 in _jacobi_dispatches(dev, per_round, rounds, fn, a.shape):
             run(dev, "linalg_jacobi", subs, bindings, [m, n, batch, sweeps, r0, r1], batch)
     return v
+
+
+#: threads of the one-workgroup Jacobi kernel at least: a warp
+JACOBI_MIN_THREADS = 32
+
+
+def _jacobi_threads(m: int, n: int) -> int:
+    """Threads of a workgroup of the one-workgroup Jacobi kernel (``linalg_jacobi.wgsl``) for
+    (m, n) matrices: enough for its widest loop, a power of two from :data:`JACOBI_MIN_THREADS`
+    to :data:`WG`. With 256, a 3 x 3 matrix's workgroup kept 250 threads idle through every
+    round's barriers."""
+    items = (n + 1) // 2 * max(m, n)
+    return min(WG, max(JACOBI_MIN_THREADS, 1 << (items - 1).bit_length()))
 
 
 def _block_width(dtype: np.dtype[Any]) -> int:
