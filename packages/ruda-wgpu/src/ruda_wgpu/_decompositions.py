@@ -262,7 +262,8 @@ def _threads_for(items: int) -> int:
     them: a power of two from :data:`MIN_THREADS` to :data:`WG`, so that each loop still takes
     one step a thread (and llvmpipe's loop counts stay those of :data:`WG` threads). With 256, a
     3 x 3 matrix's workgroup kept 247 threads or more idle through every barrier: on lavapipe
-    20000 of them took 4.5 s in eigh, now 0.9, 2.1 s in solve, now 0.34, and 5.3 in eig, now 0.8."""
+    20000 of them took 4.5 s in eigh, now 0.9, 2.1 in solve, now 0.34, 3.5 in qr, now 0.37, and
+    5.3 in eig, now 0.8."""
     return min(WG, max(MIN_THREADS, 1 << (max(items, 1) - 1).bit_length()))
 
 
@@ -702,13 +703,17 @@ def _qr(a: Array, mode: str, want_q: bool) -> tuple[Array | None, Array]:
         _blocked_qr(a, tau, q)
     elif batch and k:
         subs, (qr_costs, q_costs) = _subs(a.dtype), _qr_costs(m, n, mq)
+        # threads enough for a loop down the rows in one step, and to keep the kernel's way of
+        # reflecting the remaining columns (all at once while fewer than a quarter of them)
+        one = subs | {"WG": _threads_for(max(m, 4 * n))}
         bindings = [_bind_all(a), _bind_all(tau)]
         for j0, j1 in _spans(qr_costs, a.device, "qr", a.shape):
-            run(a.device, "linalg_qr", subs, bindings, [m, n, batch, j0, j1, n], batch)
+            run(a.device, "linalg_qr", one, bindings, [m, n, batch, j0, j1, n], batch)
         if q is not None:  # Q takes the reflectors last first: spans of the reversed columns
             bindings = [_bind_all(q), _bind_all(a), _bind_all(tau)]
+            q_subs = subs | {"WG": _threads_for(mq)}
             for r0, r1 in _spans(q_costs[::-1], a.device, "qr", a.shape):
-                run(a.device, "linalg_qr_q", subs, bindings, [m, n, mq, batch, k - r1, k - r0], batch)
+                run(a.device, "linalg_qr_q", q_subs, bindings, [m, n, mq, batch, k - r1, k - r0], batch)
     return q, triu(a[..., : (m if mode == "complete" else k), :])
 
 
