@@ -409,6 +409,31 @@ def test_matmul_of_blocks_with_ragged_edges(xp, dtype, blocking, monkeypatch):
     assert ("matmul", dtype) not in compiled
 
 
+@pytest.mark.parametrize("dtype", ["int8", "int32", "float32", "complex64"])
+def test_small_products_take_a_thread_an_element(xp, dtype, monkeypatch):
+    """Products of at most SMALL_PRODUCT result elements run a thread an element (one dispatch
+    for a whole batch, its grid beyond one dimension's limit here): they match NumPy, integers
+    wrapping as NumPy's, and the tiled kernel's result (exactly, for integers)."""
+    if dtype not in xp.__array_namespace_info__().dtypes():
+        pytest.skip(f"the default device has no {dtype}")
+    dev = xp.__array_namespace_info__().default_device()
+    monkeypatch.setattr(dev, "max_groups", 1)  # (2 workgroups: a grid of 1 x 2)
+    rng = np.random.default_rng(7)
+    a, b = _host(dtype, (40, 3, 5), 1), _host(dtype, (40, 5, 4), 2)
+    if dtype == "int8":  # (sums that wrap)
+        a, b = (rng.integers(-128, 128, shape).astype(np.int8) for shape in ((40, 3, 5), (40, 5, 4)))
+    small = np.asarray(xp.matmul(xp.asarray(a), xp.asarray(b)))
+    with np.errstate(over="ignore"):
+        want = np.matmul(a, b)
+    assert_matches_numpy(small, want, rtol=1e-5, atol=1e-5)
+    monkeypatch.setattr(_kernels, "SMALL_PRODUCT", 0)
+    tiled = np.asarray(xp.matmul(xp.asarray(a), xp.asarray(b)))
+    if np.dtype(dtype).kind in "iu":
+        np.testing.assert_array_equal(small, tiled)
+    else:
+        np.testing.assert_allclose(small, tiled, rtol=1e-6, atol=1e-6)
+
+
 def test_matmul_kernel_by_size(xp):
     # a GPU takes the larger blocks once the product has enough of them; a CPU adapter, once
     # the product holds one whole block (the default device, and a stand-in for the other kind)
