@@ -38,6 +38,7 @@ def test_mypy() -> None:
 #: benchmarks/results/ (a new run changes the files and must change the README with them)
 QUOTED_TABLES = [
     ("wgpu_fft_solve", "packages/ruda-wgpu/README.md"),
+    ("wgpu_small_linalg", "packages/ruda-wgpu/README.md"),
     ("wgpu_sort", "packages/ruda-wgpu/README.md"),
     ("wgpu_large", "packages/ruda-wgpu/README.md"),
     ("wgpu_reduce", "packages/ruda-wgpu/README.md"),
