@@ -1267,15 +1267,22 @@ def matmul_blocking(dev: GpuDevice, dtype: np.dtype[Any], batch: int, m: int, n:
 SMALL_PRODUCT = TILE * TILE // 4
 
 
+def _matmul_bindings(t: str) -> str:
+    """The bindings of both matmul kernels: parameters, the output, a and b (of WGSL type ``t``)."""
+    return (
+        "@group(0) @binding(0) var<storage, read> P: array<u32>;\n"
+        f"@group(0) @binding(1) var<storage, read_write> o: array<{t}>;\n"
+        f"@group(0) @binding(2) var<storage, read> a: array<{t}>;\n"
+        f"@group(0) @binding(3) var<storage, read> b: array<{t}>;"
+    )
+
+
 def small_matmul_source(dtype: np.dtype[Any]) -> str:
     """Matmul of contiguous batches (B, M, K) @ (B, K, N) with small M x N: a thread an element of
     the result, summing over k in order, as the tiled kernel does."""
     t = wgsl_type(dtype)
     return f"""
-@group(0) @binding(0) var<storage, read> P: array<u32>;
-@group(0) @binding(1) var<storage, read_write> o: array<{t}>;
-@group(0) @binding(2) var<storage, read> a: array<{t}>;
-@group(0) @binding(3) var<storage, read> b: array<{t}>;
+{_matmul_bindings(t)}
 @compute @workgroup_size({WORKGROUP})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {{
   let m = P[0]; let k = P[1]; let n = P[2];
@@ -1294,10 +1301,7 @@ def matmul_source(dtype: np.dtype[Any]) -> str:
     """Tiled matmul of contiguous batches (B, M, K) @ (B, K, N): 16x16 tiles in workgroup memory."""
     t = wgsl_type(dtype)
     return f"""
-@group(0) @binding(0) var<storage, read> P: array<u32>;
-@group(0) @binding(1) var<storage, read_write> o: array<{t}>;
-@group(0) @binding(2) var<storage, read> a: array<{t}>;
-@group(0) @binding(3) var<storage, read> b: array<{t}>;
+{_matmul_bindings(t)}
 var<workgroup> ta: array<array<{t}, {TILE}>, {TILE}>;
 var<workgroup> tb: array<array<{t}, {TILE}>, {TILE}>;
 @compute @workgroup_size({TILE}, {TILE})
