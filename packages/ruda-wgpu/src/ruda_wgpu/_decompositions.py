@@ -168,7 +168,8 @@ def _in_batch_halves(fn: Callable[_P, _R]) -> Callable[_P, _R]:
     """``fn`` of stacks of matrices, done on halves of the stack and joined where its kernels
     would bind more than a storage binding holds (:class:`BindingLimitError`), halved again as often
     as needed: a batch of matrices larger than a binding goes in parts. A single matrix that
-    large, or a stack passed with an array keyword argument (``rtol``), still raises."""
+    large, or a stack passed with an array keyword argument (``rtol``), still raises. (Functions
+    that only compose wrapped ones, such as ``inv`` through ``solve``, need no wrapper.)"""
 
     @functools.wraps(fn)
     def in_halves(*args: _P.args, **kwargs: _P.kwargs) -> _R:
@@ -379,8 +380,7 @@ def _lu(x: Any, fn: str) -> _LU:
             panel = subs | _linalg_steps.lu_panel(nb, rows, WG, _linalg_steps.SWAP_COLUMNS)
             run(dev, "linalg_lu_panel", panel, bindings, [n, batch, kb], batch)
         else:
-            threads = _threads_for(n * nb) if len(panels) == 1 else WG
-            run(dev, "linalg_lu", subs | {"WG": threads}, bindings, [n, batch, kb, nb], batch)
+            run(dev, "linalg_lu", subs | {"WG": _threads_for(n * nb)}, bindings, [n, batch, kb, nb], batch)
         _update_after_panel(a, factors, "linalg_lu_trsm", kb, nb)  # the block row right of it
     return _LU(a, piv, perm, info)
 
@@ -453,7 +453,6 @@ def solve(x1: Array, x2: Array, /) -> Array:
     return reshape(out, (*batch_shape, n)) if vector else out
 
 
-@_in_batch_halves
 def inv(x: Array, /) -> Array:
     """The inverse of each square matrix (an LU solve against the identity)."""
     a = _matrices(x, "inv")
@@ -899,7 +898,6 @@ def eigh(x: Array, /) -> EighResult:
     return EighResult(values, vectors)
 
 
-@_in_batch_halves
 def eigvalsh(x: Array, /) -> Array:
     """Eigenvalues (ascending) of symmetric (or complex Hermitian) matrices."""
     values: Array = eigh(x).eigenvalues
@@ -1040,7 +1038,6 @@ def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     return count_nonzero(apply("greater", s, _cutoff(s, a.shape, rtol)), axis=-1)
 
 
-@_in_batch_halves
 def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: float | str = "fro") -> Array:
     """Norm of the matrices in the last two axes: ``'fro'``, ``'nuc'`` (sum of the singular values),
     ``1``/``-1`` (largest/smallest column sum), ``2``/``-2`` (largest/smallest singular value),
@@ -1062,7 +1059,6 @@ def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: float | str = "fro"
     return pick(sums, axis=(-2, -1), keepdims=keepdims)
 
 
-@_in_batch_halves
 def matrix_power(x: Array, n: int, /) -> Array:
     """``x`` multiplied by itself ``n`` times by repeated squaring; a negative ``n`` powers the inverse."""
     if not isinstance(x, Array) or x.ndim < 2 or x.shape[-1] != x.shape[-2]:
