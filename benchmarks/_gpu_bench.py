@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from _timing import best_time, device_slug, write_results
 from rich.progress import Progress
 
@@ -68,6 +69,25 @@ class Waiting:
 def waiting(fn: Callable[[], object], sync: Callable[[], object]) -> Waiting:
     """``fn`` followed by ``sync``: a GPU contender timed until its work is done."""
     return Waiting(fn, sync)
+
+
+def same_operation(
+    function_in: Callable[[Any], Callable[..., object]], ours: Any, hosts: Sequence[Any], cp: Any
+) -> Contenders:
+    """The operation ``function_in(namespace)`` on the same data: ruda_wgpu (``ours``) and, when
+    ``cp`` is given, CuPy on device copies of ``hosts``, each waiting for its result, and NumPy on
+    ``hosts`` themselves."""
+    ours_args = [ours.asarray(h) for h in hosts]
+    ours_fn, numpy_fn = function_in(ours), function_in(np)
+    out: Contenders = {
+        "ruda_wgpu": waiting(lambda: ours_fn(*ours_args), ours.synchronize),
+        "numpy": lambda: numpy_fn(*hosts),
+    }
+    if cp is not None:
+        cupy_args = [cp.asarray(h) for h in hosts]
+        cupy_fn = function_in(cp)
+        out["cupy"] = waiting(lambda: cupy_fn(*cupy_args), cp.cuda.Device().synchronize)
+    return out
 
 
 def time_rows(

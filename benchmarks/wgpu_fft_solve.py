@@ -24,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ruda_wgpu as xp
-from _gpu_bench import cupy_cells, cupy_or_none, markdown_table, save, time_rows, waiting
+from _gpu_bench import cupy_cells, cupy_or_none, markdown_table, same_operation, save, time_rows
 from _timing import RESULTS, benchmark_parser
 
 #: the decompositions timed on one 256 x 256 float32 matrix (on a CPU adapter only with --full)
@@ -65,22 +65,6 @@ def _functions(lib: Any) -> dict[str, Callable[..., object]]:
     return functions | {op: getattr(lib.linalg, op) for op in DECOMPOSITIONS}
 
 
-def _contenders(op: str, hosts: tuple[np.ndarray, ...], cp: Any) -> dict[str, Callable[[], object]]:
-    """The same operation on ruda_wgpu, NumPy and (when present) CuPy, each waiting for its result."""
-    ours_args = [xp.asarray(h) for h in hosts]
-    ours, numpy = _functions(xp)[op], _functions(np)[op]
-
-    out: dict[str, Callable[[], object]] = {
-        "ruda_wgpu": waiting(lambda: ours(*ours_args), xp.synchronize),
-        "numpy": lambda: numpy(*hosts),
-    }
-    if cp is not None:
-        cupy_args = [cp.asarray(h) for h in hosts]
-        fn = _functions(cp)[op]
-        out["cupy"] = waiting(lambda: fn(*cupy_args), cp.cuda.Device().synchronize)
-    return out
-
-
 def main() -> int:
     parser = benchmark_parser(__doc__)
     parser.add_argument(
@@ -99,7 +83,9 @@ def main() -> int:
     cases = [
         (
             {"op": op, "dtype": "complex64" if op == "fft" else "float32", "size": n, "rows": rows},
-            lambda op=op, n=n, rows=rows: _contenders(op, _data(op, n, rows), cp),
+            lambda op=op, n=n, rows=rows: same_operation(
+                lambda lib, op=op: _functions(lib)[op], xp, _data(op, n, rows), cp
+            ),
         )
         for op, n, rows in _cases(args.full or not cpu, not cpu)
     ]

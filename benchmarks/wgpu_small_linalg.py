@@ -22,7 +22,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ruda_wgpu as xp
-from _gpu_bench import cupy_cells, cupy_or_none, markdown_table, save, time_rows, waiting
+from _gpu_bench import cupy_cells, cupy_or_none, markdown_table, same_operation, save, time_rows
 from _timing import RESULTS, benchmark_parser
 
 #: (operation, matrices, n): the stacks timed
@@ -62,21 +62,6 @@ def _function(lib: Any, op: str) -> Callable[..., object]:
     return getattr(lib.linalg, op)  # type: ignore[no-any-return]
 
 
-def _contenders(op: str, hosts: tuple[np.ndarray, ...], cp: Any) -> dict[str, Callable[[], object]]:
-    """The same operation on ruda_wgpu, NumPy and (when present) CuPy, each waiting for its result."""
-    ours_args = [xp.asarray(h) for h in hosts]
-    ours, numpy = _function(xp, op), _function(np, op)
-    out: dict[str, Callable[[], object]] = {
-        "ruda_wgpu": waiting(lambda: ours(*ours_args), xp.synchronize),
-        "numpy": lambda: numpy(*hosts),
-    }
-    if cp is not None and op != "eig":  # (CuPy has no general eigensolver)
-        cupy_args = [cp.asarray(h) for h in hosts]
-        fn = _function(cp, op)
-        out["cupy"] = waiting(lambda: fn(*cupy_args), cp.cuda.Device().synchronize)
-    return out
-
-
 def main() -> int:
     parser = benchmark_parser(__doc__)
     parser.add_argument("--repeats", type=int, default=3, help="timed batches per contender (best kept)")
@@ -89,7 +74,12 @@ def main() -> int:
     cases = [
         (
             {"op": op, "matrices": count, "n": n},
-            lambda op=op, count=count, n=n: _contenders(op, _data(op, count, n), cp),
+            lambda op=op, count=count, n=n: same_operation(
+                lambda lib, op=op: _function(lib, op),
+                xp,
+                _data(op, count, n),
+                None if op == "eig" else cp,  # (CuPy has no general eigensolver)
+            ),
         )
         for op, count, n in CASES
     ]
