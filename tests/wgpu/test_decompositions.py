@@ -243,8 +243,8 @@ def _eigh_matches(xp, h: np.ndarray, dtype: str) -> np.ndarray:
 def test_jacobi_rounds_over_the_whole_gpu(xp, dtype, monkeypatch):
     """Jacobi sweeps by blocks over the whole GPU (from JACOBI_BLOCKS_MIN columns, forced here
     from 8), odd and even sizes, in a batch, match NumPy: eigh, and svd, whose blocks' Gram
-    matrices sum tiles of rows. The sweeps stop once one rotates nothing, long before
-    MAX_SWEEPS."""
+    matrices sum slices of tiles of rows (150 rows: slices of 3 and 2 tiles in float32, 4, 4
+    and 2 in float64). The sweeps stop once one rotates nothing, long before MAX_SWEEPS."""
     from ruda_wgpu import _decompositions
 
     monkeypatch.setattr(_decompositions, "JACOBI_BLOCKS_MIN", 8)

@@ -779,16 +779,34 @@ def _block_width(dtype: np.dtype[Any]) -> int:
     return 32 if dtype.itemsize == 4 else 16
 
 
+#: an svd round's Gram matrices are summed in slices of rows, a workgroup each
+#: (``linalg_jacobi_gram.wgsl``), of at least this many tiles of rows ...
+GRAM_SLICE_TILES = 4
+#: ... and in no more slices than make this many workgroups (where a round's pairs alone make
+#: fewer): enough for a large GPU, and a bound on the memory the partial sums take
+GRAM_WORKGROUPS = 1024
+
+
+def _gram_slices(row_tiles: int, pairs: int) -> tuple[int, int]:
+    """(slices, tiles of rows a slice) for the Gram matrices of ``pairs`` pairs of blocks (all
+    the matrices') down ``row_tiles`` tiles of rows."""
+    slices = max(1, min(-(-row_tiles // GRAM_SLICE_TILES), GRAM_WORKGROUPS // pairs))
+    per_slice = -(-row_tiles // slices)
+    return -(-row_tiles // per_slice), per_slice
+
+
 def _block_rounds(a: Array, v: Array, one_sided: bool, fn: str) -> None:
     """The sweeps of :func:`_jacobi` by blocks: the n columns are cut into blocks of half a
     :func:`_block_width`, and a round pairs the blocks in the round-robin ordering of the scalar
-    method. Each round is two dispatches:
+    method. Each round is two dispatches (svd: three):
 
+    - (svd) a workgroup per pair of blocks and slice of rows sums the Gram matrix of the pair's
+      columns down the slice (``linalg_jacobi_gram.wgsl``; see :func:`_gram_slices`);
     - a workgroup per pair of blocks rotates a small matrix in workgroup memory, the pair's
-      submatrix (two-sided, eigh) or the Gram matrix of its columns (one-sided, svd), and keeps
-      the product u of its rotations (``linalg_jacobi_block.wgsl``): in the sweep's first round
-      every pair of indices, later only the pairs across the two blocks, which no earlier round
-      of the sweep has met;
+      submatrix (two-sided, eigh) or the Gram matrix of its columns, the sum of its slices
+      (one-sided, svd), and keeps the product u of its rotations
+      (``linalg_jacobi_block.wgsl``): in the sweep's first round every pair of indices, later
+      only the pairs across the two blocks, which no earlier round of the sweep has met;
     - a workgroup per tile of a and of v applies them: a = u^H a u (one triangle's tiles,
       mirrored) or a = a u, and v = v u (``linalg_jacobi_block_apply.wgsl``).
 
@@ -796,16 +814,15 @@ def _block_rounds(a: Array, v: Array, one_sided: bool, fn: str) -> None:
     two, was n - 1 (float32 eigh) or 2 (n - 1), and the dispatches, not the arithmetic, bounded
     its time: on an H200, the two in turns on one instance, a 256 x 256 float32 eigh took
     12.5-13.7 ms against 25-30, float64 15-17 against 33-53, complex64 12 against 20-27; svd 24
-    against 62, 27 against 69 and 27 against 57. A 1024 x 1024 svd took 351 against 328: a
-    round's 32 Gram matrices, each one workgroup's sum down all the rows, leave the GPU idle.
+    against 62, 27 against 69 and 27 against 57. A 1024 x 1024 svd took 351 against 328 while
+    a round's 32 Gram matrices were each one workgroup's sum down all the rows; summed in
+    slices, 136 ms against 406 (2048 x 2048: 1019 against 1948).
     The host reads a flag after each sweep, and stops when a sweep rotated nothing."""
     m, n = a.shape[-2:]
     batch, dev, width = _batch(a), a.device, _block_width(a.dtype)
     blocks = -(-n // (width // 2))
     blocks += blocks & 1  # (a spare block past n for an odd count)
     pairs, row_tiles, a_row_tiles = blocks // 2, -(-n // width), -(-m // width)
-    if one_sided:  # a thread's loops summing a Gram matrix down the rows
-        _check_loops(dev, a_row_tiles * (width * width // WG) * (width + 1), fn, a.shape)
     subs = {**_subs(a.dtype), "PAIRS": pairs, "W": width, "ONE_SIDED": f"{int(one_sided)}u"}
     subs["ROTATION"] = _wgsl.kernel("linalg_jacobi_rotation", **subs)
     u = empty((batch, pairs, width, width), a.dtype, dev)
@@ -817,9 +834,20 @@ def _block_rounds(a: Array, v: Array, one_sided: bool, fn: str) -> None:
     apply_buffers = [_bind_all(a), _bind_all(v), _bind_all(u)]
     a_tiles = pairs * a_row_tiles if one_sided else pairs * (pairs + 1) // 2
     tiles = batch * (a_tiles + pairs * row_tiles)
-    sweep = []
+    sweep, slices = [], 0
+    if one_sided:
+        slices, slice_tiles = _gram_slices(a_row_tiles, batch * pairs)
+        # a thread's loops summing a Gram matrix down a slice's rows
+        _check_loops(dev, slice_tiles * (width * width // WG) * (width + 1), fn, a.shape)
+        gram = empty((batch * pairs * slices, width, width), a.dtype, dev)
+        rotate_buffers[0] = _bind_all(gram)
+        gram_pipeline = kernel_pipeline(dev, "linalg_jacobi_gram", subs)
+        gram_buffers = [_bind_all(a), _bind_all(gram)]
     for r in range(blocks - 1):
-        sweep.append(dev.step(rotate, rotate_buffers, pack_words(n, batch, r, m), batch * pairs))
+        if one_sided:
+            words = pack_words(n, batch, r, m, slice_tiles, slices)
+            sweep.append(dev.step(gram_pipeline, gram_buffers, words, batch * pairs * slices))
+        sweep.append(dev.step(rotate, rotate_buffers, pack_words(n, batch, r, slices), batch * pairs))
         words = pack_words(n, batch, r, row_tiles, m, a_row_tiles)
         sweep.append(dev.step(apply_u, apply_buffers, words, tiles))
     for _ in range(MAX_SWEEPS):

@@ -2,24 +2,23 @@
 // a matrix. The n indices (columns) are cut into blocks of HALF; a round pairs the blocks in the
 // parallel round-robin ordering (PAIRS pairs; a block past n, for an odd count, is the spare).
 // A workgroup takes its pair's W x W matrix s (W = 2 HALF) into workgroup memory:
-//  ONE_SIDED == 0, eigh: the submatrix of a (n x n) in the rows and columns of both blocks;
-//  ONE_SIDED == 1, svd: the Gram matrix of a's (m x n) columns in both blocks, summed down the
-//    rows a tile of W rows at a time (the dot products the scalar one-sided method takes).
+//  ONE_SIDED == 0, eigh: the submatrix of x = a (n x n) in the rows and columns of both blocks;
+//  ONE_SIDED == 1, svd: the Gram matrix of a's (m x n) columns in both blocks (the dot products
+//    the scalar one-sided method takes), the sum of its slices of rows in x, which
+//    linalg_jacobi_gram.wgsl summed.
 // It rotates s there with the two-sided Jacobi method (every inner round's HALF rotations at
 // once, as linalg_jacobi.wgsl does on a whole matrix), accumulating their product u: s becomes
 // u^H s u. It writes u, which linalg_jacobi_block_apply.wgsl applies to a and v. An index past n
 // (the last block's tail) stays out of every rotation. flag[0] becomes 1 when a rotation is not
 // the identity.
-// P: n, matrices, round, m
+// P: n, matrices, round, slices of the Gram matrices (svd)
 @group(0) @binding(0) var<storage, read> P: array<u32>;
-@group(0) @binding(1) var<storage, read> a: array<${T}>;
+@group(0) @binding(1) var<storage, read> x: array<${T}>;
 @group(0) @binding(2) var<storage, read_write> u: array<${T}>;
 @group(0) @binding(3) var<storage, read_write> flag: array<atomic<u32>>;
 const PAIRS = ${PAIRS}u;
 const W = ${W}u;
 const HALF = ${W}u / 2u;
-// the entries of s each thread sums (W x W is a multiple of the workgroup's size)
-const PER = ${W}u * ${W}u / ${WG}u;
 var<workgroup> s: array<${T}, ${W} * ${W}>;
 var<workgroup> q: array<${T}, ${W} * ${W}>;
 var<workgroup> rc: array<${R}, ${W} / 2>;
@@ -40,38 +39,19 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   if (mat >= P[1]) { return; }
   let t = g - mat * PAIRS;
   let blocks = pair(t, P[2]);
-  let m = P[3];
-  let base = mat * m * n;
-  if (${ONE_SIDED} == 1u) {  // the Gram matrix, q holding a tile of W rows of the columns
-    var acc: array<${T}, PER>;
-    for (var c = 0u; c < PER; c = c + 1u) { acc[c] = ${ZERO}; }
-    for (var k0 = 0u; k0 < m; k0 = k0 + W) {
-      for (var c = 0u; c < PER; c = c + 1u) {
-        let e = lid + c * ${WG}u;
-        let k = k0 + e / W; let gj = block_index(e % W, blocks, HALF);
-        var x = ${ZERO};
-        if (k < m && gj < n) { x = a[base + k * n + gj]; }
-        q[e] = x;
-      }
-      workgroupBarrier();
-      for (var c = 0u; c < PER; c = c + 1u) {
-        let e = lid + c * ${WG}u;
-        let i = e / W; let j = e % W;
-        var tile_sum = ${ZERO};  // (a tile's sum first: fewer roundings along each sum)
-        for (var l = 0u; l < W; l = l + 1u) { tile_sum = tile_sum + mul(conj(q[l * W + i]), q[l * W + j]); }
-        acc[c] = acc[c] + tile_sum;
-      }
-      workgroupBarrier();
-    }
-    for (var c = 0u; c < PER; c = c + 1u) { s[lid + c * ${WG}u] = acc[c]; }
-  }
+  let base = mat * n * n;
+  let slices = P[3];
   for (var e = lid; e < W * W; e = e + ${WG}u) {
     let i = e / W; let j = e % W;
     if (${ONE_SIDED} == 0u) {
       let gi = block_index(i, blocks, HALF); let gj = block_index(j, blocks, HALF);
-      var x = ${ZERO};
-      if (gi < n && gj < n) { x = a[base + gi * n + gj]; }
-      s[e] = x;
+      var y = ${ZERO};
+      if (gi < n && gj < n) { y = x[base + gi * n + gj]; }
+      s[e] = y;
+    } else {
+      var y = ${ZERO};
+      for (var k = 0u; k < slices; k = k + 1u) { y = y + x[(g * slices + k) * W * W + e]; }
+      s[e] = y;
     }
     q[e] = select(${ZERO}, ${ONE}, i == j);
   }
