@@ -6,6 +6,9 @@ import operator
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as npst
 from ruda.testing import (
     assert_exports_host_copies,
     assert_matches_numpy,
@@ -145,6 +148,45 @@ def test_setitem_views_and_aliasing(xp):
     v[...] = -1.0
     host[::2] = -1.0
     assert_matches_numpy(x, host)  # writing through a view changes the base
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_basic_keys_take_the_short_way_to_the_same_view(xp, data):
+    """Keys of ints, slices (negative steps, out-of-range bounds), None and ... make their view
+    without the general key reader, and the same view it makes: shape, strides, offset, values."""
+    from ruda_wgpu._indexing import _basic_view, _plan
+
+    shape = data.draw(npst.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=5))
+    key = data.draw(npst.basic_indices(shape, allow_newaxis=True, allow_ellipsis=True))
+    host = np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape)
+    x = xp.asarray(host)[...]  # (offset 0 here; a second key below starts from an offset)
+    for base, expected in (
+        (x, host),
+        (x[(slice(None, None, -1),) * x.ndim], host[(slice(None, None, -1),) * x.ndim]),
+    ):
+        fast, general = _basic_view(base, key), _plan(base, key)
+        assert fast is not None
+        assert (fast.shape, fast._strides, fast._offset) == (general.shape, general._strides, general._offset)
+        assert_matches_numpy(base[key], expected[key])
+
+
+def test_basic_keys_the_short_way_cannot_take_raise_as_before(xp):
+    x = xp.reshape(xp.arange(12, dtype=xp.int32), (3, 4))
+    with pytest.raises(IndexError, match="index 3 is out of bounds for axis 0 with size 3"):
+        x[3]
+    with pytest.raises(IndexError, match="index -5 is out of bounds for axis 1 with size 4"):
+        x[0, -5]
+    with pytest.raises(IndexError, match="too many indices for an array with 2 dimensions: 3 given"):
+        x[0, ..., 1, 2]
+    with pytest.raises(IndexError, match="a single ellipsis"):
+        x[..., 0, ...]
+    with pytest.raises(IndexError, match="invalid index 1.5"):
+        x[0, 1.5]
+    x[1, ::-2] = 0  # (assignment takes the short way too)
+    assert_matches_numpy(
+        x, np.where(np.isin(np.arange(12), [7, 5]), 0, np.arange(12)).reshape(3, 4).astype(np.int32)
+    )
 
 
 def test_views_share_the_buffer(xp):
