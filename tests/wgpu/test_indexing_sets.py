@@ -14,6 +14,7 @@ from tests.wgpu.dtype_support import indices
 pytestmark = parametrize_backends("wgpu")
 
 DTYPES = list(ruda_wgpu.__array_namespace_info__().dtypes(kind=("bool", "integral", "real floating")))
+COMPLEX = list(ruda_wgpu.__array_namespace_info__().dtypes(kind="complex floating"))
 HOST = np.arange(3 * 4 * 5, dtype=np.int32).reshape(3, 4, 5)
 IDX = np.array([2, 0, -1, 1])
 J = np.array([[0, 2], [-3, 1]])
@@ -370,6 +371,26 @@ def test_isin(xp, dtype):
         )
     assert bool(xp.isin(int(b[1]), xp.asarray(b))) is True
     assert_matches_numpy(xp.isin(xp.asarray(a), xp.asarray(b[:0])), np.zeros(a.shape, bool))
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_isin_of_complex_values(xp, dtype):
+    """Complex values: equal when both parts are (NaN in either part equals nothing, -0 is +0),
+    found through integer keys, in memory of the arrays' size: 210000 values in 100000, whose
+    every pair compared would take 21 GB of booleans."""
+    rng = np.random.default_rng(4)
+    b = (rng.integers(-3, 3, 60) + 1j * rng.integers(-3, 3, 60)).astype(dtype)
+    b[:4] = [complex(np.nan, 1), complex(1, np.nan), complex(-0.0, 2), complex(0.5, -0.0)]
+    a = (rng.integers(-4, 4, (6, 7)) + 1j * rng.integers(-4, 4, (6, 7))).astype(dtype)
+    a[0, :5] = [complex(np.nan, 1), complex(0.0, 2), complex(0.5, 0.0), complex(1, np.nan), complex(2, 0.5)]
+    for invert in (False, True):
+        assert_matches_numpy(
+            xp.isin(xp.asarray(a), xp.asarray(b), invert=invert), np.isin(a, b, invert=invert)
+        )
+    assert bool(xp.isin(complex(b[5]), xp.asarray(b))) is True
+    big_a = (rng.standard_normal((300, 700)) + 1j * rng.integers(0, 50, (300, 700))).astype(dtype)
+    big_b = np.concatenate([big_a.ravel()[::3], rng.standard_normal(30000) + 0.5j]).astype(dtype)
+    assert_matches_numpy(xp.isin(xp.asarray(big_a), xp.asarray(big_b)), np.isin(big_a, big_b))
 
 
 def test_gather_and_scatter_with_a_two_dimensional_grid(xp):

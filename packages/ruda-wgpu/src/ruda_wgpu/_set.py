@@ -4,7 +4,7 @@ unique: sort the flattened values (a stable argsort when positions are wanted),
 flag each element that differs from its predecessor (NaN differs from everything,
 so every NaN is its own value; -0 equals +0), compact the flagged positions, and
 read their count back: the result's length depends on the data. isin: sort the
-second array and binary-search each element of the first.
+second array and binary-search each element of the first (complex values through integer keys).
 """
 
 from __future__ import annotations
@@ -120,14 +120,42 @@ def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
         astype(v, dt, copy=False) if isinstance(v, Array) else asarray(v, dtype=dt, device=dev)
         for v in (x1, x2)
     )
-    if dt.kind == "c":  # the sorted table's binary search needs an order: compare every pair
-        found = any_(apply("equal", expand_dims(a, axis=-1), reshape(b, (-1,))), axis=-1)
-        return apply("logical_not", found) if invert else found
-    table = sort(reshape(b, (-1,)))
-    if not table.size or not a.size:
+    b = reshape(b, (-1,))
+    if not b.size or not a.size:
         return full(a.shape, invert, device=dev)
-    at = searchsorted(table, a)  # the first element not less than each of a
+    found = _complex_isin(a, b) if dt.kind == "c" else _lookup(sort(b), a)[1]
+    return apply("logical_not", found) if invert else found
+
+
+def _lookup(table: Array, values: Array) -> tuple[Array, Array]:
+    """(the index of each of ``values`` in the sorted, non-empty 1-D ``table``, or where it would
+    go, and whether it is there) by binary search."""
+    at = searchsorted(table, values)  # the first element not less than each value
     clamped = apply("minimum", at, table.size - 1)
     candidate = gather(Gather(table, at.shape, (0,) * at.ndim, clamped, clamped._strides, table.size, 1))
-    found = apply("logical_and", apply("equal", candidate, a), apply("less", at, table.size))
-    return apply("logical_not", found) if invert else found
+    return at, apply("logical_and", apply("equal", candidate, values), apply("less", at, table.size))
+
+
+def _complex_isin(a: Array, b: Array) -> Array:
+    """:func:`isin` of complex ``a`` in the flat, non-empty ``b``. Complex values have no order a
+    binary search could use, and comparing every pair took ``a.size * b.size`` booleans of
+    memory: instead each part (real, imaginary) of a value becomes its index among the distinct
+    values that part takes in ``b``, and a value the integer key (real index) * (distinct
+    imaginary values) + (imaginary index), found by the binary search of integers. A value of
+    ``a`` whose part ``b`` lacks (NaN: every NaN is distinct) is in nothing; -0 equals +0."""
+    index = default_dtypes_of(a.device)["indexing"]
+    real_table, imag_table = unique_values(apply("real", b)), unique_values(apply("imag", b))
+    if index.itemsize < 8 and real_table.size * imag_table.size >= 1 << 31:
+        # (keys would pass 32 bits: a device without 64-bit integers compares every pair)
+        return any_(apply("equal", expand_dims(a, axis=-1), b), axis=-1)
+    keys: list[tuple[Array, Array]] = []
+    known: Array | None = None
+    for part, table in (("real", real_table), ("imag", imag_table)):
+        at_a, there = _lookup(table, apply(part, a))
+        keys.append((astype(at_a, index), astype(searchsorted(table, apply(part, b)), index)))
+        known = there if known is None else apply("logical_and", known, there)
+    assert known is not None
+    (real_a, real_b), (imag_a, imag_b) = keys
+    key_a = apply("add", apply("multiply", real_a, imag_table.size), imag_a)
+    key_b = apply("add", apply("multiply", real_b, imag_table.size), imag_b)
+    return apply("logical_and", _lookup(sort(key_b), key_a)[1], known)
