@@ -555,6 +555,14 @@ def _items(x: Array, key: Any) -> list[Any]:
     return items
 
 
+def _slice_of_axis(it: slice, n: int, stride: int) -> tuple[int, int, int]:
+    """(length, element offset of the first element, stride) of the slice ``it`` of an axis of
+    length ``n`` and ``stride`` (an empty slice moves nothing: its start may be past the end)."""
+    start, stop, step = it.indices(n)
+    count = len(range(start, stop, step))
+    return count, start * stride if count else 0, stride * step
+
+
 def _plan(x: Array, key: Any) -> Array | Gather:
     """The view of a basic key, or the gather of an advanced one."""
     items = _items(x, key)
@@ -591,12 +599,10 @@ def _plan(x: Array, key: Any) -> Array | Gather:
             continue
         n, st = x.shape[axis], x._strides[axis]
         if isinstance(it, slice):
-            start, stop, step = it.indices(n)
-            count = len(range(start, stop, step))
-            if count:
-                offset += start * st
+            count, moved, stride = _slice_of_axis(it, n, st)
+            offset += moved
             shape.append(count)
-            strides.append(st * step)
+            strides.append(stride)
         else:
             i = operator.index(it) if not isinstance(it, Array) else it
             if isinstance(i, int) and not -n <= i < n:
@@ -681,12 +687,10 @@ def _basic_view(x: Array, key: Any) -> Array | None:
                     return None
                 offset += (it % n) * st
             else:
-                start, stop, step = it.indices(n)
-                count = len(range(start, stop, step))
-                if count:
-                    offset += start * st
+                count, moved, stride = _slice_of_axis(it, n, st)
+                offset += moved
                 shape.append(count)
-                strides.append(st * step)
+                strides.append(stride)
             axis += 1
         elif it is None:
             shape.append(1)
