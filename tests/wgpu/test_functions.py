@@ -434,6 +434,23 @@ def test_small_products_take_a_thread_an_element(xp, dtype, monkeypatch):
         np.testing.assert_allclose(small, tiled, rtol=1e-6, atol=1e-6)
 
 
+def test_a_stack_times_one_matrix_is_one_product_of_its_rows(xp):
+    """x @ w with x a stack and w one matrix (or vector) is one 2-D product of x's rows: w is not
+    copied for every matrix of the stack. Small products (at most SMALL_PRODUCT elements each)
+    stay a batch of them."""
+    rng = np.random.default_rng(8)
+    for xs, ws in [((64, 8, 256), (256, 256)), ((2, 3, 9, 10), (10, 8)), ((2, 3, 9, 10), (10,)),
+                   ((0, 9, 10), (10, 8)), ((20, 3, 3), (3, 3)), ((2, 12, 0), (0, 9))]:  # fmt: skip
+        a, b = rng.standard_normal(xs).astype(np.float32), rng.standard_normal(ws).astype(np.float32)
+        x, w = xp.asarray(a), xp.asarray(b)
+        xp.synchronize()
+        before = xp.memory_stats()["allocated_bytes"]
+        assert_matches_numpy(x @ w, a @ b, rtol=1e-5, atol=1e-4)
+        made = xp.memory_stats()["allocated_bytes"] - before
+        if xs[0] == 64:  # (a copy of w a matrix of the stack: 16 MiB)
+            assert made < 4 * (a @ b).nbytes
+
+
 def test_matmul_kernel_by_size(xp):
     # a GPU takes the larger blocks once the product has enough of them; a CPU adapter, once
     # the product holds one whole block (the default device, and a stand-in for the other kind)
