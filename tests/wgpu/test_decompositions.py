@@ -266,6 +266,25 @@ def test_jacobi_rounds_over_the_whole_gpu(xp, dtype, monkeypatch):
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize(("slice_tiles", "workgroups"), [(1, 1024), (2, 1024), (1, 12)])
+def test_svd_gram_sums_in_slices(xp, dtype, slice_tiles, workgroups, monkeypatch):
+    """A batch of svds whose rounds sum their Gram matrices in slices of one or two tiles of rows,
+    the last one short (100 rows), or in as few slices as 12 workgroups allow for the batch's 6
+    pairs: singular values and vectors match NumPy's whatever the slicing."""
+    from ruda_wgpu import _decompositions
+
+    monkeypatch.setattr(_decompositions, "JACOBI_BLOCKS_MIN", 8)
+    monkeypatch.setattr(_decompositions, "GRAM_SLICE_TILES", slice_tiles)
+    monkeypatch.setattr(_decompositions, "GRAM_WORKGROUPS", workgroups)
+    m = _mat(dtype, (3, 100, 60), seed=12)
+    u, s, vh = (np.asarray(t) for t in xp.linalg.svd(xp.asarray(m), full_matrices=False))
+    _close(s, np.linalg.svd(m, compute_uv=False), dtype, 10)
+    _close((u * s[..., None, :]) @ vh, m, dtype, 10)
+    _orthonormal(u, dtype)
+    _orthonormal(_h(vh), dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("n", [9, 40, 47])
 def test_eigh_by_blocks(xp, dtype, n, monkeypatch):
     """eigh by blocks (forced from 8 columns): one block pair (9), several rounds with a spare
