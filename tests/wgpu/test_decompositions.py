@@ -126,6 +126,25 @@ def test_blocked_lu_factors_panel_by_panel(xp, dtype, n, steps, monkeypatch):
         xp.linalg.inv(xp.asarray(a))
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_one_matrix_and_a_stack_of_right_hand_sides_take_one_factorisation(xp, dtype, monkeypatch):
+    """solve of one matrix (leading axes of length 1 or none) for a stack of right-hand sides
+    factorises it once, the stack's columns side by side, and matches NumPy's broadcast result."""
+    from ruda_wgpu import _decompositions
+
+    factorised = []
+    lu = _decompositions._lu
+    monkeypatch.setattr(_decompositions, "_lu", lambda x, fn: factorised.append(x.shape) or lu(x, fn))
+    for a_shape, b_shape in [((6, 6), (4, 6, 2)), ((1, 6, 6), (2, 3, 6, 1)), ((1, 1, 6, 6), (5, 6, 3))]:
+        a = (_mat(dtype, a_shape, seed=3) + 4 * np.eye(6)).astype(dtype)
+        b = _mat(dtype, b_shape, seed=4)
+        factorised.clear()
+        got = xp.linalg.solve(xp.asarray(a), xp.asarray(b))
+        assert factorised == [(6, 6)]
+        _close(np.asarray(got), np.linalg.solve(a, b), dtype, 10)
+        assert got.shape == np.broadcast_shapes(a_shape[:-2], b_shape[:-2]) + b_shape[-2:]
+
+
 def test_large_solve_takes_the_blocked_path_and_is_right(xp):
     """A matrix of 400 (the default blocked path): one workgroup doing the whole factorisation
     got matrices from about 400 wrong on lavapipe, which the blocked path never asks of it."""
