@@ -434,20 +434,23 @@ def test_small_products_take_a_thread_an_element(xp, dtype, monkeypatch):
         np.testing.assert_allclose(small, tiled, rtol=1e-6, atol=1e-6)
 
 
-def test_a_stack_times_one_matrix_is_one_product_of_its_rows(xp):
-    """x @ w with x a stack and w one matrix (or vector) is one 2-D product of x's rows: w is not
-    copied for every matrix of the stack. Small products (at most SMALL_PRODUCT elements each)
-    stay a batch of them."""
+def test_one_matrix_and_a_stack_multiply_as_one_product(xp):
+    """x @ w with x a stack and w one matrix (or vector) is one 2-D product of x's rows, and w @ x
+    (at least as many rows as x's columns) one product with x's columns side by side: the one
+    matrix is not copied for every matrix of the stack. Small products (at most SMALL_PRODUCT
+    elements each) stay a batch of them."""
     rng = np.random.default_rng(8)
     for xs, ws in [((64, 8, 256), (256, 256)), ((2, 3, 9, 10), (10, 8)), ((2, 3, 9, 10), (10,)),
-                   ((0, 9, 10), (10, 8)), ((20, 3, 3), (3, 3)), ((2, 12, 0), (0, 9))]:  # fmt: skip
+                   ((0, 9, 10), (10, 8)), ((20, 3, 3), (3, 3)), ((2, 12, 0), (0, 9)),
+                   ((256, 256), (64, 256, 8)), ((70, 5), (2, 3, 5, 70)), ((9, 4), (0, 4, 9)),
+                   ((3, 3), (20, 3, 1))]:  # fmt: skip
         a, b = rng.standard_normal(xs).astype(np.float32), rng.standard_normal(ws).astype(np.float32)
         x, w = xp.asarray(a), xp.asarray(b)
         xp.synchronize()
         before = xp.memory_stats()["allocated_bytes"]
         assert_matches_numpy(x @ w, a @ b, rtol=1e-5, atol=1e-4)
         made = xp.memory_stats()["allocated_bytes"] - before
-        if xs[0] == 64:  # (a copy of w a matrix of the stack: 16 MiB)
+        if 64 in xs + ws:  # (a copy of the one matrix a matrix of the stack: 16 MiB)
             assert made < 4 * (a @ b).nbytes
 
 

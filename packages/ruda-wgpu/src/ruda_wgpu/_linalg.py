@@ -64,6 +64,16 @@ def matmul(x1: Array, x2: Array, /) -> Array:
         # took 4.5 ms so and 87 as one narrow product of 60000 rows.
         rows = matmul(reshape(a, (math.prod(batch) * m, k)), b)
         return reshape(rows, (*batch, m, n) if x2.ndim > 1 else (*batch, m))
+    if not batch and b.ndim > 2 and m * n > SMALL_PRODUCT and m >= n:
+        # one matrix times a stack (w @ x) is one product with the stack's columns side by side:
+        # one copy of the stack into that order, where the broadcast copied the m x k matrix for
+        # every matrix of the stack (and its result's view puts them back)
+        outer = b.ndim - 2
+        columns = reshape(
+            permute_dims(b, (outer, *range(outer), outer + 1)), (k, math.prod(b.shape[:-2]) * n)
+        )
+        out = reshape(matmul(a, columns), (m, *b.shape[:-2], n))
+        return permute_dims(out, (*range(1, outer + 1), 0, outer + 1))
     if b.shape[:-2] != batch:  # (the common case, one batch or none, skips the broadcasts)
         batch = broadcast_for("matmul", batch, b.shape[:-2])
         a, b = broadcast_to(a, (*batch, m, k)), broadcast_to(b, (*batch, k, n))
