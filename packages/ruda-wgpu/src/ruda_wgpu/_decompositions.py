@@ -825,13 +825,13 @@ def _block_rounds(a: Array, v: Array, one_sided: bool, fn: str) -> None:
     - a workgroup per tile of a and of v applies them: a = u^H a u (one triangle's tiles,
       mirrored) or a = a u, and v = v u (``linalg_jacobi_block_apply.wgsl``).
 
-    A sweep is 2 (2 n / width - 1) dispatches where the scalar method's, a round a dispatch or
-    two, was n - 1 (float32 eigh) or 2 (n - 1), and the dispatches, not the arithmetic, bounded
-    its time: on an H200, the two in turns on one instance, a 256 x 256 float32 eigh took
-    12.5-13.7 ms against 25-30, float64 15-17 against 33-53, complex64 12 against 20-27; svd 24
-    against 62, 27 against 69 and 27 against 57. A 1024 x 1024 svd took 351 against 328 while
-    a round's 32 Gram matrices were each one workgroup's sum down all the rows; summed in
-    slices, 136 ms against 406 (2048 x 2048: 1019 against 1948).
+    A sweep is 2 (2 n / width - 1) dispatches (svd: 3 (2 n / width - 1)) where the scalar method's,
+    a round a dispatch or two, was n - 1 (float32 eigh) or 2 (n - 1), and the dispatches, not the
+    arithmetic, bounded its time: on an H200, the two in turns on one instance, a 256 x 256 float32
+    eigh took 12.5-13.7 ms against 25-30, float64 15-17 against 33-53, complex64 12 against 20-27;
+    svd 24 against 62, 27 against 69 and 27 against 57. A 1024 x 1024 svd took 351 against 328 while
+    a round's 32 Gram matrices were each one workgroup's sum down all the rows; summed in slices,
+    136 ms against 406 (2048 x 2048: 1019 against 1948).
     The host reads a flag after each sweep, and stops when a sweep rotated nothing."""
     m, n = a.shape[-2:]
     batch, dev, width = _batch(a), a.device, _block_width(a.dtype)
