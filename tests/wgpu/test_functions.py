@@ -443,7 +443,8 @@ def test_one_matrix_and_a_stack_multiply_as_one_product(xp):
     for xs, ws in [((64, 8, 256), (256, 256)), ((2, 3, 9, 10), (10, 8)), ((2, 3, 9, 10), (10,)),
                    ((0, 9, 10), (10, 8)), ((20, 3, 3), (3, 3)), ((2, 12, 0), (0, 9)),
                    ((256, 256), (64, 256, 8)), ((70, 5), (2, 3, 5, 70)), ((9, 4), (0, 4, 9)),
-                   ((3, 3), (20, 3, 1))]:  # fmt: skip
+                   ((3, 3), (20, 3, 1)), ((5, 12, 10), (1, 10, 9)), ((1, 12, 10), (1, 1, 10, 9)),
+                   ((1, 12, 10), (4, 10, 9)), ((1, 1, 12, 10), (4, 10, 9))]:  # fmt: skip
         a, b = rng.standard_normal(xs).astype(np.float32), rng.standard_normal(ws).astype(np.float32)
         x, w = xp.asarray(a), xp.asarray(b)
         xp.synchronize()

@@ -55,25 +55,25 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     (m, k), (k2, n) = a.shape[-2:], b.shape[-2:]
     if k != k2:
         raise ValueError(f"matmul(): shapes {x1.shape} and {x2.shape} do not align ({k} != {k2})")
-    batch = a.shape[:-2]
-    if batch and b.ndim == 2 and m * n > SMALL_PRODUCT:
+    batch, b_batch = a.shape[:-2], b.shape[:-2]
+    if batch and math.prod(b_batch) == 1 and m * n > SMALL_PRODUCT:
         # a stack of matrices times one matrix (x @ w) is one product of the stack's rows: the
         # broadcast would copy b for every matrix of the stack (64 of 8 x 256 times a 256 x 256
         # one made 17 MB of copies for a 0.5 MB result, and took 269 ms on lavapipe against 11).
         # Small products stay a batch of them, a thread an element: 20000 of 3 x 3 times a 3 x 3
         # took 4.5 ms so and 87 as one narrow product of 60000 rows.
-        rows = matmul(reshape(a, (math.prod(batch) * m, k)), b)
-        return reshape(rows, (*batch, m, n) if x2.ndim > 1 else (*batch, m))
-    if not batch and b.ndim > 2 and m * n > SMALL_PRODUCT and m >= n:
+        out_batch = broadcast_for("matmul", batch, b_batch)
+        rows = matmul(reshape(a, (math.prod(batch) * m, k)), reshape(b, (k, n)))
+        return reshape(rows, (*out_batch, m, n) if x2.ndim > 1 else (*out_batch, m))
+    if b_batch and math.prod(batch) == 1 and m * n > SMALL_PRODUCT and m >= n:
         # one matrix times a stack (w @ x) is one product with the stack's columns side by side:
         # one copy of the stack into that order, where the broadcast copied the m x k matrix for
         # every matrix of the stack (and its result's view puts them back)
-        outer = b.ndim - 2
-        columns = reshape(
-            permute_dims(b, (outer, *range(outer), outer + 1)), (k, math.prod(b.shape[:-2]) * n)
-        )
-        out = reshape(matmul(a, columns), (m, *b.shape[:-2], n))
-        return permute_dims(out, (*range(1, outer + 1), 0, outer + 1))
+        out_batch, outer = broadcast_for("matmul", batch, b_batch), len(b_batch)
+        columns = reshape(permute_dims(b, (outer, *range(outer), outer + 1)), (k, math.prod(b_batch) * n))
+        out = reshape(matmul(reshape(a, (m, k)), columns), (m, *b_batch, n))
+        out = permute_dims(out, (*range(1, outer + 1), 0, outer + 1))
+        return out if out_batch == b_batch else reshape(out, (*out_batch, m, n))
     if b.shape[:-2] != batch:  # (the common case, one batch or none, skips the broadcasts)
         batch = broadcast_for("matmul", batch, b.shape[:-2])
         a, b = broadcast_to(a, (*batch, m, k)), broadcast_to(b, (*batch, k, n))
