@@ -3,8 +3,11 @@
 Point clouds, meshes and finite elements come as many 3 x 3 (or 8 x 8) matrices at once:
 ``matmul`` of 20000 3 x 3 products (and matrix-vector products), ``solve``, ``inv``, ``det``,
 ``cholesky``, ``qr``, ``eigh``, ``svd`` and ``eig`` of 20000 3 x 3 float32 matrices, and
-``matmul``, ``eigh`` and ``svd`` of 2000 8 x 8 ones, on ruda_wgpu, NumPy and, where CuPy and an
-NVIDIA GPU are present, CuPy, in this process and on the same data. GPU sides wait for their work
+``matmul``, ``eigh`` and ``svd`` of 2000 8 x 8 ones; and one matrix with a stack: 64 8 x 256
+matrices times one 256 x 256 (``stack @ one``, as a layer's weights on a batch), one 256 x 256
+times 64 256 x 8 (``one @ stack``), and ``solve`` of one 64 x 64 matrix for 1000 right-hand
+sides (``solve one``); on ruda_wgpu, NumPy and, where CuPy and an NVIDIA GPU are present, CuPy,
+in this process and on the same data. GPU sides wait for their work
 inside the timed call. Results go to ``benchmarks/results/wgpu_small_linalg-<device>.json``.
 
     python3 benchmarks/wgpu_small_linalg.py
@@ -40,7 +43,12 @@ CASES = [
     ("matmul", 2000, 8),
     ("eigh", 2000, 8),
     ("svd", 2000, 8),
+    ("matmul stack @ one", 64, 256),
+    ("matmul one @ stack", 64, 256),
+    ("solve one", 1000, 64),
 ]
+#: the rows of the stack's matrices in the products of one matrix with a stack
+STACK_ROWS = 8
 
 
 def _data(op: str, count: int, n: int) -> tuple[np.ndarray, ...]:
@@ -52,14 +60,31 @@ def _data(op: str, count: int, n: int) -> tuple[np.ndarray, ...]:
     if op in ("matmul", "matmul vector", "solve"):
         columns = 1 if op != "matmul" else n
         return a, rng.standard_normal((count, n, columns)).astype(np.float32)
+    if op == "matmul stack @ one":
+        return np.ascontiguousarray(a[:, :STACK_ROWS]), a[0]
+    if op == "matmul one @ stack":
+        return a[0], np.ascontiguousarray(a[:, :, :STACK_ROWS])
+    if op == "solve one":
+        return a[0], rng.standard_normal((count, n, 1)).astype(np.float32)
     return (a,)
+
+
+def _shapes(op: str, count: int, n: int) -> str:
+    """What case (op, count, n) computes on, for the table."""
+    if op == "matmul stack @ one":
+        return f"{count} x {STACK_ROWS}x{n} @ {n}x{n}"
+    if op == "matmul one @ stack":
+        return f"{n}x{n} @ {count} x {n}x{STACK_ROWS}"
+    if op == "solve one":
+        return f"{n}x{n}, {count} x {n}x1"
+    return f"{count} x {n}x{n}"
 
 
 def _function(lib: Any, op: str) -> Callable[..., object]:
     """``op`` in the namespace ``lib`` (ours, NumPy or CuPy)."""
     if op.startswith("matmul"):
         return lib.matmul  # type: ignore[no-any-return]
-    return getattr(lib.linalg, op)  # type: ignore[no-any-return]
+    return getattr(lib.linalg, op.split()[0])  # type: ignore[no-any-return]
 
 
 def main() -> int:
@@ -101,7 +126,7 @@ _HEADER = [
 def markdown_rows(device: str, rows: list[dict[str, Any]]) -> str:
     """The rows of one device as markdown table lines (without the header)."""
     return "\n".join(
-        f"| {device.split(' (')[0]} | {r['op']} | {r['matrices']} x {r['n']}x{r['n']} "
+        f"| {device.split(' (')[0]} | {r['op']} | {_shapes(r['op'], r['matrices'], r['n'])} "
         f"| {r['ruda_wgpu ms']:.3f} | {r['numpy ms']:.3f} | {r['ours/numpy']:.1f} | {cupy_cells(r)} |"
         for r in rows
     )
