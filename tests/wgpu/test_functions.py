@@ -418,16 +418,27 @@ def test_small_products_take_a_thread_an_element(xp, dtype, monkeypatch):
         pytest.skip(f"the default device has no {dtype}")
     dev = xp.__array_namespace_info__().default_device()
     monkeypatch.setattr(dev, "max_groups", 1)  # (2 workgroups: a grid of 1 x 2)
+    xp.empty_cache()  # (no dispatch prepared by earlier tests on the same pooled buffers)
+    kernels = []
+    original = type(dev).pipeline
+    monkeypatch.setattr(
+        type(dev), "pipeline", lambda self, key, source: kernels.append(key[0]) or original(self, key, source)
+    )
     rng = np.random.default_rng(7)
     a, b = _host(dtype, (40, 3, 5), 1), _host(dtype, (40, 5, 4), 2)
     if dtype == "int8":  # (sums that wrap)
         a, b = (rng.integers(-128, 128, shape).astype(np.int8) for shape in ((40, 3, 5), (40, 5, 4)))
-    small = np.asarray(xp.matmul(xp.asarray(a), xp.asarray(b)))
+    x, y = xp.asarray(a), xp.asarray(b)
+    small = np.asarray(xp.matmul(x, y))
     with np.errstate(over="ignore"):
         want = np.matmul(a, b)
     assert_matches_numpy(small, want, rtol=1e-5, atol=1e-5)
+    # the tiled kernel, which a CPU adapter no longer takes, on new buffers (x and y keep their
+    # prepared dispatch)
     monkeypatch.setattr(_kernels, "SMALL_PRODUCT", 0)
+    monkeypatch.setattr(dev, "cpu", False)
     tiled = np.asarray(xp.matmul(xp.asarray(a), xp.asarray(b)))
+    assert kernels.count("matmul small") == 1 and kernels.count("matmul") == 1
     if np.dtype(dtype).kind in "iu":
         np.testing.assert_array_equal(small, tiled)
     else:
@@ -453,6 +464,23 @@ def test_one_matrix_and_a_stack_multiply_as_one_product(xp):
         made = xp.memory_stats()["allocated_bytes"] - before
         if 64 in xs + ws:  # (a copy of the one matrix a matrix of the stack: 16 MiB)
             assert made < 4 * (a @ b).nbytes
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float32"])
+def test_a_cpu_adapter_multiplies_a_thread_an_element_what_no_block_takes(xp, dtype, monkeypatch):
+    """On a CPU adapter (the default device, or taken for one) a product the blocked kernels do not
+    take (int32; float32 narrower than a block) runs a thread an element, not tiled."""
+    dev = xp.__array_namespace_info__().default_device()
+    monkeypatch.setattr(dev, "cpu", True)
+    xp.empty_cache()  # (no dispatch prepared by earlier tests on the same pooled buffers)
+    kernels = []
+    original = type(dev).pipeline
+    monkeypatch.setattr(
+        type(dev), "pipeline", lambda self, key, source: kernels.append(key[0]) or original(self, key, source)
+    )
+    a, b = _host(dtype, (300, 40), 1), _host(dtype, (40, 30), 2)
+    assert_matches_numpy(xp.asarray(a) @ xp.asarray(b), a @ b, rtol=1e-5, atol=1e-4)
+    assert kernels == ["matmul small"]
 
 
 def test_matmul_kernel_by_size(xp):
