@@ -69,13 +69,10 @@ def matmul(x1: Array, x2: Array, /) -> Array:
         # one matrix times a stack (w @ x) is one product with the stack's columns side by side:
         # one copy of the stack into that order, where the broadcast copied the m x k matrix for
         # every matrix of the stack (and its result's view puts them back)
-        out_batch, outer = broadcast_for("matmul", batch, b_batch), len(b_batch)
-        columns = reshape(permute_dims(b, (outer, *range(outer), outer + 1)), (k, math.prod(b_batch) * n))
-        out = reshape(matmul(reshape(a, (m, k)), columns), (m, *b_batch, n))
-        out = permute_dims(out, (*range(1, outer + 1), 0, outer + 1))
-        return out if out_batch == b_batch else reshape(out, (*out_batch, m, n))
-    if b.shape[:-2] != batch:  # (the common case, one batch or none, skips the broadcasts)
-        batch = broadcast_for("matmul", batch, b.shape[:-2])
+        product = matmul(reshape(a, (m, k)), side_by_side(b))
+        return unstacked(product, b_batch, (*broadcast_for("matmul", batch, b_batch), m, n))
+    if b_batch != batch:  # (the common case, one batch or none, skips the broadcasts)
+        batch = broadcast_for("matmul", batch, b_batch)
         a, b = broadcast_to(a, (*batch, m, k)), broadcast_to(b, (*batch, k, n))
     if too_large(a, b) or not fits(a.device, math.prod(batch) * m * n, storage_itemsize(dt)):
         out = _matmul_parts(a, b, dt)
@@ -92,6 +89,25 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     if x2.ndim == 1:
         shape = shape[:-1]
     return reshape(out, shape)
+
+
+def side_by_side(stack: Array) -> Array:
+    """The matrices of ``stack`` (..., r, c) side by side, (r, c times their count): one copy
+    into that order, so that one matrix multiplies them all, or is solved for them all, at once
+    rather than once for each (see :func:`unstacked`)."""
+    outer = stack.ndim - 2
+    rows, columns = stack.shape[-2:]
+    ordered = permute_dims(stack, (outer, *range(outer), outer + 1))
+    return reshape(ordered, (rows, math.prod(stack.shape[:-2]) * columns))
+
+
+def unstacked(x: Array, stack: tuple[int, ...], shape: tuple[int, ...]) -> Array:
+    """The matrices of ``x`` (r, c times their count), made from a :func:`side_by_side` stack of
+    leading shape ``stack``, as a view of ``shape`` (that stack's matrices, with any more
+    leading axes of length 1)."""
+    outer = len(stack)
+    matrices = reshape(x, (x.shape[0], *stack, shape[-1]))
+    return broadcast_to(permute_dims(matrices, (*range(1, outer + 1), 0, outer + 1)), shape)
 
 
 def _matmul_parts(a: Array, b: Array, dt: np.dtype[Any]) -> Array:
