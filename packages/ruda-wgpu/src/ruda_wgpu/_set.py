@@ -148,14 +148,13 @@ def _complex_isin(a: Array, b: Array) -> Array:
     if index.itemsize < 8 and real_table.size * imag_table.size >= 1 << 31:
         # (keys would pass 32 bits: a device without 64-bit integers compares every pair)
         return any_(apply("equal", expand_dims(a, axis=-1), b), axis=-1)
-    keys: list[tuple[Array, Array]] = []
-    known: Array | None = None
-    for part, table in (("real", real_table), ("imag", imag_table)):
-        at_a, there = _lookup(table, apply(part, a))
-        keys.append((astype(at_a, index), astype(searchsorted(table, apply(part, b)), index)))
-        known = there if known is None else apply("logical_and", known, there)
-    assert known is not None
-    (real_a, real_b), (imag_a, imag_b) = keys
-    key_a = apply("add", apply("multiply", real_a, imag_table.size), imag_a)
-    key_b = apply("add", apply("multiply", real_b, imag_table.size), imag_b)
-    return apply("logical_and", _lookup(sort(key_b), key_a)[1], known)
+
+    def key(real_at: Array, imag_at: Array) -> Array:
+        real, imag = astype(real_at, index), astype(imag_at, index)
+        return apply("add", apply("multiply", real, imag_table.size), imag)
+
+    real_at, real_known = _lookup(real_table, apply("real", a))
+    imag_at, imag_known = _lookup(imag_table, apply("imag", a))
+    key_b = key(searchsorted(real_table, apply("real", b)), searchsorted(imag_table, apply("imag", b)))
+    found = _lookup(sort(key_b), key(real_at, imag_at))[1]
+    return apply("logical_and", found, apply("logical_and", real_known, imag_known))
