@@ -840,21 +840,21 @@ def _block_rounds(a: Array, v: Array, one_sided: bool, fn: str) -> None:
     u = empty((batch, pairs, width, width), a.dtype, dev)
     flag = Storage(dev, 4)
     flag_binding = bind(dev, flag, 0, 1, _U32, "jacobi")[0]
-    rotate = kernel_pipeline(dev, "linalg_jacobi_block", subs)
-    apply_u = kernel_pipeline(dev, "linalg_jacobi_block_apply", subs)
-    rotate_buffers = [_bind_all(a), _bind_all(u), flag_binding]
-    apply_buffers = [_bind_all(a), _bind_all(v), _bind_all(u)]
-    a_tiles = pairs * a_row_tiles if one_sided else pairs * (pairs + 1) // 2
-    tiles = batch * (a_tiles + pairs * row_tiles)
-    sweep, slices = [], 0
+    rotated, slices = a, 0  # (what the rotating kernel reads: a, or svd's Gram sums)
     if one_sided:
         slices, slice_tiles = _gram_slices(a_row_tiles, batch * pairs)
         # a thread's loops summing a Gram matrix down a slice's rows
         _check_loops(dev, slice_tiles * (width * width // WG) * (width + 1), fn, a.shape)
-        gram = empty((batch * pairs * slices, width, width), a.dtype, dev)
-        rotate_buffers[0] = _bind_all(gram)
+        rotated = empty((batch * pairs * slices, width, width), a.dtype, dev)
         gram_pipeline = kernel_pipeline(dev, "linalg_jacobi_gram", subs)
-        gram_buffers = [_bind_all(a), _bind_all(gram)]
+        gram_buffers = [_bind_all(a), _bind_all(rotated)]
+    rotate = kernel_pipeline(dev, "linalg_jacobi_block", subs)
+    apply_u = kernel_pipeline(dev, "linalg_jacobi_block_apply", subs)
+    rotate_buffers = [_bind_all(rotated), _bind_all(u), flag_binding]
+    apply_buffers = [_bind_all(a), _bind_all(v), _bind_all(u)]
+    a_tiles = pairs * a_row_tiles if one_sided else pairs * (pairs + 1) // 2
+    tiles = batch * (a_tiles + pairs * row_tiles)
+    sweep = []
     for r in range(blocks - 1):
         if one_sided:
             words = pack_words(n, batch, r, m, slice_tiles, slices)
