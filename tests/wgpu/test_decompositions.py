@@ -248,6 +248,15 @@ def test_svd_by_blocks_raises_where_llvmpipe_would_stop_its_loops(xp, monkeypatc
         xp.linalg.svd(xp.asarray(_mat("float32", (40, 24))))
 
 
+def _factors_an_svd(u: np.ndarray, s: np.ndarray, vh: np.ndarray, a: np.ndarray, dtype: str) -> None:
+    """u s vh = a (through u's first k columns and vh's first k rows, k = len(s): the reduced
+    product of full matrices), with u's columns and vh's rows orthonormal."""
+    k = s.shape[-1]
+    _close((u[..., :k] * s[..., None, :]) @ vh[..., :k, :], a, dtype, 10)
+    _orthonormal(u, dtype)
+    _orthonormal(_h(vh), dtype)
+
+
 def _eigh_matches(xp, h: np.ndarray, dtype: str) -> np.ndarray:
     """eigh of Hermitian ``h`` on the device: NumPy's eigenvalues, h v = v w, v orthonormal; v."""
     w, v = (np.asarray(t) for t in xp.linalg.eigh(xp.asarray(h)))
@@ -279,9 +288,7 @@ def test_jacobi_rounds_over_the_whole_gpu(xp, dtype, monkeypatch):
         u, s, vh = (np.asarray(t) for t in xp.linalg.svd(xp.asarray(m), full_matrices=False))
         assert 2 <= len(reads) < 15
         _close(s, np.linalg.svd(m, compute_uv=False), dtype, 10)
-        _close((u * s[..., None, :]) @ vh, m, dtype, 10)
-        _orthonormal(u, dtype)
-        _orthonormal(_h(vh), dtype)
+        _factors_an_svd(u, s, vh, m, dtype)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -298,9 +305,7 @@ def test_svd_gram_sums_in_slices(xp, dtype, slice_tiles, workgroups, monkeypatch
     m = _mat(dtype, (3, 100, 60), seed=12)
     u, s, vh = (np.asarray(t) for t in xp.linalg.svd(xp.asarray(m), full_matrices=False))
     _close(s, np.linalg.svd(m, compute_uv=False), dtype, 10)
-    _close((u * s[..., None, :]) @ vh, m, dtype, 10)
-    _orthonormal(u, dtype)
-    _orthonormal(_h(vh), dtype)
+    _factors_an_svd(u, s, vh, m, dtype)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -523,10 +528,7 @@ def test_svd(xp, dtype, shape, full_matrices):
     want = np.linalg.svd(a, full_matrices=full_matrices)
     assert u.shape == want.U.shape and s.shape == want.S.shape and vh.shape == want.Vh.shape
     _close(s, want.S, dtype, 10)
-    k = s.shape[-1]
-    _close((u[..., :k] * s[..., None, :]) @ vh[..., :k, :], a, dtype, 10)
-    _orthonormal(u, dtype)
-    _orthonormal(_h(vh), dtype)
+    _factors_an_svd(u, s, vh, a, dtype)
     _close(xp.linalg.svdvals(xp.asarray(a)), want.S, dtype, 10)
 
 
@@ -574,10 +576,7 @@ def test_svd_of_tall_and_wide_matrices_starts_with_qr(xp, dtype, monkeypatch):
         u, s, vh = (np.asarray(t) for t in xp.linalg.svd(xp.asarray(a), full_matrices=full))
         assert calls[0] == ("reduced", True) and len(calls) == 2, calls  # R, then U's completion
         _close(s, np.linalg.svd(a, compute_uv=False), dtype, 10)
-        k = s.shape[-1]
-        _close((u[..., :k] * s[..., None, :]) @ vh[..., :k, :], a, dtype, 10)
-        _orthonormal(u, dtype)
-        _orthonormal(_h(vh), dtype)
+        _factors_an_svd(u, s, vh, a, dtype)
     calls.clear()
     _close(xp.linalg.svdvals(xp.asarray(tall)), np.linalg.svd(tall, compute_uv=False), dtype, 10)
     assert calls == [("reduced", False)]  # R alone
