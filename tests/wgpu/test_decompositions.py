@@ -220,7 +220,7 @@ def test_work_split_over_dispatches_gives_the_same_factors(xp, dtype, monkeypatc
         return [np.asarray(t) for t in (*qr, xp.linalg.cholesky(xp.asarray(spd)), *eigh, *svd)]
 
     whole = factors()
-    monkeypatch.setattr(_decompositions, "_loop_limited", lambda dev: True)
+    monkeypatch.setattr(_decompositions, "loop_limited", lambda dev: True)
     monkeypatch.setattr(_decompositions, "LLVMPIPE_LOOPS", _decompositions.LOOP_RESERVE + 200)
     dev = xp.__array_namespace_info__().default_device()
     assert len(_decompositions._spans(_decompositions._qr_costs(40, 24, 40)[0], dev, "qr", a.shape)) > 5
@@ -242,7 +242,7 @@ def test_svd_by_blocks_raises_where_llvmpipe_would_stop_its_loops(xp, monkeypatc
     from ruda_wgpu import _decompositions
 
     monkeypatch.setattr(_decompositions, "JACOBI_BLOCKS_MIN", 8)
-    monkeypatch.setattr(_decompositions, "_loop_limited", lambda dev: True)
+    monkeypatch.setattr(_decompositions, "loop_limited", lambda dev: True)
     monkeypatch.setattr(_decompositions, "LLVMPIPE_LOOPS", 40)
     with pytest.raises(NotImplementedError, match="would loop about 264 times"):
         xp.linalg.svd(xp.asarray(_mat("float32", (40, 24))))

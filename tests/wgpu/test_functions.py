@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import ruda_wgpu
 from ruda.testing import assert_matches_numpy, parametrize_backends
-from ruda_wgpu import _kernels
+from ruda_wgpu import _kernels, _linalg
 
 from tests.wgpu.dtype_support import indices
 
@@ -447,6 +447,142 @@ def test_small_products_take_a_thread_an_element(xp, dtype, monkeypatch):
         np.testing.assert_array_equal(small, tiled)
     else:
         np.testing.assert_allclose(small, tiled, rtol=1e-6, atol=1e-6)
+
+
+#: operands of (2, rows, columns) for matmul, each (name, shape of the host array for (rows,
+#: columns), the operand as a view of that array and (rows, columns), whether matmul copies it)
+_VIEWS = [
+    ("rows", lambda r, c: (2, r, c), lambda t, r, c: t, False),
+    ("transposed", lambda r, c: (2, c, r), lambda t, r, c: t.mT, False),
+    ("sliced", lambda r, c: (4, 2 * r, c + 3), lambda t, r, c: t[::2, ::2, 3:], False),
+    ("columns of a slice", lambda r, c: (2, c + 3, 2 * r), lambda t, r, c: t[:, 3:, :r].mT, False),
+    ("one matrix broadcast", lambda r, c: (1, r, c), lambda t, r, c: t, False),
+    ("reversed", lambda r, c: (2, r, c), lambda t, r, c: t[:, :, ::-1], True),
+    ("rows and columns strided", lambda r, c: (2, 2 * r, 2 * c), lambda t, r, c: t[:, ::2, ::2], True),
+]
+
+
+def _kernel_for(xp, kernel, dtype, monkeypatch):
+    """Make products of ``dtype`` take ``kernel`` ("small", "tiled" or a Blocking) on the default
+    device; the key of that kernel's pipelines."""
+    dev = xp.__array_namespace_info__().default_device()
+    xp.empty_cache()  # (no dispatch prepared by earlier tests on the same pooled buffers)
+    if kernel == "small":
+        monkeypatch.setattr(_kernels, "SMALL_PRODUCT", 1 << 30)
+        return ("matmul small",)
+    monkeypatch.setattr(dev, "cpu", False)
+    monkeypatch.setattr(_kernels, "SMALL_PRODUCT", 0)
+    if kernel == "tiled":
+        monkeypatch.setitem(_kernels.BLOCKED, dtype, ())
+        return ("matmul",)
+    monkeypatch.setitem(_kernels.BLOCKED, dtype, (kernel._replace(min_blocks=1),))
+    return ("wgsl", "matmul_blocked")
+
+
+_KERNELS = [("small", "float32"), ("tiled", "float32"), ("tiled", "int32"), ("small", "int32")] + [
+    (blocking, dtype) for dtype, blocking in _BLOCKINGS
+]
+
+
+@pytest.mark.parametrize(
+    ("kernel", "dtype"), _KERNELS, ids=[f"{k if isinstance(k, str) else k.bm}-{d}" for k, d in _KERNELS]
+)
+def test_matmul_reads_transposed_sliced_and_broadcast_operands_in_place(xp, kernel, dtype, monkeypatch):
+    """A transposed, sliced or broadcast operand goes to each kernel as it lies, without a copy
+    (one dispatch a product), where its rows or its columns are contiguous; a reversed one, or
+    one whose rows and columns are both strided, is copied first. Every result matches NumPy's."""
+    if dtype not in xp.__array_namespace_info__().dtypes():
+        pytest.skip(f"the default device has no {dtype}")
+    asked = _pipelines_asked(xp.__array_namespace_info__().default_device(), monkeypatch)
+    key = _kernel_for(xp, kernel, dtype, monkeypatch)
+    bm = 16 if isinstance(kernel, str) else kernel.bm
+    m, k, n = bm + 3, 37, bm + 9  # (ragged edges; m < n, so one matrix times a stack broadcasts)
+    rng = np.random.default_rng(3)
+    host = (lambda s: rng.integers(-9, 9, s)) if dtype == "int32" else rng.standard_normal
+    rtol = 1e-5 if dtype == "float32" else 1e-12
+    for (a_name, a_shape, a_view, a_copied), (b_name, b_shape, b_view, b_copied) in [
+        (_VIEWS[i], _VIEWS[j])
+        for i, j in [(0, 0), (1, 0), (0, 1), (1, 1), (2, 3), (3, 2), (4, 1), (5, 1), (1, 6)]
+    ]:
+        a, b = host(a_shape(m, k)).astype(dtype), host(b_shape(k, n)).astype(dtype)
+        x, y = a_view(xp.asarray(a), m, k), b_view(xp.asarray(b), k, n)
+        xp.synchronize()
+        before = xp.memory_stats()["dispatches"]
+        got = x @ y
+        xp.synchronize()
+        assert xp.memory_stats()["dispatches"] - before == 1 + a_copied + b_copied, (a_name, b_name)
+        assert_matches_numpy(got, a_view(a, m, k) @ b_view(b, k, n), rtol=rtol, atol=rtol * 10)
+    products = {k for k in asked if "matmul" in " ".join(map(str, k[:2]))}
+    assert products and all(k[: len(key)] == key for k in products), products
+    if kernel != "small":  # (loads along rows or down columns, of a and of b)
+        assert {k[-2:] for k in products} == {(False, False), (True, False), (False, True), (True, True)}
+
+
+@pytest.mark.parametrize("cpu", [True, False])
+def test_a_long_k_on_few_workgroups_is_split_into_slices(xp, cpu, monkeypatch):
+    """A product of few workgroups and a long k (x.T @ x of a tall x, a dot product) runs as a
+    batch of products of slices of k, summed: as many slices as reach the workgroups the rule
+    asks for (a GPU's or a CPU adapter's), each covering at least SPLIT_DEPTH of k, and what is
+    left of k as one more product. Results match NumPy (integers exactly); wide products and
+    stacks are not split."""
+    dev = xp.__array_namespace_info__().default_device()
+    monkeypatch.setattr(dev, "cpu", cpu)
+    monkeypatch.setattr(_linalg, "loop_limited", lambda dev: False)
+    xp.empty_cache()
+    f32 = np.dtype("float32")
+    depth = _linalg.SPLIT_DEPTH
+    for m, k, n in [(64, 100003, 64), (1, 70000, 1), (5, 40 * depth + 7, 3), (33, 8 * depth, 17)]:
+        slices = _linalg._k_slices(dev, f32, m, k, n)
+        want = 2 * (__import__("os").cpu_count() or 1) if cpu else _linalg.SPLIT_TO
+        assert 2 <= slices <= k // depth
+        assert slices == k // depth or _kernels.matmul_workgroups(dev, f32, slices, m, n) >= want
+        assert slices == 2 or _kernels.matmul_workgroups(dev, f32, slices // 2, m, n) < want
+    assert _linalg._k_slices(dev, f32, 64, depth + 5, 64) == 1  # (too short to split)
+    assert _linalg._k_slices(dev, f32, 4096, 4096, 4096) == 1  # (enough workgroups)
+    rng = np.random.default_rng(5)
+    for dtype, (m, k, n) in [("float32", (64, 50001, 64)), ("int32", (3, 30 * depth + 11, 2)),
+                             ("complex64", (2, 9 * depth, 3)), ("float32", (1, 20000, 1))]:  # fmt: skip
+        if dtype not in xp.__array_namespace_info__().dtypes():
+            continue
+        a = rng.standard_normal((k, m)) + (1j * rng.standard_normal((k, m)) if dtype == "complex64" else 0)
+        b = rng.standard_normal((k, n)) * (1 + 1j if dtype == "complex64" else 1)
+        if dtype == "int32":
+            a, b = rng.integers(-50, 50, (k, m)), rng.integers(-50, 50, (k, n))
+        a, b = a.astype(dtype), b.astype(dtype)
+        x, y = xp.asarray(a), xp.asarray(b)
+        xp.synchronize()
+        before = xp.memory_stats()["dispatches"]
+        got = x.mT @ y
+        xp.synchronize()
+        assert xp.memory_stats()["dispatches"] - before >= 2  # (the slices' batch, their sum)
+        want = a.T.astype(np.complex128 if dtype == "complex64" else np.float64) @ b
+        if dtype == "int32":
+            np.testing.assert_array_equal(np.asarray(got), a.T @ b)
+        else:
+            np.testing.assert_allclose(np.asarray(got), want, rtol=2e-5, atol=2e-5 * np.sqrt(k))
+    x, y = xp.ones((2, 4, 4 * depth)), xp.ones((2, 4 * depth, 4))
+    xp.synchronize()
+    before = xp.memory_stats()["dispatches"]
+    x @ y  # a stack: one product
+    xp.synchronize()
+    assert xp.memory_stats()["dispatches"] - before == 1
+
+
+def test_matmul_keeps_each_thread_under_llvmpipes_loop_limit(xp, monkeypatch):
+    """llvmpipe stops a thread's loops after LLVMPIPE_LOOPS iterations and returns what it has:
+    a dot product of 10^6 elements summed 65535 of them. A product's slices of k stay within
+    half of that, and a stack's k is halved until it does."""
+    x = np.random.default_rng(6).integers(-3, 4, 1 << 20).astype(np.float32)
+    assert float(xp.asarray(x) @ xp.asarray(x)) == float(x @ x)  # (exact: small integers)
+    monkeypatch.setattr(_linalg, "loop_limited", lambda dev: True)
+    monkeypatch.setattr(_linalg, "LLVMPIPE_LOOPS", _linalg.LOOP_RESERVE + 2 * 300)
+    dev = xp.__array_namespace_info__().default_device()
+    assert _linalg._deepest(dev) == 300
+    assert _linalg._k_slices(dev, np.dtype("float32"), 4096, 1000, 4096) == 4  # (enough workgroups)
+    rng = np.random.default_rng(6)
+    for sa, sb in [((3, 5, 1000), (3, 1000, 4)), ((7, 1300), (1300, 2)), ((2, 1, 301), (301, 2))]:
+        a, b = rng.integers(-9, 9, sa).astype(np.int32), rng.integers(-9, 9, sb).astype(np.int32)
+        np.testing.assert_array_equal(np.asarray(xp.asarray(a) @ xp.asarray(b)), a @ b)
 
 
 def test_one_matrix_and_a_stack_multiply_as_one_product(xp):

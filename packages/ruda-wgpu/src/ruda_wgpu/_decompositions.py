@@ -43,11 +43,14 @@ from ruda_wgpu._indexing import take_along_axis
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import (
     COMPLEX_SUFFIX,
+    LLVMPIPE_LOOPS,
+    LOOP_RESERVE,
     ONE,
     ZERO,
     BindingLimitError,
     bind,
     kernel_pipeline,
+    loop_limited,
     pack_words,
     run,
     wgsl_type,
@@ -227,26 +230,14 @@ def _flags(storage: Storage, count: int, x: Array) -> np.ndarray[Any, Any]:
     return np.frombuffer(x.device.read(storage.buffer, 0, 4 * count), np.uint32) if count else np.zeros(0)
 
 
-# -- llvmpipe's loop limit ---------------------------------------------------------------------------
-
-#: Mesa's llvmpipe (lavapipe, a CPU driver) ends every loop of a shader invocation, silently, once
-#: its loops have run 65535 iterations in all (gallivm's LP_MAX_TGSI_LOOP_ITERATIONS): one workgroup
-#: factorising a matrix of a few hundred rows would return wrong numbers there. The kernels below
-#: are launched so that a thread stays under it (columns and sweeps split over dispatches, LU in
-#: panels), and what cannot raises instead. Other drivers have no such limit.
-LLVMPIPE_LOOPS = 65535
-#: iterations a kernel's count may miss (loop exits and the like), kept free in each dispatch: a
-#: 300 x 300 QR with spans counted at 64826 iterations was right, at 65300 wrong
-LOOP_RESERVE = 1024
-
-
-def _loop_limited(dev: Any) -> bool:
-    return "llvmpipe" in str(dev.adapter.info["device"]).lower()
+# -- llvmpipe's loop limit (LLVMPIPE_LOOPS: see _kernels) -------------------------------------------
+# The kernels below are launched so that a thread stays under it (columns and sweeps split over
+# dispatches, LU in panels), and what cannot raises instead.
 
 
 def _check_loops(dev: Any, iterations: int, fn: str, shape: tuple[int, ...]) -> None:
     """Raise when a thread of a kernel would loop ``iterations`` times on llvmpipe (see above)."""
-    if iterations > LLVMPIPE_LOOPS and _loop_limited(dev):
+    if iterations > LLVMPIPE_LOOPS and loop_limited(dev):
         raise NotImplementedError(
             f"linalg.{fn}() of shape {shape} on {dev.name} ({dev.description}): a GPU thread of it "
             f"would loop about {iterations} times, and llvmpipe silently stops a thread's loops after "
@@ -277,7 +268,7 @@ def _spans(costs: list[int], dev: Any, fn: str, shape: tuple[int, ...]) -> list[
     """Ranges [lo, hi) of a column loop whose per-column loop iterations ``costs`` add up to at
     most :data:`LLVMPIPE_LOOPS` on llvmpipe, one dispatch each; elsewhere the whole loop at once.
     A column that alone passes the limit raises (see :func:`_check_loops`)."""
-    if not _loop_limited(dev):
+    if not loop_limited(dev):
         return [(0, len(costs))]
     spans, lo, total = [], 0, 0
     for j, cost in enumerate(costs):
@@ -738,7 +729,7 @@ def _jacobi_dispatches(
     except on llvmpipe, where a dispatch does as many whole sweeps as its loop limit allows or,
     when one sweep is too long, a span of a sweep's rounds. A matrix whose sweep rotated nothing
     is marked done, and later dispatches leave it."""
-    if not _loop_limited(dev):
+    if not loop_limited(dev):
         return [(MAX_SWEEPS, 0, rounds)]
     sweep = rounds * per_round + 2
     if sweep + LOOP_RESERVE <= LLVMPIPE_LOOPS:

@@ -1187,6 +1187,22 @@ def _packer(words: int) -> Callable[..., bytes]:
     return struct.Struct(f"<{words}I").pack
 
 
+#: Mesa's llvmpipe (lavapipe, a CPU driver) ends every loop of a shader invocation, silently, once
+#: its loops have run 65535 iterations in all (gallivm's LP_MAX_TGSI_LOOP_ITERATIONS): one workgroup
+#: factorising a matrix of a few hundred rows, or a thread summing a product over k = 10^6, would
+#: return wrong numbers there. Kernels that loop over a length are launched so that a thread stays
+#: under it, and what cannot raises instead. Other drivers have no such limit.
+LLVMPIPE_LOOPS = 65535
+#: iterations a kernel's count may miss (loop exits and the like), kept free in each dispatch: a
+#: 300 x 300 QR with spans counted at 64826 iterations was right, at 65300 wrong
+LOOP_RESERVE = 1024
+
+
+def loop_limited(dev: Any) -> bool:
+    """Whether ``dev`` stops a thread's loops after :data:`LLVMPIPE_LOOPS` iterations (llvmpipe)."""
+    return "llvmpipe" in str(dev.adapter.info["device"]).lower()
+
+
 # -- matmul ------------------------------------------------------------------------------------
 
 TILE = 16
@@ -1283,8 +1299,8 @@ def _matmul_bindings(t: str) -> str:
 
 
 def small_matmul_source(dtype: np.dtype[Any]) -> str:
-    """Matmul of contiguous batches (B, M, K) @ (B, K, N) with small M x N: a thread an element of
-    the result, summing over k in order, as the tiled kernel does."""
+    """Matmul of batches (B, M, K) @ (B, K, N) with small M x N: a thread an element of the
+    result, summing over k in order, as the tiled kernel does."""
     t = wgsl_type(dtype)
     return f"""
 {_matmul_bindings(t)}
@@ -1294,32 +1310,45 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   let e = gid.x + gid.y * groups.x * {WORKGROUP}u;
   if (e >= P[3]) {{ return; }}
   let batch = e / (m * n); let r = e % (m * n);
-  let abase = P[4] + batch * m * k + (r / n) * k; let bbase = P[5] + batch * k * n + r % n;
+  let abase = P[4] + batch * P[6] + (r / n) * P[7]; let bbase = P[5] + batch * P[9] + (r % n) * P[11];
+  let ak = P[8]; let bk = P[10];
   var acc: {t} = {ZERO[t]};
-  for (var j = 0u; j < k; j = j + 1u) {{ acc = acc + {product("a[abase + j]", "b[bbase + j * n]", t)}; }}
+  for (var j = 0u; j < k; j = j + 1u) {{
+    acc = acc + {product("a[abase + j * ak]", "b[bbase + j * bk]", t)};
+  }}
   o[e] = {wrap("acc", dtype)};
 }}
 """
 
 
-def matmul_source(dtype: np.dtype[Any]) -> str:
-    """Tiled matmul of contiguous batches (B, M, K) @ (B, K, N): 16x16 tiles in workgroup memory."""
+def matmul_source(dtype: np.dtype[Any], a_columns: bool, b_columns: bool) -> str:
+    """Tiled matmul of batches (B, M, K) @ (B, K, N): 16x16 tiles in workgroup memory.
+
+    A thread loads one element of each tile, neighbouring threads neighbouring elements in
+    memory: along k for A and along n for B, or, where ``a_columns`` (``b_columns``), along the
+    operand's columns (its rows' elements then neighbour, as in a transposed view)."""
     t = wgsl_type(dtype)
+    # which of a thread's ids gives the tile element's row and which its column
+    ai, aj = ("lid.x", "lid.y") if a_columns else ("lid.y", "lid.x")
+    bi, bj = ("lid.x", "lid.y") if b_columns else ("lid.y", "lid.x")
     return f"""
 {_matmul_bindings(t)}
-var<workgroup> ta: array<array<{t}, {TILE}>, {TILE}>;
-var<workgroup> tb: array<array<{t}, {TILE}>, {TILE}>;
+// (rows padded by one against bank conflicts where threads store down a column)
+var<workgroup> ta: array<array<{t}, {TILE + 1}>, {TILE}>;
+var<workgroup> tb: array<array<{t}, {TILE + 1}>, {TILE}>;
 @compute @workgroup_size({TILE}, {TILE})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{
   let m = P[0]; let k = P[1]; let n = P[2]; let b0 = P[3];
   let batch = b0 + wid.z;
   let row = wid.y * {TILE}u + lid.y; let col = wid.x * {TILE}u + lid.x;
-  let abase = P[4] + batch * m * k; let bbase = P[5] + batch * k * n;
+  let abase = P[4] + batch * P[6]; let bbase = P[5] + batch * P[9];
+  let asr = P[7]; let asc = P[8]; let bsr = P[10]; let bsc = P[11];
+  let ar = wid.y * {TILE}u + {ai}; let bc = wid.x * {TILE}u + {bj};
   var acc: {t} = {ZERO[t]};
   for (var k0 = 0u; k0 < k; k0 = k0 + {TILE}u) {{
-    let ak = k0 + lid.x; let bk = k0 + lid.y;
-    ta[lid.y][lid.x] = select({ZERO[t]}, a[abase + row * k + ak], row < m && ak < k);
-    tb[lid.y][lid.x] = select({ZERO[t]}, b[bbase + bk * n + col], bk < k && col < n);
+    let ak = k0 + {aj}; let bk = k0 + {bi};
+    ta[{ai}][{aj}] = select({ZERO[t]}, a[abase + ar * asr + ak * asc], ar < m && ak < k);
+    tb[{bi}][{bj}] = select({ZERO[t]}, b[bbase + bk * bsr + bc * bsc], bk < k && bc < n);
     workgroupBarrier();
     for (var j = 0u; j < {TILE}u; j = j + 1u) {{ acc = acc + {product("ta[lid.y][j]", "tb[j][lid.x]", t)}; }}
     workgroupBarrier();
@@ -1372,10 +1401,32 @@ def _blocked_unrolled(blocking: Blocking, t: str) -> dict[str, str]:
     }
 
 
+def matmul_kernel(dev: GpuDevice, dtype: np.dtype[Any], batch: int, m: int, n: int) -> Blocking | str:
+    """The kernel of a (batch, m, n) product on ``dev``: "small" (a thread an element of the
+    result), "tiled" (16 x 16 tiles) or a register-blocked one."""
+    blocking = matmul_blocking(dev, dtype, batch, m, n)
+    if m * n <= SMALL_PRODUCT or (blocking is None and dev.cpu):
+        return "small"
+    return "tiled" if blocking is None else blocking
+
+
+def matmul_workgroups(dev: GpuDevice, dtype: np.dtype[Any], batch: int, m: int, n: int) -> int:
+    """The workgroups of a (batch, m, n) product on ``dev`` (see :func:`matmul_kernel`)."""
+    kernel = matmul_kernel(dev, dtype, batch, m, n)
+    if kernel == "small":
+        return -(-batch * m * n // WORKGROUP)
+    block = kernel.bm if isinstance(kernel, Blocking) else TILE
+    return batch * -(-m // block) * -(-n // block)
+
+
 def launch_matmul(
     dev: GpuDevice, a: Operand, b: Operand, out: Storage, batch: int, m: int, k: int, n: int
 ) -> None:
-    """``out = a @ b`` for contiguous batched operands of one dtype.
+    """``out = a @ b`` for batched operands of one dtype, into a new contiguous ``out``.
+
+    ``a`` and ``b`` are (batch, m, k) and (batch, k, n) views whose strides are those of the
+    batch, the rows and the columns: none negative, and the rows or the columns contiguous, or
+    the kernels' loads are not coalesced (see ``_linalg.matmul``).
 
     A loop multiplies the same buffers into the same few pooled ones: the dispatches are prepared
     once per shape, operands and output buffer, and then only copied into the batch (preparing
@@ -1385,10 +1436,18 @@ def launch_matmul(
         return log.matmul(dev, a, b, out, batch, m, k, n)  # type: ignore[no-any-return]
     if batch * m * n == 0:
         return
-    sig = ("matmul", a.dtype, batch, m, k, n)
+    sig = ("matmul", a.dtype, batch, m, k, n, a.strides, b.strides)
     launch = (a.storage.buffer, a.offset, b.storage.buffer, b.offset, out.buffer)
     with dev._lock:  # (the steps' bind groups are the device's until they are recorded)
         dev.replay(prepared(dev, sig, launch, lambda: _matmul_steps(dev, a, b, out, batch, m, k, n)))
+
+
+def view_span(shape: tuple[int, ...], strides: tuple[int, ...]) -> int:
+    """Elements from the first to the last one of a view of ``shape`` and non-negative
+    ``strides`` (0 for an empty view)."""
+    if 0 in shape:
+        return 0
+    return sum((d - 1) * s for d, s in zip(shape, strides, strict=True)) + 1
 
 
 def _matmul_steps(
@@ -1396,29 +1455,59 @@ def _matmul_steps(
 ) -> list[Step]:
     """The dispatches of :func:`launch_matmul`: one per chunk of the batch."""
     isz = storage_itemsize(a.dtype)
-    bind_a, base_a = window(dev, a.storage, a.offset, a.offset + batch * m * k, isz, "matmul")
-    bind_b, base_b = window(dev, b.storage, b.offset, b.offset + batch * k * n, isz, "matmul")
+    span_a, span_b = view_span((batch, m, k), a.strides), view_span((batch, k, n), b.strides)
+    bind_a, base_a = window(dev, a.storage, a.offset, a.offset + span_a, isz, "matmul")
+    bind_b, base_b = window(dev, b.storage, b.offset, b.offset + span_b, isz, "matmul")
     bind_o, _ = window(dev, out, 0, batch * m * n, isz, "matmul")
-    blocking = matmul_blocking(dev, a.dtype, batch, m, n)
-    if m * n <= SMALL_PRODUCT or (blocking is None and dev.cpu):  # a thread an element of the result
+    strides = (*a.strides, *b.strides)
+    blocking = matmul_kernel(dev, a.dtype, batch, m, n)
+    if blocking == "small":  # a thread an element of the result
         pipe = dev.pipeline(("matmul small", a.dtype.name), lambda: small_matmul_source(a.dtype))
-        params = pack_words(m, k, n, batch * m * n, base_a, base_b)
+        params = pack_words(m, k, n, batch * m * n, base_a, base_b, *strides)
         return [dev.step(pipe, [bind_o, bind_a, bind_b], params, -(-batch * m * n // WORKGROUP))]
-    if blocking is None:
-        pipe = dev.pipeline(("matmul", a.dtype.name), lambda: matmul_source(a.dtype))
+    # the tiles' loads go down the columns of an operand whose rows, not its columns, are contiguous
+    a_columns = a.strides[2] != 1 and a.strides[1] == 1
+    b_columns = b.strides[2] != 1 and b.strides[1] == 1
+    if not isinstance(blocking, Blocking):  # tiled
+        pipe = dev.pipeline(
+            ("matmul", a.dtype.name, a_columns, b_columns),
+            lambda: matmul_source(a.dtype, a_columns, b_columns),
+        )
         block = TILE
     else:
         t = wgsl_type(a.dtype)
         pipe = dev.pipeline(
-            ("wgsl", "matmul_blocked", t, *blocking.params().items(), blocking.vec4),
+            ("wgsl", "matmul_blocked", t, *blocking.params().items(), blocking.vec4, a_columns, b_columns),
             # the unrolled source is generated only when the pipeline is first compiled
             lambda: _wgsl.kernel(
-                "matmul_blocked", T=t, ZERO=ZERO[t], **blocking.params(), **_blocked_unrolled(blocking, t)
+                "matmul_blocked",
+                T=t,
+                ZERO=ZERO[t],
+                **blocking.params(),
+                **_blocked_unrolled(blocking, t),
+                **_blocked_loads(blocking, a_columns, b_columns),
             ),
         )
         block = blocking.bm
     gx, gy = -(-n // block), -(-m // block)
     return [
-        dev.step(pipe, [bind_o, bind_a, bind_b], pack_words(m, k, n, b0, base_a, base_b), (gx, gy, nb))
+        dev.step(
+            pipe, [bind_o, bind_a, bind_b], pack_words(m, k, n, b0, base_a, base_b, *strides), (gx, gy, nb)
+        )
         for b0, nb in dev.batch_chunks(batch)
     ]
+
+
+def _blocked_loads(blocking: Blocking, a_columns: bool, b_columns: bool) -> dict[str, str]:
+    """Which element of A's tile (row ``r``, k ``c``) and of B's (k ``br``, column ``bc``) load
+    ``e`` of ``matmul_blocked.wgsl`` loads: consecutive ones along k and along n, or down the
+    columns of an operand whose columns are its contiguous axis (``a_columns``, ``b_columns``)."""
+    bm, bk = blocking.bm, blocking.bk
+    return {
+        "A_ELEMENT": f"let r = e % {bm}u; let c = e / {bm}u;"
+        if a_columns
+        else f"let r = e / {bk}u; let c = e % {bk}u;",
+        "B_ELEMENT": f"let br = e % {bk}u; let bc = e / {bk}u;"
+        if b_columns
+        else f"let br = e / {bm}u; let bc = e % {bm}u;",
+    }

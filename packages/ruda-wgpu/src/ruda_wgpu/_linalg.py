@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import operator
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,9 +13,22 @@ import numpy as np
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, contiguous, copy_of, empty
-from ruda_wgpu._engine import storage_itemsize
+from ruda_wgpu._engine import GpuDevice, storage_itemsize
 from ruda_wgpu._info import default_dtypes_of
-from ruda_wgpu._kernels import SMALL_PRODUCT, convert, launch_elementwise, launch_matmul, product, wgsl_type
+from ruda_wgpu._kernels import (
+    LLVMPIPE_LOOPS,
+    LOOP_RESERVE,
+    SMALL_PRODUCT,
+    Operand,
+    convert,
+    launch_elementwise,
+    launch_matmul,
+    loop_limited,
+    matmul_workgroups,
+    product,
+    view_span,
+    wgsl_type,
+)
 from ruda_wgpu._manipulation import (
     _axes,
     broadcast_for,
@@ -77,10 +91,17 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     if too_large(a, b) or not fits(a.device, math.prod(batch) * m * n, storage_itemsize(dt)):
         out = _matmul_parts(a, b, dt)
     else:
-        a = contiguous(a if a.dtype == dt else astype(a, dt))
-        b = contiguous(b if b.dtype == dt else astype(b, dt))
-        out = empty((*batch, m, n), dt, x1.device)
-        launch_matmul(x1.device, a._operand(), b._operand(), out._storage, math.prod(batch), m, k, n)
+        dev, count = x1.device, math.prod(batch)
+        slices = _k_slices(dev, dt, m, k, n) if count == 1 else 1
+        if k > _deepest(dev) and (slices == 1 or not fits(dev, slices * m * n, storage_itemsize(dt))):
+            # (llvmpipe, a batch or slices beyond a binding) halves of k, added
+            (a1, a2), (b1, b2) = halves(a, a.ndim - 1), halves(b, b.ndim - 2)
+            out = apply("add", matmul(a1, b1), matmul(a2, b2))
+        elif slices > 1:
+            out = reshape(_split_product(_matrices(a, dt), _matrices(b, dt), m, k, n, slices), (*batch, m, n))
+        else:
+            out = empty((*batch, m, n), dt, dev)
+            launch_matmul(dev, _matrices(a, dt), _matrices(b, dt), out._storage, count, m, k, n)
     if x1.ndim > 1 and x2.ndim > 1:
         return out
     shape = (*batch, m, n)
@@ -89,6 +110,112 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     if x2.ndim == 1:
         shape = shape[:-1]
     return reshape(out, shape)
+
+
+#: the least of k that a slice of a split product covers (see :func:`_k_slices`)
+SPLIT_DEPTH = 256
+#: a GPU splits the k of a product of fewer workgroups than this ...
+SPLIT_BELOW = 64
+#: ... into slices until their batch has this many
+SPLIT_TO = 256
+
+
+def _k_slices(dev: GpuDevice, dt: np.dtype[Any], m: int, k: int, n: int) -> int:
+    """Into how many slices of k to split one m x k by k x n product (see :func:`_split_product`).
+
+    A product of few blocks of the result and a long k (``x.T @ x`` of a tall x, a dot product)
+    runs on few workgroups, each looping over all of k while the rest of the device idles: the
+    Gram matrix of 100000 x 64 float32 was one workgroup. A GPU splits a product of fewer than
+    :data:`SPLIT_BELOW` workgroups into slices of k until they have :data:`SPLIT_TO`; a CPU
+    adapter, until its cores have two each. Each slice covers at least :data:`SPLIT_DEPTH` of k,
+    and on llvmpipe at most what a thread may loop over (:func:`_deepest`).
+    """
+    most = k // SPLIT_DEPTH
+    if most < 2:
+        return 1
+    fewest = -(-k // _deepest(dev))
+    if dev.cpu:
+        below = to = 2 * (os.cpu_count() or 1)
+    else:
+        below, to = SPLIT_BELOW, SPLIT_TO
+    if matmul_workgroups(dev, dt, 1, m, n) >= below:
+        return fewest
+    slices, isz = 2, storage_itemsize(dt)
+    while (
+        slices < most and matmul_workgroups(dev, dt, slices, m, n) < to and fits(dev, 2 * slices * m * n, isz)
+    ):
+        slices *= 2
+    return max(min(slices, most), fewest)
+
+
+def _deepest(dev: GpuDevice) -> int:
+    """The most of k that one product's threads loop over on ``dev``: on llvmpipe, which stops a
+    thread's loops after LLVMPIPE_LOOPS iterations, half of them (a blocked kernel's thread
+    loops about 1.6 times for each of k); elsewhere any."""
+    return (LLVMPIPE_LOOPS - LOOP_RESERVE) // 2 if loop_limited(dev) else 1 << 62
+
+
+def _split_product(a: Operand, b: Operand, m: int, k: int, n: int, slices: int) -> Array:
+    """``a @ b`` (m x k and k x n :func:`_matrices`) as the sum of the products of ``slices``
+    slices of k, made as one batch of products of views, and of what is left of k."""
+    dev, dt = a.storage.device, a.dtype
+    depth = k // slices
+    (_, a_rows, a_columns), (_, b_rows, b_columns) = a.strides, b.strides
+    parts = empty((slices, m, n), dt, dev)
+    a_slices = a._replace(strides=(depth * a_columns, a_rows, a_columns))
+    b_slices = b._replace(strides=(depth * b_rows, b_rows, b_columns))
+    launch_matmul(dev, a_slices, b_slices, parts._storage, slices, m, depth, n)
+    out = sum_(parts, axis=0, dtype=dt)
+    done = slices * depth
+    if done < k:
+        rest = empty((m, n), dt, dev)
+        a_rest = a._replace(offset=a.offset + done * a_columns)
+        b_rest = b._replace(offset=b.offset + done * b_rows)
+        launch_matmul(dev, a_rest, b_rest, rest._storage, 1, m, k - done, n)
+        out = apply("add", out, rest)
+    return out
+
+
+def _matrices(x: Array, dt: np.dtype[Any]) -> Operand:
+    """``x`` (..., r, c) in ``dt`` as the matmul kernels read it (see ``launch_matmul``): its
+    buffer, offset and the strides of its matrices, its rows and its columns.
+
+    A view is read in place where the kernels' loads of it coalesce and it fits a binding: its
+    rows or its columns contiguous, its leading axes one stride apart or broadcast, no stride
+    negative. So ``x.T @ y``, ``x @ w.T``, a slice, or a matrix broadcast to a stack is not
+    copied first (``x.T @ x`` of 100000 x 64 float32 copied 25.6 MB for a 16 kB result).
+    Other views are copied contiguous."""
+    if x.dtype != dt:
+        x = astype(x, dt)
+    *outer, r, c = x.shape
+    *outer_strides, sr, sc = x._strides
+    sr, sc = (0 if r == 1 else sr), (0 if c == 1 else sc)  # (any stride reads a length-1 axis)
+    sb = _one_stride(outer, outer_strides)
+    layout = None if sb is None else (sb, sr, sc)
+    if (
+        layout is None
+        or min(layout) < 0
+        or (sr != 1 and sc != 1 and r > 1 and c > 1)
+        or not fits(x.device, view_span((math.prod(outer), r, c), layout), storage_itemsize(dt))
+    ):
+        x = contiguous(x)
+        layout = (r * c, c, 1)
+    return Operand(x._storage, x._offset, layout, dt)
+
+
+def _one_stride(shape: Sequence[int], strides: Sequence[int]) -> int | None:
+    """The stride that steps through all the leading axes ``shape`` of a view at once (0 where
+    they are broadcast), or None where they are not one stride apart."""
+    step, expected = 0, None
+    for d, s in zip(reversed(shape), reversed(strides), strict=True):
+        if d == 1:
+            continue
+        if expected is None:
+            step = s
+        elif s != expected:
+            return None
+        expected = s * d
+    return step
 
 
 def side_by_side(stack: Array) -> Array:

@@ -1,4 +1,4 @@
-// Register-blocked matmul of contiguous batches (B, M, K) @ (B, K, N) in ${T}: a workgroup of
+// Register-blocked matmul of batches (B, M, K) @ (B, K, N) in ${T}: a workgroup of
 // 16 x 16 threads computes a ${BM} x ${BM} block of the output, each thread ${R} x ${R} of its
 // elements (rows ty + 16 i, columns tx + 16 j, so that neighbouring threads store neighbouring
 // columns and read neighbouring words of workgroup memory). The K axis goes in steps of ${BK}:
@@ -10,7 +10,10 @@
 // (column c) of a k step sits in them: with ${TILE} a vec4, a thread's 4 rows ty + 16 i, i = 4 q ...
 // 4 q + 3, are one vec4 (and its columns too), so that a k step reads 2 R / 4 vectors of workgroup
 // memory rather than 2 R words, neighbouring threads reading neighbouring vectors.
-// P: M, K, N, first batch, A base, B base
+// A and B are strided (batch, row and column strides in P): ${A_ELEMENT} and ${B_ELEMENT} say
+// which tile element a thread loads, neighbouring threads neighbouring elements in memory (along
+// k for A and along n for B, or down the columns of a transposed operand).
+// P: M, K, N, first batch, A base, B base, A's strides, B's strides
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> o: array<${T}>;
 @group(0) @binding(2) var<storage, read> a: array<${T}>;
@@ -25,17 +28,18 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let m = P[0]; let k = P[1]; let n = P[2];
   let batch = P[3] + wid.z;
   let row0 = wid.y * ${BM}u; let col0 = wid.x * ${BM}u;
-  let abase = P[4] + batch * m * k; let bbase = P[5] + batch * k * n;
+  let abase = P[4] + batch * P[6]; let bbase = P[5] + batch * P[9];
+  let asr = P[7]; let asc = P[8]; let bsr = P[10]; let bsc = P[11];
 ${INIT}
   for (var k0 = 0u; k0 < k; k0 = k0 + ${BK}u) {
     // ${BM} x ${BK} of A and ${BK} x ${BM} of B, (${BM} * ${BK}) / 256 elements a thread each
     for (var e = li; e < ${BM}u * ${BK}u; e = e + 256u) {
-      let r = e / ${BK}u; let c = e % ${BK}u;
+      ${A_ELEMENT}
       let gr = row0 + r; let gc = k0 + c;
-      ${AT_A} = select(${ZERO}, a[abase + gr * k + gc], gr < m && gc < k);
-      let br = e / ${BM}u; let bc = e % ${BM}u;
+      ${AT_A} = select(${ZERO}, a[abase + gr * asr + gc * asc], gr < m && gc < k);
+      ${B_ELEMENT}
       let gk = k0 + br; let gn = col0 + bc;
-      ${AT_B} = select(${ZERO}, b[bbase + gk * n + gn], gk < k && gn < n);
+      ${AT_B} = select(${ZERO}, b[bbase + gk * bsr + gn * bsc], gk < k && gn < n);
     }
     workgroupBarrier();
     for (var kk = 0u; kk < ${BK}u; kk = kk + 1u) {
