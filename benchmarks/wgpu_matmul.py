@@ -1,11 +1,13 @@
 """How fast is ruda_wgpu's matmul?
 
 Times, in this process and on the same data, square float32 matmuls of 1024, 2048 and 4096 (and
-float64 at 2048) on ruda_wgpu, NumPy and, where CuPy and an NVIDIA GPU are present, CuPy
-(cuBLAS; CuPy leaves TF32 off unless CUPY_TF32=1 is set, and this script refuses to run with
-it). GPU sides wait for their work inside the timed call. On a CPU adapter (lavapipe) only 1024
-runs unless ``--full``. Results go to ``benchmarks/results/wgpu_matmul-<device>.json``, with
-TFLOP/s per contender.
+float64 at 2048), and three products of other shapes (:data:`SHAPED`: the Gram matrix ``x.T @ x``
+of a tall x, ``x @ w.T``, a dot product), on ruda_wgpu, NumPy and, where CuPy and an NVIDIA GPU
+are present, CuPy (cuBLAS; CuPy leaves TF32 off unless CUPY_TF32=1 is set, and this script
+refuses to run with it). Every side gets the same views (transposed operands are not copied
+first). GPU sides wait for their work inside the timed call. On a CPU adapter (lavapipe) only
+1024 and smaller shaped cases run unless ``--full``. Results go to
+``benchmarks/results/wgpu_matmul-<device>.json``, with TFLOP/s per contender.
 
     python3 benchmarks/wgpu_matmul.py
     python3 benchmarks/wgpu_matmul.py --markdown     # the README's table, from the results files
@@ -26,19 +28,46 @@ import ruda_wgpu as xp
 from _gpu_bench import cupy_or_none, markdown_table, save, time_rows, waiting
 from _timing import RESULTS, benchmark_parser
 
+#: the products of other shapes: (name, shapes of the two arrays, the same smaller for a CPU
+#: adapter without ``--full``, the product of two arrays x and y of those shapes, its flops)
+Shapes = tuple[tuple[int, ...], ...]
+SHAPED: list[tuple[str, Shapes, Shapes, Callable[[Any, Any], Any], Callable[[Shapes], int]]] = [
+    (
+        "x.T @ x",
+        ((100000, 64),) * 2,
+        ((20000, 64),) * 2,
+        lambda x, y: x.T @ x,
+        lambda s: 2 * s[0][0] * s[0][1] ** 2,
+    ),
+    (
+        "x @ w.T",
+        ((4096, 1024), (1024, 1024)),
+        ((512, 512), (512, 512)),
+        lambda x, y: x @ y.T,
+        lambda s: 2 * s[0][0] * s[0][1] * s[1][0],
+    ),
+    ("dot", ((10**7,),) * 2, ((10**6,),) * 2, lambda x, y: x @ y, lambda s: 2 * s[0][0]),
+]
 
-def _contenders(n: int, dtype: str, cp: Any) -> dict[str, Callable[[], object]]:
+
+def _contenders(
+    shapes: Shapes, dtype: str, product: Callable[[Any, Any], Any], cp: Any
+) -> dict[str, Callable[[], object]]:
     rng = np.random.default_rng(0)
-    a, b = (rng.standard_normal((n, n)).astype(dtype) for _ in range(2))
+    a, b = (rng.standard_normal(shape).astype(dtype) for shape in shapes)
     xa, xb = xp.asarray(a), xp.asarray(b)
     out: dict[str, Callable[[], object]] = {
-        "ruda_wgpu": waiting(lambda: xa @ xb, xp.synchronize),
-        "numpy": lambda: a @ b,
+        "ruda_wgpu": waiting(lambda: product(xa, xb), xp.synchronize),
+        "numpy": lambda: product(a, b),
     }
     if cp is not None:
         ca, cb = cp.asarray(a), cp.asarray(b)
-        out["cupy"] = waiting(lambda: ca @ cb, cp.cuda.Device().synchronize)
+        out["cupy"] = waiting(lambda: product(ca, cb), cp.cuda.Device().synchronize)
     return out
+
+
+def _square(x: Any, y: Any) -> Any:
+    return x @ y
 
 
 def main() -> int:
@@ -59,16 +88,24 @@ def main() -> int:
         if "float64" in xp.__array_namespace_info__().dtypes():
             cases.append((2048, "float64"))
     cp = cupy_or_none()
-    rows = time_rows(
-        f"{dev.name} ({dev.description})",
-        [({"dtype": dt, "size": n}, lambda n=n, dt=dt: _contenders(n, dt, cp)) for n, dt in cases],
-        args.repeats,
-    )
-    for r in rows:
-        flops = 2 * r["size"] ** 3
+    timed = [
+        ({"dtype": dt, "size": n}, lambda n=n, dt=dt: _contenders(((n, n), (n, n)), dt, _square, cp))
+        for n, dt in cases
+    ]
+    flops = [2 * n**3 for n, _ in cases]
+    for name, full, small, product, count in SHAPED:
+        shapes = full if args.full or not cpu else small
+        described = {
+            "dtype": "float32",
+            "size": name + " " + " and ".join("x".join(map(str, s)) for s in shapes),
+        }
+        timed.append((described, lambda s=shapes, p=product: _contenders(s, "float32", p, cp)))
+        flops.append(count(shapes))
+    rows = time_rows(f"{dev.name} ({dev.description})", timed, args.repeats)
+    for r, f in zip(rows, flops, strict=True):
         for who in ("ruda_wgpu", "numpy", "cupy"):
             if f"{who} ms" in r:
-                r[f"{who} TFLOP/s"] = flops / (r[f"{who} ms"] * 1e-3) / 1e12
+                r[f"{who} TFLOP/s"] = f / (r[f"{who} ms"] * 1e-3) / 1e12
     print(f"device: {dev.name} = {dev.description}" + ("  (CuPy: " + ("yes)" if cp else "not here)")))
     print(markdown_rows(dev.description, rows))
     out = save("wgpu_matmul", dev.description, cp is not None, rows)
@@ -77,8 +114,8 @@ def main() -> int:
 
 
 _HEADER = [
-    "| device | dtype | n | ruda_wgpu ms | TFLOP/s | NumPy ms | ours/NumPy | CuPy ms | CuPy TFLOP/s"
-    " | CuPy ms / ours ms |",
+    "| device | dtype | n, or product | ruda_wgpu ms | TFLOP/s | NumPy ms | ours/NumPy | CuPy ms"
+    " | CuPy TFLOP/s | CuPy ms / ours ms |",
     "|---|---|---|---|---|---|---|---|---|---|",
 ]
 
