@@ -7,6 +7,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import ruda_wgpu
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from ruda.testing import assert_matches_numpy, parametrize_backends
 from ruda_wgpu import _kernels, _linalg
 
@@ -516,6 +518,65 @@ def test_matmul_reads_transposed_sliced_and_broadcast_operands_in_place(xp, kern
     assert products and all(k[: len(key)] == key for k in products), products
     if kernel != "small":  # (loads along rows or down columns, of a and of b)
         assert {k[-2:] for k in products} == {(False, False), (True, False), (False, True), (True, True)}
+
+
+def _operand_view(data, xp, shape, dtype):
+    """A host array and the same view of it on both sides: an operand of ``shape`` that is
+    contiguous, transposed, sliced with steps, reversed or broadcast from a smaller array."""
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**16), label="seed"))
+    kind = data.draw(st.sampled_from(["contiguous", "transposed", "stepped", "reversed", "broadcast"]))
+    *batch, r, c = shape
+    base = {"transposed": (*batch, c, r), "stepped": (*batch, 2 * r, c + 1), "reversed": shape}.get(
+        kind, shape
+    )
+    if kind == "broadcast":
+        base = tuple(1 if data.draw(st.booleans(), label="broadcast axis") else d for d in shape)
+    host = rng.integers(-9, 10, base) if dtype.kind in "iu" else rng.standard_normal(base)
+    if dtype.kind == "c":
+        host = host + 1j * rng.standard_normal(base)
+    host = host.astype(dtype)
+
+    def view(x, ns):
+        if kind == "transposed":
+            return ns.matrix_transpose(x)
+        if kind == "stepped":
+            return x[..., ::2, 1:]
+        if kind == "reversed":
+            return ns.flip(x, axis=-1)
+        return ns.broadcast_to(x, shape) if kind == "broadcast" else x
+
+    return view(host, np), view(xp.asarray(host), xp)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_matmul_of_any_views_on_every_kernel_matches_numpy(xp, data):
+    """Random stacks and shapes of operands that are contiguous, transposed, stepped, reversed
+    or broadcast, in every kernel (a thread an element, tiled, each register-blocked one) and
+    with k split or not: the product equals NumPy's (integers exactly)."""
+    info = xp.__array_namespace_info__()
+    dtype = np.dtype(
+        data.draw(
+            st.sampled_from([d for d in ("float32", "int32", "float64", "complex64") if d in info.dtypes()])
+        )
+    )
+    kernels = ["default", "small", "tiled"] + [b for b in _kernels.BLOCKED.get(dtype.name, ())]
+    kernel = data.draw(st.sampled_from(kernels), label="kernel")
+    m, n = data.draw(st.integers(1, 70), label="m"), data.draw(st.integers(1, 70), label="n")
+    k = data.draw(st.sampled_from([1, 2, 17, 64, 300, 1100]), label="k")
+    batch = data.draw(st.sampled_from([(), (1,), (3,), (2, 2)]), label="batch")
+    a, x = _operand_view(data, xp, (*batch, m, k), dtype)
+    b, y = _operand_view(data, xp, (*batch, k, n), dtype)
+    with pytest.MonkeyPatch.context() as patch:
+        if kernel != "default":
+            _kernel_for(xp, kernel, dtype.name, patch)
+        got = np.asarray(x @ y)
+    want = a @ b
+    if dtype.kind in "iu":
+        np.testing.assert_array_equal(got, want)
+    else:
+        tol = 1e-12 if dtype == np.float64 else 2e-5
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.sqrt(k) * 4)
 
 
 @pytest.mark.parametrize("cpu", [True, False])
