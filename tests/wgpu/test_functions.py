@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from types import SimpleNamespace
 
 import numpy as np
@@ -517,7 +518,8 @@ def test_matmul_reads_transposed_sliced_and_broadcast_operands_in_place(xp, kern
     products = {k for k in asked if "matmul" in " ".join(map(str, k[:2]))}
     assert products and all(k[: len(key)] == key for k in products), products
     if kernel != "small":  # (loads along rows or down columns, of a and of b)
-        assert {k[-2:] for k in products} == {(False, False), (True, False), (False, True), (True, True)}
+        loads = {(k[-1].a_down, k[-1].b_down) for k in products}
+        assert loads == {(False, False), (True, False), (False, True), (True, True)}
 
 
 def _operand_view(data, xp, shape, dtype):
@@ -581,34 +583,44 @@ def test_matmul_of_any_views_on_every_kernel_matches_numpy(xp, data):
 
 @pytest.mark.parametrize("cpu", [True, False])
 def test_a_long_k_on_few_workgroups_is_split_into_slices(xp, cpu, monkeypatch):
-    """A product of few workgroups and a long k (x.T @ x of a tall x, a dot product) runs as a
-    batch of products of slices of k, summed: as many slices as reach the workgroups the rule
-    asks for (a GPU's or a CPU adapter's), each covering at least SPLIT_DEPTH of k, and what is
-    left of k as one more product. Results match NumPy (integers exactly); wide products and
-    stacks are not split."""
+    """Products of few workgroups and a long k (x.T @ x of a tall x, a dot product, a short
+    stack of them) run as a batch of products of slices of k, summed: as many slices as reach
+    the workgroups the rule asks for (a GPU's or a CPU adapter's), each covering at least
+    SPLIT_DEPTH of k, and what is left of k as one more product. Results match NumPy (integers
+    exactly); products with workgroups enough are not split."""
     dev = xp.__array_namespace_info__().default_device()
     monkeypatch.setattr(dev, "cpu", cpu)
     monkeypatch.setattr(_linalg, "loop_limited", lambda dev: False)
     xp.empty_cache()
     f32 = np.dtype("float32")
     depth = _linalg.SPLIT_DEPTH
-    for m, k, n in [(64, 100003, 64), (1, 70000, 1), (5, 40 * depth + 7, 3), (33, 8 * depth, 17)]:
-        slices = _linalg._k_slices(dev, f32, m, k, n)
-        want = 2 * (__import__("os").cpu_count() or 1) if cpu else _linalg.SPLIT_TO
+    want = 2 * (os.cpu_count() or 1) if cpu else _linalg.SPLIT_TO
+    for count, m, k, n in [
+        (1, 64, 100003, 64),
+        (1, 1, 70000, 1),
+        (3, 5, 40 * depth + 7, 3),
+        (1, 33, 8 * depth, 17),
+    ]:
+        slices = _linalg._k_slices(dev, f32, count, m, k, n)
         assert 2 <= slices <= k // depth
-        assert slices == k // depth or _kernels.matmul_workgroups(dev, f32, slices, m, n) >= want
-        assert slices == 2 or _kernels.matmul_workgroups(dev, f32, slices // 2, m, n) < want
-    assert _linalg._k_slices(dev, f32, 64, depth + 5, 64) == 1  # (too short to split)
-    assert _linalg._k_slices(dev, f32, 4096, 4096, 4096) == 1  # (enough workgroups)
+        assert slices == k // depth or _kernels.matmul_workgroups(dev, f32, count * slices, m, n) >= want
+        assert slices == 2 or _kernels.matmul_workgroups(dev, f32, count * slices // 2, m, n) < want
+    assert _linalg._k_slices(dev, f32, 1, 64, depth + 5, 64) == 1  # (too short to split)
+    assert _linalg._k_slices(dev, f32, 1, 4096, 4096, 4096) == 1  # (enough workgroups)
+    assert _linalg._k_slices(dev, f32, 4096, 64, 4096, 64) == 1  # (a long stack)
     rng = np.random.default_rng(5)
-    for dtype, (m, k, n) in [("float32", (64, 50001, 64)), ("int32", (3, 30 * depth + 11, 2)),
-                             ("complex64", (2, 9 * depth, 3)), ("float32", (1, 20000, 1))]:  # fmt: skip
+    cases = [("float32", (), (64, 50001, 64)), ("int32", (2,), (3, 30 * depth + 11, 2)),
+             ("complex64", (), (2, 9 * depth, 3)), ("float32", (), (1, 20000, 1)),
+             ("float32", (2, 1), (4, 9 * depth, 5))]  # fmt: skip
+    for dtype, batch, (m, k, n) in cases:
         if dtype not in xp.__array_namespace_info__().dtypes():
             continue
-        a = rng.standard_normal((k, m)) + (1j * rng.standard_normal((k, m)) if dtype == "complex64" else 0)
+        a = rng.standard_normal((*batch, k, m)) + (
+            1j * rng.standard_normal((k, m)) if dtype == "complex64" else 0
+        )
         b = rng.standard_normal((k, n)) * (1 + 1j if dtype == "complex64" else 1)
         if dtype == "int32":
-            a, b = rng.integers(-50, 50, (k, m)), rng.integers(-50, 50, (k, n))
+            a, b = rng.integers(-50, 50, (*batch, k, m)), rng.integers(-50, 50, (k, n))
         a, b = a.astype(dtype), b.astype(dtype)
         x, y = xp.asarray(a), xp.asarray(b)
         xp.synchronize()
@@ -616,17 +628,26 @@ def test_a_long_k_on_few_workgroups_is_split_into_slices(xp, cpu, monkeypatch):
         got = x.mT @ y
         xp.synchronize()
         assert xp.memory_stats()["dispatches"] - before >= 2  # (the slices' batch, their sum)
-        want = a.T.astype(np.complex128 if dtype == "complex64" else np.float64) @ b
+        want = np.swapaxes(a, -1, -2).astype(np.complex128 if dtype == "complex64" else np.float64) @ b
         if dtype == "int32":
-            np.testing.assert_array_equal(np.asarray(got), a.T @ b)
+            np.testing.assert_array_equal(np.asarray(got), np.swapaxes(a, -1, -2) @ b)
         else:
             np.testing.assert_allclose(np.asarray(got), want, rtol=2e-5, atol=2e-5 * np.sqrt(k))
-    x, y = xp.ones((2, 4, 4 * depth)), xp.ones((2, 4 * depth, 4))
-    xp.synchronize()
-    before = xp.memory_stats()["dispatches"]
-    x @ y  # a stack: one product
-    xp.synchronize()
-    assert xp.memory_stats()["dispatches"] - before == 1
+
+
+def test_stacks_broadcast_against_each_other_are_read_in_place(xp):
+    """(3, 1) stacks times (1, 4) stacks: an outer and an inner batch, each one stride apart in
+    both operands, so neither is copied (one dispatch), where the broadcast had copied both."""
+    rng = np.random.default_rng(9)
+    for sa, sb in [((3, 1, 5, 6), (1, 4, 6, 7)), ((1, 4, 5, 6), (3, 1, 6, 7)), ((2, 3, 1, 5, 6), (4, 6, 7))]:
+        a, b = rng.standard_normal(sa).astype(np.float32), rng.standard_normal(sb).astype(np.float32)
+        x, y = xp.asarray(a), xp.asarray(b)
+        xp.synchronize()
+        before = xp.memory_stats()["dispatches"]
+        got = x @ y
+        xp.synchronize()
+        assert xp.memory_stats()["dispatches"] - before == 1, (sa, sb)
+        assert_matches_numpy(got, a @ b, rtol=1e-5, atol=1e-5)
 
 
 def test_matmul_keeps_each_thread_under_llvmpipes_loop_limit(xp, monkeypatch):
@@ -639,7 +660,7 @@ def test_matmul_keeps_each_thread_under_llvmpipes_loop_limit(xp, monkeypatch):
     monkeypatch.setattr(_linalg, "LLVMPIPE_LOOPS", _linalg.LOOP_RESERVE + 2 * 300)
     dev = xp.__array_namespace_info__().default_device()
     assert _linalg._deepest(dev) == 300
-    assert _linalg._k_slices(dev, np.dtype("float32"), 4096, 1000, 4096) == 4  # (enough workgroups)
+    assert _linalg._k_slices(dev, np.dtype("float32"), 1, 4096, 1000, 4096) == 4  # (enough workgroups)
     rng = np.random.default_rng(6)
     for sa, sb in [((3, 5, 1000), (3, 1000, 4)), ((7, 1300), (1300, 2)), ((2, 1, 301), (301, 2))]:
         a, b = rng.integers(-9, 9, sa).astype(np.int32), rng.integers(-9, 9, sb).astype(np.int32)

@@ -1298,10 +1298,73 @@ def _matmul_bindings(t: str) -> str:
     )
 
 
-def small_matmul_source(dtype: np.dtype[Any]) -> str:
+class MatmulLayout(NamedTuple):
+    """What the matmul kernels are compiled for about their operands' layout: which of A's and
+    B's row and column strides are 1 (an index then multiplies nothing: llvmpipe's products of
+    contiguous operands took 10-30% longer with every stride a parameter), and whether the batch
+    has an inner part (a division a thread otherwise saves). The strides are parameters
+    (see :func:`launch_matmul`): P[6] the inner batch, P[7..10] A's outer, inner, row and column
+    strides, P[11..14] B's."""
+
+    a_rows: bool
+    a_columns: bool
+    b_rows: bool
+    b_columns: bool
+    inner: bool
+
+    @classmethod
+    def of(cls, a: Operand, b: Operand, inner: int) -> MatmulLayout:
+        return cls(a.strides[2] == 1, a.strides[3] == 1, b.strides[2] == 1, b.strides[3] == 1, inner > 1)
+
+    def bases(self, batch: str) -> str:
+        """WGSL lets of ``abase`` and ``bbase``, where matrix ``batch`` of A and of B starts, and
+        of the row and column strides (read once, before any loop)."""
+        strides = "let asr = P[9]; let asc = P[10]; let bsr = P[13]; let bsc = P[14];"
+        if not self.inner:
+            return f"let abase = P[4] + {batch} * P[7]; let bbase = P[5] + {batch} * P[11];\n  {strides}"
+        return (
+            f"let outer = {batch} / P[6]; let inner = {batch} % P[6];\n"
+            "  let abase = P[4] + outer * P[7] + inner * P[8];\n"
+            f"  let bbase = P[5] + outer * P[11] + inner * P[12];\n  {strides}"
+        )
+
+    def a_at(self, row: str, column: str) -> str:
+        """WGSL of the offset of A's element (``row``, ``column``) from its matrix's start."""
+        return _offset(row, "asr", self.a_rows, column, "asc", self.a_columns)
+
+    def b_at(self, row: str, column: str) -> str:
+        """WGSL of the offset of B's element (``row``, ``column``) from its matrix's start."""
+        return _offset(row, "bsr", self.b_rows, column, "bsc", self.b_columns)
+
+    @property
+    def a_down(self) -> bool:
+        """Whether tiles of A load down its columns: its rows, not its columns, are contiguous."""
+        return self.a_rows and not self.a_columns
+
+    @property
+    def b_down(self) -> bool:
+        """Whether tiles of B load down its columns."""
+        return self.b_rows and not self.b_columns
+
+
+def _offset(
+    row: str, row_stride: str, unit_rows: bool, column: str, column_stride: str, unit_columns: bool
+) -> str:
+    """WGSL of ``row * row_stride + column * column_stride``, leaving out a stride of 1 and an
+    index "0u"."""
+    terms = [
+        index if unit else f"({index}) * {stride}" if " " in index else f"{index} * {stride}"
+        for index, stride, unit in ((row, row_stride, unit_rows), (column, column_stride, unit_columns))
+        if index != "0u"
+    ]
+    return " + ".join(terms) or "0u"
+
+
+def small_matmul_source(dtype: np.dtype[Any], layout: MatmulLayout) -> str:
     """Matmul of batches (B, M, K) @ (B, K, N) with small M x N: a thread an element of the
     result, summing over k in order, as the tiled kernel does."""
     t = wgsl_type(dtype)
+    a_k, b_k = layout.a_at("0u", "j"), layout.b_at("j", "0u")
     return f"""
 {_matmul_bindings(t)}
 @compute @workgroup_size({WORKGROUP})
@@ -1310,27 +1373,27 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   let e = gid.x + gid.y * groups.x * {WORKGROUP}u;
   if (e >= P[3]) {{ return; }}
   let batch = e / (m * n); let r = e % (m * n);
-  let abase = P[4] + batch * P[6] + (r / n) * P[7]; let bbase = P[5] + batch * P[9] + (r % n) * P[11];
-  let ak = P[8]; let bk = P[10];
+  {layout.bases("batch")}
+  let arow = abase + {layout.a_at("r / n", "0u")}; let bcolumn = bbase + {layout.b_at("0u", "r % n")};
   var acc: {t} = {ZERO[t]};
   for (var j = 0u; j < k; j = j + 1u) {{
-    acc = acc + {product("a[abase + j * ak]", "b[bbase + j * bk]", t)};
+    acc = acc + {product(f"a[arow + {a_k}]", f"b[bcolumn + {b_k}]", t)};
   }}
   o[e] = {wrap("acc", dtype)};
 }}
 """
 
 
-def matmul_source(dtype: np.dtype[Any], a_columns: bool, b_columns: bool) -> str:
+def matmul_source(dtype: np.dtype[Any], layout: MatmulLayout) -> str:
     """Tiled matmul of batches (B, M, K) @ (B, K, N): 16x16 tiles in workgroup memory.
 
     A thread loads one element of each tile, neighbouring threads neighbouring elements in
-    memory: along k for A and along n for B, or, where ``a_columns`` (``b_columns``), along the
-    operand's columns (its rows' elements then neighbour, as in a transposed view)."""
+    memory: along k for A and along n for B, or down the columns of an operand whose rows are
+    its contiguous axis (a transposed view: see :class:`MatmulLayout`)."""
     t = wgsl_type(dtype)
     # which of a thread's ids gives the tile element's row and which its column
-    ai, aj = ("lid.x", "lid.y") if a_columns else ("lid.y", "lid.x")
-    bi, bj = ("lid.x", "lid.y") if b_columns else ("lid.y", "lid.x")
+    ai, aj = ("lid.x", "lid.y") if layout.a_down else ("lid.y", "lid.x")
+    bi, bj = ("lid.x", "lid.y") if layout.b_down else ("lid.y", "lid.x")
     return f"""
 {_matmul_bindings(t)}
 // (rows padded by one against bank conflicts where threads store down a column)
@@ -1341,14 +1404,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let m = P[0]; let k = P[1]; let n = P[2]; let b0 = P[3];
   let batch = b0 + wid.z;
   let row = wid.y * {TILE}u + lid.y; let col = wid.x * {TILE}u + lid.x;
-  let abase = P[4] + batch * P[6]; let bbase = P[5] + batch * P[9];
-  let asr = P[7]; let asc = P[8]; let bsr = P[10]; let bsc = P[11];
+  {layout.bases("batch")}
   let ar = wid.y * {TILE}u + {ai}; let bc = wid.x * {TILE}u + {bj};
   var acc: {t} = {ZERO[t]};
   for (var k0 = 0u; k0 < k; k0 = k0 + {TILE}u) {{
     let ak = k0 + {aj}; let bk = k0 + {bi};
-    ta[{ai}][{aj}] = select({ZERO[t]}, a[abase + ar * asr + ak * asc], ar < m && ak < k);
-    tb[{bi}][{bj}] = select({ZERO[t]}, b[bbase + bk * bsr + bc * bsc], bk < k && bc < n);
+    ta[{ai}][{aj}] = select({ZERO[t]}, a[abase + {layout.a_at("ar", "ak")}], ar < m && ak < k);
+    tb[{bi}][{bj}] = select({ZERO[t]}, b[bbase + {layout.b_at("bk", "bc")}], bk < k && bc < n);
     workgroupBarrier();
     for (var j = 0u; j < {TILE}u; j = j + 1u) {{ acc = acc + {product("ta[lid.y][j]", "tb[j][lid.x]", t)}; }}
     workgroupBarrier();
@@ -1420,26 +1482,28 @@ def matmul_workgroups(dev: GpuDevice, dtype: np.dtype[Any], batch: int, m: int, 
 
 
 def launch_matmul(
-    dev: GpuDevice, a: Operand, b: Operand, out: Storage, batch: int, m: int, k: int, n: int
+    dev: GpuDevice, a: Operand, b: Operand, out: Storage, batch: int, m: int, k: int, n: int, inner: int = 1
 ) -> None:
     """``out = a @ b`` for batched operands of one dtype, into a new contiguous ``out``.
 
-    ``a`` and ``b`` are (batch, m, k) and (batch, k, n) views whose strides are those of the
-    batch, the rows and the columns: none negative, and the rows or the columns contiguous, or
-    the kernels' loads are not coalesced (see ``_linalg.matmul``).
+    ``a`` and ``b`` are (batch, m, k) and (batch, k, n) views whose batch is ``batch // inner``
+    outer by ``inner`` inner matrices (product ``z`` takes outer matrix ``z // inner`` and inner
+    one ``z % inner``; ``out`` is in that order): their strides are those of the outer and the
+    inner matrices, the rows and the columns. None is negative, and the rows or the columns are
+    contiguous, or the kernels' loads do not coalesce (see ``_linalg.matmul``).
 
     A loop multiplies the same buffers into the same few pooled ones: the dispatches are prepared
     once per shape, operands and output buffer, and then only copied into the batch (preparing
     them took two thirds of the host's time of a small product)."""
     log = CAPTURE.log
     if log is not None and log.takes():
-        return log.matmul(dev, a, b, out, batch, m, k, n)  # type: ignore[no-any-return]
+        return log.matmul(dev, a, b, out, batch, m, k, n, inner)  # type: ignore[no-any-return]
     if batch * m * n == 0:
         return
-    sig = ("matmul", a.dtype, batch, m, k, n, a.strides, b.strides)
+    sig = ("matmul", a.dtype, batch, m, k, n, inner, a.strides, b.strides)
     launch = (a.storage.buffer, a.offset, b.storage.buffer, b.offset, out.buffer)
     with dev._lock:  # (the steps' bind groups are the device's until they are recorded)
-        dev.replay(prepared(dev, sig, launch, lambda: _matmul_steps(dev, a, b, out, batch, m, k, n)))
+        dev.replay(prepared(dev, sig, launch, lambda: _matmul_steps(dev, a, b, out, batch, m, k, n, inner)))
 
 
 def view_span(shape: tuple[int, ...], strides: tuple[int, ...]) -> int:
@@ -1451,33 +1515,31 @@ def view_span(shape: tuple[int, ...], strides: tuple[int, ...]) -> int:
 
 
 def _matmul_steps(
-    dev: GpuDevice, a: Operand, b: Operand, out: Storage, batch: int, m: int, k: int, n: int
+    dev: GpuDevice, a: Operand, b: Operand, out: Storage, batch: int, m: int, k: int, n: int, inner: int
 ) -> list[Step]:
     """The dispatches of :func:`launch_matmul`: one per chunk of the batch."""
     isz = storage_itemsize(a.dtype)
-    span_a, span_b = view_span((batch, m, k), a.strides), view_span((batch, k, n), b.strides)
+    outer = batch // inner
+    span_a, span_b = view_span((outer, inner, m, k), a.strides), view_span((outer, inner, k, n), b.strides)
     bind_a, base_a = window(dev, a.storage, a.offset, a.offset + span_a, isz, "matmul")
     bind_b, base_b = window(dev, b.storage, b.offset, b.offset + span_b, isz, "matmul")
     bind_o, _ = window(dev, out, 0, batch * m * n, isz, "matmul")
-    strides = (*a.strides, *b.strides)
+    strides = (inner, *a.strides, *b.strides)
+    layout = MatmulLayout.of(a, b, inner)
     blocking = matmul_kernel(dev, a.dtype, batch, m, n)
     if blocking == "small":  # a thread an element of the result
-        pipe = dev.pipeline(("matmul small", a.dtype.name), lambda: small_matmul_source(a.dtype))
+        pipe = dev.pipeline(
+            ("matmul small", a.dtype.name, layout), lambda: small_matmul_source(a.dtype, layout)
+        )
         params = pack_words(m, k, n, batch * m * n, base_a, base_b, *strides)
         return [dev.step(pipe, [bind_o, bind_a, bind_b], params, -(-batch * m * n // WORKGROUP))]
-    # the tiles' loads go down the columns of an operand whose rows, not its columns, are contiguous
-    a_columns = a.strides[2] != 1 and a.strides[1] == 1
-    b_columns = b.strides[2] != 1 and b.strides[1] == 1
     if not isinstance(blocking, Blocking):  # tiled
-        pipe = dev.pipeline(
-            ("matmul", a.dtype.name, a_columns, b_columns),
-            lambda: matmul_source(a.dtype, a_columns, b_columns),
-        )
+        pipe = dev.pipeline(("matmul", a.dtype.name, layout), lambda: matmul_source(a.dtype, layout))
         block = TILE
     else:
         t = wgsl_type(a.dtype)
         pipe = dev.pipeline(
-            ("wgsl", "matmul_blocked", t, *blocking.params().items(), blocking.vec4, a_columns, b_columns),
+            ("wgsl", "matmul_blocked", t, *blocking.params().items(), blocking.vec4, layout),
             # the unrolled source is generated only when the pipeline is first compiled
             lambda: _wgsl.kernel(
                 "matmul_blocked",
@@ -1485,7 +1547,7 @@ def _matmul_steps(
                 ZERO=ZERO[t],
                 **blocking.params(),
                 **_blocked_unrolled(blocking, t),
-                **_blocked_loads(blocking, a_columns, b_columns),
+                **_blocked_loads(blocking, layout),
             ),
         )
         block = blocking.bm
@@ -1498,16 +1560,20 @@ def _matmul_steps(
     ]
 
 
-def _blocked_loads(blocking: Blocking, a_columns: bool, b_columns: bool) -> dict[str, str]:
-    """Which element of A's tile (row ``r``, k ``c``) and of B's (k ``br``, column ``bc``) load
-    ``e`` of ``matmul_blocked.wgsl`` loads: consecutive ones along k and along n, or down the
-    columns of an operand whose columns are its contiguous axis (``a_columns``, ``b_columns``)."""
+def _blocked_loads(blocking: Blocking, layout: MatmulLayout) -> dict[str, str]:
+    """The parts of ``matmul_blocked.wgsl`` that depend on the operands' layout: where their
+    matrices start, which element of A's tile (row ``r``, k ``c``) and of B's (k ``br``, column
+    ``bc``) load ``e`` loads (consecutive ones along k and along n, or down the columns of an
+    operand whose rows are contiguous), and the offsets of those elements."""
     bm, bk = blocking.bm, blocking.bk
     return {
+        "BASES": layout.bases("batch"),
         "A_ELEMENT": f"let r = e % {bm}u; let c = e / {bm}u;"
-        if a_columns
+        if layout.a_down
         else f"let r = e / {bk}u; let c = e % {bk}u;",
         "B_ELEMENT": f"let br = e % {bk}u; let bc = e / {bk}u;"
-        if b_columns
+        if layout.b_down
         else f"let br = e / {bm}u; let bc = e % {bm}u;",
+        "A_OFFSET": layout.a_at("gr", "gc"),
+        "B_OFFSET": layout.b_at("gk", "gn"),
     }

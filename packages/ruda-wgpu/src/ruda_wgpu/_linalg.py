@@ -91,17 +91,7 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     if too_large(a, b) or not fits(a.device, math.prod(batch) * m * n, storage_itemsize(dt)):
         out = _matmul_parts(a, b, dt)
     else:
-        dev, count = x1.device, math.prod(batch)
-        slices = _k_slices(dev, dt, m, k, n) if count == 1 else 1
-        if k > _deepest(dev) and (slices == 1 or not fits(dev, slices * m * n, storage_itemsize(dt))):
-            # (llvmpipe, a batch or slices beyond a binding) halves of k, added
-            (a1, a2), (b1, b2) = halves(a, a.ndim - 1), halves(b, b.ndim - 2)
-            out = apply("add", matmul(a1, b1), matmul(a2, b2))
-        elif slices > 1:
-            out = reshape(_split_product(_matrices(a, dt), _matrices(b, dt), m, k, n, slices), (*batch, m, n))
-        else:
-            out = empty((*batch, m, n), dt, dev)
-            launch_matmul(dev, _matrices(a, dt), _matrices(b, dt), out._storage, count, m, k, n)
+        out = _product(a, b, batch, m, k, n, dt)
     if x1.ndim > 1 and x2.ndim > 1:
         return out
     shape = (*batch, m, n)
@@ -120,8 +110,9 @@ SPLIT_BELOW = 64
 SPLIT_TO = 256
 
 
-def _k_slices(dev: GpuDevice, dt: np.dtype[Any], m: int, k: int, n: int) -> int:
-    """Into how many slices of k to split one m x k by k x n product (see :func:`_split_product`).
+def _k_slices(dev: GpuDevice, dt: np.dtype[Any], count: int, m: int, k: int, n: int) -> int:
+    """Into how many slices of k to split ``count`` m x k by k x n products (see
+    :func:`_split_product`).
 
     A product of few blocks of the result and a long k (``x.T @ x`` of a tall x, a dot product)
     runs on few workgroups, each looping over all of k while the rest of the device idles: the
@@ -138,11 +129,13 @@ def _k_slices(dev: GpuDevice, dt: np.dtype[Any], m: int, k: int, n: int) -> int:
         below = to = 2 * (os.cpu_count() or 1)
     else:
         below, to = SPLIT_BELOW, SPLIT_TO
-    if matmul_workgroups(dev, dt, 1, m, n) >= below:
+    if matmul_workgroups(dev, dt, count, m, n) >= below:
         return fewest
     slices, isz = 2, storage_itemsize(dt)
     while (
-        slices < most and matmul_workgroups(dev, dt, slices, m, n) < to and fits(dev, 2 * slices * m * n, isz)
+        slices < most
+        and matmul_workgroups(dev, dt, count * slices, m, n) < to
+        and fits(dev, 2 * count * slices * m * n, isz)
     ):
         slices *= 2
     return max(min(slices, most), fewest)
@@ -155,57 +148,95 @@ def _deepest(dev: GpuDevice) -> int:
     return (LLVMPIPE_LOOPS - LOOP_RESERVE) // 2 if loop_limited(dev) else 1 << 62
 
 
-def _split_product(a: Operand, b: Operand, m: int, k: int, n: int, slices: int) -> Array:
-    """``a @ b`` (m x k and k x n :func:`_matrices`) as the sum of the products of ``slices``
-    slices of k, made as one batch of products of views, and of what is left of k."""
+def _product(a: Array, b: Array, batch: tuple[int, ...], m: int, k: int, n: int, dt: np.dtype[Any]) -> Array:
+    """``a @ b`` of (*batch, m, k) and (*batch, k, n) views (broadcast alike) that fit a binding:
+    one batch of products of views of them (see :func:`_matrices`), k split into slices where the
+    batch is too small to keep the device busy (:func:`_split_product`), and halves of k, added,
+    where neither keeps llvmpipe's threads under its loop limit."""
+    dev, count = a.device, math.prod(batch)
+    split = _batch_split(a, b, len(batch))
+    inner = math.prod(batch[split:])
+    slices = _k_slices(dev, dt, count, m, k, n) if inner == 1 else 1
+    if k > _deepest(dev) and (slices == 1 or not fits(dev, count * slices * m * n, storage_itemsize(dt))):
+        (a1, a2), (b1, b2) = halves(a, a.ndim - 1), halves(b, b.ndim - 2)
+        return apply("add", matmul(a1, b1), matmul(a2, b2))
+    a_op, b_op = _matrices(a, dt, split), _matrices(b, dt, split)
+    if slices > 1:
+        return reshape(_split_product(a_op, b_op, count, m, k, n, slices), (*batch, m, n))
+    out = empty((*batch, m, n), dt, dev)
+    launch_matmul(dev, a_op, b_op, out._storage, count, m, k, n, inner)
+    return out
+
+
+def _split_product(a: Operand, b: Operand, count: int, m: int, k: int, n: int, slices: int) -> Array:
+    """``a @ b`` (``count`` m x k and k x n :func:`_matrices`, no inner batch) as the sums of the
+    products of ``slices`` slices of k, made as one batch of products of views (each matrix's
+    slices its inner batch), and of what is left of k."""
     dev, dt = a.storage.device, a.dtype
     depth = k // slices
-    (_, a_rows, a_columns), (_, b_rows, b_columns) = a.strides, b.strides
-    parts = empty((slices, m, n), dt, dev)
-    a_slices = a._replace(strides=(depth * a_columns, a_rows, a_columns))
-    b_slices = b._replace(strides=(depth * b_rows, b_rows, b_columns))
-    launch_matmul(dev, a_slices, b_slices, parts._storage, slices, m, depth, n)
-    out = sum_(parts, axis=0, dtype=dt)
+    (a_outer, _, a_rows, a_columns), (b_outer, _, b_rows, b_columns) = a.strides, b.strides
+    parts = empty((count, slices, m, n), dt, dev)
+    a_slices = a._replace(strides=(a_outer, depth * a_columns, a_rows, a_columns))
+    b_slices = b._replace(strides=(b_outer, depth * b_rows, b_rows, b_columns))
+    launch_matmul(dev, a_slices, b_slices, parts._storage, count * slices, m, depth, n, slices)
+    out = sum_(parts, axis=1, dtype=dt)
     done = slices * depth
     if done < k:
-        rest = empty((m, n), dt, dev)
+        rest = empty((count, m, n), dt, dev)
         a_rest = a._replace(offset=a.offset + done * a_columns)
         b_rest = b._replace(offset=b.offset + done * b_rows)
-        launch_matmul(dev, a_rest, b_rest, rest._storage, 1, m, k - done, n)
+        launch_matmul(dev, a_rest, b_rest, rest._storage, count, m, k - done, n)
         out = apply("add", out, rest)
     return out
 
 
-def _matrices(x: Array, dt: np.dtype[Any]) -> Operand:
+def _batch_split(a: Array, b: Array, axes: int) -> int:
+    """Where to split the ``axes`` batch axes of ``a`` and ``b`` (broadcast alike) into an outer
+    and an inner batch, each one stride apart in both (see :func:`_matrices`): the last place
+    that does, or ``axes`` (no inner batch) where none does."""
+    for split in range(axes, -1, -1):
+        if all(
+            _one_stride(x.shape[:split], x._strides[:split]) is not None
+            and _one_stride(x.shape[split:axes], x._strides[split:axes]) is not None
+            for x in (a, b)
+        ):
+            return split
+    return axes
+
+
+def _matrices(x: Array, dt: np.dtype[Any], split: int) -> Operand:
     """``x`` (..., r, c) in ``dt`` as the matmul kernels read it (see ``launch_matmul``): its
-    buffer, offset and the strides of its matrices, its rows and its columns.
+    buffer, offset and the strides of its outer batch (the leading axes before ``split``), its
+    inner batch (the rest of them), its rows and its columns.
 
     A view is read in place where the kernels' loads of it coalesce and it fits a binding: its
-    rows or its columns contiguous, its leading axes one stride apart or broadcast, no stride
-    negative. So ``x.T @ y``, ``x @ w.T``, a slice, or a matrix broadcast to a stack is not
-    copied first (``x.T @ x`` of 100000 x 64 float32 copied 25.6 MB for a 16 kB result).
+    rows or its columns contiguous, each batch's axes one stride apart or broadcast, no stride
+    negative. So ``x.T @ y``, ``x @ w.T``, a slice, or stacks broadcast against each other are
+    not copied first (``x.T @ x`` of 100000 x 64 float32 copied 25.6 MB for a 16 kB result).
     Other views are copied contiguous."""
     if x.dtype != dt:
         x = astype(x, dt)
-    *outer, r, c = x.shape
-    *outer_strides, sr, sc = x._strides
+    *batch, r, c = x.shape
+    *batch_strides, sr, sc = x._strides
     sr, sc = (0 if r == 1 else sr), (0 if c == 1 else sc)  # (any stride reads a length-1 axis)
-    sb = _one_stride(outer, outer_strides)
-    layout = None if sb is None else (sb, sr, sc)
+    so = _one_stride(batch[:split], batch_strides[:split])
+    si = _one_stride(batch[split:], batch_strides[split:])
+    layout = None if so is None or si is None else (so, si, sr, sc)
+    outer, inner = math.prod(batch[:split]), math.prod(batch[split:])
     if (
         layout is None
         or min(layout) < 0
         or (sr != 1 and sc != 1 and r > 1 and c > 1)
-        or not fits(x.device, view_span((math.prod(outer), r, c), layout), storage_itemsize(dt))
+        or not fits(x.device, view_span((outer, inner, r, c), layout), storage_itemsize(dt))
     ):
         x = contiguous(x)
-        layout = (r * c, c, 1)
+        layout = (inner * r * c, r * c, c, 1)
     return Operand(x._storage, x._offset, layout, dt)
 
 
 def _one_stride(shape: Sequence[int], strides: Sequence[int]) -> int | None:
-    """The stride that steps through all the leading axes ``shape`` of a view at once (0 where
-    they are broadcast), or None where they are not one stride apart."""
+    """The stride that steps through all the axes ``shape`` of a view at once (0 where they are
+    broadcast, or there are none), or None where they are not one stride apart."""
     step, expected = 0, None
     for d, s in zip(reversed(shape), reversed(strides), strict=True):
         if d == 1:

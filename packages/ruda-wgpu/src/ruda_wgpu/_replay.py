@@ -136,7 +136,7 @@ class _Matmul(NamedTuple):
     sources: list[Source]
     nbytes: int
     into: int | None
-    rest: tuple[int, int, int, int]  # batch, m, k, n
+    rest: tuple[int, int, int, int, int]  # batch, m, k, n, inner
 
     def run(self, dev: GpuDevice, args: tuple[Any, ...], made: list[Storage]) -> Storage:
         storage = Storage(dev, self.nbytes) if self.into is None else made[self.into]

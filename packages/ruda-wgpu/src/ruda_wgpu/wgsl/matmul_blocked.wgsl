@@ -10,10 +10,13 @@
 // (column c) of a k step sits in them: with ${TILE} a vec4, a thread's 4 rows ty + 16 i, i = 4 q ...
 // 4 q + 3, are one vec4 (and its columns too), so that a k step reads 2 R / 4 vectors of workgroup
 // memory rather than 2 R words, neighbouring threads reading neighbouring vectors.
-// A and B are strided (batch, row and column strides in P): ${A_ELEMENT} and ${B_ELEMENT} say
-// which tile element a thread loads, neighbouring threads neighbouring elements in memory (along
-// k for A and along n for B, or down the columns of a transposed operand).
-// P: M, K, N, first batch, A base, B base, A's strides, B's strides
+// A and B are strided: P holds the strides of their outer and inner batch, rows and columns
+// (product z of the batch takes outer matrix z / inner and inner one z % inner); where their
+// matrices start and their elements' offsets leave out the strides that are 1 (see
+// MatmulLayout). Which tile element a thread loads follows the layout too: neighbouring threads
+// load neighbouring elements in memory, along k for A and along n for B, or down the columns of
+// a transposed operand.
+// P: M, K, N, first batch, A base, B base, inner, A's strides, B's strides
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> o: array<${T}>;
 @group(0) @binding(2) var<storage, read> a: array<${T}>;
@@ -28,18 +31,17 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let m = P[0]; let k = P[1]; let n = P[2];
   let batch = P[3] + wid.z;
   let row0 = wid.y * ${BM}u; let col0 = wid.x * ${BM}u;
-  let abase = P[4] + batch * P[6]; let bbase = P[5] + batch * P[9];
-  let asr = P[7]; let asc = P[8]; let bsr = P[10]; let bsc = P[11];
+  ${BASES}
 ${INIT}
   for (var k0 = 0u; k0 < k; k0 = k0 + ${BK}u) {
     // ${BM} x ${BK} of A and ${BK} x ${BM} of B, (${BM} * ${BK}) / 256 elements a thread each
     for (var e = li; e < ${BM}u * ${BK}u; e = e + 256u) {
       ${A_ELEMENT}
       let gr = row0 + r; let gc = k0 + c;
-      ${AT_A} = select(${ZERO}, a[abase + gr * asr + gc * asc], gr < m && gc < k);
+      ${AT_A} = select(${ZERO}, a[abase + ${A_OFFSET}], gr < m && gc < k);
       ${B_ELEMENT}
       let gk = k0 + br; let gn = col0 + bc;
-      ${AT_B} = select(${ZERO}, b[bbase + gk * bsr + gn * bsc], gk < k && gn < n);
+      ${AT_B} = select(${ZERO}, b[bbase + ${B_OFFSET}], gk < k && gn < n);
     }
     workgroupBarrier();
     for (var kk = 0u; kk < ${BK}u; kk = kk + 1u) {
