@@ -635,6 +635,25 @@ def test_a_long_k_on_few_workgroups_is_split_into_slices(xp, cpu, monkeypatch):
             np.testing.assert_allclose(np.asarray(got), want, rtol=2e-5, atol=2e-5 * np.sqrt(k))
 
 
+def test_tensordot_multiplies_its_operands_as_they_lie(xp):
+    """tensordot over leading axes (x.T @ y in effect), over a reordered pair of axes, or with a
+    broadcast axis, multiplies views of its operands: one dispatch, no copy; operands whose axes
+    cannot merge into a matrix's two are copied first. Results match NumPy's."""
+    rng = np.random.default_rng(10)
+    cases = [((50, 3, 4), (50, 6), ([0], [0]), 1), ((3, 4, 5), (4, 5, 2), 2, 1),
+             ((6, 1, 5), (6, 3), ([0], [0]), 1), ((3, 4, 5), (5, 4, 2), ([1, 2], [1, 0]), 2),
+             ((4, 3, 5), (3, 2), ([1], [0]), 2)]  # fmt: skip
+    for sa, sb, axes, dispatches in cases:
+        a, b = rng.standard_normal(sa).astype(np.float32), rng.standard_normal(sb).astype(np.float32)
+        x, y = xp.asarray(a), xp.asarray(b)
+        xp.synchronize()
+        before = xp.memory_stats()["dispatches"]
+        got = xp.tensordot(x, y, axes=axes)
+        xp.synchronize()
+        assert xp.memory_stats()["dispatches"] - before == dispatches, (sa, sb, axes)
+        assert_matches_numpy(got, np.tensordot(a, b, axes=axes), rtol=1e-5, atol=1e-5)
+
+
 def test_stacks_broadcast_against_each_other_are_read_in_place(xp):
     """(3, 1) stacks times (1, 4) stacks: an outer and an inner batch, each one stride apart in
     both operands, so neither is copied (one dispatch), where the broadcast had copied both."""
