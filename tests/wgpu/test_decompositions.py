@@ -127,20 +127,29 @@ def test_blocked_lu_factors_panel_by_panel(xp, dtype, n, steps, monkeypatch):
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
-def test_one_matrix_and_a_stack_of_right_hand_sides_take_one_factorisation(xp, dtype, monkeypatch):
-    """solve of one matrix (leading axes of length 1 or none) for a stack of right-hand sides
-    factorises it once, the stack's columns side by side, and matches NumPy's broadcast result."""
+def test_matrices_shared_by_a_stack_of_right_hand_sides_are_factorised_once(xp, dtype, monkeypatch):
+    """solve of matrices that the broadcast shares among right-hand sides (one matrix for a
+    stack, or (3, 1) matrices for (1, 4) right-hand sides) factorises each once, the right-hand
+    sides it meets side by side, and matches NumPy's broadcast result."""
     from ruda_wgpu import _decompositions
 
     factorised = []
     lu = _decompositions._lu
     monkeypatch.setattr(_decompositions, "_lu", lambda x, fn: factorised.append(x.shape) or lu(x, fn))
-    for a_shape, b_shape in [((6, 6), (4, 6, 2)), ((1, 6, 6), (2, 3, 6, 1)), ((1, 1, 6, 6), (5, 6, 3))]:
+    for a_shape, b_shape, shapes in [
+        ((6, 6), (4, 6, 2), [(6, 6)]),
+        ((1, 6, 6), (2, 3, 6, 1), [(6, 6)]),
+        ((1, 1, 6, 6), (5, 6, 3), [(1, 6, 6)]),
+        ((3, 1, 6, 6), (1, 4, 6, 2), [(3, 6, 6)]),
+        ((1, 4, 6, 6), (3, 1, 6, 2), [(4, 6, 6)]),
+        ((2, 1, 6, 6), (3, 6, 1), [(2, 6, 6)]),
+        ((2, 3, 6, 6), (3, 6, 2), [(2, 3, 6, 6)]),  # (nothing shared)
+    ]:
         a = (_mat(dtype, a_shape, seed=3) + 4 * np.eye(6)).astype(dtype)
         b = _mat(dtype, b_shape, seed=4)
         factorised.clear()
         got = xp.linalg.solve(xp.asarray(a), xp.asarray(b))
-        assert factorised == [(6, 6)]
+        assert factorised == shapes, (a_shape, b_shape)
         _close(np.asarray(got), np.linalg.solve(a, b), dtype, 10)
         assert got.shape == np.broadcast_shapes(a_shape[:-2], b_shape[:-2]) + b_shape[-2:]
 

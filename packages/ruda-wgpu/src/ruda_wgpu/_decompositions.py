@@ -421,8 +421,9 @@ def solve(x1: Array, x2: Array, /) -> Array:
     if rhs.shape[-2] != n:
         raise ValueError(f"linalg.solve(): x2 of shape {x2.shape} does not match matrices of size {n}")
     batch_shape = broadcast_shapes(a.shape[:-2], rhs.shape[:-2])
-    if math.prod(a.shape[:-2]) == 1 and math.prod(batch_shape) > 1:
-        return _one_matrix_solve(a, rhs, batch_shape)
+    apart = _shared_axes(a.shape[:-2], batch_shape)
+    if apart:
+        return _shared_matrices_solve(a, rhs, batch_shape, apart)
     dtype = _dtypes.result_type(a, rhs) if rhs.dtype.kind in "fc" else a.dtype
     a = broadcast_to(astype(a, dtype, copy=False), (*batch_shape, n, n))
     lu = _lu(a, "solve")
@@ -446,14 +447,25 @@ def solve(x1: Array, x2: Array, /) -> Array:
     return reshape(out, (*batch_shape, n)) if vector else out
 
 
-def _one_matrix_solve(a: Array, rhs: Array, batch_shape: tuple[int, ...]) -> Array:
-    """:func:`solve` of one matrix ``a`` (any leading axes of length 1) for a stack of right-hand
-    sides ``rhs`` (..., n, k): one factorisation, the stack's columns side by side, where the
-    broadcast would factorise a copy of ``a`` for every matrix of the stack (1000 systems of
-    64 x 64 took lavapipe 1.9 s so)."""
+def _shared_axes(matrices: tuple[int, ...], batch: tuple[int, ...]) -> list[int]:
+    """The axes of the broadcast ``batch`` along which a stack of leading shape ``matrices``
+    repeats one matrix (length 1 there, longer in ``batch``)."""
+    padded = (1,) * (len(batch) - len(matrices)) + matrices
+    return [d for d, (m, b) in enumerate(zip(padded, batch, strict=True)) if m == 1 and b > 1]
+
+
+def _shared_matrices_solve(a: Array, rhs: Array, batch_shape: tuple[int, ...], apart: list[int]) -> Array:
+    """:func:`solve` of matrices ``a`` that the broadcast shares among right-hand sides ``rhs``
+    (..., n, k) along the batch axes ``apart``: each matrix factorised once, the right-hand sides
+    it meets side by side, where the broadcast would factorise a copy of it for each (1000
+    systems of one 64 x 64 matrix took lavapipe 1.9 s so)."""
     n, k = rhs.shape[-2:]
-    x = solve(reshape(a, (n, n)), side_by_side(rhs))
-    return unstacked(x, rhs.shape[:-2], (*batch_shape, n, k))
+    padded = (1,) * (len(batch_shape) + 2 - a.ndim) + a.shape[:-2]
+    kept = [d for d in range(len(batch_shape)) if d not in apart]
+    matrices = reshape(a, (*(padded[d] for d in kept), n, n))
+    stack = broadcast_to(rhs, (*batch_shape, n, k))
+    x = solve(matrices, side_by_side(stack, apart))
+    return unstacked(x, batch_shape, (*batch_shape, n, k), apart)
 
 
 def inv(x: Array, /) -> Array:

@@ -249,23 +249,33 @@ def _one_stride(shape: Sequence[int], strides: Sequence[int]) -> int | None:
     return step
 
 
-def side_by_side(stack: Array) -> Array:
-    """The matrices of ``stack`` (..., r, c) side by side, (r, c times their count): one copy
+def side_by_side(stack: Array, apart: Sequence[int] | None = None) -> Array:
+    """The matrices of ``stack`` (..., r, c) along its batch axes ``apart`` (all of them when
+    None) side by side: (the other batch axes, r, c times the count along ``apart``). One copy
     into that order, so that one matrix multiplies them all, or is solved for them all, at once
     rather than once for each (see :func:`unstacked`)."""
     outer = stack.ndim - 2
+    apart = list(range(outer)) if apart is None else list(apart)
+    kept = [d for d in range(outer) if d not in apart]
     rows, columns = stack.shape[-2:]
-    ordered = permute_dims(stack, (outer, *range(outer), outer + 1))
-    return reshape(ordered, (rows, math.prod(stack.shape[:-2]) * columns))
+    ordered = permute_dims(stack, (*kept, outer, *apart, outer + 1))
+    count = math.prod(stack.shape[d] for d in apart)
+    return reshape(ordered, (*(stack.shape[d] for d in kept), rows, count * columns))
 
 
-def unstacked(x: Array, stack: tuple[int, ...], shape: tuple[int, ...]) -> Array:
-    """The matrices of ``x`` (r, c times their count), made from a :func:`side_by_side` stack of
-    leading shape ``stack``, as a view of ``shape`` (that stack's matrices, with any more
-    leading axes of length 1)."""
+def unstacked(
+    x: Array, stack: tuple[int, ...], shape: tuple[int, ...], apart: Sequence[int] | None = None
+) -> Array:
+    """The matrices of ``x`` (..., r, c times their count), made by :func:`side_by_side` from a
+    stack of leading shape ``stack`` and its axes ``apart``, as a view of ``shape`` (that
+    stack's matrices, with any more leading axes of length 1)."""
     outer = len(stack)
-    matrices = reshape(x, (x.shape[0], *stack, shape[-1]))
-    return broadcast_to(permute_dims(matrices, (*range(1, outer + 1), 0, outer + 1)), shape)
+    apart = list(range(outer)) if apart is None else list(apart)
+    kept = [d for d in range(outer) if d not in apart]
+    matrices = reshape(x, (*(stack[d] for d in kept), x.shape[-2], *(stack[d] for d in apart), shape[-1]))
+    at = {d: i for i, d in enumerate(kept)} | {d: len(kept) + 1 + j for j, d in enumerate(apart)}
+    order = (*(at[d] for d in range(outer)), len(kept), len(kept) + 1 + len(apart))
+    return broadcast_to(permute_dims(matrices, order), shape)
 
 
 def _matmul_parts(a: Array, b: Array, dt: np.dtype[Any]) -> Array:
