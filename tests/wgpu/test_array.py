@@ -6,7 +6,7 @@ import operator
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as npst
 from ruda.testing import (
@@ -169,6 +169,38 @@ def test_basic_keys_take_the_short_way_to_the_same_view(xp, data):
         assert fast is not None
         assert (fast.shape, fast._strides, fast._offset) == (general.shape, general._strides, general._offset)
         assert_matches_numpy(base[key], expected[key])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_reshape_is_a_view_wherever_numpy_makes_one(xp, data):
+    """reshape of a stepped, transposed or broadcast view: a view (writes reach the base) where
+    NumPy makes one, else a copy (and ``copy=False`` raises), with NumPy's values either way."""
+    shape = data.draw(npst.array_shapes(min_dims=1, max_dims=4, min_side=1, max_side=5))
+    host = np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape)
+    key = data.draw(npst.basic_indices(shape, allow_newaxis=False, allow_ellipsis=False))
+    assume(host[key].ndim and host[key].size)
+    order = data.draw(st.permutations(range(host[key].ndim)))
+    size = host[key].size
+    new = data.draw(st.lists(st.sampled_from([d for d in range(1, size + 1) if size % d == 0]), max_size=3))
+    assume(size % int(np.prod(new)) == 0)
+    new = (*new, size // int(np.prod(new)))
+    view = np.transpose(host[key], order)
+    x = xp.permute_dims(xp.asarray(host)[key], tuple(order))
+    try:
+        want = view.view()
+        want.shape = new  # NumPy's reshape without a copy, or AttributeError
+    except AttributeError:
+        with pytest.raises(ValueError, match="no view"):
+            xp.reshape(x, new, copy=False)
+        assert_matches_numpy(xp.reshape(x, new), view.reshape(new))
+        return
+    got = xp.reshape(x, new, copy=False)
+    assert got._storage is x._storage
+    assert_matches_numpy(got, want)
+    if got.size:
+        got[(0,) * len(new)] = -1  # (the first element of the view, through the reshape)
+        assert_matches_numpy(x, np.where(view == want.flat[0], -1, view))
 
 
 def test_basic_keys_the_short_way_cannot_take_raise_as_before(xp):

@@ -96,7 +96,8 @@ def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
 
 
 def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Array:
-    """``x`` with a new shape; a view when ``x`` is contiguous, else a copy (``copy=False`` raises)."""
+    """``x`` with a new shape: a view where one reaches its elements (always for a contiguous
+    ``x``), else a copy (``copy=False`` then raises)."""
     x = _check(x, "reshape")
     shape = tuple(operator.index(n) for n in (shape if isinstance(shape, tuple | list) else (shape,)))
     if shape.count(-1) > 1 or any(n < -1 for n in shape):
@@ -110,11 +111,48 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
         raise ValueError(f"cannot reshape an array of size {x.size} into shape {shape}")
     if copy:
         return copy_of(x)._view(shape, c_strides(shape), 0)
-    if not x._is_contiguous():
-        if copy is False:
-            raise ValueError("reshape(copy=False) of a non-contiguous array would need a copy")
-        x = copy_of(x)
-    return x._view(shape, c_strides(shape), x._offset)
+    if x._is_contiguous():
+        return x._view(shape, c_strides(shape), x._offset)
+    strides = _view_strides(x.shape, x._strides, shape)
+    if strides is not None:  # a view, as the standard asks where one can be made
+        return x._view(shape, strides, x._offset)
+    if copy is False:
+        raise ValueError(
+            f"reshape(copy=False): {x.shape} with strides {x._strides} has no view of shape {shape}"
+        )
+    return copy_of(x)._view(shape, c_strides(shape), 0)
+
+
+def _view_strides(
+    old: tuple[int, ...], strides: tuple[int, ...], new: tuple[int, ...]
+) -> tuple[int, ...] | None:
+    """The strides of a view of shape ``new`` onto the elements, in row-major order, of a view of
+    shape ``old`` and ``strides``; None where no strides reach them all (NumPy's
+    ``_attempt_nocopy_reshape``). Runs of old axes that are one stride apart are cut into the
+    new axes of the same total length."""
+    if 0 in old:
+        return c_strides(new)
+    axes = [(d, s) for d, s in zip(old, strides, strict=True) if d != 1]
+    out = [0] * len(new)
+    i = j = 0  # the next old and new axes
+    while i < len(axes) and j < len(new):
+        # the fewest old axes i..i2 and new ones j..j2 of the same total length
+        i2, j2, size_old, size_new = i + 1, j + 1, axes[i][0], new[j]
+        while size_old != size_new:
+            if size_new < size_old:
+                size_new, j2 = size_new * new[j2], j2 + 1
+            else:
+                size_old, i2 = size_old * axes[i2][0], i2 + 1
+        if any(axes[k][1] != axes[k + 1][1] * axes[k + 1][0] for k in range(i, i2 - 1)):
+            return None  # (those old axes are not one stride apart)
+        out[j2 - 1] = axes[i2 - 1][1]
+        for k in range(j2 - 1, j, -1):
+            out[k - 1] = out[k] * new[k]
+        i, j = i2, j2
+    last = out[j - 1] if j else 1
+    for k in range(j, len(new)):  # (trailing axes of length 1)
+        out[k] = last
+    return tuple(out)
 
 
 def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
