@@ -586,7 +586,8 @@ def test_a_long_k_on_few_workgroups_is_split_into_slices(xp, cpu, monkeypatch):
     """Products of few workgroups and a long k (x.T @ x of a tall x, a dot product, a short
     stack of them) run as a batch of products of slices of k, summed: as many slices as reach
     the workgroups the rule asks for (a GPU's or a CPU adapter's), each covering at least
-    SPLIT_DEPTH of k, and what is left of k as one more product. Results match NumPy (integers
+    SPLIT_DEPTH of k, and what is left of k as one more product. A GPU leaves a k shorter than
+    GPU_SPLIT_MIN_K whole. Results match NumPy (integers
     exactly); products with workgroups enough are not split."""
     dev = xp.__array_namespace_info__().default_device()
     monkeypatch.setattr(dev, "cpu", cpu)
@@ -599,19 +600,20 @@ def test_a_long_k_on_few_workgroups_is_split_into_slices(xp, cpu, monkeypatch):
         (1, 64, 100003, 64),
         (1, 1, 70000, 1),
         (3, 5, 40 * depth + 7, 3),
-        (1, 33, 8 * depth, 17),
+        (1, 33, _linalg.GPU_SPLIT_MIN_K + 3 * depth, 17),
     ]:
         slices = _linalg._k_slices(dev, f32, count, m, k, n)
         assert 2 <= slices <= k // depth
         assert slices == k // depth or _kernels.matmul_workgroups(dev, f32, count * slices, m, n) >= want
         assert slices == 2 or _kernels.matmul_workgroups(dev, f32, count * slices // 2, m, n) < want
     assert _linalg._k_slices(dev, f32, 1, 64, depth + 5, 64) == 1  # (too short to split)
+    assert (_linalg._k_slices(dev, f32, 1, 8, _linalg.GPU_SPLIT_MIN_K - 1, 8) == 1) != cpu  # (on a GPU)
     assert _linalg._k_slices(dev, f32, 1, 4096, 4096, 4096) == 1  # (enough workgroups)
     assert _linalg._k_slices(dev, f32, 4096, 64, 4096, 64) == 1  # (a long stack)
     rng = np.random.default_rng(5)
-    cases = [("float32", (), (64, 50001, 64)), ("int32", (2,), (3, 30 * depth + 11, 2)),
-             ("complex64", (), (2, 9 * depth, 3)), ("float32", (), (1, 20000, 1)),
-             ("float32", (2, 1), (4, 9 * depth, 5))]  # fmt: skip
+    cases = [("float32", (), (64, 50001, 64)), ("int32", (2,), (3, 40 * depth + 11, 2)),
+             ("complex64", (), (2, 36 * depth, 3)), ("float32", (), (1, 20000, 1)),
+             ("float32", (2, 1), (4, 36 * depth, 5))]  # fmt: skip
     for dtype, batch, (m, k, n) in cases:
         if dtype not in xp.__array_namespace_info__().dtypes():
             continue

@@ -106,8 +106,13 @@ def matmul(x1: Array, x2: Array, /) -> Array:
 SPLIT_DEPTH = 256
 #: a GPU splits the k of a product of fewer workgroups than this ...
 SPLIT_BELOW = 64
-#: ... into slices until their batch has this many
+#: ... into slices until their batch has this many ...
 SPLIT_TO = 256
+#: ... where k is at least this long: a split costs a dispatch or two more (the sum, what is left
+#: of k), some microseconds of the GPU's and tens of the host's, which a workgroup looping over a
+#: shorter k would barely save (the block products inside a QR, which are on its critical path,
+#: have a k of a few hundred to a few thousand rows). An estimate, to be measured on a GPU.
+GPU_SPLIT_MIN_K = 8192
 
 
 def _k_slices(dev: GpuDevice, dt: np.dtype[Any], count: int, m: int, k: int, n: int) -> int:
@@ -117,9 +122,10 @@ def _k_slices(dev: GpuDevice, dt: np.dtype[Any], count: int, m: int, k: int, n: 
     A product of few blocks of the result and a long k (``x.T @ x`` of a tall x, a dot product)
     runs on few workgroups, each looping over all of k while the rest of the device idles: the
     Gram matrix of 100000 x 64 float32 was one workgroup. A GPU splits a product of fewer than
-    :data:`SPLIT_BELOW` workgroups into slices of k until they have :data:`SPLIT_TO`; a CPU
-    adapter, until its cores have two each. Each slice covers at least :data:`SPLIT_DEPTH` of k,
-    and on llvmpipe at most what a thread may loop over (:func:`_deepest`).
+    :data:`SPLIT_BELOW` workgroups and a k of :data:`GPU_SPLIT_MIN_K` or more into slices of k
+    until they have :data:`SPLIT_TO`; a CPU adapter, until its cores have two each. Each slice
+    covers at least :data:`SPLIT_DEPTH` of k, and on llvmpipe at most what a thread may loop over
+    (:func:`_deepest`).
     """
     most = k // SPLIT_DEPTH
     if most < 2:
@@ -129,7 +135,7 @@ def _k_slices(dev: GpuDevice, dt: np.dtype[Any], count: int, m: int, k: int, n: 
         below = to = 2 * (os.cpu_count() or 1)
     else:
         below, to = SPLIT_BELOW, SPLIT_TO
-    if matmul_workgroups(dev, dt, count, m, n) >= below:
+    if matmul_workgroups(dev, dt, count, m, n) >= below or (not dev.cpu and k < GPU_SPLIT_MIN_K):
         return fewest
     slices, isz = 2, storage_itemsize(dt)
     while (
