@@ -331,20 +331,10 @@ def tensordot(x1: Array, x2: Array, /, *, axes: int | tuple[Sequence[int], Seque
     s2 = tuple(x2.shape[d] for d in free2)
     y1 = broadcast_to(permute_dims(x1, (*free1, *a1)), (*s1, *sizes))
     y2 = broadcast_to(permute_dims(x2, (*a2, *free2)), (*sizes, *s2))
-    prod = matmul(_as_matrix(y1, len(s1)), _as_matrix(y2, len(sizes)))
+    k = math.prod(sizes)
+    # (views where the free and the contracted axes each merge, which matmul reads in place)
+    prod = matmul(reshape(y1, (math.prod(s1), k)), reshape(y2, (k, math.prod(s2))))
     return reshape(prod, s1 + s2)
-
-
-def _as_matrix(x: Array, split: int) -> Array:
-    """``x`` as a matrix, its axes before ``split`` the rows and the rest the columns: a view
-    where each group of axes is one stride apart (matmul then reads a transposed or broadcast
-    operand in place), else a contiguous copy."""
-    rows, columns = math.prod(x.shape[:split]), math.prod(x.shape[split:])
-    row_stride = _one_stride(x.shape[:split], x._strides[:split])
-    column_stride = _one_stride(x.shape[split:], x._strides[split:])
-    if row_stride is None or column_stride is None:
-        return reshape(x, (rows, columns))
-    return x._view((rows, columns), (row_stride, column_stride), x._offset)
 
 
 def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
