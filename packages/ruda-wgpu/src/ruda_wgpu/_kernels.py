@@ -1314,6 +1314,7 @@ class MatmulLayout(NamedTuple):
 
     @classmethod
     def of(cls, a: Operand, b: Operand, inner: int) -> MatmulLayout:
+        """The layout of a product of ``a`` and ``b`` (see :func:`launch_matmul`)."""
         return cls(a.strides[2] == 1, a.strides[3] == 1, b.strides[2] == 1, b.strides[3] == 1, inner > 1)
 
     def bases(self, batch: str) -> str:
@@ -1526,18 +1527,18 @@ def _matmul_steps(
     bind_o, _ = window(dev, out, 0, batch * m * n, isz, "matmul")
     strides = (inner, *a.strides, *b.strides)
     layout = MatmulLayout.of(a, b, inner)
-    blocking = matmul_kernel(dev, a.dtype, batch, m, n)
-    if blocking == "small":  # a thread an element of the result
+    kernel = matmul_kernel(dev, a.dtype, batch, m, n)
+    if kernel == "small":  # a thread an element of the result
         pipe = dev.pipeline(
             ("matmul small", a.dtype.name, layout), lambda: small_matmul_source(a.dtype, layout)
         )
         params = pack_words(m, k, n, batch * m * n, base_a, base_b, *strides)
         return [dev.step(pipe, [bind_o, bind_a, bind_b], params, -(-batch * m * n // WORKGROUP))]
-    if not isinstance(blocking, Blocking):  # tiled
+    if not isinstance(kernel, Blocking):  # tiled
         pipe = dev.pipeline(("matmul", a.dtype.name, layout), lambda: matmul_source(a.dtype, layout))
         block = TILE
     else:
-        t = wgsl_type(a.dtype)
+        blocking, t = kernel, wgsl_type(a.dtype)
         pipe = dev.pipeline(
             ("wgsl", "matmul_blocked", t, *blocking.params().items(), blocking.vec4, layout),
             # the unrolled source is generated only when the pipeline is first compiled
