@@ -257,9 +257,10 @@ def _one_stride(shape: Sequence[int], strides: Sequence[int]) -> int | None:
 
 def side_by_side(stack: Array, apart: Sequence[int] | None = None) -> Array:
     """The matrices of ``stack`` (..., r, c) along its batch axes ``apart`` (all of them when
-    None) side by side: (the other batch axes, r, c times the count along ``apart``). One copy
-    into that order, so that one matrix multiplies them all, or is solved for them all, at once
-    rather than once for each (see :func:`unstacked`)."""
+    None) side by side: (the other batch axes, r, c times the count along ``apart``). A copy
+    into that order (a view where the matrices already lie so), so that one matrix multiplies
+    them all, or is solved for them all, at once rather than once for each (see
+    :func:`unstacked`)."""
     outer = stack.ndim - 2
     apart = list(range(outer)) if apart is None else list(apart)
     kept = [d for d in range(outer) if d not in apart]
