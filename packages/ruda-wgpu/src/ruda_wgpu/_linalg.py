@@ -31,6 +31,7 @@ from ruda_wgpu._kernels import (
 )
 from ruda_wgpu._manipulation import (
     _axes,
+    _view_strides,
     broadcast_for,
     broadcast_to,
     concat,
@@ -200,6 +201,8 @@ def _batch_split(a: Array, b: Array, axes: int) -> int:
     """Where to split the ``axes`` batch axes of ``a`` and ``b`` (broadcast alike) into an outer
     and an inner batch, each one stride apart in both (see :func:`_matrices`): the last place
     that does, or ``axes`` (no inner batch) where none does."""
+    if a._is_contiguous() and b._is_contiguous():  # (the common case, on every product's path)
+        return axes
     for split in range(axes, -1, -1):
         if all(
             _one_stride(x.shape[:split], x._strides[:split]) is not None
@@ -223,6 +226,8 @@ def _matrices(x: Array, dt: np.dtype[Any], split: int) -> Operand:
     if x.dtype != dt:
         x = astype(x, dt)
     *batch, r, c = x.shape
+    if x._is_contiguous():  # (the common case, on every product's path: nothing to work out)
+        return Operand(x._storage, x._offset, (math.prod(batch[split:]) * r * c, r * c, c, 1), dt)
     *batch_strides, sr, sc = x._strides
     sr, sc = (0 if r == 1 else sr), (0 if c == 1 else sc)  # (any stride reads a length-1 axis)
     so = _one_stride(batch[:split], batch_strides[:split])
@@ -242,17 +247,10 @@ def _matrices(x: Array, dt: np.dtype[Any], split: int) -> Operand:
 
 def _one_stride(shape: Sequence[int], strides: Sequence[int]) -> int | None:
     """The stride that steps through all the axes ``shape`` of a view at once (0 where they are
-    broadcast, or there are none), or None where they are not one stride apart."""
-    step, expected = 0, None
-    for d, s in zip(reversed(shape), reversed(strides), strict=True):
-        if d == 1:
-            continue
-        if expected is None:
-            step = s
-        elif s != expected:
-            return None
-        expected = s * d
-    return step
+    broadcast), or None where they are not one stride apart: the stride of the view that
+    :func:`reshape` would merge them into."""
+    merged = _view_strides(tuple(shape), tuple(strides), (math.prod(shape),))
+    return None if merged is None else merged[0]
 
 
 def side_by_side(stack: Array, apart: Sequence[int] | None = None) -> Array:
