@@ -5,10 +5,11 @@ present, against CuPy on the same data (``cupy.sort``, ``cupy.argsort``, ``x[mas
 ``cupy.take``, ``cupy.cumsum``). GPU sides wait for their work to finish inside the timed
 call. Sizes are 1e6 and 1e7 elements of float32 and int32 (1e6 only on a CPU adapter such as
 lavapipe, unless ``--full``); ``sort rows of 16`` sorts the largest size as rows of 16
-elements (a thread a row); ``take`` gathers as many elements at random indices (checked
-against the axis by its kernel, which does not wait for the check: an index out of bounds raises
-at the next read). Results go to ``benchmarks/results/wgpu_sort-<device>.json`` with a plot
-beside.
+elements (a thread a row), ``sort rows of 250`` and ``argsort rows of 1000`` as rows that a
+workgroup's memory holds (a workgroup a row; on a CPU adapter, rows of 1000 take the radix
+sort); ``take`` gathers as many elements at random indices (checked against the axis by its
+kernel, which does not wait for the check: an index out of bounds raises at the next read).
+Results go to ``benchmarks/results/wgpu_sort-<device>.json`` with a plot beside.
 
     python3 benchmarks/wgpu_sort.py
     python3 benchmarks/wgpu_sort.py --full --repeats 5
@@ -38,12 +39,16 @@ def _data(dtype: str, n: int) -> np.ndarray:
     return rng.integers(-(2**31), 2**31 - 1, n, dtype=np.int64).astype(np.int32)
 
 
+#: sorts of the largest size as rows: a thread a row, and a workgroup a row
+ROW_SORTS = (("sort", 16), ("sort", 250), ("argsort", 1000))
+
+
 def _cases(sizes: list[int]) -> list[tuple[str, str, int]]:
     cases = [(op, dtype, n) for op in ("sort", "argsort") for dtype in ("float32", "int32") for n in sizes]
     last = max(sizes)
     return [
         *cases,
-        ("sort rows of 16", "float32", last),
+        *[(f"{op} rows of {r}", "float32", last) for op, r in ROW_SORTS],
         ("mask", "float32", last),
         *[("take", "float32", n) for n in sizes],
         ("cumulative_sum", "float32", last),
@@ -52,7 +57,8 @@ def _cases(sizes: list[int]) -> list[tuple[str, str, int]]:
 
 def _contenders(op: str, host: np.ndarray, cp: Any) -> dict[str, Callable[[], object]]:
     """The same operation on ruda_wgpu, NumPy and (when present) CuPy, each waiting for its result."""
-    rows_host = host.reshape(-1, 16)
+    fn_name, _, row = op.partition(" rows of ")  # a sort of rows of that length, along the last axis
+    rows_host = host.reshape(-1, int(row or 1))
     x, rows = xp.asarray(host), xp.asarray(rows_host)
     mask_host = host > 0
     mask = xp.asarray(mask_host)
@@ -61,19 +67,21 @@ def _contenders(op: str, host: np.ndarray, cp: Any) -> dict[str, Callable[[], ob
     ours = {
         "sort": lambda: xp.sort(x),
         "argsort": lambda: xp.argsort(x),
-        "sort rows of 16": lambda: xp.sort(rows),
+        "sort rows": lambda: xp.sort(rows),
+        "argsort rows": lambda: xp.argsort(rows),
         "mask": lambda: x[mask],  # reads the count back: the shape depends on the data
         "take": lambda: xp.take(x, at),  # checked in its kernel: a bad index raises at the next read
         "cumulative_sum": lambda: xp.cumulative_sum(x),
-    }[op]
+    }[fn_name + " rows" if row else op]
     numpy = {
         "sort": lambda: np.sort(host),  # NumPy's default (fastest, not stable); ours is stable
         "argsort": lambda: np.argsort(host),
-        "sort rows of 16": lambda: np.sort(rows_host),
+        "sort rows": lambda: np.sort(rows_host),
+        "argsort rows": lambda: np.argsort(rows_host),
         "mask": lambda: host[mask_host],
         "take": lambda: np.take(host, at_host),
         "cumulative_sum": lambda: np.cumsum(host),
-    }[op]
+    }[fn_name + " rows" if row else op]
 
     out: dict[str, Callable[[], object]] = {"ruda_wgpu": waiting(ours, xp.synchronize), "numpy": numpy}
     if cp is not None:
@@ -86,11 +94,12 @@ def _contenders(op: str, host: np.ndarray, cp: Any) -> dict[str, Callable[[], ob
         fn = {
             "sort": lambda: cp.sort(c),
             "argsort": lambda: cp.argsort(c),
-            "sort rows of 16": lambda: cp.sort(crows),
+            "sort rows": lambda: cp.sort(crows),
+            "argsort rows": lambda: cp.argsort(crows),
             "mask": lambda: c[cmask],
             "take": lambda: cp.take(c, cat),
             "cumulative_sum": lambda: cp.cumsum(c),
-        }[op]
+        }[fn_name + " rows" if row else op]
         out["cupy"] = waiting(fn, cp.cuda.Device().synchronize)
     return out
 

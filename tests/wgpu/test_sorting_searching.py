@@ -71,31 +71,87 @@ def test_sort_values(xp, dtype, descending):
         np.testing.assert_array_equal(got, want)
 
 
+def _check_rows(xp, host: np.ndarray, descending: bool) -> None:
+    """sort and argsort of the rows of ``host`` against the stable order, -0 before +0."""
+    got = xp.sort(xp.asarray(host), descending=descending)
+    order = np.stack([_stable_order(row, descending) for row in host])
+    want = np.take_along_axis(host, order, axis=1)
+    if host.dtype.kind == "f":  # -0 and +0 are equal; sort puts -0 first
+        np.testing.assert_array_equal(np.where(want == 0, 0, np.asarray(got)), np.where(want == 0, 0, want))
+        for row in np.asarray(got):
+            signs = list(np.signbit(row[row == 0]))
+            assert signs == sorted(signs, reverse=not descending)
+    else:
+        assert_matches_numpy(got, want)
+    assert_matches_numpy(xp.argsort(xp.asarray(host), descending=descending), order, check_dtype=False)
+
+
+def _no_radix(*args):
+    raise AssertionError("rows went to the radix sort")
+
+
 @pytest.mark.parametrize("dtype", REAL)
 @pytest.mark.parametrize("descending", [False, True])
 def test_short_rows_sort_a_thread_a_row_stably(xp, monkeypatch, dtype, descending):
     from ruda_wgpu import _sorting
 
-    def no_radix(*args):
-        raise AssertionError("short rows went to the radix sort")
-
-    monkeypatch.setattr(_sorting, "radix_sort", no_radix)
+    monkeypatch.setattr(_sorting, "radix_sort", _no_radix)
     for n in (1, 3, 4, 5, 17, _sorting.SHORT_SORT):
         host = _values(dtype, 40 * n, seed=n).reshape(40, n)
         host[-1] = host[-1, ::-1]  # the float edge cases, in another row and order
-        got = xp.sort(xp.asarray(host), descending=descending)
-        order = np.stack([_stable_order(row, descending) for row in host])
-        want = np.take_along_axis(host, order, axis=1)
-        if host.dtype.kind == "f":  # -0 and +0 are equal; sort puts -0 first
-            np.testing.assert_array_equal(
-                np.where(want == 0, 0, np.asarray(got)), np.where(want == 0, 0, want)
-            )
-            for row in np.asarray(got):
-                signs = list(np.signbit(row[row == 0]))
-                assert signs == sorted(signs, reverse=not descending)
-        else:
-            assert_matches_numpy(got, want)
-        assert_matches_numpy(xp.argsort(xp.asarray(host), descending=descending), order, check_dtype=False)
+        _check_rows(xp, host, descending)
+
+
+@pytest.mark.parametrize("dtype", REAL)
+@pytest.mark.parametrize("descending", [False, True])
+def test_rows_a_workgroup_holds_sort_a_workgroup_a_row_stably(xp, monkeypatch, dtype, descending):
+    from ruda_wgpu import _sorting
+
+    monkeypatch.setattr(_sorting, "radix_sort", _no_radix)
+    dev = xp.__array_namespace_info__().default_device()
+    most = min(_sorting.CPU_MAX_TILE_SORT, _sorting.tile_capacity(dev, 2, True))
+    for n in (_sorting.SHORT_SORT + 1, 64, 100, most):  # padded, exact, padded, the largest
+        host = _values(dtype, 7 * n, seed=n).reshape(7, n)
+        host[-1] = host[-1, ::-1]  # the float edge cases, in another row and order
+        _check_rows(xp, host, descending)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "float64"])
+def test_long_rows_sort_a_workgroup_a_row_on_a_gpu(xp, monkeypatch, dtype):
+    # a GPU takes rows up to the workgroup memory's size (32 KiB on lavapipe: 4096 one-word keys,
+    # 2048 with their indices or two-word keys)
+    from ruda_wgpu import _sorting
+
+    dev = xp.__array_namespace_info__().default_device()
+    if dtype not in xp.__array_namespace_info__().dtypes():
+        pytest.skip(f"the device has no {dtype}")
+    monkeypatch.setattr(dev, "cpu", False)
+    words = 2 if np.dtype(dtype).itemsize == 8 else 1
+    sort_most = _sorting.tile_capacity(dev, words, False)
+    argsort_most = _sorting.tile_capacity(dev, words, True)
+    assert sort_most > _sorting.CPU_MAX_TILE_SORT
+    monkeypatch.setattr(_sorting, "radix_sort", _no_radix)
+    host = _values(dtype, 3 * argsort_most, seed=3).reshape(3, argsort_most)
+    _check_rows(xp, host, descending=True)
+    host = _values(dtype, 2 * sort_most - 2, seed=4).reshape(2, sort_most - 1)
+    got = xp.sort(xp.asarray(host))
+    want = np.take_along_axis(host, np.stack([_stable_order(row, False) for row in host]), axis=1)
+    np.testing.assert_array_equal(np.where(want == 0, 0, np.asarray(got)), np.where(want == 0, 0, want))
+
+
+def test_tile_sort_capacity_follows_the_workgroup_memory(xp):
+    from types import SimpleNamespace
+
+    from ruda_wgpu import _sorting
+
+    def device(cpu: bool, memory: int) -> SimpleNamespace:
+        return SimpleNamespace(cpu=cpu, limits={"max-compute-workgroup-storage-size": memory})
+
+    assert _sorting.tile_capacity(device(False, 49152), 1, False) == 4096
+    assert _sorting.tile_capacity(device(False, 32768), 1, True) == 2048  # 4096 needs 32 KiB + 4
+    assert _sorting.tile_capacity(device(False, 16384), 2, True) == 1024
+    assert _sorting.tile_capacity(device(True, 49152), 1, False) == _sorting.CPU_MAX_TILE_SORT
+    assert _sorting.tile_capacity(device(False, 256), 1, True) == 0  # not even 32 keys fit
 
 
 @pytest.mark.parametrize("index", ["default", "int32"])

@@ -12,7 +12,9 @@ back (or only argsort's indices), so no pass of its own converts either way.
 The rows of the sorted axis are sorted together: a tile of keys never spans two
 rows, and the digit histograms are laid out row by row, so one scan places every
 key within its own row. Rows of at most :data:`SHORT_SORT` keys are sorted a thread
-a row instead, by insertion of the same keys (``wgsl/sort_rows.wgsl``).
+a row instead, by insertion of the same keys (``wgsl/sort_rows.wgsl``), and rows that
+one workgroup's memory holds a workgroup a row, by a bitonic network of the same keys
+(``wgsl/sort_tile.wgsl``): one dispatch where the radix sort takes twelve.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import numpy as np
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, contiguous, copy_of, empty, to_numpy
 from ruda_wgpu._creation import zeros
-from ruda_wgpu._engine import STORAGE_ITEMSIZE, Storage
+from ruda_wgpu._engine import STORAGE_ITEMSIZE, GpuDevice, Storage
 from ruda_wgpu._indexing import take
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import THREAD_WORKGROUP, bind, convert, run, wgsl_type
@@ -224,6 +226,14 @@ def _pass_code(code: KeyCode, dtype: np.dtype[Any], first: bool, last: bool, ind
     }
 
 
+#: keys from which the radix sort submits its first pass before recording the others, so that
+#: the GPU works meanwhile. A submit costs an H200's host 50-100 us (see ``_engine.BATCH_BYTES``);
+#: the first pass of 1e7 keys took the GPU about 0.3 ms, of 1e6 about 0.1 (an estimate from the
+#: whole sorts' times), and a smaller one would only pay for the submit (on lavapipe a submit
+#: took 0.6 ms of the host's time in a sort of 1000 keys, whose wall time it did not shorten)
+FLUSH_FROM = 1 << 21
+
+
 def radix_sort(src: Array, code: KeyCode, out: Array | None) -> Storage | None:
     """Sort the rows of the contiguous ``src`` (sorted axis last) by their keys ``code``, writing
     the sorted values into ``out`` (sort), or, when ``out`` is None, returning the sorted row
@@ -280,8 +290,8 @@ def radix_sort(src: Array, code: KeyCode, out: Array | None) -> Storage | None:
         bind_payload = bind(dev, payload, 0, total, _U32, what)[0] if payload else bind_offsets
         bindings = [bind_keys_out, bind_payload_out, bind_in, bind_payload, bind_offsets]
         run(dev, "radix_scatter", {**scatter_subs, **parts}, bindings, params, rows * tiles)
-        if first:
-            dev.flush()  # the GPU starts while the other passes are recorded (a submit costs ~0.15 ms)
+        if first and total >= FLUSH_FROM:
+            dev.flush()  # the GPU starts while the other passes are recorded
         keys, payload = keys_out, payload_out
     return payload
 
@@ -325,12 +335,76 @@ def sort_short_rows(src: Array, code: KeyCode, out: Array | None) -> Storage | N
     return indices
 
 
+#: the longest rows sorted a workgroup a row (``wgsl/sort_tile.wgsl``) where the workgroup's
+#: memory holds them. The bitonic network does n log2(n)^2 / 4 compare-exchanges against the
+#: radix sort's few passes over n keys: on a GPU they run in workgroup memory, a fraction of the
+#: time of the radix sort's passes through device memory (an estimate); on a CPU adapter, where
+#: every one costs the cores, the network lost beyond 512 keys on lavapipe (argsort of 50 rows of
+#: 1024: 17.0 ms against 15.5; of 512: 7.3 against 15.6, and one row of 512 0.4 against 1.7)
+MAX_TILE_SORT = 4096
+CPU_MAX_TILE_SORT = 512
+#: threads of a CPU adapter's workgroup sorting a row (a GPU's: THREAD_WORKGROUP); lavapipe runs
+#: a workgroup's threads in turn between barriers: 4000 rows of 250 took 143 ms with 8, 163 with
+#: 32 and 214 with 256
+CPU_TILE_THREADS = 8
+
+
+def tile_capacity(dev: GpuDevice, words: int, indices: bool) -> int:
+    """The longest row of keys of ``words`` u32 words (with their indices, for argsort) that
+    :func:`sort_tile_rows` sorts on ``dev``: a power of two whose keys fit the workgroup memory,
+    at most :data:`MAX_TILE_SORT` (:data:`CPU_MAX_TILE_SORT` on a CPU adapter); 0 when not even
+    :data:`SHORT_SORT` would fit."""
+    memory = int(dev.limits["max-compute-workgroup-storage-size"])
+    tile = CPU_MAX_TILE_SORT if dev.cpu else MAX_TILE_SORT
+    while tile > SHORT_SORT and tile * 4 * (words + indices) + 4 > memory:
+        tile //= 2
+    return tile if tile > SHORT_SORT else 0
+
+
+def sort_tile_rows(src: Array, code: KeyCode, out: Array | None) -> Storage | None:
+    """:func:`radix_sort` of rows that one workgroup's memory holds, a workgroup a row, by a
+    bitonic network (see ``wgsl/sort_tile.wgsl``); the indices of an argsort are written in the
+    device's index dtype, as :func:`sort_short_rows` writes them."""
+    dev = src.device
+    n = src.shape[-1]
+    rows = src.size // n
+    what = "argsort" if out is None else "sort"
+    tile = max(64, 1 << (n - 1).bit_length())  # (a few kernels: 64, 128, ... keys)
+    bind_in, in_base = bind(dev, src._storage, src._offset, src.size, src.dtype, what)
+    subs: dict[str, object] = {
+        "T": wgsl_type(src.dtype),
+        "KEY": code.key,
+        "VALUE": code.value,
+        "KT": "u32" if code.words == 1 else "vec2<u32>",
+        "WIDE": "return vec2<u32>(k, 0u);" if code.words == 1 else "return k;",
+        "NARROW": "return k.x;" if code.words == 1 else "return k;",
+        "PAYLOAD": "true" if out is None else "false",
+        "SP": tile if out is None else 1,
+        "TILE": tile,
+        "WG": min(CPU_TILE_THREADS if dev.cpu else THREAD_WORKGROUP, tile // 2),
+    }
+    indices = None
+    if out is None:
+        index = default_dtypes_of(dev)["indexing"]
+        indices = Storage(dev, src.size * STORAGE_ITEMSIZE[index])
+        bind_out, out_base = bind(dev, indices, 0, src.size, index, what)
+        subs |= {"OUT": wgsl_type(index), "PUT": f"o[row * n + j] = {convert('sp[j]', _U32, index)};"}
+    else:
+        bind_out, out_base = bind(dev, out._storage, out._offset, out.size, out.dtype, what)
+        subs |= {"OUT": subs["T"], "PUT": "o[P[3] + row * n + j] = from_key(wide(sk[j]));"}
+    run(dev, "sort_tile", subs, [bind_out, bind_in], [n, rows, in_base, out_base], rows)
+    return indices
+
+
 def _sort_rows(src: Array, code: KeyCode, out: Array | None) -> tuple[Storage | None, np.dtype[Any]]:
-    """Sort the rows of ``src`` (see :func:`radix_sort`): short ones a thread a row. Returns
-    argsort's indices (None for a sort) and their dtype: the device's index dtype from short
-    rows, uint32 from the radix sort."""
-    if src.shape[-1] <= SHORT_SORT:
+    """Sort the rows of ``src`` (see :func:`radix_sort`): short ones a thread a row, those one
+    workgroup's memory holds a workgroup a row. Returns argsort's indices (None for a sort) and
+    their dtype: the device's index dtype from those, uint32 from the radix sort."""
+    n = src.shape[-1]
+    if n <= SHORT_SORT:
         return sort_short_rows(src, code, out), default_dtypes_of(src.device)["indexing"]
+    if n <= tile_capacity(src.device, code.words, out is None):
+        return sort_tile_rows(src, code, out), default_dtypes_of(src.device)["indexing"]
     return radix_sort(src, code, out), _U32
 
 
@@ -387,7 +461,7 @@ def _too_large_to_sort(x: Array, axis: int = -1, indices: bool = False) -> bool:
     if not fits(dev, x.size, max(STORAGE_ITEMSIZE[x.dtype], 4 * words, index)):
         return True
     n = x.shape[axis]
-    if n <= SHORT_SORT:
+    if n <= SHORT_SORT or n <= tile_capacity(dev, words, indices):
         return False
     wg, ipt = radix_shape(words, True, int(dev.limits["max-compute-workgroup-storage-size"]))
     return not fits(dev, x.size // n * 256 * -(-n // (wg * ipt)), 4)
