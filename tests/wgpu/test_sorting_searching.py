@@ -90,12 +90,22 @@ def _no_radix(*args):
     raise AssertionError("rows went to the radix sort")
 
 
+def _no_tile(*args):
+    raise AssertionError("rows went to the sort a workgroup a row")
+
+
+def _no_thread(*args):
+    raise AssertionError("rows went to the sort a thread a row")
+
+
 @pytest.mark.parametrize("dtype", REAL)
 @pytest.mark.parametrize("descending", [False, True])
 def test_short_rows_sort_a_thread_a_row_stably(xp, monkeypatch, dtype, descending):
     from ruda_wgpu import _sorting
 
     monkeypatch.setattr(_sorting, "radix_sort", _no_radix)
+    monkeypatch.setattr(_sorting, "sort_tile_rows", _no_tile)
+    monkeypatch.setattr(_sorting, "CPU_FEW_ROWS", 0)
     for n in (1, 3, 4, 5, 17, _sorting.SHORT_SORT):
         host = _values(dtype, 40 * n, seed=n).reshape(40, n)
         host[-1] = host[-1, ::-1]  # the float edge cases, in another row and order
@@ -108,9 +118,11 @@ def test_rows_a_workgroup_holds_sort_a_workgroup_a_row_stably(xp, monkeypatch, d
     from ruda_wgpu import _sorting
 
     monkeypatch.setattr(_sorting, "radix_sort", _no_radix)
+    monkeypatch.setattr(_sorting, "sort_short_rows", _no_thread)
     dev = xp.__array_namespace_info__().default_device()
+    monkeypatch.setattr(dev, "cpu", True)  # (which also takes a few short rows so)
     most = min(_sorting.CPU_MAX_TILE_SORT, _sorting.tile_capacity(dev, 2, True))
-    for n in (_sorting.SHORT_SORT + 1, 64, 100, most):  # padded, exact, padded, the largest
+    for n in (5, 16, _sorting.SHORT_SORT + 1, 64, 100, most):  # padded, exact, ..., the largest
         host = _values(dtype, 7 * n, seed=n).reshape(7, n)
         host[-1] = host[-1, ::-1]  # the float edge cases, in another row and order
         _check_rows(xp, host, descending)

@@ -14,7 +14,8 @@ rows, and the digit histograms are laid out row by row, so one scan places every
 key within its own row. Rows of at most :data:`SHORT_SORT` keys are sorted a thread
 a row instead, by insertion of the same keys (``wgsl/sort_rows.wgsl``), and rows that
 one workgroup's memory holds a workgroup a row, by a bitonic network of the same keys
-(``wgsl/sort_tile.wgsl``): one dispatch where the radix sort takes twelve.
+(``wgsl/sort_tile.wgsl``): one dispatch where the radix sort takes twelve. (A CPU adapter
+sorts a few short rows so too: see :data:`CPU_FEW_ROWS`.)
 """
 
 from __future__ import annotations
@@ -343,6 +344,12 @@ def sort_short_rows(src: Array, code: KeyCode, out: Array | None) -> Storage | N
 #: 1024: 17.0 ms against 15.5; of 512: 7.3 against 15.6, and one row of 512 0.4 against 1.7)
 MAX_TILE_SORT = 4096
 CPU_MAX_TILE_SORT = 512
+#: short rows of more than 4 keys fewer than this a CPU adapter sorts a workgroup a row rather than
+#: a thread a row: lavapipe's dispatch of ``sort_rows.wgsl`` costs about 2 ms with rows of 5 to 8
+#: keys, 3-7 with 9 to 16 and 8 with 17 to 32, however few the rows (its threads' arrays), so
+#: that 1000 rows of 16 took 7.4 ms against 2.4 (argsort) and 1.6 (sort) a workgroup a row, 3000
+#: rows 9.6 against 6.4 and 3.8, and 10000 rows 11.5 against 20.6 and 11.9
+CPU_FEW_ROWS = 2048
 #: threads of a CPU adapter's workgroup sorting a row (a GPU's: THREAD_WORKGROUP); lavapipe runs
 #: a workgroup's threads in turn between barriers: 4000 rows of 250 took 143 ms with 8, 163 with
 #: 32 and 214 with 256
@@ -369,7 +376,7 @@ def sort_tile_rows(src: Array, code: KeyCode, out: Array | None) -> Storage | No
     n = src.shape[-1]
     rows = src.size // n
     what = "argsort" if out is None else "sort"
-    tile = max(64, 1 << (n - 1).bit_length())  # (a few kernels: 64, 128, ... keys)
+    tile = max(16, 1 << (n - 1).bit_length())  # (a few kernels: 16, 32, ... keys)
     bind_in, in_base = bind(dev, src._storage, src._offset, src.size, src.dtype, what)
     subs: dict[str, object] = {
         "T": wgsl_type(src.dtype),
@@ -400,11 +407,13 @@ def _sort_rows(src: Array, code: KeyCode, out: Array | None) -> tuple[Storage | 
     """Sort the rows of ``src`` (see :func:`radix_sort`): short ones a thread a row, those one
     workgroup's memory holds a workgroup a row. Returns argsort's indices (None for a sort) and
     their dtype: the device's index dtype from those, uint32 from the radix sort."""
-    n = src.shape[-1]
-    if n <= SHORT_SORT:
-        return sort_short_rows(src, code, out), default_dtypes_of(src.device)["indexing"]
-    if n <= tile_capacity(src.device, code.words, out is None):
-        return sort_tile_rows(src, code, out), default_dtypes_of(src.device)["indexing"]
+    dev, n = src.device, src.shape[-1]
+    capacity = tile_capacity(dev, code.words, out is None)
+    few = dev.cpu and n > 4 and src.size // n < CPU_FEW_ROWS and n <= capacity
+    if n <= SHORT_SORT and not few:
+        return sort_short_rows(src, code, out), default_dtypes_of(dev)["indexing"]
+    if n <= capacity:
+        return sort_tile_rows(src, code, out), default_dtypes_of(dev)["indexing"]
     return radix_sort(src, code, out), _U32
 
 
