@@ -221,12 +221,110 @@ def test_strided_views_and_broadcast_operands_are_reduced_where_they_lie(xp, axi
     assert_matches_numpy(got_squares, want, rtol=1e-4)
 
 
+def test_long_rows_of_views_and_broadcast_leaves_are_reduced_in_place_on_a_gpu(xp, monkeypatch):
+    # a GPU reduces long rows a workgroup a row (lavapipe a thread a result): that kernel reads
+    # rows a stride apart, and leaves of one element a row, where they lie
+    from ruda_wgpu import _fusion, _kernels, _statistical
+
+    n = 3 * _kernels.SHORT_ROWS
+    host = _host("float32", (40, n)) * 3 + 1
+    x = xp.asarray(host)
+    monkeypatch.setattr(x.device, "cpu", False)
+    mean, total = xp.mean(x, axis=1, keepdims=True), xp.sum(x, keepdims=True)
+    view = x[1::2, 5 : n - 7]  # rows of contiguous elements, a stride apart
+    results = []
+    for enabled in (True, False):
+        previous = _fusion.set_enabled(enabled)
+        try:
+            xp.synchronize()
+            with monkeypatch.context() as m:
+                if enabled:  # nothing copied or computed before the reductions
+                    m.setattr(_statistical, "contiguous", lambda *a: pytest.fail("copied"))
+                    m.setattr(_fusion, "_launch", lambda *a: pytest.fail("ran the chain on its own"))
+                before = xp.memory_stats()["dispatches"]
+                got = [
+                    xp.sum(view, axis=1),
+                    xp.sum((x - mean) * (x - mean), axis=1),
+                    xp.max(x * total, axis=1),
+                    xp.sum(x[3] - total),  # one row, and a leaf of one element
+                ]
+                if enabled:  # one dispatch each (rows this short take one pass)
+                    assert xp.memory_stats()["dispatches"] - before == 4
+            results.append([np.asarray(r) for r in got])
+        finally:
+            _fusion.set_enabled(previous)
+    for fused, unfused in zip(*results, strict=True):  # the same kernel sums the same values
+        assert fused.tobytes() == unfused.tobytes()
+    s = host.sum()
+    wants = [
+        host[1::2, 5 : n - 7].sum(axis=1),
+        ((host - host.mean(axis=1, keepdims=True)) ** 2).sum(axis=1),
+        (host * s).max(axis=1),
+        (host[3] - s).sum(),
+    ]
+    for got_one, want in zip(results[0], wants, strict=True):
+        np.testing.assert_allclose(got_one, want, rtol=1e-4)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_reductions_of_views_and_chains_keep_their_bits_on_either_kernel(xp, data):
+    """Random views (sliced, stepped, transposed, broadcast) and chains with broadcast operands
+    (a mean, a total, a column), reduced over random axes on a GPU's kernels and a CPU
+    adapter's: close to NumPy, and the same bits with fusion on and off."""
+    from ruda_wgpu import _fusion
+
+    dev = xp.__array_namespace_info__().default_device()
+    gpu = data.draw(st.booleans(), label="gpu")
+    rows, cols = (
+        data.draw(st.integers(2, 40), label="rows"),
+        data.draw(st.sampled_from([3, 70, 300]), label="cols"),
+    )
+    host = np.random.default_rng(data.draw(st.integers(0, 9), label="seed")).standard_normal((rows, cols + 9))
+    host = host.astype(np.float32)
+    view = data.draw(st.sampled_from(["whole", "sliced", "stepped", "transposed", "broadcast"]), label="view")
+    chain = data.draw(st.sampled_from(["none", "minus mean", "times total", "minus column"]), label="chain")
+    axis = data.draw(st.sampled_from([None, 0, 1, -1]), label="axis")
+    reduction = data.draw(st.sampled_from(["sum", "max", "mean"]), label="reduction")
+
+    def compute(ns, h):
+        x = {
+            "whole": h[:, :cols],
+            "sliced": h[1:, 4 : cols + 4],
+            "stepped": h[::2, :cols],
+            "transposed": ns.matrix_transpose(h[:, :cols]),
+            "broadcast": ns.broadcast_to(h[:1, :cols], (rows, cols)),
+        }[view]
+        if chain == "minus mean":
+            x = x - ns.mean(x, axis=1, keepdims=True)
+        elif chain == "times total":
+            x = x * ns.sum(h[:2, :2], keepdims=True)
+        elif chain == "minus column":
+            x = x - h[: x.shape[0], -1:] if x.shape[0] <= rows else x
+        return getattr(ns, reduction)(x * 1.5 + 0.25, axis=axis)
+
+    results = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(dev, "cpu", not gpu)
+        for enabled in (True, False):
+            previous = _fusion.set_enabled(enabled)
+            try:
+                results.append(np.asarray(compute(xp, xp.asarray(host))))
+            finally:
+                _fusion.set_enabled(previous)
+    assert results[0].tobytes() == results[1].tobytes()
+    np.testing.assert_allclose(results[0], compute(np, host), rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("gpu", [False, True])
 @pytest.mark.parametrize("axis", [0, 1])
 @pytest.mark.parametrize("shape", [(300, 20), (50, 300)])
-def test_variance_keeps_its_bits_with_fusion_off(xp, shape, axis):
+def test_variance_keeps_its_bits_with_fusion_off(xp, shape, axis, gpu, monkeypatch):
     from ruda_wgpu import _fusion
 
     x = xp.asarray(_host("float32", shape) * 2 + 5)
+    if gpu:  # long rows take the workgroup kernel
+        monkeypatch.setattr(x.device, "cpu", False)
     results = []
     for enabled in (True, False):
         previous = _fusion.set_enabled(enabled)

@@ -73,6 +73,33 @@ def test_elementwise_operands_wider_than_a_binding(small_bindings: Any) -> None:
     _same(y, g)
 
 
+def test_long_rows_with_broadcast_leaves_beyond_a_binding_on_a_gpu(
+    small_bindings: Any, monkeypatch: Any
+) -> None:
+    # a GPU's row kernel binds contiguous rows in windows and a leaf of an element a row whole;
+    # a view whose rows do not fit one binding is copied first
+    from ruda_wgpu import _fusion
+
+    monkeypatch.setattr(small_bindings, "cpu", False)
+    h = np.random.default_rng(4).standard_normal((30, 2000)).astype(np.float32)
+    x = xp.asarray(h)
+    mean, total = xp.mean(x, axis=1, keepdims=True), xp.sum(x, keepdims=True)
+    results = []
+    for enabled in (True, False):
+        previous = _fusion.set_enabled(enabled)
+        try:
+            got = [xp.sum((x - mean) * (x - mean), axis=1), xp.sum(x - total), xp.sum(x[:, 5:-9], axis=1)]
+            results.append([np.asarray(r) for r in got])
+        finally:
+            _fusion.set_enabled(previous)
+    for fused, unfused in zip(*results, strict=True):
+        assert fused.tobytes() == unfused.tobytes()
+    s = h.sum(dtype=np.float64)
+    wants = [((h - h.mean(axis=1, keepdims=True)) ** 2).sum(axis=1), (h - s).sum(), h[:, 5:-9].sum(axis=1)]
+    for got_one, want in zip(results[0], wants, strict=True):
+        np.testing.assert_allclose(got_one, want, rtol=1e-4, atol=1e-2)
+
+
 @pytest.mark.parametrize("axis", [None, 0, 1])
 def test_argmax_and_argmin_beyond_a_binding(small_bindings: Any, axis: int | None) -> None:
     h = _values(6000, seed=1).reshape(3, 2000) if axis == 1 else _values(6000, seed=1).reshape(2000, 3)

@@ -15,7 +15,7 @@ import functools
 import math
 import struct
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
@@ -724,24 +724,34 @@ def reduce_source(
     identity: str,
     load: str,
     value: tuple[str, str, str],
+    once: Container[int] = (),
 ) -> str:
-    """WGSL reducing rows of contiguous (M, K) inputs in G parts: one workgroup per (row, part),
-    a strided loop per thread, then a tree in workgroup memory. Output (M, G).
+    """WGSL reducing rows of (M, K) inputs in G parts: one workgroup per (row, part), a strided
+    loop per thread, then a tree in workgroup memory. Output (M, G).
 
     ``leaves`` are (is an array, dtype) per input ``x0, x1, ...``; ``value`` is ``(expression,
     prelude, lets)`` computing the element ``v`` from them, which ``load`` converts to the
-    accumulator's type. Parameters: m, k, g, w0 (first workgroup of this dispatch), then
-    :data:`SLOT` words per leaf: an array's base (element index of its start in the binding,
-    mod 2^32) or a scalar's value."""
+    accumulator's type. An array leaf's rows are contiguous, a stride apart; those in ``once``
+    hold one element a row, read before the loop. Parameters: m, k, g, w0 (first workgroup of
+    this dispatch), then :data:`SLOT` words per leaf: an array's base (element index of its
+    start in the binding, mod 2^32) and row stride, or a scalar's value."""
     ta = wgsl_type(acc)
 
     def row_start(i: int, w: int) -> tuple[list[str], str]:
         # the row's start, outside the loop: lavapipe reloads a parameter read inside it (a sum
         # of 1e7 float32 took 26.7 ms against 22.0 with this)
-        return [f"  let b{i} = P[{w}] + row * k;"], f"b{i} + j"
+        return [f"  let b{i} = P[{w}] + row * P[{w + 1}];"], f"b{i}" if i in once else f"b{i} + j"
 
     body = _reduction_body(
-        leaves, acc, identity, load, value, row_start, lambda u: f"let j = j0 + {u * WORKGROUP}u;", "      "
+        leaves,
+        acc,
+        identity,
+        load,
+        value,
+        row_start,
+        lambda u: f"let j = j0 + {u * WORKGROUP}u;",
+        "      ",
+        once,
     )
     return f"""
 @group(0) @binding(0) var<storage, read> P: array<u32>;
@@ -879,10 +889,12 @@ def _reduction_body(
     array_leaf: Callable[[int, int], tuple[list[str], str]],
     element: Callable[[int], str],
     indent: str,
+    once: Container[int] = (),
 ) -> _ReductionBody:
     """The bindings, loads and accumulation of a reduction kernel: ``array_leaf(i, w)`` gives an
     array leaf's preamble lines and element index (``w``: its first parameter word), and
-    ``element(u)`` the ``let`` naming the element an unrolled step ``u`` reads."""
+    ``element(u)`` the ``let`` naming the element an unrolled step ``u`` reads. The array leaves
+    in ``once`` are read before the loop, at their index."""
     expr, _, lets = value
     ta = wgsl_type(acc)
     bindings: list[str] = []
@@ -894,7 +906,10 @@ def _reduction_body(
             bindings.append(f"@group(0) @binding({len(bindings) + 2}) var<storage, read> a{i}: array<{t}>;")
             lines, index = array_leaf(i, 4 + SLOT * i)
             preamble += lines
-            loads.append(f"let x{i}: {t} = a{i}[{index}];")
+            if i in once:
+                preamble.append(f"  let x{i}: {t} = a{i}[{index}];")
+            else:
+                loads.append(f"let x{i}: {t} = a{i}[{index}];")
         else:
             preamble.append(f"  let x{i}: {t} = {_scalar_load(4 + SLOT * i, t)};")
 
@@ -946,11 +961,13 @@ def launch_reduce(
     With ``inner`` B > 1 the operand is (m, k, B), reduced along k into (m, B) values; with
     ``strides``, each array leaf's strides along m, k and B (default: contiguous).
 
-    ``src`` may also be :class:`Fused` values (contiguous leaves of the operand's shape and
-    scalars), computed as they are read. Long rows are cut into G parts reduced by separate
-    workgroups, then the (m, G) partial results are reduced again; inputs beyond one storage
-    binding are dispatched in windows of whole workgroups. Short rows, and any ``inner`` > 1,
-    reduce one result a thread instead (see :func:`reduce_threads_source`).
+    ``src`` may also be :class:`Fused` values (leaves of the operand's shape and scalars),
+    computed as they are read. Long rows are cut into G parts reduced by separate workgroups,
+    then the (m, G) partial results are reduced again; contiguous inputs beyond one storage
+    binding are dispatched in windows of whole workgroups, and so are inputs whose rows are
+    contiguous a stride apart, or hold one element a row, where each fits one binding whole
+    (see :func:`_row_strides`). Short rows, any ``inner`` > 1, and other strides reduce one
+    result a thread instead (see :func:`reduce_threads_source`).
     """
     log = CAPTURE.log
     if log is not None and log.takes():
@@ -963,9 +980,11 @@ def launch_reduce(
         leaves, src_key = src.leaves, src.key
         layout = tuple((type(leaf) is Operand, leaf.dtype) for leaf in leaves)
     flat = (k * inner, inner, 1)
+    # () when every array leaf is contiguous, the commonest case (see _row_strides)
+    rows = () if strides is None else _row_strides(strides, flat) if inner == 1 else None
     if (
         inner > 1
-        or (strides is not None and any(s != flat for s in strides))
+        or rows is None
         or (
             (k <= SHORT_ROWS or dev.cpu)
             and threads_fit(dev, m * k, [storage_itemsize(dt) for array, dt in layout if array] or [4])
@@ -975,13 +994,14 @@ def launch_reduce(
             strides = [flat] * sum(array for array, _ in layout)
         kernel = (key, acc, combine, identity, load, prelude)
         return _reduce_threads(dev, src, leaves, layout, src_key, (m, k, inner), strides, kernel)
-    sig = ("reduce", src_key, layout, m, k, key, acc, combine, identity, load, prelude)
+    once = _read_once(leaves, rows)
+    sig = ("reduce", src_key, layout, once, tuple(rows), m, k, key, acc, combine, identity, load, prelude)
     plan = dev.plans.get(sig)
     if plan is None:
         kernel = (key, acc, combine, identity, load, prelude)
         values = _read(src) if isinstance(src, Operand) else src
         plan = remember(
-            dev.plans, PLAN_CACHE, sig, ReducePlan(_reduce_passes(dev, values, layout, m, k, kernel))
+            dev.plans, PLAN_CACHE, sig, ReducePlan(_reduce_passes(dev, values, layout, m, k, kernel, once))
         )
     isz = STORAGE_ITEMSIZE[acc]
     *partial, last = plan.parts
@@ -993,9 +1013,41 @@ def launch_reduce(
         launch = (*[_launch_key(leaf) for leaf in leaves], *[out.buffer for out in outs])
         steps = plan.steps.get(launch)
         if steps is None:
-            steps = remember(plan.steps, PREPARED_LAUNCHES, launch, plan.prepare(dev, leaves, outs, m, acc))
+            steps = remember(
+                plan.steps, PREPARED_LAUNCHES, launch, plan.prepare(dev, leaves, rows, outs, m, acc)
+            )
         dev.replay(steps)
     return outs[-1]
+
+
+def _row_strides(
+    strides: Sequence[tuple[int, int, int]], flat: tuple[int, int, int]
+) -> list[tuple[int, int] | None] | None:
+    """How the row kernel (:func:`reduce_source`) reads each array leaf of the strides ``strides``
+    (along m, k and B = 1): None for contiguous rows, (row stride, 1) for rows of contiguous
+    elements a stride apart, (row stride, 0) for an element per row (a leaf broadcast along k,
+    such as the mean a variance subtracts); None when a leaf is none of these."""
+    rows: list[tuple[int, int] | None] = []
+    for m_stride, k_stride, _ in strides:
+        if (m_stride, k_stride) == flat[:2]:
+            rows.append(None)
+        elif k_stride in (0, 1) and m_stride >= 0:
+            rows.append((m_stride, k_stride))
+        else:
+            return None
+    return rows
+
+
+_READ_ALONG: frozenset[int] = frozenset()
+
+
+def _read_once(leaves: Sequence[Operand | Scalar], rows: Sequence[tuple[int, int] | None]) -> frozenset[int]:
+    """The indices among ``leaves`` of the array leaves that ``rows`` (see :func:`_row_strides`)
+    reads an element a row."""
+    if not rows:
+        return _READ_ALONG
+    arrays = [i for i, leaf in enumerate(leaves) if type(leaf) is Operand]
+    return frozenset(i for i, row in zip(arrays, rows, strict=True) if row is not None and row[1] == 0)
 
 
 def _reduce_threads(
@@ -1107,11 +1159,14 @@ class ReducePlan:
         self,
         dev: GpuDevice,
         leaves: Sequence[Operand | Scalar],
+        rows: Sequence[tuple[int, int] | None],
         outs: list[Storage],
         m: int,
         acc: np.dtype[Any],
     ) -> list[Step]:
-        """The dispatches reducing ``leaves`` through the passes into ``outs`` (one a pass)."""
+        """The dispatches reducing ``leaves`` (each array leaf read as ``rows`` says: see
+        :func:`_row_strides`) through the passes into ``outs`` (one a pass). Contiguous leaves
+        are bound in windows of the dispatch's rows, the others whole."""
         steps = []
         for (pipe, cur_k, g, chunk, most), out in zip(self.passes, outs, strict=True):
             total = m * g
@@ -1124,19 +1179,25 @@ class ReducePlan:
                 rel_hi = last_row * cur_k + min((last_part + 1) * chunk, cur_k)
                 params = [m, cur_k, g, w0]
                 buffers = [(out.buffer, 0, out.buffer.size)]
+                arrays = iter(rows)
                 for leaf in leaves:
                     if isinstance(leaf, Scalar):
                         params += leaf.words()
                         continue
-                    lo = leaf.offset + rel_lo
-                    hi = max(leaf.offset + rel_hi, lo + 1)
+                    row = next(arrays, None)
+                    if row is None:
+                        lo, row_stride = leaf.offset + rel_lo, cur_k
+                        hi = max(leaf.offset + rel_hi, lo + 1)
+                    else:
+                        lo, row_stride = leaf.offset, row[0]
+                        hi = lo + strided_span((m, cur_k), row)
                     isz = storage_itemsize(leaf.dtype)
                     binding, skip = window(dev, leaf.storage, lo, hi, isz, "a reduction")
-                    params += ((leaf.offset - (lo - skip)) & 0xFFFFFFFF, 0, 0, 0)  # SLOT words
+                    params += ((leaf.offset - (lo - skip)) & 0xFFFFFFFF, row_stride, 0, 0)  # SLOT words
                     buffers.append(binding)
                 steps.append(dev.step(pipe, buffers, pack_words(*params), n_w))
                 w0 += n_w
-            leaves = [Operand(out, 0, (), acc)]  # the next pass reduces the partial results
+            leaves, rows = [Operand(out, 0, (), acc)], ()  # the next pass reduces the partial results
         return steps
 
 
@@ -1147,11 +1208,12 @@ def _reduce_passes(
     m: int,
     k: int,
     kernel: tuple[Any, np.dtype[Any], str, str, str, str],
+    once: frozenset[int] = frozenset(),
 ) -> list[tuple[Any, int, int, int, int]]:
     """The passes of :func:`launch_reduce` (``kernel`` is its key, acc, combine, identity, load
-    and prelude): per pass its pipeline, the row length it reduces, its parts G, the elements of
-    a part, and the most workgroups a dispatch can take (their inputs fit one binding). Made
-    once per signature."""
+    and prelude; ``once``, the leaves read once a row): per pass its pipeline, the row length
+    it reduces, its parts G, the elements of a part, and the most workgroups a dispatch can take
+    (their inputs fit one binding). Made once per signature."""
     key, acc, combine, identity, load, prelude = kernel
     passes = []
     cur_k, cur_load, value, src_key = k, load, src.code, src.key
@@ -1162,14 +1224,15 @@ def _reduce_passes(
         g = max(g, -(-cur_k // max(limit // 2, 1)))
         chunk = max(-(-cur_k // g), 1)
         pass_kernel = (key, acc, combine, identity, cur_load, prelude)
+        write = functools.partial(reduce_source, once=once)
         pipe = _reduction_pipeline(
-            dev, ("red", key, src_key, layout, acc, cur_load), reduce_source, layout, value, pass_kernel
+            dev, ("red", key, src_key, layout, once, acc, cur_load), write, layout, value, pass_kernel
         )
         most = min(max(1, limit // chunk), dev.max_groups * dev.max_groups)
         passes.append((pipe, cur_k, g, chunk, most))
         if g == 1:
             return passes
-        cur_k, cur_load, value, src_key, layout = g, "v", _own_values, None, ((True, acc),)
+        cur_k, cur_load, value, src_key, layout, once = g, "v", _own_values, None, ((True, acc),), frozenset()
 
 
 def _read(operand: Operand) -> Fused:

@@ -99,15 +99,28 @@ def _in_place(
     fold into the view (or a strided one too long for one binding) makes ``x`` computed, and
     made contiguous; None when a reduction over a leading axis could still not bind it whole."""
     dev = x._device
-    if view[2] == 1 and view[1] > SHORT_ROWS and not dev.cpu:
-        # long rows a workgroup each on a GPU, by the flat index (the commonest reduction: a
-        # loop of sums pays for nothing more)
-        fused = reduction_input(x)
-        return (fused if fused is not None else contiguous(x)._operand()), None
+    node = x._node
+    pending = node is not None and node.storage is None
+    gpu_rows = view[2] == 1 and view[1] > SHORT_ROWS and not dev.cpu
+    if gpu_rows and not pending and x._is_contiguous():
+        return x._operand(), None  # (the commonest reduction: a loop of sums pays for no more)
     limit = dev.max_binding - dev.offset_align
     first, last = builtins.min(axes), builtins.max(axes)
     groups = ((0, first), (first, last + 1), (last + 1, x.ndim))
     flat = (view[1] * view[2], view[2], 1)
+    if gpu_rows:
+        # long rows a workgroup each on a GPU (see launch_reduce): a chain's leaves, or x,
+        # where the rows are contiguous a stride apart or hold one element a row (the mean
+        # that x - mean(x) subtracts); else x is computed, contiguous
+        if pending:
+            fused = reduction_input(x, strided=True)
+            found = None if fused is None else _row_leaves(fused, x._shape, groups, flat, view, limit)
+            return found or (contiguous(x)._operand(), None)
+        own = fold_strides(x._shape, x._strides, groups, flat)
+        fits = own is not None and strided_span(view, own) * STORAGE_ITEMSIZE[x._dtype] <= limit
+        if own is not None and own[1] in (0, 1) and fits:
+            return x._operand(), [own]
+        return contiguous(x)._operand(), None
     # Strided leaves are taken here, where the reduction runs a result a thread: so it would with
     # fusion off, and fused and unfused results keep the same bits.
     fused = reduction_input(x, strided=True)
@@ -133,6 +146,25 @@ def _in_place(
     elif view[2] > 1 and not threads_fit(dev, x.size, [isz]):
         return None
     return (x._operand() if own == flat else contiguous(x)._operand()), None
+
+
+def _row_leaves(
+    fused: Fused, shape: tuple[int, ...], groups: Any, flat: tuple[int, int, int], view: Any, limit: int
+) -> tuple[Fused, Grouped | None] | None:
+    """``fused`` and its array leaves' strides along (m, k, 1) where the row kernel reads each
+    in place (see :func:`_in_place`): contiguous (strides None when all are), rows of contiguous
+    elements, or an element a row; and each strided one fits one binding. None otherwise."""
+    folded: Grouped = []
+    for leaf in fused.leaves:
+        if type(leaf) is not Operand:
+            continue
+        f = fold_strides(shape, leaf.strides, groups, flat)
+        if f is None or f[1] not in (0, 1):
+            return None
+        if f != flat and strided_span(view, f) * STORAGE_ITEMSIZE[leaf.dtype] > limit:
+            return None
+        folded.append(f)
+    return fused, (None if builtins.all(f == flat for f in folded) else folded)
 
 
 @functools.lru_cache(maxsize=4096)  # every reduction in place asks, mostly for a few layouts
