@@ -4,7 +4,8 @@ skips file: what the READMEs' conformance figures claim, checked on every test r
 The suite is not on PyPI; ``../shared/tools/run-array-api-tests`` beside the repository finds
 its checkout (``RUDA_ARRAY_API_TESTS`` names another runner). Without it these tests skip and say
 so. ``RUDA_SUITE_EXAMPLES`` sets hypothesis's examples per test (default 100; the remote
-namespace, one round trip per operation, runs half as many).
+namespace, one round trip per operation, runs half as many, and so does ``wgpu-gpu-paths``: the
+WebGPU backend taking a GPU's code paths on the CPU adapter, see ``gpu_paths.py``).
 """
 
 from __future__ import annotations
@@ -28,11 +29,18 @@ EXAMPLES = int(os.environ.get("RUDA_SUITE_EXAMPLES", "100"))
 TORCH_DTYPES = {"ARRAY_API_TESTS_SKIP_DTYPES": "uint16,uint32,uint64"}
 ROUTER = "exec('import ruda, ruda_router; xp = ruda_router.Router((ruda.torch, ruda.host))')"
 
+#: the plugin that has ruda_wgpu take a GPU's code paths on a CPU adapter (see gpu_paths.py)
+GPU_PATHS = {
+    "PYTHONPATH": os.pathsep.join(p for p in (str(SKIPS), os.environ.get("PYTHONPATH", "")) if p),
+    "PYTEST_ADDOPTS": "-p gpu_paths",
+}
+
 #: id: (module for the suite, skips file, extra environment, examples, deadline on)
 NAMESPACES = {
     "host": ("ruda.host", "host-skips.txt", {}, EXAMPLES, True),
     "torch": ("ruda_torch", "torch-skips.txt", TORCH_DTYPES, EXAMPLES, False),
     "wgpu": ("ruda_wgpu", "wgpu-skips.txt", {}, EXAMPLES, False),
+    "wgpu-gpu-paths": ("ruda_wgpu", "wgpu-skips.txt", GPU_PATHS, max(EXAMPLES // 2, 1), False),
     "router": (ROUTER, "router-skips.txt", TORCH_DTYPES, EXAMPLES, False),
     "remote": ("ruda_remote", "remote-skips.txt", {}, max(EXAMPLES // 2, 1), False),
 }
