@@ -18,6 +18,7 @@ operators defer to this class (``np.float32(2) * x`` stays on the GPU).
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -295,6 +296,14 @@ def copy_of(x: Array) -> Array:
 def check_scalar_range(value: Any, dtype: np.dtype[Any]) -> None:
     """Raise OverflowError when a Python int does not fit ``dtype``."""
     if isinstance(value, int) and not isinstance(value, bool) and dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        if not info.min <= value <= info.max:
+        low, high = _int_range(dtype)
+        if not low <= value <= high:
             raise OverflowError(f"Python int {value} is out of bounds for {dtype.name}")
+
+
+@functools.cache
+def _int_range(dtype: np.dtype[Any]) -> tuple[int, int]:
+    """The smallest and largest value of the integer ``dtype`` (``np.iinfo`` made anew costs a
+    scalar operation a microsecond or two)."""
+    info = np.iinfo(dtype)
+    return int(info.min), int(info.max)
