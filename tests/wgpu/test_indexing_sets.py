@@ -144,6 +144,7 @@ def test_bad_keys_raise_clear_errors(xp):
         np.asarray(x[xp.asarray([0, 3])])
     with pytest.raises(IndexError, match="out of bounds"):
         x[xp.asarray([-4])] = 1
+        np.asarray(x)  # (a scatter's check raises at the next read, as a gather's does)
     with pytest.raises(IndexError, match="out of bounds"):
         x[0, 9]
     with pytest.raises(IndexError, match="boolean index of shape"):
@@ -185,11 +186,14 @@ def test_out_of_bounds_indices_raise_in_every_index_dtype(xp, index_dtype):
                     np.asarray(call(i))
         with pytest.raises(IndexError, match="out of bounds"):
             x[index] = 1.0
+            np.asarray(x)
         with pytest.raises(IndexError, match="out of bounds"):
             grid[zero, strided] = 1.0
+            np.asarray(grid)
     good = np.array([9, 0] + ([-10, -1] if info.min < 0 else []), dtype=index_dtype)
     assert_matches_numpy(x[xp.asarray(good)], np.arange(10, dtype=np.float32)[good])
     assert_matches_numpy(x, np.arange(10, dtype=np.float32))  # the refused writes wrote nothing
+    assert_matches_numpy(grid, np.arange(100, dtype=np.float32).reshape(10, 10))
 
 
 def test_a_gather_does_not_wait_for_its_check_and_the_next_read_raises(xp):
@@ -259,11 +263,29 @@ def test_a_read_of_a_host_copy_raises_what_a_gather_flagged(xp):
         np.asarray(x)
 
 
-def test_a_scatter_raises_at_once_and_writes_nothing(xp):
-    x = xp.asarray(np.arange(10, dtype=np.float32))
-    with pytest.raises(IndexError, match="out of bounds"):
-        x[xp.asarray([2, 10])] = 0.0
-    assert_matches_numpy(x, np.arange(10, dtype=np.float32))
+def test_a_scatter_out_of_bounds_writes_nothing_and_raises_at_the_next_read(xp):
+    host = np.arange(40, dtype=np.float32).reshape(4, 10)
+    x = xp.asarray(host)
+    waits = _waits(xp)
+    for _ in range(3):  # in bounds: no wait for the device
+        x[xp.asarray([1, 3])] = 7.0
+        x[xp.asarray([0, 2]), xp.asarray([5, 6])] = xp.asarray([-1.0, -2.0])
+    assert _waits(xp) == waits
+    host[[1, 3]] = 7.0
+    host[[0, 2], [5, 6]] = [-1.0, -2.0]
+    assert_matches_numpy(x, host)
+    for key in [xp.asarray([2, 4]), (xp.asarray([0, 1]), xp.asarray([3, -11]))]:
+        x[key] = 100.0  # (one index out of bounds: nothing is written)
+        x[xp.asarray([0])] = 5.0  # a later scatter in bounds writes
+        host[0] = 5.0
+        with pytest.raises(IndexError, match="out of bounds"):
+            np.asarray(x)
+        assert_matches_numpy(x, host)
+
+
+def _waits(xp) -> int:
+    stats = xp.memory_stats()
+    return stats["waits_spun"] + stats["waits_blocked"]
 
 
 def test_a_traced_gather_checks_every_call(xp):

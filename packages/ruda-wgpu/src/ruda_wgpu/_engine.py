@@ -823,11 +823,16 @@ class GpuDevice:
         checked gather does not wait for the device; a kernel that finds it writes nothing where
         it would have read out of bounds."""
         with self._lock:
-            if len(self.checks) == CHECK_WORDS:
+            if len(self.checks) >= self.check_slots():
                 self.raise_checks()
             words = self.check_words()
             self.checks.append(error)
             return words, len(self.checks) - 1
+
+    def check_slots(self) -> int:
+        """How many of the :data:`CHECK_WORDS` check words one storage binding of the device
+        holds: those kernels may set (all of them, unless the binding is capped very low)."""
+        return max(1, min(CHECK_WORDS, self.max_binding // 4))
 
     def check_words(self) -> Storage:
         """The buffer of :data:`CHECK_WORDS` words in which kernels flag errors (see

@@ -36,7 +36,7 @@ from ruda._array import python_scalar
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, check_scalar_range, copy_of, empty
 from ruda_wgpu._creation import arange, asarray
-from ruda_wgpu._engine import CHECK_WORDS, WORKGROUP, GpuDevice, Step, Storage, storage_itemsize
+from ruda_wgpu._engine import WORKGROUP, GpuDevice, Step, Storage, storage_itemsize
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import (
     CAPTURE,
@@ -292,28 +292,42 @@ def _outside(raw: str, index_type: str, length: str) -> str:
     return f"{raw} >= {n}" if index_type.startswith("u") else f"{raw} < -{n} || {raw} >= {n}"
 
 
-def scatter(g: Gather, value: Array) -> None:
-    """Write ``value`` (broadcast to ``g.shape``) to the elements of ``g``, once its indices are
-    known to be in bounds (checked first, waiting for the device, when ``g.check`` asks)."""
+def scatter(g: Gather, value: Array, since: int | None = None) -> None:
+    """Write ``value`` (broadcast to ``g.shape``) to the elements of ``g``, or nothing when an
+    index is out of bounds: checked by a kernel (when ``g.check`` asks) that flags it for the
+    next read back to the host to raise, as a gather's check does, and the scatter's kernel
+    writes nothing when that flag, or that of a check made since the device's check count was
+    ``since`` (those of several index arrays, made by _advanced), is set. So a loop of scatters
+    does not wait for the device. A scatter too large for one binding, whose parts are cut by
+    the indices' values, and one being traced check first, waiting for the device."""
     dev = g.view.device
-    if g.check is not None:
-        check_in_bounds(g.index, g.n, g.check)
-    dev.raise_checks()  # (those of several index arrays, made by _advanced, come back first)
-    total = math.prod(g.shape)
-    if not total:
-        return
-    value = broadcast_to(astype(value, g.view.dtype, copy=False), g.shape)
-    if value._storage is g.view._storage:
-        value = astype(value, value.dtype, copy=True)  # read all before any write
-    if not (_fits_whole(g) and _reach_fits(value, value.shape, value._strides)):
-        _scatter_parts(replace(g, check=None), value)
-        return
-    g.view._storage.will_write()
-    (bind_x, bind_i), params, subs = _gather_params(g, "indexing")
-    bind_v, v_base = _bind_view(dev, value, "indexing")
-    params += [v_base, *g.shape, *g.xs, *g.ixs, *value._strides]
-    subs["WORDS"] = len(params)
-    run(dev, "scatter", subs, [bind_x, bind_v, bind_i], params, -(-total // WORKGROUP))
+    with dev._lock:  # (the checks' words are taken and the kernels recorded as one step)
+        # (a read since then took the words back, and raised what they flagged: those left are
+        # the operation's own)
+        first = len(dev.checks) if since is None else since if since <= len(dev.checks) else 0
+        if g.check is not None:
+            check_in_bounds(g.index, g.n, g.check, now=False)
+        guard = (first, len(dev.checks))
+        total = math.prod(g.shape)
+        value = broadcast_to(astype(value, g.view.dtype, copy=False), g.shape)
+        if value._storage is g.view._storage:
+            value = astype(value, value.dtype, copy=True)  # read all before any write
+        whole = _fits_whole(g) and _reach_fits(value, value.shape, value._strides)
+        if not whole or CAPTURE.log is not None:  # (a replay would not take the words)
+            dev.raise_checks()
+            guard = (0, 0)
+        if not total:
+            return
+        if not whole:
+            _scatter_parts(replace(g, check=None), value)
+            return
+        g.view._storage.will_write()
+        (bind_x, bind_i), params, subs = _gather_params(g, "indexing")
+        bind_v, v_base = _bind_view(dev, value, "indexing")
+        params += [v_base, *guard, *g.shape, *g.xs, *g.ixs, *value._strides]
+        subs["WORDS"] = len(params)
+        bindings = [bind_x, bind_v, bind_i, _check_binding(dev, dev.check_words())]
+        run(dev, "scatter", subs, bindings, params, -(-total // WORKGROUP))
 
 
 def _scatter_parts(g: Gather, value: Array) -> None:
@@ -411,7 +425,7 @@ def check_all_in_bounds(checks: Sequence[tuple[Array, int]], what: str, now: boo
 
 def _check_binding(dev: GpuDevice, words: Storage) -> tuple[Any, int, int]:
     """The binding of the device's check words (see GpuDevice.defer_check)."""
-    return window(dev, words, 0, CHECK_WORDS, 4, "indexing")[0]
+    return window(dev, words, 0, dev.check_slots(), 4, "indexing")[0]
 
 
 def _out_of_bounds(what: str, n: int) -> str:
@@ -736,6 +750,7 @@ def setitem(x: Array, key: Any, value: Any) -> None:
         _masked_assign(x, mask, value)
         return
     view = _basic_view(x, key)
+    since = len(x.device.checks)  # (checks _plan makes guard the scatter: see scatter)
     plan = _plan(x, key) if view is None else view
     if isinstance(plan, Array):
         assign(plan, value)
@@ -748,7 +763,7 @@ def setitem(x: Array, key: Any, value: Any) -> None:
         value = asarray(value, dtype=x.dtype, device=x.device)
     elif not _dtypes.can_cast(value.dtype, x.dtype):
         raise TypeError(f"cannot assign {value.dtype.name} values into an array of {x.dtype.name}")
-    scatter(plan, value)
+    scatter(plan, value, since)
 
 
 def _lone_mask(x: Array, key: Any) -> Array | None:
