@@ -249,6 +249,8 @@ def _one_stride(shape: Sequence[int], strides: Sequence[int]) -> int | None:
     """The stride that steps through all the axes ``shape`` of a view at once (0 where they are
     broadcast), or None where they are not one stride apart: the stride of the view that
     :func:`reshape` would merge them into."""
+    if not shape or (len(shape) == 1 and shape[0] > 0):  # (a matrix's product, a plain stack's)
+        return strides[0] if shape and shape[0] != 1 else 1
     merged = _view_strides(tuple(shape), tuple(strides), (math.prod(shape),))
     return None if merged is None else merged[0]
 
