@@ -316,15 +316,8 @@ def sort_short_rows(src: Array, code: KeyCode, out: Array | None) -> Storage | N
         "WG": THREAD_WORKGROUP,
         "N": max(4, 1 << (n - 1).bit_length()),  # a few kernels: 4, 8, 16 and 32 keys
     }
-    indices = None
-    if out is None:
-        index = default_dtypes_of(dev)["indexing"]
-        indices = Storage(dev, src.size * STORAGE_ITEMSIZE[index])
-        bind_out, out_base = bind(dev, indices, 0, src.size, index, what)
-        subs |= {"OUT": wgsl_type(index), "PUT": f"o[row * n + j] = {convert('ps[j]', _U32, index)};"}
-    else:
-        bind_out, out_base = bind(dev, out._storage, out._offset, out.size, out.dtype, what)
-        subs |= {"OUT": subs["T"], "PUT": "o[P[3] + row * n + j] = from_key(ks[j]);"}
+    indices, bind_out, out_base, put = _row_sort_output(src, out, what, "ps[j]", "ks[j]")
+    subs |= put
     run(
         dev,
         "sort_rows",
@@ -334,6 +327,33 @@ def sort_short_rows(src: Array, code: KeyCode, out: Array | None) -> Storage | N
         -(-rows // THREAD_WORKGROUP),
     )
     return indices
+
+
+def _row_sort_output(
+    src: Array, out: Array | None, what: str, index: str, key: str
+) -> tuple[Storage | None, tuple[Any, int, int], int, dict[str, object]]:
+    """Where a kernel sorting rows of ``src`` (``sort_rows.wgsl``, ``sort_tile.wgsl``) writes
+    the ``j``-th of row ``row``: argsort's (``out`` None) row ``index`` in the device's index
+    dtype into new storage, else the value of ``key`` into ``out``. Returns that storage (None
+    for a sort), the binding, its base, and the kernel's ``OUT`` and ``PUT``."""
+    dev = src.device
+    if out is None:
+        dtype = default_dtypes_of(dev)["indexing"]
+        indices = Storage(dev, src.size * STORAGE_ITEMSIZE[dtype])
+        binding, base = bind(dev, indices, 0, src.size, dtype, what)
+        return (
+            indices,
+            binding,
+            base,
+            {"OUT": wgsl_type(dtype), "PUT": f"o[row * n + j] = {convert(index, _U32, dtype)};"},
+        )
+    binding, base = bind(dev, out._storage, out._offset, out.size, out.dtype, what)
+    return (
+        None,
+        binding,
+        base,
+        {"OUT": wgsl_type(src.dtype), "PUT": f"o[P[3] + row * n + j] = from_key({key});"},
+    )
 
 
 #: the longest rows sorted a workgroup a row (``wgsl/sort_tile.wgsl``) where the workgroup's
@@ -390,15 +410,8 @@ def sort_tile_rows(src: Array, code: KeyCode, out: Array | None) -> Storage | No
         "TILE": tile,
         "WG": min(CPU_TILE_THREADS if dev.cpu else THREAD_WORKGROUP, tile // 2),
     }
-    indices = None
-    if out is None:
-        index = default_dtypes_of(dev)["indexing"]
-        indices = Storage(dev, src.size * STORAGE_ITEMSIZE[index])
-        bind_out, out_base = bind(dev, indices, 0, src.size, index, what)
-        subs |= {"OUT": wgsl_type(index), "PUT": f"o[row * n + j] = {convert('sp[j]', _U32, index)};"}
-    else:
-        bind_out, out_base = bind(dev, out._storage, out._offset, out.size, out.dtype, what)
-        subs |= {"OUT": subs["T"], "PUT": "o[P[3] + row * n + j] = from_key(wide(sk[j]));"}
+    indices, bind_out, out_base, put = _row_sort_output(src, out, what, "sp[j]", "wide(sk[j])")
+    subs |= put
     run(dev, "sort_tile", subs, [bind_out, bind_in], [n, rows, in_base, out_base], rows)
     return indices
 
