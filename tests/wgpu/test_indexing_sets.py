@@ -283,6 +283,26 @@ def test_a_scatter_out_of_bounds_writes_nothing_and_raises_at_the_next_read(xp):
         assert_matches_numpy(x, host)
 
 
+@pytest.mark.parametrize("slots", [1, 2, 3])
+def test_a_scatter_guards_its_own_checks_when_the_words_are_read_back_between(xp, monkeypatch, slots):
+    # with few check words, the scatter's checks are read back (taking the words over) while it is
+    # recorded: it still writes nothing past an index out of bounds, and everything in bounds
+    host = np.arange(40, dtype=np.float32).reshape(4, 10)
+    x = xp.asarray(host)
+    monkeypatch.setattr(x.device, "check_slots", lambda: slots)
+    for step in range(4):
+        xp.take(x, xp.asarray([1]), axis=0)  # a gather's check, in bounds, before each
+        x[xp.asarray([1, 2]), xp.asarray([step, step + 1])] = float(step)
+        host[[1, 2], [step, step + 1]] = step
+        x[xp.asarray([3])] = -float(step)
+        host[3] = -step
+    assert_matches_numpy(x, host)
+    x[xp.asarray([0, 1]), xp.asarray([3, 10])] = 99.0  # out of bounds: nothing written
+    with pytest.raises(IndexError, match="out of bounds"):
+        np.asarray(x)
+    assert_matches_numpy(x, host)
+
+
 def _waits(xp) -> int:
     stats = xp.memory_stats()
     return stats["waits_spun"] + stats["waits_blocked"]

@@ -397,6 +397,9 @@ class GpuDevice:
         #: the errors that kernels may have flagged since the last read, by word of the check
         #: buffer (see defer_check)
         self.checks: list[str] = []
+        #: the checks deferred so far, read back or not (the slot of check t is t minus those
+        #: made before the words were last read back: see check_slot)
+        self.checks_made = 0
         self._check_words: Storage | None = None
         #: what times the compute passes opened now (see attach_timer), if anything does
         self.timer: GpuTimer | None = None
@@ -827,7 +830,13 @@ class GpuDevice:
                 self.raise_checks()
             words = self.check_words()
             self.checks.append(error)
+            self.checks_made += 1
             return words, len(self.checks) - 1
+
+    def check_slot(self, made: int) -> int:
+        """The word of the check that was the ``made``-th deferred (counting from 0), or of the
+        first since the words were last read back where that one has been read back already."""
+        return max(0, made - (self.checks_made - len(self.checks)))
 
     def check_slots(self) -> int:
         """How many of the :data:`CHECK_WORDS` check words one storage binding of the device

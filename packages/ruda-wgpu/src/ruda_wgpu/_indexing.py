@@ -296,18 +296,15 @@ def scatter(g: Gather, value: Array, since: int | None = None) -> None:
     """Write ``value`` (broadcast to ``g.shape``) to the elements of ``g``, or nothing when an
     index is out of bounds: checked by a kernel (when ``g.check`` asks) that flags it for the
     next read back to the host to raise, as a gather's check does, and the scatter's kernel
-    writes nothing when that flag, or that of a check made since the device's check count was
+    writes nothing when that flag, or that of a check deferred since the device had deferred
     ``since`` (those of several index arrays, made by _advanced), is set. So a loop of scatters
     does not wait for the device. A scatter too large for one binding, whose parts are cut by
     the indices' values, and one being traced check first, waiting for the device."""
     dev = g.view.device
     with dev._lock:  # (the checks' words are taken and the kernels recorded as one step)
-        # (a read since then took the words back, and raised what they flagged: those left are
-        # the operation's own)
-        first = len(dev.checks) if since is None else since if since <= len(dev.checks) else 0
+        since = dev.checks_made if since is None else since
         if g.check is not None:
             check_in_bounds(g.index, g.n, g.check, now=False)
-        guard = (first, len(dev.checks))
         total = math.prod(g.shape)
         value = broadcast_to(astype(value, g.view.dtype, copy=False), g.shape)
         if value._storage is g.view._storage:
@@ -315,13 +312,15 @@ def scatter(g: Gather, value: Array, since: int | None = None) -> None:
         whole = _fits_whole(g) and _reach_fits(value, value.shape, value._strides)
         if not whole or CAPTURE.log is not None:  # (a replay would not take the words)
             dev.raise_checks()
-            guard = (0, 0)
         if not total:
             return
         if not whole:
             _scatter_parts(replace(g, check=None), value)
             return
         g.view._storage.will_write()
+        # the words of the checks deferred since: a read back of the words in between (which
+        # raised what they flagged) left only later ones, and a traced scatter none
+        guard = (dev.check_slot(since), len(dev.checks))
         (bind_x, bind_i), params, subs = _gather_params(g, "indexing")
         bind_v, v_base = _bind_view(dev, value, "indexing")
         params += [v_base, *guard, *g.shape, *g.xs, *g.ixs, *value._strides]
@@ -750,7 +749,7 @@ def setitem(x: Array, key: Any, value: Any) -> None:
         _masked_assign(x, mask, value)
         return
     view = _basic_view(x, key)
-    since = len(x.device.checks)  # (checks _plan makes guard the scatter: see scatter)
+    since = x.device.checks_made  # (checks _plan makes guard the scatter: see scatter)
     plan = _plan(x, key) if view is None else view
     if isinstance(plan, Array):
         assign(plan, value)

@@ -1038,14 +1038,14 @@ def _row_strides(
     return rows
 
 
-_READ_ALONG: frozenset[int] = frozenset()
+_NONE_ONCE: frozenset[int] = frozenset()
 
 
 def _read_once(leaves: Sequence[Operand | Scalar], rows: Sequence[tuple[int, int] | None]) -> frozenset[int]:
     """The indices among ``leaves`` of the array leaves that ``rows`` (see :func:`_row_strides`)
     reads an element a row."""
     if not rows:
-        return _READ_ALONG
+        return _NONE_ONCE
     arrays = [i for i, leaf in enumerate(leaves) if type(leaf) is Operand]
     return frozenset(i for i, row in zip(arrays, rows, strict=True) if row is not None and row[1] == 0)
 
