@@ -258,7 +258,7 @@ def to_numpy(x: Array) -> np.ndarray[Any, Any]:
     isz = storage_itemsize(x.dtype)
     raw = x.device.read(x._storage.buffer, x._offset * isz, x.size * isz)
     words = np.frombuffer(raw, dtype=_dtypes.STORAGE_NP[x.dtype.name]).reshape(x.shape)
-    return words.astype(x.dtype)
+    return words.astype(x.dtype, copy=False)  # (the read's memory is the array's own, writable)
 
 
 def assign(target: Array, value: Any) -> None:

@@ -776,9 +776,10 @@ class GpuDevice:
         self._waiter.wait()
         return True
 
-    def read(self, buffer: Any, offset: int, nbytes: int) -> bytes:
-        """Copy ``nbytes`` back to the host through a reused staging buffer. The words in which
-        kernels flag errors come back with them: a flagged one is raised (see defer_check)."""
+    def read(self, buffer: Any, offset: int, nbytes: int) -> bytearray:
+        """Copy ``nbytes`` back to the host through a reused staging buffer, into memory of the
+        caller's own (an array made on it needs no copy of its own to be writable). The words in
+        which kernels flag errors come back with them: a flagged one is raised (see defer_check)."""
         with self._lock:
             checks, self.checks = self.checks, []
             if not checks:
@@ -788,19 +789,20 @@ class GpuDevice:
             words = (self._check_words.buffer, 4 * len(checks), flags_at)
             data = self._read(buffer, offset, nbytes, words)
             self.write(words[0], 0, bytes(words[1]))  # cleared for the next checks
-            flags = np.frombuffer(data, np.uint32, len(checks), flags_at)
+            flags = np.frombuffer(data[flags_at:], np.uint32, len(checks))
             if flags.any():
                 raise _flagged(checks, flags)
-            return data[:nbytes]
+            del data[nbytes:]
+            return data
 
-    def _read(self, buffer: Any, offset: int, nbytes: int, also: tuple[Any, int, int] | None) -> bytes:
+    def _read(self, buffer: Any, offset: int, nbytes: int, also: tuple[Any, int, int] | None) -> bytearray:
         """Bytes ``[offset, offset + nbytes)`` of ``buffer``, followed when ``also`` is
         ``(buffer, nbytes, at)`` by that buffer's first bytes, placed from ``at`` (the lock held)."""
         import wgpu
 
         total = nbytes if also is None else also[2] + also[1]
         if total == 0:
-            return b""
+            return bytearray()
         staging = self.staging.acquire(total)
         try:
             if nbytes:
@@ -812,7 +814,7 @@ class GpuDevice:
                 return self._reader.read(staging, total)  # the copy is done: map, read
             staging.map_sync(wgpu.MapMode.READ, 0, staging.size)
             try:
-                return bytes(staging.read_mapped(0, total, copy=False))
+                return bytearray(staging.read_mapped(0, total, copy=False))
             finally:
                 staging.unmap()
         finally:

@@ -113,7 +113,7 @@ class MapReader:
         if status != self._success and message.data != self._ffi.NULL:
             self._message = self._ffi.string(message.data, message.length).decode(errors="replace")
 
-    def read(self, buffer: Any, nbytes: int) -> bytes:
+    def read(self, buffer: Any, nbytes: int) -> bytearray:
         """The first ``nbytes`` of the wgpu-py buffer ``buffer``; RuntimeError if it cannot be
         mapped (a lost device)."""
         self._status, self._message = None, ""
@@ -125,6 +125,6 @@ class MapReader:
                 f"could not map a buffer to read it back (status {self._status}): {self._message}"
             )
         try:
-            return bytes(self._ffi.buffer(self._range(buffer._internal, 0, nbytes), nbytes))
+            return bytearray(self._ffi.buffer(self._range(buffer._internal, 0, nbytes), nbytes))
         finally:
             self._unmap(buffer._internal)
