@@ -266,6 +266,45 @@ def test_long_rows_of_views_and_broadcast_leaves_are_reduced_in_place_on_a_gpu(x
         np.testing.assert_allclose(got_one, want, rtol=1e-4)
 
 
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_concat_joins_up_to_seven_views_a_dispatch(xp, axis):
+    """Parts of several dtypes (converted to the result's), transposed, reversed, stepped,
+    broadcast and empty, and pending chains, joined along each axis: one dispatch for each
+    seven of them (after computing the chains), equal to NumPy's."""
+    rng = np.random.default_rng(3)
+    host = rng.standard_normal((6, 6, 6)).astype(np.float32)
+    views = [
+        (lambda ns, h: h, "float32"),
+        (lambda ns, h: ns.flip(h, axis=2), "float32"),
+        (lambda ns, h: h[::2, ::2, ::2], "float32"),
+        (lambda ns, h: ns.permute_dims(h, (1, 0, 2)), "float32"),
+        (lambda ns, h: ns.broadcast_to(h[:1, :1, :1], (2, 2, 2)), "float32"),
+        (lambda ns, h: h[:0] if axis == 0 else h[:, :0] if axis == 1 else h[..., :0], "float32"),
+        (lambda ns, h: h[1:, 2:, 3:], "int32"),
+        (lambda ns, h: h[:3, 1:4, 2:5], "int16"),
+        (lambda ns, h: h * 2.0 + 1.0, "float32"),  # pending, with fusion on
+    ]
+    keep = tuple(slice(None) if d == axis % 3 else slice(0, 2) for d in range(3))
+    for count in (2, 7, 9):
+        parts, wants = [], []
+        for k in range(count):
+            view, dtype = views[k % len(views)]
+            x = view(xp, xp.asarray(host))[keep]  # (two along the other axes)
+            parts.append(x if dtype == "float32" else xp.astype(x, getattr(xp, dtype)))
+            wants.append(view(np, host)[keep].astype(dtype))
+        for p in parts:
+            p._storage  # noqa: B018  (computed: only the join counts below)
+        xp.synchronize()
+        before = xp.memory_stats()["dispatches"]
+        got = xp.concat(parts, axis=axis)
+        xp.synchronize()
+        assert xp.memory_stats()["dispatches"] - before == -(-count // 7)
+        assert got.dtype == xp.float32
+        np.testing.assert_array_equal(np.asarray(got), np.concatenate(wants, axis=axis).astype(np.float32))
+    stacked = xp.stack([xp.asarray(host[k]) for k in range(3)], axis=1)
+    assert_matches_numpy(stacked, np.stack(host[:3], axis=1))
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_reductions_of_views_and_chains_keep_their_bits_on_either_kernel(xp, data):

@@ -44,6 +44,7 @@ from ruda_wgpu._kernels import (
     OutputRead,
     Scalar,
     _span,
+    bind_view,
     c_strides,
     convert,
     kernel_step,
@@ -79,17 +80,6 @@ class Gather:
     check: str | None = None
 
 
-def _bind_view(
-    dev: GpuDevice, x: Array, what: str, reach: tuple[tuple[int, ...], tuple[int, ...]] | None = None
-) -> tuple[tuple[Any, int, int], int]:
-    """Bind every element a view can reach (through ``reach``, (shape, strides) from its offset,
-    when given); returns the binding and the view's offset in it."""
-    shape, strides = reach or (x.shape, x._strides)
-    lo, hi = _span(x._offset, shape, strides) if math.prod(shape) else (x._offset, x._offset + 1)
-    binding, skip = window(dev, x._storage, lo, hi, storage_itemsize(x.dtype), what)
-    return binding, x._offset - (lo - skip)
-
-
 def _reaches(
     g: Gather,
 ) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], tuple[int, ...]]]:
@@ -103,8 +93,8 @@ def _reaches(
 def _gather_params(g: Gather, what: str) -> tuple[list[tuple[Any, int, int]], list[int], dict[str, object]]:
     dev = g.view.device
     view_reach, index_reach = _reaches(g)
-    bind_x, x_base = _bind_view(dev, g.view, what, view_reach)
-    bind_i, i_base = _bind_view(dev, g.index, what, index_reach)
+    bind_x, x_base = bind_view(dev, g.view, what, view_reach)
+    bind_i, i_base = bind_view(dev, g.index, what, index_reach)
     rank = len(g.shape)
     params = [math.prod(g.shape), x_base, i_base, g.n, g.step]
     subs: dict[str, object] = {
@@ -322,7 +312,7 @@ def scatter(g: Gather, value: Array, since: int | None = None) -> None:
         # raised what they flagged) left only later ones, and a traced scatter none
         guard = (dev.check_slot(since), len(dev.checks))
         (bind_x, bind_i), params, subs = _gather_params(g, "indexing")
-        bind_v, v_base = _bind_view(dev, value, "indexing")
+        bind_v, v_base = bind_view(dev, value, "indexing")
         params += [v_base, *guard, *g.shape, *g.xs, *g.ixs, *value._strides]
         subs["WORDS"] = len(params)
         bindings = [bind_x, bind_v, bind_i, _check_binding(dev, dev.check_words())]
@@ -406,7 +396,7 @@ def check_all_in_bounds(checks: Sequence[tuple[Array, int]], what: str, now: boo
     with dev._lock:  # (a flag's word is taken and its kernel recorded as one step)
         for index, n in checks:
             words, slot = dev.defer_check(_out_of_bounds(what, n))
-            bind_i, i_base = _bind_view(dev, index, "indexing")
+            bind_i, i_base = bind_view(dev, index, "indexing")
             index_type = _dtypes.STORAGE[index.dtype.name]
             params = [index.size, i_base, n, slot, *index.shape, *index._strides]
             subs = {

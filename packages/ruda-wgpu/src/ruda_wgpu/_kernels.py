@@ -16,7 +16,7 @@ import math
 import struct
 import threading
 from collections.abc import Callable, Container, Mapping, Sequence
-from typing import Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -30,6 +30,9 @@ from ruda_wgpu._engine import (
     remember,
     storage_itemsize,
 )
+
+if TYPE_CHECKING:
+    from ruda_wgpu._array import Array
 
 
 class _Capturing(threading.local):
@@ -410,6 +413,17 @@ def window(
         )
     size = min(-(-size // 4) * 4, storage.buffer.size - byte_lo)
     return (storage.buffer, byte_lo, size), lo - byte_lo // isz
+
+
+def bind_view(
+    dev: GpuDevice, x: Array, what: str, reach: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+) -> tuple[tuple[Any, int, int], int]:
+    """Bind every element a view can reach (through ``reach``, (shape, strides) from its offset,
+    when given); returns the binding and the view's offset in it."""
+    shape, strides = reach or (x.shape, x._strides)
+    lo, hi = _span(x._offset, shape, strides) if math.prod(shape) else (x._offset, x._offset + 1)
+    binding, skip = window(dev, x._storage, lo, hi, storage_itemsize(x.dtype), what)
+    return binding, x._offset - (lo - skip)
 
 
 def bind(

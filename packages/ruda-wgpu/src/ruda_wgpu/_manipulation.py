@@ -10,7 +10,9 @@ from typing import Any
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, assign, copy_of, empty
-from ruda_wgpu._kernels import c_strides
+from ruda_wgpu._engine import WORKGROUP, Step
+from ruda_wgpu._kernels import CAPTURE, bind_view, c_strides, convert, kernel_step, prepared
+from ruda_wgpu._parts import too_large
 
 
 def _check(x: Any, fn: str) -> Array:
@@ -235,11 +237,73 @@ def concat(arrays: Sequence[Array], /, *, axis: int | None = 0) -> Array:
     shape = list(arrays[0].shape)
     shape[axis] = sum(a.shape[axis] for a in arrays)
     out = empty(tuple(shape), dt, arrays[0].device)
+    # (a fuse trace replays what launch_elementwise records: there, a copy per part)
+    if out.size and len(arrays) > 1 and CAPTURE.log is None and not too_large(out, *arrays):
+        for first in range(0, len(arrays), CONCAT_PARTS):
+            _concat_parts(out, arrays, first, axis)
+        return out
     start = 0
     for a in arrays:  # (each part of out has a's shape)
         assign(out._view(a.shape, out._strides, start * out._strides[axis]), a)
         start += a.shape[axis]
     return out
+
+
+#: parts one dispatch of ``wgsl/concat.wgsl`` joins: with the result, the 8 storage bindings a
+#: kernel may have on any device
+CONCAT_PARTS = 7
+
+
+def _concat_parts(out: Array, arrays: list[Array], first: int, axis: int) -> None:
+    """Copy ``arrays[first : first + CONCAT_PARTS]`` into their place along ``axis`` of ``out``
+    in one dispatch (``wgsl/concat.wgsl``); each of them, and ``out``, fits one binding.
+
+    A loop joins arrays of the same layouts from the same few pooled buffers: the dispatch is
+    prepared once per layout and buffers, and then only copied into the batch."""
+    dev = out.device
+    before = sum(a.shape[axis] for a in arrays[:first])
+    parts = [a for a in arrays[first : first + CONCAT_PARTS] if a.size]
+    if not parts:
+        return
+    length = sum(a.shape[axis] for a in parts)
+    shape = (*out.shape[:axis], length, *out.shape[axis + 1 :])
+    target = out._view(shape, out._strides, before * out._strides[axis])
+    target._storage.will_write()
+    layouts = [(a.shape, a._strides, a.dtype) for a in parts]
+    sig = ("concat", axis, out.dtype, target.shape, target._strides, *layouts)
+    launch = (target._storage.buffer, target._offset, *[(a._storage.buffer, a._offset) for a in parts])
+    dev.replay([prepared(dev, sig, launch, lambda: _concat_step(target, parts, axis))])
+
+
+def _concat_step(target: Array, parts: list[Array], axis: int) -> Step:
+    """The dispatch of ``wgsl/concat.wgsl`` copying ``parts`` into ``target`` along ``axis``."""
+    dev = target.device
+    bind_o, o_base = bind_view(dev, target, "concat")
+    starts, bindings, reads, words = [], [bind_o], [], []
+    start = 0
+    for k, a in enumerate(parts):
+        binding, base = bind_view(dev, a, "concat")
+        bindings.append(binding)
+        starts.append(start)
+        start += a.shape[axis]
+        words += [base, *a._strides]
+        value = convert(f"a{k}[u32(src)]", a.dtype, target.dtype)
+        reads.append(f"    case {k}u: {{ o[u32(at)] = {value}; }}")
+    params = [target.size, o_base, *starts, *target.shape, *target._strides, *words]
+    subs = {
+        "K": len(parts),
+        "RANK": target.ndim,
+        "AXIS": axis,
+        "T": _dtypes.STORAGE[target.dtype.name],
+        "WG": WORKGROUP,
+        "WORDS": len(params),
+        "BINDINGS": "\n".join(
+            f"@group(0) @binding({k + 2}) var<storage, read> a{k}: array<{_dtypes.STORAGE[a.dtype.name]}>;"
+            for k, a in enumerate(parts)
+        ),
+        "READS": "\n".join(reads),
+    }
+    return kernel_step(dev, "concat", subs, bindings, params, -(-target.size // WORKGROUP))
 
 
 def stack(arrays: Sequence[Array], /, *, axis: int = 0) -> Array:
