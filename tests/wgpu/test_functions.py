@@ -482,6 +482,42 @@ def test_vector_norm(xp, ord):
     )
 
 
+@pytest.mark.parametrize("gpu", [False, True])
+def test_two_norm_scales_its_squares_in_one_pass(xp, gpu, monkeypatch):
+    """The 2-norm reduces (scale, sum of scaled squares) pairs in one pass: huge and tiny values
+    neither overflow nor underflow, NaN wins over an infinity, which wins over the rest; along
+    short and long rows (a GPU's workgroup kernel), in float32 and float64, as NumPy's in float64
+    within rounding, with the same bits with fusion on and off."""
+    from ruda_wgpu import _fusion
+
+    monkeypatch.setattr(xp.__array_namespace_info__().default_device(), "cpu", not gpu)
+    rng = np.random.default_rng(8)
+    for dtype in [d for d in ("float32", "float64") if d in xp.__array_namespace_info__().dtypes()]:
+        tiny, huge = (1e-30, 1e30) if dtype == "float32" else (1e-200, 1e200)
+        rows = rng.standard_normal((5, 300)).astype(dtype)
+        rows[1] *= huge
+        rows[2] *= tiny
+        rows[3, 7], rows[3, 9] = np.inf, -np.inf
+        rows[4, 8], rows[4, 250] = np.nan, np.inf
+        for axis in (1, None):
+            host = rows if axis else rows[2]
+            results = []
+            for enabled in (True, False):
+                previous = _fusion.set_enabled(enabled)
+                try:
+                    results.append(np.asarray(xp.linalg.vector_norm(xp.asarray(host) * 1.0, axis=axis)))
+                finally:
+                    _fusion.set_enabled(previous)
+            assert results[0].tobytes() == results[1].tobytes()
+            wide = np.atleast_2d(host).astype(np.float64)
+            scale = np.max(np.abs(wide), axis=1, keepdims=True)
+            scale[(scale == 0) | ~np.isfinite(scale)] = 1  # (so that NumPy neither overflows)
+            want = (np.linalg.vector_norm(wide / scale, axis=1, keepdims=True) * scale)[:, 0]
+            want = want if axis else want[0]
+            tol = 1e-6 if dtype == "float32" else 1e-14
+            np.testing.assert_allclose(results[0], want.astype(dtype), rtol=tol)
+
+
 @pytest.mark.parametrize("ord", ["fro", 1, -1, np.inf, -np.inf])
 def test_matrix_norm(xp, ord):
     host = _host("float32", (2, 3, 4))

@@ -44,6 +44,7 @@ from ruda_wgpu._ops import apply, astype, where
 from ruda_wgpu._parts import fits, halves, outer_axis, too_large
 from ruda_wgpu._statistical import max as max_
 from ruda_wgpu._statistical import min as min_
+from ruda_wgpu._statistical import scaled_squares
 from ruda_wgpu._statistical import sum as sum_
 
 
@@ -387,6 +388,9 @@ def vector_norm(
         raise ValueError(f"vector_norm(): ord must be a number, inf or -inf, not {ord!r}")
     if any(x.shape[a] == 0 for a in axes):
         return sum_(mag, axis=axes, keepdims=keepdims)  # the norm of nothing is 0
+    if ord == 2 and axes and mag.dtype in (_dtypes.float32, _dtypes.float64):
+        scale, squares = scaled_squares(mag, axes, keepdims)  # one pass over x
+        return apply("multiply", scale, apply("sqrt", squares))
     scale = max_(mag, axis=axes, keepdims=True)
     safe = where(apply("logical_or", apply("equal", scale, 0.0), apply("isinf", scale)), 1.0, scale)
     ratio = apply("divide", mag, safe)

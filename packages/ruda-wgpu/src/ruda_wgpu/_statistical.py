@@ -231,6 +231,39 @@ def _reduction_code(kind: str, dtype: np.dtype[Any], acc: np.dtype[Any]) -> tupl
     return combine, identities[kind][t], convert("v", dtype, acc)
 
 
+@functools.cache
+def _scaled_squares_code(dtype: np.dtype[Any]) -> tuple[str, str, str]:
+    """:func:`_reduction_code` of :func:`scaled_squares`: the pairs (scale, ssq) of the real
+    ``dtype`` values, accumulated in the complex dtype of their precision; a value v is (v, 1),
+    a zero (0, 0)."""
+    t, tr = wgsl_type(_dtypes.COMPLEX_OF[dtype]), wgsl_type(dtype)
+    load = f"{t}(v, select({ONE[tr]}, {ZERO[tr]}, v == {ZERO[tr]}))"
+    return f"{lib('scaled_sum', tr)}(x, y)", ZERO[t], load
+
+
+def scaled_squares(mag: Array, axes: tuple[int, ...], keepdims: bool) -> tuple[Array, Array]:
+    """(scale, ssq) over ``axes`` of the magnitudes ``mag`` (float32 or float64, none negative):
+    their squares sum to scale^2 * ssq, with ssq at least 1 unless all are zero, in one pass
+    over ``mag`` (a pending chain computed as it is read), as LAPACK's nrm2 scales. Both are
+    views of one result: scale * sqrt(ssq) is the 2-norm, without the overflow of large
+    squares or the underflow of small ones."""
+    acc = _dtypes.COMPLEX_OF[mag.dtype]
+    shape = mag._shape
+    out_shape, order, rows, k, view = _geometry(shape, axes, keepdims)
+    found = _in_place(mag, axes, view) if view is not None else None
+    src: Operand | Fused
+    strides: Grouped | None
+    if found is None or view is None:
+        src, strides, m, inner = contiguous(permute_dims(mag, order))._operand(), None, rows, 1
+    else:
+        (src, strides), (m, _, inner) = found, view
+    combine, identity, load = _scaled_squares_code(mag._dtype)
+    dev = mag._device
+    storage = launch_reduce(dev, "norm2", src, m, k, acc, combine, identity, load, "", inner, strides)
+    pairs = Array._new(storage, (*out_shape, 2), mag._dtype, dev)
+    return pairs[..., 0], pairs[..., 1]
+
+
 def _sum_dtype(x: Array, dtype: Any) -> np.dtype[Any]:
     if dtype is not None:
         dt = _dtypes.check_dtype(dtype)
