@@ -351,7 +351,7 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
         axis -= len(shape)
     if -axis > min(x1.ndim, x2.ndim):
         raise ValueError(f"vecdot(): axis {axis} is out of range for shapes {x1.shape} and {x2.shape}")
-    product = apply("multiply", apply("conj", x1), x2)
+    product = apply("multiply", apply("conj", x1) if x1.dtype.kind == "c" else x1, x2)
     return sum_(product, axis=axis, dtype=product.dtype)
 
 
