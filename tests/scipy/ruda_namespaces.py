@@ -1,6 +1,7 @@
-"""The four ruda namespaces that SciPy and scikit-learn are run on: ruda.host, ruda_torch, a
-host+torch router and ruda_remote over a loopback server, each built the way the package's own
-tests build it (the router as in tests/router, the server with tests/remote's ``ServerThread``)."""
+"""The five ruda namespaces that SciPy and scikit-learn are run on: ruda.host, ruda_torch, a
+host+torch router, ruda_remote over a loopback server, and ruda_wgpu on its default adapter
+(lavapipe where there is no GPU), each built the way the package's own tests build it (the
+router as in tests/router, the server with tests/remote's ``ServerThread``)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 #: every namespace by the name the tests and the plugin's --ruda-backend use
-NAMES = ("host", "torch", "router", "remote")
+NAMES = ("host", "torch", "router", "remote", "wgpu")
 #: ruda_cuda, unfused and fused, for the tests that run where a GPU is
 GPU_NAMES = ("cuda", "cuda-fusion")
 
@@ -72,6 +73,10 @@ def build(name: str) -> Any:
         import ruda_remote
 
         return ruda_remote
+    if name == "wgpu":
+        import ruda_wgpu
+
+        return ruda_wgpu
     if name in GPU_NAMES:
         import ruda_cuda
 

@@ -182,7 +182,7 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = (
         # np.asarray and returns a NumPy array, so only ruda.host (whose arrays are NumPy's) keeps its type
         (case, name): f"SciPy 1.17: {case} has no array API support; it returns a NumPy array"
         for case in ("signal.welch", "linalg.solve")
-        for name in ("torch", "router", "remote")
+        for name in ("torch", "router", "remote", "wgpu")
     }
     | {
         ("linalg.solve", name): "SciPy: linalg.solve has no array API support; it returns a NumPy array"

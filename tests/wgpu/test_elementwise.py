@@ -137,6 +137,41 @@ def test_integers_with_floats_take_the_floating_dtype(xp):
         xp.add(xp.asarray([True, False]), floats[:2])
 
 
+@pytest.mark.parametrize("dtype", [d for d in ("float32", "float64") if d in DEVICE_DTYPES])
+def test_a_python_complex_makes_real_floating_arrays_complex(xp, dtype):
+    # the standard since 2024.12: 1j * x of float32 is complex64, of float64 complex128
+    host = np.array([1.5, -2.0, 0.0], dtype)
+    x = xp.asarray(host)
+    want_dtype = np.dtype("complex64" if dtype == "float32" else "complex128")
+    for got, want in [
+        (x * 1j, host * np.complex64(1j).astype(want_dtype)),
+        (2 - 1j + x, (2 - 1j) + host.astype(want_dtype)),
+        (xp.subtract(x, 0.5j), host.astype(want_dtype) - want_dtype.type(0.5j)),
+        (xp.where(x > 0, x, 3j), np.where(host > 0, host, 3j).astype(want_dtype)),
+    ]:
+        assert got.dtype == want_dtype
+        assert_matches_numpy(got, want.astype(want_dtype))
+    assert xp.result_type(x, 1j) == want_dtype and xp.result_type(getattr(xp, dtype), 1, 1j) == want_dtype
+    for bad in (xp.asarray([1, 2]), xp.asarray([True])):  # (integers and booleans stay refused)
+        with pytest.raises(TypeError, match="complex cannot combine"):
+            bad * 1j
+    with pytest.raises(TypeError, match="complex cannot combine"):
+        x[0] = 1j  # (a real array cannot hold it)
+
+
+def test_python_types_stand_for_dtypes_as_in_numpy(xp):
+    # SciPy writes zeros(n, dtype=bool)
+    assert xp.zeros(2, dtype=bool).dtype == xp.bool
+    if "int64" in DEVICE_DTYPES:
+        assert xp.astype(xp.asarray([1.5]), int).dtype == xp.int64
+    if "float64" in DEVICE_DTYPES:
+        assert xp.full(2, 1, dtype=float).dtype == xp.float64
+        assert xp.asarray([1], dtype=complex).dtype == xp.complex128
+    assert xp.isdtype(bool, "bool") and xp.result_type(bool, xp.bool) == xp.bool
+    with pytest.raises(TypeError, match="not a dtype"):
+        xp.zeros(2, dtype=list)
+
+
 def test_mixed_kinds_are_refused(xp):
     with pytest.raises(TypeError, match="float"):
         xp.asarray([1, 2]) + 1.5

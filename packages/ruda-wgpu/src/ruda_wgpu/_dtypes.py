@@ -90,6 +90,14 @@ KINDS = DTYPE_KINDS
 #: NumPy (``ruda_wgpu.float32 is numpy.float32``), while arrays carry dtype objects
 #: (``x.dtype == ruda_wgpu.float32``). Both are accepted wherever a dtype is.
 _OF_TYPE: dict[type, np.dtype[Any]] = {np.dtype(n).type: np.dtype(n) for n in ALL_NAMES}
+#: Python's own types stand for dtypes as they do in NumPy (``zeros(n, dtype=bool)``, which
+#: SciPy writes) and in the other ruda namespaces: bool, int64, float64 and complex128
+_OF_TYPE |= {
+    bool: np.dtype("bool"),
+    int: np.dtype("int64"),
+    float: np.dtype("float64"),
+    complex: np.dtype("complex128"),
+}
 
 
 def is_dtype(x: Any) -> bool:
@@ -182,8 +190,19 @@ def result_type(*items: Any) -> np.dtype[Any]:
     for dt in dtypes[1:]:
         out = promote(out, dt)
     for s in scalars:
-        check_scalar_kind(s, out)
+        out = with_scalar(s, out)
     return out
+
+
+def with_scalar(value: Any, dtype: np.dtype[Any]) -> np.dtype[Any]:
+    """The dtype of an operation of arrays of ``dtype`` with the Python scalar ``value``: that
+    dtype, or for a Python complex with real floating arrays the complex dtype of their precision
+    (as the standard has it since 2024.12: ``1j * x`` of float32 is complex64); a TypeError when
+    the scalar cannot combine with them (see :func:`check_scalar_kind`)."""
+    if type(value) is complex and dtype in COMPLEX_OF:
+        return COMPLEX_OF[dtype]
+    check_scalar_kind(value, dtype)
+    return dtype
 
 
 def check_scalar_kind(value: Any, dtype: np.dtype[Any]) -> None:

@@ -333,10 +333,12 @@ def _promoted(name: str, args: tuple[Any, ...]) -> Array:
         raise TypeError(
             f"{name}() needs at least one ruda_wgpu array, got {[type(a).__name__ for a in args]}"
         )
+    for a in values:
+        if type(a) is not Array:
+            dt = _dtypes.with_scalar(a, dt)  # (a complex one makes real floating arrays complex)
     operation = _function(name, dt)  # (raises for a dtype the operation does not take)
     for k, a in enumerate(values):
         if type(a) is not Array:
-            _dtypes.check_scalar_kind(a, dt)
             check_scalar_range(a, dt)
             values[k] = Scalar(a, dt)
     return record(first._device, operation, values, shape)
