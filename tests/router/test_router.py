@@ -136,6 +136,9 @@ def test_scalar_conversions_and_attributes(device: Any, library: type) -> None:
     assert (x.shape, x.ndim, x.size, x.dtype) == ((1, 3), 2, 3, XP.float32)
     one = x[0, 1]
     assert float(one) == 2.0 and int(one) == 2 and complex(one) == 2 + 0j and bool(one)
+    assert f"{one:.2f}" == "2.00" and f"{x}" == str(x)  # (the holding backend formats)
+    with pytest.raises(TypeError, match="format"):
+        f"{x:.2f}"
     index = _on(device, 2, XP.int64)
     assert [10, 20, 30][index] == 30 and int(index) == 2
     assert array_api_compat.array_namespace(x) is XP and x.__array_namespace__(api_version="2024.12") is XP

@@ -87,6 +87,14 @@ def test_inplace_refuses_to_change_dtype_or_shape(xp):
         y += xp.ones((2, 3))
 
 
+def test_format_takes_a_spec_for_a_zero_dimensional_array(xp):
+    # as NumPy's: SciPy's integrators format their results so
+    x = xp.asarray([1.25, -2.5])
+    assert f"{xp.sum(x):.3f}" == "-1.250" and f"{x[0]:>6}" == "  1.25" and f"{x}" == str(x)
+    with pytest.raises(TypeError, match="format"):
+        f"{x:.2f}"
+
+
 def test_numpy_scalars_defer_to_the_array(xp):
     x = xp.asarray([1.0, 2.0])
     out = np.float32(2.0) * x

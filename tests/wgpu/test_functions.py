@@ -44,6 +44,18 @@ def test_creation(xp):
     assert_matches_numpy(
         xp.linspace(0, 1, 4, endpoint=False), np.linspace(0, 1, 4, endpoint=False, dtype=np.float32)
     )
+    for start, stop, num, dtype in [
+        (0, 3, 4, "int8"),
+        (0, 10, 7, "int32"),
+        (-5, 5, 6, "int16"),
+        (9, 0, 4, "uint8"),
+    ]:
+        # NumPy's values (rounded down), which the standard leaves to the library
+        for endpoint in (True, False):
+            want = np.linspace(start, stop, num, dtype=dtype, endpoint=endpoint)
+            assert_matches_numpy(
+                xp.linspace(start, stop, num, dtype=getattr(xp, dtype), endpoint=endpoint), want
+            )
     assert_matches_numpy(xp.eye(3, 5, k=-1, dtype=xp.int32), np.eye(3, 5, k=-1, dtype=np.int32))
     base = _host("float32", (4, 5))
     assert_matches_numpy(xp.tril(xp.asarray(base), k=1), np.tril(base, k=1))

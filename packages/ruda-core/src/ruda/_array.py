@@ -170,6 +170,11 @@ class HostCopyExport(DLPackExport):
     def __complex__(self) -> complex:
         return complex(self._scalar("complex"))
 
+    def __format__(self, spec: str) -> str:
+        """``f"{x:.3f}"``: a 0-D array formats as its scalar, as NumPy's does (SciPy's integrators
+        format their results so); other arrays only with an empty format (their ``str``)."""
+        return str(self) if not spec else format(self._host_copy(), spec)
+
     def __index__(self) -> int:
         if self._dtype.kind not in "iu":
             raise TypeError(f"only integer arrays can be used as an index, not {self._dtype.name}")

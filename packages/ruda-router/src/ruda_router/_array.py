@@ -115,6 +115,10 @@ class Array(MadeByNamespace, DLPackExport, ArrayOperators):
     def __complex__(self) -> complex:
         return complex(self._inner)
 
+    def __format__(self, spec: str) -> str:
+        """``f"{x:.3f}"``: the holding backend's own formatting (a 0-D array as its scalar)."""
+        return str(self) if not spec else format(self._inner, spec)
+
     def __index__(self) -> int:
         return self._inner.__index__()  # type: ignore[no-any-return]
 

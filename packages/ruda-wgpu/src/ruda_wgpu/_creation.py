@@ -194,6 +194,14 @@ def linspace(
     is_complex = isinstance(start, complex) or isinstance(stop, complex)
     kind = "complex floating" if is_complex else "real floating"
     dt = default_dtypes_of(dev)[kind] if dtype is None else _dtypes.check_dtype(dtype)
+    if dt.kind in "iu" and not is_complex:
+        # the standard leaves integer dtypes to the library: NumPy's values (since 2.0), computed
+        # in floating point and rounded down (SciPy asks for them)
+        from ruda_wgpu._ops import apply, astype
+
+        wide = _dtypes.float64 if "float64" in dev.dtype_names else _dtypes.float32
+        points = linspace(start, stop, num, dtype=wide, device=dev, endpoint=endpoint)
+        return astype(apply("floor", points), dt)
     if dt.kind not in "fc" or (is_complex and dt.kind != "c"):
         raise TypeError(f"linspace() from {start!r} to {stop!r} cannot produce {dt.name}")
     value: Callable[[Any], Any] = complex if dt.kind == "c" else float

@@ -90,7 +90,8 @@ def assert_python_scalar_conversions(xp: Any) -> None:
     """Assert that the arrays of namespace ``xp`` (one whose array class is a
     ``ruda._array.HostCopyExport``) convert to Python scalars as NumPy's do: ``bool``, ``int``,
     ``float`` and ``complex`` of one element of any rank, ``operator.index`` of 0-D integer
-    arrays only, ``int`` of a non-finite float refused as Python refuses it."""
+    arrays only, ``int`` of a non-finite float refused as Python refuses it, and ``format`` with
+    a spec of 0-D arrays only (``f"{x:.3f}"``)."""
     import operator
 
     import pytest
@@ -109,3 +110,7 @@ def assert_python_scalar_conversions(xp: Any) -> None:
         int(xp.asarray(float("inf")))
     with pytest.raises(ValueError):
         int(xp.asarray(float("nan")))
+    assert f"{xp.asarray(2.5):.3f}" == "2.500" and f"{xp.asarray(7, dtype=xp.int32):>3}" == "  7"
+    assert f"{xp.ones((2,))}" == str(xp.ones((2,)))
+    with pytest.raises(TypeError, match="format"):
+        f"{xp.ones((2,)):.3f}"
