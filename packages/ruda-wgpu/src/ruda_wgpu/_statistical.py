@@ -15,7 +15,7 @@ import numpy as np
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, assign, contiguous, copy_of, empty
 from ruda_wgpu._creation import full
-from ruda_wgpu._engine import STORAGE_ITEMSIZE, storage_itemsize
+from ruda_wgpu._engine import STORAGE_ITEMSIZE, Storage, storage_itemsize
 from ruda_wgpu._fusion import reduction_input
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import (
@@ -67,7 +67,21 @@ def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, 
     axes = _axes(axis, len(shape), fn)
     if not axes:
         return astype(x, acc) if x._dtype != acc else copy_of(x)
-    out_shape, order, rows, k, view = _geometry(shape, axes, keepdims)
+    storage, out_shape = _launch(x, axes, keepdims, acc, kind, _reduction_code(kind, x._dtype, acc))
+    if acc == _dtypes.float16:  # accumulated in f32 (as NumPy does for float16), rounded once here
+        return astype(Array._new(storage, out_shape, _dtypes.float32, x._device), acc)
+    out = Array._new(storage, out_shape, acc, x._device)
+    if _dtypes.NAME[acc] in ("int8", "int16", "uint8", "uint16"):
+        out = astype(astype(out, _dtypes.int32 if acc.kind == "i" else _dtypes.uint32), acc)
+    return out
+
+
+def _launch(
+    x: Array, axes: tuple[int, ...], keepdims: bool, acc: np.dtype[Any], kind: str, code: tuple[str, str, str]
+) -> tuple[Storage, tuple[int, ...]]:
+    """Reduce ``x`` over the non-empty ``axes`` by ``code`` (combine, identity, load; see
+    :func:`_reduction_code`) into ``acc`` values: their storage and the result's shape."""
+    out_shape, order, rows, k, view = _geometry(x._shape, axes, keepdims)
     # Reduced axes next to each other are read in place, as (m, k, inner) (a leading axis: inner
     # > 1); others, or those that cannot be, are moved last first, by a copy: rows of k.
     found = _in_place(x, axes, view) if view is not None else None
@@ -77,14 +91,9 @@ def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, 
         src, strides, m, inner = contiguous(permute_dims(x, order))._operand(), None, rows, 1
     else:
         (src, strides), (m, _, inner) = found, view
-    combine, identity, load = _reduction_code(kind, x._dtype, acc)
+    combine, identity, load = code
     storage = launch_reduce(x._device, kind, src, m, k, acc, combine, identity, load, "", inner, strides)
-    if acc == _dtypes.float16:  # accumulated in f32 (as NumPy does for float16), rounded once here
-        return astype(Array._new(storage, out_shape, _dtypes.float32, x._device), acc)
-    out = Array._new(storage, out_shape, acc, x._device)
-    if _dtypes.NAME[acc] in ("int8", "int16", "uint8", "uint16"):
-        out = astype(astype(out, _dtypes.int32 if acc.kind == "i" else _dtypes.uint32), acc)
-    return out
+    return storage, out_shape
 
 
 Grouped = list[tuple[int, int, int]]
@@ -114,8 +123,10 @@ def _in_place(
         # that x - mean(x) subtracts); else x is computed, contiguous
         if pending:
             fused = reduction_input(x, strided=True)
-            found = None if fused is None else _row_leaves(fused, x._shape, groups, flat, view, limit)
-            return found or (contiguous(x)._operand(), None)
+            rows = None if fused is None else _folded_leaves(fused, x._shape, groups, view, limit, True)
+            if fused is None or rows is None:
+                return contiguous(x)._operand(), None
+            return fused, (None if builtins.all(f == flat for f in rows) else rows)
         own = fold_strides(x._shape, x._strides, groups, flat)
         fits = own is not None and strided_span(view, own) * STORAGE_ITEMSIZE[x._dtype] <= limit
         if own is not None and own[1] in (0, 1) and fits:
@@ -124,16 +135,9 @@ def _in_place(
     # Strided leaves are taken here, where the reduction runs a result a thread: so it would with
     # fusion off, and fused and unfused results keep the same bits.
     fused = reduction_input(x, strided=True)
-    if fused is not None:
-        leaves = [leaf for leaf in fused.leaves if type(leaf) is Operand]
-        folded: Grouped = []
-        for leaf in leaves:
-            f = fold_strides(x._shape, leaf.strides, groups, flat)
-            if f is None or strided_span(view, f) * STORAGE_ITEMSIZE[leaf.dtype] > limit:
-                break
-            folded.append(f)
-        else:
-            return fused, folded
+    folded = None if fused is None else _folded_leaves(fused, x._shape, groups, view, limit, False)
+    if fused is not None and folded is not None:
+        return fused, folded
     # x itself (computed here if pending): where it lies, else copied contiguous; the bindings'
     # limit is checked before anything is copied
     own = fold_strides(x._shape, x._strides, groups, flat)
@@ -148,23 +152,25 @@ def _in_place(
     return (x._operand() if own == flat else contiguous(x)._operand()), None
 
 
-def _row_leaves(
-    fused: Fused, shape: tuple[int, ...], groups: Any, flat: tuple[int, int, int], view: Any, limit: int
-) -> tuple[Fused, Grouped | None] | None:
-    """``fused`` and its array leaves' strides along (m, k, 1) where the row kernel reads each
-    in place (see :func:`_in_place`): contiguous (strides None when all are), rows of contiguous
-    elements, or an element a row; and each strided one fits one binding. None otherwise."""
+def _folded_leaves(
+    fused: Fused, shape: tuple[int, ...], groups: Any, view: tuple[int, int, int], limit: int, rows: bool
+) -> Grouped | None:
+    """The strides along the (m, k, inner) ``view`` of each array leaf of ``fused`` (see
+    :func:`_in_place`), or None where one does not fold into it, or does not fit one binding of
+    ``limit`` bytes. With ``rows`` (a GPU's row kernel) a leaf must also be read along k by a
+    stride of 0 or 1, and contiguous leaves need not fit (that kernel takes them in windows)."""
+    flat = (view[1] * view[2], view[2], 1)
     folded: Grouped = []
     for leaf in fused.leaves:
         if type(leaf) is not Operand:
             continue
         f = fold_strides(shape, leaf.strides, groups, flat)
-        if f is None or f[1] not in (0, 1):
+        if f is None or (rows and f[1] not in (0, 1)):
             return None
-        if f != flat and strided_span(view, f) * STORAGE_ITEMSIZE[leaf.dtype] > limit:
+        if not (rows and f == flat) and strided_span(view, f) * STORAGE_ITEMSIZE[leaf.dtype] > limit:
             return None
         folded.append(f)
-    return fused, (None if builtins.all(f == flat for f in folded) else folded)
+    return folded
 
 
 @functools.lru_cache(maxsize=4096)  # every reduction in place asks, mostly for a few layouts
@@ -248,19 +254,8 @@ def scaled_squares(mag: Array, axes: tuple[int, ...], keepdims: bool) -> tuple[A
     views of one result: scale * sqrt(ssq) is the 2-norm, without the overflow of large
     squares or the underflow of small ones."""
     acc = _dtypes.COMPLEX_OF[mag.dtype]
-    shape = mag._shape
-    out_shape, order, rows, k, view = _geometry(shape, axes, keepdims)
-    found = _in_place(mag, axes, view) if view is not None else None
-    src: Operand | Fused
-    strides: Grouped | None
-    if found is None or view is None:
-        src, strides, m, inner = contiguous(permute_dims(mag, order))._operand(), None, rows, 1
-    else:
-        (src, strides), (m, _, inner) = found, view
-    combine, identity, load = _scaled_squares_code(mag._dtype)
-    dev = mag._device
-    storage = launch_reduce(dev, "norm2", src, m, k, acc, combine, identity, load, "", inner, strides)
-    pairs = Array._new(storage, (*out_shape, 2), mag._dtype, dev)
+    storage, out_shape = _launch(mag, axes, keepdims, acc, "norm2", _scaled_squares_code(mag._dtype))
+    pairs = Array._new(storage, (*out_shape, 2), mag._dtype, mag._device)
     return pairs[..., 0], pairs[..., 1]
 
 
