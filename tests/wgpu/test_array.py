@@ -78,13 +78,36 @@ def test_unary_operators_and_matmul(xp):
     assert_matches_numpy(f, a.astype(np.float32) @ np.ones((4, 4), np.float32))
 
 
-def test_inplace_refuses_to_change_dtype_or_shape(xp):
-    x = xp.asarray([1, 2, 3], dtype=xp.int8)
+@pytest.mark.parametrize(
+    ("dtype", "other"),
+    [("int8", "int16"), ("uint8", "uint16"), ("float32", "float64"), ("complex64", "complex128")],
+)
+def test_inplace_casts_a_wider_result_of_the_same_kind_back(xp, dtype, other):
+    # as NumPy's "same_kind" casting, which CuPy, PyTorch and ruda's other backends share
+    a = np.array([1.5, 2.25, 100.0, 3.0]).astype(dtype)
+    b = np.array([1e-9, 300.5, 2.0, 1.0]).astype(other)
+    x = xp.asarray(a)
+    before = x
+    x += xp.asarray(b)
+    assert x is before
+    expected = a.copy()
+    expected += b
+    assert_matches_numpy(x, expected)
+
+
+def test_inplace_refuses_to_change_kind_or_shape(xp):
+    x = xp.asarray([1, 2, 3], dtype=xp.int32)
+    with pytest.raises(TypeError, match="int32"):
+        x += xp.asarray([1.0, 2.0, 3.0], dtype=xp.float32)
+    u = xp.asarray([1, 2, 3], dtype=xp.uint8)
     with pytest.raises(TypeError):
-        x += xp.asarray([1, 2, 3], dtype=xp.int16)
+        u += xp.asarray([1, 2, 3], dtype=xp.int8)  # int16, not unsigned
     y = xp.ones((3,))
     with pytest.raises(TypeError):
+        y += xp.ones((3,), dtype=xp.complex64)
+    with pytest.raises(TypeError):
         y += xp.ones((2, 3))
+    assert_matches_numpy(y, np.ones(3, np.float32))
 
 
 def test_format_takes_a_spec_for_a_zero_dimensional_array(xp):

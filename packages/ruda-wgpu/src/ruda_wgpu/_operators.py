@@ -1,8 +1,10 @@
 """The Python operators of :class:`ruda_wgpu.Array` (written out in :mod:`ruda._operators`):
 each is the namespace's function of that name. ``x += y`` must keep x's dtype and shape, as the
-standard asks, and computes into ``x`` where that is safe. An operand that is neither an array
-nor a (Python or NumPy) scalar gives ``NotImplemented``, so that Python tries the other
-operand's method (see :func:`ruda._operators.unsupported`).
+standard asks: as NumPy, CuPy and PyTorch do (and so ruda's other backends), a result of a wider
+dtype of the same kind is cast back to x's (``float32 += float64``, ``int8 += int16``), while
+one of another kind or shape is refused. It computes into ``x`` where that is safe. An operand
+that is neither an array nor a (Python or NumPy) scalar gives ``NotImplemented``, so that Python
+tries the other operand's method (see :func:`ruda._operators.unsupported`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import functools
 from types import ModuleType
 from typing import Any, cast
 
+import numpy as np
 from ruda._array import python_scalar
 from ruda._operators import ArrayOperators, unsupported
 
@@ -61,6 +64,8 @@ class Operators(ArrayOperators):
 
         x = cast(Array, self)  # the one class built on this one
         result = _binary(function, x, other)
+        if result.dtype != x.dtype and np.can_cast(result.dtype, x.dtype, "same_kind"):
+            result = _ops().astype(result, x.dtype)
         if result.dtype != x.dtype or result.shape != x.shape:
             raise TypeError(
                 f"in-place {function} would turn {x.dtype.name}{list(x.shape)} into "
