@@ -85,7 +85,9 @@ def test_memory_is_flat_after_10000_mixed_ops(xp):
         f"in use before {before['in_use_bytes']}, after {after['in_use_bytes']}; "
         f"{after['dispatches'] - before['dispatches']} dispatches"
     )
-    assert after["dispatches"] - before["dispatches"] >= 10_000
+    # elementwise results dropped unread never run; the other kinds launch 10 kernels every ten
+    # steps on a CPU adapter, 9 on a GPU, whose row kernel sums the last kind's view in place
+    assert after["dispatches"] - before["dispatches"] >= 9_000
     assert abs(after["allocated_bytes"] - before["allocated_bytes"]) <= 0.01 * before["allocated_bytes"], (
         before,
         after,
