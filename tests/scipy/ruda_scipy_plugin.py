@@ -21,6 +21,10 @@ namespaces, but array_api_compat's numpy and torch for ruda.host and ruda_torch,
 NumPy's and torch's. --ruda-raw-namespace gives the tests the ruda namespace itself; SciPy's torch
 quirks, which its tests recognise by the namespace (is_torch(xp)), then show up as failures.
 
+SciPy's tests take float64 as the default float: its conftest makes it torch's default unless
+SCIPY_DEFAULT_DTYPE says float32. The plugin does the same for ruda_wgpu (RUDA_WGPU_DEFAULT_FLOAT),
+whose default is otherwise float32.
+
 SciPy's ``devices`` fixture assumes the 2023.12 standard's list from ``info.devices()``; for ruda
 namespaces, which return 2025.12's tuple, the plugin makes the fixture's value itself.
 """
@@ -76,6 +80,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     names = config.getoption("--ruda-backend") or os.environ.get("RUDA_SCIPY_BACKENDS", "host").split(",")
+    if "wgpu" in names:  # before ruda_wgpu first makes an array
+        os.environ.setdefault("RUDA_WGPU_DEFAULT_FLOAT", os.environ.get("SCIPY_DEFAULT_DTYPE", "float64"))
     params = []
     for name in names:
         if name == "remote":

@@ -20,26 +20,17 @@ from tests.scipy.ruda_namespaces import NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: SciPy takes float64 as the default float of every namespace but torch's; ruda_wgpu's is
-#: float32 (what ``xp.asarray(1.0)`` gives, as on most GPUs), which SciPy's tests expect of
-#: integer input where SciPy's functions return float64
-_SCIPY_DEFAULT_FLOAT = (
-    "SciPy computes integer input in float64; its test expects the namespace's default, float32"
-)
+#: ruda_wgpu promotes an integer with float32 to float32, as PyTorch does (NumPy's float64 would
+#: ask for float64 on GPUs without it); SciPy's reference is NumPy's, and it allows for this only
+#: on torch with a float32 default
+_INT_WITH_FLOAT32 = "int64 with float32 gives float32 (as in PyTorch); SciPy's NumPy reference float64"
 
 #: node ids (relative to scipy/special) that fail on a namespace, and why
 KNOWN_FAILURES: dict[str, dict[str, str]] = {name: {} for name in NAMES} | {
     "wgpu": {
-        f"tests/test_{test}": _SCIPY_DEFAULT_FLOAT
-        for test in (
-            "logsumexp.py::TestLogSumExp::test_logsumexp[ruda-wgpu]",
-            "logsumexp.py::TestLogSumExp::test_logsumexp_sign[ruda-wgpu]",
-            "logsumexp.py::TestLogSumExp::test_logsumexp_b_zero[ruda-wgpu]",
-            "logsumexp.py::TestLogSumExp::test_dtypes_a[ruda-wgpu-int32]",
-            "logsumexp.py::TestLogSumExp::test_dtypes_a[ruda-wgpu-int64]",
-            "support_alternative_backends.py::test_support_alternative_backends_mismatched_dtypes[ruda-wgpu-rel_entr]",
-            "support_alternative_backends.py::test_support_alternative_backends_mismatched_dtypes[ruda-wgpu-xlogy]",
-        )
+        "tests/test_support_alternative_backends.py::test_support_alternative_backends_mismatched_dtypes"
+        f"[ruda-wgpu-{function}]": _INT_WITH_FLOAT32
+        for function in ("rel_entr", "xlogy")
     }
 }
 

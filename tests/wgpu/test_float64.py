@@ -119,3 +119,46 @@ def test_float64_data_keeps_its_dtype_and_the_default_stays_float32(xp):
     assert_matches_numpy(xp.sort(-x), np.sort(-np.linspace(0, 1, 7)))
     assert_matches_numpy(x @ x, np.linspace(0, 1, 7) @ np.linspace(0, 1, 7), rtol=1e-14)
     assert_matches_numpy(xp.sum(x), np.linspace(0, 1, 7).sum(), rtol=1e-14)
+
+
+@pytest.fixture
+def default_float(monkeypatch):
+    """Sets RUDA_WGPU_DEFAULT_FLOAT for one test (it is read once per process)."""
+    from ruda_wgpu._info import DEFAULT_FLOAT_ENV, wide_default_float
+
+    def set_to(value: str) -> None:
+        monkeypatch.setenv(DEFAULT_FLOAT_ENV, value)
+        wide_default_float.cache_clear()
+
+    yield set_to
+    monkeypatch.delenv(DEFAULT_FLOAT_ENV, raising=False)
+    wide_default_float.cache_clear()
+
+
+def test_the_default_float_can_be_float64_as_numpys(xp, default_float):
+    default_float("float64")
+    defaults = xp.__array_namespace_info__().default_dtypes()
+    assert (defaults["real floating"], defaults["complex floating"]) == (xp.float64, xp.complex128)
+    assert xp.asarray([1.0, 2.0]).dtype == xp.float64
+    assert xp.asarray([1j]).dtype == xp.complex128
+    for made in (xp.ones(3), xp.zeros(3), xp.empty(3), xp.linspace(0, 1, 4), xp.eye(2), xp.full(2, 0.5)):
+        assert made.dtype == xp.float64
+    assert xp.arange(0.0, 1.0, 0.25).dtype == xp.float64
+    assert xp.asarray([1, 2]).dtype != xp.float64  # integers keep the integral default
+    # float32 data keeps its dtype: only what the namespace chooses changes
+    assert (xp.ones(2, dtype=xp.float32) + 1.5).dtype == xp.float32
+    assert_matches_numpy(xp.linspace(0, 1, 7), np.linspace(0, 1, 7), rtol=1e-15)
+
+
+def test_ruda_info_says_which_default_float_is_in_effect(xp, default_float):
+    from ruda_wgpu._plugin import WgpuBackend
+
+    assert WgpuBackend().probe().details["default float"].startswith("float32 (")
+    default_float("float64")
+    assert WgpuBackend().probe().details["default float"].startswith("float64 where")
+
+
+def test_a_default_float_other_than_float32_or_float64_is_refused(xp, default_float):
+    default_float("float16")
+    with pytest.raises(ValueError, match="RUDA_WGPU_DEFAULT_FLOAT='float16'"):
+        xp.ones(3)

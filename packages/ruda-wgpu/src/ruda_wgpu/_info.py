@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import os
 from typing import Any
 
 import numpy as np
@@ -11,14 +13,30 @@ from ruda.spec import dtype_names
 from ruda_wgpu import _dtypes
 from ruda_wgpu._engine import GpuDevice, default_device, devices, resolve_device
 
+#: the environment variable that makes float64 and complex128 the default floating dtypes on
+#: devices that have them (``float64``), as NumPy's and SciPy's are; ``float32``, the default,
+#: keeps float32 and complex64 (PyTorch's defaults)
+DEFAULT_FLOAT_ENV = "RUDA_WGPU_DEFAULT_FLOAT"
+
+
+@functools.cache
+def wide_default_float() -> bool:
+    """Whether :data:`DEFAULT_FLOAT_ENV` asks for float64 (read once, at first use)."""
+    value = os.environ.get(DEFAULT_FLOAT_ENV, "").strip().lower() or "float32"
+    if value not in ("float32", "float64"):
+        raise ValueError(f"{DEFAULT_FLOAT_ENV}={value!r}: give float32 or float64")
+    return value == "float64"
+
 
 def default_dtypes_of(dev: GpuDevice) -> dict[str, np.dtype[Any]]:
-    """float32 and complex64 everywhere: float64 is slow on most GPUs (PyTorch decides so too) and
-    needs a feature some lack. int64 integers and indices with shader-int64, else int32."""
+    """float32 and complex64, unless :data:`DEFAULT_FLOAT_ENV` asks for float64 and the device has
+    it: float64 is slow on most GPUs (PyTorch decides so too) and needs a feature some lack.
+    int64 integers and indices with shader-int64, else int32."""
     integral = _dtypes.int64 if "int64" in dev.dtype_names else _dtypes.int32
+    wide = wide_default_float() and "float64" in dev.dtype_names
     return {
-        "real floating": _dtypes.float32,
-        "complex floating": _dtypes.complex64,
+        "real floating": _dtypes.float64 if wide else _dtypes.float32,
+        "complex floating": _dtypes.complex128 if wide else _dtypes.complex64,
         "integral": integral,
         "indexing": integral,
     }

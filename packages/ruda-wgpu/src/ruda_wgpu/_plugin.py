@@ -68,6 +68,7 @@ class WgpuBackend(Backend):
             )
         from ruda_wgpu import _preload
         from ruda_wgpu._fusion import FUSION_ENV, enabled
+        from ruda_wgpu._info import DEFAULT_FLOAT_ENV, wide_default_float
         from ruda_wgpu._shader_cache import shader_cache_dir
 
         details = {"wgpu": importlib.metadata.version("wgpu")}
@@ -82,6 +83,11 @@ class WgpuBackend(Backend):
             f"opens the device; {_preload.PRELOAD_ENV}=0 turns it off)"
             if _preload.enabled()
             else f"off ({_preload.PRELOAD_ENV}=0: each kernel compiles when first used)"
+        )
+        details["default float"] = (
+            f"float64 where the device has it ({DEFAULT_FLOAT_ENV}=float64)"
+            if wide_default_float()
+            else f"float32 ({DEFAULT_FLOAT_ENV}=float64 makes it float64 where the device has it)"
         )
         details.update(
             {
