@@ -172,6 +172,14 @@ def test_python_types_stand_for_dtypes_as_in_numpy(xp):
         xp.zeros(2, dtype=list)
 
 
+def test_result_type_of_python_scalars_alone_is_what_asarray_gives_them(xp):
+    # beyond the standard, which asks for an array or dtype among them; NumPy answers, SciPy asks
+    for scalars in [(True,), (True, False), (1, True), (1, 2.5), (2.5,), (1j, 1), (1.0, 1j)]:
+        assert xp.result_type(*scalars) == xp.asarray(scalars).dtype, scalars
+    with pytest.raises(ValueError, match="at least one"):
+        xp.result_type()
+
+
 def test_mixed_kinds_are_refused(xp):
     with pytest.raises(TypeError, match="float"):
         xp.asarray([1, 2]) + 1.5

@@ -40,6 +40,11 @@ def test_creation(xp):
     assert_matches_numpy(xp.full((2,), True), np.full((2,), True))
     assert_matches_numpy(xp.arange(2, 20, 3, dtype=xp.int32), np.arange(2, 20, 3, dtype=np.int32))
     assert_matches_numpy(xp.arange(1.0, 0.0, -0.25), np.arange(1.0, 0.0, -0.25, dtype=np.float32))
+    # a complex range as NumPy's: the real values, imaginary parts zero (SciPy asks for it)
+    assert_matches_numpy(xp.arange(5, dtype=xp.complex64), np.arange(5, dtype=np.complex64))
+    assert_matches_numpy(
+        xp.arange(0.5, 2, 0.5, dtype=xp.complex64), np.arange(0.5, 2, 0.5, dtype=np.complex64)
+    )
     assert_matches_numpy(xp.linspace(-1, 1, 7), np.linspace(-1, 1, 7, dtype=np.float32))
     assert_matches_numpy(
         xp.linspace(0, 1, 4, endpoint=False), np.linspace(0, 1, 4, endpoint=False, dtype=np.float32)

@@ -159,6 +159,11 @@ def arange(
         dt = default_dtypes_of(dev)["integral" if is_int else "real floating"]
     else:
         dt = _dtypes.check_dtype(dtype)
+    if dt.kind == "c":  # real arguments: the real range, imaginary parts zero (as NumPy's)
+        from ruda_wgpu._ops import astype
+
+        dev.check_dtype(dt)
+        return astype(arange(start, stop, step, dtype=_dtypes.REAL_OF[dt], device=dev), dt)
     n = max(0, math.ceil((stop - start) / step))
     out = empty((n,), dt, dev)
     if dt.kind in "iu":

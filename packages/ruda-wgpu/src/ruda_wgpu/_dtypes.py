@@ -185,13 +185,29 @@ def result_type(*items: Any) -> np.dtype[Any]:
     if not dtypes:
         if not scalars:
             raise ValueError("result_type needs at least one dtype or array")
-        raise TypeError("result_type needs at least one dtype or array besides Python scalars")
+        return _scalars_alone(scalars)
     out: np.dtype[Any] = dtypes[0]
     for dt in dtypes[1:]:
         out = promote(out, dt)
     for s in scalars:
         out = with_scalar(s, out)
     return out
+
+
+def _scalars_alone(scalars: list[Any]) -> np.dtype[Any]:
+    """The dtype ``asarray`` gives Python scalars of these kinds on the default device. The
+    standard asks for an array or dtype among them; NumPy answers without one, and SciPy asks so."""
+    from ruda_wgpu._engine import default_device
+    from ruda_wgpu._info import default_dtypes_of
+
+    if all(type(s) is bool for s in scalars):
+        return bool_
+    defaults = default_dtypes_of(default_device())
+    if any(isinstance(s, complex) for s in scalars):
+        return defaults["complex floating"]
+    if any(isinstance(s, float) for s in scalars):
+        return defaults["real floating"]
+    return defaults["integral"]
 
 
 def with_scalar(value: Any, dtype: np.dtype[Any]) -> np.dtype[Any]:
