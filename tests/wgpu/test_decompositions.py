@@ -670,6 +670,29 @@ def test_eig_and_eigvals_of_general_matrices(xp, dtype, shape):
     np.testing.assert_array_equal(np.asarray(xp.linalg.eigvals(xp.asarray(a))), w)
 
 
+@pytest.mark.parametrize("dtype", ["float32", pytest.param("float64", marks=needs("float64"))])
+def test_eig_of_a_real_matrix_gives_exact_conjugate_pairs_and_exact_reals(xp, dtype):
+    # as LAPACK's dgeev: SciPy's poly() tests the pairs for equality to return real coefficients
+    rng = np.random.default_rng(3)
+    stacks = [rng.standard_normal((4, n, n)).astype(dtype) for n in (2, 3, 5, 8, 20)]
+    stacks.append(np.array([[[-2.0, -3.0], [1.0, 0.0]], [[0.0, -1.0], [1.0, 0.0]]], dtype))
+    for a in stacks:
+        w, v = (np.asarray(t) for t in xp.linalg.eig(xp.asarray(a)))
+        for values, vectors, matrix in zip(w, v, a, strict=True):
+            above, below = values.imag > 0, values.imag < 0
+            pairs = np.sort_complex(values[above]), np.sort_complex(values[below].conj())
+            np.testing.assert_array_equal(*pairs)
+            # the partner's vector is the conjugate of the other's
+            for k in np.flatnonzero(below):
+                partners = np.flatnonzero(values == values[k].conj())
+                assert any(np.array_equal(vectors[:, k], vectors[:, j].conj()) for j in partners)
+            assert (values.imag == 0).sum() == (np.linalg.eigvals(matrix).imag == 0).sum()
+            assert not vectors[:, values.imag == 0].imag.any()
+            scale = np.abs(matrix).max() * matrix.shape[0]
+            np.testing.assert_allclose(matrix @ vectors, vectors * values, atol=RTOL[dtype] * scale)
+            np.testing.assert_allclose(np.linalg.norm(vectors, axis=0), 1.0, rtol=RTOL[dtype])
+
+
 @needs("float64")
 def test_eig_of_defective_rotation_and_diagonal_matrices(xp):
     cases = {

@@ -954,7 +954,8 @@ MAX_EIG_ITERATIONS = 100
 def _eig(x: Any, fn: str) -> tuple[Array, Array]:
     """(eigenvalues (..., n), eigenvectors (..., n, n)) of general matrices, as complex arrays."""
     a = _matrices(x, fn)
-    if a.dtype.kind != "c":
+    real = a.dtype.kind != "c"
+    if real:
         a = astype(a, _dtypes.COMPLEX_OF[a.dtype])
     n, batch, dev = a.shape[-1], _batch(a), a.device
     values = empty(a.shape[:-1], a.dtype, dev)
@@ -967,7 +968,7 @@ def _eig(x: Any, fn: str) -> tuple[Array, Array]:
         bindings = [_bind_all(a), _bind_all(z), _bind_all(vectors), _bind_all(work), _bind_all(values)]
         bindings.append(bind(dev, info, 0, batch, _U32, fn)[0])
         subs = _subs(a.dtype) | {"WG": _threads_for(n * n)}
-        run(dev, "linalg_eig", subs, bindings, [n, batch, MAX_EIG_ITERATIONS], batch)
+        run(dev, "linalg_eig", subs, bindings, [n, batch, MAX_EIG_ITERATIONS, int(real)], batch)
         if _flags(info, batch, a).any():
             raise LinAlgError(f"linalg.{fn}(): the QR iterations did not converge")
     return values, vectors

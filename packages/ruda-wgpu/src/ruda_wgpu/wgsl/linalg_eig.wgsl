@@ -10,7 +10,7 @@
 // workgroup memory; the rows and columns they change are updated by every thread.
 // Buffers: a (the matrix, then T), z (Z), x (X, then V), work (per matrix: 2n values: rotations
 // or the Householder vector), w (eigenvalues), info (1 when the QR iterations did not converge).
-// P: n, batch, max iterations per eigenvalue
+// P: n, batch, max iterations per eigenvalue, 1 for a real matrix (step 4)
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> a: array<${T}>;
 @group(0) @binding(2) var<storage, read_write> z: array<${T}>;
@@ -232,4 +232,44 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let inv = select(${RONE}, ${RONE} / (big * ${SQRT}(total)), big > ${RZERO});
     for (var i = 0u; i < n; i = i + 1u) { x[base + i * n + k] = scale(mul(a[base + i * n + k], turn), inv); }
   }
+  if (P[3] == 0u) { return; }
+
+  // 4. A real matrix (P[3] = 1): its eigenvalues come in exact conjugate pairs, and its real ones
+  // are real, as LAPACK's dgeev gives them; the complex QR steps above leave each within rounding
+  // of that. An eigenvalue pairs with the one of opposite imaginary sign nearest its conjugate, if
+  // that is nearer than the real axis; both become the pair's mean (the same sums from either
+  // side), and the vector of the one below the axis the conjugate of the other's. One with no
+  // partner and an imaginary part within rounding becomes real, its vector real of unit norm.
+  storageBarrier();
+  let rounding = ${R}(n) * smallest;
+  for (var k = lid; k < n; k = k + ${WG}u) {
+    let l = w[b * n + k];
+    var value = l;
+    var nearest = ${ABS}(im(l));
+    var partner = k;
+    for (var j = 0u; j < n && im(l) != ${RZERO}; j = j + 1u) {
+      let m = w[b * n + j];
+      let opposite = im(m) != ${RZERO} && (im(m) < ${RZERO}) != (im(l) < ${RZERO});
+      if (j != k && opposite && mag(m - conj(l)) < nearest) { nearest = mag(m - conj(l)); partner = j; }
+    }
+    if (partner != k) {
+      let m = w[b * n + partner];
+      let above = select(m, l, im(l) > ${RZERO});
+      let below = select(l, m, im(l) > ${RZERO});
+      let mean = ${T}((re(above) + re(below)) * 0.5, (im(above) - im(below)) * 0.5);
+      value = select(conj(mean), mean, im(l) > ${RZERO});
+      if (im(l) < ${RZERO}) {
+        for (var i = 0u; i < n; i = i + 1u) { x[base + i * n + k] = conj(x[base + i * n + partner]); }
+      }
+    } else if (${ABS}(im(l)) <= rounding) {
+      value = from_re(re(l));
+      var total = ${RZERO};
+      for (var i = 0u; i < n; i = i + 1u) { total = total + re(x[base + i * n + k]) * re(x[base + i * n + k]); }
+      let inv = select(${RONE}, ${RONE} / ${SQRT}(total), total > ${RZERO});
+      for (var i = 0u; i < n; i = i + 1u) { x[base + i * n + k] = from_re(re(x[base + i * n + k]) * inv); }
+    }
+    work[wb + k] = value;
+  }
+  storageBarrier();
+  for (var k = lid; k < n; k = k + ${WG}u) { w[b * n + k] = work[wb + k]; }
 }
