@@ -118,6 +118,34 @@ def test_format_takes_a_spec_for_a_zero_dimensional_array(xp):
         f"{x:.2f}"
 
 
+def test_numpys_elementwise_ufuncs_run_on_the_gpu(xp):
+    # as CuPy's: matplotlib calls np.isfinite on the values it is given
+    a = np.array([1.5, -2.0, np.inf, np.nan], np.float32)
+    x = xp.asarray(a)
+    for got, want in [
+        (np.abs(x), np.abs(a)),
+        (np.isfinite(x), np.isfinite(a)),
+        (np.arctan2(x, x), np.arctan2(a, a)),
+        (np.multiply(2.0, x), 2.0 * a),
+        (np.asin(xp.asarray([0.5])), np.asin(np.float32([0.5]))),
+        (np.matmul(x[:2, None], x[None, :2]), np.matmul(a[:2, None], a[None, :2])),
+    ]:
+        assert type(got) is type(x)
+        assert_matches_numpy(got, want)
+    with pytest.raises(TypeError, match="numpy.add.reduce"):
+        np.sum(x)  # a ufunc method: no silent host copy
+    with pytest.raises(TypeError, match="out="):
+        np.add(x, x, out=x)
+    with pytest.raises(TypeError, match="numpy.cbrt"):
+        np.cbrt(x)  # not one of the standard's functions
+    with pytest.raises(TypeError, match="do not mix"):
+        np.add(a, x)
+    with pytest.raises(TypeError, match="do not mix"):
+        a + x
+    with pytest.raises(TypeError, match="do not mix"):
+        a @ x
+
+
 def test_numpy_scalars_defer_to_the_array(xp):
     x = xp.asarray([1.0, 2.0])
     out = np.float32(2.0) * x

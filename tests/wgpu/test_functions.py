@@ -40,6 +40,10 @@ def test_creation(xp):
     assert_matches_numpy(xp.full((2,), True), np.full((2,), True))
     assert_matches_numpy(xp.arange(2, 20, 3, dtype=xp.int32), np.arange(2, 20, 3, dtype=np.int32))
     assert_matches_numpy(xp.arange(1.0, 0.0, -0.25), np.arange(1.0, 0.0, -0.25, dtype=np.float32))
+    # 0-D arrays for the bounds, as NumPy takes them (SciPy passes them)
+    assert_matches_numpy(xp.arange(xp.asarray(3), xp.asarray(7.0)), np.arange(3, 7.0, dtype=np.float32))
+    with pytest.raises(TypeError, match="int or float"):
+        xp.arange(xp.asarray([3]))
     # a complex range as NumPy's: the real values, imaginary parts zero (SciPy asks for it)
     assert_matches_numpy(xp.arange(5, dtype=xp.complex64), np.arange(5, dtype=np.complex64))
     assert_matches_numpy(

@@ -12,8 +12,8 @@ deliberate choice: SciPy and other libraries call ``np.asarray`` on inputs of
 functions that have no Array API path, and a copy that is visible in the type
 of the result (a NumPy array comes back) is more useful than an error. Nothing
 inside ruda_wgpu ever calls it: an operation the GPU cannot do raises instead
-of quietly computing on the host. ``__array_ufunc__ = None`` makes NumPy
-operators defer to this class (``np.float32(2) * x`` stays on the GPU).
+of quietly computing on the host. NumPy's elementwise ufuncs called on an array
+run on the GPU (``np.abs(x)``, ``np.float32(2) * x``; see ``_operators``).
 """
 
 from __future__ import annotations
@@ -43,8 +43,6 @@ class Array(MadeByNamespace, Operators, ArrayAttributes[GpuDevice], HostCopyExpo
         "__weakref__", "_device", "_dtype", "_leaf", "_leaf_id", "_node", "_offset", "_shape", "_store",
         "_strides",
     )  # fmt: skip
-    __array_ufunc__ = None
-    __array_priority__ = 100
     _held_in = "GPU memory that WebGPU does not share"  # (exports are host copies: module docstring)
     _made_with = "ruda_wgpu.asarray(), zeros(), arange(), ..."
     _store: Storage | None

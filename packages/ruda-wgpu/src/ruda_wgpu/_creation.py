@@ -135,6 +135,13 @@ def full_like(x: Array, /, fill_value: bool | int | float, *, dtype: Any = None,
     return full(shape, fill_value, dtype=dt, device=dev)
 
 
+def _number(value: Any) -> Any:
+    """A Python number for ``value``: NumPy scalars and 0-D integer or real arrays give theirs."""
+    if isinstance(value, Array) and value.ndim == 0 and value.dtype.kind in "iuf":
+        return int(value) if value.dtype.kind in "iu" else float(value)
+    return python_scalar(value)
+
+
 def arange(
     start: int | float,
     /,
@@ -144,9 +151,11 @@ def arange(
     dtype: Any = None,
     device: Any = None,
 ) -> Array:
-    """Evenly spaced values in [start, stop), computed on the device as ``start + i * step``."""
+    """Evenly spaced values in [start, stop), computed on the device as ``start + i * step``.
+    Beyond the standard's Python numbers, 0-D integer and real arrays are read back for their
+    values, as NumPy takes them (the length depends on them; SciPy passes them)."""
     dev = resolve_device(device)
-    start, stop, step = (python_scalar(v) for v in (start, stop, step))
+    start, stop, step = (_number(v) for v in (start, stop, step))
     if stop is None:
         start, stop = 0, start
     if step == 0:

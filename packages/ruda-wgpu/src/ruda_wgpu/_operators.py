@@ -44,10 +44,46 @@ def _operand(value: Any) -> Any:
     return value if isinstance(value, bool | int | float | complex) else None
 
 
+@functools.cache
+def _ufunc_names() -> dict[np.ufunc, str]:
+    """NumPy's ufuncs that are the standard's elementwise functions, ``matmul`` and ``vecdot``,
+    each with its name there (NumPy 2 has the standard's names too: ``np.asin is np.arcsin``)."""
+    from ruda.spec import ELEMENTWISE_FUNCTIONS
+
+    found = ((getattr(np, name, None), name) for name in (*ELEMENTWISE_FUNCTIONS, "matmul", "vecdot"))
+    return {ufunc: name for ufunc, name in found if isinstance(ufunc, np.ufunc)}
+
+
 class Operators(ArrayOperators):
-    """:class:`ruda._operators.ArrayOperators` on this namespace's functions."""
+    """:class:`ruda._operators.ArrayOperators` on this namespace's functions, and NumPy's ufuncs."""
 
     __slots__ = ()
+    __array_priority__ = 100
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """NumPy's elementwise functions called on these arrays run here, on the GPU, as CuPy's
+        do: ``np.abs(x)``, ``np.isfinite(x)`` (which matplotlib calls), ``np.float32(2) * x``, and
+        ``np.matmul``, ``np.vecdot``. Only the call itself, on arrays of this type and Python or
+        NumPy scalars, without keywords; anything else raises TypeError rather than copy to the
+        host (``np.asarray(x)`` does that). A NumPy array among the operands raises as it does
+        in operators (no silent transfer)."""
+        name = _ufunc_names().get(ufunc)
+        operands = []
+        for value in inputs:
+            operand = value if isinstance(value, Operators) else _operand(value)
+            if operand is None:
+                return unsupported(self, name or ufunc.__name__, value)
+            operands.append(operand)
+        if method != "__call__" or name is None or kwargs:
+            what = f"numpy.{ufunc.__name__}" + (f".{method}" if method != "__call__" else "")
+            extra = f" with {', '.join(f'{k}=' for k in kwargs)}" if kwargs else ""
+            raise TypeError(
+                f"{what}(){extra} does not run on ruda_wgpu arrays (NumPy's reductions such as "
+                "np.sum call ufunc methods): use ruda_wgpu's functions, or np.asarray(x) for a host copy"
+            )
+        import ruda_wgpu
+
+        return getattr(ruda_wgpu, name)(*operands)
 
     def _binary_operator(self, function: str, dunder: str, other: Any, reflected: bool) -> Any:
         # (every operator passes here: arrays and Python floats and ints go straight on)
