@@ -71,7 +71,7 @@ def broadcast_for(what: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
         sizes.discard(1)
         if len(sizes) > 1:
             named = f"{what}(): shapes" if what else "shapes"
-            raise ValueError(f"{named} {', '.join(map(str, shapes))} do not broadcast together")
+            raise ValueError(f"{named} {', '.join(map(str, shapes))} cannot be broadcast together")
         out.append(sizes.pop() if sizes else 1)
     return tuple(out)
 
