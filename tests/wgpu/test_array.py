@@ -132,8 +132,24 @@ def test_numpys_elementwise_ufuncs_run_on_the_gpu(xp):
     ]:
         assert type(got) is type(x)
         assert_matches_numpy(got, want)
+    m = xp.asarray(np.arange(12, dtype=np.float32).reshape(3, 4))
+    h = np.arange(12, dtype=np.float32).reshape(3, 4)
+    for got, want in [
+        (np.sum(m), np.sum(h)),
+        (np.sum(m, axis=1, keepdims=True), np.sum(h, axis=1, keepdims=True)),
+        (np.add.reduce(m), np.add.reduce(h)),  # the first axis, as NumPy's
+        (np.prod(m[:, :2], axis=0), np.prod(h[:, :2], axis=0)),
+        (np.max(m, axis=(0, 1)), np.max(h)),
+        (np.min(m, axis=0), np.min(h, axis=0)),
+        (np.all(m > 0, axis=1), np.all(h > 0, axis=1)),
+        (np.any(m > 10), np.any(h > 10)),
+    ]:
+        assert type(got) is type(x)
+        assert_matches_numpy(got, want)
     with pytest.raises(TypeError, match="numpy.add.reduce"):
-        np.sum(x)  # a ufunc method: no silent host copy
+        np.sum(m, where=np.ones((3, 4), bool))  # keywords the namespace has not
+    with pytest.raises(TypeError, match="numpy.add.accumulate"):
+        np.add.accumulate(m)  # other ufunc methods: no silent host copy
     with pytest.raises(TypeError, match="out="):
         np.add(x, x, out=x)
     with pytest.raises(TypeError, match="numpy.cbrt"):
