@@ -13,7 +13,7 @@ from ruda._array import asarray_own, python_scalar
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, check_scalar_range, copy_of, empty, from_numpy, to_numpy
 from ruda_wgpu._engine import GpuDevice, resolve_device
-from ruda_wgpu._info import default_dtypes_of
+from ruda_wgpu._info import default_dtype_of_scalars, default_dtypes_of
 from ruda_wgpu._kernels import ONE, ZERO, Scalar, launch_elementwise
 
 # the namespace's creation functions but ``empty`` (the package renames ``empty_``), in this module's order
@@ -370,15 +370,8 @@ def _from_python(obj: Any, dt: np.dtype[Any] | None, dev: GpuDevice) -> np.ndarr
             f"asarray(): a sequence holds Python scalars or arrays, not {type(odd[0]).__name__} ({odd[0]!r})"
         )
     if dt is None:
-        defaults = default_dtypes_of(dev)
-        if any(isinstance(v, complex) for v in flat):
-            dt = defaults["complex floating"]
-        elif not flat or any(isinstance(v, float) for v in flat):  # (empty: the default, as for [1.5])
-            dt = defaults["real floating"]
-        elif all(isinstance(v, bool) for v in flat):
-            dt = _dtypes.bool_
-        elif any(isinstance(v, int) for v in flat):
-            dt = defaults["integral"]
+        dt = default_dtype_of_scalars(dev, flat)  # (empty: the default float, as for [1.5])
+        if dt.kind in "iu":
             for v in flat:
                 check_scalar_range(v, dt)
     return np.asarray(obj, dtype=dt)

@@ -195,19 +195,12 @@ def result_type(*items: Any) -> np.dtype[Any]:
 
 
 def _scalars_alone(scalars: list[Any]) -> np.dtype[Any]:
-    """The dtype ``asarray`` gives Python scalars of these kinds on the default device. The
-    standard asks for an array or dtype among them; NumPy answers without one, and SciPy asks so."""
+    """The dtype ``asarray`` gives these Python scalars on the default device. The standard asks
+    for an array or dtype among them; NumPy answers without one, and SciPy asks so."""
     from ruda_wgpu._engine import default_device
-    from ruda_wgpu._info import default_dtypes_of
+    from ruda_wgpu._info import default_dtype_of_scalars
 
-    if all(type(s) is bool for s in scalars):
-        return bool_
-    defaults = default_dtypes_of(default_device())
-    if any(isinstance(s, complex) for s in scalars):
-        return defaults["complex floating"]
-    if any(isinstance(s, float) for s in scalars):
-        return defaults["real floating"]
-    return defaults["integral"]
+    return default_dtype_of_scalars(default_device(), scalars)
 
 
 def with_scalar(value: Any, dtype: np.dtype[Any]) -> np.dtype[Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -40,6 +41,20 @@ def default_dtypes_of(dev: GpuDevice) -> dict[str, np.dtype[Any]]:
         "integral": integral,
         "indexing": integral,
     }
+
+
+def default_dtype_of_scalars(dev: GpuDevice, values: Sequence[bool | int | float | complex]) -> np.dtype[Any]:
+    """The dtype Python scalars take on ``dev`` when nothing else decides it (``asarray`` of
+    them, ``result_type`` of them alone): bool for bools alone, else the default complex, real
+    floating (also for none at all) or integral dtype, by the widest kind among them."""
+    defaults = default_dtypes_of(dev)
+    if any(isinstance(v, complex) for v in values):
+        return defaults["complex floating"]
+    if not values or any(isinstance(v, float) for v in values):
+        return defaults["real floating"]
+    if all(isinstance(v, bool) for v in values):
+        return _dtypes.bool_
+    return defaults["integral"]
 
 
 class __array_namespace_info__:  # noqa: N801  (the spec's name)
