@@ -381,3 +381,17 @@ fn pow_${C}(a: vec2<${F}>, b: vec2<${F}>) -> vec2<${F}> {
   }
   return exp_${C}(mul_${C}(b, log_${C}(a)));
 }
+// The 2-norm's one-pass reduction (see _statistical.scaled_squares): pairs (scale, ssq) of real
+// values whose squares sum to scale^2 * ssq, as LAPACK's nrm2 keeps them, so that the squares
+// of large or tiny values neither overflow nor underflow. Of two pairs the one of larger scale
+// keeps it and the other's ssq is rescaled to it; a NaN scale wins, then an infinite one.
+fn scaled_sum_${S}(x: vec2<${F}>, y: vec2<${F}>) -> vec2<${F}> {
+  if (isnan_${S}(x.x) || isnan_${S}(y.x)) { return vec2<${F}>(x.x + y.x, 1.0${L}); }
+  let swap = y.x > x.x;
+  let big = select(x, y, swap);
+  let small = select(y, x, swap);
+  if (isinf_${S}(big.x)) { return vec2<${F}>(big.x, 1.0${L}); }
+  if (big.x == 0.0${L}) { return big; }
+  let r = small.x / big.x;
+  return vec2<${F}>(big.x, big.y + small.y * (r * r));
+}

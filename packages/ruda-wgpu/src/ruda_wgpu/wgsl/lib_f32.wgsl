@@ -521,17 +521,3 @@ fn fmod_f(a: f32, b: f32) -> f32 {
   }
   return copysign_f(r, a);
 }
-// The 2-norm's one-pass reduction (see _statistical.scaled_squares): pairs (scale, ssq) of
-// values whose squares sum to scale^2 * ssq, as LAPACK's nrm2 keeps them, so that the squares
-// of large or tiny values neither overflow nor underflow. Of two pairs the one of larger scale
-// keeps it and the other's ssq is rescaled to it; a NaN scale wins, then an infinite one.
-fn scaled_sum_f(x: vec2<f32>, y: vec2<f32>) -> vec2<f32> {
-  if (isnan_f(x.x) || isnan_f(y.x)) { return vec2<f32>(x.x + y.x, 1.0f); }
-  let swap = y.x > x.x;
-  let big = select(x, y, swap);
-  let small = select(y, x, swap);
-  if (isinf_f(big.x)) { return vec2<f32>(big.x, 1.0f); }
-  if (big.x == 0.0f) { return big; }
-  let r = small.x / big.x;
-  return vec2<f32>(big.x, big.y + small.y * (r * r));
-}

@@ -994,17 +994,3 @@ fn nextafter_d(a: f64, b: f64) -> f64 {
   let u = bitcast<u64>(a);
   return bitcast<f64>(select(u - 1lu, u + 1lu, (a < b) == (a > 0.0lf)));
 }
-// The 2-norm's one-pass reduction (see _statistical.scaled_squares): pairs (scale, ssq) of
-// values whose squares sum to scale^2 * ssq, as LAPACK's nrm2 keeps them, so that the squares
-// of large or tiny values neither overflow nor underflow. Of two pairs the one of larger scale
-// keeps it and the other's ssq is rescaled to it; a NaN scale wins, then an infinite one.
-fn scaled_sum_d(x: vec2<f64>, y: vec2<f64>) -> vec2<f64> {
-  if (isnan_d(x.x) || isnan_d(y.x)) { return vec2<f64>(x.x + y.x, 1.0lf); }
-  let swap = y.x > x.x;
-  let big = select(x, y, swap);
-  let small = select(y, x, swap);
-  if (isinf_d(big.x)) { return vec2<f64>(big.x, 1.0lf); }
-  if (big.x == 0.0lf) { return big; }
-  let r = small.x / big.x;
-  return vec2<f64>(big.x, big.y + small.y * (r * r));
-}
