@@ -170,14 +170,18 @@ def promote(a: np.dtype[Any], b: np.dtype[Any], *, mixed_kinds: bool = True) -> 
 
 
 def result_type(*items: Any) -> np.dtype[Any]:
-    """Promote dtypes and arrays (Python scalars take the dtype of the arrays)."""
+    """Promote dtypes and arrays (Python scalars take the dtype of the arrays, or a default float
+    of the first array's device: see :func:`with_scalar`)."""
     dtypes = []
     scalars = []
+    device = None
     for it in items:
         if is_dtype(it):
             dtypes.append(check_dtype(it))
         elif hasattr(it, "dtype") and is_dtype(it.dtype):
             dtypes.append(it.dtype)
+            if device is None:
+                device = getattr(it, "device", None)
         elif isinstance(it, bool | int | float | complex):
             scalars.append(it)
         else:
@@ -190,7 +194,7 @@ def result_type(*items: Any) -> np.dtype[Any]:
     for dt in dtypes[1:]:
         out = promote(out, dt)
     for s in scalars:
-        out = with_scalar(s, out)
+        out = with_scalar(s, out, device)
     return out
 
 
@@ -203,13 +207,22 @@ def _scalars_alone(scalars: list[Any]) -> np.dtype[Any]:
     return default_dtype_of_scalars(default_device(), scalars)
 
 
-def with_scalar(value: Any, dtype: np.dtype[Any]) -> np.dtype[Any]:
+def with_scalar(value: Any, dtype: np.dtype[Any], device: Any = None) -> np.dtype[Any]:
     """The dtype of an operation of arrays of ``dtype`` with the Python scalar ``value``: that
-    dtype, or for a Python complex with real floating arrays the complex dtype of their precision
-    (as the standard has it since 2024.12: ``1j * x`` of float32 is complex64); a TypeError when
-    the scalar cannot combine with them (see :func:`check_scalar_kind`)."""
+    dtype; for a Python complex with real floating arrays the complex dtype of their precision
+    (as the standard has it since 2024.12: ``1j * x`` of float32 is complex64); for a Python
+    float or complex with integer arrays, which the standard leaves to the library, the default
+    real or complex floating dtype of ``device`` (the default device for None), as PyTorch's
+    (``x * 0.5`` of int64 is float32; NumPy's would be float64). A TypeError when the scalar
+    cannot combine with them (see :func:`check_scalar_kind`)."""
     if type(value) is complex and dtype in COMPLEX_OF:
         return COMPLEX_OF[dtype]
+    if isinstance(value, float | complex) and kind_of(dtype) in "iu":
+        from ruda_wgpu._engine import default_device
+        from ruda_wgpu._info import default_dtypes_of
+
+        kind = "complex floating" if isinstance(value, complex) else "real floating"
+        return default_dtypes_of(device if device is not None else default_device())[kind]
     check_scalar_kind(value, dtype)
     return dtype
 

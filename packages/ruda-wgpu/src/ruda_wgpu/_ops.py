@@ -275,7 +275,11 @@ def apply(name: str, *args: Any) -> Array:
 
 def unary(name: str, x: Array) -> Array:
     """Run elementwise operation ``name`` of one operand, the ruda_wgpu array ``x``."""
-    return record(x._device, _function(name, x._dtype), (x,), x._shape)
+    try:
+        operation = _function(name, x._dtype)
+    except TypeError:  # (an integer array where floats are wanted; else raised again)
+        operation = _function(name, computed_dtype(name, x._dtype, x._device))
+    return record(x._device, operation, (x,), x._shape)
 
 
 def binary(name: str, a: Any, b: Any) -> Array:
@@ -290,7 +294,11 @@ def binary(name: str, a: Any, b: Any) -> Array:
     if ta is Array and tb is Array:
         same = a._dtype
         if b._dtype is same and a._shape == b._shape and a._device is b._device:
-            return record(a._device, _function(name, same), (a, b), a._shape)
+            try:
+                operation = _function(name, same)
+            except TypeError:  # (integers where floats are wanted, or a dtype it refuses)
+                return _promoted(name, (a, b))
+            return record(a._device, operation, (a, b), a._shape)
     elif ta is Array:
         if (tb is float or tb is int) and a._dtype.kind == "f":
             return record(a._device, _function(name, a._dtype), (a, Scalar(b, a._dtype)), a._shape)
@@ -335,13 +343,27 @@ def _promoted(name: str, args: tuple[Any, ...]) -> Array:
         )
     for a in values:
         if type(a) is not Array:
-            dt = _dtypes.with_scalar(a, dt)  # (a complex one makes real floating arrays complex)
-    operation = _function(name, dt)  # (raises for a dtype the operation does not take)
+            dt = _dtypes.with_scalar(a, dt, first._device)  # (may make dt floating, or complex)
+    operation = _function(name, computed_dtype(name, dt, first._device))  # (raises for one it refuses)
     for k, a in enumerate(values):
         if type(a) is not Array:
             check_scalar_range(a, dt)
             values[k] = Scalar(a, dt)
     return record(first._device, operation, values, shape)
+
+
+def computed_dtype(name: str, dt: np.dtype[Any], device: Any) -> np.dtype[Any]:
+    """The dtype operation ``name`` computes operands of promoted dtype ``dt`` in: ``dt``, or the
+    default real floating dtype of ``device`` for integers given to an operation defined on
+    floating dtypes only (``sqrt``, ``exp``, ``divide``, ``atan2``, ...). The standard leaves
+    these to the library; this is PyTorch's rule (``int64 / int64`` gives float32, or float64
+    with ``RUDA_WGPU_DEFAULT_FLOAT=float64``), where NumPy's gives float64."""
+    op = _OPS[name]
+    if dt.kind in "iu" and "i" not in op.kinds and "f" in op.kinds:
+        from ruda_wgpu._info import default_dtypes_of
+
+        return default_dtypes_of(device)["real floating"]
+    return dt
 
 
 @functools.cache
