@@ -112,3 +112,19 @@ def test_another_ruda_array_type_answers_for_itself():
     assert wgpu.ones(3).__add__(routed) is NotImplemented
     with pytest.raises(TypeError, match=r"Router\(\(ruda.host, ruda.host\)\) computes on its own arrays"):
         wgpu.ones(3) + routed
+
+
+def test_arrays_iterate_over_their_first_axis_as_numpy():
+    np = pytest.importorskip("numpy")
+    from collections.abc import Iterable
+
+    for x in _arrays_of_our_types():
+        assert isinstance(x, Iterable)
+        rows = list(x * 2)
+        assert len(rows) == 2 and all(row.shape == () for row in rows)
+        assert [float(row) for row in rows] == [2.0, 2.0]
+        ns = x.__array_namespace__()
+        grid = ns.reshape(ns.arange(6), (2, 3))
+        assert [np.asarray(row).tolist() for row in grid] == [[0, 1, 2], [3, 4, 5]]
+        with pytest.raises(TypeError, match="iteration over a 0-D"):
+            iter(ns.sum(x))

@@ -10,6 +10,7 @@ out, rather than made in a loop, so that readers, IDEs and type checkers see eac
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 #: what Python repeats when ``x * seq`` finds no multiplication (through ``x.__index__()``)
@@ -55,7 +56,8 @@ def is_foreign_array(value: Any) -> bool:
 
 class ArrayOperators:
     """Every arithmetic, bitwise, comparison and matmul operator, forward, reflected and in place;
-    negation, ``+x``, ``abs`` and ``~``. Arrays compare elementwise, so they are not hashable."""
+    negation, ``+x``, ``abs`` and ``~``; iteration over the first axis. Arrays compare
+    elementwise, so they are not hashable."""
 
     __slots__ = ()
     __hash__ = None  # type: ignore[assignment]
@@ -74,6 +76,16 @@ class ArrayOperators:
     def _unary_operator(self, function: str, dunder: str) -> Any:
         """``function(self)``."""
         raise NotImplementedError(f"{type(self).__name__} defines no unary operators")
+
+    def __iter__(self) -> Iterator[Any]:
+        """The arrays ``x[0]``, ``x[1]``, ... along the first axis, as NumPy's ``for row in x``;
+        a 0-D array raises TypeError. Python would iterate through ``__getitem__`` alone, but
+        code checks for ``__iter__`` (``isinstance(x, Iterable)``; scikit-learn's chunked
+        pairwise reductions)."""
+        array: Any = self  # (every array type built on this class has a shape and indexing)
+        if not array.shape:
+            raise TypeError(f"iteration over a 0-D {type(self).__name__}")
+        return (array[i] for i in range(array.shape[0]))
 
     def __add__(self, other: Any) -> Any:
         return self._binary_operator("add", "__add__", other, False)
