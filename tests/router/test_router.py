@@ -225,6 +225,14 @@ def test_foreign_arrays_are_refused_not_computed() -> None:
         Array(np.ones(2))
 
 
+def test_data_of_no_standard_dtype_is_refused_when_imported() -> None:
+    # NumPy (ruda.host) takes strings; the router refuses them at asarray, not at first use
+    with pytest.raises(TypeError, match=r"produced dtype dtype\('<U3'\).*not one of the Array API's dtypes"):
+        XP.asarray(["yes", "no"], device=HOST)
+    with pytest.raises(TypeError, match="not one of the Array API's dtypes"):
+        XP.asarray(np.array([None, 1], dtype=object), device=HOST)
+
+
 def test_a_device_that_is_not_this_routers_is_refused() -> None:
     for device in ("cpu", trio.MultiDevice.B1("cpu"), torch.device("cpu")):
         with pytest.raises(TypeError, match=r"must be a device of this router.*MultiDevice.B1\('cpu'\)"):

@@ -160,7 +160,12 @@ class Router:
             )
             if kwargs:
                 kwargs = {k: inner(v, index, name, foreign_ok) for k, v in kwargs.items()}
-            return wrap(impl(*own_args, **kwargs), index)
+            result = wrap(impl(*own_args, **kwargs), index)
+            if foreign_ok and type(result) is Array:
+                # data no standard dtype holds (NumPy takes strings and objects) raises here, not
+                # at the first use of the array's dtype
+                self._dtype_out(result._inner.dtype, index)
+            return result
 
         def function(*args: Any, **kwargs: Any) -> Any:
             index = place(name, args, kwargs)
