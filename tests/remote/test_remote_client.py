@@ -39,6 +39,20 @@ def test_indexing_views_and_setitem(xp):
     assert_matches_numpy(x, host)
 
 
+def test_numpy_index_arrays_are_sent_to_the_server(xp):
+    # as CuPy and PyTorch take them (scikit-learn's cross-validation indexes by NumPy's)
+    host = np.arange(20.0).reshape(10, 2)
+    x = xp.asarray(host)
+    rows, even = np.array([1, 3, 3]), np.arange(10) % 2 == 0
+    assert_matches_numpy(x[rows, ...], host[rows, ...])
+    assert_matches_numpy(x[even, 1], host[even, 1])
+    x[np.array([0, 9])] = -1.0
+    host[np.array([0, 9])] = -1.0
+    assert_matches_numpy(x, host)
+    with pytest.raises(IndexError, match="integer or boolean"):
+        x[np.array([0.5])]
+
+
 def test_in_place_operators_change_the_array(xp):
     host = np.arange(6, dtype=np.float32)
     x = xp.asarray(host)

@@ -135,7 +135,7 @@ class Array(MadeByNamespace, ArrayOperators, ArrayAttributes[RemoteDevice], Host
 
     # -- indexing ----------------------------------------------------------------------------------
     def __getitem__(self, key: Any) -> Array:
-        key = _scalar_indices(key)
+        key = _scalar_indices(self._uploaded_indices(key))
         if not _meta.is_basic_key(key):
             return _dispatch.call("__getitem__", (self, key), {})
         # A view: checked here, sent only when used on the server; reading its values needs
@@ -153,8 +153,27 @@ class Array(MadeByNamespace, ArrayOperators, ArrayAttributes[RemoteDevice], Host
                 f"cannot assign a {type(value).__name__} into a remote array: assign a scalar or "
                 "an array on the same device"
             )
+        key = self._uploaded_indices(key)
         _meta.check_setitem(self, key, value, _dispatch.is_array)
         _dispatch.call_in_place("__setitem__", self, (key, value))
+
+    def _uploaded_indices(self, key: Any) -> Any:
+        """``key`` with its NumPy integer and boolean arrays sent to this array's device, as
+        CuPy and PyTorch take host index arrays (scikit-learn indexes by NumPy's: cross-validation
+        splits). The index must reach the server to select anything; the data never leaves it."""
+        parts = key if isinstance(key, tuple) else (key,)
+        if not any(type(p) is np.ndarray for p in parts):
+            return key
+        from ruda_remote._functions import asarray
+
+        uploaded = []
+        for p in parts:
+            if type(p) is np.ndarray:
+                if p.dtype.kind not in "biu":
+                    raise IndexError(f"index arrays must be of integer or boolean type, not {p.dtype}")
+                p = asarray(p, device=self._device)
+            uploaded.append(p)
+        return tuple(uploaded) if isinstance(key, tuple) else uploaded[0]
 
     # -- operators ---------------------------------------------------------------------------------
     def _binary_operator(self, function: str, dunder: str, other: Any, reflected: bool) -> Any:
