@@ -9,7 +9,12 @@ import numpy as np
 import pytest
 import ruda
 import ruda_remote
-from ruda.testing import assert_exports_host_copies, assert_matches_numpy, assert_python_scalar_conversions
+from ruda.testing import (
+    assert_exports_host_copies,
+    assert_matches_numpy,
+    assert_numpy_ufuncs_run_in_namespace,
+    assert_python_scalar_conversions,
+)
 from ruda_remote import wire
 
 
@@ -51,6 +56,11 @@ def test_numpy_index_arrays_are_sent_to_the_server(xp):
     assert_matches_numpy(x, host)
     with pytest.raises(IndexError, match="integer or boolean"):
         x[np.array([0.5])]
+
+
+def test_numpy_ufuncs_run_on_the_server(xp):
+    # np.isfinite(x) (matplotlib's) as the namespace's isfinite: sent, not read back
+    assert_numpy_ufuncs_run_in_namespace(xp)
 
 
 def test_in_place_operators_change_the_array(xp):

@@ -18,7 +18,7 @@ import ruda
 import torch
 from router_backends import second_backend
 from ruda import spec
-from ruda.testing import assert_matches_numpy
+from ruda.testing import assert_matches_numpy, assert_numpy_ufuncs_run_in_namespace
 from ruda_router import Array, DeviceMismatchError, Router, duo, quad, trio
 from ruda_router._transfer import migrate
 
@@ -231,6 +231,12 @@ def test_data_of_no_standard_dtype_is_refused_when_imported() -> None:
         XP.asarray(["yes", "no"], device=HOST)
     with pytest.raises(TypeError, match="not one of the Array API's dtypes"):
         XP.asarray(np.array([None, 1], dtype=object), device=HOST)
+
+
+@pytest.mark.parametrize("device", [HOST, TDEV], ids=["B1-host", "B2-torch"])
+def test_numpy_ufuncs_run_on_the_holding_backend(device: Any) -> None:
+    # np.isfinite(x) (matplotlib's) as the router's isfinite, on the backend that holds x
+    assert_numpy_ufuncs_run_in_namespace(XP, device)
 
 
 def test_a_device_that_is_not_this_routers_is_refused() -> None:

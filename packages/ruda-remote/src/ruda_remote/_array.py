@@ -16,6 +16,7 @@ import numpy as np
 from ruda import spec
 from ruda._array import ArrayAttributes, HostCopyExport, MadeByNamespace
 from ruda._operators import ArrayOperators, unsupported
+from ruda._ufuncs import NumpyUfuncs
 
 from ruda_remote import _dispatch, _meta, wire
 from ruda_remote._client import RemoteDevice
@@ -23,16 +24,16 @@ from ruda_remote._client import RemoteDevice
 _OPERAND_TYPES = (bool, int, float, complex, np.generic)
 
 
-class Array(MadeByNamespace, ArrayOperators, ArrayAttributes[RemoteDevice], HostCopyExport):
+class Array(MadeByNamespace, NumpyUfuncs, ArrayOperators, ArrayAttributes[RemoteDevice], HostCopyExport):
     """An array that lives on a ruda remote server. Its operators (:mod:`ruda._operators`) are
-    sent by their dunder names."""
+    sent by their dunder names; NumPy's ufuncs (``np.isfinite(x)``) run on the server too
+    (:class:`ruda._ufuncs.NumpyUfuncs`)."""
 
     __slots__ = ("__weakref__", "_device", "_dtype", "_ext", "_handle", "_origin", "_shape")
     # np.asarray(x) and DLPack give a host copy, an explicit transfer over the network as JAX's
     # arrays give one, so that SciPy's compiled paths work (see HostCopyExport)
     _held_in = "another machine's memory"
     _made_with = "ruda_remote.asarray(), zeros(), arange(), ..."
-    __array_ufunc__ = None  # NumPy must not treat a remote array as an object scalar
 
     _device: RemoteDevice
     _handle: int | None  # None until a deferred ``source[index]`` is first needed on the server

@@ -2,7 +2,8 @@
 
 Operators run the holding backend's namespace *functions* (``x // y`` is that
 backend's ``floor_divide``), so a router array follows the backend's
-conforming functions even where the backend's own array operators do not.
+conforming functions even where the backend's own array operators do not; so do NumPy's
+ufuncs (``np.isfinite(x)``: :class:`ruda._ufuncs.NumpyUfuncs`).
 In-place operators compute the same function and write the result back into
 the held array, so views and aliases see the change. Nothing here moves data:
 mixing arrays of two backends raises (see :mod:`ruda_router._router`).
@@ -18,6 +19,7 @@ from array_api_compat import device as _device_of
 from ruda import spec
 from ruda._array import DLPackExport, MadeByNamespace, python_scalar
 from ruda._operators import ArrayOperators, unsupported
+from ruda._ufuncs import NumpyUfuncs
 
 from ruda_router._steps import positive_steps
 
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
 _SCALARS = (bool, int, float, complex)
 
 
-class Array(MadeByNamespace, DLPackExport, ArrayOperators):
+class Array(MadeByNamespace, DLPackExport, NumpyUfuncs, ArrayOperators):
     """An array of a :class:`~ruda_router.Router`, held by one of its backends.
 
     Create arrays through the router (``xp.asarray``, ``xp.zeros(..., device=...)``);
@@ -38,9 +40,6 @@ class Array(MadeByNamespace, DLPackExport, ArrayOperators):
     """
 
     __slots__ = ("__weakref__", "_index", "_inner", "_router")
-    # NumPy defers to us instead of treating a router array as an object scalar,
-    # so ``numpy_array + x`` raises our clear error rather than computing on the host.
-    __array_ufunc__ = None
     _made_with = "a Router's functions: xp.asarray(obj, device=...), xp.zeros(...), ..."
 
     _inner: Any

@@ -6,6 +6,7 @@
   dtype, shape, and values with tolerances chosen by dtype.
 - :func:`assert_exports_host_copies` and :func:`assert_python_scalar_conversions`: DLPack, NumPy
   and Python-scalar export of an array type that can only export host copies.
+- :func:`assert_numpy_ufuncs_run_in_namespace`: NumPy's ufuncs on ruda's own array types.
 - :func:`edge_values`, :func:`edge_operands` and :func:`assert_same_bits`: bit-for-bit
   comparisons on NaN, signed zeros, infinities and extremes (fused against unfused results).
 - :func:`python_output` and :func:`switched`: a snippet in a fresh interpreter (switches read at
@@ -24,6 +25,7 @@ from ruda.testing._bits import assert_same_bits, edge_operands, edge_values
 from ruda.testing._compare import (
     assert_exports_host_copies,
     assert_matches_numpy,
+    assert_numpy_ufuncs_run_in_namespace,
     assert_python_scalar_conversions,
     tolerance_for,
 )
@@ -36,6 +38,7 @@ __all__ = [
     "NUMPY_NAMES",
     "assert_exports_host_copies",
     "assert_matches_numpy",
+    "assert_numpy_ufuncs_run_in_namespace",
     "assert_python_scalar_conversions",
     "assert_same_bits",
     "backend_params",

@@ -114,3 +114,56 @@ def assert_python_scalar_conversions(xp: Any) -> None:
     assert f"{xp.ones((2,))}" == str(xp.ones((2,)))
     with pytest.raises(TypeError, match="format"):
         f"{xp.ones((2,)):.3f}"
+
+
+def assert_numpy_ufuncs_run_in_namespace(xp: Any, device: Any = None) -> None:
+    """Assert that NumPy's ufuncs on arrays of namespace ``xp`` (an array type built on
+    ``ruda._ufuncs.NumpyUfuncs``) on ``device`` are computed by ``xp`` and give its arrays on
+    that device, equal to NumPy's:
+    elementwise functions, ``matmul``, NumPy scalars as operands, and the reductions ``np.sum``,
+    ``np.prod``, ``np.max``, ``np.min``, ``np.all``, ``np.any``; and that what ``xp`` has no
+    function for raises TypeError rather than copy to the host."""
+    import pytest
+
+    a = np.array([1.5, -2.0, np.inf, np.nan], np.float32)
+    x = xp.asarray(a, device=device)
+    for got, want in [
+        (np.abs(x), np.abs(a)),
+        (np.isfinite(x), np.isfinite(a)),
+        (np.arctan2(x, x), np.arctan2(a, a)),
+        (np.multiply(2.0, x), 2.0 * a),
+        (np.float32(2.0) * x, np.float32(2.0) * a),
+        (np.asin(xp.asarray(np.array([0.5], np.float32), device=device)), np.asin(np.float32(0.5))[None]),
+        (np.matmul(x[:2, None], x[None, :2]), np.matmul(a[:2, None], a[None, :2])),
+    ]:
+        assert type(got) is type(x) and got.device == x.device
+        assert_matches_numpy(got, want)
+    h = np.arange(12, dtype=np.float32).reshape(3, 4)
+    m = xp.asarray(h, device=device)
+    for got, want in [
+        (np.sum(m), np.sum(h)),
+        (np.sum(m, axis=1, keepdims=True), np.sum(h, axis=1, keepdims=True)),
+        (np.add.reduce(m), np.add.reduce(h)),  # the first axis, as NumPy's
+        (np.prod(m[:, :2], axis=0), np.prod(h[:, :2], axis=0)),
+        (np.max(m, axis=(0, 1)), np.max(h)),
+        (np.min(m, axis=0), np.min(h, axis=0)),
+        (np.all(m > 0, axis=1), np.all(h > 0, axis=1)),
+        (np.any(m > 10), np.any(h > 10)),
+    ]:
+        assert type(got) is type(x) and got.device == x.device
+        assert_matches_numpy(got, want)
+    with pytest.raises(TypeError, match="numpy.add.reduce"):
+        np.sum(m, where=np.ones((3, 4), bool))  # keywords the namespace has not
+    with pytest.raises(TypeError, match="numpy.add.accumulate"):
+        np.add.accumulate(m)  # other ufunc methods: no silent host copy
+    with pytest.raises(TypeError, match="out="):
+        np.add(x, x, out=x)
+    with pytest.raises(TypeError, match="numpy.cbrt"):
+        np.cbrt(x)  # not one of the standard's functions
+    # no silent transfer; each type's own error says how to move the data
+    with pytest.raises(TypeError):
+        np.add(a, x)
+    with pytest.raises(TypeError):
+        a + x
+    with pytest.raises(TypeError):
+        a @ x
