@@ -184,15 +184,28 @@ def test_mixing_backends_raises_naming_both_devices() -> None:
     assert float(XP.sum(x)) == 3.0, "a refused in-place operation must leave the array unchanged"
 
 
-def test_device_argument_on_another_backend_raises() -> None:
+def test_an_operation_on_two_backends_raises() -> None:
     x = _on(HOST, [1, 2, 3])
-    for call in (
-        lambda: XP.asarray(x, device=TDEV),
-        lambda: XP.astype(x, XP.float32, device=TDEV),
-        lambda: XP.ones_like(x) + XP.zeros(3, device=TDEV),
-    ):
-        with pytest.raises(DeviceMismatchError, match=r"B2.*B1|B1.*B2"):
-            call()
+    with pytest.raises(DeviceMismatchError, match=r"B2.*B1|B1.*B2"):
+        XP.ones_like(x) + XP.zeros(3, device=TDEV)
+    with pytest.raises(DeviceMismatchError, match=r"B2.*B1|B1.*B2"):
+        XP.add(x, _on(TDEV, [1, 1, 1]))
+
+
+def test_asarray_and_astype_onto_another_backend_are_explicit_moves() -> None:
+    # the standard's device= says where the result goes (SciPy's quantile moves its
+    # probabilities so); a move between backends is a copy, so copy=False refuses
+    x = _on(HOST, [1, 2, 3])
+    for y, dtype in [
+        (XP.asarray(x, device=TDEV), XP.int64),
+        (XP.asarray(x, device=TDEV, dtype=XP.float32), XP.float32),
+        (XP.astype(x, XP.float64, device=TDEV), XP.float64),
+    ]:
+        assert y.device == TDEV and isinstance(y.inner, torch.Tensor) and y.dtype is dtype
+        assert_matches_numpy(y, np.array([1, 2, 3], dtype=np.dtype(dtype.name)))
+    with pytest.raises(ValueError, match=r"copy=False.*copy between backends"):
+        XP.asarray(x, device=TDEV, copy=False)
+    assert XP.asarray(x, device=HOST, copy=False).inner is x.inner  # (no move: the backend's own)
 
 
 def test_from_dlpack_onto_another_backend_is_an_explicit_import() -> None:

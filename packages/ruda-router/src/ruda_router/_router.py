@@ -40,6 +40,8 @@ _PLAIN = frozenset({bool, int, float, complex, str, type(None), slice, type(Elli
 _LIKE = ("empty_like", "ones_like", "zeros_like", "full_like")
 # Functions whose first argument may be an object of another library (that is their job).
 _IMPORTERS = ("asarray", "from_dlpack")
+#: functions whose device= names where the result goes: onto another backend, an explicit move
+_MOVERS = ("asarray", "astype", "from_dlpack")
 
 
 class DeviceMismatchError(ValueError):
@@ -131,8 +133,8 @@ class Router:
             function = self._dispatcher(qualname, impls, foreign_ok=name in _IMPORTERS)
             if not prefix and name in _LIKE:
                 function = self._like(name, function)
-            if not prefix and name == "from_dlpack":
-                function = self._importer(function)
+            if not prefix and name in _MOVERS:
+                function = self._mover(name, function)
             signature = _signature(impls)
             if signature is not None:  # the backend's own: what it accepts is what the router passes on
                 function.__signature__ = signature  # type: ignore[attr-defined]
@@ -211,30 +213,40 @@ class Router:
         like.__doc__ = same_backend.__doc__
         return like
 
-    def _importer(self, same_backend: Callable[..., Any]) -> Callable[..., Any]:
-        """``from_dlpack(x, device=...)`` is an explicit import: onto another backend's device
-        it migrates a router array the way ``to_device`` does (a copy unless DLPack shares
-        the memory; ``copy=False`` refuses, since it cannot be honoured across backends)."""
+    def _mover(self, name: str, same_backend: Callable[..., Any]) -> Callable[..., Any]:
+        """``asarray``, ``astype`` and ``from_dlpack`` with ``device=`` another backend's device are
+        explicit moves, as the standard has them: a router array goes there the way ``to_device``
+        takes it (a copy unless DLPack shares the memory), then the backend's own function runs
+        there. ``copy=False`` refuses, since a move between backends is a copy (``asarray``:
+        ValueError, as the standard asks; ``from_dlpack``: BufferError). Arrays of one backend
+        and other objects go to the backend's function as they are."""
+        refusal = BufferError if name == "from_dlpack" else ValueError
 
-        def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Any:
+        def move(x: Any, /, *args: Any, **kwargs: Any) -> Any:
+            device = kwargs.get("device")
             if (
                 device is not None
                 and type(x) is Array
                 and x._router is self
-                and self._device_index(device, "from_dlpack") != x._index
+                and self._device_index(device, name) != x._index
             ):
-                if copy is False:
-                    raise BufferError(
-                        f"from_dlpack(copy=False) cannot bring an array of {x.device!r} to "
-                        f"{device!r}: that is a copy between backends"
+                if kwargs.get("copy") is False:
+                    raise refusal(
+                        f"{name}(copy=False) cannot bring an array of {x.device!r} to {device!r}: "
+                        "that is a copy between backends"
                     )
                 index = device.index
-                return self._wrap(migrate(x._inner, self._namespaces[index], device.device), index)
-            kwargs = {k: v for k, v in (("device", device), ("copy", copy)) if v is not None}
-            return same_backend(x, **kwargs)
+                x = self._wrap(migrate(x._inner, self._namespaces[index], device.device), index)
+                if name == "from_dlpack":
+                    return x
+                # the move made a copy: no second one (astype's copy=False still converts)
+                kwargs["copy"] = False if name == "astype" else None
+            return same_backend(x, *args, **kwargs)
 
-        from_dlpack.__doc__ = same_backend.__doc__
-        return from_dlpack
+        move.__name__ = name
+        move.__qualname__ = f"Router.{name}"
+        move.__doc__ = same_backend.__doc__
+        return move
 
     # -- placing a call ----------------------------------------------------------------------------
     def _place(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
