@@ -117,6 +117,12 @@ def test_creation_uses_the_server_defaults(xp):
         xp.ones((True, 2))
     assert_matches_numpy(xp.eye(3, 4, k=1), np.eye(3, 4, k=1))
     assert_matches_numpy(xp.arange(0, 5, 2), np.arange(0, 5, 2))
+    # 0-D arrays as bounds, as NumPy takes them (SciPy's Cramer-von Mises test passes a count)
+    n, half = xp.sum(xp.ones(4, dtype=xp.int32)), xp.asarray(0.5)
+    assert_matches_numpy(xp.arange(1, n, 1), np.arange(1, 4, 1, dtype=np.int64))
+    assert_matches_numpy(xp.arange(half, n), np.arange(0.5, 4))
+    with pytest.raises(TypeError, match="0-D real arrays"):
+        xp.arange(xp.ones(2))
     assert_matches_numpy(xp.asarray([[1, 2], [3, 4]]), np.array([[1, 2], [3, 4]]))
     assert xp.asarray(True).shape == ()
 

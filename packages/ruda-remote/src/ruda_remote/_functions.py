@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import DTypeLike
 from ruda import to_numpy
-from ruda._array import asarray_own
+from ruda._array import asarray_own, python_scalar
 from ruda.spec import RESULT_TYPES
 
 from ruda_remote import _dispatch
@@ -235,12 +235,27 @@ def eye(
 
 
 def arange(start: Any, /, stop: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None) -> Array:
-    """Evenly spaced values, made on the server."""
+    """Evenly spaced values, made on the server. Bounds may be 0-D real arrays, as NumPy takes
+    them (SciPy passes a count it computed): each is read, since the result's length is its value."""
+    start, stop, step = (_bound(v) for v in (start, stop, step))
     target = _device(device)
     if dtype is None:
         floats = any(isinstance(v, float) for v in (start, stop, step))
         dtype = _default_dtype(target, "real floating" if floats else "integral")
     return _dispatch.call("arange", (start, stop, step), {"dtype": np.dtype(dtype)}, device=target)
+
+
+def _bound(value: Any) -> Any:
+    """An ``arange`` bound as a Python scalar: a 0-D real remote array read, a NumPy scalar's
+    value; anything else as it is (the server names what it refuses)."""
+    if isinstance(value, Array):
+        if value.ndim != 0 or value.dtype.kind not in "iuf":
+            raise TypeError(
+                f"arange takes int or float bounds (or 0-D real arrays), not a {value.dtype} array "
+                f"of shape {value.shape}"
+            )
+        return int(value) if value.dtype.kind in "iu" else float(value)
+    return python_scalar(value)
 
 
 def linspace(
