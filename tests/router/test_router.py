@@ -240,7 +240,9 @@ def test_foreign_arrays_are_refused_not_computed() -> None:
 
 def test_data_of_no_standard_dtype_is_refused_when_imported() -> None:
     # NumPy (ruda.host) takes strings; the router refuses them at asarray, not at first use
-    with pytest.raises(TypeError, match=r"produced dtype dtype\('<U3'\).*not one of the Array API's dtypes"):
+    with pytest.raises(
+        TypeError, match=r"^Unsupported dtype <U3 for asarray\(\).*not one of the Array API's dtypes"
+    ):
         XP.asarray(["yes", "no"], device=HOST)
     with pytest.raises(TypeError, match="not one of the Array API's dtypes"):
         XP.asarray(np.array([None, 1], dtype=object), device=HOST)

@@ -164,9 +164,7 @@ class Router:
                 kwargs = {k: inner(v, index, name, foreign_ok) for k, v in kwargs.items()}
             result = wrap(impl(*own_args, **kwargs), index)
             if foreign_ok and type(result) is Array:
-                # data no standard dtype holds (NumPy takes strings and objects) raises here, not
-                # at the first use of the array's dtype
-                self._dtype_out(result._inner.dtype, index)
+                self._check_imported(name, result)
             return result
 
         def function(*args: Any, **kwargs: Any) -> Any:
@@ -417,6 +415,17 @@ class Router:
             f"backend {index + 1} ({self._labels[index]}) produced dtype {inner!r}, which is not "
             "one of the Array API's dtypes"
         )
+
+    def _check_imported(self, name: str, x: Array) -> None:
+        """Raise TypeError when ``name`` (asarray, from_dlpack) made ``x`` of no standard dtype
+        (NumPy takes strings and objects): here, rather than at the first use of its dtype."""
+        try:
+            self._dtype_out(x._inner.dtype, x._index)
+        except TypeError:
+            raise TypeError(
+                f"Unsupported dtype {x._inner.dtype} for {name}(): backend {x._index + 1} "
+                f"({self._labels[x._index]}) made it of the data, and it is not one of the Array API's dtypes"
+            ) from None
 
     def _dtype_home(self, dtypes: Sequence[DType]) -> int:
         """The first backend that has every one of ``dtypes`` (for calls without arrays)."""
