@@ -226,7 +226,10 @@ def upload(host: np.ndarray, device: RemoteDevice) -> _array.Array:
     """A new remote array holding a copy of ``host``'s values."""
     host = np.asarray(host, order="C")  # (ascontiguousarray would make a 0-d array 1-d)
     if host.dtype.name not in wire.ITEMSIZE:
-        raise TypeError(f"arrays of dtype {host.dtype} cannot be sent: the Array API has no such dtype")
+        raise TypeError(
+            f"Unsupported dtype {host.dtype}: arrays of dtype {host.dtype} cannot be sent, "
+            "the Array API has no such dtype"
+        )
     if not host.dtype.isnative:
         host = host.astype(host.dtype.newbyteorder("="))
     data: Any = host.reshape(-1).view(np.uint8).data
