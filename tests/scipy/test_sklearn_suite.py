@@ -11,14 +11,13 @@ without a GPU) are not counted. Slow (about a minute a namespace on two cores): 
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 
 import pytest
 
 from tests.scipy.ruda_sklearn_plugin import BACKENDS
-from tests.scipy.test_scipy_special_suite import ROOT, summary_counts
+from tests.scipy.test_scipy_special_suite import ROOT, assert_failures_are_known
 
 pytest.importorskip("sklearn")
 
@@ -51,14 +50,4 @@ def run_sklearn_suite(name: str) -> subprocess.CompletedProcess[str]:
 def test_sklearn_array_api_suite(name):
     result = run_sklearn_suite(name)
     output = result.stdout + result.stderr
-    counts = summary_counts(output)
-    assert counts.get("passed", 0) > 1000, output[-3000:]
-    failing = {
-        node
-        for node in re.findall(r"^(?:FAILED|ERROR) (.+?)(?: - .*)?$", output, flags=re.MULTILINE)
-        if MODULES[name] in node
-    }
-    known = set(KNOWN_FAILURES[name])
-    assert not failing - known, f"new failures on {name}: {sorted(failing - known)}\n{output[-3000:]}"
-    fixed = sorted(known - failing)
-    assert not fixed, f"now passing on {name}, remove from KNOWN_FAILURES: {fixed}"
+    assert_failures_are_known(output, name, set(KNOWN_FAILURES[name]), lambda node: MODULES[name] in node)
