@@ -114,7 +114,7 @@ def test_another_ruda_array_type_answers_for_itself():
         wgpu.ones(3) + routed
 
 
-def test_arrays_iterate_over_their_first_axis_as_numpy():
+def test_arrays_have_a_length_and_iterate_over_their_first_axis_as_numpy():
     np = pytest.importorskip("numpy")
     from collections.abc import Iterable
 
@@ -126,5 +126,8 @@ def test_arrays_iterate_over_their_first_axis_as_numpy():
         ns = x.__array_namespace__()
         grid = ns.reshape(ns.arange(6), (2, 3))
         assert [np.asarray(row).tolist() for row in grid] == [[0, 1, 2], [3, 4, 5]]
+        assert len(x) == 2 and len(grid) == 2 and len(grid[0]) == 3
         with pytest.raises(TypeError, match="iteration over a 0-D"):
             iter(ns.sum(x))
+        with pytest.raises(TypeError, match=r"len\(\) of a 0-D ruda_\w+ array"):
+            len(ns.sum(x))

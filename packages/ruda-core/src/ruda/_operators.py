@@ -56,7 +56,7 @@ def is_foreign_array(value: Any) -> bool:
 
 class ArrayOperators:
     """Every arithmetic, bitwise, comparison and matmul operator, forward, reflected and in place;
-    negation, ``+x``, ``abs`` and ``~``; iteration over the first axis. Arrays compare
+    negation, ``+x``, ``abs`` and ``~``; ``len`` and iteration over the first axis. Arrays compare
     elementwise, so they are not hashable."""
 
     __slots__ = ()
@@ -77,15 +77,27 @@ class ArrayOperators:
         """``function(self)``."""
         raise NotImplementedError(f"{type(self).__name__} defines no unary operators")
 
+    def __len__(self) -> int:
+        """The length of the first axis (not in the standard; NumPy, CuPy and PyTorch have it);
+        a 0-D array raises TypeError."""
+        shape = self._first_axis("len() of")
+        return int(shape[0])
+
     def __iter__(self) -> Iterator[Any]:
         """The arrays ``x[0]``, ``x[1]``, ... along the first axis, as NumPy's ``for row in x``;
         a 0-D array raises TypeError. Python would iterate through ``__getitem__`` alone, but
         code checks for ``__iter__`` (``isinstance(x, Iterable)``; scikit-learn's chunked
         pairwise reductions)."""
-        array: Any = self  # (every array type built on this class has a shape and indexing)
-        if not array.shape:
-            raise TypeError(f"iteration over a 0-D {type(self).__name__}")
-        return (array[i] for i in range(array.shape[0]))
+        shape = self._first_axis("iteration over")
+        array: Any = self  # (every array type built on this class takes integer keys)
+        return (array[i] for i in range(shape[0]))
+
+    def _first_axis(self, what: str) -> tuple[Any, ...]:
+        """The array's shape, or a TypeError for ``what`` ("len() of") a 0-D array."""
+        shape: tuple[Any, ...] = self.shape  # type: ignore[attr-defined]
+        if not shape:
+            raise TypeError(f"{what} a 0-D {type(self).__module__.partition('.')[0]} array")
+        return shape
 
     def __add__(self, other: Any) -> Any:
         return self._binary_operator("add", "__add__", other, False)

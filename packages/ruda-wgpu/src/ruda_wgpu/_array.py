@@ -92,12 +92,6 @@ class Array(MadeByNamespace, Operators, ArrayAttributes[GpuDevice], HostCopyExpo
         return store
 
     # -- attributes --------------------------------------------------------------------------
-    def __len__(self) -> int:
-        """The length of the first axis (not in the standard; NumPy, CuPy and PyTorch have it)."""
-        if not self._shape:
-            raise TypeError("len() of a 0-D ruda_wgpu array")
-        return self._shape[0]
-
     @property
     def T(self) -> Array:  # noqa: N802  (the spec's name)
         """Reversed axes; the spec defines it for 2-D arrays only."""
