@@ -189,6 +189,15 @@ def python_scalar(value: Any) -> Any:
     return value
 
 
+def python_number(value: Any, array_type: type[Any]) -> Any:
+    """``value`` as the Python number a function takes (``arange``'s bounds): NumPy scalars, and
+    0-D integer or real arrays of ``array_type`` read back for their value, as NumPy takes them;
+    anything else as it is."""
+    if isinstance(value, array_type) and value.ndim == 0 and value.dtype.kind in "iuf":
+        return int(value) if value.dtype.kind in "iu" else float(value)
+    return python_scalar(value)
+
+
 class _Movable(Protocol):
     """What :func:`asarray_own` needs of an array: its dtype and device, and ``to_device``."""
 

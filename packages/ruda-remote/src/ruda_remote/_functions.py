@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import DTypeLike
 from ruda import to_numpy
-from ruda._array import asarray_own, python_scalar
+from ruda._array import asarray_own, python_number
 from ruda.spec import RESULT_TYPES
 
 from ruda_remote import _dispatch
@@ -248,14 +248,12 @@ def arange(start: Any, /, stop: Any = None, step: Any = 1, *, dtype: Any = None,
 def _bound(value: Any) -> Any:
     """An ``arange`` bound as a Python scalar: a 0-D real remote array read, a NumPy scalar's
     value; anything else as it is (the server names what it refuses)."""
-    if isinstance(value, Array):
-        if value.ndim != 0 or value.dtype.kind not in "iuf":
-            raise TypeError(
-                f"arange takes int or float bounds (or 0-D real arrays), not a {value.dtype} array "
-                f"of shape {value.shape}"
-            )
-        return int(value) if value.dtype.kind in "iu" else float(value)
-    return python_scalar(value)
+    if isinstance(value, Array) and (value.ndim != 0 or value.dtype.kind not in "iuf"):
+        raise TypeError(
+            f"arange takes int or float bounds (or 0-D real arrays), not a {value.dtype} array "
+            f"of shape {value.shape}"
+        )
+    return python_number(value, Array)
 
 
 def linspace(

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from ruda._array import asarray_own, python_scalar
+from ruda._array import asarray_own, python_number, python_scalar
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, check_scalar_range, copy_of, empty, from_numpy, to_numpy
@@ -135,13 +135,6 @@ def full_like(x: Array, /, fill_value: bool | int | float, *, dtype: Any = None,
     return full(shape, fill_value, dtype=dt, device=dev)
 
 
-def _number(value: Any) -> Any:
-    """A Python number for ``value``: NumPy scalars and 0-D integer or real arrays give theirs."""
-    if isinstance(value, Array) and value.ndim == 0 and value.dtype.kind in "iuf":
-        return int(value) if value.dtype.kind in "iu" else float(value)
-    return python_scalar(value)
-
-
 def arange(
     start: int | float,
     /,
@@ -155,7 +148,7 @@ def arange(
     Beyond the standard's Python numbers, 0-D integer and real arrays are read back for their
     values, as NumPy takes them (the length depends on them; SciPy passes them)."""
     dev = resolve_device(device)
-    start, stop, step = (_number(v) for v in (start, stop, step))
+    start, stop, step = (python_number(v, Array) for v in (start, stop, step))
     if stop is None:
         start, stop = 0, start
     if step == 0:
