@@ -50,7 +50,6 @@ class Operators(NumpyUfuncs, ArrayOperators):
     (:class:`ruda._ufuncs.NumpyUfuncs`: ``np.abs(x)`` runs on the GPU)."""
 
     __slots__ = ()
-    __array_priority__ = 100
 
     def _binary_operator(self, function: str, dunder: str, other: Any, reflected: bool) -> Any:
         # (every operator passes here: arrays and Python floats and ints go straight on)
