@@ -29,6 +29,7 @@ script warns then.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -96,10 +97,11 @@ def main() -> int:
     if args.markdown:
         print(markdown(sorted(RESULTS.glob("wgpu_startup-*.json"))))
         return 0
-    if sys.flags.dont_write_bytecode:
+    uncompiled = _uncompiled_packages() if sys.flags.dont_write_bytecode else []
+    if uncompiled:
         print(
-            "warning: PYTHONDONTWRITEBYTECODE is set: modules without .pyc files compile in every "
-            "process (python3 -m compileall on them first)",
+            f"warning: PYTHONDONTWRITEBYTECODE is set and {', '.join(uncompiled)} have modules without "
+            "bytecode: they compile in every process (python3 -m compileall on them first)",
             flush=True,
         )
     folder = Path(tempfile.mkdtemp(prefix="ruda-startup-"))
@@ -137,6 +139,20 @@ def main() -> int:
     )
     print(f"results: {save('wgpu_startup', dev.description, False, [row])}")
     return 0
+
+
+def _uncompiled_packages() -> list[str]:
+    """The packages the script imports that have modules without bytecode, with how many."""
+    found = []
+    for name in ("numpy", "wgpu", "cffi", "pycparser", "ruda", "ruda_wgpu"):
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.origin is None:
+            continue
+        sources = list(Path(spec.origin).parent.rglob("*.py"))
+        missing = sum(not Path(importlib.util.cache_from_source(str(p))).exists() for p in sources)
+        if missing:
+            found.append(f"{name} ({missing} of {len(sources)})")
+    return found
 
 
 def markdown(paths: list[Path]) -> str:
