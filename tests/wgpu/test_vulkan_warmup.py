@@ -100,3 +100,19 @@ def test_finish_destroys_the_instance_of_a_driver_that_answered(xp, monkeypatch)
     assert _vulkan_warmup.finish() == 2
     assert loader.destroyed == [1234] and not warmup.thread.is_alive()
     assert _vulkan_warmup.finish() is None  # once
+
+
+def test_a_process_ending_at_once_waits_for_the_driver_to_start(xp, tmp_path):
+    # (OpenGL asked for: ruda_wgpu's import starts no warm-up, and the code starts it.) The
+    # observer is registered before start(), so it runs after the warm-up's own exit handler
+    # (atexit runs handlers last in, first out): the thread must be out of the driver by then.
+    code = (
+        "import atexit, ruda_wgpu._vulkan_warmup as w\n"
+        "atexit.register(lambda: print(w._current.thread.is_alive(), w._current.finished, flush=True))\n"
+        "print(w.start(), flush=True)\n"
+    )
+    output = python_output(code, RUDA_CACHE_DIR=str(tmp_path), RUDA_WGPU_BACKEND="gl")
+    started, at_exit = output.split("\n")[:2]
+    if started != "True":
+        pytest.skip("no Vulkan loader to start the driver with")
+    assert at_exit == "False True"  # the thread had ended, and its instance was destroyed

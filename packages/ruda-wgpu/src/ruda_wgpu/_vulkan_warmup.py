@@ -14,6 +14,13 @@ when wgpu-py was imported, the driver still kept finding the adapters waiting 42
 
 The bare instance enables no layer or extension; it does what wgpu's enumeration does anyway,
 in the same process, with the same environment (the drivers' cache folders are set first).
+A process that ends while the thread is still in the driver waits for it first (:func:`finish`
+runs at exit). Without that wait, ``python3 benchmarks/wgpu_startup.py --markdown``, which
+imports ruda_wgpu and exits at once, now and then never ended on lavapipe: the C library's exit
+waited (in ``_dl_fini``) for the dynamic loader's lock, held by the thread loading the driver,
+and the thread spun at 100% CPU in LLVM's start-up code (``llvm::PassRegistry::registerPass``,
+under ``dlopen``), as exit handlers had run beneath it.
+
 Only Linux's loader is used (``libvulkan.so.1``); where it is missing, or fails, nothing is
 started and wgpu starts the driver itself as before. By hand with ctypes rather than through a
 Vulkan binding package: it is three calls, and the binding on PyPI (``vulkan``) parses its C
@@ -22,6 +29,7 @@ header with cffi when imported, the kind of cost this module exists to hide.
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import logging
 import sys
@@ -110,6 +118,7 @@ def _start() -> bool:
         return False
     _current = _Warmup(loader)
     _current.thread.start()
+    atexit.register(finish)  # (does nothing once wgpu's instance has called it)
     return True
 
 
