@@ -109,6 +109,51 @@ def test_buffers_return_to_the_pool_when_arrays_are_collected(xp):
     assert_matches_numpy(view, np.ones(5000, np.float32))
 
 
+class _RefusingDevice:
+    """A stand-in for a wgpu device whose driver fails the next ``refusals`` allocations the
+    way OpenGL's does (a validation error saying it has no memory left)."""
+
+    def __init__(self, refusals: int) -> None:
+        self.refusals = refusals
+        self.limits = {"max-buffer-size": 1 << 30}
+
+    def create_buffer(self, size: int, usage: int) -> Any:
+        import wgpu
+
+        if self.refusals:
+            self.refusals -= 1
+            raise wgpu.GPUValidationError("Validation Error\n\nCaused by:\n  Not enough memory left.")
+        return _FakeBuffer(size)
+
+
+class _FakeBuffer:
+    """What the pool asks of a buffer: its size, and destroy()."""
+
+    def __init__(self, size: int) -> None:
+        self.size, self.destroyed = size, False
+
+    def destroy(self) -> None:
+        self.destroyed = True
+
+
+def test_a_driver_out_of_memory_frees_the_pool_retries_then_raises_memory_error(xp):
+    from ruda_wgpu._engine import BufferPool, size_class
+
+    device = _RefusingDevice(refusals=0)
+    pool = BufferPool(device, usage=0)
+    spare = pool.acquire(1000)
+    pool.release(spare)
+    device.refusals = 1  # one refusal: the free buffer goes back, the second try succeeds
+    got = pool.acquire(5000)
+    assert spare.destroyed and got.size == size_class(5000)
+    assert pool.in_use_bytes == got.size and pool.allocated_bytes == got.size
+
+    device.refusals = 2  # refused twice: MemoryError, and the books stay as they were
+    with pytest.raises(MemoryError, match="could not allocate a buffer of"):
+        pool.acquire(7000)
+    assert pool.in_use_bytes == got.size and pool.allocated_bytes == got.size
+
+
 def test_batches_are_submitted_on_read_and_at_the_bound(xp, monkeypatch):
     from ruda_wgpu import _fusion
     from ruda_wgpu._engine import BATCH_DISPATCHES

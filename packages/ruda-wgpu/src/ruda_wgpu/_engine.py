@@ -109,7 +109,8 @@ class BufferPool:
 
     def acquire(self, nbytes: int) -> Any:
         """A buffer of at least ``nbytes``, reused when one of its size class is free. Raises
-        MemoryError, before asking the device, when it makes no buffer that large."""
+        MemoryError, before asking the device, when it makes no buffer that large, and when the
+        driver cannot allocate it even after the pool's free buffers are given back."""
         if nbytes > self.largest:
             raise MemoryError(
                 f"{nbytes} bytes exceed the largest buffer this device makes ({self.largest} bytes, "
@@ -121,12 +122,38 @@ class BufferPool:
             buf = free.pop() if free else None
             self.in_use_bytes += size
         if buf is None:
-            buf = self._device.create_buffer(size=size, usage=self._usage)
+            try:
+                buf = self._create(size)
+            except BaseException:
+                with self._lock:
+                    self.in_use_bytes -= size
+                raise
             with self._lock:
                 self._owned[id(buf)] = buf
                 self.allocated_bytes += size
                 self.buffers_created += 1
         return buf
+
+    def _create(self, size: int) -> Any:
+        """A new buffer of ``size`` bytes; when the driver is out of memory, the free buffers are
+        destroyed and it is asked once more, then MemoryError."""
+        import wgpu  # (loaded with the device: this module is imported before wgpu is)
+
+        try:
+            return self._device.create_buffer(size=size, usage=self._usage)
+        except wgpu.GPUError as err:
+            if not _out_of_memory(err):
+                raise
+        self.empty()
+        try:
+            return self._device.create_buffer(size=size, usage=self._usage)
+        except wgpu.GPUError as err:
+            if not _out_of_memory(err):
+                raise
+            raise MemoryError(
+                f"the device could not allocate a buffer of {size} bytes ({self.in_use_bytes - size} "
+                "bytes in use by arrays): free arrays, or use smaller ones"
+            ) from err
 
     def release(self, buf: Any, size: int = 0) -> None:
         """Return a buffer to the pool (it stays allocated for reuse); ``size``, when given, is
@@ -148,6 +175,14 @@ class BufferPool:
                     self.allocated_bytes -= int(buf.size)
                     del self._owned[id(buf)]
                     buf.destroy()
+
+
+def _out_of_memory(err: Exception) -> bool:
+    """Whether a wgpu error says the driver could not allocate: an out-of-memory error, or (on
+    OpenGL) a validation error saying "Not enough memory left"."""
+    import wgpu
+
+    return isinstance(err, wgpu.GPUOutOfMemoryError) or "not enough memory" in str(err).lower()
 
 
 #: references to pending arrays a device holds before it first drops the dead ones
