@@ -106,7 +106,8 @@ def test_to_device_takes_each_backends_own_device_objects() -> None:
 def test_to_device_takes_a_wgpu_device_object() -> None:
     ruda_wgpu = pytest.importorskip("ruda_wgpu")
     gpu = ruda_wgpu.__array_namespace_info__().devices()[0]
-    on_gpu = ruda.to_device(ruda.host.asarray([1.0, 2.0]), gpu)
+    data = ruda.host.asarray([1.0, 2.0], dtype=ruda.host.float32)  # (every GPU has float32)
+    on_gpu = ruda.to_device(data, gpu)
     assert isinstance(on_gpu, ruda_wgpu.Array) and ruda.device_of(on_gpu) == Device.parse(gpu.name)
     np.testing.assert_array_equal(np.asarray(on_gpu), [1.0, 2.0])
 

@@ -22,6 +22,13 @@ def indices(host: Any, device: Any = None) -> ruda_wgpu.Array:
     return ruda_wgpu.asarray(np.asarray(host).astype(INDEX), device=device)
 
 
+def indexed(want: Any) -> np.ndarray:
+    """NumPy's int64 indices ``want`` (argsort, argmax, nonzero, searchsorted, ...) in the
+    device's index dtype, which ours return."""
+    want = np.asarray(want)
+    return want.astype(INDEX) if want.dtype == np.int64 else want
+
+
 def accumulated(want: np.ndarray) -> np.ndarray:
     """NumPy's result ``want`` in the dtype ours returns: an integer sum or product is int64 or
     uint64 in NumPy, the device's default integer dtype (of that signedness) in ours."""

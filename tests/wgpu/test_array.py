@@ -17,6 +17,8 @@ from ruda.testing import (
     parametrize_backends,
 )
 
+from tests.wgpu.dtype_support import needs
+
 pytestmark = parametrize_backends("wgpu")
 
 BINARY = ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor", "lshift", "rshift"]
@@ -81,7 +83,12 @@ def test_unary_operators_and_matmul(xp):
 
 @pytest.mark.parametrize(
     ("dtype", "other"),
-    [("int8", "int16"), ("uint8", "uint16"), ("float32", "float64"), ("complex64", "complex128")],
+    [
+        ("int8", "int16"),
+        ("uint8", "uint16"),
+        pytest.param("float32", "float64", marks=needs("float64")),
+        pytest.param("complex64", "complex128", marks=needs("complex128")),
+    ],
 )
 def test_inplace_casts_a_wider_result_of_the_same_kind_back(xp, dtype, other):
     # as NumPy's "same_kind" casting, which CuPy, PyTorch and ruda's other backends share

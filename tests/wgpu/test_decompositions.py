@@ -164,7 +164,7 @@ def test_large_solve_takes_the_blocked_path_and_is_right(xp):
     assert np.abs(got - want).max() / np.abs(want).max() < 1e-3
 
 
-@pytest.mark.parametrize("dtype", ["float32", "complex128"])
+@pytest.mark.parametrize("dtype", ["float32", pytest.param("complex128", marks=needs("complex128"))])
 def test_solve_takes_many_rows_and_columns_a_workgroup(xp, dtype, steps, monkeypatch):
     """300 rows (18 blocks of 16 and a short one) and 6 right-hand sides: a workgroup's 4 columns
     of 300 rows are more (row, column) pairs than its threads update at once, the last

@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 import ruda_wgpu as xp
 
+from tests.wgpu.dtype_support import accumulated, indexed, indices
+
 #: bytes a storage binding holds in these tests: 960 float32 elements from any offset
 BINDING = 4096
 
@@ -106,12 +108,12 @@ def test_argmax_and_argmin_beyond_a_binding(small_bindings: Any, axis: int | Non
     x = xp.asarray(h)
     clean = np.nan_to_num(h, nan=0.0)
     for name in ("argmax", "argmin"):
-        _same(getattr(xp, name)(x, axis=axis), getattr(np, name)(h, axis=axis))  # NaN first
-        want = getattr(np, name)(clean, axis=axis, keepdims=True)
+        _same(getattr(xp, name)(x, axis=axis), indexed(getattr(np, name)(h, axis=axis)))  # NaN first
+        want = indexed(getattr(np, name)(clean, axis=axis, keepdims=True))
         _same(getattr(xp, name)(xp.asarray(clean), axis=axis, keepdims=True), want)
     line = np.zeros(5000, np.float32)
     line[[1200, 4000]] = 7.0  # ties: the first
-    _same(xp.argmax(xp.asarray(line)), np.argmax(line))
+    _same(xp.argmax(xp.asarray(line)), indexed(np.argmax(line)))
 
 
 def test_cumulative_sums_and_products_beyond_a_binding(small_bindings: Any) -> None:
@@ -121,8 +123,8 @@ def test_cumulative_sums_and_products_beyond_a_binding(small_bindings: Any) -> N
     small = rng.integers(-3, 4, 4000).astype(np.float32)
     want = np.concatenate([[0], np.cumsum(small)]).astype(np.float32)
     _same(xp.cumulative_sum(xp.asarray(small), include_initial=True), want)
-    signs = np.where(rng.random(3000) < 0.5, -1, 1).astype(np.int64)
-    _same(xp.cumulative_prod(xp.asarray(signs)), np.cumprod(signs))
+    signs = np.where(rng.random(3000) < 0.5, -1, 1).astype(np.int32)
+    _same(xp.cumulative_prod(xp.asarray(signs)), accumulated(np.cumprod(signs)))
     m = small.reshape(40, 100)
     for axis in (0, 1):
         _same(xp.cumulative_sum(xp.asarray(m), axis=axis), np.cumsum(m, axis=axis, dtype=np.float32))
@@ -134,7 +136,7 @@ def test_masks_and_nonzero_beyond_a_binding(small_bindings: Any) -> None:
     mask = h > 2
     _same(x[xp.asarray(mask)], h[mask])
     for got, want in zip(xp.nonzero(xp.asarray(mask)), np.nonzero(mask), strict=True):
-        _same(got, want)
+        _same(got, indexed(want))
     m = h.reshape(1000, 5)
     rows = m[:, 0] > 0
     _same(xp.asarray(m)[xp.asarray(rows)], m[rows])
@@ -144,12 +146,12 @@ def test_take_beyond_a_binding(small_bindings: Any) -> None:
     h = _values(5000, seed=4)
     rng = np.random.default_rng(4)
     picks = rng.integers(-5000, 5000, 3000)
-    _same(xp.take(xp.asarray(h), xp.asarray(picks)), h[picks])
+    _same(xp.take(xp.asarray(h), indices(picks)), h[picks])
     m = h.reshape(50, 100)
     cols = rng.integers(0, 100, 70)
-    _same(xp.take(xp.asarray(m), xp.asarray(cols), axis=1), m[:, cols])
+    _same(xp.take(xp.asarray(m), indices(cols), axis=1), m[:, cols])
     with pytest.raises(IndexError, match="out of bounds"):
-        np.asarray(xp.take(xp.asarray(h), xp.asarray(np.array([3, 5000]))))
+        np.asarray(xp.take(xp.asarray(h), indices([3, 5000])))
 
 
 @pytest.mark.parametrize(
@@ -175,7 +177,7 @@ def test_sort_and_argsort_beyond_a_binding(small_bindings: Any, descending: bool
     numbers = np.flatnonzero(~nan)
     order = numbers[np.argsort(-h[numbers] if descending else h[numbers], kind="stable")]
     order = np.concatenate([order, np.flatnonzero(nan)])  # NaN last both ways, in their order
-    _same(xp.argsort(x, descending=descending), order.astype(np.int64))  # stable, -0 == +0
+    _same(xp.argsort(x, descending=descending), indexed(order))  # stable, -0 == +0
     got = np.asarray(xp.sort(x, descending=descending))
     np.testing.assert_array_equal(got, h[order])  # (-0 == +0 and NaN == NaN here)
     zeros = np.signbit(got[got == 0])
@@ -186,9 +188,9 @@ def test_sort_keeps_zeros_signs_and_repeats_beyond_a_binding(small_bindings: Any
     zeros = np.where(np.random.default_rng(7).random(4000) < 0.5, -0.0, 0.0).astype(np.float32)
     got = np.asarray(xp.sort(xp.asarray(zeros)))
     assert np.signbit(got).tolist() == sorted(np.signbit(zeros).tolist(), reverse=True)  # -0 first
-    _same(xp.argsort(xp.asarray(zeros)), np.arange(4000))  # -0 == +0: stable
+    _same(xp.argsort(xp.asarray(zeros)), indexed(np.arange(4000)))  # -0 == +0: stable
     few = np.random.default_rng(7).integers(0, 3, 5000).astype(np.int8)
-    _same(xp.argsort(xp.asarray(few)), np.argsort(few, kind="stable"))
+    _same(xp.argsort(xp.asarray(few)), indexed(np.argsort(few, kind="stable")))
     _same(xp.sort(xp.asarray(few.astype(bool))), np.sort(few.astype(bool)))
     m = _values(6000, seed=8).reshape(3000, 2)
     np.testing.assert_array_equal(np.asarray(xp.sort(xp.asarray(m), axis=0)), np.sort(m, axis=0))
@@ -199,32 +201,32 @@ def test_searches_and_sets_beyond_a_binding(small_bindings: Any) -> None:
     table = np.sort(rng.integers(0, 400, 3000)).astype(np.float32)
     queries = rng.integers(-5, 405, 2500).astype(np.float32)
     for side in ("left", "right"):
-        want = np.searchsorted(table, queries, side=side)
+        want = indexed(np.searchsorted(table, queries, side=side))
         _same(xp.searchsorted(xp.asarray(table), xp.asarray(queries), side=side), want)
     _same(xp.isin(xp.asarray(queries), xp.asarray(table)), np.isin(queries, table))
     values, inverse = np.unique(queries, return_inverse=True)
     got = xp.unique_inverse(xp.asarray(queries))
     _same(got.values, values)
-    _same(got.inverse_indices, inverse.reshape(queries.shape))
+    _same(got.inverse_indices, indexed(inverse.reshape(queries.shape)))
 
 
 def test_advanced_indexing_beyond_a_binding(small_bindings: Any) -> None:
     rng = np.random.default_rng(10)
     h = _values(5000, seed=10)
     picks = rng.integers(-5000, 5000, 3000)
-    _same(xp.asarray(h)[xp.asarray(picks)], h[picks])
+    _same(xp.asarray(h)[indices(picks)], h[picks])
     m = h.reshape(50, 100)
     rows = rng.integers(0, 50, 40)
-    _same(xp.asarray(m)[xp.asarray(rows)], m[rows])
+    _same(xp.asarray(m)[indices(rows)], m[rows])
     order = np.argsort(m, axis=1, kind="stable")
-    _same(xp.take_along_axis(xp.asarray(m), xp.asarray(order), axis=1), np.take_along_axis(m, order, axis=1))
+    _same(xp.take_along_axis(xp.asarray(m), indices(order), axis=1), np.take_along_axis(m, order, axis=1))
     places = rng.permutation(5000)[:3000] - 5000 * (rng.random(3000) < 0.5)  # (no repeats)
     x, want = xp.asarray(h), h.copy()
-    x[xp.asarray(places)] = xp.asarray(np.arange(3000, dtype=np.float32))
+    x[indices(places)] = xp.asarray(np.arange(3000, dtype=np.float32))
     want[places] = np.arange(3000, dtype=np.float32)
     _same(x, want)
     with pytest.raises(IndexError, match="out of bounds"):
-        np.asarray(xp.asarray(h)[xp.asarray(np.array([1, 5000]))])
+        np.asarray(xp.asarray(h)[indices([1, 5000])])
 
 
 def test_arrays_beyond_the_largest_buffer_raise_memory_error() -> None:
@@ -234,7 +236,12 @@ def test_arrays_beyond_the_largest_buffer_raise_memory_error() -> None:
     with pytest.raises(MemoryError, match="largest buffer"):
         xp.empty((largest // 4 + 1,), dtype=xp.float32)
     before = xp.memory_stats()
-    x = xp.empty(((largest - 1000) // 4,), dtype=xp.float32)  # (its size class is cut to the largest)
+    try:
+        x = xp.empty(((largest - 1000) // 4,), dtype=xp.float32)  # (its size class is cut to the largest)
+    except MemoryError as err:  # a driver that cannot allocate the largest buffer it lists (OpenGL)
+        assert "could not allocate" in str(err)
+        assert xp.memory_stats()["in_use_bytes"] == before["in_use_bytes"]
+        return
     assert xp.memory_stats()["allocated_bytes"] - before["allocated_bytes"] in (0, largest)
     del x
 
@@ -276,15 +283,15 @@ def test_several_index_arrays_beyond_a_binding(small_bindings: Any) -> None:
     rng = np.random.default_rng(12)
     m = _values(6000, seed=12).reshape(60, 100)
     rows, cols = rng.integers(-60, 60, 700), rng.integers(-100, 100, 700)
-    _same(xp.asarray(m)[xp.asarray(rows), xp.asarray(cols)], m[rows, cols])
-    _same(xp.flip(xp.asarray(m))[xp.asarray(rows), xp.asarray(cols)], np.flip(m)[rows, cols])  # (strides < 0)
+    _same(xp.asarray(m)[indices(rows), indices(cols)], m[rows, cols])
+    _same(xp.flip(xp.asarray(m))[indices(rows), indices(cols)], np.flip(m)[rows, cols])  # (strides < 0)
     cube = m.reshape(6, 10, 100)
-    _same(xp.asarray(cube)[2, xp.asarray(rows % 10), xp.asarray(cols)], cube[2, rows % 10, cols])
-    _same(xp.asarray(cube)[xp.asarray(rows % 6), :, 3], cube[rows % 6, :, 3])
+    _same(xp.asarray(cube)[2, indices(rows % 10), indices(cols)], cube[2, rows % 10, cols])
+    _same(xp.asarray(cube)[indices(rows % 6), :, 3], cube[rows % 6, :, 3])
     places = rng.permutation(6000)[:700]
     r, c = places // 100, places % 100  # (no repeats)
     x, want = xp.asarray(m), m.copy()
-    x[xp.asarray(r), xp.asarray(c)] = xp.asarray(np.arange(700, dtype=np.float32))
+    x[indices(r), indices(c)] = xp.asarray(np.arange(700, dtype=np.float32))
     want[r, c] = np.arange(700, dtype=np.float32)
     _same(x, want)
 
@@ -342,12 +349,12 @@ def test_assignments_that_keep_axes_of_a_view_beyond_a_binding(small_bindings: A
     ):
         want, x = h.copy(), xp.asarray(h)
         value = rng.standard_normal(shape).astype(np.float32)
-        device_key = tuple(xp.asarray(k) if isinstance(k, np.ndarray) else k for k in key)
+        device_key = tuple(indices(k) if isinstance(k, np.ndarray) else k for k in key)
         want[key] = value
         x[device_key] = xp.asarray(value)
         np.testing.assert_array_equal(np.asarray(x), want)
     x = xp.asarray(h)
-    x[xp.asarray(rows), :] = 2.5  # (a scalar, broadcast)
+    x[indices(rows), :] = 2.5  # (a scalar, broadcast)
     want = h.copy()
     want[rows, :] = 2.5
     np.testing.assert_array_equal(np.asarray(x), want)
