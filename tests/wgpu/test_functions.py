@@ -574,6 +574,21 @@ def _pipelines_asked(dev, monkeypatch) -> list[tuple]:
 
 
 _BLOCKINGS = [(dtype, blocking) for dtype, variants in _kernels.BLOCKED.items() for blocking in variants]
+#: the tolerance of a product of standard normal values per dtype
+_RTOL = {"float16": 2e-3, "float32": 1e-5, "float64": 1e-12}
+
+
+def _on_device(xp, dtype: str) -> bool:
+    """Whether the default device holds ``dtype`` (float16, not a standard dtype, always)."""
+    return dtype == "float16" or dtype in xp.__array_namespace_info__().dtypes()
+
+
+def _product(a, b):
+    """NumPy's ``a @ b``; of float16, the float32 product rounded once, as ours (NumPy's float16
+    product sums in another order, and differs from it in an ulp here and there)."""
+    if a.dtype == np.float16:
+        return (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)
+    return a @ b
 
 
 def test_a_repeated_product_reads_its_operands_anew(xp):
@@ -595,7 +610,7 @@ def test_a_repeated_product_reads_its_operands_anew(xp):
 def test_matmul_of_blocks_with_ragged_edges(xp, dtype, blocking, monkeypatch):
     # each register-blocked kernel alone (the only one, taken for a single block): sizes none a
     # multiple of its blocks or of its k step; a batch; and an operand that is a transposed view
-    if dtype not in xp.__array_namespace_info__().dtypes():
+    if not _on_device(xp, dtype):
         pytest.skip(f"the default device has no {dtype}")
     monkeypatch.setitem(_kernels.BLOCKED, dtype, (blocking._replace(min_blocks=1),))
     dev = xp.__array_namespace_info__().default_device()
@@ -604,13 +619,35 @@ def test_matmul_of_blocks_with_ragged_edges(xp, dtype, blocking, monkeypatch):
     m, n = blocking.bm + 2, 2 * blocking.bm - 55
     a = rng.standard_normal((2, m, 77)).astype(dtype)
     b = rng.standard_normal((2, 77, n)).astype(dtype)
-    rtol = 1e-5 if dtype == "float32" else 1e-12
-    assert_matches_numpy(xp.asarray(a) @ xp.asarray(b), a @ b, rtol=rtol, atol=rtol)
+    rtol = _RTOL[dtype]
+    assert_matches_numpy(xp.asarray(a) @ xp.asarray(b), _product(a, b), rtol=rtol, atol=rtol)
     c = rng.standard_normal((2 * blocking.bm + 44, blocking.bm + 1)).astype(dtype)
-    assert_matches_numpy(xp.matmul(xp.asarray(c).mT, xp.asarray(c)), c.T @ c, rtol=rtol, atol=rtol * 10)
-    blocked = ("wgsl", "matmul_blocked", _kernels.wgsl_type(np.dtype(dtype)))
+    want = _product(c.T, c)
+    assert_matches_numpy(xp.matmul(xp.asarray(c).mT, xp.asarray(c)), want, rtol=rtol, atol=rtol * 10)
+    blocked = ("wgsl", "matmul_blocked", dtype)
     assert [key[:3] for key in compiled].count(blocked) == 2
     assert ("matmul", dtype) not in compiled
+
+
+def test_float16_products_of_blocks_round_as_they_are_stored(xp, monkeypatch):
+    """float16 takes float32's register-blocked kernel (its values are stored as f32 words) and
+    rounds each result to float16 in the store: sums of small integers, exact in f32, beyond
+    float16's 2048 (where it holds even integers only), read back through a float32 view made on
+    the device, which shows any word stored unrounded."""
+    blocking = _kernels.BLOCKED["float16"][-1]
+    monkeypatch.setitem(_kernels.BLOCKED, "float16", (blocking._replace(min_blocks=1),))
+    compiled = _pipelines_asked(xp.__array_namespace_info__().default_device(), monkeypatch)
+    rng = np.random.default_rng(5)
+    m, k, n = blocking.bm + 2, 70, blocking.bm + 12
+    a = rng.integers(0, 16, (m, k)).astype(np.float16)
+    b = rng.integers(0, 16, (k, n)).astype(np.float16)
+    exact = a.astype(np.float32) @ b.astype(np.float32)
+    assert (exact.astype(np.float16) != exact).any()  # (sums that rounding changes)
+    got = xp.asarray(a) @ xp.asarray(b)
+    assert got.dtype == xp.float16
+    words = np.asarray(xp.astype(got, xp.float32))
+    np.testing.assert_array_equal(words, exact.astype(np.float16).astype(np.float32))
+    assert ("wgsl", "matmul_blocked", "float16") in [key[:3] for key in compiled]
 
 
 @pytest.mark.parametrize("dtype", ["int8", "int32", "float32", "complex64"])
@@ -688,7 +725,7 @@ def test_matmul_reads_transposed_sliced_and_broadcast_operands_in_place(xp, kern
     """A transposed, sliced or broadcast operand goes to each kernel as it lies, without a copy
     (one dispatch a product), where its rows or its columns are contiguous; a reversed one, or
     one whose rows and columns are both strided, is copied first. Every result matches NumPy's."""
-    if dtype not in xp.__array_namespace_info__().dtypes():
+    if not _on_device(xp, dtype):
         pytest.skip(f"the default device has no {dtype}")
     asked = _pipelines_asked(xp.__array_namespace_info__().default_device(), monkeypatch)
     key = _kernel_for(xp, kernel, dtype, monkeypatch)
@@ -696,7 +733,7 @@ def test_matmul_reads_transposed_sliced_and_broadcast_operands_in_place(xp, kern
     m, k, n = bm + 3, 37, bm + 9  # (ragged edges; m < n, so one matrix times a stack broadcasts)
     rng = np.random.default_rng(3)
     host = (lambda s: rng.integers(-9, 9, s)) if dtype == "int32" else rng.standard_normal
-    rtol = 1e-5 if dtype == "float32" else 1e-12
+    rtol = _RTOL.get(dtype, 0)
     for (a_name, a_shape, a_view, a_copied), (b_name, b_shape, b_view, b_copied) in [
         (_VIEWS[i], _VIEWS[j])
         for i, j in [(0, 0), (1, 0), (0, 1), (1, 1), (2, 3), (3, 2), (4, 1), (5, 1), (1, 6)]
@@ -708,7 +745,7 @@ def test_matmul_reads_transposed_sliced_and_broadcast_operands_in_place(xp, kern
         got = x @ y
         xp.synchronize()
         assert xp.memory_stats()["dispatches"] - before == 1 + a_copied + b_copied, (a_name, b_name)
-        assert_matches_numpy(got, a_view(a, m, k) @ b_view(b, k, n), rtol=rtol, atol=rtol * 10)
+        assert_matches_numpy(got, _product(a_view(a, m, k), b_view(b, k, n)), rtol=rtol, atol=rtol * 10)
     products = {k for k in asked if "matmul" in " ".join(map(str, k[:2]))}
     assert products and all(k[: len(key)] == key for k in products), products
     if kernel != "small":  # (loads along rows or down columns, of a and of b)

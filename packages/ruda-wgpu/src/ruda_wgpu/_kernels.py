@@ -1317,8 +1317,10 @@ class Blocking(NamedTuple):
         return 2 * self.bk * self.row * (4 if self.vec4 else 1) * itemsize
 
 
-#: the register-blocked matmuls per dtype, larger blocks first; other dtypes (integers, float16
-#: rounding each product, complex) and products too small for any take the 16 x 16 tiled kernel.
+#: the register-blocked matmuls per dtype, larger blocks first; other dtypes (integers, complex)
+#: and products too small for any take the 16 x 16 tiled kernel. float16, stored as f32 words,
+#: takes float32's: its products are exact in f32, so ``fma`` sums them as the tiled kernel's
+#: ``acc + a * b`` does (in another order), and the stores round to float16.
 #: Measured on the H200, one product at a time (waiting for each): a block of 128 x 128 needs two
 #: waves of blocks to beat 64 x 64 ones (float32 1024^3 0.31 ms with 64, 0.42 with 128; 2048^3
 #: 1.07 against 1.39 and 4096^3 7.3 against 9.8 ms, 18.8 TFLOP/s, with 128); the 64 x 64 kernel
@@ -1336,6 +1338,7 @@ BLOCKED: dict[str, tuple[Blocking, ...]] = {
     ),
     "float64": (Blocking(64, 8, min_blocks=64),),
 }
+BLOCKED["float16"] = BLOCKED["float32"]
 
 
 def matmul_blocking(dev: GpuDevice, dtype: np.dtype[Any], batch: int, m: int, n: int) -> Blocking | None:
@@ -1344,7 +1347,7 @@ def matmul_blocking(dev: GpuDevice, dtype: np.dtype[Any], batch: int, m: int, n:
     room = int(dev.limits["max-compute-workgroup-storage-size"])
     for blocking in BLOCKED.get(_dtypes.NAME[dtype], ()):
         bm = blocking.bm
-        if blocking.workgroup_bytes(dtype.itemsize) > room:
+        if blocking.workgroup_bytes(storage_itemsize(dtype)) > room:
             continue
         if dev.cpu:
             if min(m, n) >= bm:
@@ -1498,11 +1501,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
 """
 
 
-def _blocked_unrolled(blocking: Blocking, t: str) -> dict[str, str]:
-    """The per-thread parts of ``matmul_blocked.wgsl``, unrolled: r x r accumulators ``c_i_j``,
-    the registers of one k step (``a_i``, ``b_j``, or vectors ``a_q``, ``b_q`` of four of them)
-    and their products, and the guarded stores; and the tiles' layout in workgroup memory."""
-    r, row = blocking.r, blocking.row
+def _blocked_unrolled(blocking: Blocking, dtype: np.dtype[Any]) -> dict[str, str]:
+    """The per-thread parts of ``matmul_blocked.wgsl`` for ``dtype``, unrolled: r x r accumulators
+    ``c_i_j``, the registers of one k step (``a_i``, ``b_j``, or vectors ``a_q``, ``b_q`` of four of
+    them) and their products, and the guarded stores (rounding float16); and the tiles' layout in
+    workgroup memory."""
+    r, row, t = blocking.r, blocking.row, wgsl_type(dtype)
     pairs = [(i, j) for i in range(r) for j in range(r)]
     init = "\n".join(f"  var c_{i}_{j}: {t} = {ZERO[t]};" for i, j in pairs)
     if blocking.vec4:
@@ -1529,7 +1533,8 @@ def _blocked_unrolled(blocking: Blocking, t: str) -> dict[str, str]:
         store.append(f"  let r_{i} = row0 + lid.y + {16 * i}u;")
         for j in range(r):
             col = f"col0 + lid.x + {16 * j}u"
-            store.append(f"  if (r_{i} < m && {col} < n) {{ o[obase + r_{i} * n + {col}] = c_{i}_{j}; }}")
+            value = wrap(f"c_{i}_{j}", dtype)
+            store.append(f"  if (r_{i} < m && {col} < n) {{ o[obase + r_{i} * n + {col}] = {value}; }}")
     return {
         "INIT": init,
         "STEP": "\n".join(step),
@@ -1617,14 +1622,14 @@ def _matmul_steps(
     else:
         blocking, t = kernel, wgsl_type(a.dtype)
         pipe = dev.pipeline(
-            ("wgsl", "matmul_blocked", t, *blocking.params().items(), blocking.vec4, layout),
+            ("wgsl", "matmul_blocked", a.dtype.name, *blocking.params().items(), blocking.vec4, layout),
             # the unrolled source is generated only when the pipeline is first compiled
             lambda: _wgsl.kernel(
                 "matmul_blocked",
                 T=t,
                 ZERO=ZERO[t],
                 **blocking.params(),
-                **_blocked_unrolled(blocking, t),
+                **_blocked_unrolled(blocking, a.dtype),
                 **_blocked_loads(blocking, layout),
             ),
         )
