@@ -1,12 +1,12 @@
 """How fast is ruda_wgpu's matmul?
 
 Times, in this process and on the same data, square float32 matmuls of 1024, 2048 and 4096 (and
-float64 at 2048 and float16 at 4096; NumPy sits out float16, which it multiplies without BLAS,
-for minutes at that size), and three products of other shapes (:data:`SHAPED`: the Gram matrix ``x.T @ x``
-of a tall x, ``x @ w.T``, a dot product), on ruda_wgpu, NumPy and, where CuPy and an NVIDIA GPU
-are present, CuPy (cuBLAS; CuPy leaves TF32 off unless CUPY_TF32=1 is set, and this script
-refuses to run with it). Every side gets the same views (transposed operands are not copied
-first). GPU sides wait for their work inside the timed call. On a CPU adapter (lavapipe) only
+float64 and complex64 at 2048 and float16 at 4096; NumPy sits out float16, which it multiplies
+without BLAS, for minutes at that size), and three products of other shapes (:data:`SHAPED`: the
+Gram matrix ``x.T @ x`` of a tall x, ``x @ w.T``, a dot product), on ruda_wgpu, NumPy and, where
+CuPy and an NVIDIA GPU are present, CuPy (cuBLAS; CuPy leaves TF32 off unless CUPY_TF32=1 is set,
+and this script refuses to run with it). Every side gets the same views (transposed operands are not
+copied first). GPU sides wait for their work inside the timed call. On a CPU adapter (lavapipe) only
 1024 and smaller shaped cases run unless ``--full``. Results go to
 ``benchmarks/results/wgpu_matmul-<device>.json``, with TFLOP/s per contender.
 
@@ -56,6 +56,8 @@ def _contenders(
 ) -> dict[str, Callable[[], object]]:
     rng = np.random.default_rng(0)
     a, b = (rng.standard_normal(shape).astype(dtype) for shape in shapes)
+    if np.dtype(dtype).kind == "c":
+        a, b = (x + 1j * rng.standard_normal(x.shape).astype(dtype) for x in (a, b))
     xa, xb = xp.asarray(a), xp.asarray(b)
     out: dict[str, Callable[[], object]] = {"ruda_wgpu": waiting(lambda: product(xa, xb), xp.synchronize)}
     if dtype != "float16":
@@ -87,13 +89,13 @@ def main() -> int:
         cases += [(2048, "float32"), (4096, "float32")]
         if "float64" in xp.__array_namespace_info__().dtypes():
             cases.append((2048, "float64"))
-        cases.append((4096, "float16"))  # (CuPy's: cuBLAS on tensor cores)
+        cases += [(2048, "complex64"), (4096, "float16")]  # (CuPy's float16: on tensor cores)
     cp = cupy_or_none()
     timed = [
         ({"dtype": dt, "size": n}, lambda n=n, dt=dt: _contenders(((n, n), (n, n)), dt, _square, cp))
         for n, dt in cases
     ]
-    flops = [2 * n**3 for n, _ in cases]
+    flops = [(8 if dt.startswith("complex") else 2) * n**3 for n, dt in cases]  # (real flops)
     for name, full, small, product, count in SHAPED:
         shapes = full if args.full or not cpu else small
         described = {

@@ -574,8 +574,18 @@ def _pipelines_asked(dev, monkeypatch) -> list[tuple]:
 
 
 _BLOCKINGS = [(dtype, blocking) for dtype, variants in _kernels.BLOCKED.items() for blocking in variants]
-#: the tolerance of a product of standard normal values per dtype
-_RTOL = {"float16": 2e-3, "float32": 1e-5, "float64": 1e-12}
+#: the tolerance of a product of :func:`_values` per dtype (integers: exact)
+_RTOL = {"float16": 2e-3, "float32": 1e-5, "float64": 1e-12, "complex64": 1e-5, "complex128": 1e-12}
+
+
+def _values(rng, shape, dtype: str):
+    """Operands for a product: small integers (of both signs where the dtype has them),
+    standard normal reals, or complex values with both parts standard normal."""
+    kind = np.dtype(dtype).kind
+    if kind in "iu":
+        return rng.integers(-9 if kind == "i" else 0, 10, shape).astype(dtype)
+    values = rng.standard_normal(shape)
+    return (values + 1j * rng.standard_normal(shape) if kind == "c" else values).astype(dtype)
 
 
 def _on_device(xp, dtype: str) -> bool:
@@ -617,11 +627,10 @@ def test_matmul_of_blocks_with_ragged_edges(xp, dtype, blocking, monkeypatch):
     compiled = _pipelines_asked(dev, monkeypatch)
     rng = np.random.default_rng(7)
     m, n = blocking.bm + 2, 2 * blocking.bm - 55
-    a = rng.standard_normal((2, m, 77)).astype(dtype)
-    b = rng.standard_normal((2, 77, n)).astype(dtype)
-    rtol = _RTOL[dtype]
+    a, b = _values(rng, (2, m, 77), dtype), _values(rng, (2, 77, n), dtype)
+    rtol = _RTOL.get(dtype, 0)
     assert_matches_numpy(xp.asarray(a) @ xp.asarray(b), _product(a, b), rtol=rtol, atol=rtol)
-    c = rng.standard_normal((2 * blocking.bm + 44, blocking.bm + 1)).astype(dtype)
+    c = _values(rng, (2 * blocking.bm + 44, blocking.bm + 1), dtype)
     want = _product(c.T, c)
     assert_matches_numpy(xp.matmul(xp.asarray(c).mT, xp.asarray(c)), want, rtol=rtol, atol=rtol * 10)
     blocked = ("wgsl", "matmul_blocked", dtype)
@@ -732,13 +741,12 @@ def test_matmul_reads_transposed_sliced_and_broadcast_operands_in_place(xp, kern
     bm = 16 if isinstance(kernel, str) else kernel.bm
     m, k, n = bm + 3, 37, bm + 9  # (ragged edges; m < n, so one matrix times a stack broadcasts)
     rng = np.random.default_rng(3)
-    host = (lambda s: rng.integers(-9, 9, s)) if dtype == "int32" else rng.standard_normal
     rtol = _RTOL.get(dtype, 0)
     for (a_name, a_shape, a_view, a_copied), (b_name, b_shape, b_view, b_copied) in [
         (_VIEWS[i], _VIEWS[j])
         for i, j in [(0, 0), (1, 0), (0, 1), (1, 1), (2, 3), (3, 2), (4, 1), (5, 1), (1, 6)]
     ]:
-        a, b = host(a_shape(m, k)).astype(dtype), host(b_shape(k, n)).astype(dtype)
+        a, b = _values(rng, a_shape(m, k), dtype), _values(rng, b_shape(k, n), dtype)
         x, y = a_view(xp.asarray(a), m, k), b_view(xp.asarray(b), k, n)
         xp.synchronize()
         before = xp.memory_stats()["dispatches"]
@@ -967,7 +975,8 @@ def test_matmul_kernel_by_size(xp):
     assert _kernels.matmul_blocking(gpu, f32, 16, 256, 256) == small
     assert _kernels.matmul_blocking(gpu, f32, 1, 256, 256) is None
     assert _kernels.matmul_blocking(gpu, f32, 1, 64, 1024) is None
-    assert _kernels.matmul_blocking(gpu, np.dtype("int32"), 1, 4096, 4096) is None
+    assert _kernels.matmul_blocking(gpu, np.dtype("int32"), 1, 4096, 4096) == _kernels.BLOCKED["int32"][0]
+    assert _kernels.matmul_blocking(gpu, np.dtype("int32"), 1, 256, 256) is None
     assert _kernels.matmul_blocking(cpu, f32, 1, 128, 128) == big
     assert _kernels.matmul_blocking(cpu, f32, 1, 64, 1024) == small
     assert _kernels.matmul_blocking(cpu, f32, 1, 63, 1024) is None
