@@ -638,6 +638,29 @@ def test_matmul_of_blocks_with_ragged_edges(xp, dtype, blocking, monkeypatch):
     assert ("matmul", dtype) not in compiled
 
 
+@pytest.mark.parametrize("dtype", ["float32", "int8", "uint16", "complex64", "float16"])
+def test_products_with_a_vector_are_sums_of_products(xp, dtype, monkeypatch):
+    """A dot product, a matrix (or a stack) times a vector and a vector times a matrix (or a
+    stack) are the sums of the products along the shared axis, computed as they are read, with
+    no product kernel (float16 excepted: it keeps them, its products exact); they match NumPy's
+    (integers exactly, wrapping), and a shared axis that differs is refused."""
+    compiled = _pipelines_asked(xp.__array_namespace_info__().default_device(), monkeypatch)
+    rng = np.random.default_rng(11)
+    k = 300
+    for sa, sb in [((k,), (k,)), ((7, k), (k,)), ((2, 3, k), (k,)), ((k,), (k, 5)), ((k,), (2, k, 5))]:
+        a, b = _values(rng, sa, dtype), _values(rng, sb, dtype)
+        got = xp.asarray(a) @ xp.asarray(b)
+        with np.errstate(over="ignore"):
+            want = _product(a, b)
+        assert got.shape == want.shape and got.dtype == want.dtype, (sa, sb)
+        rtol = _RTOL.get(dtype, 0)
+        assert_matches_numpy(got, want, rtol=rtol, atol=rtol * 10)
+    kernels = [key for key in compiled if "matmul" in " ".join(map(str, key[:2]))]
+    assert bool(kernels) == (dtype == "float16"), kernels
+    with pytest.raises(ValueError, match=r"do not align \(4 != 3\)"):
+        xp.ones((2, 4), dtype=getattr(xp, dtype)) @ xp.ones(3, dtype=getattr(xp, dtype))
+
+
 def test_float16_products_of_blocks_round_as_they_are_stored(xp, monkeypatch):
     """float16 takes float32's register-blocked kernel (its values are stored as f32 words) and
     rounds each result to float16 in the store: sums of small integers, exact in f32, beyond
