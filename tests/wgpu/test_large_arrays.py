@@ -156,7 +156,15 @@ def test_take_beyond_a_binding(small_bindings: Any) -> None:
 
 @pytest.mark.parametrize(
     ("a_shape", "b_shape"),
-    [((300, 40), (40, 5)), ((4, 2000), (2000, 3)), ((30, 40), (40, 400)), ((3, 40, 50), (3, 50, 30))],
+    [
+        ((300, 40), (40, 5)),
+        ((4, 2000), (2000, 3)),
+        ((30, 40), (40, 400)),
+        ((3, 40, 50), (3, 50, 30)),
+        ((600, 40), (40,)),
+        ((3000,), (3000, 4)),
+        ((20000,), (20000,)),
+    ],  # (and with vectors)
 )
 def test_matmul_beyond_a_binding(
     small_bindings: Any, a_shape: tuple[int, ...], b_shape: tuple[int, ...]
