@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from types import SimpleNamespace
 
@@ -641,13 +642,17 @@ def test_matmul_of_blocks_with_ragged_edges(xp, dtype, blocking, monkeypatch):
 @pytest.mark.parametrize("dtype", ["float32", "int8", "uint16", "complex64", "float16"])
 def test_products_with_a_vector_are_sums_of_products(xp, dtype, monkeypatch):
     """A dot product, a matrix (or a stack) times a vector and a vector times a matrix (or a
-    stack) are the sums of the products along the shared axis, computed as they are read, with
-    no product kernel (float16 excepted: it keeps them, its products exact); they match NumPy's
-    (integers exactly, wrapping), and a shared axis that differs is refused."""
+    stack), the vector 1-D or a column or row of a 2-D operand whose partner has more than
+    SMALL_PRODUCT rows or columns, are the sums of the products along the shared axis, computed
+    as they are read, with no product kernel (float16 excepted: it keeps them, its products
+    exact); they match NumPy's (integers exactly, wrapping), and a shared axis that differs is
+    refused. Small batched products keep the kernel of a thread a result."""
     compiled = _pipelines_asked(xp.__array_namespace_info__().default_device(), monkeypatch)
     rng = np.random.default_rng(11)
-    k = 300
-    for sa, sb in [((k,), (k,)), ((7, k), (k,)), ((2, 3, k), (k,)), ((k,), (k, 5)), ((k,), (2, k, 5))]:
+    k, rows = 300, _kernels.SMALL_PRODUCT + 1
+    shapes = [((k,), (k,)), ((7, k), (k,)), ((2, 3, k), (k,)), ((k,), (k, 5)), ((k,), (2, k, 5))]
+    shapes += [((rows, k), (k, 1)), ((1, k), (2, k, rows)), ((2, 1, rows, k), (3, k, 1))]
+    for sa, sb in shapes:
         a, b = _values(rng, sa, dtype), _values(rng, sb, dtype)
         got = xp.asarray(a) @ xp.asarray(b)
         with np.errstate(over="ignore"):
@@ -657,8 +662,15 @@ def test_products_with_a_vector_are_sums_of_products(xp, dtype, monkeypatch):
         assert_matches_numpy(got, want, rtol=rtol, atol=rtol * 10)
     kernels = [key for key in compiled if "matmul" in " ".join(map(str, key[:2]))]
     assert bool(kernels) == (dtype == "float16"), kernels
+    ones = functools.partial(xp.ones, dtype=getattr(xp, dtype))
     with pytest.raises(ValueError, match=r"do not align \(4 != 3\)"):
-        xp.ones((2, 4), dtype=getattr(xp, dtype)) @ xp.ones(3, dtype=getattr(xp, dtype))
+        ones((2, 4)) @ ones(3)
+    with pytest.raises(ValueError, match="matmul"):  # (batches that do not broadcast)
+        ones((2, rows, 3)) @ ones((3, 3, 1))
+    small_a, small_b = _values(rng, (40, 3, 5), dtype), _values(rng, (40, 5, 1), dtype)
+    with np.errstate(over="ignore"):
+        assert_matches_numpy(xp.asarray(small_a) @ xp.asarray(small_b), _product(small_a, small_b), rtol=rtol)
+    assert ("matmul small", dtype) in [key[:2] for key in compiled]
 
 
 def test_float16_products_of_blocks_round_as_they_are_stored(xp, monkeypatch):

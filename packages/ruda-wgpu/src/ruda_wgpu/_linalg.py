@@ -66,14 +66,16 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     dt = _pair(x1, x2, "matmul")
     if x1.ndim == 0 or x2.ndim == 0:
         raise ValueError("matmul() does not take 0-D arrays: use multiply()")
-    if (x1.ndim == 1 or x2.ndim == 1) and dt != _dtypes.float16:
-        return _vector_product(x1, x2, dt)
     a = x1 if x1.ndim > 1 else reshape(x1, (1, x1.shape[0]))
     b = x2 if x2.ndim > 1 else reshape(x2, (x2.shape[0], 1))
     (m, k), (k2, n) = a.shape[-2:], b.shape[-2:]
     if k != k2:
         raise ValueError(f"matmul(): shapes {x1.shape} and {x2.shape} do not align ({k} != {k2})")
     batch, b_batch = a.shape[:-2], b.shape[:-2]
+    vector_sized = x1.ndim == 1 or x2.ndim == 1 or m * n > SMALL_PRODUCT
+    if (m == 1 or n == 1) and vector_sized and dt != _dtypes.float16:  # (see _vector_product)
+        broadcast_for("matmul", batch, b_batch)  # (batches that do not broadcast: matmul's error)
+        return _vectors_dropped(_vector_product(a, b, dt), x1, x2)
     if batch and math.prod(b_batch) == 1 and m * n > SMALL_PRODUCT:
         # a stack of matrices times one matrix (x @ w) is one product of the stack's rows: the
         # broadcast would copy b for every matrix of the stack (64 of 8 x 256 times a 256 x 256
@@ -96,9 +98,15 @@ def matmul(x1: Array, x2: Array, /) -> Array:
         out = _matmul_parts(a, b, dt)
     else:
         out = _product(a, b, batch, m, k, n, dt)
+    return _vectors_dropped(out, x1, x2)
+
+
+def _vectors_dropped(out: Array, x1: Array, x2: Array) -> Array:
+    """The (..., m, n) product ``out`` of ``x1`` and ``x2`` without the axis that each 1-D one
+    was given (NumPy's rule)."""
     if x1.ndim > 1 and x2.ndim > 1:
         return out
-    shape = (*batch, m, n)
+    shape = out.shape
     if x1.ndim == 1:
         shape = shape[:-2] + shape[-1:]
     if x2.ndim == 1:
@@ -289,25 +297,22 @@ def unstacked(
     return broadcast_to(permute_dims(matrices, order), shape)
 
 
-def _vector_product(x1: Array, x2: Array, dt: np.dtype[Any]) -> Array:
-    """``x1 @ x2`` where either is a vector: the sum of the products along the shared axis, one
-    fused kernel that reads both operands as they lie (with fusion off, the products are made
-    first, an array of the matrix's size). A product kernel gives a vector's single
-    row or column to a thread (or a 16 x 16 tile mostly idle), whose loads do not coalesce: on an
-    H100, a dot product of 1e7 float32 took 0.67 ms so and 0.16 summed (CuPy 0.10), an 8192 x
-    8192 matrix times a vector 1.68 against 0.30 (CuPy 0.14), a vector times it 1.67 against 0.29,
-    64 of 1024 x 1024 times one vector 1.10 against 0.28. The sum is a tree (more accurate than
-    one thread's running sum) in ``dt``, so integers wrap as NumPy's. float16 keeps the product
-    kernels: its products would be rounded to float16 before being summed."""
-    if x2.ndim == 1:  # (a matrix, a stack of them or a vector, times a vector)
-        k1, (k2,) = x1.shape[-1], x2.shape
-        axis, products = -1, (x1, x2)
-    else:  # (a vector times a matrix or a stack of them)
-        (k1,), k2 = x1.shape, x2.shape[-2]
-        axis, products = -2, (reshape(x1, (k1, 1)), x2)
-    if k1 != k2:
-        raise ValueError(f"matmul(): shapes {x1.shape} and {x2.shape} do not align ({k1} != {k2})")
-    return sum_(apply("multiply", *products), axis=axis, dtype=dt)
+def _vector_product(a: Array, b: Array, dt: np.dtype[Any]) -> Array:
+    """``a @ b`` of (..., m, k) and (..., k, n) where a is one row or b one column (a vector given
+    as 1-D, or a product of more than SMALL_PRODUCT results): the sums of the products along k,
+    one fused kernel reading both operands as they lie (with fusion off, the products are made
+    first, an array of the matrix's size), in the (..., m, n) shape. A product kernel gives each
+    thread a whole row or column of the vector's partner (or runs 16 x 16 tiles mostly idle),
+    loads that do not coalesce: on an H100, a dot product of 1e7 float32 took 0.67 ms so and 0.16
+    summed (CuPy 0.10), an 8192 x 8192 matrix times a vector 1.68 against 0.30 (CuPy 0.14), a
+    vector times it 1.67 against 0.29, 64 of 1024 x 1024 times one vector 1.10 against 0.28.
+    The sum is a tree (more accurate than one thread's running sum) in ``dt``, so integers wrap
+    as NumPy's. float16 keeps the product kernels: its products would be rounded to float16
+    before being summed. Small batched products (20000 of 3 x 3 times 3 x 1) keep the kernel
+    that gives each a thread."""
+    if b.shape[-1] == 1:
+        return sum_(apply("multiply", a, matrix_transpose(b)), axis=-1, dtype=dt, keepdims=True)
+    return sum_(apply("multiply", matrix_transpose(a), b), axis=-2, dtype=dt, keepdims=True)
 
 
 def _matmul_parts(a: Array, b: Array, dt: np.dtype[Any]) -> Array:
