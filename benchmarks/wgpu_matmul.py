@@ -55,9 +55,10 @@ def _contenders(
     shapes: Shapes, dtype: str, product: Callable[[Any, Any], Any], cp: Any
 ) -> dict[str, Callable[[], object]]:
     rng = np.random.default_rng(0)
-    a, b = (rng.standard_normal(shape).astype(dtype) for shape in shapes)
+    a, b = (rng.standard_normal(shape) for shape in shapes)
     if np.dtype(dtype).kind == "c":
-        a, b = (x + 1j * rng.standard_normal(x.shape).astype(dtype) for x in (a, b))
+        a, b = (x + 1j * rng.standard_normal(x.shape) for x in (a, b))
+    a, b = a.astype(dtype), b.astype(dtype)
     xa, xb = xp.asarray(a), xp.asarray(b)
     out: dict[str, Callable[[], object]] = {"ruda_wgpu": waiting(lambda: product(xa, xb), xp.synchronize)}
     if dtype != "float16":

@@ -575,18 +575,8 @@ def _pipelines_asked(dev, monkeypatch) -> list[tuple]:
 
 
 _BLOCKINGS = [(dtype, blocking) for dtype, variants in _kernels.BLOCKED.items() for blocking in variants]
-#: the tolerance of a product of :func:`_values` per dtype (integers: exact)
+#: the tolerance of a product of :func:`_host` values per dtype (integers: exact)
 _RTOL = {"float16": 2e-3, "float32": 1e-5, "float64": 1e-12, "complex64": 1e-5, "complex128": 1e-12}
-
-
-def _values(rng, shape, dtype: str):
-    """Operands for a product: small integers (of both signs where the dtype has them),
-    standard normal reals, or complex values with both parts standard normal."""
-    kind = np.dtype(dtype).kind
-    if kind in "iu":
-        return rng.integers(-9 if kind == "i" else 0, 10, shape).astype(dtype)
-    values = rng.standard_normal(shape)
-    return (values + 1j * rng.standard_normal(shape) if kind == "c" else values).astype(dtype)
 
 
 def _on_device(xp, dtype: str) -> bool:
@@ -626,12 +616,11 @@ def test_matmul_of_blocks_with_ragged_edges(xp, dtype, blocking, monkeypatch):
     monkeypatch.setitem(_kernels.BLOCKED, dtype, (blocking._replace(min_blocks=1),))
     dev = xp.__array_namespace_info__().default_device()
     compiled = _pipelines_asked(dev, monkeypatch)
-    rng = np.random.default_rng(7)
     m, n = blocking.bm + 2, 2 * blocking.bm - 55
-    a, b = _values(rng, (2, m, 77), dtype), _values(rng, (2, 77, n), dtype)
+    a, b = _host(dtype, (2, m, 77), 7), _host(dtype, (2, 77, n), 8)
     rtol = _RTOL.get(dtype, 0)
     assert_matches_numpy(xp.asarray(a) @ xp.asarray(b), _product(a, b), rtol=rtol, atol=rtol)
-    c = _values(rng, (2 * blocking.bm + 44, blocking.bm + 1), dtype)
+    c = _host(dtype, (2 * blocking.bm + 44, blocking.bm + 1), 9)
     want = _product(c.T, c)
     assert_matches_numpy(xp.matmul(xp.asarray(c).mT, xp.asarray(c)), want, rtol=rtol, atol=rtol * 10)
     blocked = ("wgsl", "matmul_blocked", dtype)
@@ -648,12 +637,11 @@ def test_products_with_a_vector_are_sums_of_products(xp, dtype, monkeypatch):
     exact); they match NumPy's (integers exactly, wrapping), and a shared axis that differs is
     refused. Small batched products keep the kernel of a thread a result."""
     compiled = _pipelines_asked(xp.__array_namespace_info__().default_device(), monkeypatch)
-    rng = np.random.default_rng(11)
     k, rows = 300, _kernels.SMALL_PRODUCT + 1
     shapes = [((k,), (k,)), ((7, k), (k,)), ((2, 3, k), (k,)), ((k,), (k, 5)), ((k,), (2, k, 5))]
     shapes += [((rows, k), (k, 1)), ((1, k), (2, k, rows)), ((2, 1, rows, k), (3, k, 1))]
-    for sa, sb in shapes:
-        a, b = _values(rng, sa, dtype), _values(rng, sb, dtype)
+    for seed, (sa, sb) in enumerate(shapes):
+        a, b = _host(dtype, sa, 2 * seed), _host(dtype, sb, 2 * seed + 1)
         got = xp.asarray(a) @ xp.asarray(b)
         with np.errstate(over="ignore"):
             want = _product(a, b)
@@ -667,7 +655,7 @@ def test_products_with_a_vector_are_sums_of_products(xp, dtype, monkeypatch):
         ones((2, 4)) @ ones(3)
     with pytest.raises(ValueError, match="matmul"):  # (batches that do not broadcast)
         ones((2, rows, 3)) @ ones((3, 3, 1))
-    small_a, small_b = _values(rng, (40, 3, 5), dtype), _values(rng, (40, 5, 1), dtype)
+    small_a, small_b = _host(dtype, (40, 3, 5), 1), _host(dtype, (40, 5, 1), 2)
     with np.errstate(over="ignore"):
         assert_matches_numpy(xp.asarray(small_a) @ xp.asarray(small_b), _product(small_a, small_b), rtol=rtol)
     assert ("matmul small", dtype) in [key[:2] for key in compiled]
@@ -775,13 +763,11 @@ def test_matmul_reads_transposed_sliced_and_broadcast_operands_in_place(xp, kern
     key = _kernel_for(xp, kernel, dtype, monkeypatch)
     bm = 16 if isinstance(kernel, str) else kernel.bm
     m, k, n = bm + 3, 37, bm + 9  # (ragged edges; m < n, so one matrix times a stack broadcasts)
-    rng = np.random.default_rng(3)
     rtol = _RTOL.get(dtype, 0)
-    for (a_name, a_shape, a_view, a_copied), (b_name, b_shape, b_view, b_copied) in [
-        (_VIEWS[i], _VIEWS[j])
-        for i, j in [(0, 0), (1, 0), (0, 1), (1, 1), (2, 3), (3, 2), (4, 1), (5, 1), (1, 6)]
-    ]:
-        a, b = _values(rng, a_shape(m, k), dtype), _values(rng, b_shape(k, n), dtype)
+    pairs = [(0, 0), (1, 0), (0, 1), (1, 1), (2, 3), (3, 2), (4, 1), (5, 1), (1, 6)]
+    for seed, (i, j) in enumerate(pairs):
+        (a_name, a_shape, a_view, a_copied), (b_name, b_shape, b_view, b_copied) = _VIEWS[i], _VIEWS[j]
+        a, b = _host(dtype, a_shape(m, k), 2 * seed), _host(dtype, b_shape(k, n), 2 * seed + 1)
         x, y = a_view(xp.asarray(a), m, k), b_view(xp.asarray(b), k, n)
         xp.synchronize()
         before = xp.memory_stats()["dispatches"]
