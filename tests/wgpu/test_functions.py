@@ -996,6 +996,10 @@ def test_matmul_kernel_by_size(xp):
     assert _kernels.matmul_blocking(gpu, f32, 16, 256, 256) == small
     assert _kernels.matmul_blocking(gpu, f32, 1, 256, 256) is None
     assert _kernels.matmul_blocking(gpu, f32, 1, 64, 1024) is None
+    # blocks wider than the products' rows or columns: the smallest ones, however many products
+    assert _kernels.matmul_blocking(gpu, f32, 390, 64, 64) == small
+    assert _kernels.matmul_blocking(gpu, f32, 64, 100, 4096) == small
+    assert _kernels.matmul_blocking(gpu, f32, 4096, 32, 32) == small
     assert _kernels.matmul_blocking(gpu, np.dtype("int32"), 1, 4096, 4096) == _kernels.BLOCKED["int32"][0]
     assert _kernels.matmul_blocking(gpu, np.dtype("int32"), 1, 256, 256) is None
     assert _kernels.matmul_blocking(cpu, f32, 1, 128, 128) == big

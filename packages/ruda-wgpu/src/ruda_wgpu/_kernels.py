@@ -1355,14 +1355,19 @@ def matmul_blocking(dev: GpuDevice, dtype: np.dtype[Any], batch: int, m: int, n:
     """The register-blocked kernel for a (batch, m, n) product on ``dev``, or None for the tiled one
     (also where no blocked kernel's tiles fit the device's workgroup memory)."""
     room = int(dev.limits["max-compute-workgroup-storage-size"])
-    for blocking in BLOCKED.get(_dtypes.NAME[dtype], ()):
+    blockings = BLOCKED.get(_dtypes.NAME[dtype], ())
+    for blocking in blockings:
         bm = blocking.bm
         if blocking.workgroup_bytes(storage_itemsize(dtype)) > room:
             continue
+        # a block wider than the product's rows or columns computes mostly nothing: on a GPU only
+        # the smallest blocks take such products (390 products of 64 x 64 by 256 took 128 x 128
+        # blocks, and an H100 213 us)
+        whole, blocks = min(m, n) >= bm, batch * -(-m // bm) * -(-n // bm)
         if dev.cpu:
-            if min(m, n) >= bm:
+            if whole:
                 return blocking
-        elif batch * -(-m // bm) * -(-n // bm) >= blocking.min_blocks:
+        elif (whole or blocking is blockings[-1]) and blocks >= blocking.min_blocks:
             return blocking
     return None
 
