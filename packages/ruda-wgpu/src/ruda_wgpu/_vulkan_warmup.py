@@ -14,8 +14,12 @@ when wgpu-py was imported, the driver still kept finding the adapters waiting 42
 
 The bare instance enables no layer or extension; it does what wgpu's enumeration does anyway,
 in the same process, with the same environment (the drivers' cache folders are set first).
-A process that ends while the thread is still in the driver waits for it first (:func:`finish`
-runs at exit). Without that wait, ``python3 benchmarks/wgpu_startup.py --markdown``, which
+A process that ends without having opened a device (one that only imports ruda_wgpu, or clears
+its caches) waits for the thread first, and leaves the instance to the process's end
+(:func:`_at_exit`): destroying it there crashed NVIDIA's driver as the process ended (SIGSEGV in
+9 of 840 processes that imported ruda_wgpu, cleared its shader cache and ended, on an H200 host;
+none of 840, and none of 560 that only imported it, once the instance was kept). Without the
+wait, ``python3 benchmarks/wgpu_startup.py --markdown``, which
 imports ruda_wgpu and exits at once, now and then never ended on lavapipe: the C library's exit
 waited (in ``_dl_fini``) for the dynamic loader's lock, held by the thread loading the driver,
 and the thread spun at 100% CPU in LLVM's start-up code (``llvm::PassRegistry::registerPass``,
@@ -66,6 +70,8 @@ class _Warmup:
         self.devices = 0
         self.lock = threading.Lock()
         self.finished = False
+        #: whether the instance is left to the process's end (see :func:`_at_exit`)
+        self.kept = False
         self.thread = threading.Thread(target=self.run, name="ruda-vulkan-warmup", daemon=True)
 
     def run(self) -> None:
@@ -82,7 +88,7 @@ class _Warmup:
             _log.debug("Vulkan warm-up failed (%s: %s)", type(err).__name__, err)
         finally:
             with self.lock:
-                if self.finished:  # finish() stopped waiting: the thread cleans up after itself
+                if self.finished and not self.kept:  # finish() stopped waiting: the thread cleans up
                     self.destroy()
 
     def destroy(self) -> None:
@@ -118,21 +124,29 @@ def _start() -> bool:
         return False
     _current = _Warmup(loader)
     _current.thread.start()
-    atexit.register(finish)  # (does nothing once wgpu's instance has called it)
+    atexit.register(_at_exit)  # (does nothing once wgpu's instance has called finish)
     return True
 
 
-def finish() -> int | None:
-    """Wait for the thread (at most :data:`WAIT_S`) and destroy its instance; call once wgpu
-    has made its own. Returns the physical devices the driver listed, None when none was started
-    or it has not answered yet (the thread then destroys its instance when it ends)."""
+def finish(keep: bool = False) -> int | None:
+    """Wait for the thread (at most :data:`WAIT_S`) and destroy its instance (unless ``keep``);
+    call once wgpu has made its own. Returns the physical devices the driver listed, None when
+    none was started or it has not answered yet (the thread then destroys its instance when it
+    ends, unless ``keep``)."""
     warmup = _current
     if warmup is None or warmup.finished:
         return None
     warmup.thread.join(WAIT_S)
     with warmup.lock:
-        warmup.finished = True
+        warmup.finished, warmup.kept = True, keep
         if warmup.thread.is_alive():
             return None
-        warmup.destroy()
+        if not keep:
+            warmup.destroy()
     return warmup.devices
+
+
+def _at_exit() -> None:
+    """At the end of a process that opened no device: the thread out of the driver, its
+    instance kept (see the module's notes)."""
+    finish(keep=True)
