@@ -78,17 +78,22 @@ class _SlowLoader:
         self.destroyed.append(ctypes.c_void_p(instance.value).value or 0)
 
 
-def test_a_driver_slower_than_the_wait_destroys_its_instance_itself(xp, monkeypatch):
+@pytest.mark.parametrize("keep", [False, True])
+def test_a_driver_slower_than_the_wait_is_cleaned_up_by_its_thread(xp, monkeypatch, keep):
+    # (kept: as at the process's end, where the instance is left to it)
     loader = _SlowLoader()
     warmup = _vulkan_warmup._Warmup(loader)  # type: ignore[arg-type]
     monkeypatch.setattr(_vulkan_warmup, "_current", warmup)
     monkeypatch.setattr(_vulkan_warmup, "WAIT_S", 0.05)
     warmup.thread.start()
-    assert _vulkan_warmup.finish() is None  # gave up waiting
+    assert _vulkan_warmup.finish(keep=keep) is None  # gave up waiting
     assert loader.destroyed == []
     loader.release.set()
     warmup.thread.join(10)
-    assert loader.destroyed == [1234] and not warmup.instance
+    if keep:
+        assert loader.destroyed == [] and warmup.instance.value == 1234
+    else:
+        assert loader.destroyed == [1234] and not warmup.instance
 
 
 def test_finish_destroys_the_instance_of_a_driver_that_answered(xp, monkeypatch):
@@ -119,15 +124,3 @@ def test_a_process_ending_at_once_waits_for_the_driver_to_start(xp, tmp_path):
     # the thread had ended; its instance is left to the process's end (destroying it there
     # crashed NVIDIA's driver now and then)
     assert at_exit == "(False, True, True)"
-
-
-def test_an_instance_kept_for_the_process_end_is_not_destroyed(xp, monkeypatch):
-    loader = _SlowLoader()
-    warmup = _vulkan_warmup._Warmup(loader)  # type: ignore[arg-type]
-    monkeypatch.setattr(_vulkan_warmup, "_current", warmup)
-    monkeypatch.setattr(_vulkan_warmup, "WAIT_S", 0.05)
-    warmup.thread.start()
-    assert _vulkan_warmup.finish(keep=True) is None  # gave up waiting: the thread keeps it too
-    loader.release.set()
-    warmup.thread.join(10)
-    assert loader.destroyed == [] and warmup.instance.value == 1234
