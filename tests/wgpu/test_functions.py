@@ -825,7 +825,7 @@ def test_matmul_of_any_views_on_every_kernel_matches_numpy(xp, data):
     kernels = ["default", "small", "tiled"] + [b for b in _kernels.BLOCKED.get(dtype.name, ())]
     kernel = data.draw(st.sampled_from(kernels), label="kernel")
     m, n = data.draw(st.integers(1, 70), label="m"), data.draw(st.integers(1, 70), label="n")
-    k = data.draw(st.sampled_from([1, 2, 17, 64, 300, 1100]), label="k")
+    k = data.draw(st.sampled_from([1, 2, 17, 64, 300, 1100, 1111]), label="k")
     batch = data.draw(st.sampled_from([(), (1,), (3,), (2, 2)]), label="batch")
     a, x = _operand_view(data, xp, (*batch, m, k), dtype)
     b, y = _operand_view(data, xp, (*batch, k, n), dtype)
@@ -846,9 +846,10 @@ def test_a_long_k_on_few_workgroups_is_split_into_slices(xp, cpu, monkeypatch):
     """Products of few workgroups and a long k (x.T @ x of a tall x, a dot product, a short
     stack of them) run as a batch of products of slices of k, summed: as many slices as reach
     the workgroups the rule asks for (a GPU's or a CPU adapter's), each covering at least
-    SPLIT_DEPTH of k, and what is left of k as one more product. A GPU leaves a k shorter than
-    GPU_SPLIT_MIN_K whole. Results match NumPy (integers
-    exactly); products with workgroups enough are not split."""
+    SPLIT_DEPTH of k, the last one also what the others leave of k (no product of the rest, no
+    addition: as many dispatches as a k the slices divide). A GPU leaves a k shorter than
+    GPU_SPLIT_MIN_K whole. Results match NumPy (integers exactly); products with workgroups
+    enough are not split."""
     dev = xp.__array_namespace_info__().default_device()
     monkeypatch.setattr(dev, "cpu", cpu)
     monkeypatch.setattr(_linalg, "loop_limited", lambda dev: False)
@@ -895,6 +896,18 @@ def test_a_long_k_on_few_workgroups_is_split_into_slices(xp, cpu, monkeypatch):
             np.testing.assert_array_equal(np.asarray(got), np.swapaxes(a, -1, -2) @ b)
         else:
             np.testing.assert_allclose(np.asarray(got), want, rtol=2e-5, atol=2e-5 * np.sqrt(k))
+    x = xp.asarray(rng.standard_normal((50001, 64)).astype(np.float32))
+    slices = _linalg._k_slices(dev, f32, 1, 64, 50001, 64)
+    whole = x[: slices * (50001 // slices)]
+    assert _linalg._k_slices(dev, f32, 1, 64, whole.shape[0], 64) == slices
+    dispatches = []
+    for y in (x, whole):
+        xp.synchronize()
+        before = xp.memory_stats()["dispatches"]
+        y.mT @ y
+        xp.synchronize()
+        dispatches.append(xp.memory_stats()["dispatches"] - before)
+    assert dispatches[0] == dispatches[1]
 
 
 def test_tensordot_multiplies_its_operands_as_they_lie(xp):

@@ -1399,7 +1399,7 @@ class MatmulLayout(NamedTuple):
     contiguous operands took 10-30% longer with every stride a parameter), and whether the batch
     has an inner part (a division a thread otherwise saves). The strides are parameters
     (see :func:`launch_matmul`): P[6] the inner batch, P[7..10] A's outer, inner, row and column
-    strides, P[11..14] B's."""
+    strides, P[11..14] B's, and P[15] the k of each outer matrix's last inner product."""
 
     a_rows: bool
     a_columns: bool
@@ -1413,15 +1413,21 @@ class MatmulLayout(NamedTuple):
         return cls(a.strides[2] == 1, a.strides[3] == 1, b.strides[2] == 1, b.strides[3] == 1, inner > 1)
 
     def bases(self, batch: str) -> str:
-        """WGSL lets of ``abase`` and ``bbase``, where matrix ``batch`` of A and of B starts, and
-        of the row and column strides (read once, before any loop)."""
+        """WGSL lets of ``abase`` and ``bbase``, where matrix ``batch`` of A and of B starts, of
+        the row and column strides (read once, before any loop), and of ``k``, the length of the
+        product's k: P[1], or P[15] for the last inner product (a split product's last slice of
+        k takes what the others leave: see ``_linalg._split_product``)."""
         strides = "let asr = P[9]; let asc = P[10]; let bsr = P[13]; let bsc = P[14];"
         if not self.inner:
-            return f"let abase = P[4] + {batch} * P[7]; let bbase = P[5] + {batch} * P[11];\n  {strides}"
+            return (
+                f"let abase = P[4] + {batch} * P[7]; let bbase = P[5] + {batch} * P[11];\n"
+                f"  {strides} let k = P[1];"
+            )
         return (
             f"let outer = {batch} / P[6]; let inner = {batch} % P[6];\n"
             "  let abase = P[4] + outer * P[7] + inner * P[8];\n"
-            f"  let bbase = P[5] + outer * P[11] + inner * P[12];\n  {strides}"
+            f"  let bbase = P[5] + outer * P[11] + inner * P[12];\n  {strides}\n"
+            "  let k = select(P[1], P[15], inner + 1u == P[6]);"
         )
 
     def a_at(self, row: str, column: str) -> str:
@@ -1465,7 +1471,7 @@ def small_matmul_source(dtype: np.dtype[Any], layout: MatmulLayout) -> str:
 {_matmul_bindings(t)}
 @compute @workgroup_size({WORKGROUP})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {{
-  let m = P[0]; let k = P[1]; let n = P[2];
+  let m = P[0]; let n = P[2];
   let e = gid.x + gid.y * groups.x * {WORKGROUP}u;
   if (e >= P[3]) {{ return; }}
   let batch = e / (m * n); let r = e % (m * n);
@@ -1497,7 +1503,7 @@ var<workgroup> ta: array<array<{t}, {TILE + 1}>, {TILE}>;
 var<workgroup> tb: array<array<{t}, {TILE + 1}>, {TILE}>;
 @compute @workgroup_size({TILE}, {TILE})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{
-  let m = P[0]; let k = P[1]; let n = P[2]; let b0 = P[3];
+  let m = P[0]; let n = P[2]; let b0 = P[3];
   let batch = b0 + wid.z;
   let row = wid.y * {TILE}u + lid.y; let col = wid.x * {TILE}u + lid.x;
   {layout.bases("batch")}
@@ -1583,7 +1589,16 @@ def matmul_workgroups(dev: GpuDevice, dtype: np.dtype[Any], batch: int, m: int, 
 
 
 def launch_matmul(
-    dev: GpuDevice, a: Operand, b: Operand, out: Storage, batch: int, m: int, k: int, n: int, inner: int = 1
+    dev: GpuDevice,
+    a: Operand,
+    b: Operand,
+    out: Storage,
+    batch: int,
+    m: int,
+    k: int,
+    n: int,
+    inner: int = 1,
+    last_k: int | None = None,
 ) -> None:
     """``out = a @ b`` for batched operands of one dtype, into a new contiguous ``out``.
 
@@ -1591,20 +1606,25 @@ def launch_matmul(
     outer by ``inner`` inner matrices (product ``z`` takes outer matrix ``z // inner`` and inner
     one ``z % inner``; ``out`` is in that order): their strides are those of the outer and the
     inner matrices, the rows and the columns. None is negative, and the rows or the columns are
-    contiguous, or the kernels' loads do not coalesce (see ``_linalg.matmul``).
+    contiguous, or the kernels' loads do not coalesce (see ``_linalg.matmul``). The last inner
+    product of each outer matrix takes ``last_k`` (at least ``k``; ``k`` when None) of k: a split
+    product's last slice of k, with what the others leave (see ``_linalg._split_product``).
 
     A loop multiplies the same buffers into the same few pooled ones: the dispatches are prepared
     once per shape, operands and output buffer, and then only copied into the batch (preparing
     them took two thirds of the host's time of a small product)."""
     log = CAPTURE.log
     if log is not None and log.takes():
-        return log.matmul(dev, a, b, out, batch, m, k, n, inner)  # type: ignore[no-any-return]
+        return log.matmul(dev, a, b, out, batch, m, k, n, inner, last_k)  # type: ignore[no-any-return]
     if batch * m * n == 0:
         return
-    sig = ("matmul", a.dtype, batch, m, k, n, inner, a.strides, b.strides)
+    last = k if last_k is None else last_k
+    sig = ("matmul", a.dtype, batch, m, k, n, inner, last, a.strides, b.strides)
     launch = (a.storage.buffer, a.offset, b.storage.buffer, b.offset, out.buffer)
     with dev._lock:  # (the steps' bind groups are the device's until they are recorded)
-        dev.replay(prepared(dev, sig, launch, lambda: _matmul_steps(dev, a, b, out, batch, m, k, n, inner)))
+        dev.replay(
+            prepared(dev, sig, launch, lambda: _matmul_steps(dev, a, b, out, batch, m, k, n, inner, last))
+        )
 
 
 def view_span(shape: tuple[int, ...], strides: tuple[int, ...]) -> int:
@@ -1616,16 +1636,27 @@ def view_span(shape: tuple[int, ...], strides: tuple[int, ...]) -> int:
 
 
 def _matmul_steps(
-    dev: GpuDevice, a: Operand, b: Operand, out: Storage, batch: int, m: int, k: int, n: int, inner: int
+    dev: GpuDevice,
+    a: Operand,
+    b: Operand,
+    out: Storage,
+    batch: int,
+    m: int,
+    k: int,
+    n: int,
+    inner: int,
+    last_k: int,
 ) -> list[Step]:
     """The dispatches of :func:`launch_matmul`: one per chunk of the batch."""
     isz = storage_itemsize(a.dtype)
     outer = batch // inner
-    span_a, span_b = view_span((outer, inner, m, k), a.strides), view_span((outer, inner, k, n), b.strides)
+    # (the last inner product reads furthest: its k is the longest)
+    span_a = view_span((outer, inner, m, last_k), a.strides)
+    span_b = view_span((outer, inner, last_k, n), b.strides)
     bind_a, base_a = window(dev, a.storage, a.offset, a.offset + span_a, isz, "matmul")
     bind_b, base_b = window(dev, b.storage, b.offset, b.offset + span_b, isz, "matmul")
     bind_o, _ = window(dev, out, 0, batch * m * n, isz, "matmul")
-    strides = (inner, *a.strides, *b.strides)
+    strides = (inner, *a.strides, *b.strides, last_k)
     layout = MatmulLayout.of(a, b, inner)
     kernel = matmul_kernel(dev, a.dtype, batch, m, n)
     if kernel == "small":  # a thread an element of the result

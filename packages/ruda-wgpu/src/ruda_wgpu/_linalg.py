@@ -141,26 +141,36 @@ def _k_slices(dev: GpuDevice, dt: np.dtype[Any], count: int, m: int, k: int, n: 
     :data:`SPLIT_BELOW` workgroups and a k of :data:`GPU_SPLIT_MIN_K` or more into slices of k
     until they have :data:`SPLIT_TO`; a CPU adapter, until its cores have two each. Each slice
     covers at least :data:`SPLIT_DEPTH` of k, and on llvmpipe at most what a thread may loop over
-    (:func:`_deepest`).
+    (:func:`_deepest`; the last slice too, which takes what the others leave).
     """
     most = k // SPLIT_DEPTH
     if most < 2:
         return 1
-    fewest = -(-k // _deepest(dev))
     if dev.cpu:
         below = to = 2 * (os.cpu_count() or 1)
     else:
         below, to = SPLIT_BELOW, SPLIT_TO
-    if matmul_workgroups(dev, dt, count, m, n) >= below or (not dev.cpu and k < GPU_SPLIT_MIN_K):
-        return fewest
-    slices, isz = 2, storage_itemsize(dt)
-    while (
-        slices < most
-        and matmul_workgroups(dev, dt, count * slices, m, n) < to
-        and fits(dev, 2 * count * slices * m * n, isz)
-    ):
-        slices *= 2
-    return max(min(slices, most), fewest)
+    slices = 1
+    if matmul_workgroups(dev, dt, count, m, n) < below and (dev.cpu or k >= GPU_SPLIT_MIN_K):
+        slices, isz = 2, storage_itemsize(dt)
+        while (
+            slices < most
+            and matmul_workgroups(dev, dt, count * slices, m, n) < to
+            and fits(dev, 2 * count * slices * m * n, isz)
+        ):
+            slices *= 2
+        slices = min(slices, most)
+    deepest = _deepest(dev)
+    slices = max(slices, -(-k // deepest))
+    while _last_slice(k, slices) > deepest:  # (the last slice is the longest)
+        slices += 1
+    return slices
+
+
+def _last_slice(k: int, slices: int) -> int:
+    """The k of the last of ``slices`` slices of ``k``: the others cover ``k // slices`` each,
+    the last one what they leave (fewer than ``slices`` more)."""
+    return k - (slices - 1) * (k // slices)
 
 
 def _deepest(dev: GpuDevice) -> int:
@@ -191,25 +201,20 @@ def _product(a: Array, b: Array, batch: tuple[int, ...], m: int, k: int, n: int,
 
 
 def _split_product(a: Operand, b: Operand, count: int, m: int, k: int, n: int, slices: int) -> Array:
-    """``a @ b`` (``count`` m x k and k x n :func:`_matrices`, no inner batch) as the sums of the
+    """``a @ b`` (``count`` m x k and k x n :func:`_matrices`, no inner batch) as the sum of the
     products of ``slices`` slices of k, made as one batch of products of views (each matrix's
-    slices its inner batch), and of what is left of k."""
+    slices its inner batch; the last slice also takes what the others leave of k: one product
+    and one addition fewer than a product of the rest, which in two A/B rounds on an H100 took
+    recording the Gram matrix of 100003 x 64 float32 from 199 and 189 us to 168 and 161)."""
     dev, dt = a.storage.device, a.dtype
     depth = k // slices
     (a_outer, _, a_rows, a_columns), (b_outer, _, b_rows, b_columns) = a.strides, b.strides
     parts = empty((count, slices, m, n), dt, dev)
     a_slices = a._replace(strides=(a_outer, depth * a_columns, a_rows, a_columns))
     b_slices = b._replace(strides=(b_outer, depth * b_rows, b_rows, b_columns))
-    launch_matmul(dev, a_slices, b_slices, parts._storage, count * slices, m, depth, n, slices)
-    out = sum_(parts, axis=1, dtype=dt)
-    done = slices * depth
-    if done < k:
-        rest = empty((count, m, n), dt, dev)
-        a_rest = a._replace(offset=a.offset + done * a_columns)
-        b_rest = b._replace(offset=b.offset + done * b_rows)
-        launch_matmul(dev, a_rest, b_rest, rest._storage, count, m, k - done, n)
-        out = apply("add", out, rest)
-    return out
+    last = _last_slice(k, slices)
+    launch_matmul(dev, a_slices, b_slices, parts._storage, count * slices, m, depth, n, slices, last)
+    return sum_(parts, axis=1, dtype=dt)
 
 
 def _batch_split(a: Array, b: Array, axes: int) -> int:

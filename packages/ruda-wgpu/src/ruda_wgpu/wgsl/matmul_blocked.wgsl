@@ -16,7 +16,8 @@
 // MatmulLayout). Which tile element a thread loads follows the layout too: neighbouring threads
 // load neighbouring elements in memory, along k for A and along n for B, or down the columns of
 // a transposed operand.
-// P: M, K, N, first batch, A base, B base, inner, A's strides, B's strides
+// P: M, K, N, first batch, A base, B base, inner, A's strides, B's strides, the K of each
+// outer matrix's last inner product (the bases read k)
 @group(0) @binding(0) var<storage, read> P: array<u32>;
 @group(0) @binding(1) var<storage, read_write> o: array<${T}>;
 @group(0) @binding(2) var<storage, read> a: array<${T}>;
@@ -28,7 +29,7 @@ var<workgroup> tb: array<${TILE}, ${BK} * ${ROW}>;
 @compute @workgroup_size(16, 16)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
         @builtin(local_invocation_index) li: u32) {
-  let m = P[0]; let k = P[1]; let n = P[2];
+  let m = P[0]; let n = P[2];
   let batch = P[3] + wid.z;
   let row0 = wid.y * ${BM}u; let col0 = wid.x * ${BM}u;
   ${BASES}
