@@ -1320,11 +1320,14 @@ class Blocking(NamedTuple):
 #: the register-blocked matmuls per dtype, larger blocks first; products too small for any take
 #: the 16 x 16 tiled kernel (or, on a CPU adapter, a thread an element). float16, stored as f32
 #: words, takes float32's: its products are exact in f32, so ``fma`` sums them as the tiled
-#: kernel's ``acc + a * b`` does (in another order), and the stores round to float16. Integers
-#: (whose sums wrap alike in any order, narrow ones wrapped as they are stored) and complex pairs
-#: take 64 x 64 blocks of scalar tiles (4 x 4 results a thread), k steps as short as their
-#: elements are long (the tiles' workgroup memory stays at float64's). Against the kernels they
-#: took before, on an H100 2048^3 took 1.48 ms against 6.34 tiled (int32), 1.53 against 6.01
+#: kernel's ``acc + a * b`` does (in another order), and the stores round to float16. So do the
+#: integers stored as 32-bit words, int8 to uint32 (their sums wrap alike in any order, narrow
+#: ones wrapped as they are stored; vector tiles of four against the 64 x 64 blocks of scalar
+#: tiles they took before, in turns on an H100: int32 2048^3 0.93 ms against 1.30, 4096^3 8.4
+#: against 12.4, 512^3 0.067 against 0.066). 64-bit integers and complex pairs take 64 x 64
+#: blocks of scalar tiles (4 x 4 results a thread), k steps as short as their elements are long
+#: (the tiles' workgroup memory stays at float64's). Against the kernels they took before, on an
+#: H100 2048^3 took 1.48 ms against 6.34 tiled (int32, then on scalar tiles), 1.53 against 6.01
 #: (int8), 4.7 against 7.9 (int64), 3.1 against 7.1 (complex64) and 5.4 against 8.6 (complex128);
 #: on lavapipe 256^3 took 14 ms against 27 a thread an element (int32), 9 against 22 (int8,
 #: uint16), 11 against 25 (int64), 18 against 29 (complex64) and 32 against 37 (complex128).
@@ -1339,13 +1342,13 @@ class Blocking(NamedTuple):
 #: products queued) 4096^3 took 6.93 ms against 7.93 (19.8 TFLOP/s), 1024^3 0.18 against 0.21;
 #: float64's would lose 5-10% (4096^3 14.9 against 13.5 ms).
 _FLOAT32_BLOCKS = (Blocking(128, 16, min_blocks=256, vec4=True), Blocking(64, 16, min_blocks=64, vec4=True))
-#: 64 x 64 blocks of scalar tiles by the k step that fits an element's size (4, 8, 16 bytes)
-_SCALAR_BLOCKS = {size: (Blocking(64, 64 // size, min_blocks=64),) for size in (4, 8, 16)}
+#: 64 x 64 blocks of scalar tiles by the k step that fits an element's size (8 or 16 bytes)
+_SCALAR_BLOCKS = {size: (Blocking(64, 64 // size, min_blocks=64),) for size in (8, 16)}
 BLOCKED: dict[str, tuple[Blocking, ...]] = {
     "float32": _FLOAT32_BLOCKS,
     "float16": _FLOAT32_BLOCKS,
     "float64": _SCALAR_BLOCKS[8],
-    **{name: _SCALAR_BLOCKS[4] for name in ("int8", "int16", "int32", "uint8", "uint16", "uint32")},
+    **{name: _FLOAT32_BLOCKS for name in ("int8", "int16", "int32", "uint8", "uint16", "uint32")},
     **{name: _SCALAR_BLOCKS[8] for name in ("int64", "uint64", "complex64")},
     "complex128": _SCALAR_BLOCKS[16],
 }
@@ -1538,10 +1541,11 @@ def _blocked_unrolled(blocking: Blocking, dtype: np.dtype[Any]) -> dict[str, str
         at_b = f"tb[br * {row}u + (bc >> 6u) * 16u + (bc & 15u)][(bc >> 4u) & 3u]"
         step = [f"      let a_{q} = ta[ka + {16 * q}u];" for q in range(r // 4)]
         step += [f"      let b_{q} = tb[kb + {16 * q}u];" for q in range(r // 4)]
-        step += [
-            f"      c_{i}_{j} = fma(a_{i // 4}.{'xyzw'[i % 4]}, b_{j // 4}.{'xyzw'[j % 4]}, c_{i}_{j});"
-            for i, j in pairs
-        ]
+        lanes = [(i, j, f"a_{i // 4}.{'xyzw'[i % 4]}", f"b_{j // 4}.{'xyzw'[j % 4]}") for i, j in pairs]
+        if t in FLOAT_SUFFIX:
+            step += [f"      c_{i}_{j} = fma({x}, {y}, c_{i}_{j});" for i, j, x, y in lanes]
+        else:  # 32-bit integers, wrapping
+            step += [f"      c_{i}_{j} = c_{i}_{j} + {product(x, y, t)};" for i, j, x, y in lanes]
         tile = f"vec4<{t}>"
     else:
         at_a, at_b = f"ta[c * {row}u + r]", f"tb[br * {row}u + bc]"
