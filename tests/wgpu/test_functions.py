@@ -12,7 +12,7 @@ import ruda_wgpu
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ruda.testing import assert_matches_numpy, parametrize_backends
-from ruda_wgpu import _kernels, _linalg
+from ruda_wgpu import _kernels, _linalg, _matmul_kernels
 
 from tests.wgpu.dtype_support import indices
 
@@ -246,7 +246,7 @@ def test_strided_views_and_broadcast_operands_are_reduced_where_they_lie(xp, axi
 def test_long_rows_of_views_and_broadcast_leaves_are_reduced_in_place_on_a_gpu(xp, monkeypatch):
     # a GPU reduces long rows a workgroup a row (lavapipe a thread a result): that kernel reads
     # rows a stride apart, and leaves of one element a row, where they lie
-    from ruda_wgpu import _fusion, _kernels, _statistical
+    from ruda_wgpu import _fusion, _statistical
 
     n = 3 * _kernels.SHORT_ROWS
     host = _host("float32", (40, n)) * 3 + 1
@@ -398,8 +398,6 @@ def test_variance_keeps_its_bits_with_fusion_off(xp, shape, axis, gpu, monkeypat
 
 def test_long_rows_reduce_a_workgroup_a_row_on_a_gpu(xp, monkeypatch):
     # lavapipe reduces every row a thread; a GPU takes the workgroup kernel from SHORT_ROWS
-    from ruda_wgpu import _kernels
-
     host = _host("float32", (300, 2 * _kernels.SHORT_ROWS + 1))
     x = xp.asarray(host)
     monkeypatch.setattr(x.device, "cpu", False)
@@ -574,7 +572,7 @@ def _pipelines_asked(dev, monkeypatch) -> list[tuple]:
     return keys
 
 
-_BLOCKINGS = [(dtype, blocking) for dtype, variants in _kernels.BLOCKED.items() for blocking in variants]
+_BLOCKINGS = [(dtype, b) for dtype, variants in _matmul_kernels.BLOCKED.items() for b in variants]
 #: the tolerance of a product of :func:`_host` values per dtype (integers: exact)
 _RTOL = {"float16": 2e-3, "float32": 1e-5, "float64": 1e-12, "complex64": 1e-5, "complex128": 1e-12}
 
@@ -613,7 +611,7 @@ def test_matmul_of_blocks_with_ragged_edges(xp, dtype, blocking, monkeypatch):
     # multiple of its blocks or of its k step; a batch; and an operand that is a transposed view
     if not _on_device(xp, dtype):
         pytest.skip(f"the default device has no {dtype}")
-    monkeypatch.setitem(_kernels.BLOCKED, dtype, (blocking._replace(min_blocks=1),))
+    monkeypatch.setitem(_matmul_kernels.BLOCKED, dtype, (blocking._replace(min_blocks=1),))
     dev = xp.__array_namespace_info__().default_device()
     compiled = _pipelines_asked(dev, monkeypatch)
     m, n = blocking.bm + 2, 2 * blocking.bm - 55
@@ -637,7 +635,7 @@ def test_products_with_a_vector_are_sums_of_products(xp, dtype, monkeypatch):
     exact); they match NumPy's (integers exactly, wrapping), and a shared axis that differs is
     refused. Small batched products keep the kernel of a thread a result."""
     compiled = _pipelines_asked(xp.__array_namespace_info__().default_device(), monkeypatch)
-    k, rows = 300, _kernels.SMALL_PRODUCT + 1
+    k, rows = 300, _matmul_kernels.SMALL_PRODUCT + 1
     shapes = [((k,), (k,)), ((7, k), (k,)), ((2, 3, k), (k,)), ((k,), (k, 5)), ((k,), (2, k, 5))]
     shapes += [((rows, k), (k, 1)), ((1, k), (2, k, rows)), ((2, 1, rows, k), (3, k, 1))]
     for seed, (sa, sb) in enumerate(shapes):
@@ -666,8 +664,8 @@ def test_float16_products_of_blocks_round_as_they_are_stored(xp, monkeypatch):
     rounds each result to float16 in the store: sums of small integers, exact in f32, beyond
     float16's 2048 (where it holds even integers only), read back through a float32 view made on
     the device, which shows any word stored unrounded."""
-    blocking = _kernels.BLOCKED["float16"][-1]
-    monkeypatch.setitem(_kernels.BLOCKED, "float16", (blocking._replace(min_blocks=1),))
+    blocking = _matmul_kernels.BLOCKED["float16"][-1]
+    monkeypatch.setitem(_matmul_kernels.BLOCKED, "float16", (blocking._replace(min_blocks=1),))
     compiled = _pipelines_asked(xp.__array_namespace_info__().default_device(), monkeypatch)
     rng = np.random.default_rng(5)
     m, k, n = blocking.bm + 2, 70, blocking.bm + 12
@@ -704,7 +702,7 @@ def test_small_products_take_a_thread_an_element(xp, dtype, monkeypatch):
     assert_matches_numpy(small, want, rtol=1e-5, atol=1e-5)
     # the tiled kernel, which a CPU adapter no longer takes, on new buffers (x and y keep their
     # prepared dispatch)
-    monkeypatch.setattr(_kernels, "SMALL_PRODUCT", 0)
+    monkeypatch.setattr(_matmul_kernels, "SMALL_PRODUCT", 0)
     monkeypatch.setattr(dev, "cpu", False)
     tiled = np.asarray(xp.matmul(xp.asarray(a), xp.asarray(b)))
     names = [key[0] for key in kernels]
@@ -734,14 +732,14 @@ def _kernel_for(xp, kernel, dtype, monkeypatch):
     dev = xp.__array_namespace_info__().default_device()
     xp.empty_cache()  # (no dispatch prepared by earlier tests on the same pooled buffers)
     if kernel == "small":
-        monkeypatch.setattr(_kernels, "SMALL_PRODUCT", 1 << 30)
+        monkeypatch.setattr(_matmul_kernels, "SMALL_PRODUCT", 1 << 30)
         return ("matmul small",)
     monkeypatch.setattr(dev, "cpu", False)
-    monkeypatch.setattr(_kernels, "SMALL_PRODUCT", 0)
+    monkeypatch.setattr(_matmul_kernels, "SMALL_PRODUCT", 0)
     if kernel == "tiled":
-        monkeypatch.setitem(_kernels.BLOCKED, dtype, ())
+        monkeypatch.setitem(_matmul_kernels.BLOCKED, dtype, ())
         return ("matmul",)
-    monkeypatch.setitem(_kernels.BLOCKED, dtype, (kernel._replace(min_blocks=1),))
+    monkeypatch.setitem(_matmul_kernels.BLOCKED, dtype, (kernel._replace(min_blocks=1),))
     return ("wgsl", "matmul_blocked")
 
 
@@ -822,7 +820,7 @@ def test_matmul_of_any_views_on_every_kernel_matches_numpy(xp, data):
             st.sampled_from([d for d in ("float32", "int32", "float64", "complex64") if d in info.dtypes()])
         )
     )
-    kernels = ["default", "small", "tiled"] + [b for b in _kernels.BLOCKED.get(dtype.name, ())]
+    kernels = ["default", "small", "tiled"] + [b for b in _matmul_kernels.BLOCKED.get(dtype.name, ())]
     kernel = data.draw(st.sampled_from(kernels), label="kernel")
     m, n = data.draw(st.integers(1, 70), label="m"), data.draw(st.integers(1, 70), label="n")
     k = data.draw(st.sampled_from([1, 2, 17, 64, 300, 1100, 1111]), label="k")
@@ -869,8 +867,10 @@ def test_a_long_k_on_few_workgroups_is_split_into_slices(xp, cpu, monkeypatch):
     ]:
         slices = _linalg._k_slices(dev, f32, count, m, k, n)
         assert 2 <= slices <= k // depth
-        assert slices == k // depth or _kernels.matmul_workgroups(dev, f32, count * slices, m, n) >= want
-        assert slices == 2 or _kernels.matmul_workgroups(dev, f32, count * slices // 2, m, n) < want
+        assert (
+            slices == k // depth or _matmul_kernels.matmul_workgroups(dev, f32, count * slices, m, n) >= want
+        )
+        assert slices == 2 or _matmul_kernels.matmul_workgroups(dev, f32, count * slices // 2, m, n) < want
     assert _linalg._k_slices(dev, f32, 1, 64, depth + 5, 64) == 1  # (too short to split)
     assert (_linalg._k_slices(dev, f32, 1, 8, _linalg.GPU_SPLIT_MIN_K - 1, 8) == 1) != cpu  # (on a GPU)
     assert _linalg._k_slices(dev, f32, 1, 4096, 4096, 4096) == 1  # (enough workgroups)
@@ -1003,30 +1003,31 @@ def test_matmul_kernel_by_size(xp):
     # a GPU takes the larger blocks once the product has enough of them; a CPU adapter, once
     # the product holds one whole block (the default device, and a stand-in for the other kind)
     f32, f64 = np.dtype("float32"), np.dtype("float64")
-    big, small = _kernels.BLOCKED["float32"]
+    big, small = _matmul_kernels.BLOCKED["float32"]
     dev = xp.__array_namespace_info__().default_device()
     limits = {"max-compute-workgroup-storage-size": 32768}
     other = SimpleNamespace(cpu=not dev.cpu, limits=limits)
     gpu, cpu = (other, dev) if dev.cpu else (dev, other)
-    assert _kernels.matmul_blocking(gpu, f32, 1, 2048, 2048) == big
-    assert _kernels.matmul_blocking(gpu, f32, 1, 1024, 1024) == small
-    assert _kernels.matmul_blocking(gpu, f32, 16, 256, 256) == small
-    assert _kernels.matmul_blocking(gpu, f32, 1, 256, 256) is None
-    assert _kernels.matmul_blocking(gpu, f32, 1, 64, 1024) is None
+    blocking = _matmul_kernels.matmul_blocking
+    assert blocking(gpu, f32, 1, 2048, 2048) == big
+    assert blocking(gpu, f32, 1, 1024, 1024) == small
+    assert blocking(gpu, f32, 16, 256, 256) == small
+    assert blocking(gpu, f32, 1, 256, 256) is None
+    assert blocking(gpu, f32, 1, 64, 1024) is None
     # blocks wider than the products' rows or columns: the smallest ones, however many products
-    assert _kernels.matmul_blocking(gpu, f32, 390, 64, 64) == small
-    assert _kernels.matmul_blocking(gpu, f32, 64, 100, 4096) == small
-    assert _kernels.matmul_blocking(gpu, f32, 4096, 32, 32) == small
-    assert _kernels.matmul_blocking(gpu, np.dtype("int32"), 1, 4096, 4096) == _kernels.BLOCKED["int32"][0]
-    assert _kernels.matmul_blocking(gpu, np.dtype("int32"), 1, 256, 256) is None
-    assert _kernels.matmul_blocking(cpu, f32, 1, 128, 128) == big
-    assert _kernels.matmul_blocking(cpu, f32, 1, 64, 1024) == small
-    assert _kernels.matmul_blocking(cpu, f32, 1, 63, 1024) is None
-    assert _kernels.matmul_blocking(gpu, f64, 1, 4096, 4096) == _kernels.BLOCKED["float64"][0]
+    assert blocking(gpu, f32, 390, 64, 64) == small
+    assert blocking(gpu, f32, 64, 100, 4096) == small
+    assert blocking(gpu, f32, 4096, 32, 32) == small
+    assert blocking(gpu, np.dtype("int32"), 1, 4096, 4096) == _matmul_kernels.BLOCKED["int32"][0]
+    assert blocking(gpu, np.dtype("int32"), 1, 256, 256) is None
+    assert blocking(cpu, f32, 1, 128, 128) == big
+    assert blocking(cpu, f32, 1, 64, 1024) == small
+    assert blocking(cpu, f32, 1, 63, 1024) is None
+    assert blocking(gpu, f64, 1, 4096, 4096) == _matmul_kernels.BLOCKED["float64"][0]
     # WebGPU's least workgroup memory (16 KB) holds the 64 x 64 blocks' tiles but not the 128 x 128
     small_gpu = SimpleNamespace(cpu=False, limits={"max-compute-workgroup-storage-size": 16384})
     assert big.workgroup_bytes(4) > 16384 >= small.workgroup_bytes(4)
-    assert _kernels.matmul_blocking(small_gpu, f32, 1, 4096, 4096) == small
+    assert blocking(small_gpu, f32, 1, 4096, 4096) == small
 
 
 def test_cross_of_mixed_narrow_integers(xp):

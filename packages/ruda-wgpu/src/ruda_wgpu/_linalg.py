@@ -18,13 +18,10 @@ from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import (
     LLVMPIPE_LOOPS,
     LOOP_RESERVE,
-    SMALL_PRODUCT,
     Operand,
     convert,
     launch_elementwise,
-    launch_matmul,
     loop_limited,
-    matmul_workgroups,
     product,
     view_span,
     wgsl_type,
@@ -40,6 +37,7 @@ from ruda_wgpu._manipulation import (
     reshape,
     squeeze,
 )
+from ruda_wgpu._matmul_kernels import SMALL_PRODUCT, launch_matmul, matmul_workgroups
 from ruda_wgpu._ops import apply, astype, where
 from ruda_wgpu._parts import fits, halves, outer_axis, too_large
 from ruda_wgpu._statistical import max as max_

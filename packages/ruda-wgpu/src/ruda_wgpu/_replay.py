@@ -43,9 +43,9 @@ from ruda_wgpu._kernels import (
     OutputRead,
     Scalar,
     launch_elementwise,
-    launch_matmul,
     launch_reduce,
 )
+from ruda_wgpu._matmul_kernels import launch_matmul
 
 #: signatures a fused function keeps before it starts over
 TRACES = 64
