@@ -12,7 +12,7 @@ import ruda_wgpu
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ruda.testing import assert_matches_numpy, parametrize_backends
-from ruda_wgpu import _kernels, _linalg, _matmul_kernels
+from ruda_wgpu import _linalg, _matmul_kernels, _reduce_kernels
 
 from tests.wgpu.dtype_support import indices
 
@@ -248,7 +248,7 @@ def test_long_rows_of_views_and_broadcast_leaves_are_reduced_in_place_on_a_gpu(x
     # rows a stride apart, and leaves of one element a row, where they lie
     from ruda_wgpu import _fusion, _statistical
 
-    n = 3 * _kernels.SHORT_ROWS
+    n = 3 * _reduce_kernels.SHORT_ROWS
     host = _host("float32", (40, n)) * 3 + 1
     x = xp.asarray(host)
     monkeypatch.setattr(x.device, "cpu", False)
@@ -398,7 +398,7 @@ def test_variance_keeps_its_bits_with_fusion_off(xp, shape, axis, gpu, monkeypat
 
 def test_long_rows_reduce_a_workgroup_a_row_on_a_gpu(xp, monkeypatch):
     # lavapipe reduces every row a thread; a GPU takes the workgroup kernel from SHORT_ROWS
-    host = _host("float32", (300, 2 * _kernels.SHORT_ROWS + 1))
+    host = _host("float32", (300, 2 * _reduce_kernels.SHORT_ROWS + 1))
     x = xp.asarray(host)
     monkeypatch.setattr(x.device, "cpu", False)
     got = xp.sum(x, axis=1)

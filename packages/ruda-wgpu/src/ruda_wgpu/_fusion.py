@@ -82,7 +82,6 @@ from ruda_wgpu._devices import switched_on
 from ruda_wgpu._engine import PENDING_BOUND, STORAGE_ITEMSIZE, GpuDevice, Step, Storage, remember
 from ruda_wgpu._kernels import (
     CAPTURE,
-    Fused,
     Operand,
     OutputRead,
     Scalar,
@@ -92,6 +91,7 @@ from ruda_wgpu._kernels import (
     wgsl_type,
     wrap,
 )
+from ruda_wgpu._reduce_kernels import Fused
 
 #: pending operations one kernel computes at most (bounds the shader's size and compile time)
 MAX_NODES = 64

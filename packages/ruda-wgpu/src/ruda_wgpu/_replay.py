@@ -36,16 +36,9 @@ from ruda_wgpu import _fusion
 from ruda_wgpu._array import Array
 from ruda_wgpu._engine import GpuDevice, Step, Storage, remember
 from ruda_wgpu._fusion import PREPARED_ALONE
-from ruda_wgpu._kernels import (
-    CAPTURE,
-    Fused,
-    Operand,
-    OutputRead,
-    Scalar,
-    launch_elementwise,
-    launch_reduce,
-)
+from ruda_wgpu._kernels import CAPTURE, Operand, OutputRead, Scalar, launch_elementwise
 from ruda_wgpu._matmul_kernels import launch_matmul
+from ruda_wgpu._reduce_kernels import Fused, launch_reduce
 
 #: signatures a fused function keeps before it starts over
 TRACES = 64

@@ -15,23 +15,11 @@ from ruda_wgpu._array import Array, contiguous, empty
 from ruda_wgpu._creation import asarray
 from ruda_wgpu._engine import WORKGROUP, GpuDevice, Step, Storage, storage_itemsize
 from ruda_wgpu._info import default_dtypes_of
-from ruda_wgpu._kernels import (
-    SHORT_ROWS,
-    THREAD_WORKGROUP,
-    bind,
-    convert,
-    kernel_step,
-    lib,
-    prepared,
-    run,
-    strided_span,
-    thread_parts,
-    thread_passes,
-    wgsl_type,
-)
+from ruda_wgpu._kernels import bind, convert, kernel_step, lib, prepared, run, wgsl_type
 from ruda_wgpu._manipulation import _axis, concat, permute_dims, reshape
 from ruda_wgpu._ops import apply, astype
 from ruda_wgpu._parts import fits, halves, outer_axis, too_large, window_elements, windows
+from ruda_wgpu._reduce_kernels import SHORT_ROWS, THREAD_WORKGROUP, strided_span, thread_parts, thread_passes
 from ruda_wgpu._scan import scan_rows
 from ruda_wgpu._statistical import fold_strides
 

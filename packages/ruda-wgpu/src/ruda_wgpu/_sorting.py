@@ -32,10 +32,11 @@ from ruda_wgpu._creation import zeros
 from ruda_wgpu._engine import STORAGE_ITEMSIZE, GpuDevice, Storage
 from ruda_wgpu._indexing import take
 from ruda_wgpu._info import default_dtypes_of
-from ruda_wgpu._kernels import THREAD_WORKGROUP, bind, convert, run, wgsl_type
+from ruda_wgpu._kernels import bind, convert, run, wgsl_type
 from ruda_wgpu._manipulation import _axis, concat, permute_dims, reshape
 from ruda_wgpu._ops import apply, astype, where
 from ruda_wgpu._parts import fits, halves, outer_axis, window_elements
+from ruda_wgpu._reduce_kernels import THREAD_WORKGROUP
 from ruda_wgpu._scan import scan_rows
 from ruda_wgpu._searching import flat_nonzero, masked_rows
 

@@ -18,23 +18,11 @@ from ruda_wgpu._creation import full
 from ruda_wgpu._engine import STORAGE_ITEMSIZE, Storage, storage_itemsize
 from ruda_wgpu._fusion import reduction_input
 from ruda_wgpu._info import default_dtypes_of
-from ruda_wgpu._kernels import (
-    ONE,
-    SHORT_ROWS,
-    ZERO,
-    Fused,
-    Operand,
-    convert,
-    launch_reduce,
-    lib,
-    product,
-    strided_span,
-    threads_fit,
-    wgsl_type,
-)
+from ruda_wgpu._kernels import ONE, ZERO, Operand, convert, lib, product, wgsl_type
 from ruda_wgpu._manipulation import _axes, concat, permute_dims, reshape
 from ruda_wgpu._ops import apply, astype
 from ruda_wgpu._parts import fits, halves, outer_axis, too_large, window_elements, windows
+from ruda_wgpu._reduce_kernels import SHORT_ROWS, Fused, launch_reduce, strided_span, threads_fit
 from ruda_wgpu._scan import scan_rows
 
 _MAX = {
