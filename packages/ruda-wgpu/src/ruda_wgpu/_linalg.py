@@ -37,7 +37,7 @@ from ruda_wgpu._manipulation import (
     reshape,
     squeeze,
 )
-from ruda_wgpu._matmul_kernels import SMALL_PRODUCT, launch_matmul, matmul_workgroups
+from ruda_wgpu._matmul_kernels import SMALL_PRODUCT, launch_matmul, matmul_workgroups_by_batch
 from ruda_wgpu._ops import apply, astype, where
 from ruda_wgpu._parts import fits, halves, outer_axis, too_large
 from ruda_wgpu._statistical import max as max_
@@ -148,13 +148,11 @@ def _k_slices(dev: GpuDevice, dt: np.dtype[Any], count: int, m: int, k: int, n: 
         below = to = 2 * (os.cpu_count() or 1)
     else:
         below, to = SPLIT_BELOW, SPLIT_TO
-    slices = 1
-    if matmul_workgroups(dev, dt, count, m, n) < below and (dev.cpu or k >= GPU_SPLIT_MIN_K):
+    slices, workgroups = 1, matmul_workgroups_by_batch(dev, dt, m, n)
+    if workgroups(count) < below and (dev.cpu or k >= GPU_SPLIT_MIN_K):
         slices, isz = 2, storage_itemsize(dt)
         while (
-            slices < most
-            and matmul_workgroups(dev, dt, count * slices, m, n) < to
-            and fits(dev, 2 * count * slices * m * n, isz)
+            slices < most and workgroups(count * slices) < to and fits(dev, 2 * count * slices * m * n, isz)
         ):
             slices *= 2
         slices = min(slices, most)
