@@ -107,8 +107,13 @@ BLOCKED: dict[str, tuple[Blocking, ...]] = {
 def matmul_blocking(dev: GpuDevice, dtype: np.dtype[Any], batch: int, m: int, n: int) -> Blocking | None:
     """The register-blocked kernel for a (batch, m, n) product on ``dev``, or None for the tiled one
     (also where no blocked kernel's tiles fit the device's workgroup memory)."""
-    for blocking, blocks in _fitting_blocks(dev, dtype, m, n):
-        if dev.cpu or batch * blocks >= blocking.min_blocks:
+    return _first_blocking(_fitting_blocks(dev, dtype, m, n), dev.cpu, batch)
+
+
+def _first_blocking(fitting: list[tuple[Blocking, int]], cpu: bool, batch: int) -> Blocking | None:
+    """Of the ``fitting`` blocks (see :func:`_fitting_blocks`), the kernel a ``batch`` takes."""
+    for blocking, blocks in fitting:
+        if cpu or batch * blocks >= blocking.min_blocks:
             return blocking
     return None
 
@@ -335,8 +340,13 @@ def _blocked_unrolled(blocking: Blocking, dtype: np.dtype[Any]) -> dict[str, str
 def matmul_kernel(dev: GpuDevice, dtype: np.dtype[Any], batch: int, m: int, n: int) -> Blocking | str:
     """The kernel of a (batch, m, n) product on ``dev``: "small" (a thread an element of the
     result), "tiled" (16 x 16 tiles) or a register-blocked one."""
-    blocking = matmul_blocking(dev, dtype, batch, m, n)
-    if m * n <= SMALL_PRODUCT or (blocking is None and dev.cpu):
+    return _kernel(_fitting_blocks(dev, dtype, m, n), dev.cpu, batch, m, n)
+
+
+def _kernel(fitting: list[tuple[Blocking, int]], cpu: bool, batch: int, m: int, n: int) -> Blocking | str:
+    """:func:`matmul_kernel` with the ``fitting`` blocks worked out."""
+    blocking = _first_blocking(fitting, cpu, batch)
+    if m * n <= SMALL_PRODUCT or (blocking is None and cpu):
         return "small"
     return "tiled" if blocking is None else blocking
 
@@ -347,21 +357,18 @@ def matmul_workgroups(dev: GpuDevice, dtype: np.dtype[Any], batch: int, m: int, 
 
 
 def matmul_workgroups_by_batch(dev: GpuDevice, dtype: np.dtype[Any], m: int, n: int) -> Callable[[int], int]:
-    """:func:`matmul_workgroups` of m x n products as a function of the batch, what does not
-    depend on it worked out once (the split of a product's k tries batches of 2, 4, 8, ...
-    slices: ``x.T @ x`` of 100000 x 64 worked the kernels out nine times, 12 us on the lavapipe
-    machine's host)."""
+    """:func:`matmul_workgroups` of m x n products as a function of the batch, the blocks that
+    fit worked out once (the split of a product's k tries batches of 2, 4, 8, ... slices:
+    ``x.T @ x`` of 100000 x 64 worked them out nine times: the split's plan took 15 us on the
+    lavapipe machine's host, 6 now)."""
     fitting, cpu = _fitting_blocks(dev, dtype, m, n), dev.cpu
-    small, tiles = m * n <= SMALL_PRODUCT, -(-m // TILE) * -(-n // TILE)
 
     def workgroups(batch: int) -> int:
-        if not small:
-            for blocking, blocks in fitting:
-                if cpu or batch * blocks >= blocking.min_blocks:
-                    return batch * blocks
-            if not cpu:
-                return batch * tiles
-        return -(-batch * m * n // WORKGROUP)
+        kernel = _kernel(fitting, cpu, batch, m, n)
+        if kernel == "small":
+            return -(-batch * m * n // WORKGROUP)
+        block = kernel.bm if isinstance(kernel, Blocking) else TILE
+        return batch * -(-m // block) * -(-n // block)
 
     return workgroups
 
