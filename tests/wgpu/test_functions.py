@@ -605,6 +605,42 @@ def test_a_repeated_product_reads_its_operands_anew(xp):
     assert_matches_numpy(batched, np.stack([2 * a, 2 * a]) @ b, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("gpu", [False, True])
+def test_a_products_plan_serves_operands_of_its_signature_only(xp, gpu, monkeypatch):
+    """A product that reads both operands in place keeps its plan: the next pair of the same
+    dtypes, shapes and strides (other data, other offsets) goes straight to the launch, split
+    into slices of k as the first was; a product whose operands were cast or copied first keeps
+    none, and the next of its signature is worked out again."""
+    dev = xp.__array_namespace_info__().default_device()
+    monkeypatch.setattr(dev, "cpu", not gpu)
+    rng = np.random.default_rng(7)
+    big, other = rng.standard_normal((70, 40)).astype(np.float32), rng.standard_normal((40, 24))
+    tall = rng.standard_normal((3, 20000, 6)).astype(np.float32)
+    x, y, t = xp.asarray(big), xp.asarray(other.astype(np.float32)), xp.asarray(tall)
+    y64, wide = xp.asarray(other.astype(np.int32)), xp.asarray(np.tile(big, 2))
+    cases = [
+        (lambda i: x[i : i + 64] @ y, lambda i: big[i : i + 64] @ other.astype(np.float32)),
+        (lambda i: x[i : i + 24].T @ y[i : i + 24], lambda i: big[i : i + 24].T @ other[i : i + 24]),
+        (lambda i: t[i].T @ t[i], lambda i: tall[i].T @ tall[i]),  # (split into slices on a GPU)
+        (lambda i: x[i : i + 64] @ y64, lambda i: big[i : i + 64] @ other.astype(np.int32)),  # (cast)
+        (lambda i: wide[i : i + 20, ::2] @ y, lambda i: np.tile(big, 2)[i : i + 20, ::2] @ other),  # (copied)
+    ]
+    for product, want in cases:
+        assert_matches_numpy(product(0), want(0).astype(np.float32), rtol=1e-4, atol=1e-4)
+
+    # the planned signatures no longer pass through the rules that read views and split k
+    def worked_out(*args):
+        raise AssertionError("worked out again")
+
+    monkeypatch.setattr(_linalg, "_matrices", worked_out)
+    for product, want in cases[:3]:
+        for i in (1, 2):
+            assert_matches_numpy(product(i), want(i).astype(np.float32), rtol=1e-4, atol=1e-4)
+    for product, _ in cases[3:]:
+        with pytest.raises(AssertionError, match="worked out again"):
+            product(1)
+
+
 @pytest.mark.parametrize(("dtype", "blocking"), _BLOCKINGS, ids=[f"{d}-{b.bm}" for d, b in _BLOCKINGS])
 def test_matmul_of_blocks_with_ragged_edges(xp, dtype, blocking, monkeypatch):
     # each register-blocked kernel alone (the only one, taken for a single block): sizes none a
@@ -843,8 +879,17 @@ def test_matmul_of_any_views_on_every_kernel_matches_numpy(xp, data):
         assert np.all(np.abs(got - want) <= bound), np.max(np.abs(got - want) / bound)
 
 
+@pytest.fixture
+def plans_dropped(xp):
+    """Products' plans (see ``_linalg._ProductPlan``) dropped before and after a test that patches
+    the rules they come from, so that none made under the patch outlives it."""
+    xp.empty_cache()
+    yield
+    xp.empty_cache()
+
+
 @pytest.mark.parametrize("cpu", [True, False])
-def test_a_long_k_on_few_workgroups_is_split_into_slices(xp, cpu, monkeypatch):
+def test_a_long_k_on_few_workgroups_is_split_into_slices(xp, cpu, monkeypatch, plans_dropped):
     """Products of few workgroups and a long k (x.T @ x of a tall x, a dot product, a short
     stack of them) run as a batch of products of slices of k, summed: as many slices as reach
     the workgroups the rule asks for (a GPU's or a CPU adapter's), each covering at least
@@ -855,7 +900,6 @@ def test_a_long_k_on_few_workgroups_is_split_into_slices(xp, cpu, monkeypatch):
     dev = xp.__array_namespace_info__().default_device()
     monkeypatch.setattr(dev, "cpu", cpu)
     monkeypatch.setattr(_linalg, "loop_limited", lambda dev: False)
-    xp.empty_cache()
     f32 = np.dtype("float32")
     depth = _linalg.SPLIT_DEPTH
     want = 2 * (os.cpu_count() or 1) if cpu else _linalg.SPLIT_TO
@@ -948,7 +992,7 @@ def test_stacks_broadcast_against_each_other_are_read_in_place(xp):
         assert_matches_numpy(got, a @ b, rtol=1e-5, atol=1e-5)
 
 
-def test_matmul_keeps_each_thread_under_llvmpipes_loop_limit(xp, monkeypatch):
+def test_matmul_keeps_each_thread_under_llvmpipes_loop_limit(xp, monkeypatch, plans_dropped):
     """llvmpipe stops a thread's loops after LLVMPIPE_LOOPS iterations and returns what it has:
     a dot product of 10^6 elements summed 65535 of them. A product's slices of k stay within
     half of that, and a stack's k is halved until it does."""

@@ -28,12 +28,19 @@ def _ops() -> ModuleType:
     return _ops
 
 
+@functools.cache
+def _linalg() -> ModuleType:
+    """:mod:`ruda_wgpu._linalg`, imported on first use (as :func:`_ops`; an import statement in
+    :func:`_binary` cost each ``a @ b`` a microsecond)."""
+    from ruda_wgpu import _linalg
+
+    return _linalg
+
+
 def _binary(function: str, x: Any, y: Any) -> Any:
     """``function(x, y)``: the namespace's matmul, or an elementwise operation."""
     if function == "matmul":
-        from ruda_wgpu._linalg import matmul
-
-        return matmul(x, y)
+        return _linalg().matmul(x, y)
     return _ops().binary(function, x, y)
 
 
