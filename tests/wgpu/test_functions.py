@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from ruda.testing import assert_matches_numpy, parametrize_backends
 from ruda_wgpu import _linalg, _matmul_kernels, _reduce_kernels
 
+from tests.wgpu.counting import dispatch_count
 from tests.wgpu.dtype_support import indices
 
 pytestmark = parametrize_backends("wgpu")
@@ -316,11 +317,9 @@ def test_concat_joins_up_to_seven_views_a_dispatch(xp, axis):
             wants.append(view(np, host)[keep].astype(dtype))
         for p in parts:
             p._storage  # noqa: B018  (computed: only the join counts below)
-        xp.synchronize()
-        before = xp.memory_stats()["dispatches"]
+        before = dispatch_count(xp)
         got = xp.concat(parts, axis=axis)
-        xp.synchronize()
-        assert xp.memory_stats()["dispatches"] - before == -(-count // 7)
+        assert dispatch_count(xp) - before == -(-count // 7)
         assert got.dtype == xp.float32
         np.testing.assert_array_equal(np.asarray(got), np.concatenate(wants, axis=axis).astype(np.float32))
     stacked = xp.stack([xp.asarray(host[k]) for k in range(3)], axis=1)
@@ -803,11 +802,9 @@ def test_matmul_reads_transposed_sliced_and_broadcast_operands_in_place(xp, kern
         (a_name, a_shape, a_view, a_copied), (b_name, b_shape, b_view, b_copied) = _VIEWS[i], _VIEWS[j]
         a, b = _host(dtype, a_shape(m, k), 2 * seed), _host(dtype, b_shape(k, n), 2 * seed + 1)
         x, y = a_view(xp.asarray(a), m, k), b_view(xp.asarray(b), k, n)
-        xp.synchronize()
-        before = xp.memory_stats()["dispatches"]
+        before = dispatch_count(xp)
         got = x @ y
-        xp.synchronize()
-        assert xp.memory_stats()["dispatches"] - before == 1 + a_copied + b_copied, (a_name, b_name)
+        assert dispatch_count(xp) - before == 1 + a_copied + b_copied, (a_name, b_name)
         assert_matches_numpy(got, _product(a_view(a, m, k), b_view(b, k, n)), rtol=rtol, atol=rtol * 10)
     products = {k for k in asked if "matmul" in " ".join(map(str, k[:2]))}
     assert products and all(k[: len(key)] == key for k in products), products
@@ -934,11 +931,9 @@ def test_a_long_k_on_few_workgroups_is_split_into_slices(xp, cpu, monkeypatch, p
             a, b = rng.integers(-50, 50, (*batch, k, m)), rng.integers(-50, 50, (k, n))
         a, b = a.astype(dtype), b.astype(dtype)
         x, y = xp.asarray(a), xp.asarray(b)
-        xp.synchronize()
-        before = xp.memory_stats()["dispatches"]
+        before = dispatch_count(xp)
         got = x.mT @ y
-        xp.synchronize()
-        assert xp.memory_stats()["dispatches"] - before >= 2  # (the slices' batch, their sum)
+        assert dispatch_count(xp) - before >= 2  # (the slices' batch, their sum)
         want = np.swapaxes(a, -1, -2).astype(np.complex128 if dtype == "complex64" else np.float64) @ b
         if dtype == "int32":
             np.testing.assert_array_equal(np.asarray(got), np.swapaxes(a, -1, -2) @ b)
@@ -950,11 +945,9 @@ def test_a_long_k_on_few_workgroups_is_split_into_slices(xp, cpu, monkeypatch, p
     assert _linalg._k_slices(dev, f32, 1, 64, whole.shape[0], 64) == slices
     dispatches = []
     for y in (x, whole):
-        xp.synchronize()
-        before = xp.memory_stats()["dispatches"]
+        before = dispatch_count(xp)
         y.mT @ y
-        xp.synchronize()
-        dispatches.append(xp.memory_stats()["dispatches"] - before)
+        dispatches.append(dispatch_count(xp) - before)
     assert dispatches[0] == dispatches[1]
 
 
@@ -969,11 +962,9 @@ def test_tensordot_multiplies_its_operands_as_they_lie(xp):
     for sa, sb, axes, dispatches in cases:
         a, b = rng.standard_normal(sa).astype(np.float32), rng.standard_normal(sb).astype(np.float32)
         x, y = xp.asarray(a), xp.asarray(b)
-        xp.synchronize()
-        before = xp.memory_stats()["dispatches"]
+        before = dispatch_count(xp)
         got = xp.tensordot(x, y, axes=axes)
-        xp.synchronize()
-        assert xp.memory_stats()["dispatches"] - before == dispatches, (sa, sb, axes)
+        assert dispatch_count(xp) - before == dispatches, (sa, sb, axes)
         assert_matches_numpy(got, np.tensordot(a, b, axes=axes), rtol=1e-5, atol=1e-5)
 
 
@@ -984,11 +975,9 @@ def test_stacks_broadcast_against_each_other_are_read_in_place(xp):
     for sa, sb in [((3, 1, 5, 6), (1, 4, 6, 7)), ((1, 4, 5, 6), (3, 1, 6, 7)), ((2, 3, 1, 5, 6), (4, 6, 7))]:
         a, b = rng.standard_normal(sa).astype(np.float32), rng.standard_normal(sb).astype(np.float32)
         x, y = xp.asarray(a), xp.asarray(b)
-        xp.synchronize()
-        before = xp.memory_stats()["dispatches"]
+        before = dispatch_count(xp)
         got = x @ y
-        xp.synchronize()
-        assert xp.memory_stats()["dispatches"] - before == 1, (sa, sb)
+        assert dispatch_count(xp) - before == 1, (sa, sb)
         assert_matches_numpy(got, a @ b, rtol=1e-5, atol=1e-5)
 
 

@@ -13,6 +13,8 @@ import pytest
 from ruda.testing import assert_same_bits, edge_operands, parametrize_backends, switched
 from ruda_wgpu import _fusion, _replay
 
+from tests.wgpu.counting import dispatch_count
+
 pytestmark = parametrize_backends("wgpu")
 
 
@@ -20,11 +22,6 @@ pytestmark = parametrize_backends("wgpu")
 def fused(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(_fusion, "_enabled", True)
     yield
-
-
-def _dispatches(xp: Any) -> int:
-    xp.synchronize()
-    return int(xp.memory_stats()["dispatches"])
 
 
 def _polynomial(xp: Any, x: Any, y: Any) -> Any:
@@ -46,11 +43,11 @@ def test_a_replay_is_one_dispatch_and_records_no_operation(xp, monkeypatch):
     f = xp.fuse(lambda x, y: xp.sqrt((x * y + x) * 0.5 + 1.0))
     x, y = xp.asarray(np.linspace(0, 1, 1000, dtype=np.float32)), xp.ones(1000)
     f(x, y)
-    before = _dispatches(xp)
+    before = dispatch_count(xp)
     made = []
     monkeypatch.setattr(_fusion, "Node", lambda *a: made.append(a))  # recording would fail
     result = f(x, y)
-    assert _dispatches(xp) - before == 1 and not made
+    assert dispatch_count(xp) - before == 1 and not made
     np.testing.assert_allclose(np.asarray(result), np.sqrt(np.linspace(0, 1, 1000) + 1), rtol=1e-6)
 
 
@@ -78,10 +75,10 @@ def test_a_tuple_of_results_replays_each_as_a_kernel_of_its_own(xp):
     a, b = edge_operands("multiply", "float32")
     for k in range(3):
         x, y = xp.asarray(np.roll(a, k)), xp.asarray(np.roll(b, k))
-        before = _dispatches(xp)
+        before = dispatch_count(xp)
         got = f(x, y)
         if k:
-            assert _dispatches(xp) - before == 2
+            assert dispatch_count(xp) - before == 2
         want = (x * y + x, xp.sqrt(x * y + x) - y)
         assert type(got) is tuple and len(got) == 2
         for g, w in zip(got, want, strict=True):
