@@ -395,6 +395,52 @@ def test_variance_keeps_its_bits_with_fusion_off(xp, shape, axis, gpu, monkeypat
     assert results[0].tobytes() == results[1].tobytes()
 
 
+@pytest.mark.parametrize("gpu", [False, True])
+def test_a_reductions_plan_serves_arrays_of_its_signature_only(xp, gpu, monkeypatch):
+    """An array reduced where it lies keeps its reduction's plan: the next one of the same dtype,
+    shape and strides, reduced the same way (other data, another offset) goes straight to the
+    launch; a pending chain, or an array whose reduced axes are apart (copied first), is worked
+    out again each time."""
+    from ruda_wgpu import _statistical
+
+    monkeypatch.setattr(xp.__array_namespace_info__().default_device(), "cpu", not gpu)
+    rng = np.random.default_rng(8)
+    big = rng.standard_normal((90, 3 * _reduce_kernels.SHORT_ROWS)).astype(np.float32)
+    ints = rng.integers(-1000, 1000, (90, 40)).astype(np.int32)
+    cube = rng.standard_normal((6, 30, 5)).astype(np.float32)
+    x, xi, c = xp.asarray(big), xp.asarray(ints), xp.asarray(cube)
+    planned = [
+        (lambda i: xp.sum(x[i : i + 64], axis=0), lambda i: big[i : i + 64].sum(axis=0)),
+        (
+            lambda i: xp.max(xi[i : i + 50], axis=-1, keepdims=True),
+            lambda i: ints[i : i + 50].max(-1, keepdims=True),
+        ),
+        (lambda i: xp.min(c[i]), lambda i: cube[i].min()),
+        (lambda i: xp.sum(c[i : i + 2], axis=(1, 2)), lambda i: cube[i : i + 2].sum(axis=(1, 2))),
+    ]
+    if gpu:  # (rows a stride apart, each a workgroup's; a CPU adapter reads such a view as a chain)
+        planned.append(
+            (lambda i: xp.sum(x[i : i + 64, 3:], axis=1), lambda i: big[i : i + 64, 3:].sum(axis=1))
+        )
+    worked_out = [
+        (lambda i: xp.sum(x[i : i + 64] * 2, axis=0), lambda i: (big[i : i + 64] * 2).sum(axis=0)),
+        (lambda i: xp.sum(c[i : i + 2], axis=(0, 2)), lambda i: cube[i : i + 2].sum(axis=(0, 2))),
+    ]
+    for reduce, want in planned + worked_out:
+        assert_matches_numpy(reduce(0), want(0), rtol=1e-4, atol=1e-4)
+
+    def geometry(*args):
+        raise AssertionError("worked out again")
+
+    monkeypatch.setattr(_statistical, "_geometry", geometry)
+    for reduce, want in planned:
+        for i in (1, 2):
+            assert_matches_numpy(reduce(i), want(i), rtol=1e-4, atol=1e-4)
+    for reduce, _ in worked_out:
+        with pytest.raises(AssertionError, match="worked out again"):
+            reduce(1)
+
+
 def test_long_rows_reduce_a_workgroup_a_row_on_a_gpu(xp, monkeypatch):
     # lavapipe reduces every row a thread; a GPU takes the workgroup kernel from SHORT_ROWS
     host = _host("float32", (300, 2 * _reduce_kernels.SHORT_ROWS + 1))

@@ -8,17 +8,17 @@ import functools
 import itertools
 import math
 import numbers
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, assign, contiguous, copy_of, empty
 from ruda_wgpu._creation import full
-from ruda_wgpu._engine import STORAGE_ITEMSIZE, Storage, storage_itemsize
+from ruda_wgpu._engine import STORAGE_ITEMSIZE, GpuDevice, Storage, remember, storage_itemsize
 from ruda_wgpu._fusion import reduction_input
 from ruda_wgpu._info import default_dtypes_of
-from ruda_wgpu._kernels import ONE, ZERO, Operand, convert, lib, product, wgsl_type
+from ruda_wgpu._kernels import ONE, PLAN_CACHE, ZERO, Operand, convert, lib, product, wgsl_type
 from ruda_wgpu._manipulation import _axes, concat, permute_dims, reshape
 from ruda_wgpu._ops import apply, astype
 from ruda_wgpu._parts import fits, halves, outer_axis, too_large, window_elements, windows
@@ -49,26 +49,86 @@ def _check(x: Any, fn: str) -> Array:
     return x
 
 
+Grouped = list[tuple[int, int, int]]
+
+
 def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, fn: str) -> Array:
-    """Reduce ``x`` over ``axis`` with ``kind`` in sum/prod/min/max/all/any; result dtype ``acc``."""
+    """Reduce ``x`` over ``axis`` with ``kind`` in sum/prod/min/max/all/any; result dtype ``acc``.
+    An array of a signature reduced in place before goes straight to the launch (see
+    :class:`_ReducePlan`)."""
+    key = _plan_key(x, axis, keepdims, acc, kind)
+    if key is not None:
+        plan: _ReducePlan | None = x._device.plans.get(key)
+        if plan is not None:
+            return plan.run(x, acc, kind)
     shape = x._shape
     axes = _axes(axis, len(shape), fn)
     if not axes:
         return astype(x, acc) if x._dtype != acc else copy_of(x)
-    storage, out_shape = _launch(x, axes, keepdims, acc, kind, _reduction_code(kind, x._dtype, acc))
+    storage, out_shape = _launch(x, axes, keepdims, acc, kind, _reduction_code(kind, x._dtype, acc), key)
+    return _reduced(storage, out_shape, acc, x._device)
+
+
+def _reduced(storage: Storage, out_shape: tuple[int, ...], acc: np.dtype[Any], dev: GpuDevice) -> Array:
+    """The result of a reduction into ``acc`` values held by ``storage``."""
     if acc == _dtypes.float16:  # accumulated in f32 (as NumPy does for float16), rounded once here
-        return astype(Array._new(storage, out_shape, _dtypes.float32, x._device), acc)
-    out = Array._new(storage, out_shape, acc, x._device)
+        return astype(Array._new(storage, out_shape, _dtypes.float32, dev), acc)
+    out = Array._new(storage, out_shape, acc, dev)
     if _dtypes.NAME[acc] in ("int8", "int16", "uint8", "uint16"):
         out = astype(astype(out, _dtypes.int32 if acc.kind == "i" else _dtypes.uint32), acc)
     return out
 
 
+class _ReducePlan(NamedTuple):
+    """How :func:`_launch` reduces an array of one signature (dtype, shape, strides, axes,
+    keepdims, kind and dtype of the result) that it reads in place: the result's shape, the
+    (m, k, inner) view and the array's strides along it, the kernel's code. The next array of
+    that signature skips the axes' checks, the geometry and the folding of its strides."""
+
+    out_shape: tuple[int, ...]
+    m: int
+    k: int
+    inner: int
+    strides: Grouped | None
+    code: tuple[str, str, str]
+
+    def run(self, x: Array, acc: np.dtype[Any], kind: str) -> Array:
+        """The reduction of ``x``, of this plan's signature."""
+        combine, identity, load = self.code
+        dev, m, k, inner = x._device, self.m, self.k, self.inner
+        storage = launch_reduce(
+            dev, kind, x._operand(), m, k, acc, combine, identity, load, "", inner, self.strides
+        )
+        return _reduced(storage, self.out_shape, acc, dev)
+
+
+def _plan_key(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str) -> tuple[Any, ...] | None:
+    """The signature of a :class:`_ReducePlan` (with the device's kind: tests switch a CPU
+    adapter to a GPU's code paths); None for a pending array (its chain is read as it is
+    reduced) or an axis that is not None, an int or a tuple of ints."""
+    if x._node is not None:
+        return None
+    if not (
+        axis is None
+        or type(axis) is int
+        or (type(axis) is tuple and builtins.all(type(a) is int for a in axis))
+    ):
+        return None
+    return ("reduce plan", kind, acc, x._dtype, x._shape, x._strides, axis, keepdims, x._device.cpu)
+
+
 def _launch(
-    x: Array, axes: tuple[int, ...], keepdims: bool, acc: np.dtype[Any], kind: str, code: tuple[str, str, str]
+    x: Array,
+    axes: tuple[int, ...],
+    keepdims: bool,
+    acc: np.dtype[Any],
+    kind: str,
+    code: tuple[str, str, str],
+    plan_key: tuple[Any, ...] | None = None,
 ) -> tuple[Storage, tuple[int, ...]]:
     """Reduce ``x`` over the non-empty ``axes`` by ``code`` (combine, identity, load; see
-    :func:`_reduction_code`) into ``acc`` values: their storage and the result's shape."""
+    :func:`_reduction_code`) into ``acc`` values: their storage and the result's shape. With a
+    ``plan_key``, a reduction that reads ``x`` in place keeps its plan under it."""
     out_shape, order, rows, k, view = _geometry(x._shape, axes, keepdims)
     # Reduced axes next to each other are read in place, as (m, k, inner) (a leading axis: inner
     # > 1); others, or those that cannot be, are moved last first, by a copy: rows of k.
@@ -79,12 +139,13 @@ def _launch(
         src, strides, m, inner = contiguous(permute_dims(x, order))._operand(), None, rows, 1
     else:
         (src, strides), (m, _, inner) = found, view
+        if plan_key is not None and src is x._leaf:  # (x itself, where it lies)
+            remember(
+                x._device.plans, PLAN_CACHE, plan_key, _ReducePlan(out_shape, m, k, inner, strides, code)
+            )
     combine, identity, load = code
     storage = launch_reduce(x._device, kind, src, m, k, acc, combine, identity, load, "", inner, strides)
     return storage, out_shape
-
-
-Grouped = list[tuple[int, int, int]]
 
 
 def _in_place(
