@@ -81,9 +81,10 @@ def _reduced(storage: Storage, out_shape: tuple[int, ...], acc: np.dtype[Any], d
 
 class _ReducePlan(NamedTuple):
     """How :func:`_launch` reduces an array of one signature (dtype, shape, strides, axes,
-    keepdims, kind and dtype of the result) that it reads in place: the result's shape, the
-    (m, k, inner) view and the array's strides along it, the kernel's code. The next array of
-    that signature skips the axes' checks, the geometry and the folding of its strides."""
+    keepdims, kind and dtype of the result): the result's shape, the (m, k, inner) view and the
+    operand's strides along it, the kernel's code. A plan that reads the array in place is kept,
+    and the next array of that signature skips the axes' checks, the geometry and the folding of
+    its strides."""
 
     out_shape: tuple[int, ...]
     m: int
@@ -94,12 +95,15 @@ class _ReducePlan(NamedTuple):
 
     def run(self, x: Array, acc: np.dtype[Any], kind: str) -> Array:
         """The reduction of ``x``, of this plan's signature."""
+        dev = x._device
+        return _reduced(self.launch(dev, x._operand(), acc, kind), self.out_shape, acc, dev)
+
+    def launch(self, dev: GpuDevice, src: Operand | Fused, acc: np.dtype[Any], kind: str) -> Storage:
+        """The storage of the reduction of ``src`` (the array, or the chain read as it is
+        reduced) on ``dev``."""
         combine, identity, load = self.code
-        dev, m, k, inner = x._device, self.m, self.k, self.inner
-        storage = launch_reduce(
-            dev, kind, x._operand(), m, k, acc, combine, identity, load, "", inner, self.strides
-        )
-        return _reduced(storage, self.out_shape, acc, dev)
+        m, k, inner = self.m, self.k, self.inner
+        return launch_reduce(dev, kind, src, m, k, acc, combine, identity, load, "", inner, self.strides)
 
 
 def _plan_key(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str) -> tuple[Any, ...] | None:
@@ -139,12 +143,10 @@ def _launch(
         src, strides, m, inner = contiguous(permute_dims(x, order))._operand(), None, rows, 1
     else:
         (src, strides), (m, _, inner) = found, view
-        if plan_key is not None and src is x._leaf:  # (x itself, where it lies)
-            remember(
-                x._device.plans, PLAN_CACHE, plan_key, _ReducePlan(out_shape, m, k, inner, strides, code)
-            )
-    combine, identity, load = code
-    storage = launch_reduce(x._device, kind, src, m, k, acc, combine, identity, load, "", inner, strides)
+    plan = _ReducePlan(out_shape, m, k, inner, strides, code)
+    if plan_key is not None and src is x._leaf:  # (x itself, where it lies)
+        remember(x._device.plans, PLAN_CACHE, plan_key, plan)
+    storage = plan.launch(x._device, src, acc, kind)
     return storage, out_shape
 
 
