@@ -399,8 +399,9 @@ def test_variance_keeps_its_bits_with_fusion_off(xp, shape, axis, gpu, monkeypat
 def test_a_reductions_plan_serves_arrays_of_its_signature_only(xp, gpu, monkeypatch):
     """An array reduced where it lies keeps its reduction's plan: the next one of the same dtype,
     shape and strides, reduced the same way (other data, another offset) goes straight to the
-    launch; a pending chain, or an array whose reduced axes are apart (copied first), is worked
-    out again each time."""
+    launch. So does a pending chain of the same structure and operands' strides (other
+    operands, other scalars); an array whose reduced axes are apart (copied first), a chain
+    computed before it is reduced, or one whose operands lie otherwise, is worked out again."""
     from ruda_wgpu import _statistical
 
     monkeypatch.setattr(xp.__array_namespace_info__().default_device(), "cpu", not gpu)
@@ -417,14 +418,27 @@ def test_a_reductions_plan_serves_arrays_of_its_signature_only(xp, gpu, monkeypa
         ),
         (lambda i: xp.min(c[i]), lambda i: cube[i].min()),
         (lambda i: xp.sum(c[i : i + 2], axis=(1, 2)), lambda i: cube[i : i + 2].sum(axis=(1, 2))),
+        (
+            lambda i: xp.sum(x[i : i + 64] * (i + 2), axis=0),
+            lambda i: (big[i : i + 64] * np.float32(i + 2)).sum(axis=0),
+        ),
+        (
+            lambda i: xp.max(xi[i : i + 50] - xi[i + 1 : i + 51], axis=1),
+            lambda i: (ints[i : i + 50] - ints[i + 1 : i + 51]).max(axis=1),
+        ),
+        (lambda i: xp.sum(c[i] * c[i + 1]), lambda i: (cube[i] * cube[i + 1]).sum()),
     ]
     if gpu:  # (rows a stride apart, each a workgroup's; a CPU adapter reads such a view as a chain)
         planned.append(
             (lambda i: xp.sum(x[i : i + 64, 3:], axis=1), lambda i: big[i : i + 64, 3:].sum(axis=1))
         )
     worked_out = [
-        (lambda i: xp.sum(x[i : i + 64] * 2, axis=0), lambda i: (big[i : i + 64] * 2).sum(axis=0)),
         (lambda i: xp.sum(c[i : i + 2], axis=(0, 2)), lambda i: cube[i : i + 2].sum(axis=(0, 2))),
+        (lambda i: xp.sum(c[i : i + 2] * 2, axis=(0, 2)), lambda i: (cube[i : i + 2] * 2).sum(axis=(0, 2))),
+        (  # a chain whose operand does not fold into one axis: computed, then reduced
+            lambda i: xp.sum(xp.broadcast_to(c[i, :1], (30, 5)) * 2),
+            lambda i: (np.broadcast_to(cube[i, :1], (30, 5)) * 2).sum(),
+        ),
     ]
     for reduce, want in planned + worked_out:
         assert_matches_numpy(reduce(0), want(0), rtol=1e-4, atol=1e-4)
@@ -439,6 +453,10 @@ def test_a_reductions_plan_serves_arrays_of_its_signature_only(xp, gpu, monkeypa
     for reduce, _ in worked_out:
         with pytest.raises(AssertionError, match="worked out again"):
             reduce(1)
+    # the chain of the first planned one, its operand transposed: a signature of its own
+    across = xp.asarray(np.ascontiguousarray(big[:64].T)).T
+    with pytest.raises(AssertionError, match="worked out again"):
+        xp.sum(across * 2, axis=0)
 
 
 def test_long_rows_reduce_a_workgroup_a_row_on_a_gpu(xp, monkeypatch):

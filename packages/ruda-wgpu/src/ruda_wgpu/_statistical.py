@@ -54,18 +54,20 @@ Grouped = list[tuple[int, int, int]]
 
 def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, fn: str) -> Array:
     """Reduce ``x`` over ``axis`` with ``kind`` in sum/prod/min/max/all/any; result dtype ``acc``.
-    An array of a signature reduced in place before goes straight to the launch (see
-    :class:`_ReducePlan`)."""
-    key = _plan_key(x, axis, keepdims, acc, kind)
+    An array of a signature reduced in place before, or a pending chain of a structure reduced
+    as it was read before, goes straight to the launch (see :class:`ReductionPlan`)."""
+    chain = reduction_input(x, strided=True) if x._node is not None else None
+    key = reduction_plan_key(x, chain, axis, keepdims, acc, kind)
     if key is not None:
-        plan: _ReducePlan | None = x._device.plans.get(key)
+        plan: ReductionPlan | None = x._device.plans.get(key)
         if plan is not None:
-            return plan.run(x, acc, kind)
+            return plan.run(x, chain, acc, kind)
     shape = x._shape
     axes = _axes(axis, len(shape), fn)
     if not axes:
         return astype(x, acc) if x._dtype != acc else copy_of(x)
-    storage, out_shape = _launch(x, axes, keepdims, acc, kind, _reduction_code(kind, x._dtype, acc), key)
+    code = _reduction_code(kind, x._dtype, acc)
+    storage, out_shape = _launch(x, axes, keepdims, acc, kind, code, key, chain)
     return _reduced(storage, out_shape, acc, x._device)
 
 
@@ -79,12 +81,17 @@ def _reduced(storage: Storage, out_shape: tuple[int, ...], acc: np.dtype[Any], d
     return out
 
 
-class _ReducePlan(NamedTuple):
+class ReductionPlan(NamedTuple):
     """How :func:`_launch` reduces an array of one signature (dtype, shape, strides, axes,
     keepdims, kind and dtype of the result): the result's shape, the (m, k, inner) view and the
     operand's strides along it, the kernel's code. A plan that reads the array in place is kept,
     and the next array of that signature skips the axes' checks, the geometry and the folding of
-    its strides."""
+    its strides. So is a plan that reads a pending chain as it reduces it, for the next chain of
+    that structure (operations, dtypes, and the strides of its array operands: see
+    :func:`reduction_plan_key`), whose own operands it then reads: on the lavapipe machine's host with a
+    GPU's code paths (best of 150 rounds of 20 calls, three rounds of turns against the code
+    before), ``sum(x * y)`` of 1000 x 16 float32 recorded in 19.8-21.0 us against 23.7-24.7,
+    ``sum(x + y, axis=0)`` in 22.5-23.1 against 28.7-31.2."""
 
     out_shape: tuple[int, ...]
     m: int
@@ -93,10 +100,17 @@ class _ReducePlan(NamedTuple):
     strides: Grouped | None
     code: tuple[str, str, str]
 
-    def run(self, x: Array, acc: np.dtype[Any], kind: str) -> Array:
-        """The reduction of ``x``, of this plan's signature."""
-        dev = x._device
-        return _reduced(self.launch(dev, x._operand(), acc, kind), self.out_shape, acc, dev)
+    def run(self, x: Array, chain: Fused | None, acc: np.dtype[Any], kind: str) -> Array:
+        """The reduction of ``x`` (read as the pending ``chain``, where it is one), of this plan's
+        signature."""
+        return self.result(x._device, x._operand() if chain is None else chain, acc, kind, self.out_shape)
+
+    def result(
+        self, dev: GpuDevice, src: Operand | Fused, acc: np.dtype[Any], kind: str, shape: tuple[int, ...]
+    ) -> Array:
+        """The reduction of ``src`` as an array of ``shape`` (the result's, or one of as many
+        elements)."""
+        return _reduced(self.launch(dev, src, acc, kind), shape, acc, dev)
 
     def launch(self, dev: GpuDevice, src: Operand | Fused, acc: np.dtype[Any], kind: str) -> Storage:
         """The storage of the reduction of ``src`` (the array, or the chain read as it is
@@ -106,11 +120,15 @@ class _ReducePlan(NamedTuple):
         return launch_reduce(dev, kind, src, m, k, acc, combine, identity, load, "", inner, self.strides)
 
 
-def _plan_key(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str) -> tuple[Any, ...] | None:
-    """The signature of a :class:`_ReducePlan` (with the device's kind: tests switch a CPU
-    adapter to a GPU's code paths); None for a pending array (its chain is read as it is
-    reduced) or an axis that is not None, an int or a tuple of ints."""
-    if x._node is not None:
+def reduction_plan_key(
+    x: Array, chain: Fused | None, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str
+) -> tuple[Any, ...] | None:
+    """The signature of a :class:`ReductionPlan` (with the device's kind: tests switch a CPU
+    adapter to a GPU's code paths); for a pending ``x``, its ``chain``'s structure and the
+    dtypes and strides of its leaves (their buffers and offsets are the launch's). None for an
+    array computed since it was recorded, a pending one that is not read as a chain (fusion
+    off), or an axis that is not None, an int or a tuple of ints."""
+    if x._node is not None and chain is None:
         return None
     if not (
         axis is None
@@ -118,7 +136,11 @@ def _plan_key(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str
         or (type(axis) is tuple and builtins.all(type(a) is int for a in axis))
     ):
         return None
-    return ("reduce plan", kind, acc, x._dtype, x._shape, x._strides, axis, keepdims, x._device.cpu)
+    key = ("reduce plan", kind, acc, x._dtype, x._shape, x._strides, axis, keepdims, x._device.cpu)
+    if chain is None:
+        return key
+    leaves = tuple((a.dtype, a.strides) if type(a) is Operand else a.dtype for a in chain.leaves)
+    return (*key, chain.key, leaves)
 
 
 def _launch(
@@ -129,32 +151,39 @@ def _launch(
     kind: str,
     code: tuple[str, str, str],
     plan_key: tuple[Any, ...] | None = None,
+    chain: Fused | None = None,
 ) -> tuple[Storage, tuple[int, ...]]:
     """Reduce ``x`` over the non-empty ``axes`` by ``code`` (combine, identity, load; see
-    :func:`_reduction_code`) into ``acc`` values: their storage and the result's shape. With a
-    ``plan_key``, a reduction that reads ``x`` in place keeps its plan under it."""
+    :func:`_reduction_code`) into ``acc`` values: their storage and the result's shape. A
+    pending ``x`` is read as its ``chain`` where the strides allow (made here when not given).
+    With a ``plan_key``, a reduction that reads ``x`` in place, or its chain, keeps its plan
+    under it."""
     out_shape, order, rows, k, view = _geometry(x._shape, axes, keepdims)
+    if chain is None and x._node is not None:
+        chain = reduction_input(x, strided=True)
     # Reduced axes next to each other are read in place, as (m, k, inner) (a leading axis: inner
     # > 1); others, or those that cannot be, are moved last first, by a copy: rows of k.
-    found = _in_place(x, axes, view) if view is not None else None
+    found = _in_place(x, axes, view, chain) if view is not None else None
     src: Operand | Fused
     strides: Grouped | None
     if found is None or view is None:
         src, strides, m, inner = contiguous(permute_dims(x, order))._operand(), None, rows, 1
     else:
         (src, strides), (m, _, inner) = found, view
-    plan = _ReducePlan(out_shape, m, k, inner, strides, code)
-    if plan_key is not None and src is x._leaf:  # (x itself, where it lies)
+    plan = ReductionPlan(out_shape, m, k, inner, strides, code)
+    # kept when it reads x where it lies, or its chain as it is reduced (not the chain's result,
+    # computed here because its operands' strides do not fold into the view)
+    if plan_key is not None and src is (x._leaf if chain is None else chain):
         remember(x._device.plans, PLAN_CACHE, plan_key, plan)
     storage = plan.launch(x._device, src, acc, kind)
     return storage, out_shape
 
 
 def _in_place(
-    x: Array, axes: tuple[int, ...], view: tuple[int, int, int]
+    x: Array, axes: tuple[int, ...], view: tuple[int, int, int], chain: Fused | None
 ) -> tuple[Operand | Fused, Grouped | None] | None:
     """What a reduction over the adjacent ``axes`` reads ``x`` by, in place, as the (m, k, inner)
-    ``view``: a pending elementwise chain computed as it is read, or ``x`` itself; with each
+    ``view``: its pending elementwise ``chain`` computed as it is read, or ``x`` itself; with each
     array leaf's strides along m, k and inner (None: contiguous). A leaf whose strides do not
     fold into the view (or a strided one too long for one binding) makes ``x`` computed, and
     made contiguous; None when a reduction over a leading axis could still not bind it whole."""
@@ -173,7 +202,7 @@ def _in_place(
         # where the rows are contiguous a stride apart or hold one element a row (the mean
         # that x - mean(x) subtracts); else x is computed, contiguous
         if pending:
-            fused = reduction_input(x, strided=True)
+            fused = chain
             rows = None if fused is None else _folded_leaves(fused, x._shape, groups, view, limit, True)
             if fused is None or rows is None:
                 return contiguous(x)._operand(), None
@@ -185,7 +214,7 @@ def _in_place(
         return contiguous(x)._operand(), None
     # Strided leaves are taken here, where the reduction runs a result a thread: so it would with
     # fusion off, and fused and unfused results keep the same bits.
-    fused = reduction_input(x, strided=True)
+    fused = chain
     folded = None if fused is None else _folded_leaves(fused, x._shape, groups, view, limit, False)
     if fused is not None and folded is not None:
         return fused, folded
