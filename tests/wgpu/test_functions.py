@@ -402,9 +402,10 @@ def test_a_reductions_plan_serves_arrays_of_its_signature_only(xp, gpu, monkeypa
     launch. So does a pending chain of the same structure and operands' strides (other
     operands, other scalars); an array whose reduced axes are apart (copied first), a chain
     computed before it is reduced, or one whose operands lie otherwise, is worked out again."""
-    from ruda_wgpu import _statistical
+    from ruda_wgpu import _fusion, _statistical
 
     monkeypatch.setattr(xp.__array_namespace_info__().default_device(), "cpu", not gpu)
+    monkeypatch.setattr(_fusion, "_enabled", True)  # (chains: whatever RUDA_WGPU_FUSION says)
     rng = np.random.default_rng(8)
     big = rng.standard_normal((90, 3 * _reduce_kernels.SHORT_ROWS)).astype(np.float32)
     ints = rng.integers(-1000, 1000, (90, 40)).astype(np.int32)
@@ -702,6 +703,73 @@ def test_a_products_plan_serves_operands_of_its_signature_only(xp, gpu, monkeypa
     for product, _ in cases[3:]:
         with pytest.raises(AssertionError, match="worked out again"):
             product(1)
+
+
+def _twice(r):
+    return r @ r
+
+
+def _own_vecdot(xp, r):
+    return xp.vecdot(r, r)
+
+
+@pytest.mark.parametrize("gpu", [False, True])
+def test_a_vector_products_plan_serves_operands_of_its_signature_only(xp, gpu, monkeypatch):
+    """A product with a vector, a dot product, or ``vecdot``, whose sums read both operands where
+    they lie keeps its plan: the next pair of the same dtypes, shapes and strides (other data, other
+    offsets, two views of one vector, a pending operand) goes straight to the reduction, and so
+    does an array times itself, by a plan of its own. A pair that begins at the same element of
+    one buffer keeps none, nor does a product with fusion off take one made with it on."""
+    from ruda_wgpu import _fusion
+
+    monkeypatch.setattr(xp.__array_namespace_info__().default_device(), "cpu", not gpu)
+    monkeypatch.setattr(_fusion, "_enabled", True)  # (whatever RUDA_WGPU_FUSION says)
+    rng = np.random.default_rng(9)
+    mat, vec, other = rng.standard_normal((70, 40)), rng.standard_normal(50), rng.standard_normal((40, 24))
+    stack, ints = rng.standard_normal((4, 30, 40)), rng.integers(-100, 100, (2, 50)).astype(np.int8)
+    mat, vec, other, stack = (a.astype(np.float32) for a in (mat, vec, other, stack))
+    x, v, y, s, n = (xp.asarray(a) for a in (mat, vec, other, stack, ints))
+    planned = [
+        (lambda i: x[i : i + 64] @ v[i : i + 40], lambda i: mat[i : i + 64] @ vec[i : i + 40]),
+        (lambda i: v[i : i + 40] @ y, lambda i: vec[i : i + 40] @ other),
+        (lambda i: s[i : i + 2] @ v[i : i + 40], lambda i: stack[i : i + 2] @ vec[i : i + 40]),
+        (lambda i: _twice(v[i : i + 40]), lambda i: vec[i : i + 40] @ vec[i : i + 40]),  # (one array)
+        (lambda i: v[i : i + 40] @ x[i + 1, :40], lambda i: vec[i : i + 40] @ mat[i + 1, :40]),
+        (lambda i: n[0, i : i + 40] @ n[1, i : i + 40], lambda i: ints[0, i : i + 40] @ ints[1, i : i + 40]),
+        (
+            lambda i: xp.vecdot(x[i : i + 6], x[i + 1 : i + 7], axis=0),
+            lambda i: (mat[i : i + 6] * mat[i + 1 : i + 7]).sum(axis=0),
+        ),
+        (
+            lambda i: xp.vecdot(s[i : i + 2], v[i : i + 40]),
+            lambda i: (stack[i : i + 2] * vec[i : i + 40]).sum(-1),
+        ),
+        (lambda i: _own_vecdot(xp, s[i]), lambda i: (stack[i] * stack[i]).sum(-1)),  # (one array)
+    ]
+    served = [  # by the plans of the first and fifth
+        (lambda i: (x[i : i + 64] * 2) @ v[i : i + 40], lambda i: (mat[i : i + 64] * 2) @ vec[i : i + 40]),
+        (lambda i: v[i : i + 40] @ v[i : i + 40], lambda i: vec[i : i + 40] @ vec[i : i + 40]),
+    ]
+    worked_out = [(lambda i: x[i : i + 50] @ x[i, :40], lambda i: mat[i : i + 50] @ mat[i, :40])]
+    for product, want in planned + worked_out:
+        assert_matches_numpy(product(0), want(0), rtol=1e-4, atol=1e-4)
+
+    def summed(*args):
+        raise AssertionError("worked out again")
+
+    monkeypatch.setattr(_linalg, "_summed_products", summed)
+    for product, want in planned + served:
+        for i in (1, 2):
+            assert_matches_numpy(product(i), want(i), rtol=1e-4, atol=1e-4)
+    for product, _ in worked_out:
+        with pytest.raises(AssertionError, match="worked out again"):
+            product(1)
+    previous = _fusion.set_enabled(False)
+    try:
+        with pytest.raises(AssertionError, match="worked out again"):
+            planned[0][0](1)
+    finally:
+        _fusion.set_enabled(previous)
 
 
 @pytest.mark.parametrize(("dtype", "blocking"), _BLOCKINGS, ids=[f"{d}-{b.bm}" for d, b in _BLOCKINGS])
