@@ -428,6 +428,10 @@ def test_a_reductions_plan_serves_arrays_of_its_signature_only(xp, gpu, monkeypa
             lambda i: (ints[i : i + 50] - ints[i + 1 : i + 51]).max(axis=1),
         ),
         (lambda i: xp.sum(c[i] * c[i + 1]), lambda i: (cube[i] * cube[i + 1]).sum()),
+        (
+            lambda i: xp.linalg.vector_norm(x[i : i + 64], axis=1),
+            lambda i: np.linalg.norm(big[i : i + 64], axis=1),
+        ),
     ]
     if gpu:  # (rows a stride apart, each a workgroup's; a CPU adapter reads such a view as a chain)
         planned.append(
@@ -439,6 +443,10 @@ def test_a_reductions_plan_serves_arrays_of_its_signature_only(xp, gpu, monkeypa
         (  # a chain whose operand does not fold into one axis: computed, then reduced
             lambda i: xp.sum(xp.broadcast_to(c[i, :1], (30, 5)) * 2),
             lambda i: (np.broadcast_to(cube[i, :1], (30, 5)) * 2).sum(),
+        ),
+        (
+            lambda i: xp.linalg.vector_norm(c[i : i + 2], axis=(0, 2)),
+            lambda i: np.sqrt((cube[i : i + 2] ** 2).sum(axis=(0, 2))),
         ),
     ]
     for reduce, want in planned + worked_out:

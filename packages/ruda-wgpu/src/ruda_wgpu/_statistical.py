@@ -18,7 +18,7 @@ from ruda_wgpu._creation import full
 from ruda_wgpu._engine import STORAGE_ITEMSIZE, GpuDevice, Storage, remember, storage_itemsize
 from ruda_wgpu._fusion import reduction_input
 from ruda_wgpu._info import default_dtypes_of
-from ruda_wgpu._kernels import ONE, PLAN_CACHE, ZERO, Operand, convert, lib, product, wgsl_type
+from ruda_wgpu._kernels import ONE, PLAN_CACHE, ZERO, Operand, c_strides, convert, lib, product, wgsl_type
 from ruda_wgpu._manipulation import _axes, concat, permute_dims, reshape
 from ruda_wgpu._ops import apply, astype
 from ruda_wgpu._parts import fits, halves, outer_axis, too_large, window_elements, windows
@@ -56,12 +56,9 @@ def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, 
     """Reduce ``x`` over ``axis`` with ``kind`` in sum/prod/min/max/all/any; result dtype ``acc``.
     An array of a signature reduced in place before, or a pending chain of a structure reduced
     as it was read before, goes straight to the launch (see :class:`ReductionPlan`)."""
-    chain = reduction_input(x, strided=True) if x._node is not None else None
-    key = reduction_plan_key(x, chain, axis, keepdims, acc, kind)
-    if key is not None:
-        plan: ReductionPlan | None = x._device.plans.get(key)
-        if plan is not None:
-            return plan.run(x, chain, acc, kind)
+    chain, key, plan = _kept(x, axis, keepdims, acc, kind)
+    if plan is not None:
+        return plan.run(x, chain, acc, kind)
     shape = x._shape
     axes = _axes(axis, len(shape), fn)
     if not axes:
@@ -69,6 +66,16 @@ def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, 
     code = _reduction_code(kind, x._dtype, acc)
     storage, out_shape = _launch(x, axes, keepdims, acc, kind, code, key, chain)
     return _reduced(storage, out_shape, acc, x._device)
+
+
+def _kept(
+    x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str
+) -> tuple[Fused | None, tuple[Any, ...] | None, ReductionPlan | None]:
+    """The chain a reduction of ``x`` reads (None: ``x`` itself), the signature of its plan
+    (see :func:`reduction_plan_key`), and the plan kept under it, if any."""
+    chain = reduction_input(x, strided=True) if x._node is not None else None
+    key = reduction_plan_key(x, chain, axis, keepdims, acc, kind)
+    return chain, key, None if key is None else x._device.plans.get(key)
 
 
 def _reduced(storage: Storage, out_shape: tuple[int, ...], acc: np.dtype[Any], dev: GpuDevice) -> Array:
@@ -333,10 +340,17 @@ def scaled_squares(mag: Array, axes: tuple[int, ...], keepdims: bool) -> tuple[A
     over ``mag`` (a pending chain computed as it is read), as LAPACK's nrm2 scales. Both are
     views of one result: scale * sqrt(ssq) is the 2-norm, without the overflow of large
     squares or the underflow of small ones."""
-    acc = _dtypes.COMPLEX_OF[mag.dtype]
-    storage, out_shape = _launch(mag, axes, keepdims, acc, "norm2", _scaled_squares_code(mag._dtype))
-    pairs = Array._new(storage, (*out_shape, 2), mag._dtype, mag._device)
-    return pairs[..., 0], pairs[..., 1]
+    acc, dev = _dtypes.COMPLEX_OF[mag.dtype], mag._device
+    chain, key, plan = _kept(mag, axes, keepdims, acc, "norm2")
+    if plan is not None:
+        out_shape = plan.out_shape
+        storage = plan.launch(dev, mag._operand() if chain is None else chain, acc, "norm2")
+    else:
+        code = _scaled_squares_code(mag._dtype)
+        storage, out_shape = _launch(mag, axes, keepdims, acc, "norm2", code, key, chain)
+    strides = c_strides((*out_shape, 2))[:-1]  # (views of the pairs, as pairs[..., 0] and [..., 1])
+    scale = Array._new(storage, out_shape, mag._dtype, dev, strides, 0)
+    return scale, Array._new(storage, out_shape, mag._dtype, dev, strides, 1)
 
 
 def _sum_dtype(x: Array, dtype: Any) -> np.dtype[Any]:
