@@ -721,6 +721,10 @@ def _own_vecdot(xp, r):
     return xp.vecdot(r, r)
 
 
+def _read_again(*args):
+    raise AssertionError("the chain was read again")
+
+
 @pytest.mark.parametrize("gpu", [False, True])
 def test_a_vector_products_plan_serves_operands_of_its_signature_only(xp, gpu, monkeypatch):
     """A product with a vector, a dot product, or ``vecdot``, whose sums read both operands where
@@ -759,8 +763,18 @@ def test_a_vector_products_plan_serves_operands_of_its_signature_only(xp, gpu, m
         (lambda i: v[i : i + 40] @ v[i : i + 40], lambda i: vec[i : i + 40] @ vec[i : i + 40]),
     ]
     worked_out = [(lambda i: x[i : i + 50] @ x[i, :40], lambda i: mat[i : i + 50] @ mat[i, :40])]
+    # a column, strided, summed by a GPU's row kernel (over more than SHORT_ROWS) is copied first
+    column = (lambda i: s[i, :, 0] @ x[:30, i], lambda i: stack[i, :, 0] @ mat[:30, i])
+    line = rng.standard_normal(80).astype(np.float32)
+    w = xp.asarray(line)
+    long_column = (lambda i: w[i : i + 70] @ x[:, i], lambda i: line[i : i + 70] @ mat[:, i])
+    (worked_out if gpu else planned).append(long_column)
+    planned.append(column)
     for product, want in planned + worked_out:
         assert_matches_numpy(product(0), want(0), rtol=1e-4, atol=1e-4)
+    if gpu:  # (and that signature is not tried again)
+        monkeypatch.setattr(_linalg, "reduction_input", _read_again)
+        assert_matches_numpy(long_column[0](3), long_column[1](3), rtol=1e-4, atol=1e-4)
 
     def summed(*args):
         raise AssertionError("worked out again")

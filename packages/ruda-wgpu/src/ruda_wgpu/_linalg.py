@@ -435,17 +435,24 @@ def _summed_products(
     :class:`_VectorPlan`, kept under ``function`` (and its arguments: ``matmul``'s, none) and
     the pair's :func:`_plan_key`."""
     products = apply("multiply", a, b)
-    # (two operands that begin at the same element of one buffer keep no plan: see _operand_leaves)
+    dev, key = x1._device, (*function, *_plan_key(x1, x2))
+    # (two operands that begin at the same element of one buffer keep no plan: see
+    # _operand_leaves; nor does a signature whose products the reduction cannot read in place)
     plain = x1 is x2 or x1._store is not x2._store or x1._offset != x2._offset
-    chain = reduction_input(products, strided=True) if plain else None
-    out = reshape(sum_(products, axis=axis, dtype=dt, keepdims=True), shape)
-    if chain is not None:
-        dev = x1._device
-        reduction = dev.plans.get(reduction_plan_key(products, chain, axis, True, dt, "sum"))
-        leaves = _operand_leaves(chain, x1, x2)
-        if reduction is not None and leaves is not None:
+    tried = ("unplanned", *key) in dev.plans
+    chain = reduction_input(products, strided=True) if plain and not tried else None
+    keepdims = len(shape) == products.ndim  # (a product with a vector drops the axis later)
+    out = sum_(products, axis=axis, dtype=dt, keepdims=keepdims)
+    if out.shape != shape:
+        out = reshape(out, shape)
+    leaves = None if chain is None else _operand_leaves(chain, x1, x2)
+    if chain is not None and leaves is not None:  # (the chain of x1 and x2 themselves)
+        reduction = dev.plans.get(reduction_plan_key(products, chain, axis, keepdims, dt, "sum"))
+        if reduction is None:  # (computed first: a strided vector on a GPU's row kernel)
+            remember(dev.plans, PLAN_CACHE, ("unplanned", *key), True)
+        else:
             plan = _VectorPlan(shape, dt, leaves, chain.dtype, chain.key, chain.code(), reduction)
-            remember(dev.plans, PLAN_CACHE, (*function, *_plan_key(x1, x2)), plan)
+            remember(dev.plans, PLAN_CACHE, key, plan)
     return out
 
 
