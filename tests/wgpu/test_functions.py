@@ -681,7 +681,8 @@ def test_a_repeated_product_reads_its_operands_anew(xp):
 def test_a_products_plan_serves_operands_of_its_signature_only(xp, gpu, monkeypatch):
     """A product that reads both operands in place keeps its plan: the next pair of the same
     dtypes, shapes and strides (other data, other offsets) goes straight to the launch, split
-    into slices of k as the first was; a product whose operands were cast or copied first keeps
+    into slices of k as the first was, and so does a pending operand's, computed first as the
+    kernels read stored operands; a product whose operands were cast or copied first keeps
     none, and the next of its signature is worked out again."""
     dev = xp.__array_namespace_info__().default_device()
     monkeypatch.setattr(dev, "cpu", not gpu)
@@ -694,6 +695,7 @@ def test_a_products_plan_serves_operands_of_its_signature_only(xp, gpu, monkeypa
         (lambda i: x[i : i + 64] @ y, lambda i: big[i : i + 64] @ other.astype(np.float32)),
         (lambda i: x[i : i + 24].T @ y[i : i + 24], lambda i: big[i : i + 24].T @ other[i : i + 24]),
         (lambda i: t[i].T @ t[i], lambda i: tall[i].T @ tall[i]),  # (split into slices on a GPU)
+        (lambda i: (x[i : i + 64] - 1) @ y, lambda i: (big[i : i + 64] - 1) @ other),  # (pending: run)
         (lambda i: x[i : i + 64] @ y64, lambda i: big[i : i + 64] @ other.astype(np.int32)),  # (cast)
         (lambda i: wide[i : i + 20, ::2] @ y, lambda i: np.tile(big, 2)[i : i + 20, ::2] @ other),  # (copied)
     ]
@@ -705,10 +707,10 @@ def test_a_products_plan_serves_operands_of_its_signature_only(xp, gpu, monkeypa
         raise AssertionError("worked out again")
 
     monkeypatch.setattr(_linalg, "_matrices", worked_out)
-    for product, want in cases[:3]:
+    for product, want in cases[:4]:
         for i in (1, 2):
             assert_matches_numpy(product(i), want(i).astype(np.float32), rtol=1e-4, atol=1e-4)
-    for product, _ in cases[3:]:
+    for product, _ in cases[4:]:
         with pytest.raises(AssertionError, match="worked out again"):
             product(1)
 
@@ -729,9 +731,10 @@ def _read_again(*args):
 def test_a_vector_products_plan_serves_operands_of_its_signature_only(xp, gpu, monkeypatch):
     """A product with a vector, a dot product, or ``vecdot``, whose sums read both operands where
     they lie keeps its plan: the next pair of the same dtypes, shapes and strides (other data, other
-    offsets, two views of one vector, a pending operand) goes straight to the reduction, and so
-    does an array times itself, by a plan of its own. A pair that begins at the same element of
-    one buffer keeps none, nor does a product with fusion off take one made with it on."""
+    offsets, two views of one vector) goes straight to the reduction, and so does an array times
+    itself, by a plan of its own. A pair that begins at the same element of one buffer keeps
+    none, nor does a product with fusion off take one made with it on, nor a pending operand
+    (whose chain the sums compute as they read it)."""
     from ruda_wgpu import _fusion
 
     monkeypatch.setattr(xp.__array_namespace_info__().default_device(), "cpu", not gpu)
@@ -758,8 +761,7 @@ def test_a_vector_products_plan_serves_operands_of_its_signature_only(xp, gpu, m
         ),
         (lambda i: _own_vecdot(xp, s[i]), lambda i: (stack[i] * stack[i]).sum(-1)),  # (one array)
     ]
-    served = [  # by the plans of the first and fifth
-        (lambda i: (x[i : i + 64] * 2) @ v[i : i + 40], lambda i: (mat[i : i + 64] * 2) @ vec[i : i + 40]),
+    served = [  # by the plan of the fifth
         (lambda i: v[i : i + 40] @ v[i : i + 40], lambda i: vec[i : i + 40] @ vec[i : i + 40]),
     ]
     worked_out = [(lambda i: x[i : i + 50] @ x[i, :40], lambda i: mat[i : i + 50] @ mat[i, :40])]
@@ -792,6 +794,18 @@ def test_a_vector_products_plan_serves_operands_of_its_signature_only(xp, gpu, m
             planned[0][0](1)
     finally:
         _fusion.set_enabled(previous)
+    # a pending operand is not run first by the plan of its signature: its chain is computed as
+    # the sums read it, one kernel as the product of stored operands
+    monkeypatch.undo()
+    monkeypatch.setattr(xp.__array_namespace_info__().default_device(), "cpu", not gpu)
+    monkeypatch.setattr(_fusion, "_enabled", True)
+    before = dispatch_count(xp)
+    stored = x[1:65] @ v[1:41]
+    one = dispatch_count(xp) - before
+    pending = (x[1:65] * 2) @ v[1:41]
+    assert dispatch_count(xp) - before == 2 * one
+    assert_matches_numpy(pending, (mat[1:65] * 2) @ vec[1:41], rtol=1e-4, atol=1e-4)
+    assert_matches_numpy(stored, mat[1:65] @ vec[1:41], rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize(("dtype", "blocking"), _BLOCKINGS, ids=[f"{d}-{b.bm}" for d, b in _BLOCKINGS])

@@ -65,10 +65,12 @@ def _pair(x1: Any, x2: Any, fn: str) -> Any:
 
 def matmul(x1: Array, x2: Array, /) -> Array:
     """Matrix product with NumPy's rules for 1-D operands and broadcast batch dimensions."""
-    # a signature met before goes straight to its launch (see _ProductPlan)
+    # a signature met before goes straight to its launch (see _ProductPlan); its key is taken
+    # before anything runs a pending operand
+    key = None
     if type(x1) is Array and type(x2) is Array and x1._device is x2._device:
-        dev = x1._device
-        plan: _ProductPlan | _VectorPlan | None = dev.plans.get(_plan_key(x1, x2))
+        key = _plan_key(x1, x2)
+        plan: _ProductPlan | _VectorPlan | None = x1._device.plans.get(key)
         if plan is not None:
             return plan.run(x1, x2)
     dt = _pair(x1, x2, "matmul")
@@ -107,7 +109,7 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     if too_large(a, b) or not fits(a.device, math.prod(batch) * m * n, storage_itemsize(dt)):
         out = _matmul_parts(a, b, dt)
     else:
-        out = _product(a, b, batch, m, k, n, dt, a is x1 and b is x2)
+        out = _product(a, b, batch, m, k, n, dt, key if a is x1 and b is x2 else None)
     return out if x1.ndim > 1 and x2.ndim > 1 else reshape(out, _dropped(out.shape, x1, x2))
 
 
@@ -184,8 +186,9 @@ class _VectorPlan(NamedTuple):
 def _plan_key(x1: Array, x2: Array) -> tuple[Any, ...]:
     """The signature of a :class:`_ProductPlan` or :class:`_VectorPlan`, with the device's kind
     (tests switch a CPU adapter to a GPU's code paths), whether fusion is on (a vector plan
-    computes the products as the reduction reads them) and whether the operands are one array
-    (whose products read it once: ``r @ r``)."""
+    computes the products as the reduction reads them), whether the operands are one array
+    (whose products read it once: ``r @ r``) and which are pending (whose chains the sums of a
+    product with a vector compute as they read them, where a plan would run them first)."""
     return (
         "matmul plan",
         x1._dtype,
@@ -197,6 +200,8 @@ def _plan_key(x1: Array, x2: Array) -> tuple[Any, ...]:
         x1._device.cpu,
         fusion_enabled(),
         x1 is x2,
+        x1._store is None,
+        x2._store is None,
     )
 
 
@@ -273,13 +278,20 @@ def _deepest(dev: GpuDevice) -> int:
 
 
 def _product(
-    a: Array, b: Array, batch: tuple[int, ...], m: int, k: int, n: int, dt: np.dtype[Any], keep: bool = False
+    a: Array,
+    b: Array,
+    batch: tuple[int, ...],
+    m: int,
+    k: int,
+    n: int,
+    dt: np.dtype[Any],
+    keep: tuple[Any, ...] | None = None,
 ) -> Array:
     """``a @ b`` of (*batch, m, k) and (*batch, k, n) views (broadcast alike) that fit a binding:
     one batch of products of views of them (see :func:`_matrices`), k split into slices where the
     batch is too small to keep the device busy (:func:`_split_product`), and halves of k, added,
-    where neither keeps llvmpipe's threads under its loop limit. With ``keep``, a plan that reads
-    ``a`` and ``b`` in place is kept for the next pair of their signature (see :class:`_ProductPlan`)."""
+    where neither keeps llvmpipe's threads under its loop limit. A plan that reads ``a`` and
+    ``b`` in place is kept under ``keep`` (their signature: see :class:`_ProductPlan`), if given."""
     dev, count = a.device, math.prod(batch)
     split = _batch_split(a, b, len(batch))
     inner = math.prod(batch[split:])
@@ -289,8 +301,8 @@ def _product(
         return apply("add", matmul(a1, b1), matmul(a2, b2))
     a_op, b_op = _matrices(a, dt, split), _matrices(b, dt, split)
     plan = _ProductPlan((*batch, m, n), dt, count, m, k, n, inner, slices, a_op.strides, b_op.strides)
-    if keep and a_op[:2] == (a._store, a._offset) and b_op[:2] == (b._store, b._offset):  # in place
-        remember(dev.plans, PLAN_CACHE, _plan_key(a, b), plan)
+    if keep is not None and a_op[:2] == (a._store, a._offset) and b_op[:2] == (b._store, b._offset):
+        remember(dev.plans, PLAN_CACHE, keep, plan)  # (read in place)
     return plan.launch(a_op, b_op)
 
 
