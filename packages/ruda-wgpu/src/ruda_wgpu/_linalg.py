@@ -77,7 +77,7 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     if x1.ndim == 0 or x2.ndim == 0:
         raise ValueError("matmul() does not take 0-D arrays: use multiply()")
     if x1.ndim == 1 == x2.ndim and x1.shape == x2.shape and dt != _dtypes.float16:
-        return _summed_products(x1, x2, x1, x2, None, dt, ())  # a dot product (see _vector_product)
+        return _summed_products(x1, x2, x1, x2, None, dt, (), key)  # a dot product (see _vector_product)
     a = x1 if x1.ndim > 1 else reshape(x1, (1, x1.shape[0]))
     b = x2 if x2.ndim > 1 else reshape(x2, (x2.shape[0], 1))
     (m, k), (k2, n) = a.shape[-2:], b.shape[-2:]
@@ -87,7 +87,7 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     vector_sized = x1.ndim == 1 or x2.ndim == 1 or m * n > SMALL_PRODUCT
     if (m == 1 or n == 1) and vector_sized and dt != _dtypes.float16:  # (see _vector_product)
         out_batch = broadcast_for("matmul", batch, b_batch)  # (batches that do not broadcast: matmul's error)
-        return _vector_product(x1, x2, a, b, dt, _dropped((*out_batch, m, n), x1, x2))
+        return _vector_product(x1, x2, a, b, dt, _dropped((*out_batch, m, n), x1, x2), key)
     if batch and math.prod(b_batch) == 1 and m * n > SMALL_PRODUCT:
         # a stack of matrices times one matrix (x @ w) is one product of the stack's rows: the
         # broadcast would copy b for every matrix of the stack (64 of 8 x 256 times a 256 x 256
@@ -412,12 +412,19 @@ def unstacked(
 
 
 def _vector_product(
-    x1: Array, x2: Array, a: Array, b: Array, dt: np.dtype[Any], shape: tuple[int, ...]
+    x1: Array,
+    x2: Array,
+    a: Array,
+    b: Array,
+    dt: np.dtype[Any],
+    shape: tuple[int, ...],
+    key: tuple[Any, ...] | None,
 ) -> Array:
     """``x1 @ x2`` as (..., m, k) ``a`` and (..., k, n) ``b`` where a is one row or b one column
     (a vector given as 1-D, or a product of more than SMALL_PRODUCT results): the sums of the
     products along k, one fused kernel reading both operands as they lie (with fusion off, the
-    products are made first, an array of the matrix's size), in ``shape``. A product kernel
+    products are made first, an array of the matrix's size), in ``shape``; ``key`` is the pair's
+    plan key (see :func:`_summed_products`). A product kernel
     gives each thread a whole row or column of the vector's partner (or runs 16 x 16 tiles
     mostly idle), loads that do not coalesce: on an H100, a dot product of 1e7 float32 took
     0.67 ms so and 0.16 summed (CuPy 0.10), an 8192 x 8192 matrix times a vector 1.68 against
@@ -427,8 +434,8 @@ def _vector_product(
     be rounded to float16 before being summed. Small batched products (20000 of 3 x 3 times 3 x
     1) keep the kernel that gives each a thread."""
     if b.shape[-1] == 1:
-        return _summed_products(x1, x2, a, matrix_transpose(b), -1, dt, shape)
-    return _summed_products(x1, x2, matrix_transpose(a), b, -2, dt, shape)
+        return _summed_products(x1, x2, a, matrix_transpose(b), -1, dt, shape, key)
+    return _summed_products(x1, x2, matrix_transpose(a), b, -2, dt, shape, key)
 
 
 def _summed_products(
@@ -439,26 +446,26 @@ def _summed_products(
     axis: int | None,
     dt: np.dtype[Any],
     shape: tuple[int, ...],
-    function: tuple[Any, ...] = (),
+    key: tuple[Any, ...] | None,
 ) -> Array:
     """The sums over ``axis`` (None: all) of the elementwise products of ``a`` and ``b``, views
     of ``x1`` and ``x2``, in ``dt`` and in ``shape``. Where the reduction read the products as
     a chain from both operands where they lie, the next pair of their signature takes its
-    :class:`_VectorPlan`, kept under ``function`` (and its arguments: ``matmul``'s, none) and
-    the pair's :func:`_plan_key`."""
+    :class:`_VectorPlan`, kept under ``key`` (the caller's look-up key, taken before anything
+    ran a pending operand; None: no plan)."""
     products = apply("multiply", a, b)
-    dev, key = x1._device, (*function, *_plan_key(x1, x2))
+    dev = x1._device
     # (two operands that begin at the same element of one buffer keep no plan: see
     # _operand_leaves; nor does a signature whose products the reduction cannot read in place)
     plain = x1 is x2 or x1._store is not x2._store or x1._offset != x2._offset
-    tried = ("unplanned", *key) in dev.plans
-    chain = reduction_input(products, strided=True) if plain and not tried else None
+    planned = key is not None and plain and ("unplanned", *key) not in dev.plans
+    chain = reduction_input(products, strided=True) if planned else None
     keepdims = len(shape) == products.ndim  # (a product with a vector drops the axis later)
     out = sum_(products, axis=axis, dtype=dt, keepdims=keepdims)
     if out.shape != shape:
         out = reshape(out, shape)
     leaves = None if chain is None else _operand_leaves(chain, x1, x2)
-    if chain is not None and leaves is not None:  # (the chain of x1 and x2 themselves)
+    if key is not None and chain is not None and leaves is not None:  # (x1's and x2's own chain)
         reduction = dev.plans.get(reduction_plan_key(products, chain, axis, keepdims, dt, "sum"))
         if reduction is None:  # (computed first: a strided vector on a GPU's row kernel)
             remember(dev.plans, PLAN_CACHE, ("unplanned", *key), True)
@@ -545,11 +552,13 @@ def tensordot(x1: Array, x2: Array, /, *, axes: int | tuple[Sequence[int], Seque
 def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """Dot product of vectors along ``axis`` after broadcasting; complex ``x1`` is conjugated.
     A pair of a signature met before goes straight to its reduction (see :class:`_VectorPlan`)."""
+    key = None
     if type(x1) is Array and type(x2) is Array and x1._device is x2._device and type(axis) is int:
-        plan: _VectorPlan | None = x1._device.plans.get(("vecdot", axis, *_plan_key(x1, x2)))
+        key = ("vecdot", axis, *_plan_key(x1, x2))
+        plan: _VectorPlan | None = x1._device.plans.get(key)
         if plan is not None:
             return plan.run(x1, x2)
-    dt, given = _pair(x1, x2, "vecdot"), axis
+    dt = _pair(x1, x2, "vecdot")
     shape = broadcast_for("vecdot", x1.shape, x2.shape)
     if not -len(shape) <= axis < len(shape) or x1.ndim == 0 or x2.ndim == 0:
         raise ValueError(f"vecdot(): axis {axis} is out of range for shape {shape}")
@@ -563,7 +572,7 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
         product = apply("multiply", apply("conj", x1), x2)
         return sum_(product, axis=axis, dtype=product.dtype)
     out_shape = shape[:axis] + shape[len(shape) + axis + 1 :]
-    return _summed_products(x1, x2, x1, x2, axis, dt, out_shape, ("vecdot", given))
+    return _summed_products(x1, x2, x1, x2, axis, dt, out_shape, key)
 
 
 def _float_input(x: Any, fn: str) -> Array:

@@ -157,17 +157,14 @@ def _launch(
     acc: np.dtype[Any],
     kind: str,
     code: tuple[str, str, str],
-    plan_key: tuple[Any, ...] | None = None,
-    chain: Fused | None = None,
+    plan_key: tuple[Any, ...] | None,
+    chain: Fused | None,
 ) -> tuple[Storage, tuple[int, ...]]:
     """Reduce ``x`` over the non-empty ``axes`` by ``code`` (combine, identity, load; see
     :func:`_reduction_code`) into ``acc`` values: their storage and the result's shape. A
-    pending ``x`` is read as its ``chain`` where the strides allow (made here when not given).
-    With a ``plan_key``, a reduction that reads ``x`` in place, or its chain, keeps its plan
-    under it."""
+    pending ``x`` is read as its ``chain`` (see :func:`_kept`) where the strides allow. With a
+    ``plan_key``, a reduction that reads ``x`` in place, or its chain, keeps its plan under it."""
     out_shape, order, rows, k, view = _geometry(x._shape, axes, keepdims)
-    if chain is None and x._node is not None:
-        chain = reduction_input(x, strided=True)
     # Reduced axes next to each other are read in place, as (m, k, inner) (a leading axis: inner
     # > 1); others, or those that cannot be, are moved last first, by a copy: rows of k.
     found = _in_place(x, axes, view, chain) if view is not None else None
