@@ -154,6 +154,59 @@ def test_a_driver_out_of_memory_frees_the_pool_retries_then_raises_memory_error(
     assert pool.in_use_bytes == got.size and pool.allocated_bytes == got.size
 
 
+def test_the_pool_hands_out_the_earliest_made_free_buffer_first(xp):
+    from ruda_wgpu._engine import BufferPool
+
+    pool = BufferPool(_RefusingDevice(refusals=0), usage=0)
+    first, second, third = (pool.acquire(1000) for _ in range(3))
+    for buf in (second, third, first):  # returned in another order than they were made
+        pool.release(buf)
+    assert [pool.acquire(1000) for _ in range(3)] == [first, second, third]
+
+
+def test_a_loop_of_new_arrays_binds_the_same_buffers_every_round(xp, monkeypatch):
+    """A conjugate gradient loop makes its arrays anew each iteration and drops them in
+    another order than it made them; its bind groups (and prepared dispatches, which hold
+    buffers) are made in its first rounds only, as every round gets the same buffers."""
+    from ruda_wgpu._engine import GpuDevice
+
+    made = []
+    bind_group = GpuDevice._bind_group
+
+    def counting(self: Any, *args: Any) -> Any:
+        made.append(args)
+        return bind_group(self, *args)
+
+    monkeypatch.setattr(GpuDevice, "_bind_group", counting)
+    rng = np.random.default_rng(0)
+    m = rng.standard_normal((64, 64)).astype(np.float32)
+    a = xp.asarray(m @ m.T / 64 + np.eye(64, dtype=np.float32))
+    b = xp.asarray(rng.standard_normal(64).astype(np.float32))
+
+    def solve(iterations: int) -> Any:
+        x = xp.zeros_like(b)
+        r = p = b
+        rs = r @ r
+        for _ in range(iterations):
+            ap = a @ p
+            alpha = rs / (p @ ap)
+            x = x + alpha * p
+            r = r - alpha * ap
+            rs_new = r @ r
+            p = r + (rs_new / rs) * p
+            rs = rs_new
+        return x
+
+    made_per_round = []
+    for _ in range(6):
+        made.clear()
+        x = solve(20)
+        xp.synchronize()
+        made_per_round.append(len(made))
+    assert made_per_round[0] > 0 and made_per_round[3:] == [0, 0, 0], made_per_round
+    np.testing.assert_allclose(np.asarray(a @ x), np.asarray(b), atol=1e-3)
+
+
 def test_batches_are_submitted_on_read_and_at_the_bound(xp, monkeypatch):
     from ruda_wgpu import _fusion
     from ruda_wgpu._engine import BATCH_DISPATCHES

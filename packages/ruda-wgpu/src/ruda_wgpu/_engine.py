@@ -23,6 +23,8 @@
 from __future__ import annotations
 
 import functools
+import heapq
+import itertools
 import math
 import os
 import re
@@ -89,17 +91,29 @@ def binding_limit(adapter_limit: int) -> int:
 
 
 class BufferPool:
-    """GPU buffers by size class; counts what is allocated and what is in use."""
+    """GPU buffers by size class; counts what is allocated and what is in use.
+
+    A free buffer is handed out earliest made first, not last returned first: a loop then gets
+    the same buffers in the same roles every round, and the bind groups, prepared dispatches
+    and fused launches it made, which hold buffers, are found again. Last returned first, each
+    round handed the buffers to new roles (as the loop's arrays died in another order than it
+    made them): a 64 x 64 conjugate gradient loop made six bind groups a round for more than
+    600 rounds, and ran at 440-800 us a round on lavapipe against 207 in this order, which
+    makes none after the first round.
+    """
 
     def __init__(self, device: Any, usage: int) -> None:
         self._device = device
         self._usage = usage
         #: the largest buffer the device makes (a size class above it is cut down to it)
         self.largest = int(device.limits["max-buffer-size"])
-        self._free: dict[int, list[Any]] = {}
-        # Every buffer stays referenced here until destroyed, so it is never part of garbage that
-        # the cycle collector finalises together with the Storage that would return it to the pool.
-        self._owned: dict[int, Any] = {}
+        #: free buffers by size class, each a heap of (serial, buffer): earliest made first
+        self._free: dict[int, list[tuple[int, Any]]] = {}
+        # Every buffer stays referenced here, with its serial, until destroyed, so it is never
+        # part of garbage that the cycle collector finalises together with the Storage that would
+        # return it to the pool.
+        self._owned: dict[int, tuple[int, Any]] = {}
+        self._serials = itertools.count()
         # Re-entrant: a garbage collection inside a locked section may finalise a Storage,
         # whose __del__ releases its buffer into this same pool from the same thread.
         self._lock = threading.RLock()
@@ -119,7 +133,7 @@ class BufferPool:
         size = min(size_class(nbytes), self.largest)
         with self._lock:
             free = self._free.get(size)
-            buf = free.pop() if free else None
+            buf = heapq.heappop(free)[1] if free else None
             self.in_use_bytes += size
         if buf is None:
             try:
@@ -129,7 +143,7 @@ class BufferPool:
                     self.in_use_bytes -= size
                 raise
             with self._lock:
-                self._owned[id(buf)] = buf
+                self._owned[id(buf)] = (next(self._serials), buf)
                 self.allocated_bytes += size
                 self.buffers_created += 1
         return buf
@@ -163,7 +177,7 @@ class BufferPool:
             free = self._free.get(size)
             if free is None:
                 free = self._free[size] = []
-            free.append(buf)
+            heapq.heappush(free, self._owned[id(buf)])
             self.in_use_bytes -= size
 
     def empty(self) -> None:
@@ -171,7 +185,7 @@ class BufferPool:
         with self._lock:
             free, self._free = self._free, {}
             for bufs in free.values():
-                for buf in bufs:
+                for _, buf in bufs:
                     self.allocated_bytes -= int(buf.size)
                     del self._owned[id(buf)]
                     buf.destroy()
