@@ -456,9 +456,12 @@ def _summed_products(
     products = apply("multiply", a, b)
     dev = x1._device
     # (two operands that begin at the same element of one buffer keep no plan: see
-    # _operand_leaves; nor does a signature whose products the reduction cannot read in place)
+    # _operand_leaves; nor does a signature whose products the reduction cannot read in place,
+    # nor a pending operand, whose chain's leaves are not the operands: the sum of the products
+    # then takes the plan of its chain's structure, and the chain is not walked twice)
     plain = x1 is x2 or x1._store is not x2._store or x1._offset != x2._offset
-    planned = key is not None and plain and ("unplanned", *key) not in dev.plans
+    stored = x1._store is not None and x2._store is not None
+    planned = key is not None and plain and stored and ("unplanned", *key) not in dev.plans
     chain = reduction_input(products, strided=True) if planned else None
     keepdims = len(shape) == products.ndim  # (a product with a vector drops the axis later)
     out = sum_(products, axis=axis, dtype=dt, keepdims=keepdims)
