@@ -273,6 +273,46 @@ def test_broadcast_operands_and_shared_intermediates(xp, fused):
     assert_matches_numpy(u, want_u)  # u still pending: runs on its own
 
 
+def test_a_pending_0d_value_is_computed_by_the_graphs_that_broadcast_it(xp, fused):
+    """A step size ``alpha = rs / d`` of stored 0-D sums, times vectors: each graph computes
+    alpha again at every element (no dispatch for alpha alone), with the bits alpha has when
+    run alone, and a write into what alpha reads runs those graphs first."""
+    rng = np.random.default_rng(3)
+    hv, hw = (rng.standard_normal(1000).astype(np.float32) for _ in range(2))
+
+    def step() -> tuple[Any, ...]:
+        v, w = xp.asarray(hv), xp.asarray(hw)
+        rs, d = xp.sum(v * v), xp.sum(v * w)
+        alpha = rs / d
+        return v, w, rs, alpha, alpha * v + w, w - alpha * v
+
+    want = _unfused(lambda: [np.asarray(a) for a in step()[-3:]])
+    v, _, rs, alpha, y, z = step()
+    before = _dispatches(xp)
+    assert_same_bits(np.asarray(y), want[1])
+    assert _dispatches(xp) == before + 1  # y's kernel alone: alpha computed in it
+    assert _is_pending(alpha) and _is_pending(z)
+    rs[...] = 0.0  # z reads rs through its copy of alpha: it runs first
+    assert not _is_pending(z)
+    assert_same_bits(np.asarray(z), want[2])
+    assert_same_bits(np.asarray(alpha), want[0])
+    # a 0-D graph of more than a few operations runs first, as does one a complex result takes
+    big = alpha
+    for _ in range(_fusion.SPREAD_NODES):
+        big = big * 1.0
+    assert_same_bits(np.asarray(big * v), want[0] * hv)
+    assert_matches_numpy(alpha * xp.asarray(hv.astype(np.complex64)), want[0] * hv.astype(np.complex64))
+    # a graph that reads too many arrays runs its pending operands, copies of alpha among them
+    many = [xp.asarray(hv + k) for k in range(_fusion.MAX_LEAVES + 1)]
+    total = alpha * many[0]
+    for m in many[1:]:
+        total = total + m
+    expected = want[0] * hv
+    for k in range(1, _fusion.MAX_LEAVES + 1):
+        expected = expected + (hv + np.float32(k))
+    assert_same_bits(np.asarray(total), expected)
+
+
 def test_synchronize_runs_what_is_pending(xp, fused):
     x = xp.ones((10,))
     y = x + 1.0

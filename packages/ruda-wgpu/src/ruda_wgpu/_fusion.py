@@ -4,13 +4,14 @@ An elementwise operation (``_ops.unary``, ``binary``, ``apply``, ``where``, ``as
 run when it is called: it returns an array whose data is a pending :class:`Node` (an
 :class:`Operation`, its operands and shape). An operand is a leaf (a strided view of an existing
 buffer, or a Python scalar carried in the kernel's parameters) or another pending node of the
-same shape, so a chain of operations is a graph. A node runs when anything other than an
-elementwise operation needs its data (a read, a reduction, a view, a write into a buffer it
-reads), at ``synchronize()``, or when its graph would pass :data:`MAX_NODES` operations or
-:data:`MAX_LEAVES` array operands. Then its whole pending graph becomes one kernel: a ``let``
-per node in the order the operations were called, cached by the graph's structure, dtypes and
-operand layouts (scalars are parameters), so a loop re-uses one compiled kernel. Intermediates
-that only fed the graph never reach memory.
+same shape, so a chain of operations is a graph. A pending 0-D value of a few operations, such
+as a solver's step size, is copied into the graphs that broadcast it (see :func:`_spread`). A
+node runs when anything other than an elementwise operation needs its data (a read, a
+reduction, a view, a write into a buffer it reads), at ``synchronize()``, or when its graph
+would pass :data:`MAX_NODES` operations or :data:`MAX_LEAVES` array operands. Then its whole
+pending graph becomes one kernel: a ``let`` per node in the order the operations were called,
+cached by the graph's structure, dtypes and operand layouts (scalars are parameters), so a loop
+re-uses one compiled kernel. Intermediates that only fed the graph never reach memory.
 A graph does not run ahead of need: running each large one as soon as the next one starts, so
 that the GPU would compute it while the host records, gained nothing for the 8-operation chain
 on 1e7 elements on an H200 host (96-177 us a chain with and without, 2 to 32 chains a round),
@@ -97,6 +98,9 @@ from ruda_wgpu._reduce_kernels import Fused
 MAX_NODES = 64
 #: array operands one fused kernel reads at most (every device allows 8 storage bindings a kernel)
 MAX_LEAVES = 7
+#: operations of a pending 0-D value that an elementwise operation over more elements computes
+#: again at every element rather than running it first (see :func:`_spread`)
+SPREAD_NODES = 8
 #: the environment variable that turns fusion off (``0``)
 FUSION_ENV = "RUDA_WGPU_FUSION"
 
@@ -214,23 +218,29 @@ def record(device: GpuDevice, op: Operation, values: Sequence[Any], shape: tuple
             parts.append(v.key())
             continue
         node = v._node
+        lazy = node is not None and node.storage is None
         if v._shape != shape:
-            leaf = _leaf(v, shape)
-            ident = leaf_id(leaf)
-        elif node is not None and node.storage is None:  # pending, not broadcast
+            if lazy and not v._shape and node.size <= SPREAD_NODES and not op.alone:
+                node = _spread(node, shape, {})  # (a pending 0-D value: see _spread)
+            else:
+                lazy = False
+                leaf = _leaf(v, shape)
+                ident = leaf_id(leaf)
+        elif lazy:
+            strides = v._strides  # (a pending result is contiguous, of this shape)
+        else:
+            leaf = v._leaf or v._operand()
+            ident = v._leaf_id or _array_leaf_id(v)
+        if lazy:
             args.append(node)
             parts.append(node.sid)
             node.read = True
-            strides = v._strides  # (a pending result is contiguous, of this shape)
             size += node.size
             if node.epoch < epoch:
                 epoch = node.epoch
             if leaves is not node.leaves:
                 leaves = leaves | node.leaves if leaves else node.leaves
             continue
-        else:
-            leaf = v._leaf or v._operand()
-            ident = v._leaf_id or _array_leaf_id(v)
         args.append(leaf)
         parts.append(ident)
         leaf.storage.mark = generation  # a write into it runs this operation first
@@ -313,6 +323,36 @@ def _number(key: tuple[Any, ...]) -> int:
             _structure_ids.clear()
         sid = _structure_ids[key] = next(_next_structure_id)
     return sid
+
+
+def _spread(node: Node, shape: tuple[int, ...], copies: dict[int, Node]) -> Node:
+    """A pending copy over ``shape`` of the 0-D graph under ``node``: every element computes the
+    one value again, its array operands read with zero strides, so that ``alpha * p`` of a
+    pending ``alpha = rs / d`` (an iterative solver's step size) is one kernel rather than a
+    dispatch for ``alpha`` first. Operations that have run are read as their results; ``copies``
+    holds those made so far, so that a shared operation is copied once. The buffers the copy
+    reads are marked already: the graph under ``node`` was recorded in this generation (a new
+    one runs every pending array, and ``node`` belongs to one that is alive)."""
+    zeros = (0,) * len(shape)
+    args: list[Any] = []
+    size, leaves = 1, _NO_LEAVES
+    for a in node.args:
+        if type(a) is Scalar:
+            args.append(a)
+            continue
+        if type(a) is Node and a.storage is None:
+            copy = copies.get(id(a)) or _spread(a, shape, copies)
+            args.append(copy)
+            size += copy.size
+            leaves = leaves | copy.leaves
+            continue
+        offset = a.offset if type(a) is Operand else 0  # (an operation that has run: its result)
+        leaf = Operand(a.storage, offset, zeros, a.dtype)
+        args.append(leaf)
+        leaves = leaves | {leaf_id(leaf)}
+    copy = copies[id(node)] = Node(node.device, node.op, tuple(args), shape, size, leaves, node.epoch)
+    _structure_id(copy)
+    return copy
 
 
 def _leaf(x: Any, shape: tuple[int, ...]) -> Operand:
