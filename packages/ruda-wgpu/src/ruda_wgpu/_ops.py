@@ -286,19 +286,20 @@ def binary(name: str, a: Any, b: Any) -> Array:
     """Run elementwise operation ``name`` of two operands (arrays or Python scalars).
 
     Every operator and binary function comes here, so the common cases take few steps (the
-    record of a pending operation costs a microsecond or two): two arrays of one dtype, shape
-    and device, and a real floating array with a Python float or int on either side, which
-    keeps the array's dtype and needs no kind or range check.
+    record of a pending operation costs a microsecond or two): two arrays of one dtype and
+    device and one shape (or one of them 0-D), and a real floating array with a Python float
+    or int on either side, which keeps the array's dtype and needs no kind or range check.
     """
     ta, tb = type(a), type(b)
     if ta is Array and tb is Array:
-        same = a._dtype
-        if b._dtype is same and a._shape == b._shape and a._device is b._device:
+        same, sa, sb = a._dtype, a._shape, b._shape
+        # (one shape, or a 0-D array with another: a solver's step size times a vector)
+        if b._dtype is same and (sa == sb or not sa or not sb) and a._device is b._device:
             try:
                 operation = _function(name, same)
             except TypeError:  # (integers where floats are wanted, or a dtype it refuses)
                 return _promoted(name, (a, b))
-            return record(a._device, operation, (a, b), a._shape)
+            return record(a._device, operation, (a, b), sa or sb)
     elif ta is Array:
         if (tb is float or tb is int) and a._dtype.kind == "f":
             return record(a._device, _function(name, a._dtype), (a, Scalar(b, a._dtype)), a._shape)
