@@ -733,8 +733,8 @@ def test_a_vector_products_plan_serves_operands_of_its_signature_only(xp, gpu, m
     they lie keeps its plan: the next pair of the same dtypes, shapes and strides (other data, other
     offsets, two views of one vector) goes straight to the reduction, and so does an array times
     itself, by a plan of its own. A pair that begins at the same element of one buffer keeps
-    none, nor does a product with fusion off take one made with it on, nor a pending operand
-    (whose chain the sums compute as they read it)."""
+    none, nor does a product with fusion off take one made with it on, nor a large pending
+    operand (whose chain the sums compute as they read it; a small one runs first)."""
     from ruda_wgpu import _fusion
 
     monkeypatch.setattr(xp.__array_namespace_info__().default_device(), "cpu", not gpu)
@@ -794,17 +794,23 @@ def test_a_vector_products_plan_serves_operands_of_its_signature_only(xp, gpu, m
             planned[0][0](1)
     finally:
         _fusion.set_enabled(previous)
-    # a pending operand is not run first by the plan of its signature: its chain is computed as
-    # the sums read it, one kernel as the product of stored operands
+    # a small pending operand runs first, and the plan of stored operands serves the product; a
+    # larger one's chain is computed as the sums read it, one kernel as the product of stored ones
     monkeypatch.undo()
     monkeypatch.setattr(xp.__array_namespace_info__().default_device(), "cpu", not gpu)
     monkeypatch.setattr(_fusion, "_enabled", True)
     before = dispatch_count(xp)
     stored = x[1:65] @ v[1:41]
     one = dispatch_count(xp) - before
-    pending = (x[1:65] * 2) @ v[1:41]
-    assert dispatch_count(xp) - before == 2 * one
-    assert_matches_numpy(pending, (mat[1:65] * 2) @ vec[1:41], rtol=1e-4, atol=1e-4)
+    with monkeypatch.context() as patched:
+        patched.setattr(_linalg, "_summed_products", summed)
+        small = (x[1:65] * 2) @ v[1:41]
+    assert dispatch_count(xp) - before == 2 * one + 1
+    monkeypatch.setattr(_linalg, "RUN_FIRST_ELEMENTS", 64 * 40 - 1)
+    large = (x[1:65] * 2) @ v[1:41]
+    assert dispatch_count(xp) - before == 3 * one + 1
+    for got in (small, large):
+        assert_matches_numpy(got, (mat[1:65] * 2) @ vec[1:41], rtol=1e-4, atol=1e-4)
     assert_matches_numpy(stored, mat[1:65] @ vec[1:41], rtol=1e-4, atol=1e-4)
 
 
