@@ -273,10 +273,11 @@ def test_broadcast_operands_and_shared_intermediates(xp, fused):
     assert_matches_numpy(u, want_u)  # u still pending: runs on its own
 
 
-def test_a_pending_0d_value_is_computed_by_the_graphs_that_broadcast_it(xp, fused):
+def test_a_pending_single_value_is_computed_by_the_graphs_that_broadcast_it(xp, fused):
     """A step size ``alpha = rs / d`` of stored 0-D sums, times vectors: each graph computes
     alpha again at every element (no dispatch for alpha alone), with the bits alpha has when
-    run alone, and a write into what alpha reads runs those graphs first."""
+    run alone, and a write into what alpha reads runs those graphs first. So for a mean of
+    shape (1, 1)."""
     rng = np.random.default_rng(3)
     hv, hw = (rng.standard_normal(1000).astype(np.float32) for _ in range(2))
 
@@ -296,6 +297,15 @@ def test_a_pending_0d_value_is_computed_by_the_graphs_that_broadcast_it(xp, fuse
     assert not _is_pending(z)
     assert_same_bits(np.asarray(z), want[2])
     assert_same_bits(np.asarray(alpha), want[0])
+    # so is a mean kept as (1, 1), broadcast over a matrix's rows and columns
+    host = rng.standard_normal((30, 40)).astype(np.float32)
+    x = xp.asarray(host)
+    mu = xp.mean(x, axis=(0, 1), keepdims=True)
+    before = _dispatches(xp)
+    centred = np.asarray((x - mu) * 2.0)
+    assert _dispatches(xp) == before + 1 and _is_pending(mu)
+    alone = _unfused(lambda: np.asarray((x - xp.mean(x, axis=(0, 1), keepdims=True)) * 2.0))
+    assert_same_bits(centred, alone)
     # a 0-D graph of more than a few operations runs first, as does one a complex result takes
     big = alpha
     for _ in range(_fusion.SPREAD_NODES):

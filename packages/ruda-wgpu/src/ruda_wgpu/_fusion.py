@@ -4,8 +4,8 @@ An elementwise operation (``_ops.unary``, ``binary``, ``apply``, ``where``, ``as
 run when it is called: it returns an array whose data is a pending :class:`Node` (an
 :class:`Operation`, its operands and shape). An operand is a leaf (a strided view of an existing
 buffer, or a Python scalar carried in the kernel's parameters) or another pending node of the
-same shape, so a chain of operations is a graph. A pending 0-D value of a few operations, such
-as a solver's step size, is copied into the graphs that broadcast it (see :func:`_spread`). A
+same shape, so a chain of operations is a graph. A pending single value of a few operations (a
+solver's step size, a mean) is copied into the graphs that broadcast it (see :func:`_spread`). A
 node runs when anything other than an elementwise operation needs its data (a read, a
 reduction, a view, a write into a buffer it reads), at ``synchronize()``, or when its graph
 would pass :data:`MAX_NODES` operations or :data:`MAX_LEAVES` array operands. Then its whole
@@ -98,7 +98,7 @@ from ruda_wgpu._reduce_kernels import Fused
 MAX_NODES = 64
 #: array operands one fused kernel reads at most (every device allows 8 storage bindings a kernel)
 MAX_LEAVES = 7
-#: operations of a pending 0-D value that an elementwise operation over more elements computes
+#: operations of a pending single value that an elementwise operation over more elements computes
 #: again at every element rather than running it first (see :func:`_spread`)
 SPREAD_NODES = 8
 #: the environment variable that turns fusion off (``0``)
@@ -220,8 +220,8 @@ def record(device: GpuDevice, op: Operation, values: Sequence[Any], shape: tuple
         node = v._node
         lazy = node is not None and node.storage is None
         if v._shape != shape:
-            if lazy and not v._shape and node.size <= SPREAD_NODES and not op.alone:
-                node = _spread(node, shape, {})  # (a pending 0-D value: see _spread)
+            if lazy and node.size <= SPREAD_NODES and not op.alone and math.prod(v._shape) == 1:
+                node = _spread(node, shape, {})  # (a pending single value: see _spread)
             else:
                 lazy = False
                 leaf = _leaf(v, shape)
@@ -326,10 +326,11 @@ def _number(key: tuple[Any, ...]) -> int:
 
 
 def _spread(node: Node, shape: tuple[int, ...], copies: dict[int, Node]) -> Node:
-    """A pending copy over ``shape`` of the 0-D graph under ``node``: every element computes the
-    one value again, its array operands read with zero strides, so that ``alpha * p`` of a
-    pending ``alpha = rs / d`` (an iterative solver's step size) is one kernel rather than a
-    dispatch for ``alpha`` first. Operations that have run are read as their results; ``copies``
+    """A pending copy over ``shape`` of the graph under ``node``, of one element (0-D, or of
+    size one along each axis): every element computes the one value again, its array operands
+    read with zero strides, so that ``alpha * p`` of a pending ``alpha = rs / d`` (an iterative
+    solver's step size), or ``x - mu`` of a mean kept as (1, 1), is one kernel rather than a
+    dispatch for ``alpha`` or ``mu`` first. Operations that have run are read as their results; ``copies``
     holds those made so far, so that a shared operation is copied once. The buffers the copy
     reads are marked already: the graph under ``node`` was recorded in this generation (a new
     one runs every pending array, and ``node`` belongs to one that is alive)."""
