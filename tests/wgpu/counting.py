@@ -4,9 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 
 def dispatch_count(xp: Any) -> int:
     """The default device's dispatches so far, recorded (pending) work run first: the difference
     of two calls is what the code between them dispatched."""
     xp.synchronize()
     return int(xp.memory_stats()["dispatches"])
+
+
+def calls_of(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[tuple[Any, ...]]:
+    """The arguments of every call of the method ``owner.name`` from now on (it still runs): a
+    list the caller may clear between rounds."""
+    calls: list[tuple[Any, ...]] = []
+    method = getattr(owner, name)
+
+    def counting(self: Any, *args: Any) -> Any:
+        calls.append(args)
+        return method(self, *args)
+
+    monkeypatch.setattr(owner, name, counting)
+    return calls

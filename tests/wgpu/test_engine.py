@@ -10,6 +10,8 @@ import pytest
 from ruda import spec
 from ruda.testing import assert_matches_numpy, parametrize_backends
 
+from tests.wgpu.counting import calls_of
+
 pytestmark = parametrize_backends("wgpu")
 
 
@@ -171,14 +173,7 @@ def test_a_loop_of_new_arrays_binds_the_same_buffers_every_round(xp, monkeypatch
     same buffers."""
     from ruda_wgpu._engine import GpuDevice
 
-    made = []
-    bind_group = GpuDevice._bind_group
-
-    def counting(self: Any, *args: Any) -> Any:
-        made.append(args)
-        return bind_group(self, *args)
-
-    monkeypatch.setattr(GpuDevice, "_bind_group", counting)
+    made = calls_of(monkeypatch, GpuDevice, "_bind_group")
     rng = np.random.default_rng(0)
     host = rng.standard_normal((64, 64)).astype(np.float32)
     start = rng.standard_normal(64).astype(np.float32)
@@ -518,14 +513,7 @@ def test_many_small_reductions_find_their_prepared_dispatches_again(xp, monkeypa
     adapter)."""
     from ruda_wgpu._engine import GpuDevice
 
-    prepared = []
-    step = GpuDevice.step
-
-    def counting(self: Any, *args: Any) -> Any:
-        prepared.append(args)
-        return step(self, *args)
-
-    monkeypatch.setattr(GpuDevice, "step", counting)
+    prepared = calls_of(monkeypatch, GpuDevice, "step")
     host = (np.arange(10_000, dtype=np.float32) % 7).reshape(shape)  # sums exact in float32
     x = xp.asarray(host)
     want = host.sum(axis=axis)
@@ -545,14 +533,7 @@ def test_many_ffts_find_their_prepared_passes_again(xp, monkeypatch):
     round only (a plan kept 16 prepared runs, and started over at the 17th)."""
     from ruda_wgpu._engine import GpuDevice
 
-    prepared = []
-    step = GpuDevice.step
-
-    def counting(self: Any, *args: Any) -> Any:
-        prepared.append(args)
-        return step(self, *args)
-
-    monkeypatch.setattr(GpuDevice, "step", counting)
+    prepared = calls_of(monkeypatch, GpuDevice, "step")
     host = (np.arange(4096) % 5 + 1j).astype(np.complex64)
     z = xp.asarray(host)
     for round_ in range(3):
