@@ -110,7 +110,11 @@ class ReductionPlan(NamedTuple):
     def run(self, x: Array, chain: Fused | None, acc: np.dtype[Any], kind: str) -> Array:
         """The reduction of ``x`` (read as the pending ``chain``, where it is one), of this plan's
         signature."""
-        return self.result(x._device, x._operand() if chain is None else chain, acc, kind, self.out_shape)
+        return _reduced(self.reduce(x, chain, acc, kind), self.out_shape, acc, x._device)
+
+    def reduce(self, x: Array, chain: Fused | None, acc: np.dtype[Any], kind: str) -> Storage:
+        """The storage of :meth:`run`'s result."""
+        return self.launch(x._device, x._operand() if chain is None else chain, acc, kind)
 
     def result(
         self, dev: GpuDevice, src: Operand | Fused, acc: np.dtype[Any], kind: str, shape: tuple[int, ...]
@@ -340,8 +344,7 @@ def scaled_squares(mag: Array, axes: tuple[int, ...], keepdims: bool) -> tuple[A
     acc, dev = _dtypes.COMPLEX_OF[mag.dtype], mag._device
     chain, key, plan = _kept(mag, axes, keepdims, acc, "norm2")
     if plan is not None:
-        out_shape = plan.out_shape
-        storage = plan.launch(dev, mag._operand() if chain is None else chain, acc, "norm2")
+        storage, out_shape = plan.reduce(mag, chain, acc, "norm2"), plan.out_shape
     else:
         code = _scaled_squares_code(mag._dtype)
         storage, out_shape = _launch(mag, axes, keepdims, acc, "norm2", code, key, chain)
