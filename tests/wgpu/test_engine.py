@@ -249,6 +249,35 @@ def test_replayed_steps_are_submitted_at_the_bounds_and_compute_the_same(xp, mon
         np.testing.assert_array_equal(g, w)
 
 
+def test_a_step_log_holds_the_dispatches_and_tells_what_else_was_recorded(xp, monkeypatch):
+    """GpuDevice.logging_steps: the dispatches recorded meanwhile, in order, as steps that
+    record the same work again; a copy, an upload or an inner log makes it not whole; the
+    buffers they bind are known."""
+    from ruda_wgpu import _engine, _fusion
+
+    monkeypatch.setattr(_fusion, "_enabled", True)  # (the chain is one dispatch)
+    dev = _engine.default_device()
+    x = xp.asarray(np.arange(4, dtype=np.float32))
+    with dev.logging_steps() as chain:
+        y = x * 2 + 1
+        y._storage  # noqa: B018  (runs the chain: one dispatch)
+    assert len(chain.steps) == 1 and chain.whole
+    assert chain.binds_only([x._storage.buffer, y._storage.buffer])
+    assert not chain.binds_only([y._storage.buffer])
+    with dev.logging_steps() as upload:
+        dev.write(y._storage.buffer, 0, bytes(16))
+        y._storage.host = None
+    assert not upload.whole and not upload.steps
+    np.testing.assert_array_equal(np.asarray(y), [0, 0, 0, 0])
+    dev.replay(chain.steps)
+    y._storage.host = None
+    np.testing.assert_array_equal(np.asarray(y), [1, 3, 5, 7])
+    with dev.logging_steps() as outer, dev.logging_steps() as inner:
+        (x + 1)._storage  # noqa: B018
+    assert not outer.whole and len(inner.steps) == 1 and not outer.steps
+    assert dev._step_log is None
+
+
 def test_dispatches_record_the_same_through_wgpu_pys_public_methods(xp, monkeypatch):
     """Dispatches go straight to wgpu-native where wgpu-py's native backend is in use (on every
     adapter these tests run on); the public methods it falls back to otherwise record the same."""

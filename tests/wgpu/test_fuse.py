@@ -13,7 +13,7 @@ import pytest
 from ruda.testing import assert_same_bits, edge_operands, parametrize_backends, switched
 from ruda_wgpu import _fusion, _replay
 
-from tests.wgpu.counting import dispatch_count
+from tests.wgpu.counting import calls_of, dispatch_count
 
 pytestmark = parametrize_backends("wgpu")
 
@@ -201,6 +201,97 @@ def test_reductions_products_and_the_work_around_them_replay_with_the_same_bits(
         for g, w in zip(*((r if isinstance(r, tuple) else (r,)) for r in (got, want)), strict=True):
             assert_same_bits(np.asarray(g), np.asarray(w))
     assert len(f.traces) == 1 and None not in f.traces.values()
+
+
+def _conjugate_gradient_step(xp: Any, a: Any, x: Any, r: Any, p: Any, rs: Any) -> Any:
+    ap = a @ p
+    alpha = rs / (p @ ap)
+    r = r - alpha * ap
+    rs_new = r @ r
+    return x + alpha * p, r, r + (rs_new / rs) * p, rs_new
+
+
+def _solve(xp: Any, step: Any, a: Any, b: Any, iterations: int) -> list[np.ndarray]:
+    x, r, p, rs = xp.zeros_like(b), b, b, b @ b
+    solutions = []
+    for _ in range(iterations):
+        x, r, p, rs = step(a, x, r, p, rs)
+        solutions.append(np.asarray(x))
+    return solutions
+
+
+def test_a_loop_replays_a_step_of_several_launches_from_its_prepared_dispatches(xp, monkeypatch):
+    # A solver's step of products, reductions and updates: once a replay on the loop's buffers
+    # has run, the next ones on the same buffers record its dispatches again, nothing else
+    rng = np.random.default_rng(0)
+    m = rng.standard_normal((48, 48)).astype(np.float32)
+    a = xp.asarray(m @ m.T / 48 + np.eye(48, dtype=np.float32))
+    b = xp.asarray(rng.standard_normal(48).astype(np.float32))
+    f = xp.fuse(lambda *args: _conjugate_gradient_step(xp, *args))
+    want = _solve(xp, lambda *args: _conjugate_gradient_step(xp, *args), a, b, 12)
+    launches: list[None] = []  # (calls_of would keep every call's buffers alive)
+    run = _replay._Reduction.run
+    monkeypatch.setattr(_replay._Reduction, "run", lambda *args: launches.append(None) or run(*args))
+    dispatches: list[int] = []
+    launched: list[int] = []  # reductions launched by each call
+    solutions = _solve(xp, _recorded(xp, f, dispatches, launched, launches), a, b, 12)
+    for got, expected in zip(solutions, want, strict=True):
+        assert_same_bits(got, expected)
+    assert len(f.traces) == 1 and None not in f.traces.values()
+    assert len(set(dispatches[1:])) == 1  # every replay dispatches what the traced call did
+    # (the first call's arguments share a buffer, r = p = b, and run as written; the second
+    # traces) the first two replays launch their 3 reductions, the loop's buffers coming round
+    # every other call, and the others none
+    assert launched[2:4] == [3, 3] and launched[4:] == [0] * 8
+
+
+def _recorded(xp: Any, f: Any, dispatches: list[int], launched: list[int], launches: list[Any]) -> Any:
+    """``f``, noting the dispatches of each call and how many ``launches`` it added."""
+
+    def call(*args: Any) -> Any:
+        before, known = dispatch_count(xp), len(launches)
+        out = f(*args)
+        dispatches.append(dispatch_count(xp) - before)
+        launched.append(len(launches) - known)
+        return out
+
+    return call
+
+
+def test_a_prepared_replay_is_not_taken_once_a_scratch_buffer_is_made_anew(xp, monkeypatch):
+    # the partial sums of a long reduction go through the device's scratch buffers: one made
+    # anew (a longer reduction elsewhere) puts the old one back in the pool, where a result may
+    # take it, so the dispatches prepared before must not be recorded again
+    dev = xp.__array_namespace_info__().default_device()
+    f = xp.fuse(lambda x, y: xp.sum(x * y) + x)
+    host = np.linspace(-1, 1, 300_000, dtype=np.float32)
+    x, y = xp.asarray(host), xp.asarray(host[::-1].copy())
+    want = np.asarray(xp.sum(x * y) + x)
+    for _ in range(3):
+        assert_same_bits(np.asarray(f(x, y)), want)
+    version = dev.scratch_version
+    xp.sum(xp.ones(50_000_000, dtype=xp.uint8))  # grows the reductions' scratch buffers
+    assert dev.scratch_version > version
+    launches = calls_of(monkeypatch, _replay._Reduction, "run")
+    assert_same_bits(np.asarray(f(x, y)), want)
+    assert launches  # launched again, its dispatches prepared anew
+
+
+def test_a_pending_argument_runs_outside_the_replay(xp):
+    # computed inside the launches a replay keeps, the argument's kernel (which reads only the
+    # other argument, and writes the argument's buffer) would be recorded again by every later
+    # replay, with its scalar of then
+    f = xp.fuse(lambda x, y: (x * 2 + y, xp.sum(y)))
+    base = xp.asarray(np.float32([1.0, 2.0, 3.0]))
+    for k in range(6):
+        before = dispatch_count(xp)
+        out, total = f(base, base + k)
+        assert dispatch_count(xp) - before == 3  # the argument's kernel, the trace's two
+        np.testing.assert_array_equal(np.asarray(out), 3 * np.float32([1, 2, 3]) + k)
+        assert float(total) == 6 + 3 * k
+    prepared = base._device.prepared_traces
+    kept = [steps for key, steps in prepared.items() if key[0] in f.traces.values()]
+    assert kept and all(len(steps) == 2 for steps in kept)
 
 
 def test_arguments_sharing_a_buffer_run_as_written_until_a_call_can_tell(xp):

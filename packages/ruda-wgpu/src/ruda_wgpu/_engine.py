@@ -22,6 +22,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import heapq
 import itertools
@@ -270,6 +271,25 @@ class Step(NamedTuple):
     groups: tuple[int, int, int]
 
 
+class StepLog:
+    """The dispatches a device recorded while it logged them (see
+    :meth:`GpuDevice.logging_steps`), and whether they are all it recorded (``whole``)."""
+
+    __slots__ = ("steps", "whole")
+
+    def __init__(self) -> None:
+        self.steps: list[Step] = []
+        self.whole = True
+
+    def binds_only(self, buffers: list[Any]) -> bool:
+        """Whether every buffer the logged dispatches bind is one of ``buffers`` (besides the
+        parameters' arena, which every dispatch binds)."""
+        allowed = {id(b) for b in buffers}
+        return all(
+            id(b) in allowed for step in self.steps for b in getattr(step.group, "ruda_buffers", (None,))
+        )
+
+
 class _PassEncoding:
     """The calls that record a dispatch (three into a compute pass, made by one method, and
     making a bind group when its buffers are new), and that open a batch's command encoder and
@@ -452,6 +472,8 @@ class GpuDevice:
         self._check_words: Storage | None = None
         #: what times the compute passes opened now (see attach_timer), if anything does
         self.timer: GpuTimer | None = None
+        #: what collects the dispatches recorded now (see logging_steps), if anything does
+        self._step_log: StepLog | None = None
 
     def __repr__(self) -> str:
         return f"Device({self.name!r}: {self.description})"
@@ -523,6 +545,11 @@ class GpuDevice:
             self.prepared_fused: dict[tuple[int, Any], Step] = {}
             #: buffers for results that live within one recorded operation (see scratch)
             self._scratch: dict[Any, Storage] = {}
+            #: changes whenever a scratch buffer is made, so that dispatches prepared across
+            #: operations can tell whether the scratch buffers they bind are still the device's
+            self.scratch_version = 0
+            #: prepared dispatches of whole ``fuse`` replays (see ``_replay._Trace``)
+            self.prepared_traces: dict[tuple[Any, ...], list[Step]] = {}
             self._encoder: Any = None
             self._pass: Any = None
             self._pass_pipeline: Any = None
@@ -671,7 +698,28 @@ class GpuDevice:
         store = self._scratch.get(slot)
         if store is None or store.nbytes < nbytes:
             store = self._scratch[slot] = Storage(self, nbytes)
+            self.scratch_version += 1
         return store
+
+    def scratch_buffers(self) -> list[Any]:
+        """The buffers of the scratch slots now (see :meth:`scratch`)."""
+        return [store.buffer for store in self._scratch.values()]
+
+    @contextlib.contextmanager
+    def logging_steps(self) -> Iterator[StepLog]:
+        """Hold the device's lock and collect every dispatch recorded meanwhile as a prepared
+        step (see :meth:`step`), in order, so that the work can be recorded again by
+        :meth:`replay` alone; the log is not ``whole`` when a copy, an upload or an inner log
+        came in between, which replaying the steps would leave out."""
+        with self._lock:
+            log, outer = StepLog(), self._step_log
+            if outer is not None:
+                outer.whole = False
+            self._step_log = log
+            try:
+                yield log
+            finally:
+                self._step_log = outer
 
     def _workgroups(self, groups: int | tuple[int, ...]) -> tuple[int, int, int]:
         """The (x, y, z) workgroups of a dispatch of ``groups`` (a count, spread over a grid
@@ -704,8 +752,9 @@ class GpuDevice:
         cache_key = (pipe, size, *buffers)
         entry = self._groups.get(cache_key)
         if entry is None:
-            entry = (self._bind_group(pipe, buffers, size), sum(window[2] for window in buffers))
-            self._groups[cache_key] = entry
+            group = self._bind_group(pipe, buffers, size)
+            group.ruda_buffers = tuple(window[0] for window in buffers)  # (see StepLog.binds_only)
+            entry = self._groups[cache_key] = (group, sum(window[2] for window in buffers))
         return entry[0], entry[1], blob
 
     def _encode_one(
@@ -729,6 +778,8 @@ class GpuDevice:
         self._pending += 1
         self._pending_bytes += bound
         self.dispatches += 1
+        if self._step_log is not None:
+            self._step_log.steps.append(Step(pipe, group, bound, blob, groups))
         if self._pending >= BATCH_DISPATCHES or self._pending_bytes >= BATCH_BYTES:
             self.flush()
 
@@ -767,6 +818,8 @@ class GpuDevice:
     def copy(self, src: Any, src_offset: int, dst: Any, dst_offset: int, nbytes: int) -> None:
         """Record a buffer-to-buffer copy (offsets and size multiples of 4)."""
         with self._lock:
+            if self._step_log is not None:
+                self._step_log.whole = False
             if self._encoder is None:
                 self._encoder = self._encode.command_encoder(self._device)
             if self._pass is not None:
@@ -807,6 +860,8 @@ class GpuDevice:
     def write(self, buffer: Any, offset: int, data: bytes | memoryview) -> None:
         """Upload bytes. Recorded work goes first: a pooled buffer may still be read by it."""
         with self._lock:
+            if self._step_log is not None:
+                self._step_log.whole = False
             if self._encoder is not None:
                 self.flush()
             if len(data):
