@@ -26,3 +26,12 @@ def calls_of(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[tup
 
     monkeypatch.setattr(owner, name, counting)
     return calls
+
+
+def reduction_scratch_made_anew(dev: Any) -> None:
+    """Replace each of the device's scratch buffers for reductions' partial results by one twice
+    its size, as a longer reduction than any before would (the old ones go back to the pool)."""
+    with dev._lock:
+        for slot, store in list(dev._scratch.items()):
+            if str(slot[0]).startswith("reduce"):
+                dev.scratch(slot, 2 * store.nbytes)

@@ -11,10 +11,10 @@ import pytest
 import ruda_wgpu
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from ruda.testing import assert_matches_numpy, parametrize_backends
+from ruda.testing import assert_matches_numpy, assert_same_bits, parametrize_backends
 from ruda_wgpu import _linalg, _matmul_kernels, _reduce_kernels
 
-from tests.wgpu.counting import dispatch_count
+from tests.wgpu.counting import dispatch_count, reduction_scratch_made_anew
 from tests.wgpu.dtype_support import indices
 
 pytestmark = parametrize_backends("wgpu")
@@ -467,6 +467,43 @@ def test_a_reductions_plan_serves_arrays_of_its_signature_only(xp, gpu, monkeypa
     across = xp.asarray(np.ascontiguousarray(big[:64].T)).T
     with pytest.raises(AssertionError, match="worked out again"):
         xp.sum(across * 2, axis=0)
+
+
+@pytest.mark.parametrize("gpu", [False, True])
+def test_a_planned_reduction_on_buffers_met_before_records_the_dispatches_it_logged(xp, gpu, monkeypatch):
+    """A reduction's plan logs its dispatches from its second launch on, per set of buffers, and
+    records them again on the same buffers without launching: with the bits of a launch. A
+    chain's other scalar, a scratch buffer made anew or a ``fuse`` trace launches."""
+    from ruda_wgpu import _fusion, _statistical
+
+    dev = xp.__array_namespace_info__().default_device()
+    monkeypatch.setattr(dev, "cpu", not gpu)
+    monkeypatch.setattr(_fusion, "_enabled", True)
+    launched: list[None] = []
+    launch = _statistical.launch_reduce
+    monkeypatch.setattr(_statistical, "launch_reduce", lambda *a: launched.append(None) or launch(*a))
+    host = np.random.default_rng(9).standard_normal((40, 5000)).astype(np.float32)
+    x = xp.asarray(host)
+    counts, results = [], {}
+    for scale in (2.0, 2.0, 2.0, 3.0, 3.0, 2.0):
+        before = len(launched)
+        got = np.asarray(xp.sum(x * scale, axis=1))
+        counts.append(len(launched) - before)
+        results.setdefault(scale, got)
+        assert_same_bits(got, results[scale])
+        np.testing.assert_allclose(got, (host * np.float32(scale)).sum(axis=1), rtol=1e-4)
+    assert counts[:5] == [1, 1, 0, 1, 0]  # (the other scalar's words are part of the key)
+    version = dev.scratch_version
+    reduction_scratch_made_anew(dev)
+    assert dev.scratch_version > version
+    before = len(launched)
+    assert_same_bits(np.asarray(xp.sum(x * 2.0, axis=1)), results[2.0])
+    assert len(launched) == before + 1
+    # a trace sees the launch, and replays it
+    f = xp.fuse(lambda a: xp.sum(a * 2.0, axis=1))
+    for _ in range(3):
+        assert_same_bits(np.asarray(f(x)), results[2.0])
+    assert None not in f.traces.values()
 
 
 def test_long_rows_reduce_a_workgroup_a_row_on_a_gpu(xp, monkeypatch):

@@ -13,7 +13,7 @@ import pytest
 from ruda.testing import assert_same_bits, edge_operands, parametrize_backends, switched
 from ruda_wgpu import _fusion, _replay
 
-from tests.wgpu.counting import calls_of, dispatch_count
+from tests.wgpu.counting import calls_of, dispatch_count, reduction_scratch_made_anew
 
 pytestmark = parametrize_backends("wgpu")
 
@@ -260,8 +260,8 @@ def _recorded(xp: Any, f: Any, dispatches: list[int], launched: list[int], launc
 
 def test_a_prepared_replay_is_not_taken_once_a_scratch_buffer_is_made_anew(xp, monkeypatch):
     # the partial sums of a long reduction go through the device's scratch buffers: one made
-    # anew (a longer reduction elsewhere) puts the old one back in the pool, where a result may
-    # take it, so the dispatches prepared before must not be recorded again
+    # anew (for a longer reduction elsewhere) puts the old one back in the pool, where a result
+    # may take it, so the dispatches prepared before must not be recorded again
     dev = xp.__array_namespace_info__().default_device()
     f = xp.fuse(lambda x, y: xp.sum(x * y) + x)
     host = np.linspace(-1, 1, 300_000, dtype=np.float32)
@@ -270,7 +270,7 @@ def test_a_prepared_replay_is_not_taken_once_a_scratch_buffer_is_made_anew(xp, m
     for _ in range(3):
         assert_same_bits(np.asarray(f(x, y)), want)
     version = dev.scratch_version
-    xp.sum(xp.ones(50_000_000, dtype=xp.uint8))  # grows the reductions' scratch buffers
+    reduction_scratch_made_anew(dev)
     assert dev.scratch_version > version
     launches = calls_of(monkeypatch, _replay._Reduction, "run")
     assert_same_bits(np.asarray(f(x, y)), want)

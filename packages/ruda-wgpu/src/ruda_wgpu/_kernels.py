@@ -472,6 +472,52 @@ def _param_words(params: Sequence[int]) -> bytes:
     return pack_words(*(int(p) & 0xFFFFFFFF for p in params))
 
 
+class Recorded:
+    """An operation of one plan (a reduction's: its kernels, shapes and scalars fixed) whose
+    dispatches are logged once per set of buffers (see ``GpuDevice.logging_steps``) and then
+    recorded again from the log: a loop repeats it on the same few pooled buffers, and its
+    launch (signature, plan, scratch buffers, launch key, each step) was most of what it cost
+    the host. The key is what the operation reads (:func:`launch_key` of each operand: buffer
+    and offset, or a scalar's words), the buffer of the result (of the size the first launch
+    made, taken from the pool before the lookup: it hands out the same one in a loop) and the
+    device's scratch version. Logged only from the second launch on (a plan used once pays
+    nothing), kept only when the dispatches bind nothing else, and never while ``fuse``
+    traces (its capture must see every launch)."""
+
+    __slots__ = ("launches", "nbytes", "steps")
+
+    def __init__(self) -> None:
+        self.launches = 0
+        #: the bytes of the result of the first launch
+        self.nbytes = 0
+        self.steps: dict[tuple[Any, ...], list[Step]] = {}
+
+    def run(self, dev: GpuDevice, reads: Sequence[Any], launch: Callable[[], Storage]) -> Storage:
+        """The result of ``launch()`` (which records the operation on the operands ``reads``
+        into a new buffer it returns), or of its logged dispatches."""
+        if CAPTURE.log is not None:
+            return launch()
+        read = [launch_key(op) for op in reads]
+        if self.nbytes:
+            out = Storage(dev, self.nbytes)
+            steps = self.steps.get((*read, out.buffer, dev.scratch_version))
+            if steps is not None:
+                dev.replay(steps)
+                return out
+            del out  # (back to the pool, for the launch to take it again)
+        self.launches += 1
+        if self.launches == 1:
+            out = launch()
+            self.nbytes = out.nbytes
+            return out
+        with dev.logging_steps() as log:
+            out = launch()
+        bound = [op.storage.buffer for op in reads if type(op) is Operand]
+        if log.whole and log.binds_only([*bound, out.buffer, *dev.scratch_buffers()]):
+            remember(self.steps, PREPARED_LAUNCHES, (*read, out.buffer, dev.scratch_version), log.steps)
+        return out
+
+
 _P = TypeVar("_P")
 
 
