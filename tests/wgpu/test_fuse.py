@@ -240,9 +240,9 @@ def test_a_loop_replays_a_step_of_several_launches_from_its_prepared_dispatches(
     assert len(f.traces) == 1 and None not in f.traces.values()
     assert len(set(dispatches[1:])) == 1  # every replay dispatches what the traced call did
     # (the first call's arguments share a buffer, r = p = b, and run as written; the second
-    # traces) the first two replays launch their 3 reductions, the loop's buffers coming round
-    # every other call, and the others none
-    assert launched[2:4] == [3, 3] and launched[4:] == [0] * 8
+    # traces) the first three replays launch their 3 reductions (the first unlogged, then one
+    # on each set of the loop's buffers, which come round every other call), the others none
+    assert launched[2:5] == [3, 3, 3] and launched[5:] == [0] * 7
 
 
 def _recorded(xp: Any, f: Any, dispatches: list[int], launched: list[int], launches: list[Any]) -> Any:
@@ -289,8 +289,8 @@ def test_a_pending_argument_runs_outside_the_replay(xp):
         assert dispatch_count(xp) - before == 3  # the argument's kernel, the trace's two
         np.testing.assert_array_equal(np.asarray(out), 3 * np.float32([1, 2, 3]) + k)
         assert float(total) == 6 + 3 * k
-    prepared = base._device.prepared_traces
-    kept = [steps for key, steps in prepared.items() if key[0] in f.traces.values()]
+    recorded = [trace.recorded for trace in f.traces.values()]
+    kept = [steps for key, steps in base._device.recorded.items() if key[0] in recorded]
     assert kept and all(len(steps) == 2 for steps in kept)
 
 

@@ -147,7 +147,7 @@ def empty_cache(device: Device | str | None = None) -> None:
         dev.plans.clear()  # and so may the launches they prepared
         dev.prepared_alone.clear()
         dev.prepared_fused.clear()
-        dev.prepared_traces.clear()
+        dev.recorded.clear()
         _fusion.forget_structures()
         dev.pool.empty()
         dev.staging.empty()

@@ -548,8 +548,8 @@ class GpuDevice:
             #: changes whenever a scratch buffer is made, so that dispatches prepared across
             #: operations can tell whether the scratch buffers they bind are still the device's
             self.scratch_version = 0
-            #: prepared dispatches of whole ``fuse`` replays (see ``_replay._Trace``)
-            self.prepared_traces: dict[tuple[Any, ...], list[Step]] = {}
+            #: operations' dispatches, logged to be recorded again (see ``_kernels.Recorded``)
+            self.recorded: dict[tuple[Any, ...], list[Step]] = {}
             self._encoder: Any = None
             self._pass: Any = None
             self._pass_pipeline: Any = None

@@ -199,6 +199,8 @@ SLOT = 4
 PLAN_CACHE = 4096
 #: prepared dispatches a launch plan keeps (see ElementwisePlan.launch) before it starts over
 PREPARED_LAUNCHES = 64
+#: operations' logged dispatches a device keeps (see :class:`Recorded`) before it starts over
+RECORDED = 1024
 
 
 def scalar_load(b: int, t: str) -> str:
@@ -473,49 +475,65 @@ def _param_words(params: Sequence[int]) -> bytes:
 
 
 class Recorded:
-    """An operation of one plan (a reduction's: its kernels, shapes and scalars fixed) whose
-    dispatches are logged once per set of buffers (see ``GpuDevice.logging_steps``) and then
-    recorded again from the log: a loop repeats it on the same few pooled buffers, and its
-    launch (signature, plan, scratch buffers, launch key, each step) was most of what it cost
-    the host. The key is what the operation reads (:func:`launch_key` of each operand: buffer
-    and offset, or a scalar's words), the buffer of the result (of the size the first launch
-    made, taken from the pool before the lookup: it hands out the same one in a loop) and the
-    device's scratch version. Logged only from the second launch on (a plan used once pays
-    nothing), kept only when the dispatches bind nothing else, and never while ``fuse``
-    traces (its capture must see every launch)."""
+    """An operation of fixed kernels, shapes and scalars (a reduction's plan, a ``fuse`` trace)
+    whose dispatches are logged once per set of buffers (see ``GpuDevice.logging_steps``) and
+    then recorded again from the log: a loop repeats it on the same few pooled buffers, and
+    its launch (signatures, plans, scratch buffers, launch keys, each step) was most of what
+    it cost the host. The device keeps the logs (``GpuDevice.recorded``, which
+    ``empty_cache()`` clears) by this object, the device's scratch version, what the operation
+    reads (its operands' buffers and offsets, scalars' words) and the buffers it makes, taken
+    from the pool before the lookup in the sizes the first launch made them: the pool hands a
+    loop the same ones in the same order. Logged only from the second launch on (an operation
+    run once pays nothing); kept only when the dispatches bind nothing but what it reads, what
+    it makes and the scratch buffers (one made anew changes the version: the old one went back
+    to the pool), and when nothing but dispatches was recorded meanwhile; never used while
+    ``fuse`` traces, whose capture must see every launch."""
 
-    __slots__ = ("launches", "nbytes", "steps")
+    __slots__ = ("launches", "made")
 
     def __init__(self) -> None:
         self.launches = 0
-        #: the bytes of the result of the first launch
-        self.nbytes = 0
-        self.steps: dict[tuple[Any, ...], list[Step]] = {}
+        #: per buffer the first launch made, its bytes, or the index of the earlier one it is
+        #: (an operation may write one buffer twice: ``concat`` in a trace)
+        self.made: list[tuple[int, int | None]] = []
 
-    def run(self, dev: GpuDevice, reads: Sequence[Any], launch: Callable[[], Storage]) -> Storage:
-        """The result of ``launch()`` (which records the operation on the operands ``reads``
-        into a new buffer it returns), or of its logged dispatches."""
+    def run(
+        self, dev: GpuDevice, reads: list[Any], bound: list[Any], launch: Callable[[], list[Storage]]
+    ) -> list[Storage]:
+        """The buffers ``launch()`` makes (and records the operation into), or those its logged
+        dispatches write: ``reads`` is what the dispatches depend on beyond this operation
+        (operands' buffers and offsets, scalars' words), ``bound`` the operands' buffers."""
         if CAPTURE.log is not None:
             return launch()
-        read = [launch_key(op) for op in reads]
-        if self.nbytes:
-            out = Storage(dev, self.nbytes)
-            steps = self.steps.get((*read, out.buffer, dev.scratch_version))
+        if self.made:
+            made: list[Storage] = []
+            for nbytes, earlier in self.made:
+                made.append(Storage(dev, nbytes) if earlier is None else made[earlier])
+            steps = dev.recorded.get(self._key(dev, reads, made))
             if steps is not None:
                 dev.replay(steps)
-                return out
-            del out  # (back to the pool, for the launch to take it again)
+                return made
+            del made  # (back to the pool, for the launch to take them again)
         self.launches += 1
         if self.launches == 1:
-            out = launch()
-            self.nbytes = out.nbytes
-            return out
+            made = launch()
+            positions = {id(storage): i for i, storage in reversed(list(enumerate(made)))}
+            self.made = [
+                (storage.nbytes, None if positions[id(storage)] == i else positions[id(storage)])
+                for i, storage in enumerate(made)
+            ]
+            return made
         with dev.logging_steps() as log:
-            out = launch()
-        bound = [op.storage.buffer for op in reads if type(op) is Operand]
-        if log.whole and log.binds_only([*bound, out.buffer, *dev.scratch_buffers()]):
-            remember(self.steps, PREPARED_LAUNCHES, (*read, out.buffer, dev.scratch_version), log.steps)
-        return out
+            made = launch()
+        if log.whole and log.binds_only([*bound, *(s.buffer for s in made), *dev.scratch_buffers()]):
+            remember(dev.recorded, RECORDED, self._key(dev, reads, made), log.steps)
+        return made
+
+    def _key(self, dev: GpuDevice, reads: list[Any], made: list[Storage]) -> tuple[Any, ...]:
+        fresh = [
+            storage.buffer for storage, (_, earlier) in zip(made, self.made, strict=True) if earlier is None
+        ]
+        return (self, dev.scratch_version, *reads, *fresh)
 
 
 _P = TypeVar("_P")

@@ -12,17 +12,15 @@ arguments directly, as a CUDA graph replays what it captured. ``sum(x * y)``, ``
 ``var``, ``concat``, writes into arrays made inside the function, a layer ``maximum(x @ w + b,
 0)`` and a tuple of results replay so.
 
-A replay of several launches is itself recorded once per set of buffers: the dispatches its
-launches record are logged (``GpuDevice.logging_steps``) and the device keeps them under the
-arguments' buffers and offsets and the buffers the launches made, which a loop gets back from
-the pool in the same order (every other call, when a step's results become the next call's
-arguments); a replay on those buffers then records the logged dispatches and nothing else, as
-a single fused chain's replay already did. They are kept only when every buffer they bind is an
-argument's, one the launches made, or one of the device's scratch buffers (making one anew
-changes the key: the old one went back to the pool). A conjugate-gradient step on a 256 x 256
-system (a product with a vector, two dot products, three updates: 6 dispatches) replayed in 40
-us against 91 launch by launch, and 137 recorded operation by operation, on the lavapipe
-machine's host with a GPU's code paths.
+A replay of several launches is itself recorded once per set of buffers
+(``_kernels.Recorded``): from the second replay on, the dispatches its launches record are
+logged and the device keeps them under the arguments' buffers and offsets and the buffers the
+launches made, which a loop gets back from the pool in the same order (every other call, when
+a step's results become the next call's arguments); a replay on those buffers then records the
+logged dispatches and nothing else, as a single fused chain's replay already did. A
+conjugate-gradient step on a 256 x 256 system (a product with a vector, two dot products, three
+updates: 6 dispatches) replayed in 40-48 us against 91 launch by launch, and 120-137 recorded
+operation by operation, on the lavapipe machine's host with a GPU's code paths.
 
 As with ``jax.jit`` and ``cupy.fuse``, the function must compute its results from its arguments
 alone. A call that launches any other kernel (sorting, FFT, a decomposition), reads data
@@ -48,14 +46,12 @@ from ruda_wgpu import _fusion
 from ruda_wgpu._array import Array
 from ruda_wgpu._engine import GpuDevice, Step, Storage, remember
 from ruda_wgpu._fusion import PREPARED_ALONE
-from ruda_wgpu._kernels import CAPTURE, Operand, OutputRead, Scalar, launch_elementwise
+from ruda_wgpu._kernels import CAPTURE, Operand, OutputRead, Recorded, Scalar, launch_elementwise
 from ruda_wgpu._matmul_kernels import launch_matmul
 from ruda_wgpu._reduce_kernels import Fused, launch_reduce
 
 #: signatures a fused function keeps before it starts over
 TRACES = 64
-#: prepared replays of traces (see ``_Trace._prepared``) a device keeps before it starts over
-PREPARED_TRACES = 256
 
 
 class _From(NamedTuple):
@@ -273,7 +269,7 @@ class Capture:
 class _Trace:
     """The launches of one traced call and where its results lie among their buffers."""
 
-    __slots__ = ("device", "launches", "made", "name", "outputs", "tuple")
+    __slots__ = ("device", "launches", "name", "outputs", "recorded", "tuple")
 
     def __init__(
         self,
@@ -285,9 +281,8 @@ class _Trace:
     ) -> None:
         self.device, self.launches, self.outputs, self.tuple = device, launches, outputs, is_tuple
         self.name = name
-        #: per launch, the bytes of the buffer it makes, or the earlier launch whose buffer it
-        #: writes (None until a replay has run the launches: see _prepared)
-        self.made: list[tuple[int, int | None]] | None = None
+        #: its launches, recorded again from their dispatches on buffers met before
+        self.recorded = Recorded()
 
     def replay(self, args: tuple[Any, ...]) -> Any:
         """The results on ``args`` (of the traced signature), their launches recorded now."""
@@ -297,7 +292,7 @@ class _Trace:
                 # (a single launch writes a new buffer: ``into`` names an earlier launch)
                 made = [self._alone(self.launches[0], args)]
             else:
-                made = self._prepared(args) or self._launched(args)
+                made = self._launched(args)
         except Exception as err:
             err.add_note(f"raised replaying the kernels that fuse traced in {self.name}()")
             raise
@@ -306,56 +301,25 @@ class _Trace:
         ]
         return tuple(results) if self.tuple else results[0]
 
-    def _prepared(self, args: tuple[Any, ...]) -> list[Storage] | None:
-        """The buffers of the launches, recorded from the dispatches a replay on the same
-        buffers prepared (see :meth:`_launched`), or None when there are none. A loop replays a
-        step on the same few pooled buffers: its arguments, the buffers its launches make (which
-        the pool hands out in the same order) and the device's scratch buffers."""
-        sizes = self.made
-        if sizes is None:
-            return None
-        dev = self.device
-        made: list[Storage] = []
-        for nbytes, into in sizes:
-            made.append(Storage(dev, nbytes) if into is None else made[into])
-        steps = dev.prepared_traces.get(self._key(args, made))
-        if steps is None:
-            return None  # (the buffers go back to the pool, in time for _launched to take them)
-        dev.replay(steps)
-        return made
-
     def _launched(self, args: tuple[Any, ...]) -> list[Storage]:
-        """The buffers of the launches, each made as it was captured; the dispatches they
-        recorded are kept for :meth:`_prepared` when they bind nothing but the arguments, the
-        buffers the launches made and the device's scratch buffers (a launch whose dispatches
-        are not all kept by their buffers, or that copies, is left out)."""
-        dev = self.device
-        arrays = [a._storage for a in args if type(a) is Array]  # (runs pending arguments first)
-        made: list[Storage] = []
-        with dev.logging_steps() as log:
-            for launch in self.launches:
-                made.append(launch.run(dev, args, made))
-        if self.made is None:
-            self.made = [
-                (storage.nbytes, getattr(launch, "into", None))
-                for launch, storage in zip(self.launches, made, strict=True)
-            ]
-        buffers = [s.buffer for s in (*arrays, *made)]
-        if log.whole and log.binds_only([*buffers, *dev.scratch_buffers()]):
-            remember(dev.prepared_traces, PREPARED_TRACES, self._key(args, made), log.steps)
-        return made
-
-    def _key(self, args: tuple[Any, ...], made: list[Storage]) -> tuple[Any, ...]:
-        """What prepared dispatches of this trace depend on: the device's scratch buffers, the
-        arguments' buffers and offsets (their layouts are the signature's) and the buffers the
-        launches made (see :meth:`_prepared`)."""
-        key: list[Any] = [self, self.device.scratch_version]
+        """The buffers of the launches, made as they were captured, or, on buffers met before,
+        by the dispatches they recorded then (see ``_kernels.Recorded``): a loop replays a step
+        on the same few pooled buffers."""
+        reads: list[Any] = []
+        bound: list[Any] = []
         for a in args:
             if type(a) is Array:
-                key += (a._storage.buffer, a._offset)
-        assert self.made is not None
-        key += [storage.buffer for storage, (_, into) in zip(made, self.made, strict=True) if into is None]
-        return tuple(key)
+                storage = a._storage  # (runs a pending argument first, outside the log)
+                reads += (storage.buffer, a._offset)
+                bound.append(storage.buffer)
+        return self.recorded.run(self.device, reads, bound, lambda: self._each(args))
+
+    def _each(self, args: tuple[Any, ...]) -> list[Storage]:
+        """The buffers of the launches, each made as it was captured."""
+        made: list[Storage] = []
+        for launch in self.launches:
+            made.append(launch.run(self.device, args, made))
+        return made
 
     def _alone(self, launch: _Elementwise, args: tuple[Any, ...]) -> Storage:
         """One elementwise launch (a fused chain): a loop replays it on the same few pooled

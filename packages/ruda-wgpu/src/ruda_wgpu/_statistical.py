@@ -26,6 +26,7 @@ from ruda_wgpu._kernels import (
     Recorded,
     c_strides,
     convert,
+    launch_key,
     lib,
     product,
     wgsl_type,
@@ -145,13 +146,16 @@ class ReductionPlan(NamedTuple):
         reduced) on ``dev``."""
         combine, identity, load = self.code
         m, k, inner = self.m, self.k, self.inner
-        return self.recorded.run(
+        leaves = (src,) if isinstance(src, Operand) else src.leaves
+        (out,) = self.recorded.run(
             dev,
-            (src,) if isinstance(src, Operand) else src.leaves,
-            lambda: launch_reduce(
-                dev, kind, src, m, k, acc, combine, identity, load, "", inner, self.strides
-            ),
+            [launch_key(leaf) for leaf in leaves],
+            [leaf.storage.buffer for leaf in leaves if isinstance(leaf, Operand)],
+            lambda: [
+                launch_reduce(dev, kind, src, m, k, acc, combine, identity, load, "", inner, self.strides)
+            ],
         )
+        return out
 
 
 def reduction_plan_key(
