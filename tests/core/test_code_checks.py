@@ -46,6 +46,7 @@ QUOTED_TABLES = [
     ("wgpu_accuracy", "packages/ruda-wgpu/README.md"),
     ("wgpu_overhead", "packages/ruda-wgpu/README.md"),
     ("wgpu_startup", "packages/ruda-wgpu/README.md"),
+    ("wgpu_solver", "packages/ruda-wgpu/README.md"),
     ("cuda_bandwidth", "packages/ruda-cuda/README.md"),
     ("cuda_launch", "packages/ruda-cuda/README.md"),
     ("cuda_fusion", "packages/ruda-cuda/README.md"),
