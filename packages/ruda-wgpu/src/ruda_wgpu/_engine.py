@@ -710,7 +710,8 @@ class GpuDevice:
         """Hold the device's lock and collect every dispatch recorded meanwhile as a prepared
         step (see :meth:`step`), in order, so that the work can be recorded again by
         :meth:`replay` alone; the log is not ``whole`` when a copy, an upload or an inner log
-        came in between, which replaying the steps would leave out."""
+        came in between, which replaying the steps would leave out, or a checked kernel, whose
+        parameters name this call's check word (see :meth:`defer_check`)."""
         with self._lock:
             log, outer = StepLog(), self._step_log
             if outer is not None:
@@ -932,6 +933,8 @@ class GpuDevice:
         checked gather does not wait for the device; a kernel that finds it writes nothing where
         it would have read out of bounds."""
         with self._lock:
+            if self._step_log is not None:  # (the slot in a logged dispatch's parameters is this call's)
+                self._step_log.whole = False
             if len(self.checks) >= self.check_slots():
                 self.raise_checks()
             words = self.check_words()
