@@ -191,16 +191,29 @@ def _layer(xp: Any, x: Any, y: Any) -> Any:
     "fn", [_centred, _standardised, _dot_and_norm, _column_statistics, _joins, _writes_into_a_result, _layer]
 )
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
-def test_reductions_products_and_the_work_around_them_replay_with_the_same_bits(xp, fn, dtype):
+def test_reductions_products_and_the_work_around_them_replay_with_the_same_bits(xp, fn, dtype, monkeypatch):
     rng = np.random.default_rng(0)
     f = xp.fuse(lambda x, y: fn(xp, x, y))
+    launched: list[None] = []
+    each = _replay._Trace._each
+    monkeypatch.setattr(_replay._Trace, "_each", lambda *args: launched.append(None) or each(*args))
     for _ in range(3):  # the first call traces, the others replay on other data
         a, b = rng.standard_normal((2, 3, 40)).astype(dtype)
         x, y = xp.asarray(a), xp.asarray(b)
-        got, want = f(x, y), fn(xp, x, y)
-        for g, w in zip(*((r if isinstance(r, tuple) else (r,)) for r in (got, want)), strict=True):
-            assert_same_bits(np.asarray(g), np.asarray(w))
+        _same_results(xp, f(x, y), fn(xp, x, y))
     assert len(f.traces) == 1 and None not in f.traces.values()
+    # on the same arguments, a trace of several launches records what a replay logged
+    for _ in range(2):
+        _same_results(xp, f(x, y), fn(xp, x, y))
+    before = len(launched)
+    for _ in range(2):
+        _same_results(xp, f(x, y), fn(xp, x, y))
+    assert len(next(iter(f.traces.values())).launches) > 1 and len(launched) == before
+
+
+def _same_results(xp: Any, got: Any, want: Any) -> None:
+    for g, w in zip(*((r if isinstance(r, tuple) else (r,)) for r in (got, want)), strict=True):
+        assert_same_bits(np.asarray(g), np.asarray(w))
 
 
 def _conjugate_gradient_step(xp: Any, a: Any, x: Any, r: Any, p: Any, rs: Any) -> Any:
