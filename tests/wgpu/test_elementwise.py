@@ -114,6 +114,31 @@ def test_broadcasting_strides_and_scalars(xp, dtype):
     assert_matches_numpy(scalar - x, _numpy("subtract", np.asarray(scalar, dtype=dtype), a))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "int8", "uint16", "float16"])
+@pytest.mark.parametrize(
+    ("sa", "sb"),
+    [
+        ((3, 4), (1,)),
+        ((3, 4), (1, 1)),
+        ((1,), (3, 4)),
+        ((1, 1), (4,)),
+        ((4,), (1, 1)),
+        ((0,), (1,)),
+        ((2, 1), (1, 3)),
+    ],
+)
+def test_an_operand_of_one_element_broadcasts_as_numpy_does(xp, sa, sb, dtype):
+    # (one of no more axes than the other takes binary's short path; the others its general one)
+    if dtype not in DEVICE_DTYPES:
+        pytest.skip(f"{dtype} is not on this device")
+    a = _values(dtype, 24, seed=5)[: int(np.prod(sa))].reshape(sa)
+    b = _values(dtype, 24, seed=6)[-max(int(np.prod(sb)), 1) :][: int(np.prod(sb))].reshape(sb)
+    x, y = xp.asarray(a), xp.asarray(b)
+    assert_matches_numpy(x - y, _numpy("subtract", a, b))
+    assert_matches_numpy(y * x, _numpy("multiply", b, a))
+    assert_matches_numpy(xp.maximum(x, y + y), _numpy("maximum", a, _numpy("add", b, b)))  # a pending one
+
+
 @pytest.mark.parametrize(
     ("a", "b"),
     [("int8", "uint8"), ("int16", "uint8"), ("uint16", "int32"), ("int8", "int16"), ("uint8", "uint32")],

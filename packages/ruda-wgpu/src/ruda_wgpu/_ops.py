@@ -287,25 +287,39 @@ def binary(name: str, a: Any, b: Any) -> Array:
 
     Every operator and binary function comes here, so the common cases take few steps (the
     record of a pending operation costs a microsecond or two): two arrays of one dtype and
-    device and one shape (or one of them 0-D), and a real floating array with a Python float
-    or int on either side, which keeps the array's dtype and needs no kind or range check.
+    device and one shape (or one of them of one element: see :func:`_against_one`), and a real
+    floating array with a Python float or int on either side, which keeps the array's dtype and
+    needs no kind or range check.
     """
     ta, tb = type(a), type(b)
     if ta is Array and tb is Array:
         same, sa, sb = a._dtype, a._shape, b._shape
-        # (one shape, or a 0-D array with another: a solver's step size times a vector)
-        if b._dtype is same and (sa == sb or not sa or not sb) and a._device is b._device:
-            try:
-                operation = _function(name, same)
-            except TypeError:  # (integers where floats are wanted, or a dtype it refuses)
-                return _promoted(name, (a, b))
-            return record(a._device, operation, (a, b), sa or sb)
+        if b._dtype is same and a._device is b._device:
+            shape = sa if sa == sb or not sb else sb if not sa else _against_one(sa, sb)
+            if shape is not None:
+                try:
+                    operation = _function(name, same)
+                except TypeError:  # (integers where floats are wanted, or a dtype it refuses)
+                    return _promoted(name, (a, b))
+                return record(a._device, operation, (a, b), shape)
     elif ta is Array:
         if (tb is float or tb is int) and a._dtype.kind == "f":
             return record(a._device, _function(name, a._dtype), (a, Scalar(b, a._dtype)), a._shape)
     elif tb is Array and (ta is float or ta is int) and b._dtype.kind == "f":
         return record(b._device, _function(name, b._dtype), (Scalar(a, b._dtype), b), b._shape)
     return _promoted(name, (a, b))
+
+
+def _against_one(sa: tuple[int, ...], sb: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The broadcast of the shapes ``sa`` and ``sb`` where one is all ones and has no more axes
+    than the other (a solver's step size of shape (1,), a mean kept as (1, 1)): the other;
+    None otherwise (:func:`_promoted` broadcasts those). ``x - mean(x, keepdims=True)`` took
+    that path's dtype and shape rules for 5 us of its recording."""
+    if len(sb) <= len(sa) and sb.count(1) == len(sb):
+        return sa
+    if len(sa) <= len(sb) and sa.count(1) == len(sa):
+        return sb
+    return None
 
 
 def _promoted(name: str, args: tuple[Any, ...]) -> Array:
