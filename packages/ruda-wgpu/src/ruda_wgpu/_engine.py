@@ -713,14 +713,19 @@ class GpuDevice:
         came in between, which replaying the steps would leave out, or a checked kernel, whose
         parameters name this call's check word (see :meth:`defer_check`)."""
         with self._lock:
+            self._unlogged()
             log, outer = StepLog(), self._step_log
-            if outer is not None:
-                outer.whole = False
             self._step_log = log
             try:
                 yield log
             finally:
                 self._step_log = outer
+
+    def _unlogged(self) -> None:
+        """Mark the step log being collected, if any, as not whole: what is recorded now is not
+        a dispatch that replaying its steps would make again (the lock held)."""
+        if self._step_log is not None:
+            self._step_log.whole = False
 
     def _workgroups(self, groups: int | tuple[int, ...]) -> tuple[int, int, int]:
         """The (x, y, z) workgroups of a dispatch of ``groups`` (a count, spread over a grid
@@ -819,8 +824,7 @@ class GpuDevice:
     def copy(self, src: Any, src_offset: int, dst: Any, dst_offset: int, nbytes: int) -> None:
         """Record a buffer-to-buffer copy (offsets and size multiples of 4)."""
         with self._lock:
-            if self._step_log is not None:
-                self._step_log.whole = False
+            self._unlogged()
             if self._encoder is None:
                 self._encoder = self._encode.command_encoder(self._device)
             if self._pass is not None:
@@ -861,8 +865,7 @@ class GpuDevice:
     def write(self, buffer: Any, offset: int, data: bytes | memoryview) -> None:
         """Upload bytes. Recorded work goes first: a pooled buffer may still be read by it."""
         with self._lock:
-            if self._step_log is not None:
-                self._step_log.whole = False
+            self._unlogged()
             if self._encoder is not None:
                 self.flush()
             if len(data):
@@ -933,8 +936,7 @@ class GpuDevice:
         checked gather does not wait for the device; a kernel that finds it writes nothing where
         it would have read out of bounds."""
         with self._lock:
-            if self._step_log is not None:  # (the slot in a logged dispatch's parameters is this call's)
-                self._step_log.whole = False
+            self._unlogged()  # (the slot in a logged dispatch's parameters is this call's)
             if len(self.checks) >= self.check_slots():
                 self.raise_checks()
             words = self.check_words()
