@@ -295,7 +295,7 @@ def binary(name: str, a: Any, b: Any) -> Array:
     if ta is Array and tb is Array:
         same, sa, sb = a._dtype, a._shape, b._shape
         if b._dtype is same and a._device is b._device:
-            shape = sa if sa == sb or not sb else sb if not sa else _against_one(sa, sb)
+            shape = sa if sa == sb else _against_one(sa, sb)
             if shape is not None:
                 try:
                     operation = _function(name, same)
@@ -312,9 +312,9 @@ def binary(name: str, a: Any, b: Any) -> Array:
 
 def _against_one(sa: tuple[int, ...], sb: tuple[int, ...]) -> tuple[int, ...] | None:
     """The broadcast of the shapes ``sa`` and ``sb`` where one is all ones and has no more axes
-    than the other (a solver's step size of shape (1,), a mean kept as (1, 1)): the other;
-    None otherwise (:func:`_promoted` broadcasts those). ``x - mean(x, keepdims=True)`` took
-    that path's dtype and shape rules for 5 us of its recording."""
+    than the other (a solver's step size, 0-D or of shape (1,), a mean kept as (1, 1)): the
+    other; None otherwise (:func:`_promoted` broadcasts those). ``x - mean(x, keepdims=True)``
+    took that path's dtype and shape rules for 5 us of its recording."""
     if len(sb) <= len(sa) and sb.count(1) == len(sb):
         return sa
     if len(sa) <= len(sb) and sa.count(1) == len(sa):
