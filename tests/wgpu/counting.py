@@ -28,6 +28,21 @@ def calls_of(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[tup
     return calls
 
 
+def count_calls(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[None]:
+    """A list that grows by one at every call of ``owner.name`` (a function or a method) from
+    now on, which still runs; unlike :func:`calls_of` it keeps nothing of a call, so that the
+    buffers a call was given go back to the pool as they would without it."""
+    calls: list[None] = []
+    function = getattr(owner, name)
+
+    def counting(*args: Any) -> Any:
+        calls.append(None)
+        return function(*args)
+
+    monkeypatch.setattr(owner, name, counting)
+    return calls
+
+
 def reduction_scratch_made_anew(dev: Any) -> None:
     """Replace each of the device's scratch buffers for reductions' partial results by one twice
     its size, as a longer reduction than any before would (the old ones go back to the pool)."""

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from ruda.testing import assert_matches_numpy, assert_same_bits, parametrize_backends
 from ruda_wgpu import _linalg, _matmul_kernels, _reduce_kernels
 
-from tests.wgpu.counting import dispatch_count, reduction_scratch_made_anew
+from tests.wgpu.counting import count_calls, dispatch_count, reduction_scratch_made_anew
 from tests.wgpu.dtype_support import indices
 
 pytestmark = parametrize_backends("wgpu")
@@ -479,9 +479,7 @@ def test_a_planned_reduction_on_buffers_met_before_records_the_dispatches_it_log
     dev = xp.__array_namespace_info__().default_device()
     monkeypatch.setattr(dev, "cpu", not gpu)
     monkeypatch.setattr(_fusion, "_enabled", True)
-    launched: list[None] = []
-    launch = _statistical.launch_reduce
-    monkeypatch.setattr(_statistical, "launch_reduce", lambda *a: launched.append(None) or launch(*a))
+    launched = count_calls(monkeypatch, _statistical, "launch_reduce")
     host = np.random.default_rng(9).standard_normal((40, 5000)).astype(np.float32)
     x = xp.asarray(host)
     counts, results = [], {}

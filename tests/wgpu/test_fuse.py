@@ -13,7 +13,7 @@ import pytest
 from ruda.testing import assert_same_bits, edge_operands, parametrize_backends, switched
 from ruda_wgpu import _fusion, _replay
 
-from tests.wgpu.counting import calls_of, dispatch_count, reduction_scratch_made_anew
+from tests.wgpu.counting import count_calls, dispatch_count, reduction_scratch_made_anew
 
 pytestmark = parametrize_backends("wgpu")
 
@@ -194,9 +194,7 @@ def _layer(xp: Any, x: Any, y: Any) -> Any:
 def test_reductions_products_and_the_work_around_them_replay_with_the_same_bits(xp, fn, dtype, monkeypatch):
     rng = np.random.default_rng(0)
     f = xp.fuse(lambda x, y: fn(xp, x, y))
-    launched: list[None] = []
-    each = _replay._Trace._each
-    monkeypatch.setattr(_replay._Trace, "_each", lambda *args: launched.append(None) or each(*args))
+    launched = count_calls(monkeypatch, _replay._Trace, "_each")
     for _ in range(3):  # the first call traces, the others replay on other data
         a, b = rng.standard_normal((2, 3, 40)).astype(dtype)
         x, y = xp.asarray(a), xp.asarray(b)
@@ -242,9 +240,7 @@ def test_a_loop_replays_a_step_of_several_launches_from_its_prepared_dispatches(
     b = xp.asarray(rng.standard_normal(48).astype(np.float32))
     f = xp.fuse(lambda *args: _conjugate_gradient_step(xp, *args))
     want = _solve(xp, lambda *args: _conjugate_gradient_step(xp, *args), a, b, 12)
-    launches: list[None] = []  # (calls_of would keep every call's buffers alive)
-    run = _replay._Reduction.run
-    monkeypatch.setattr(_replay._Reduction, "run", lambda *args: launches.append(None) or run(*args))
+    launches = count_calls(monkeypatch, _replay._Reduction, "run")
     dispatches: list[int] = []
     launched: list[int] = []  # reductions launched by each call
     solutions = _solve(xp, _recorded(xp, f, dispatches, launched, launches), a, b, 12)
@@ -285,7 +281,7 @@ def test_a_prepared_replay_is_not_taken_once_a_scratch_buffer_is_made_anew(xp, m
     version = dev.scratch_version
     reduction_scratch_made_anew(dev)
     assert dev.scratch_version > version
-    launches = calls_of(monkeypatch, _replay._Reduction, "run")
+    launches = count_calls(monkeypatch, _replay._Reduction, "run")
     assert_same_bits(np.asarray(f(x, y)), want)
     assert launches  # launched again, its dispatches prepared anew
 
