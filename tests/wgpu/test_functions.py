@@ -504,6 +504,67 @@ def test_a_planned_reduction_on_buffers_met_before_records_the_dispatches_it_log
     assert None not in f.traces.values()
 
 
+@pytest.mark.parametrize("gpu", [False, True])
+@pytest.mark.parametrize(
+    ("shape", "axis", "keepdims"),
+    [((4096,), None, False), ((300, 20), 0, False), ((50, 300), 1, True), ((6, 5, 4), (1, 2), False)],
+)
+def test_a_variance_on_buffers_met_before_records_the_dispatches_it_logged(
+    xp, shape, axis, keepdims, gpu, monkeypatch
+):
+    """``var`` and ``std`` of an array of one signature log their reductions' dispatches and
+    record them again on the same buffers, without working out the mean and the chain again:
+    with the bits of a launch, and reading the array's data as it is when they run."""
+    from ruda_wgpu import _fusion, _statistical
+
+    monkeypatch.setattr(xp.__array_namespace_info__().default_device(), "cpu", not gpu)
+    monkeypatch.setattr(_fusion, "_enabled", True)
+    worked_out = count_calls(monkeypatch, _statistical, "_deviations")
+    host = _host("float32", shape) * 3 + 2
+    x = xp.asarray(host)
+    want = np.var(host, axis=axis, keepdims=keepdims, ddof=1)
+    results, deviations = [], []
+    for _ in range(6):
+        results.append(np.asarray(xp.var(x, axis=axis, keepdims=keepdims, correction=1)))
+        deviations.append(np.asarray(xp.std(x, axis=axis, keepdims=keepdims)))
+    assert worked_out, "never worked out"
+    assert len(worked_out) < 12, "never recorded from its log"
+    for got, deviation in zip(results, deviations, strict=True):
+        assert_same_bits(got, results[0])
+        assert_same_bits(deviation, deviations[0])
+    assert_matches_numpy(results[0], want, rtol=1e-4, atol=1e-5)
+    std = np.sqrt(np.var(host, axis=axis, keepdims=keepdims))
+    assert_matches_numpy(deviations[0], std, rtol=1e-4, atol=1e-5)
+    # the dispatches read the array as it is then
+    x[...] = xp.asarray(host * 2)
+    np.testing.assert_allclose(
+        np.asarray(xp.var(x, axis=axis, keepdims=keepdims, correction=1)), 4 * want, rtol=1e-4, atol=1e-5
+    )
+
+
+def test_an_operation_whose_dispatches_bind_what_it_frees_stops_logging(xp, monkeypatch):
+    """An operation whose logged dispatches bind a buffer it made and dropped cannot be recorded
+    from its log: after ``RECORD_TRIES`` launches it launches unlogged."""
+    from ruda_wgpu import _kernels
+
+    dev = xp.__array_namespace_info__().default_device()
+    logs = count_calls(monkeypatch, type(dev), "logging_steps")
+    x = xp.asarray(np.arange(8, dtype=np.float32))
+    recorded = _kernels.Recorded()
+
+    def launch() -> list:
+        step = x + 1.0
+        step._storage  # noqa: B018  (computed into a buffer of its own, dropped after)
+        return [(step * 2.0)._storage]
+
+    for _ in range(3 * _kernels.RECORD_TRIES):
+        (out,) = recorded.run(dev, [x._storage.buffer, 0], [x._storage.buffer], launch)
+        got = np.frombuffer(dev.read(out.buffer, 0, 32), dtype=np.float32)
+        np.testing.assert_array_equal(got, (np.arange(8) + 1) * 2)
+    assert not recorded.kept
+    assert len(logs) == _kernels.RECORD_TRIES - 1
+
+
 def test_long_rows_reduce_a_workgroup_a_row_on_a_gpu(xp, monkeypatch):
     # lavapipe reduces every row a thread; a GPU takes the workgroup kernel from SHORT_ROWS
     host = _host("float32", (300, 2 * _reduce_kernels.SHORT_ROWS + 1))

