@@ -207,7 +207,7 @@ def test_ruda_info_gives_a_devices_array_and_binding_sizes():
 
 
 def test_the_binding_cap_from_the_environment(monkeypatch):
-    from ruda_wgpu._engine import MAX_BINDING_ENV, binding_limit
+    from ruda_wgpu._buffers import MAX_BINDING_ENV, binding_limit
 
     monkeypatch.delenv(MAX_BINDING_ENV, raising=False)
     assert binding_limit(1 << 27) == 1 << 27

@@ -16,7 +16,7 @@ pytestmark = parametrize_backends("wgpu")
 
 
 def test_size_classes_are_monotonic_and_bounded(xp):
-    from ruda_wgpu._engine import size_class
+    from ruda_wgpu._buffers import size_class
 
     sizes = [size_class(n) for n in range(1, 1 << 16, 37)]
     assert sizes == sorted(sizes)
@@ -139,7 +139,7 @@ class _FakeBuffer:
 
 
 def test_a_driver_out_of_memory_frees_the_pool_retries_then_raises_memory_error(xp):
-    from ruda_wgpu._engine import BufferPool, size_class
+    from ruda_wgpu._buffers import BufferPool, size_class
 
     device = _RefusingDevice(refusals=0)
     pool = BufferPool(device, usage=0)
@@ -157,7 +157,7 @@ def test_a_driver_out_of_memory_frees_the_pool_retries_then_raises_memory_error(
 
 
 def test_the_pool_hands_out_the_earliest_made_free_buffer_first(xp):
-    from ruda_wgpu._engine import BufferPool
+    from ruda_wgpu._buffers import BufferPool
 
     pool = BufferPool(_RefusingDevice(refusals=0), usage=0)
     first, second, third = (pool.acquire(1000) for _ in range(3))
@@ -286,12 +286,12 @@ def test_a_step_log_holds_the_dispatches_and_tells_what_else_was_recorded(xp, mo
 def test_dispatches_record_the_same_through_wgpu_pys_public_methods(xp, monkeypatch):
     """Dispatches go straight to wgpu-native where wgpu-py's native backend is in use (on every
     adapter these tests run on); the public methods it falls back to otherwise record the same."""
-    from ruda_wgpu import _engine
+    from ruda_wgpu import _encoding, _engine
 
     dev = _engine.default_device()
     xp.synchronize()
-    assert isinstance(dev._encode, _engine._PassEncoding)
-    monkeypatch.setattr(dev, "_encode", _engine._PublicPassEncoding())
+    assert isinstance(dev._encode, _encoding.PassEncoding)
+    monkeypatch.setattr(dev, "_encode", _encoding.PublicPassEncoding())
     dev._groups.clear()  # nothing is recorded: the groups below are made the public way
     host = np.arange(3000, dtype=np.float32)
     x = xp.asarray(host)

@@ -27,7 +27,8 @@ from ruda import spec
 from ruda._array import ArrayAttributes, HostCopyExport, MadeByNamespace
 
 from ruda_wgpu import _dtypes
-from ruda_wgpu._engine import GpuDevice, Storage, default_device, resolve_device, storage_itemsize
+from ruda_wgpu._buffers import Storage, storage_itemsize
+from ruda_wgpu._engine import GpuDevice, default_device, resolve_device
 from ruda_wgpu._kernels import Operand, Scalar, c_strides, convert, launch_elementwise
 from ruda_wgpu._operators import Operators
 

@@ -37,8 +37,8 @@ from ruda.spec import EighResult, EigResult, QRResult, SlogdetResult, SVDResult
 
 from ruda_wgpu import _dtypes, _linalg_steps, _wgsl
 from ruda_wgpu._array import Array, copy_of, empty
+from ruda_wgpu._buffers import Storage
 from ruda_wgpu._creation import arange, eye, tril, triu, zeros
-from ruda_wgpu._engine import Storage
 from ruda_wgpu._indexing import take_along_axis
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import (

@@ -1,19 +1,18 @@
-"""The engine: one WebGPU device per adapter, buffer pool, pipeline cache, batched commands.
+"""The engine: one WebGPU device per adapter, its pipeline cache and batched commands.
 
 - Devices (``wgpu:0``, ``wgpu:1``, ...) are the adapters that run our kernels
   (see :mod:`ruda_wgpu._devices`), best first: discrete before integrated
   before CPU, Vulkan/Metal/DX12 before OpenGL. Adapters are found at first use;
   a device (~300 ms) is opened only when an array is first created on it.
-- Buffers come from a pool of size classes (powers of two in quarter steps), so
-  steady-state work creates no new GPU buffers; an array's buffer returns to the
-  pool when the last array viewing it is collected.
+- Buffers come from a pool of size classes (:mod:`ruda_wgpu._buffers`), so steady-state work
+  creates no new GPU buffers.
 - Pipelines are compiled once per kernel key (:meth:`GpuDevice.pipeline`); those a program
   used in its last process are compiled ahead in threads as the device opens (:mod:`_preload`).
-- Kernels are recorded into one command encoder and one compute pass; the batch
-  is submitted when data is read, when it reaches :data:`BATCH_DISPATCHES`
-  dispatches or :data:`BATCH_BYTES` bound, or on :meth:`GpuDevice.flush`. Kernel
-  parameters of a batch live in one parameter buffer written just before the batch
-  is submitted.
+- Kernels are recorded into one command encoder and one compute pass (straight to
+  wgpu-native: :mod:`ruda_wgpu._encoding`); the batch is submitted when data is read, when it
+  reaches :data:`BATCH_DISPATCHES` dispatches or :data:`BATCH_BYTES` bound, or on
+  :meth:`GpuDevice.flush`. Kernel parameters of a batch live in one parameter buffer written
+  just before the batch is submitted.
 - Reads copy into a staging buffer reused per size class. Waiting, and mapping the staging
   buffer, happen on the calling thread, spinning briefly on a GPU (:mod:`ruda_wgpu._wait`):
   wgpu's own waits and maps hand the GPU's completion over from its polling thread, which
@@ -24,19 +23,18 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import heapq
-import itertools
 import math
-import os
 import re
 import threading
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
 from ruda_wgpu import _devices, _dtypes, _preload, _wait, _wgsl
+from ruda_wgpu._buffers import BufferPool, Storage, binding_limit
+from ruda_wgpu._encoding import PassEncoding, PublicPassEncoding, Step, StepLog
 from ruda_wgpu._gpu_time import COLLECT_AT, GpuTimer
 
 #: dispatches recorded before a batch is submitted without being asked
@@ -59,147 +57,6 @@ _BASE_DTYPES = (
 )  # fmt: skip
 
 
-@functools.lru_cache(maxsize=4096)  # every new array asks, mostly for a few sizes
-def size_class(nbytes: int) -> int:
-    """The pooled size for a request: at least 256 bytes, then powers of two in quarter steps."""
-    n = max(int(nbytes), 256)
-    base = 1 << (n - 1).bit_length() - 1
-    for k in (5, 6, 7, 8):
-        size = base * k // 4
-        if size >= n:
-            return size
-    return base * 2
-
-
-#: the environment variable that caps a kernel's storage bindings below the adapter's (bytes), so
-#: that the paths of arrays beyond one binding run on small arrays (tests, the official suite)
-MAX_BINDING_ENV = "RUDA_WGPU_MAX_BINDING"
-
-
-def binding_limit(adapter_limit: int) -> int:
-    """The storage binding size kernels keep to: the adapter's, or :data:`MAX_BINDING_ENV`'s
-    when that is smaller."""
-    value = os.environ.get(MAX_BINDING_ENV, "").strip()
-    if not value:
-        return adapter_limit
-    try:
-        cap = int(value)
-    except ValueError:
-        raise ValueError(f"{MAX_BINDING_ENV}={value!r}: give a number of bytes") from None
-    if cap < 1024:
-        raise ValueError(f"{MAX_BINDING_ENV}={cap}: a binding needs at least 1024 bytes")
-    return min(adapter_limit, cap)
-
-
-class BufferPool:
-    """GPU buffers by size class; counts what is allocated and what is in use.
-
-    A free buffer is handed out earliest made first, not last returned first: a loop then gets
-    the same buffers in the same roles every round, and the bind groups, prepared dispatches
-    and fused launches it made, which hold buffers, are found again. Last returned first, each
-    round handed the buffers to new roles (as the loop's arrays died in another order than it
-    made them): a 64 x 64 conjugate gradient loop made six bind groups a round for more than
-    600 rounds, and ran at 440-800 us a round on lavapipe against 207 in this order, which
-    makes none after the first round.
-    """
-
-    def __init__(self, device: Any, usage: int) -> None:
-        self._device = device
-        self._usage = usage
-        #: the largest buffer the device makes (a size class above it is cut down to it)
-        self.largest = int(device.limits["max-buffer-size"])
-        #: free buffers by size class, each a heap of (serial, buffer): earliest made first
-        self._free: dict[int, list[tuple[int, Any]]] = {}
-        # Every buffer stays referenced here, with its serial, until destroyed, so it is never
-        # part of garbage that the cycle collector finalises together with the Storage that would
-        # return it to the pool.
-        self._owned: dict[int, tuple[int, Any]] = {}
-        self._serials = itertools.count()
-        # Re-entrant: a garbage collection inside a locked section may finalise a Storage,
-        # whose __del__ releases its buffer into this same pool from the same thread.
-        self._lock = threading.RLock()
-        self.allocated_bytes = 0
-        self.in_use_bytes = 0
-        self.buffers_created = 0
-
-    def acquire(self, nbytes: int) -> Any:
-        """A buffer of at least ``nbytes``, reused when one of its size class is free. Raises
-        MemoryError, before asking the device, when it makes no buffer that large, and when the
-        driver cannot allocate it even after the pool's free buffers are given back."""
-        if nbytes > self.largest:
-            raise MemoryError(
-                f"{nbytes} bytes exceed the largest buffer this device makes ({self.largest} bytes, "
-                "its WebGPU max-buffer-size): use smaller arrays"
-            )
-        size = min(size_class(nbytes), self.largest)
-        with self._lock:
-            free = self._free.get(size)
-            buf = heapq.heappop(free)[1] if free else None
-            self.in_use_bytes += size
-        if buf is None:
-            try:
-                buf = self._create(size)
-            except BaseException:
-                with self._lock:
-                    self.in_use_bytes -= size
-                raise
-            with self._lock:
-                self._owned[id(buf)] = (next(self._serials), buf)
-                self.allocated_bytes += size
-                self.buffers_created += 1
-        return buf
-
-    def _create(self, size: int) -> Any:
-        """A new buffer of ``size`` bytes; when the driver is out of memory, the free buffers are
-        destroyed and it is asked once more, then MemoryError."""
-        import wgpu  # (loaded with the device: this module is imported before wgpu is)
-
-        try:
-            return self._device.create_buffer(size=size, usage=self._usage)
-        except wgpu.GPUError as err:
-            if not _out_of_memory(err):
-                raise
-        self.empty()
-        try:
-            return self._device.create_buffer(size=size, usage=self._usage)
-        except wgpu.GPUError as err:
-            if not _out_of_memory(err):
-                raise
-            raise MemoryError(
-                f"the device could not allocate a buffer of {size} bytes ({self.in_use_bytes - size} "
-                "bytes in use by arrays): free arrays, or use smaller ones"
-            ) from err
-
-    def release(self, buf: Any, size: int = 0) -> None:
-        """Return a buffer to the pool (it stays allocated for reuse); ``size``, when given, is
-        its size, which ``acquire`` chose (spares asking wgpu-py: every array's end passes here)."""
-        size = size or int(buf.size)
-        with self._lock:
-            free = self._free.get(size)
-            if free is None:
-                free = self._free[size] = []
-            heapq.heappush(free, self._owned[id(buf)])
-            self.in_use_bytes -= size
-
-    def empty(self) -> None:
-        """Destroy every free buffer, giving its memory back to the driver."""
-        with self._lock:
-            free, self._free = self._free, {}
-            for bufs in free.values():
-                for _, buf in bufs:
-                    self.allocated_bytes -= int(buf.size)
-                    del self._owned[id(buf)]
-                    buf.destroy()
-
-
-def _out_of_memory(err: Exception) -> bool:
-    """Whether a wgpu error says the driver could not allocate: an out-of-memory error, or (on
-    OpenGL) a validation error saying "Not enough memory left"."""
-    import wgpu
-
-    return isinstance(err, wgpu.GPUOutOfMemoryError) or "not enough memory" in str(err).lower()
-
-
 #: references to pending arrays a device holds before it first drops the dead ones
 PENDING_BOUND = 64
 
@@ -207,45 +64,6 @@ PENDING_BOUND = 64
 #: reads them all back first, a wait for the device. A read brings back only the words in use:
 #: with 256, a loop of 1000 gathers (x[i]) waited four times (on lavapipe 64 ms against 26)
 CHECK_WORDS = 16384
-
-
-class Storage:
-    """One pooled GPU buffer shared by an array and its views; returned to the pool on collection."""
-
-    __slots__ = ("__weakref__", "buffer", "device", "host", "mark", "nbytes")
-
-    def __init__(self, device: GpuDevice, nbytes: int) -> None:
-        self.device = device
-        self.nbytes = nbytes
-        self.buffer = device.pool.acquire(nbytes)
-        #: a host copy of the words while nothing has written to the buffer since it was read
-        self.host: Any = None
-        #: the device's generation (see GpuDevice.run_pending) in which a pending (lazy)
-        #: operation last took this buffer as an operand (set by ``_fusion.record``): a mark
-        #: costs an operation one assignment, where a list of the buffer's readers cost it a
-        #: weak reference and a list entry, a third of what recording one cost
-        self.mark = -1
-
-    def will_write(self) -> None:
-        """Call before recording a write into this buffer: pending operations that read it are
-        recorded first, so that they see the old contents, and the host copy is dropped. A write
-        that pending operations may read starts a new epoch of the device (see
-        ``_fusion._launch``)."""
-        self.host = None
-        device = self.device
-        if self.mark == device.generation:  # a pending operation may read it
-            self.mark = -1
-            device.run_readers(self)  # (they run before the write: still in the old epoch)
-            device.epoch += 1
-
-    def __del__(self) -> None:
-        # try rather than contextlib.suppress: every array's end passes here, and the context
-        # manager cost 0.3 us of the 1.7 that a buffer's round trip through the pool took
-        try:
-            pool = self.device._pool  # (open: it made this buffer, of the size acquire chose)
-            pool.release(self.buffer, min(size_class(self.nbytes), pool.largest))
-        except Exception:  # interpreter shutdown: the pool may be gone already
-            pass
 
 
 _V = TypeVar("_V")
@@ -258,173 +76,6 @@ def remember(cache: dict[Any, Any], limit: int, key: Any, value: _V) -> _V:
         cache.clear()
     cache[key] = value
     return value
-
-
-class Step(NamedTuple):
-    """A dispatch prepared by :meth:`GpuDevice.step`: its pipeline, bind group, the bytes it
-    binds, its parameter words and its workgroups (x, y, z)."""
-
-    pipe: Any
-    group: Any
-    bound: int
-    params: bytes
-    groups: tuple[int, int, int]
-
-
-class StepLog:
-    """The dispatches a device recorded while it logged them (see
-    :meth:`GpuDevice.logging_steps`), and whether they are all it recorded (``whole``)."""
-
-    __slots__ = ("steps", "whole")
-
-    def __init__(self) -> None:
-        self.steps: list[Step] = []
-        self.whole = True
-
-    def binds_only(self, buffers: list[Any]) -> bool:
-        """Whether every buffer the logged dispatches bind is one of ``buffers`` (besides the
-        parameters' arena, which every dispatch binds)."""
-        allowed = {id(b) for b in buffers}
-        return all(
-            id(b) in allowed for step in self.steps for b in getattr(step.group, "ruda_buffers", (None,))
-        )
-
-
-class _PassEncoding:
-    """The calls that record a dispatch (three into a compute pass, made by one method, and
-    making a bind group when its buffers are new), and that open a batch's command encoder and
-    compute pass, made straight to wgpu-native.
-
-    wgpu-py wraps every native call in an error capture (about 1.5 us of Python a call, three
-    times that on a slower host; a dispatch makes two or three), and builds a bind group's
-    entries through checked Python structs (19 us for four entries on a desktop CPU, against 4
-    here). WebGPU reports errors in a pass's commands, and the use of an invalid bind group,
-    when the pass ends or its encoder is finished, and those calls still go through wgpu-py's
-    error capture and raise, so the capture has nothing to catch here; the windows bound are
-    checked first (``_kernels.window``). Bind groups and pipelines stay alive in the device's caches, which
-    a batch is submitted before clearing. Opening an encoder and a pass cannot fail on a live
-    device; wgpu-py's own calls spend most of their time building the unlabelled descriptors,
-    which are made once here (on an H200 host the two took 16 us of a 150-220 us round of one
-    small operation, submit and wait). With another wgpu-py backend (no native handles) the
-    public methods are used.
-    """
-
-    __slots__ = (
-        "_begin_pass",
-        "_bind",
-        "_bind_group_class",
-        "_buffer_descriptor",
-        "_buffers",
-        "_create_bind_group",
-        "_create_encoder",
-        "_dispatch",
-        "_encoder_class",
-        "_encoder_descriptor",
-        "_ffi",
-        "_finish",
-        "_offset",
-        "_pass_class",
-        "_pass_descriptor",
-        "_pipeline",
-        "_release_buffer",
-        "_submit",
-    )
-
-    def __init__(self, api: Any) -> None:
-        lib, self._ffi = api.lib, api.ffi
-        self._pipeline = lib.wgpuComputePassEncoderSetPipeline
-        self._bind = lib.wgpuComputePassEncoderSetBindGroup
-        self._dispatch = lib.wgpuComputePassEncoderDispatchWorkgroups
-        self._create_bind_group = lib.wgpuDeviceCreateBindGroup
-        self._bind_group_class = api.GPUBindGroup
-        self._offset = self._ffi.new("uint32_t []", 1)  # the type string wgpu-py uses, parsed already
-        self._create_encoder = lib.wgpuDeviceCreateCommandEncoder
-        self._begin_pass = lib.wgpuCommandEncoderBeginComputePass
-        self._encoder_class, self._pass_class = api.GPUCommandEncoder, api.GPUComputePassEncoder
-        # zeroed: no chained struct, an empty label, no timestamp writes
-        self._encoder_descriptor = self._ffi.new("WGPUCommandEncoderDescriptor *")
-        self._pass_descriptor = self._ffi.new("WGPUComputePassDescriptor *")
-        # through wgpu-py's error capture: errors in a batch's commands raise when it is finished
-        self._finish, self._submit = api.libf.wgpuCommandEncoderFinish, api.libf.wgpuQueueSubmit
-        self._release_buffer = lib.wgpuCommandBufferRelease
-        self._buffer_descriptor = self._ffi.new("WGPUCommandBufferDescriptor *")
-        self._buffers = self._ffi.new("WGPUCommandBuffer[]", 1)
-
-    def command_encoder(self, device: Any) -> Any:
-        """A new command encoder of ``device`` (a wgpu-py object, which releases it)."""
-        handle = self._create_encoder(device._internal, self._encoder_descriptor)
-        return self._encoder_class("", handle, device)
-
-    def compute_pass(self, encoder: Any) -> Any:
-        """A compute pass begun on ``encoder`` (a wgpu-py object: its ``end`` reports errors)."""
-        handle = self._begin_pass(encoder._internal, self._pass_descriptor)
-        return self._pass_class("", handle, encoder._device)
-
-    def submit(self, device: Any, encoder: Any) -> None:
-        """Finish ``encoder`` and submit its command buffer to ``device``'s queue. wgpu-py's
-        ``finish`` and ``submit`` build a descriptor, an array and a command buffer object a
-        batch (7 us of Python on a 2-core host); the ones made here are reused."""
-        handle = self._finish(encoder._internal, self._buffer_descriptor)
-        try:
-            self._buffers[0] = handle
-            self._submit(device.queue._internal, 1, self._buffers)
-        finally:
-            self._release_buffer(handle)
-
-    def bind_group(self, device: Any, layout: Any, windows: list[tuple[Any, int, int]]) -> Any:
-        """A bind group of ``layout`` whose binding ``i`` is ``windows[i]``: (buffer, offset, size)."""
-        new = self._ffi.new
-        entries = new("WGPUBindGroupEntry[]", len(windows))
-        for i, (buffer, offset, size) in enumerate(windows):
-            entry = entries[i]
-            entry.binding, entry.buffer, entry.offset, entry.size = i, buffer._internal, offset, size
-        descriptor = new("WGPUBindGroupDescriptor *")
-        descriptor.layout, descriptor.entries, descriptor.entryCount = layout._internal, entries, len(windows)
-        # (the wrapper releases the native group when collected, as wgpu-py's own do)
-        return self._bind_group_class("", self._create_bind_group(device._internal, descriptor), device)
-
-    def record(self, cpass: Any, pipe: Any, group: Any, offset: int, groups: tuple[int, int, int]) -> None:
-        """Record a dispatch of ``groups`` (x, y, z) workgroups into ``cpass``: set ``pipe``
-        (None: the pass's current one), bind ``group`` with its parameters at ``offset``,
-        dispatch."""
-        handle = cpass._internal
-        if pipe is not None:
-            self._pipeline(handle, pipe._internal)
-        self._offset[0] = offset
-        self._bind(handle, 0, group._internal, 1, self._offset)
-        x, y, z = groups
-        self._dispatch(handle, x, y, z)
-
-
-class _PublicPassEncoding:
-    """:class:`_PassEncoding` through wgpu-py's public methods."""
-
-    @staticmethod
-    def command_encoder(device: Any) -> Any:
-        return device.create_command_encoder()
-
-    @staticmethod
-    def compute_pass(encoder: Any) -> Any:
-        return encoder.begin_compute_pass()
-
-    @staticmethod
-    def submit(device: Any, encoder: Any) -> None:
-        device.queue.submit([encoder.finish()])
-
-    @staticmethod
-    def bind_group(device: Any, layout: Any, windows: list[tuple[Any, int, int]]) -> Any:
-        entries = [
-            {"binding": i, "resource": {"buffer": b, "offset": off, "size": size}}
-            for i, (b, off, size) in enumerate(windows)
-        ]
-        return device.create_bind_group(layout=layout, entries=entries)
-
-    @staticmethod
-    def record(cpass: Any, pipe: Any, group: Any, offset: int, groups: tuple[int, int, int]) -> None:
-        if pipe is not None:
-            cpass.set_pipeline(pipe)
-        cpass.set_bind_group(0, group, [offset])
-        cpass.dispatch_workgroups(*groups)
 
 
 class GpuDevice:
@@ -554,8 +205,8 @@ class GpuDevice:
             self._pass: Any = None
             self._pass_pipeline: Any = None
             api = _devices.native_api(dev)
-            self._encode: _PassEncoding | _PublicPassEncoding = (
-                _PassEncoding(api) if api else _PublicPassEncoding()
+            self._encode: PassEncoding | PublicPassEncoding = (
+                PassEncoding(api) if api else PublicPassEncoding()
             )
             spin = 0.0 if self.cpu else _wait.SPIN_SECONDS
             self._waiter = _wait.Waiter(api, dev, spin) if api else None
@@ -1125,14 +776,3 @@ def resolve_device(device: Any) -> GpuDevice:
         if dev.name == text:
             return dev
     raise ValueError(f"ruda_wgpu has no device {device!r}: it has {[d.name for d in devices()]}")
-
-
-def storage_itemsize(dtype: np.dtype[Any]) -> int:
-    """Bytes per stored element (narrow ints and bool are widened to 4)."""
-    return STORAGE_ITEMSIZE[dtype]
-
-
-#: :func:`storage_itemsize` as a table, for the per-operation launch path
-STORAGE_ITEMSIZE = {
-    dt: int(_dtypes.STORAGE_NP[name].itemsize) for dt, name in _dtypes.NAME.items() if name in _dtypes.STORAGE
-}

@@ -26,7 +26,9 @@ import numpy as np
 
 from ruda_wgpu import _dtypes, _wgsl
 from ruda_wgpu._array import Array, contiguous, empty, from_numpy
-from ruda_wgpu._engine import GpuDevice, Step, storage_itemsize
+from ruda_wgpu._buffers import storage_itemsize
+from ruda_wgpu._encoding import Step
+from ruda_wgpu._engine import GpuDevice
 from ruda_wgpu._fft_codegen import mixed_pass_subs, register_dft, smallest_prime_factor
 from ruda_wgpu._kernels import bind, kernel_pipeline, pack_words, prepared, wgsl_type
 from ruda_wgpu._manipulation import concat, matrix_transpose, reshape

@@ -79,8 +79,10 @@ from typing import Any
 import numpy as np
 
 from ruda_wgpu._array import Array, pending_array
+from ruda_wgpu._buffers import STORAGE_ITEMSIZE, Storage
 from ruda_wgpu._devices import switched_on
-from ruda_wgpu._engine import PENDING_BOUND, STORAGE_ITEMSIZE, GpuDevice, Step, Storage, remember
+from ruda_wgpu._encoding import Step
+from ruda_wgpu._engine import PENDING_BOUND, GpuDevice, remember
 from ruda_wgpu._kernels import (
     CAPTURE,
     Operand,

@@ -35,8 +35,10 @@ from ruda._array import python_scalar
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, check_scalar_range, copy_of, empty
+from ruda_wgpu._buffers import Storage, storage_itemsize
 from ruda_wgpu._creation import arange, asarray
-from ruda_wgpu._engine import WORKGROUP, GpuDevice, Step, Storage, storage_itemsize
+from ruda_wgpu._encoding import Step
+from ruda_wgpu._engine import WORKGROUP, GpuDevice
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import (
     CAPTURE,

@@ -25,15 +25,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 import numpy as np
 
 from ruda_wgpu import _dtypes, _wgsl
-from ruda_wgpu._engine import (
-    STORAGE_ITEMSIZE,
-    WORKGROUP,
-    GpuDevice,
-    Step,
-    Storage,
-    remember,
-    storage_itemsize,
-)
+from ruda_wgpu._buffers import STORAGE_ITEMSIZE, Storage, storage_itemsize
+from ruda_wgpu._encoding import Step
+from ruda_wgpu._engine import WORKGROUP, GpuDevice, remember
 
 if TYPE_CHECKING:
     from ruda_wgpu._array import Array

@@ -13,7 +13,8 @@ import numpy as np
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, contiguous, copy_of, empty
-from ruda_wgpu._engine import GpuDevice, remember, storage_itemsize
+from ruda_wgpu._buffers import storage_itemsize
+from ruda_wgpu._engine import GpuDevice, remember
 from ruda_wgpu._fusion import enabled as fusion_enabled
 from ruda_wgpu._fusion import reduction_input
 from ruda_wgpu._info import default_dtypes_of

@@ -10,7 +10,8 @@ from typing import Any
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, assign, copy_of, empty
-from ruda_wgpu._engine import WORKGROUP, Step
+from ruda_wgpu._encoding import Step
+from ruda_wgpu._engine import WORKGROUP
 from ruda_wgpu._kernels import CAPTURE, bind_view, c_strides, convert, kernel_step, prepared
 from ruda_wgpu._parts import too_large
 

@@ -15,7 +15,8 @@ import math
 from collections.abc import Iterator
 
 from ruda_wgpu._array import Array
-from ruda_wgpu._engine import STORAGE_ITEMSIZE, GpuDevice
+from ruda_wgpu._buffers import STORAGE_ITEMSIZE
+from ruda_wgpu._engine import GpuDevice
 
 
 def window_elements(dev: GpuDevice, itemsize: int) -> int:

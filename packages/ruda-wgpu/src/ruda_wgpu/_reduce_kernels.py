@@ -12,15 +12,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ruda_wgpu._engine import (
-    STORAGE_ITEMSIZE,
-    WORKGROUP,
-    GpuDevice,
-    Step,
-    Storage,
-    remember,
-    storage_itemsize,
-)
+from ruda_wgpu._buffers import STORAGE_ITEMSIZE, Storage, storage_itemsize
+from ruda_wgpu._encoding import Step
+from ruda_wgpu._engine import WORKGROUP, GpuDevice, remember
 from ruda_wgpu._kernels import (
     CAPTURE,
     PLAN_CACHE,

@@ -44,7 +44,9 @@ import numpy as np
 
 from ruda_wgpu import _fusion
 from ruda_wgpu._array import Array
-from ruda_wgpu._engine import GpuDevice, Step, Storage, remember
+from ruda_wgpu._buffers import Storage
+from ruda_wgpu._encoding import Step
+from ruda_wgpu._engine import GpuDevice, remember
 from ruda_wgpu._fusion import PREPARED_ALONE
 from ruda_wgpu._kernels import CAPTURE, Operand, OutputRead, Recorded, Scalar, launch_elementwise
 from ruda_wgpu._matmul_kernels import launch_matmul

@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from ruda_wgpu._engine import GpuDevice, Storage, storage_itemsize
+from ruda_wgpu._buffers import Storage, storage_itemsize
+from ruda_wgpu._engine import GpuDevice
 from ruda_wgpu._kernels import ONE, ZERO, bind, convert, product, run, wgsl_type, wrap
 
 WG = 256

@@ -12,8 +12,10 @@ from ruda._array import python_scalar
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, contiguous, empty
+from ruda_wgpu._buffers import Storage, storage_itemsize
 from ruda_wgpu._creation import asarray
-from ruda_wgpu._engine import WORKGROUP, GpuDevice, Step, Storage, storage_itemsize
+from ruda_wgpu._encoding import Step
+from ruda_wgpu._engine import WORKGROUP, GpuDevice
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import bind, convert, kernel_step, lib, prepared, run, wgsl_type
 from ruda_wgpu._manipulation import _axis, concat, permute_dims, reshape

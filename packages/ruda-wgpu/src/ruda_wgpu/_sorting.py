@@ -28,8 +28,9 @@ import numpy as np
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, contiguous, copy_of, empty, to_numpy
+from ruda_wgpu._buffers import STORAGE_ITEMSIZE, Storage
 from ruda_wgpu._creation import zeros
-from ruda_wgpu._engine import STORAGE_ITEMSIZE, GpuDevice, Storage
+from ruda_wgpu._engine import GpuDevice
 from ruda_wgpu._indexing import take
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import bind, convert, run, wgsl_type

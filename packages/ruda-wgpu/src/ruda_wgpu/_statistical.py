@@ -14,8 +14,9 @@ import numpy as np
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, assign, contiguous, copy_of, empty
+from ruda_wgpu._buffers import STORAGE_ITEMSIZE, Storage, storage_itemsize
 from ruda_wgpu._creation import full
-from ruda_wgpu._engine import STORAGE_ITEMSIZE, GpuDevice, Storage, remember, storage_itemsize
+from ruda_wgpu._engine import GpuDevice, remember
 from ruda_wgpu._fusion import reduction_input
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import (

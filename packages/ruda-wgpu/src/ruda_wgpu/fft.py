@@ -22,8 +22,9 @@ from ruda import spec
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, contiguous, copy_of
+from ruda_wgpu._buffers import storage_itemsize
 from ruda_wgpu._creation import arange, zeros
-from ruda_wgpu._engine import resolve_device, storage_itemsize
+from ruda_wgpu._engine import resolve_device
 from ruda_wgpu._fft import check_length, norm_scale, pair_spectrum, real_spectrum, transform_rows
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import c_strides
