@@ -528,7 +528,9 @@ def test_a_variance_on_buffers_met_before_records_the_dispatches_it_logged(
         results.append(np.asarray(xp.var(x, axis=axis, keepdims=keepdims, correction=1)))
         deviations.append(np.asarray(xp.std(x, axis=axis, keepdims=keepdims)))
     assert worked_out, "never worked out"
-    assert len(worked_out) < 12, "never recorded from its log"
+    if not (gpu and axis == 0):  # (a GPU may first move a leading axis of few columns last,
+        # into a copy each launch drops: such a plan is never recorded; NVIDIA's does)
+        assert len(worked_out) < 12, "never recorded from its log"
     for got, deviation in zip(results, deviations, strict=True):
         assert_same_bits(got, results[0])
         assert_same_bits(deviation, deviations[0])
@@ -544,7 +546,7 @@ def test_a_variance_on_buffers_met_before_records_the_dispatches_it_logged(
 
 def test_an_operation_whose_dispatches_bind_what_it_frees_stops_logging(xp, monkeypatch):
     """An operation whose logged dispatches bind a buffer it made and dropped cannot be recorded
-    from its log: after ``RECORD_TRIES`` launches it launches unlogged."""
+    from its log: after ``RECORD_TRIES`` such logs it launches unlogged."""
     from ruda_wgpu import _kernels
 
     dev = xp.__array_namespace_info__().default_device()
@@ -561,8 +563,8 @@ def test_an_operation_whose_dispatches_bind_what_it_frees_stops_logging(xp, monk
         (out,) = recorded.run(dev, [x._storage.buffer, 0], [x._storage.buffer], launch)
         got = np.frombuffer(dev.read(out.buffer, 0, 32), dtype=np.float32)
         np.testing.assert_array_equal(got, (np.arange(8) + 1) * 2)
-    assert not recorded.kept
-    assert len(logs) == _kernels.RECORD_TRIES - 1
+    assert recorded.unkept == _kernels.RECORD_TRIES
+    assert len(logs) == _kernels.RECORD_TRIES  # (from the second launch on)
 
 
 def test_long_rows_reduce_a_workgroup_a_row_on_a_gpu(xp, monkeypatch):

@@ -195,9 +195,9 @@ PLAN_CACHE = 4096
 PREPARED_LAUNCHES = 64
 #: operations' logged dispatches a device keeps (see :class:`Recorded`) before it starts over
 RECORDED = 1024
-#: launches of a ``Recorded`` operation after which it stops logging its dispatches if no log
-#: was kept (its kernels bind buffers it makes and frees, such as a reduction's partials)
-RECORD_TRIES = 4
+#: logs of a ``Recorded`` operation's whole dispatches that bound a buffer it made and dropped
+#: (a copy of an operand, say) after which it launches unlogged: its logs can never be kept
+RECORD_TRIES = 2
 
 
 def scalar_load(b: int, t: str) -> str:
@@ -484,15 +484,16 @@ class Recorded:
     run once pays nothing); kept only when the dispatches bind nothing but what it reads, what
     it makes and the scratch buffers (one made anew changes the version: the old one went back
     to the pool), and when nothing but dispatches was recorded meanwhile; never used while
-    ``fuse`` traces, whose capture must see every launch. An operation none of whose first
-    :data:`RECORD_TRIES` launches left a log to keep is launched from then on, unlogged."""
+    ``fuse`` traces, whose capture must see every launch. An operation whose whole logs bound
+    other buffers :data:`RECORD_TRIES` times is launched from then on, unlogged (a log that is
+    not whole may be whole next time: an inner operation logs its own once)."""
 
-    __slots__ = ("kept", "launches", "made")
+    __slots__ = ("launches", "made", "unkept")
 
     def __init__(self) -> None:
         self.launches = 0
-        #: whether a log of its dispatches was kept
-        self.kept = False
+        #: whole logs of its dispatches that bound other buffers than it reads and makes
+        self.unkept = 0
         #: per buffer the first launch made, its bytes, or the index of the earlier one it is
         #: (an operation may write one buffer twice: ``concat`` in a trace)
         self.made: list[tuple[int, int | None]] = []
@@ -503,7 +504,7 @@ class Recorded:
         """The buffers ``launch()`` makes (and records the operation into), or those its logged
         dispatches write: ``reads`` is what the dispatches depend on beyond this operation
         (operands' buffers and offsets, scalars' words), ``bound`` the operands' buffers."""
-        if CAPTURE.log is not None or (self.launches >= RECORD_TRIES and not self.kept):
+        if CAPTURE.log is not None or self.unkept >= RECORD_TRIES:
             return launch()
         if self.made:
             made: list[Storage] = []
@@ -525,9 +526,12 @@ class Recorded:
             return made
         with dev.logging_steps() as log:
             made = launch()
-        if log.whole and log.binds_only([*bound, *(s.buffer for s in made), *dev.scratch_buffers()]):
+        if not log.whole:
+            return made
+        if log.binds_only([*bound, *(s.buffer for s in made), *dev.scratch_buffers()]):
             remember(dev.recorded, RECORDED, self._key(dev, reads, made), log.steps)
-            self.kept = True
+        else:
+            self.unkept += 1
         return made
 
     def _key(self, dev: GpuDevice, reads: list[Any], made: list[Storage]) -> tuple[Any, ...]:
