@@ -263,7 +263,7 @@ def test_broadcast_operands_and_shared_intermediates(xp, fused):
     col = np.arange(3, dtype=np.float32).reshape(3, 1)
     row = np.arange(4, dtype=np.float32).reshape(1, 4)
     a, b = xp.asarray(col), xp.asarray(row)
-    t = a * 2.0  # (3, 1), pending: broadcast into the next, so it runs as a leaf
+    t = a * 2.0  # (3, 1), pending: broadcast into the next, which computes it again
     u = t + b  # (3, 4)
     v = u * u + u  # u used three times: computed once in the kernel
     w = xp.exp(-v) + t  # t again, broadcast
@@ -321,6 +321,37 @@ def test_a_pending_single_value_is_computed_by_the_graphs_that_broadcast_it(xp, 
     for k in range(1, _fusion.MAX_LEAVES + 1):
         expected = expected + (hv + np.float32(k))
     assert_same_bits(np.asarray(total), expected)
+
+
+def test_a_pending_operand_is_computed_by_the_graphs_that_broadcast_it(xp, fused):
+    """A mean kept as (1, n) or (n, 1), or a pending vector, broadcast over a matrix: the graph
+    that broadcasts it computes it again at every element (no dispatch of its own), with the
+    bits it has when run alone; one of more than ``SPREAD_NODES`` operations runs first."""
+    rng = np.random.default_rng(4)
+    host = rng.standard_normal((30, 40)).astype(np.float32)
+    x = xp.asarray(host)
+    for axis in (0, 1):
+        mu = xp.mean(x, axis=axis, keepdims=True)
+        before = _dispatches(xp)
+        centred = np.asarray((x - mu) / 3.0)
+        assert _dispatches(xp) == before + 1 and _is_pending(mu)
+        alone = _unfused(lambda axis=axis: np.asarray((x - xp.mean(x, axis=axis, keepdims=True)) / 3.0))
+        assert_same_bits(centred, alone)
+        assert_same_bits(
+            np.asarray(mu), _unfused(lambda axis=axis: np.asarray(xp.mean(x, axis=axis, keepdims=True)))
+        )
+    hv = rng.standard_normal(40).astype(np.float32)
+    alone = _unfused(lambda: np.asarray(x * (xp.sin(xp.asarray(hv)) * 2.0)))
+    v = xp.sin(xp.asarray(hv)) * 2.0  # (40,), broadcast along a new leading axis
+    before = _dispatches(xp)
+    assert_same_bits(np.asarray(x * v), alone)
+    assert _dispatches(xp) == before + 1 and _is_pending(v)
+    big = v
+    for _ in range(_fusion.SPREAD_NODES):
+        big = big + 0.0
+    before = _dispatches(xp)
+    assert_matches_numpy(x * big, host * (np.sin(hv) * 2))
+    assert _dispatches(xp) == before + 2  # big's graph, then the product reading its result
 
 
 def test_synchronize_runs_what_is_pending(xp, fused):

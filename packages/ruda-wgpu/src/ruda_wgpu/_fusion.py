@@ -4,8 +4,9 @@ An elementwise operation (``_ops.unary``, ``binary``, ``apply``, ``where``, ``as
 run when it is called: it returns an array whose data is a pending :class:`Node` (an
 :class:`Operation`, its operands and shape). An operand is a leaf (a strided view of an existing
 buffer, or a Python scalar carried in the kernel's parameters) or another pending node of the
-same shape, so a chain of operations is a graph. A pending single value of a few operations (a
-solver's step size, a mean) is copied into the graphs that broadcast it (see :func:`_spread`). A
+same shape, so a chain of operations is a graph. A pending operand of a few operations that an
+operation broadcasts (a solver's step size, a mean kept as its axes) is copied into its graph
+(see :func:`_spread`). A
 node runs when anything other than an elementwise operation needs its data (a read, a
 reduction, a view, a write into a buffer it reads), at ``synchronize()``, or when its graph
 would pass :data:`MAX_NODES` operations or :data:`MAX_LEAVES` array operands. Then its whole
@@ -100,8 +101,8 @@ from ruda_wgpu._reduce_kernels import Fused
 MAX_NODES = 64
 #: array operands one fused kernel reads at most (every device allows 8 storage bindings a kernel)
 MAX_LEAVES = 7
-#: operations of a pending single value that an elementwise operation over more elements computes
-#: again at every element rather than running it first (see :func:`_spread`)
+#: operations of a pending operand that an elementwise operation broadcasting it computes again
+#: at every element rather than running it first (see :func:`_spread`)
 SPREAD_NODES = 8
 #: the environment variable that turns fusion off (``0``)
 FUSION_ENV = "RUDA_WGPU_FUSION"
@@ -222,8 +223,8 @@ def record(device: GpuDevice, op: Operation, values: Sequence[Any], shape: tuple
         node = v._node
         lazy = node is not None and node.storage is None
         if v._shape != shape:
-            if lazy and node.size <= SPREAD_NODES and not op.alone and math.prod(v._shape) == 1:
-                node = _spread(node, shape, {})  # (a pending single value: see _spread)
+            if lazy and node.size <= SPREAD_NODES and not op.alone:
+                node = _spread(node, shape, {})  # (a pending operand broadcast: see _spread)
             else:
                 lazy = False
                 leaf = _leaf(v, shape)
@@ -328,15 +329,21 @@ def _number(key: tuple[Any, ...]) -> int:
 
 
 def _spread(node: Node, shape: tuple[int, ...], copies: dict[int, Node]) -> Node:
-    """A pending copy over ``shape`` of the graph under ``node``, of one element (0-D, or of
-    size one along each axis): every element computes the one value again, its array operands
-    read with zero strides, so that ``alpha * p`` of a pending ``alpha = rs / d`` (an iterative
-    solver's step size), or ``x - mu`` of a mean kept as (1, 1), is one kernel rather than a
-    dispatch for ``alpha`` or ``mu`` first. Operations that have run are read as their results; ``copies``
-    holds those made so far, so that a shared operation is copied once. The buffers the copy
-    reads are marked already: the graph under ``node`` was recorded in this generation (a new
-    one runs every pending array, and ``node`` belongs to one that is alive)."""
-    zeros = (0,) * len(shape)
+    """A pending copy over ``shape`` of the graph under ``node``, whose shape broadcasts to it:
+    every element computes its operand's value again, its array operands read with zero strides
+    along the broadcast axes, so that ``alpha * p`` of a pending ``alpha = rs / d`` (an iterative
+    solver's step size), or ``x - mu`` of a mean kept as (1, n), is one kernel rather than a
+    dispatch for ``alpha`` or ``mu`` first (at most :data:`SPREAD_NODES` operations an element
+    more). Operations that have run are read as their results; ``copies`` holds those made so
+    far, so that a shared operation is copied once. The buffers the copy reads are marked
+    already: the graph under ``node`` was recorded in this generation (a new one runs every
+    pending array, and ``node`` belongs to one that is alive)."""
+    small = node.shape
+    pad = (0,) * (len(shape) - len(small))
+
+    def spread(strides: tuple[int, ...]) -> tuple[int, ...]:
+        return pad + tuple(0 if n == 1 else s for n, s in zip(small, strides, strict=True))
+
     args: list[Any] = []
     size, leaves = 1, _NO_LEAVES
     for a in node.args:
@@ -349,8 +356,10 @@ def _spread(node: Node, shape: tuple[int, ...], copies: dict[int, Node]) -> Node
             size += copy.size
             leaves = leaves | copy.leaves
             continue
-        offset = a.offset if type(a) is Operand else 0  # (an operation that has run: its result)
-        leaf = Operand(a.storage, offset, zeros, a.dtype)
+        if type(a) is Operand:
+            leaf = Operand(a.storage, a.offset, spread(a.strides), a.dtype)
+        else:  # an operation that has run: its result
+            leaf = Operand(a.storage, 0, spread(c_strides(small)), a.dtype)
         args.append(leaf)
         leaves = leaves | {leaf_id(leaf)}
     copy = copies[id(node)] = Node(node.device, node.op, tuple(args), shape, size, leaves, node.epoch)
