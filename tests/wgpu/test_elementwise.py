@@ -125,11 +125,15 @@ def test_broadcasting_strides_and_scalars(xp, dtype):
         ((4,), (1, 1)),
         ((0,), (1,)),
         ((2, 1), (1, 3)),
+        ((6, 4), (1, 4)),
+        ((4,), (6, 1)),
+        ((2, 3, 4), (3, 1)),
+        ((0, 4), (1, 4)),
     ],
 )
-def test_an_operand_of_one_element_broadcasts_as_numpy_does(xp, sa, sb, dtype):
-    # (one of no more axes than the other takes binary's short path; the others its general one)
-    # (dtypes() lists the standard's dtypes: float16 is not one)
+def test_operands_of_one_dtype_broadcast_as_numpy_does(xp, sa, sb, dtype):
+    # (binary's short path, past the promotion rules; dtypes() lists the standard's dtypes:
+    # float16 is not one)
     if dtype not in xp.__array_namespace_info__().default_device().dtype_names:
         pytest.skip(f"{dtype} is not on this device")
     a = _values(dtype, 24, seed=5)[: int(np.prod(sa))].reshape(sa)
@@ -138,6 +142,14 @@ def test_an_operand_of_one_element_broadcasts_as_numpy_does(xp, sa, sb, dtype):
     assert_matches_numpy(x - y, _numpy("subtract", a, b))
     assert_matches_numpy(y * x, _numpy("multiply", b, a))
     assert_matches_numpy(xp.maximum(x, y + y), _numpy("maximum", a, _numpy("add", b, b)))  # a pending one
+
+
+def test_shapes_that_do_not_broadcast_are_refused_by_name(xp):
+    x, y = xp.ones((3, 4)), xp.ones((2, 4))
+    with pytest.raises(ValueError, match="subtract"):
+        x - y
+    with pytest.raises(ValueError, match="maximum"):
+        xp.maximum(xp.ones((5,)), xp.ones((4,)))
 
 
 @pytest.mark.parametrize(

@@ -287,15 +287,15 @@ def binary(name: str, a: Any, b: Any) -> Array:
 
     Every operator and binary function comes here, so the common cases take few steps (the
     record of a pending operation costs a microsecond or two): two arrays of one dtype and
-    device and one shape (or one of them of one element: see :func:`_against_one`), and a real
-    floating array with a Python float or int on either side, which keeps the array's dtype and
-    needs no kind or range check.
+    device whose shapes broadcast (see :func:`_broadcast`), and a real floating array with a
+    Python float or int on either side, which keeps the array's dtype and needs no kind or range
+    check.
     """
     ta, tb = type(a), type(b)
     if ta is Array and tb is Array:
         same, sa, sb = a._dtype, a._shape, b._shape
         if b._dtype is same and a._device is b._device:
-            shape = sa if sa == sb else _against_one(sa, sb)
+            shape = sa if sa == sb else _broadcast(sa, sb)
             if shape is not None:
                 try:
                     operation = _function(name, same)
@@ -310,16 +310,22 @@ def binary(name: str, a: Any, b: Any) -> Array:
     return _promoted(name, (a, b))
 
 
-def _against_one(sa: tuple[int, ...], sb: tuple[int, ...]) -> tuple[int, ...] | None:
-    """The broadcast of the shapes ``sa`` and ``sb`` where one is all ones and has no more axes
-    than the other (a solver's step size, 0-D or of shape (1,), a mean kept as (1, 1)): the
-    other; None otherwise (:func:`_promoted` broadcasts those). ``x - mean(x, keepdims=True)``
-    took that path's dtype and shape rules for 5 us of its recording."""
-    if len(sb) <= len(sa) and sb.count(1) == len(sb):
-        return sa
-    if len(sa) <= len(sb) and sa.count(1) == len(sa):
-        return sb
-    return None
+@functools.lru_cache(maxsize=4096)  # a loop broadcasts the same few pairs of shapes
+def _broadcast(sa: tuple[int, ...], sb: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The broadcast of the shapes ``sa`` and ``sb``, or None where they do not broadcast
+    (:func:`_promoted` then says why). Through that path's dtype and shape rules, ``m - mu`` of
+    float32 arrays of shapes (1000, 16) and (1, 16) recorded in 4.5-4.6 us, against 3.2-3.3 so
+    (lavapipe host, GPU code paths, three rounds in turns)."""
+    rank = max(len(sa), len(sb))
+    out = []
+    for m, n in zip((1,) * (rank - len(sa)) + sa, (1,) * (rank - len(sb)) + sb, strict=True):
+        if m == n or n == 1:
+            out.append(m)
+        elif m == 1:
+            out.append(n)
+        else:
+            return None
+    return tuple(out)
 
 
 def _promoted(name: str, args: tuple[Any, ...]) -> Array:
