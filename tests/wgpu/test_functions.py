@@ -544,6 +544,29 @@ def test_a_variance_on_buffers_met_before_records_the_dispatches_it_logged(
     )
 
 
+@pytest.mark.parametrize("gpu", [False, True])
+@pytest.mark.parametrize(("shape", "axis", "keepdims"), [((4096,), None, False), ((50, 300), 1, True)])
+def test_a_vector_norm_on_buffers_met_before_records_the_dispatches_it_logged(
+    xp, shape, axis, keepdims, gpu, monkeypatch
+):
+    """The 2-norm of an array of one signature logs its reduction's dispatches and records them
+    again on the same buffers, past its magnitudes' chain and its reduction's plan: with the bits
+    of a launch."""
+    from ruda_wgpu import _fusion, _linalg
+
+    monkeypatch.setattr(xp.__array_namespace_info__().default_device(), "cpu", not gpu)
+    monkeypatch.setattr(_fusion, "_enabled", True)
+    worked_out = count_calls(monkeypatch, _linalg, "scaled_squares")
+    host = _host("float32", shape) * 1e20  # (squares beyond float32: the scaling is kept)
+    x = xp.asarray(host)
+    results = [np.asarray(xp.linalg.vector_norm(x, axis=axis, keepdims=keepdims)) for _ in range(6)]
+    assert worked_out and len(worked_out) < 6, f"worked out {len(worked_out)} times of 6"
+    for got in results:
+        assert_same_bits(got, results[0])
+    want = np.linalg.vector_norm(host.astype(np.float64), axis=axis, keepdims=keepdims)
+    assert_matches_numpy(results[0], want.astype(np.float32), rtol=1e-5)
+
+
 def test_an_operation_whose_dispatches_bind_what_it_frees_stops_logging(xp, monkeypatch):
     """An operation whose logged dispatches bind a buffer it made and dropped cannot be recorded
     from its log: after ``RECORD_TRIES`` such logs it launches unlogged."""

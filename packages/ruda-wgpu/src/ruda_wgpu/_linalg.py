@@ -45,7 +45,7 @@ from ruda_wgpu._matmul_kernels import SMALL_PRODUCT, launch_matmul, matmul_workg
 from ruda_wgpu._ops import apply, astype, where
 from ruda_wgpu._parts import fits, halves, outer_axis, too_large
 from ruda_wgpu._reduce_kernels import Fused
-from ruda_wgpu._statistical import ReductionPlan, reduction_plan_key, scaled_squares
+from ruda_wgpu._statistical import ReductionPlan, array_plan, reduction_plan_key, scaled_pairs, scaled_squares
 from ruda_wgpu._statistical import max as max_
 from ruda_wgpu._statistical import min as min_
 from ruda_wgpu._statistical import sum as sum_
@@ -618,6 +618,14 @@ def vector_norm(
     """
     x = _float_input(x, "vector_norm")
     axes = _axes(axis, x.ndim, "vector_norm")
+    if ord == 2 and axes and x._dtype in (_dtypes.float32, _dtypes.float64):
+        plan = array_plan("vector_norm", x, axis, keepdims)
+        if plan is None:
+            scale, squares = scaled_squares(apply("abs", x), axes, keepdims)  # one pass over x
+        else:
+            made = plan.made(x, lambda: [scaled_squares(apply("abs", x), axes, keepdims)[0]._storage])
+            scale, squares = scaled_pairs(made[0], plan.out_shape, x._dtype, x._device)
+        return apply("multiply", scale, apply("sqrt", squares))
     mag = apply("abs", x)
     if ord == math.inf:
         return max_(mag, axis=axes, keepdims=keepdims)
@@ -632,9 +640,6 @@ def vector_norm(
         raise ValueError(f"vector_norm(): ord must be a number, inf or -inf, not {ord!r}")
     if any(x.shape[a] == 0 for a in axes):
         return sum_(mag, axis=axes, keepdims=keepdims)  # the norm of nothing is 0
-    if ord == 2 and axes and mag.dtype in (_dtypes.float32, _dtypes.float64):
-        scale, squares = scaled_squares(mag, axes, keepdims)  # one pass over x
-        return apply("multiply", scale, apply("sqrt", squares))
     scale = max_(mag, axis=axes, keepdims=True)
     safe = where(apply("logical_or", apply("equal", scale, 0.0), apply("isinf", scale)), 1.0, scale)
     ratio = apply("divide", mag, safe)

@@ -8,6 +8,7 @@ import functools
 import itertools
 import math
 import numbers
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -372,16 +373,23 @@ def scaled_squares(mag: Array, axes: tuple[int, ...], keepdims: bool) -> tuple[A
     over ``mag`` (a pending chain computed as it is read), as LAPACK's nrm2 scales. Both are
     views of one result: scale * sqrt(ssq) is the 2-norm, without the overflow of large
     squares or the underflow of small ones."""
-    acc, dev = _dtypes.COMPLEX_OF[mag.dtype], mag._device
+    acc = _dtypes.COMPLEX_OF[mag.dtype]
     chain, key, plan = _kept(mag, axes, keepdims, acc, "norm2")
     if plan is not None:
         storage, out_shape = plan.reduce(mag, chain, acc, "norm2"), plan.out_shape
     else:
         code = _scaled_squares_code(mag._dtype)
         storage, out_shape = _launch(mag, axes, keepdims, acc, "norm2", code, key, chain)
-    strides = c_strides((*out_shape, 2))[:-1]  # (views of the pairs, as pairs[..., 0] and [..., 1])
-    scale = Array._new(storage, out_shape, mag._dtype, dev, strides, 0)
-    return scale, Array._new(storage, out_shape, mag._dtype, dev, strides, 1)
+    return scaled_pairs(storage, out_shape, mag._dtype, mag._device)
+
+
+def scaled_pairs(
+    storage: Storage, out_shape: tuple[int, ...], dtype: np.dtype[Any], dev: GpuDevice
+) -> tuple[Array, Array]:
+    """The (scale, ssq) views of the pairs :func:`scaled_squares` reduces into ``storage``."""
+    strides = c_strides((*out_shape, 2))[:-1]  # (as pairs[..., 0] and pairs[..., 1])
+    scale = Array._new(storage, out_shape, dtype, dev, strides, 0)
+    return scale, Array._new(storage, out_shape, dtype, dev, strides, 1)
 
 
 def _sum_dtype(x: Array, dtype: Any) -> np.dtype[Any]:
@@ -482,8 +490,12 @@ def _variance(x: Array, axis: Any, correction: int | float, keepdims: bool, fn: 
     if isinstance(correction, bool) or not isinstance(correction, numbers.Real):
         raise TypeError(f"{fn}(): correction must be a real number, not {type(correction).__name__}")
     n = _count(x, axis, fn)
-    plan = _variance_plan(x, axis, keepdims)
-    ss = _deviations(x, axis, keepdims, n)[0] if plan is None else plan.run(x, n)
+    plan = array_plan("var", x, axis, keepdims) if x._dtype.itemsize >= 4 else None  # (see below)
+    if plan is None:
+        ss = _deviations(x, axis, keepdims, n)[0]
+    else:
+        made = plan.made(x, lambda: _deviation_buffers(x, axis, keepdims, n))
+        ss = Array._new(made[-1], plan.out_shape, x._dtype, x._device)
     return apply("divide", ss, float(n - correction) if n - correction > 0 else 0.0)
 
 
@@ -499,62 +511,58 @@ def _deviations(x: Array, axis: Any, keepdims: bool, n: int) -> tuple[Array, Arr
     return sum(apply("multiply", d, d), axis=axis, keepdims=keepdims), total, mu
 
 
-class VariancePlan(NamedTuple):
-    """:func:`_deviations` of an array of one signature (dtype, shape, strides, axis,
-    keepdims), whose two reductions' dispatches are recorded again on buffers met before (see
-    ``_kernels.Recorded``): ``var`` or ``std`` in a loop records them, not the sum, the mean,
-    the pending chain and the plan of its reduction again. On the lavapipe machine's host with a
+def _deviation_buffers(x: Array, axis: Any, keepdims: bool, n: int) -> list[Storage]:
+    """The buffers :func:`_deviations` makes, in the order it makes them (a replay of its
+    :class:`ArrayPlan` takes them from the pool in that order): the sum's, the mean's where it
+    was computed on its own, the result's."""
+    squares, total, mu = _deviations(x, axis, keepdims, n)
+    result = squares._storage
+    computed = mu._store  # (None while pending: the chain computed it as it went)
+    return [total._storage, result] if computed is None else [total._storage, computed, result]
+
+
+class ArrayPlan(NamedTuple):
+    """An operation of fixed reductions on an array of one signature (dtype, shape, strides,
+    axis, keepdims: ``var``, ``std``, ``vector_norm``), whose dispatches are recorded again on
+    buffers met before (see ``_kernels.Recorded``): a loop records them, not the operation's
+    steps (its chains, their reductions' plans) again. On the lavapipe machine's host with a
     GPU's code paths (best of 40 rounds of 20 calls, rounds in turns against the code before),
     ``var`` of 4096 float32 recorded in 18.7-19.2 us against 54.5-56.3, ``var(x, axis=0)`` of
-    1000 x 16 in 23.4-24.3 against 64.1-66.3, ``std`` of 4096 in 21.7-22.1 against 57.3-58.8.
-    Reduced axes apart from each other are copied together first, into a buffer the launch
-    drops, so such a plan is never recorded (see ``Recorded``: it stops logging)."""
+    1000 x 16 in 23.4-24.3 against 64.1-66.3, ``std`` of 4096 in 21.7-22.1 against 57.3-58.8,
+    ``vector_norm`` of 4096 in 22.6-24.0 against 34.0-34.5. An operation whose reduced axes are
+    apart from each other copies them together first, into a buffer the launch drops, so its
+    plan is never recorded (``Recorded`` stops logging). Float16 takes none: its reductions
+    round their float32 sums in a kernel of their own."""
 
-    axis: Any
-    keepdims: bool
     out_shape: tuple[int, ...]
     #: its launches, recorded again from their dispatches on buffers met before
     recorded: Recorded
 
-    def run(self, x: Array, n: int) -> Array:
-        """The squared deviations' sum of ``x`` (of this plan's signature, ``n`` elements a
-        result)."""
+    def made(self, x: Array, launch: Callable[[], list[Storage]]) -> list[Storage]:
+        """The buffers ``launch()`` makes from ``x`` (of this plan's signature), the operation's
+        result last, or those its logged dispatches write."""
         storage = x._storage
-        made = self.recorded.run(
-            x._device, [storage.buffer, x._offset], [storage.buffer], lambda: self._launch(x, n)
-        )
-        return Array._new(made[-1], self.out_shape, x._dtype, x._device)
-
-    def _launch(self, x: Array, n: int) -> list[Storage]:
-        """The buffers :func:`_deviations` makes, in the order it makes them (a replay takes
-        them from the pool in that order): the sum's, the mean's where it was computed on its
-        own, the result's."""
-        squares, total, mu = _deviations(x, self.axis, self.keepdims, n)
-        result = squares._storage
-        computed = mu._store  # (None while pending: the chain computed it as it went)
-        return [total._storage, result] if computed is None else [total._storage, computed, result]
+        return self.recorded.run(x._device, [storage.buffer, x._offset], [storage.buffer], launch)
 
 
-def _variance_plan(x: Array, axis: Any, keepdims: bool) -> VariancePlan | None:
-    """The plan of :func:`_deviations` of ``x`` (made the first time), or None where its
-    reductions read a pending chain (a pending ``x``), round at the end (float16, accumulated
-    in float32), reduce nothing (an empty array or axis), or the axis is not None, an int or a
-    tuple of ints (already checked: see :func:`_count`)."""
+def array_plan(kind: str, x: Array, axis: Any, keepdims: bool) -> ArrayPlan | None:
+    """The plan of operation ``kind`` on ``x`` over ``axis`` (made the first time), or None for
+    a pending ``x`` (its reductions read its chain), an axis that is not None, an int or a tuple
+    of ints (checked already), or one that reduces nothing (an empty array or axis)."""
     node = x._node
-    pending = node is not None and node.storage is None
-    if pending or x._dtype.kind != "f" or x._dtype.itemsize < 4 or not _plain_axis(axis):
+    if (node is not None and node.storage is None) or not _plain_axis(axis):
         return None
     dev = x._device
-    key = ("variance plan", x._dtype, x._shape, x._strides, axis, keepdims, dev.cpu)
-    plan: VariancePlan | None = dev.plans.get(key)
+    key = (kind, x._dtype, x._shape, x._strides, axis, keepdims, dev.cpu)
+    plan: ArrayPlan | None = dev.plans.get(key)
     if plan is None:
         shape = x._shape
-        axes = _axes(axis, len(shape), "var")
+        axes = _axes(axis, len(shape), kind)
         if not axes or 0 in shape:
             return None
         kept = [1 if i in axes else size for i, size in enumerate(shape)]
         out_shape = tuple(kept) if keepdims else tuple(s for i, s in enumerate(shape) if i not in axes)
-        plan = remember(dev.plans, PLAN_CACHE, key, VariancePlan(axis, keepdims, out_shape, Recorded()))
+        plan = remember(dev.plans, PLAN_CACHE, key, ArrayPlan(out_shape, Recorded()))
     return plan
 
 
