@@ -35,9 +35,9 @@ def count_calls(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[
     calls: list[None] = []
     function = getattr(owner, name)
 
-    def counting(*args: Any) -> Any:
+    def counting(*args: Any, **kwargs: Any) -> Any:
         calls.append(None)
-        return function(*args)
+        return function(*args, **kwargs)
 
     monkeypatch.setattr(owner, name, counting)
     return calls

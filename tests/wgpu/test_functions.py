@@ -567,6 +567,29 @@ def test_a_vector_norm_on_buffers_met_before_records_the_dispatches_it_logged(
     assert_matches_numpy(results[0], want.astype(np.float32), rtol=1e-5)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "complex64"])
+@pytest.mark.parametrize(("shape", "axis", "keepdims"), [((4096,), None, False), ((300, 20), 1, True)])
+def test_a_mean_on_buffers_met_before_records_the_dispatches_it_logged(
+    xp, shape, axis, keepdims, dtype, monkeypatch
+):
+    """The mean of an array of one signature logs its sum's and division's dispatches and
+    records them again on the same buffers: with the bits of a launch, computed (not pending)."""
+    from ruda_wgpu import _statistical
+
+    worked_out = count_calls(monkeypatch, _statistical, "sum")
+    host = _host(dtype, shape) + 2
+    x = xp.asarray(host)
+    results = []
+    for _ in range(6):
+        mu = xp.mean(x, axis=axis, keepdims=keepdims)
+        assert mu._node is None  # computed
+        results.append(np.asarray(mu))
+    assert worked_out and len(worked_out) < 6, f"worked out {len(worked_out)} times of 6"
+    for got in results:
+        assert_same_bits(got, results[0])
+    assert_matches_numpy(results[0], host.mean(axis=axis, keepdims=keepdims), rtol=1e-5, atol=1e-6)
+
+
 def test_an_operation_whose_dispatches_bind_what_it_frees_stops_logging(xp, monkeypatch):
     """An operation whose logged dispatches bind a buffer it made and dropped cannot be recorded
     from its log: after ``RECORD_TRIES`` such logs it launches unlogged."""
