@@ -47,6 +47,7 @@ QUOTED_TABLES = [
     ("wgpu_overhead", "packages/ruda-wgpu/README.md"),
     ("wgpu_startup", "packages/ruda-wgpu/README.md"),
     ("wgpu_solver", "packages/ruda-wgpu/README.md"),
+    ("wgpu_calls", "packages/ruda-wgpu/README.md"),
     ("cuda_bandwidth", "packages/ruda-cuda/README.md"),
     ("cuda_launch", "packages/ruda-cuda/README.md"),
     ("cuda_fusion", "packages/ruda-cuda/README.md"),
