@@ -530,6 +530,12 @@ class ReducePlan:
         return steps
 
 
+#: the longest row a workgroup reduces alone, in one dispatch
+ONE_PASS = WORKGROUP * 8
+#: elements a workgroup reduces of a longer row, cut into parts whose results are reduced again
+PART = WORKGROUP * 8
+
+
 def _reduce_passes(
     dev: GpuDevice,
     src: Fused,
@@ -549,7 +555,7 @@ def _reduce_passes(
     while True:
         isz = max(storage_itemsize(dt) for array, dt in layout if array)
         limit = (dev.max_binding - dev.offset_align) // isz
-        g = 1 if cur_k <= WORKGROUP * 8 else min(-(-cur_k // (WORKGROUP * 8)), 1024)
+        g = 1 if cur_k <= ONE_PASS else min(-(-cur_k // PART), 1024)
         g = max(g, -(-cur_k // max(limit // 2, 1)))
         chunk = max(-(-cur_k // g), 1)
         pass_kernel = (key, acc, combine, identity, cur_load, prelude)
