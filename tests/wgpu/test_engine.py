@@ -88,8 +88,9 @@ def test_memory_is_flat_after_10000_mixed_ops(xp):
         f"{after['dispatches'] - before['dispatches']} dispatches"
     )
     # elementwise results dropped unread never run; the other kinds launch 10 kernels every ten
-    # steps on a CPU adapter, 9 on a GPU, whose row kernel sums the last kind's view in place
-    assert after["dispatches"] - before["dispatches"] >= 9_000
+    # steps on a CPU adapter, 8 on a GPU, whose row kernel sums the last kind's view in place and
+    # the 4096 magnitudes of max(abs(a - 1)) in one pass
+    assert after["dispatches"] - before["dispatches"] >= 8_000
     assert abs(after["allocated_bytes"] - before["allocated_bytes"]) <= 0.01 * before["allocated_bytes"], (
         before,
         after,
