@@ -339,11 +339,8 @@ def _spread(node: Node, shape: tuple[int, ...], copies: dict[int, Node]) -> Node
     already: the graph under ``node`` was recorded in this generation (a new one runs every
     pending array, and ``node`` belongs to one that is alive)."""
     small = node.shape
-    pad = (0,) * (len(shape) - len(small))
-
-    def spread(strides: tuple[int, ...]) -> tuple[int, ...]:
-        return pad + tuple(0 if n == 1 else s for n, s in zip(small, strides, strict=True))
-
+    zeros = (0,) * len(shape)
+    single = math.prod(small) == 1  # (a step size, 0-D: every stride 0, at once)
     args: list[Any] = []
     size, leaves = 1, _NO_LEAVES
     for a in node.args:
@@ -357,14 +354,25 @@ def _spread(node: Node, shape: tuple[int, ...], copies: dict[int, Node]) -> Node
             leaves = leaves | copy.leaves
             continue
         if type(a) is Operand:
-            leaf = Operand(a.storage, a.offset, spread(a.strides), a.dtype)
+            strides = zeros if single else _spread_strides(small, a.strides, shape)
+            leaf = Operand(a.storage, a.offset, strides, a.dtype)
         else:  # an operation that has run: its result
-            leaf = Operand(a.storage, 0, spread(c_strides(small)), a.dtype)
+            strides = zeros if single else _spread_strides(small, c_strides(small), shape)
+            leaf = Operand(a.storage, 0, strides, a.dtype)
         args.append(leaf)
         leaves = leaves | {leaf_id(leaf)}
     copy = copies[id(node)] = Node(node.device, node.op, tuple(args), shape, size, leaves, node.epoch)
     _structure_id(copy)
     return copy
+
+
+def _spread_strides(
+    small: tuple[int, ...], strides: tuple[int, ...], shape: tuple[int, ...]
+) -> tuple[int, ...]:
+    """``strides`` of an operand over ``small``, read over ``shape`` that ``small`` broadcasts to:
+    0 along the axes it adds and those of length one."""
+    pad = (0,) * (len(shape) - len(small))
+    return pad + tuple(0 if n == 1 else s for n, s in zip(small, strides, strict=True))
 
 
 def _leaf(x: Any, shape: tuple[int, ...]) -> Operand:
