@@ -511,9 +511,8 @@ def _variance(x: Array, axis: Any, correction: int | float, keepdims: bool, fn: 
 def _deviations(x: Array, axis: Any, keepdims: bool, n: int) -> tuple[Array, Array, Array]:
     """The sum over ``axis`` of the squared deviations of ``x`` from its mean (``n`` elements a
     result), with the sum of ``x`` and the mean (both keeping the reduced axes): a reduction,
-    then one of the pending chain ``(x - mean) ** 2``, which computes the mean as it goes (a
-    reduction of all or of the last axes) or reads it computed first (others: see
-    ``_in_place``)."""
+    then one of the pending chain ``(x - mean) ** 2``, which computes the pending mean again at
+    each element (see ``_fusion._spread``; with fusion off the mean is computed first)."""
     total = sum(x, axis=axis, keepdims=True)
     mu = apply("divide", total, float(n))
     d = apply("subtract", x, mu)
@@ -523,7 +522,7 @@ def _deviations(x: Array, axis: Any, keepdims: bool, n: int) -> tuple[Array, Arr
 def _deviation_buffers(x: Array, axis: Any, keepdims: bool, n: int) -> list[Storage]:
     """The buffers :func:`_deviations` makes, in the order it makes them (a replay of its
     :class:`ArrayPlan` takes them from the pool in that order): the sum's, the mean's where it
-    was computed on its own, the result's."""
+    was computed on its own (fusion off), the result's."""
     squares, total, mu = _deviations(x, axis, keepdims, n)
     result = squares._storage
     computed = mu._store  # (None while pending: the chain computed it as it went)
@@ -542,10 +541,10 @@ class ArrayPlan(NamedTuple):
     inside its plan, so the mean is computed rather than pending: 11.9-12.7 us against
     14.8-15.9, and 12.5-13.0 against 22.2-23.5 with the division launched (the graphs that
     broadcast it read it rather than compute it again, one more small dispatch on the GPU
-    against 8 us of the host's). An operation whose reduced axes are
-    apart from each other copies them together first, into a buffer the launch drops, so its
-    plan is never recorded (``Recorded`` stops logging). Float16 takes none: its reductions
-    round their float32 sums in a kernel of their own."""
+    against 8 us of the host's). An operation whose reduced axes are apart from each other
+    copies them together first, into a buffer the launch drops, so its plan is never recorded
+    (``Recorded`` stops logging). Float16 takes none: its reductions round their float32 sums in
+    a kernel of their own."""
 
     out_shape: tuple[int, ...]
     #: its launches, recorded again from their dispatches on buffers met before
