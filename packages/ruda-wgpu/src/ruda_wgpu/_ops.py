@@ -23,6 +23,7 @@ from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, check_scalar_range
 from ruda_wgpu._fusion import Operation, record
 from ruda_wgpu._kernels import COMPLEX_SUFFIX, FLOAT_SUFFIX, ONE, ZERO, Scalar, convert, wgsl_type
+from ruda_wgpu._manipulation import broadcast_for
 
 #: result rules: the dtype of the result from the promoted dtype of the inputs (REAL: the real
 #: dtype of a complex one, as abs, real and imag give)
@@ -287,45 +288,29 @@ def binary(name: str, a: Any, b: Any) -> Array:
 
     Every operator and binary function comes here, so the common cases take few steps (the
     record of a pending operation costs a microsecond or two): two arrays of one dtype and
-    device whose shapes broadcast (see :func:`_broadcast`), and a real floating array with a
-    Python float or int on either side, which keeps the array's dtype and needs no kind or range
-    check.
+    device whose shapes broadcast, and a real floating array with a Python float or int on either
+    side, which keeps the array's dtype and needs no kind or range check. Through
+    :func:`_promoted`'s dtype and shape rules, ``m - mu`` of float32 arrays of shapes (1000, 16)
+    and (1, 16) had recorded in 4.5-4.6 us, against 3.2-3.3 so (lavapipe host, GPU code paths,
+    three rounds in turns).
     """
     ta, tb = type(a), type(b)
     if ta is Array and tb is Array:
         same, sa, sb = a._dtype, a._shape, b._shape
         if b._dtype is same and a._device is b._device:
-            shape = sa if sa == sb else _broadcast(sa, sb)
-            if shape is not None:
-                try:
-                    operation = _function(name, same)
-                except TypeError:  # (integers where floats are wanted, or a dtype it refuses)
-                    return _promoted(name, (a, b))
-                return record(a._device, operation, (a, b), shape)
+            # (shapes that do not broadcast raise here the error _promoted would raise)
+            shape = sa if sa == sb else broadcast_for(name, sa, sb)
+            try:
+                operation = _function(name, same)
+            except TypeError:  # (integers where floats are wanted, or a dtype it refuses)
+                return _promoted(name, (a, b))
+            return record(a._device, operation, (a, b), shape)
     elif ta is Array:
         if (tb is float or tb is int) and a._dtype.kind == "f":
             return record(a._device, _function(name, a._dtype), (a, Scalar(b, a._dtype)), a._shape)
     elif tb is Array and (ta is float or ta is int) and b._dtype.kind == "f":
         return record(b._device, _function(name, b._dtype), (Scalar(a, b._dtype), b), b._shape)
     return _promoted(name, (a, b))
-
-
-@functools.lru_cache(maxsize=4096)  # a loop broadcasts the same few pairs of shapes
-def _broadcast(sa: tuple[int, ...], sb: tuple[int, ...]) -> tuple[int, ...] | None:
-    """The broadcast of the shapes ``sa`` and ``sb``, or None where they do not broadcast
-    (:func:`_promoted` then says why). Through that path's dtype and shape rules, ``m - mu`` of
-    float32 arrays of shapes (1000, 16) and (1, 16) recorded in 4.5-4.6 us, against 3.2-3.3 so
-    (lavapipe host, GPU code paths, three rounds in turns)."""
-    rank = max(len(sa), len(sb))
-    out = []
-    for m, n in zip((1,) * (rank - len(sa)) + sa, (1,) * (rank - len(sb)) + sb, strict=True):
-        if m == n or n == 1:
-            out.append(m)
-        elif m == 1:
-            out.append(n)
-        else:
-            return None
-    return tuple(out)
 
 
 def _promoted(name: str, args: tuple[Any, ...]) -> Array:
@@ -348,8 +333,6 @@ def _promoted(name: str, args: tuple[Any, ...]) -> Array:
                 if a._dtype is not dt:
                     dt = _dtypes.promote(dt, a._dtype)
                 if a._shape != shape:
-                    from ruda_wgpu._manipulation import broadcast_for
-
                     shape = broadcast_for(name, shape, a._shape)
         else:
             a = python_scalar(a)
@@ -410,8 +393,6 @@ NAMES = tuple(_OPS)
 
 def where(condition: Array, x1: Array | int | float | bool, x2: Array | int | float | bool, /) -> Array:
     """``x1`` where ``condition`` is true, else ``x2``, broadcast together."""
-    from ruda_wgpu._manipulation import broadcast_for
-
     if not isinstance(condition, Array) or condition.dtype != _dtypes.bool_:
         raise TypeError("where() needs a boolean ruda_wgpu array as its condition")
     arrays = [a for a in (condition, x1, x2) if isinstance(a, Array)]
