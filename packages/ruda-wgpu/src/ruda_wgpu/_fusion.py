@@ -89,6 +89,7 @@ from ruda_wgpu._kernels import (
     Operand,
     OutputRead,
     Scalar,
+    broadcast_strides,
     c_strides,
     convert,
     launch_elementwise,
@@ -354,10 +355,10 @@ def _spread(node: Node, shape: tuple[int, ...], copies: dict[int, Node]) -> Node
             leaves = leaves | copy.leaves
             continue
         if type(a) is Operand:
-            strides = zeros if single else _spread_strides(small, a.strides, shape)
+            strides = zeros if single else broadcast_strides(small, a.strides, shape)
             leaf = Operand(a.storage, a.offset, strides, a.dtype)
         else:  # an operation that has run: its result
-            strides = zeros if single else _spread_strides(small, c_strides(small), shape)
+            strides = zeros if single else broadcast_strides(small, c_strides(small), shape)
             leaf = Operand(a.storage, 0, strides, a.dtype)
         args.append(leaf)
         leaves = leaves | {leaf_id(leaf)}
@@ -366,22 +367,9 @@ def _spread(node: Node, shape: tuple[int, ...], copies: dict[int, Node]) -> Node
     return copy
 
 
-def _spread_strides(
-    small: tuple[int, ...], strides: tuple[int, ...], shape: tuple[int, ...]
-) -> tuple[int, ...]:
-    """``strides`` of an operand over ``small``, read over ``shape`` that ``small`` broadcasts to:
-    0 along the axes it adds and those of length one."""
-    pad = (0,) * (len(shape) - len(small))
-    return pad + tuple(0 if n == 1 else s for n, s in zip(small, strides, strict=True))
-
-
 def _leaf(x: Any, shape: tuple[int, ...]) -> Operand:
     """The operand reading array ``x`` broadcast to ``shape`` (stride 0 along broadcast axes)."""
-    pad = len(shape) - len(x._shape)
-    strides = (0,) * pad + tuple(
-        0 if n == 1 and m != 1 else s for n, m, s in zip(x._shape, shape[pad:], x._strides, strict=True)
-    )
-    return Operand(x._storage, x._offset, strides, x._dtype)
+    return Operand(x._storage, x._offset, broadcast_strides(x._shape, x._strides, shape), x._dtype)
 
 
 def _result(node: Node) -> Operand:

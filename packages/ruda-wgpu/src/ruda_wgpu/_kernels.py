@@ -374,6 +374,17 @@ def c_strides(shape: Sequence[int]) -> tuple[int, ...]:
     return _c_strides(shape if type(shape) is tuple else tuple(shape))
 
 
+def broadcast_strides(
+    small: tuple[int, ...], strides: tuple[int, ...], shape: tuple[int, ...]
+) -> tuple[int, ...]:
+    """``strides`` of a view of shape ``small`` read over ``shape``, which ``small`` broadcasts
+    to: 0 along the axes it adds and those it stretches from length one."""
+    lead = len(shape) - len(small)
+    return (0,) * lead + tuple(
+        0 if n == 1 and m != 1 else s for n, m, s in zip(small, shape[lead:], strides, strict=True)
+    )
+
+
 @functools.lru_cache(maxsize=1024)  # every new array and launch asks, mostly for a few shapes
 def _c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     out = []

@@ -12,7 +12,15 @@ from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, assign, copy_of, empty
 from ruda_wgpu._encoding import Step
 from ruda_wgpu._engine import WORKGROUP
-from ruda_wgpu._kernels import CAPTURE, bind_view, c_strides, convert, kernel_step, prepared
+from ruda_wgpu._kernels import (
+    CAPTURE,
+    bind_view,
+    broadcast_strides,
+    c_strides,
+    convert,
+    kernel_step,
+    prepared,
+)
 from ruda_wgpu._parts import too_large
 
 
@@ -83,13 +91,9 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     shape = tuple(operator.index(n) for n in shape)
     if shape == x.shape:
         return x
-    lead = len(shape) - x.ndim
-    if lead < 0 or broadcast_shapes(x.shape, shape) != shape:
+    if len(shape) < x.ndim or broadcast_shapes(x.shape, shape) != shape:
         raise ValueError(f"cannot broadcast an array of shape {x.shape} to {shape}")
-    strides = [0] * lead + [
-        0 if n == 1 and m != 1 else s for n, m, s in zip(x.shape, shape[lead:], x._strides, strict=True)
-    ]
-    return x._view(shape, tuple(strides), x._offset)
+    return x._view(shape, broadcast_strides(x.shape, x._strides, shape), x._offset)
 
 
 def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
