@@ -471,7 +471,7 @@ def mean(x: Array, /, *, axis: Any = None, keepdims: bool = False) -> Array:
     x = _check(x, "mean")
     _floating(x, "mean", "fc")
     n = float(_count(x, axis, "mean"))
-    plan = array_plan("mean", x, axis, keepdims) if x._dtype.itemsize >= 4 else None  # (ArrayPlan)
+    plan = array_plan("mean", x, axis, keepdims)
     if plan is None:
         return apply("divide", sum(x, axis=axis, keepdims=keepdims), n)
 
@@ -499,7 +499,7 @@ def _variance(x: Array, axis: Any, correction: int | float, keepdims: bool, fn: 
     if isinstance(correction, bool) or not isinstance(correction, numbers.Real):
         raise TypeError(f"{fn}(): correction must be a real number, not {type(correction).__name__}")
     n = _count(x, axis, fn)
-    plan = array_plan("var", x, axis, keepdims) if x._dtype.itemsize >= 4 else None  # (see below)
+    plan = array_plan("var", x, axis, keepdims)
     if plan is None:
         ss = _deviations(x, axis, keepdims, n)[0]
     else:
@@ -559,21 +559,20 @@ class ArrayPlan(NamedTuple):
 
 def array_plan(kind: str, x: Array, axis: Any, keepdims: bool) -> ArrayPlan | None:
     """The plan of operation ``kind`` on ``x`` over ``axis`` (made the first time), or None for
-    a pending ``x`` (its reductions read its chain), an axis that is not None, an int or a tuple
-    of ints (checked already), or one that reduces nothing (an empty array or axis)."""
+    a pending ``x`` (its reductions read its chain), float16 (see :class:`ArrayPlan`), an axis
+    that is not None, an int or a tuple of ints (checked already), or one that reduces nothing
+    (an empty array or axis)."""
     node = x._node
-    if (node is not None and node.storage is None) or not _plain_axis(axis):
+    if (node is not None and node.storage is None) or x._dtype.itemsize < 4 or not _plain_axis(axis):
         return None
     dev = x._device
     key = (kind, x._dtype, x._shape, x._strides, axis, keepdims, dev.cpu)
     plan: ArrayPlan | None = dev.plans.get(key)
     if plan is None:
-        shape = x._shape
-        axes = _axes(axis, len(shape), kind)
-        if not axes or 0 in shape:
+        axes = _axes(axis, len(x._shape), kind)
+        if not axes or 0 in x._shape:
             return None
-        kept = [1 if i in axes else size for i, size in enumerate(shape)]
-        out_shape = tuple(kept) if keepdims else tuple(s for i, s in enumerate(shape) if i not in axes)
+        out_shape = _geometry(x._shape, axes, keepdims)[0]
         plan = remember(dev.plans, PLAN_CACHE, key, ArrayPlan(out_shape, Recorded()))
     return plan
 
