@@ -21,7 +21,14 @@ from ruda_wgpu._kernels import bind, convert, kernel_step, lib, prepared, run, w
 from ruda_wgpu._manipulation import _axis, concat, permute_dims, reshape
 from ruda_wgpu._ops import apply, astype
 from ruda_wgpu._parts import fits, halves, outer_axis, too_large, window_elements, windows
-from ruda_wgpu._reduce_kernels import SHORT_ROWS, THREAD_WORKGROUP, strided_span, thread_parts, thread_passes
+from ruda_wgpu._reduce_kernels import (
+    PART,
+    SHORT_ROWS,
+    THREAD_WORKGROUP,
+    strided_span,
+    thread_parts,
+    thread_passes,
+)
 from ruda_wgpu._scan import scan_rows
 from ruda_wgpu._statistical import fold_strides
 
@@ -235,9 +242,17 @@ def _arg_reduce_rows(
     return _passes(dev, sig, storage, offset, [m * g for g in parts], dtype, out, prepare)
 
 
+#: the longest row a workgroup takes the argmax of alone, in one pass; longer rows are cut into
+#: parts of the reductions' PART elements, whose pairs a second pass combines. On an H100's clock,
+#: in batches of 50 (two rounds in turns, a process each): rows of 4096 and 8192 float32 took 5.6
+#: and 7.2 us in one pass against 8.3 in two, 16384 and 32768 took 10.5 and 16.8 against 8.5 and
+#: 8.8 (a workgroup's threads then read 64 and 128 elements, four loads after four loads)
+ARG_ONE_PASS = WORKGROUP * 32
+
+
 def _row_parts(k: int) -> int:
     """The parts a workgroup-a-row pass cuts rows of ``k`` into (1: the last pass)."""
-    return 1 if k <= WORKGROUP * 8 else min(-(-k // (WORKGROUP * 8)), 1024)
+    return 1 if k <= ARG_ONE_PASS else min(-(-k // PART), 1024)
 
 
 def _passes(

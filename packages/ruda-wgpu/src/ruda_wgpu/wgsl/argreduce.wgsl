@@ -17,6 +17,10 @@ const NONE = 0xffffffffu;
 fn better(v: ${T}, i: u32, w: ${T}, j: u32) -> bool { ${BETTER} }
 // the index as the pass writes it: u32 between passes, the result's dtype in the last
 fn to_index(i: u32) -> ${OI} { return ${TO_INDEX}; }
+// the thread's best pair (bv, bi) becomes (v, i) where that is better
+fn keep(bv: ptr<function, ${T}>, bi: ptr<function, u32>, v: ${T}, i: u32) {
+  if (*bi == NONE || better(v, i, *bv, *bi)) { *bv = v; *bi = i; }
+}
 
 @compute @workgroup_size(${WG})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -29,12 +33,22 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   var bv: ${T};
   var bi = NONE;
   if (row < m) {
-    for (var j = lo + lid; j < hi; j = j + ${WG}u) {
-      let at = P[3] + row * k + j;
-      let v = a[at];
+    let base = P[3] + row * k;
+    let first = P[5] != 0u;
+    var j = lo + lid;
+    // four elements a thread at a time: their loads are in flight together rather than one
+    // after the other (better() orders pairs fully, so the order they are kept in is free)
+    for (; j + 3u * ${WG}u < hi; j = j + 4u * ${WG}u) {
+      let j1 = j + ${WG}u; let j2 = j1 + ${WG}u; let j3 = j2 + ${WG}u;
+      let v0 = a[base + j]; let v1 = a[base + j1]; let v2 = a[base + j2]; let v3 = a[base + j3];
+      var i0 = j; var i1 = j1; var i2 = j2; var i3 = j3;
+      if (!first) { i0 = ai[base + j]; i1 = ai[base + j1]; i2 = ai[base + j2]; i3 = ai[base + j3]; }
+      keep(&bv, &bi, v0, i0); keep(&bv, &bi, v1, i1); keep(&bv, &bi, v2, i2); keep(&bv, &bi, v3, i3);
+    }
+    for (; j < hi; j = j + ${WG}u) {
       var i = j;
-      if (P[5] == 0u) { i = ai[at]; }
-      if (bi == NONE || better(v, i, bv, bi)) { bv = v; bi = i; }
+      if (!first) { i = ai[base + j]; }
+      keep(&bv, &bi, a[base + j], i);
     }
   }
   tv[lid] = bv; ti[lid] = bi;
