@@ -8,6 +8,7 @@ import pytest
 import ruda_wgpu
 from ruda.testing import assert_matches_numpy, parametrize_backends
 
+from tests.wgpu.counting import count_calls
 from tests.wgpu.dtype_support import indices
 
 pytestmark = parametrize_backends("wgpu")
@@ -200,6 +201,30 @@ def test_sort_along_any_axis(xp, axis):
     )
     view = xp.asarray(host)[::-2, 1:, ::3]  # a strided view sorts like its copy
     assert_matches_numpy(xp.sort(view, axis=axis), np.sort(host[::-2, 1:, ::3], axis=axis))
+
+
+@pytest.mark.parametrize("name", ["sort", "argsort"])
+def test_a_repeated_radix_sort_records_the_passes_it_logged(xp, name, monkeypatch):
+    # a radix sort of one shape and dtype logs its passes from its second call on, and records
+    # them again on the same buffers without making them: the same result, read from the input
+    # as it is when the sort runs
+    from ruda_wgpu import _sorting
+
+    made = count_calls(monkeypatch, _sorting, "_radix_passes")
+    host = _values("float32", 3 * 5000, seed=23).reshape(3, 5000)  # rows past a workgroup's sort
+    x = xp.asarray(host)
+    sort = getattr(xp, name)
+    want = np.stack([_stable_order(row, False) for row in host])
+    if name == "sort":
+        want = np.take_along_axis(host, want, axis=1)
+    for _ in range(5):
+        assert_matches_numpy(sort(x, axis=1), want, check_dtype=False)
+    assert made and len(made) < 5, f"its passes were made {len(made)} times in 5 sorts"
+    x[...] = xp.asarray(host[:, ::-1].copy())  # the same buffer, new values
+    again = np.stack([_stable_order(row, False) for row in host[:, ::-1]])
+    if name == "sort":
+        again = np.take_along_axis(host[:, ::-1], again, axis=1)
+    assert_matches_numpy(sort(x, axis=1), again, check_dtype=False)
 
 
 def test_sorting_refuses_bad_input(xp):
