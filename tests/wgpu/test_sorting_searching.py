@@ -203,15 +203,16 @@ def test_sort_along_any_axis(xp, axis):
     assert_matches_numpy(xp.sort(view, axis=axis), np.sort(host[::-2, 1:, ::3], axis=axis))
 
 
+@pytest.mark.parametrize("dtype", [d for d in ("float32", "int8", "int64", "float64") if d in REAL])
 @pytest.mark.parametrize("name", ["sort", "argsort"])
-def test_a_repeated_radix_sort_records_the_passes_it_logged(xp, name, monkeypatch):
+def test_a_repeated_radix_sort_records_the_passes_it_logged(xp, name, dtype, monkeypatch):
     # a radix sort of one shape and dtype logs its passes from its second call on, and records
     # them again on the same buffers without making them: the same result, read from the input
     # as it is when the sort runs
     from ruda_wgpu import _sorting
 
     made = count_calls(monkeypatch, _sorting, "_radix_passes")
-    host = _values("float32", 3 * 5000, seed=23).reshape(3, 5000)  # rows past a workgroup's sort
+    host = _values(dtype, 3 * 5000, seed=23).reshape(3, 5000)  # rows past a workgroup's sort
     x = xp.asarray(host)
     sort = getattr(xp, name)
     want = np.stack([_stable_order(row, False) for row in host])
