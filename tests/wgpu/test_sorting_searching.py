@@ -228,6 +228,32 @@ def test_a_repeated_radix_sort_records_the_passes_it_logged(xp, name, dtype, mon
     assert_matches_numpy(sort(x, axis=1), again, check_dtype=False)
 
 
+@pytest.mark.parametrize("include_initial", [False, True])
+@pytest.mark.parametrize("shape", [(50, 300), (3, 70_000)])  # one kernel; tiles, totals, carries
+def test_a_repeated_cumulative_sum_records_the_scans_it_logged(xp, shape, include_initial, monkeypatch):
+    # a scan of one shape and dtype logs its kernels from its second call on, and records them
+    # again on the same buffers without making them: the same result, read from the input as
+    # it is when the scan runs
+    from ruda_wgpu import _statistical
+
+    made = count_calls(monkeypatch, _statistical, "scan_rows")
+    host = np.random.default_rng(29).integers(-50, 50, shape).astype(np.int32)
+    x = xp.asarray(host)
+    want = np.cumsum(host, axis=1)
+    if include_initial:
+        want = np.concatenate([np.zeros((shape[0], 1), want.dtype), want], axis=1)
+    for _ in range(5):
+        got = xp.cumulative_sum(x, axis=1, include_initial=include_initial)
+        assert_matches_numpy(got, want, check_dtype=False)
+    assert made and len(made) < 5, f"its scan was made {len(made)} times in 5 calls"
+    x[...] = -x  # the same buffer, new values
+    got = xp.cumulative_sum(x, axis=1, include_initial=include_initial)
+    assert_matches_numpy(got, -want, check_dtype=False)
+    for _ in range(3):  # rows of none: nothing to scan, again and again
+        empty = xp.cumulative_sum(xp.zeros((3, 0), dtype=xp.int32), axis=1, include_initial=include_initial)
+        assert_matches_numpy(empty, np.zeros((3, int(include_initial)), np.int32), check_dtype=False)
+
+
 def test_sorting_refuses_bad_input(xp):
     with pytest.raises(ValueError, match="at least one dimension"):
         xp.sort(xp.asarray(1.0))
@@ -407,6 +433,8 @@ def test_cumulative(xp, monkeypatch, name, dtype, tiled):
         monkeypatch.setattr(_scan, "ONE_WORKGROUP_ROW", 0)
         monkeypatch.setattr(_scan, "IPT", 1)
         monkeypatch.setattr(_scan, "TILE", 256)
+        # (scans recorded earlier, of the same shapes, would be recorded again instead of tiled)
+        xp.__array_namespace_info__().default_device().plans.clear()
     host = _values(dtype, 3 * 2500, seed=9, spread=3).reshape(3, 2500)
     if np.dtype(dtype).kind == "f":
         host = np.where(np.isfinite(host), host, 1).astype(dtype)

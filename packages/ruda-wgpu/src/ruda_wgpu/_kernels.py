@@ -506,8 +506,9 @@ class Recorded:
         #: whole logs of its dispatches that bound other buffers than it reads and makes
         self.unkept = 0
         #: per buffer the first launch made, its bytes, or the index of the earlier one it is
-        #: (an operation may write one buffer twice: ``concat`` in a trace)
-        self.made: list[tuple[int, int | None]] = []
+        #: (an operation may write one buffer twice: ``concat`` in a trace); None before the
+        #: first launch (an operation may make none: a scan into a result made before it)
+        self.made: list[tuple[int, int | None]] | None = None
 
     def run(
         self, dev: GpuDevice, reads: list[Any], bound: list[Any], launch: Callable[[], list[Storage]]
@@ -517,7 +518,7 @@ class Recorded:
         (operands' buffers and offsets, scalars' words), ``bound`` the operands' buffers."""
         if CAPTURE.log is not None or self.unkept >= RECORD_TRIES:
             return launch()
-        if self.made:
+        if self.made is not None:
             made: list[Storage] = []
             for nbytes, earlier in self.made:
                 made.append(Storage(dev, nbytes) if earlier is None else made[earlier])
@@ -537,7 +538,7 @@ class Recorded:
             return made
         with dev.logging_steps() as log:
             made = launch()
-        if not log.whole:
+        if not log.whole or len(made) != len(self.made or ()):  # (as many buffers as the first made)
             return made
         if log.binds_only([*bound, *(s.buffer for s in made), *dev.scratch_buffers()]):
             remember(dev.recorded, RECORDED, self._key(dev, reads, made), log.steps)
@@ -546,6 +547,7 @@ class Recorded:
         return made
 
     def _key(self, dev: GpuDevice, reads: list[Any], made: list[Storage]) -> tuple[Any, ...]:
+        assert self.made is not None  # (a key is made only after the first launch)
         fresh = [
             storage.buffer for storage, (_, earlier) in zip(made, self.made, strict=True) if earlier is None
         ]

@@ -52,16 +52,18 @@ def scan_rows(
     op: str,
     out: tuple[Storage, int, int],
     sequential: bool = False,
-) -> None:
+) -> list[Storage]:
     """Write the inclusive ``op`` scan (``"sum"`` or ``"prod"``) of each row into ``out``.
 
     ``src`` is (storage, first element, dtype) of a contiguous (rows, n) input;
     ``out`` is (storage, first element, elements between rows), of dtype ``acc``.
     Integer results wrap to ``acc`` as NumPy's do. ``sequential`` adds the elements of a
     row one after the other, rounding each running value (float16, as NumPy does).
+    Returns the buffers it made for long rows' tile totals and carries, in the order made (none
+    where one kernel scans the rows), for a :class:`Recorded` caller to count among its own.
     """
     if rows * n == 0:
-        return
+        return []
     storage, start, dtype = src
     out_storage, out_start, out_stride = out
     tiles = math.ceil(n / TILE)
@@ -87,7 +89,7 @@ def scan_rows(
         else:
             one = {**subs, "IPT": ROW_IPT, "TILE": ROW_CHUNK, **unrolled(ROW_IPT, t, subs["IDENTITY"])}
             run(dev, "scan_rows", one, [bind_o, bind_a], params, rows)
-        return
+        return []
     totals = Storage(dev, rows * tiles * storage_itemsize(acc))
     bind_s, _ = bind(dev, totals, 0, rows * tiles, acc, what)
     bind_a, a_base = bind(dev, storage, start, rows * n, dtype, what)
@@ -95,12 +97,13 @@ def scan_rows(
     tiled = {**subs, **unrolled(IPT, t, subs["IDENTITY"])}
     run(dev, "scan_tiles", tiled, [bind_o, bind_s, bind_a], params, rows * tiles)
     if tiles == 1:
-        return
+        return [totals]
     carries = Storage(dev, rows * tiles * storage_itemsize(acc))
-    scan_rows(dev, (totals, 0, acc), rows, tiles, acc, op, (carries, 0, tiles))
+    inner = scan_rows(dev, (totals, 0, acc), rows, tiles, acc, op, (carries, 0, tiles))
     bind_c, _ = bind(dev, carries, 0, rows * tiles, acc, what)
     add = {k: subs[k] for k in ("ACC", "WG", "IPT", "TILE", "COMBINE", "STORE")}
     run(dev, "scan_add", add, [bind_o, bind_c], [n, rows, tiles, o_base, out_stride], rows * tiles)
+    return [totals, carries, *inner]
 
 
 @functools.cache

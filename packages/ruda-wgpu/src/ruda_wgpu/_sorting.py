@@ -304,7 +304,7 @@ def _radix_passes(src: Array, code: KeyCode, out: Array | None) -> list[Storage]
         params = [n, rows, tiles, word, shift, in_base, 0]
         count_subs = {**subs, **{k: parts[k] for k in ("T", "KEY", "KIN", "KEY_AT")}}
         run(dev, "radix_count", count_subs, [bind_counts, bind_in], params, rows * tiles)
-        scan_rows(dev, (counts, 0, _U32), rows * 256, tiles, _U32, "sum", (offsets, 0, tiles))
+        made += scan_rows(dev, (counts, 0, _U32), rows * 256, tiles, _U32, "sum", (offsets, 0, tiles))
         keys_out = payload_out = None
         if last and out is not None:
             bind_keys_out, params[6] = bind(dev, out._storage, out._offset, total, out.dtype, what)

@@ -601,15 +601,35 @@ def _cumulative(x: Array, axis: int | None, dtype: Any, include_initial: bool, o
     order = (*[d for d in range(x.ndim) if d != axis], axis)
     src = contiguous(permute_dims(x, order))
     n = x.shape[axis]
-    rows = math.prod(src.shape[:-1])
     width = n + (1 if include_initial else 0)
     out = empty((*src.shape[:-1], width), acc, x.device)
     if include_initial:
         assign(out[..., 0], _INITIAL[op])
-    source, target = (src._storage, src._offset, src.dtype), (out._storage, width - n, width)
-    # float16 sums round at every step in NumPy: only the sequential order reproduces them
-    scan_rows(x.device, source, rows, n, acc, op, target, sequential=acc == _dtypes.float16)
+    _scan(src, out, op, acc, width)
     return permute_dims(out, tuple(order.index(d) for d in range(x.ndim)))
+
+
+def _scan(src: Array, out: Array, op: str, acc: np.dtype[Any], width: int) -> None:
+    """Scan the rows of the contiguous ``src`` into the last ``src.shape[-1]`` elements of each
+    row of ``width`` of the new ``out``: a :class:`Recorded` operation per shape and dtypes, whose
+    scan kernels a loop records again from their log (on an H100's host a cumulative sum of 1e4,
+    1e6 and 1e7 float32 took 31-46, 45-69 and 47-68 us to record against 61-71, 128-138 and
+    112-134; two runs in turns)."""
+    dev, n = src.device, src.shape[-1]
+    sig = ("scan", op, src.shape, src.dtype, acc, width)
+    recorded = dev.plans.get(sig)
+    if recorded is None:
+        recorded = remember(dev.plans, PLAN_CACHE, sig, Recorded())
+    source, target = (src._storage, src._offset, src.dtype), (out._storage, width - n, width)
+    reads = [src._storage.buffer, src._offset, out._storage.buffer]
+    # float16 sums round at every step in NumPy: only the sequential order reproduces them
+    sequential = acc == _dtypes.float16
+    recorded.run(
+        dev,
+        reads,
+        [src._storage.buffer, out._storage.buffer],
+        lambda: scan_rows(dev, source, math.prod(src.shape[:-1]), n, acc, op, target, sequential=sequential),
+    )
 
 
 def _cumulative_parts(x: Array, axis: int, acc: np.dtype[Any], include_initial: bool, op: str) -> Array:
