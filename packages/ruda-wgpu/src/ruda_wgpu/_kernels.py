@@ -554,6 +554,16 @@ class Recorded:
         return (self, dev.scratch_version, *reads, *fresh)
 
 
+def recorded(dev: GpuDevice, sig: Any) -> Recorded:
+    """The :class:`Recorded` operation of signature ``sig`` (what its kernels and shapes depend
+    on) on ``dev``, made the first time; kept with the device's plans (``empty_cache()`` drops
+    them)."""
+    found: Recorded | None = dev.plans.get(sig)
+    if found is None:
+        found = remember(dev.plans, PLAN_CACHE, sig, Recorded())
+    return found
+
+
 _P = TypeVar("_P")
 
 

@@ -30,10 +30,10 @@ from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, contiguous, copy_of, empty, to_numpy
 from ruda_wgpu._buffers import STORAGE_ITEMSIZE, Storage
 from ruda_wgpu._creation import zeros
-from ruda_wgpu._engine import GpuDevice, remember
+from ruda_wgpu._engine import GpuDevice
 from ruda_wgpu._indexing import take
 from ruda_wgpu._info import default_dtypes_of
-from ruda_wgpu._kernels import PLAN_CACHE, Recorded, bind, convert, run, wgsl_type
+from ruda_wgpu._kernels import bind, convert, recorded, run, wgsl_type
 from ruda_wgpu._manipulation import _axis, concat, permute_dims, reshape
 from ruda_wgpu._ops import apply, astype, where
 from ruda_wgpu._parts import fits, halves, outer_axis, window_elements
@@ -250,15 +250,12 @@ def radix_sort(src: Array, code: KeyCode, out: Array | None) -> Storage | None:
     dev = src.device
     indices = out is None
     sig = ("radix sort", src.shape[-1], src.size, src.dtype, code, None if out is None else out.dtype)
-    recorded = dev.plans.get(sig)
-    if recorded is None:
-        recorded = remember(dev.plans, PLAN_CACHE, sig, Recorded())
     reads: list[Any] = [src._storage.buffer, src._offset]
     bound = [src._storage.buffer]
     if out is not None:
         reads += [out._storage.buffer, out._offset]
         bound.append(out._storage.buffer)
-    made = recorded.run(dev, reads, bound, lambda: _radix_passes(src, code, out))
+    made = recorded(dev, sig).run(dev, reads, bound, lambda: _radix_passes(src, code, out))
     return made[-1] if indices else None
 
 

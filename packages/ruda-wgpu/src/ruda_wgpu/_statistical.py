@@ -31,6 +31,7 @@ from ruda_wgpu._kernels import (
     launch_key,
     lib,
     product,
+    recorded,
     wgsl_type,
 )
 from ruda_wgpu._manipulation import _axes, concat, permute_dims, reshape
@@ -617,14 +618,11 @@ def _scan(src: Array, out: Array, op: str, acc: np.dtype[Any], width: int) -> No
     112-134; two runs in turns)."""
     dev, n = src.device, src.shape[-1]
     sig = ("scan", op, src.shape, src.dtype, acc, width)
-    recorded = dev.plans.get(sig)
-    if recorded is None:
-        recorded = remember(dev.plans, PLAN_CACHE, sig, Recorded())
     source, target = (src._storage, src._offset, src.dtype), (out._storage, width - n, width)
     reads = [src._storage.buffer, src._offset, out._storage.buffer]
     # float16 sums round at every step in NumPy: only the sequential order reproduces them
     sequential = acc == _dtypes.float16
-    recorded.run(
+    recorded(dev, sig).run(
         dev,
         reads,
         [src._storage.buffer, out._storage.buffer],
