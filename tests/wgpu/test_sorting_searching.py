@@ -167,6 +167,36 @@ def test_tile_sort_capacity_follows_the_workgroup_memory(xp):
     assert _sorting.tile_capacity(device(False, 256), 1, True) == 0  # not even 32 keys fit
 
 
+def test_radix_shape_follows_the_workgroup_memory(xp):
+    from ruda_wgpu import _sorting
+
+    assert _sorting.radix_shape(1, False, 49152) == (256, 16)
+    assert _sorting.radix_shape(1, True, 49152) == (256, 12)
+    assert _sorting.radix_shape(2, True, 49152) == (256, 8)  # 256 x 12 of 64-bit keys: 58 KiB
+    assert _sorting.radix_shape(1, False, 32768) == _sorting.radix_shape(1, True, 32768) == (128, 16)
+    assert _sorting.radix_shape(2, True, 16384) == (128, 2)  # the counters alone take 8 KiB
+
+
+@pytest.mark.parametrize("shape", [(256, 4), (128, 12)])  # GPUs' 256 threads; 12 keys a thread
+@pytest.mark.parametrize("dtype", [d for d in ("float32", "int64") if d in REAL])
+@pytest.mark.parametrize("name", ["sort", "argsort"])
+def test_radix_sort_in_other_workgroup_shapes(xp, monkeypatch, name, dtype, shape):
+    # the shapes a GPU's 48 KiB take (256 x 16 for sort, 256 x 12 for argsort), with fewer
+    # keys a thread so that any adapter's memory holds them: a digit a thread, tiles of a size
+    # not a power of two, the last one part full
+    from ruda_wgpu import _sorting
+
+    monkeypatch.setattr(_sorting, "RADIX_SHAPES", {False: [shape], True: [shape]})
+    monkeypatch.setattr(_sorting, "tile_capacity", lambda dev, words, indices: 0)  # no tile sort
+    host = _values(dtype, 2 * 5000, seed=31, spread=5000).reshape(2, 5000)
+    x = xp.asarray(host)
+    x.device.plans.clear()  # (a sort of this signature logged in another shape would replay)
+    want = np.stack([_stable_order(row, False) for row in host])
+    if name == "sort":
+        want = np.take_along_axis(host, want, axis=1)
+    assert_matches_numpy(getattr(xp, name)(x, axis=1), want, check_dtype=False)
+
+
 @pytest.mark.parametrize("index", ["default", "int32"])
 def test_short_rows_argsort_writes_the_index_dtype_of_the_device(xp, monkeypatch, index):
     # no conversion pass: the kernel writes int64, or int32 where a device has no int64

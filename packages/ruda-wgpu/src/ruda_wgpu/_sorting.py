@@ -57,17 +57,15 @@ def _pad(words: int) -> int:
 
 def radix_shape(words: int, payload: bool, workgroup_bytes: int) -> tuple[int, int]:
     """Threads of a radix-sort workgroup (a divisor of 256, the digits of a pass) and keys each
-    holds: 128 x 16 for keys alone; for keys with payloads 256 x 8 (fewer registers a thread)
-    where its workgroup memory fits, else 128 x 16; fewer keys where even that would not fit.
-    Measured, 1e7 float32 on the H200: sort 1.57 ms at 128 x 16 (2.33 at 256 x 8), argsort
-    2.35 ms at 256 x 8 (2.85); on lavapipe (32 KiB), argsort 1e6 at 256 x 4 took twice 128 x 16."""
+    holds: the first of :data:`RADIX_SHAPES` whose workgroup memory fits, else 128 threads with
+    as many keys as fit."""
 
     def need(threads: int, ipt: int) -> int:
         tile = threads * ipt
         counters, scan, digits = _pad(16 * threads), 2 * threads, 256
         return 4 * (counters + scan + digits + _pad(tile * words) + (_pad(tile) if payload else 1))
 
-    shapes = [(256, 8), (128, 16)] if payload else [(128, 16)]
+    shapes = RADIX_SHAPES[payload]
     for threads, ipt in shapes:
         if need(threads, ipt) <= workgroup_bytes:
             return threads, ipt
@@ -75,6 +73,15 @@ def radix_shape(words: int, payload: bool, workgroup_bytes: int) -> tuple[int, i
     while ipt > 1 and need(threads, ipt) > workgroup_bytes:
         ipt //= 2
     return threads, ipt
+
+
+#: radix-sort workgroup shapes (threads, keys a thread), best first, for keys alone and for keys
+#: with payloads (argsort). Measured on an H100's clock, 1e7 and 1e6 float32: sort 1.18 and 0.156
+#: ms at 256 x 16 (48 KiB of workgroup memory holds it), 1.20 and 0.162 at 128 x 16, 1.11 and
+#: 0.192 at 128 x 24, 1.80 and 0.230 at 128 x 32; argsort 1.45 and 0.222 at 256 x 12, 1.79 and
+#: 0.236 at 256 x 8, 2.12 and 0.293 at 128 x 16 (lavapipe's 32 KiB takes 128 x 16 for both;
+#: argsort at 256 x 4 took it twice as long).
+RADIX_SHAPES = {False: [(256, 16), (128, 16)], True: [(256, 12), (256, 8), (128, 16)]}
 
 
 class KeyCode(NamedTuple):
@@ -141,7 +148,10 @@ def _scatter_unrolled(nw: int, payload: bool, wg: int, ipt: int) -> dict[str, st
     ``p{q}``, its 4-bit digit in ``d{q}`` (16: past the tile's end) and the number of the
     thread's earlier keys with that digit in ``r{q}``. Counting by comparisons in registers,
     rather than by incrementing counters in workgroup memory key after key, leaves no chain of
-    dependent memory accesses; so does the store, which reads every key before writing any."""
+    dependent memory accesses; so does the store, which reads every key before writing any.
+    The offsets of the thread's 256 / ``wg`` digits are loaded first and used only after the
+    ranking, which hides part of their reads, spread over the whole table: a pass over 1e7
+    float32 took an H100 261 us on its clock, 242 so."""
 
     def word(k: str) -> str:
         return f"{k}_0" if nw == 1 else f"select({k}_0, {k}_1, P[3] == 1u)"
@@ -192,8 +202,47 @@ def _scatter_unrolled(nw: int, payload: bool, wg: int, ipt: int) -> dict[str, st
             f"  if ({i} < len) {{ pos{j} = dest[({word(f's{j}')} >> shift) & 255u] + {i}; }}",
         ]
         store.append(f"  if ({i} < len) {{ put(pos{j}, vec2<u32>(s{j}_0, s{j}_1), sp{j}); }}")
-    parts = {"LOAD": load + tally, "SPLIT": split, "RELOAD": reload + tally, "STORE": gather + store}
+    # the thread's 256 / wg digits j: their offsets before and at the tile, and the row's total
+    offsets, own, dest = [], ["  var sum = vec2<u32>(0u, 0u);"], []
+    for j in range(256 // wg):
+        offsets += [
+            f"  let at{j} = (row * 256u + lid * {256 // wg}u + {j}u) * tiles;",
+            f"  var earlier{j} = 0u;",
+            f"  if (tile > 0u) {{ earlier{j} = offsets[at{j} + tile - 1u]; }}",
+            f"  let upto{j} = offsets[at{j} + tile];",
+            f"  let total{j} = offsets[at{j} + tiles - 1u];",
+        ]
+        own += [f"  let own{j} = vec2<u32>(upto{j} - earlier{j}, total{j});", f"  sum = sum + own{j};"]
+        dest += [
+            f"  dest[lid * {256 // wg}u + {j}u] = row * n + run.y + earlier{j} - run.x;",
+            f"  run = run + own{j};",
+        ]
+    parts = {
+        "OFFSETS": offsets,
+        "LOAD": load + tally,
+        "SPLIT": split,
+        "RELOAD": reload + tally,
+        "OWN": own,
+        "DEST": dest,
+        "STORE": gather + store,
+    }
     return {name: "\n".join(lines) for name, lines in parts.items()}
+
+
+@functools.cache
+def _count_unrolled(wg: int, ipt: int) -> str:
+    """The body of ``radix_count.wgsl``, unrolled over a thread's ``ipt`` keys: each key's load,
+    then each one's count. (A loop loaded a key, counted it, then loaded the next: a pass over
+    1e6 float32 took an H100 11 us on its clock, 9 so; over 1e7, 42 against 40.)"""
+    loads, counts = [], []
+    for q in range(ipt):
+        loads += [
+            f"  let j{q} = tile * {wg * ipt}u + {q * wg}u + lid;",
+            f"  var k{q} = 0u;",
+            f"  if (j{q} < n) {{ k{q} = key_at(row * n + j{q})[P[3]]; }}",
+        ]
+        counts.append(f"  if (j{q} < n) {{ atomicAdd(&h[(k{q} >> P[4]) & 255u], 1u); }}")
+    return "\n".join(loads + counts)
 
 
 def _pass_code(code: KeyCode, dtype: np.dtype[Any], first: bool, last: bool, indices: bool) -> dict[str, str]:
@@ -273,12 +322,12 @@ def _radix_passes(src: Array, code: KeyCode, out: Array | None) -> list[Storage]
     subs: dict[str, object] = {"WG": wg, "IPT": ipt, "TILE": tile, "NW": code.words}
     scatter_subs = {
         **subs,
-        "DPT": 256 // wg,
         "COUNTERS": _pad(16 * wg),
         "SK": _pad(tile * code.words),
         "SP": _pad(tile) if indices else 1,
         **_scatter_unrolled(code.words, indices, wg, ipt),
     }
+    count = _count_unrolled(wg, ipt)
     tiles = math.ceil(n / tile)
     ncounts = rows * 256 * tiles
     what = "argsort" if indices else "sort"
@@ -299,7 +348,7 @@ def _radix_passes(src: Array, code: KeyCode, out: Array | None) -> list[Storage]
         else:
             bind_in, in_base = bind(dev, keys, 0, total * code.words, _U32, what)
         params = [n, rows, tiles, word, shift, in_base, 0]
-        count_subs = {**subs, **{k: parts[k] for k in ("T", "KEY", "KIN", "KEY_AT")}}
+        count_subs = {**subs, "COUNT": count, **{k: parts[k] for k in ("T", "KEY", "KIN", "KEY_AT")}}
         run(dev, "radix_count", count_subs, [bind_counts, bind_in], params, rows * tiles)
         made += scan_rows(dev, (counts, 0, _U32), rows * 256, tiles, _U32, "sum", (offsets, 0, tiles))
         keys_out = payload_out = None
@@ -512,7 +561,7 @@ def _too_large_to_sort(x: Array, axis: int = -1, indices: bool = False) -> bool:
     n = x.shape[axis]
     if n <= SHORT_SORT or n <= tile_capacity(dev, words, indices):
         return False
-    wg, ipt = radix_shape(words, True, int(dev.limits["max-compute-workgroup-storage-size"]))
+    wg, ipt = radix_shape(words, indices, int(dev.limits["max-compute-workgroup-storage-size"]))
     return not fits(dev, x.size // n * 256 * -(-n // (wg * ipt)), 4)
 
 

@@ -21,12 +21,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let row = w / tiles; let tile = w % tiles;
   for (var d = lid; d < 256u; d = d + ${WG}u) { atomicStore(&h[d], 0u); }
   workgroupBarrier();
-  for (var q = 0u; q < ${IPT}u; q = q + 1u) {
-    let j = tile * ${TILE}u + q * ${WG}u + lid;
-    if (j < n) {
-      atomicAdd(&h[(key_at(row * n + j)[P[3]] >> P[4]) & 255u], 1u);
-    }
-  }
+  // the thread's keys q * ${WG} + lid of the tile, all loaded before the first is counted, so
+  // that their loads are in flight together
+${COUNT}
   workgroupBarrier();
   for (var d = lid; d < 256u; d = d + ${WG}u) {
     counts[(row * 256u + d) * tiles + tile] = atomicLoad(&h[d]);

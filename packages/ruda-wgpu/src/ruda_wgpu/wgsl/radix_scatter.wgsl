@@ -73,17 +73,23 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let len = min(${TILE}u, n - tile * ${TILE}u);
   let first = lid * ${IPT}u;
 
+  // The offsets of the thread's digits, loaded first: these reads are spread over the whole
+  // table (a digit's tiles are consecutive), and their latency passes while the tile is ranked.
+${OFFSETS}
+  for (var d = 0u; d < 16u; d = d + 1u) { c[pad(d * ${WG}u + lid)] = 0u; }
+
+${LOAD}
+  rank(lid);
+${SPLIT}
+  for (var d = 0u; d < 16u; d = d + 1u) { c[pad(d * ${WG}u + lid)] = 0u; }
+  workgroupBarrier();
+${RELOAD}
+  rank(lid);
+${SPLIT}
+
   // dest: the row's keys of smaller digits, then this digit's keys in earlier tiles, less the
   // tile's keys of smaller digits (a scan over the 256 digits of (tile count, row total))
-  var own = array<vec2<u32>, ${DPT}>();
-  var sum = vec2<u32>(0u, 0u);
-  for (var j = 0u; j < ${DPT}u; j = j + 1u) {
-    let at = (row * 256u + lid * ${DPT}u + j) * tiles;
-    var before = 0u;
-    if (tile > 0u) { before = offsets[at + tile - 1u]; }
-    own[j] = vec2<u32>(offsets[at + tile] - before, offsets[at + tiles - 1u]);
-    sum = sum + own[j];
-  }
+${OWN}
   t[lid] = sum;
   workgroupBarrier();
   for (var off = 1u; off < ${WG}u; off = off << 1u) {
@@ -95,24 +101,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   }
   var run = vec2<u32>(0u, 0u);
   if (lid > 0u) { run = t[lid - 1u]; }
-  for (var j = 0u; j < ${DPT}u; j = j + 1u) {
-    let d = lid * ${DPT}u + j;
-    let at = (row * 256u + d) * tiles;
-    var earlier = 0u;
-    if (tile > 0u) { earlier = offsets[at + tile - 1u]; }
-    dest[d] = row * n + run.y + earlier - run.x;
-    run = run + own[j];
-  }
-  for (var d = 0u; d < 16u; d = d + 1u) { c[pad(d * ${WG}u + lid)] = 0u; }
-
-${LOAD}
-  rank(lid);
-${SPLIT}
-  for (var d = 0u; d < 16u; d = d + 1u) { c[pad(d * ${WG}u + lid)] = 0u; }
-  workgroupBarrier();
-${RELOAD}
-  rank(lid);
-${SPLIT}
+${DEST}
   workgroupBarrier();
 ${STORE}
 }
