@@ -177,19 +177,34 @@ def test_radix_shape_follows_the_workgroup_memory(xp):
     assert _sorting.radix_shape(2, True, 16384) == (128, 2)  # the counters alone take 8 KiB
 
 
+def test_subgroups_are_found_in_order(xp):
+    # lavapipe and NVIDIA's driver lay a workgroup's subgroups out as runs of consecutive
+    # threads: the check finds it wherever the device has subgroups
+    from ruda_wgpu import _kernels
+
+    dev = xp.__array_namespace_info__().default_device()
+    xp.asarray([1])  # (the device opened)
+    dev.subgroups_in_order = None  # looked at again
+    assert _kernels.lanes_in_order(dev) == ("subgroup" in dev.features)
+
+
+@pytest.mark.parametrize("lanes", [True, False])  # scans with subgroup operations, or without
 @pytest.mark.parametrize("shape", [(256, 4), (128, 12)])  # GPUs' 256 threads; 12 keys a thread
 @pytest.mark.parametrize("dtype", [d for d in ("float32", "int64") if d in REAL])
 @pytest.mark.parametrize("name", ["sort", "argsort"])
-def test_radix_sort_in_other_workgroup_shapes(xp, monkeypatch, name, dtype, shape):
+def test_radix_sort_in_other_workgroup_shapes(xp, monkeypatch, name, dtype, shape, lanes):
     # the shapes a GPU's 48 KiB take (256 x 16 for sort, 256 x 12 for argsort), with fewer
     # keys a thread so that any adapter's memory holds them: a digit a thread, tiles of a size
     # not a power of two, the last one part full
-    from ruda_wgpu import _sorting
+    from ruda_wgpu import _kernels, _sorting
 
     monkeypatch.setattr(_sorting, "RADIX_SHAPES", {False: [shape], True: [shape]})
     monkeypatch.setattr(_sorting, "tile_capacity", lambda dev, words, indices: 0)  # no tile sort
     host = _values(dtype, 2 * 5000, seed=31, spread=5000).reshape(2, 5000)
     x = xp.asarray(host)
+    if lanes and not _kernels.lanes_in_order(x.device):
+        pytest.skip(f"{x.device.description} has no subgroups in order")
+    monkeypatch.setattr(x.device, "subgroups_in_order", lanes)
     x.device.plans.clear()  # (a sort of this signature logged in another shape would replay)
     want = np.stack([_stable_order(row, False) for row in host])
     if name == "sort":

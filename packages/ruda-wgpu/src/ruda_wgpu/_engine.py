@@ -88,6 +88,9 @@ class GpuDevice:
         self.description = _devices.describe(adapter)
         self.features = frozenset(adapter.features)
         self.limits = dict(adapter.limits)
+        #: whether its subgroups are runs of consecutive threads (None: not looked at yet; see
+        #: _kernels.lanes_in_order)
+        self.subgroups_in_order: bool | None = None
         #: a CPU adapter (lavapipe): the driver's own threads run the kernels on the host's cores
         self.cpu = adapter.info["adapter_type"] == "CPU"
         int64 = "shader-int64" in self.features
@@ -160,7 +163,10 @@ class GpuDevice:
             if self._device is not None:
                 return
             # (timestamp queries for gpu_time(), which only passes opened while it runs use)
-            wanted = [f for f in ("shader-int64", "shader-f64", "timestamp-query") if f in self.features]
+            # (subgroups for the scans that use them where their lanes are in order: see
+            # _kernels.lanes_in_order)
+            optional = ("shader-int64", "shader-f64", "timestamp-query", "subgroup")
+            wanted = [f for f in optional if f in self.features]
             limits = {
                 k: self.limits[k]
                 for k in (

@@ -564,6 +564,27 @@ def recorded(dev: GpuDevice, sig: Any) -> Recorded:
     return found
 
 
+def lanes_in_order(dev: GpuDevice) -> bool:
+    """Whether kernels on ``dev`` may scan with subgroup operations: it has the ``subgroup``
+    feature, and its subgroups are runs of consecutive threads whose totals a scan can add in
+    the threads' order (``wgsl/lanes_in_order.wgsl``, run the first time a kernel asks, which
+    waits for the device; ask before recording an operation, not while). Every driver we know
+    lays subgroups out so, but Vulkan does not promise it."""
+    if dev.subgroups_in_order is None:
+        ok = "subgroup" in dev.features
+        if ok:
+            out = Storage(dev, 4 * 256)
+            binding = bind(dev, out, 0, 256, _dtypes.uint32, "a subgroup check")[0]
+            try:
+                run(dev, "lanes_in_order", {}, [binding], [0], 1)
+            except Exception:  # a driver that offers subgroups but cannot compile them: without
+                dev.subgroups_in_order = False
+                return False
+            ok = bool(np.frombuffer(dev.read(out.buffer, 0, 4 * 256), np.uint32).all())
+        dev.subgroups_in_order = ok
+    return dev.subgroups_in_order
+
+
 _P = TypeVar("_P")
 
 

