@@ -568,8 +568,8 @@ def lanes_in_order(dev: GpuDevice) -> bool:
     """Whether kernels on ``dev`` may scan with subgroup operations: it has the ``subgroup``
     feature, and its subgroups are runs of consecutive threads whose totals a scan can add in
     the threads' order (``wgsl/lanes_in_order.wgsl``, run the first time a kernel asks, which
-    waits for the device; ask before recording an operation, not while). Every driver we know
-    lays subgroups out so, but Vulkan does not promise it."""
+    waits for the device; ask before recording an operation, not while). lavapipe and NVIDIA's
+    driver lay subgroups out so; Vulkan does not promise it."""
     if dev.subgroups_in_order is None:
         ok = "subgroup" in dev.features
         if ok:
