@@ -578,9 +578,9 @@ def lanes_in_order(dev: GpuDevice) -> bool:
             try:
                 run(dev, "lanes_in_order", {}, [binding], [0], 1)
             except Exception:  # a driver that offers subgroups but cannot compile them: without
-                dev.subgroups_in_order = False
-                return False
-            ok = bool(np.frombuffer(dev.read(out.buffer, 0, 4 * 256), np.uint32).all())
+                ok = False
+            else:
+                ok = bool(np.frombuffer(dev.read(out.buffer, 0, 4 * 256), np.uint32).all())
         dev.subgroups_in_order = ok
     return dev.subgroups_in_order
 
