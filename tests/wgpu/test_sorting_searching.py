@@ -306,6 +306,14 @@ def test_sorting_refuses_bad_input(xp):
         xp.argsort(xp.ones((2, 3)), axis=2)
     with pytest.raises(TypeError, match="ruda_wgpu array"):
         xp.sort(np.ones(3))
+    for fn in (xp.sort, xp.argsort):  # (the shader had failed to compile for complex keys)
+        with pytest.raises(TypeError, match="orders real values, not complex64"):
+            fn(xp.asarray(np.array([1 + 2j, 3j, -1j], np.complex64)))
+        with pytest.raises(TypeError, match="descending must be a bool, not str"):
+            fn(xp.ones(3), descending="yes")
+        with pytest.raises(TypeError, match="stable must be a bool, not NoneType"):
+            fn(xp.ones(3), stable=None)
+    np.testing.assert_array_equal(np.asarray(xp.sort(xp.asarray([1, 3, 2]), descending=np.True_)), [3, 2, 1])
 
 
 @pytest.mark.parametrize("dtype", NUMERIC)

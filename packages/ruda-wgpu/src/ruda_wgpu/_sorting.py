@@ -544,10 +544,24 @@ def _sort_rows(src: Array, code: KeyCode, out: Array | None) -> tuple[Storage | 
     return radix_sort(src, code, out), _U32
 
 
-def _rows(x: Array, axis: int, fn: str) -> tuple[Array, tuple[int, ...]]:
-    """``x`` with ``axis`` moved last, contiguous, and the permutation back to x's axes."""
+def _sortable(x: Array, fn: str, descending: bool, stable: bool) -> None:
+    """Raise the error of a ``sort`` or ``argsort`` (``fn``) of what it cannot order: anything
+    but a ruda_wgpu array of a real dtype (complex values have no order in the standard), or
+    flags that are not booleans."""
     if not isinstance(x, Array):
         raise TypeError(f"{fn}() takes a ruda_wgpu array, not {type(x).__name__}")
+    if x.dtype.kind == "c":
+        raise TypeError(
+            f"{fn}() orders real values, not {x.dtype.name}: sort real(x) or imag(x), or "
+            "argsort a real key made from them"
+        )
+    for name, flag in (("descending", descending), ("stable", stable)):
+        if not isinstance(flag, bool | np.bool_):
+            raise TypeError(f"{fn}(): {name} must be a bool, not {type(flag).__name__} {flag!r}")
+
+
+def _rows(x: Array, axis: int, fn: str) -> tuple[Array, tuple[int, ...]]:
+    """``x`` with ``axis`` moved last, contiguous, and the permutation back to x's axes."""
     if x.ndim == 0:
         raise ValueError(f"{fn}() needs an array of at least one dimension")
     axis = _axis(axis, x.ndim, fn)
@@ -558,7 +572,8 @@ def _rows(x: Array, axis: int, fn: str) -> tuple[Array, tuple[int, ...]]:
 
 def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """A sorted copy of ``x`` along ``axis`` (stable; NaN last; -0 before +0)."""
-    if isinstance(x, Array) and x.ndim and _too_large_to_sort(x, at := _axis(axis, x.ndim, "sort")):
+    _sortable(x, "sort", descending, stable)
+    if x.ndim and _too_large_to_sort(x, at := _axis(axis, x.ndim, "sort")):
         return _sort_parts(x, at, descending, False)
     src, back = _rows(x, axis, "sort")
     out = empty(src.shape, x.dtype, x.device)
@@ -569,7 +584,8 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
 
 def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """Indices that sort ``x`` along ``axis`` (stable: equal values keep their order; NaN last)."""
-    if isinstance(x, Array) and x.ndim and _too_large_to_sort(x, at := _axis(axis, x.ndim, "argsort"), True):
+    _sortable(x, "argsort", descending, stable)
+    if x.ndim and _too_large_to_sort(x, at := _axis(axis, x.ndim, "argsort"), True):
         return _sort_parts(x, at, descending, True)
     src, back = _rows(x, axis, "argsort")
     index = default_dtypes_of(x.device)["indexing"]
