@@ -8,6 +8,8 @@ error of order 1).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 import ruda_wgpu
@@ -255,6 +257,30 @@ def test_bad_input_says_what_is_wrong(xp):
         xp.fft.fft(xp.asarray([1, 2, 3]))
     with pytest.raises(ValueError, match="same length"):
         xp.fft.fftn(x, s=(4, 4), axes=(0,))
+    with pytest.raises(ValueError, match="s has 2 lengths for an array of 1 dimensions"):
+        xp.fft.fftn(x, s=(4, 4))
+    with pytest.raises(TypeError, match="sequence of ints"):
+        xp.fft.fftn(x, s=4)
+    with pytest.raises(TypeError, match="integer"):
+        xp.fft.fftshift(x, axes=1.0)
+    with pytest.raises(ValueError, match="at least one axis"):
+        xp.fft.rfftn(xp.real(x), axes=())
+
+
+@pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "ihfft", "fftn", "rfftn"])
+def test_a_transform_of_no_points_raises_as_numpy_does(xp, name):
+    """A transform along an empty axis has no value (NumPy raises): a clear error, where the
+    scale 1/n divided by zero or the real transform's kernel made NaN. Other axes may be empty."""
+    dtype = "float32" if name in ("rfft", "ihfft", "rfftn") else "complex64"
+
+    def along(module: Any, x: Any, axis: int) -> Any:
+        transform = getattr(module, name)
+        return transform(x, axes=(axis,)) if name.endswith("n") else transform(x, axis=axis)
+
+    with pytest.raises(ValueError, match="axis 0 of shape \\(0, 4\\) is empty"):
+        along(xp.fft, xp.zeros((0, 4), dtype=getattr(xp, dtype)), 0)
+    rows = along(xp.fft, xp.zeros((0, 4), dtype=getattr(xp, dtype)), 1)
+    assert rows.shape == along(np.fft, np.zeros((0, 4), dtype), 1).shape
 
 
 @pytest.mark.parametrize("n", [256, 4096, 1000])  # one pass, two passes, mixed radices

@@ -61,6 +61,23 @@ def _axis(axis: int, ndim: int, fn: str) -> int:
     return axis % ndim
 
 
+def _length(x: Array, axis: int, n: int | None, fn: str, name: str = "n") -> int:
+    """The transform's length along ``axis``: ``n`` (the argument ``name``), else the axis's
+    own, which must not be 0 (a transform of no points has no value, and NumPy raises as well)."""
+    if n is not None:
+        return check_length(n, f"fft.{fn}(): {name}")
+    if x.shape[axis] == 0:
+        raise ValueError(f"fft.{fn}(): axis {axis} of shape {x.shape} is empty: no points to transform")
+    return x.shape[axis]
+
+
+def _sequence(value: Any, name: str, fn: str) -> list[int]:
+    """``s`` or ``axes`` as a list, or a TypeError: the standard takes a sequence of ints."""
+    if not isinstance(value, Sequence):
+        raise TypeError(f"fft.{fn}(): {name} must be a sequence of ints, not {type(value).__name__}")
+    return list(value)
+
+
 def _resized(x: Array, n: int) -> Array:
     """``x`` cropped or zero-padded to length ``n`` along its last axis."""
     have = x.shape[-1]
@@ -99,8 +116,7 @@ def _transform(x: Array, axis: int, n: int, inverse: bool, norm: str) -> Array:
 def _one(x: Array, n: int | None, axis: int, norm: str, inverse: bool, fn: str) -> Array:
     x = _as_complex(_check(x, fn, "fc"))
     axis = _axis(axis, x.ndim, fn)
-    n = x.shape[axis] if n is None else check_length(n, f"fft.{fn}(): n")
-    return _transform(x, axis, n, inverse, norm)
+    return _transform(x, axis, _length(x, axis, n, fn), inverse, norm)
 
 
 def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = _NORM) -> Array:
@@ -117,19 +133,19 @@ def _s_axes(
     x: Array, s: Sequence[int] | None, axes: Sequence[int] | None, fn: str
 ) -> tuple[list[int], list[int]]:
     """The axes to transform and their lengths, with NumPy's defaults."""
+    s = None if s is None else _sequence(s, "s", fn)
     if axes is None:
+        if s is not None and len(s) > x.ndim:
+            raise ValueError(f"fft.{fn}(): s has {len(s)} lengths for an array of {x.ndim} dimensions")
         axes = list(range(x.ndim)) if s is None else list(range(x.ndim - len(s), x.ndim))
-    axes = [_axis(a, x.ndim, fn) for a in axes]
+    axes = [_axis(a, x.ndim, fn) for a in _sequence(axes, "axes", fn)]
     if len(set(axes)) != len(axes):
         raise ValueError(f"fft.{fn}(): axes {axes} repeat an axis")
     if s is None:
-        s = [x.shape[a] for a in axes]
+        s = [None] * len(axes)
     elif len(s) != len(axes):
         raise ValueError(f"fft.{fn}(): s and axes need the same length, not {len(s)} and {len(axes)}")
-    sizes = [
-        x.shape[a] if int(k) == -1 else check_length(k, f"fft.{fn}(): s")
-        for k, a in zip(s, axes, strict=True)
-    ]
+    sizes = [_length(x, a, None if k == -1 else k, fn, "s") for k, a in zip(s, axes, strict=True)]
     return axes, sizes
 
 
@@ -207,8 +223,7 @@ def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = _NORM
     """The discrete Fourier transform of real ``x`` along ``axis``: the n//2 + 1 non-negative frequencies."""
     x = _check(x, "rfft", "f")
     axis = _axis(axis, x.ndim, "rfft")
-    n = x.shape[axis] if n is None else check_length(n, "fft.rfft(): n")
-    return _half(x, axis, n, norm)
+    return _half(x, axis, _length(x, axis, n, "rfft"), norm)
 
 
 def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = _NORM) -> Array:
@@ -226,6 +241,8 @@ def rfftn(
     """The n-dimensional transform of real ``x``: rfft over the last of ``axes``, fft over the others."""
     x = _check(x, "rfftn", "f")
     axes, sizes = _s_axes(x, s, axes, "rfftn")
+    if not axes:
+        raise ValueError("fft.rfftn() needs at least one axis to transform")
     out = _half(x, axes[-1], sizes[-1], norm)
     for axis, n in zip(axes[:-1], sizes[:-1], strict=True):
         out = _transform(out, axis, n, False, norm)
@@ -237,11 +254,11 @@ def irfftn(
 ) -> Array:
     """The inverse of :func:`rfftn`: ifft over all but the last of ``axes``, irfft over the last."""
     x = _as_complex(_check(x, "irfftn", "fc"))
+    axes_, sizes = _s_axes(x, s, axes, "irfftn")
+    if not axes_:
+        raise ValueError("fft.irfftn() needs at least one axis to transform")
     if s is None:
-        axes_, sizes = _s_axes(x, None, axes, "irfftn")
         sizes[-1] = 2 * (x.shape[axes_[-1]] - 1)
-    else:
-        axes_, sizes = _s_axes(x, s, axes, "irfftn")
     check_length(sizes[-1], "fft.irfftn(): the last output length")
     for axis, n in zip(axes_[:-1], sizes[:-1], strict=True):
         x = _transform(x, axis, n, True, norm)
@@ -262,7 +279,7 @@ def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = _NOR
     """The inverse of :func:`hfft`: the first n//2 + 1 values of a Hermitian signal, from a real one."""
     x = _check(x, "ihfft", "f")
     axis = _axis(axis, x.ndim, "ihfft")
-    n = x.shape[axis] if n is None else check_length(n, "fft.ihfft(): n")
+    n = _length(x, axis, n, "ihfft")
     norm_scale(norm, n, False)
     return apply("conj", _half(x, axis, n, _SWAP[norm]))
 
@@ -297,8 +314,8 @@ def _shift(x: Array, axes: Any, sign: int, fn: str) -> Array:
         raise TypeError(f"fft.{fn}() takes a ruda_wgpu array, not {type(x).__name__}")
     if axes is None:
         axes = tuple(range(x.ndim))
-    elif isinstance(axes, int):
-        axes = (axes,)
+    elif not isinstance(axes, Sequence):
+        axes = (axes,)  # (one axis: _axis takes an int, or raises a TypeError naming the type)
     axes = tuple(_axis(a, x.ndim, fn) for a in axes)
     if not axes:
         return roll(x, 0)
