@@ -1285,6 +1285,23 @@ def test_tensordot_multiplies_its_operands_as_they_lie(xp):
         assert_matches_numpy(got, np.tensordot(a, b, axes=axes), rtol=1e-5, atol=1e-5)
 
 
+def test_tensordot_refuses_axes_it_cannot_contract(xp):
+    """Axes out of range (once taken modulo the dimensions), repeated, or of different lengths
+    (once broadcast: the standard contracts no broadcast axis, nor does NumPy) raise."""
+    x, y = xp.ones((2, 3, 4)), xp.ones((4, 3, 5))
+    with pytest.raises(ValueError, match="axis 5 is out of range for x1 of 3 dimensions"):
+        xp.tensordot(x, y, axes=((5,), (0,)))
+    with pytest.raises(ValueError, match="axis 7 is out of range for x2 of 3 dimensions"):
+        xp.tensordot(x, y, axes=((1,), (7,)))
+    with pytest.raises(ValueError, match="repeat an axis"):
+        xp.tensordot(x, y, axes=((0, 0), (0, 1)))
+    with pytest.raises(ValueError, match=r"axis 1 of x1 \(1\) and axis 0 of x2 \(3\) differ"):
+        xp.tensordot(xp.ones((2, 1)), xp.ones((3, 4)), axes=((1,), (0,)))
+    with pytest.raises(ValueError, match="two sequences of axes"):
+        xp.tensordot(x, y, axes=((2,),))
+    assert xp.tensordot(x, y, axes=((-1, 1), (0, -2))).shape == (2, 5)
+
+
 def test_stacks_broadcast_against_each_other_are_read_in_place(xp):
     """(3, 1) stacks times (1, 4) stacks: an outer and an inner batch, each one stride apart in
     both operands, so neither is copied (one dispatch), where the broadcast had copied both."""

@@ -471,6 +471,16 @@ def test_searchsorted_empty_and_errors(xp):
         xp.searchsorted(xp.ones((2, 2)), xp.ones(2))
     with pytest.raises(ValueError, match="side"):
         xp.searchsorted(xp.ones(2), xp.ones(2), side="middle")
+    # (complex values have no order in the standard: the search kernel has no comparison of them)
+    with pytest.raises(TypeError, match="orders real values, not complex64"):
+        xp.searchsorted(xp.asarray([1, 2j]), xp.asarray([1 + 0j]))
+    with pytest.raises(TypeError, match="orders real values, not complex64"):
+        xp.searchsorted(xp.ones(2), xp.asarray([1j]))
+    # a sorter must order all of x1 (a shorter one searched only what it took)
+    with pytest.raises(ValueError, match=r"x1's shape \(3,\), not \(2,\)"):
+        xp.searchsorted(xp.asarray([1.0, 2.0, 3.0]), xp.asarray([2.5]), sorter=xp.asarray([1, 2]))
+    with pytest.raises(TypeError, match="integer indices, not float32"):
+        xp.searchsorted(xp.asarray([1.0, 2.0, 3.0]), xp.asarray([2.5]), sorter=xp.asarray([1.0, 2.0, 0.0]))
 
 
 @pytest.mark.parametrize("dtype", [*NUMERIC, "bool"])

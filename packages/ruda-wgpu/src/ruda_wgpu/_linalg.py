@@ -550,26 +550,41 @@ def tensordot(x1: Array, x2: Array, /, *, axes: int | tuple[Sequence[int], Seque
             raise ValueError(f"tensordot(): axes={n} is out of range for shapes {x1.shape} and {x2.shape}")
         a1, a2 = list(range(x1.ndim - n, x1.ndim)), list(range(n))
     else:
-        a1 = [operator.index(a) % max(x1.ndim, 1) for a in axes[0]]
-        a2 = [operator.index(a) % max(x2.ndim, 1) for a in axes[1]]
+        if len(axes) != 2:
+            raise ValueError(f"tensordot(): axes must be an int or two sequences of axes, not {axes!r}")
+        a1, a2 = _contracted(axes[0], x1.ndim, "x1"), _contracted(axes[1], x2.ndim, "x2")
         if len(a1) != len(a2):
             raise ValueError("tensordot(): the two axis lists need the same length")
     for p, q in zip(a1, a2, strict=True):
-        if x1.shape[p] != x2.shape[q] and 1 not in (x1.shape[p], x2.shape[q]):
+        # (the standard does not broadcast contracted axes, nor does NumPy)
+        if x1.shape[p] != x2.shape[q]:
             raise ValueError(
                 f"tensordot(): axis {p} of x1 ({x1.shape[p]}) and axis {q} of x2 ({x2.shape[q]}) differ"
             )
     free1 = [d for d in range(x1.ndim) if d not in a1]
     free2 = [d for d in range(x2.ndim) if d not in a2]
-    sizes = [max(x1.shape[p], x2.shape[q]) for p, q in zip(a1, a2, strict=True)]
     s1 = tuple(x1.shape[d] for d in free1)
     s2 = tuple(x2.shape[d] for d in free2)
-    y1 = broadcast_to(permute_dims(x1, (*free1, *a1)), (*s1, *sizes))
-    y2 = broadcast_to(permute_dims(x2, (*a2, *free2)), (*sizes, *s2))
-    k = math.prod(sizes)
+    y1 = permute_dims(x1, (*free1, *a1))
+    y2 = permute_dims(x2, (*a2, *free2))
+    k = math.prod(x1.shape[p] for p in a1)
     # (views where the free and the contracted axes each merge, which matmul reads in place)
     prod = matmul(reshape(y1, (math.prod(s1), k)), reshape(y2, (k, math.prod(s2))))
     return reshape(prod, s1 + s2)
+
+
+def _contracted(axes: Sequence[int], ndim: int, name: str) -> list[int]:
+    """The contracted ``axes`` of ``name`` (of ``ndim`` dimensions) as non-negative axes, each
+    in range and once."""
+    found = []
+    for a in axes:
+        a = operator.index(a)
+        if not -ndim <= a < ndim:
+            raise ValueError(f"tensordot(): axis {a} is out of range for {name} of {ndim} dimensions")
+        found.append(a % ndim)
+    if len(set(found)) != len(found):
+        raise ValueError(f"tensordot(): the axes {list(axes)} of {name} repeat an axis")
+    return found
 
 
 def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:

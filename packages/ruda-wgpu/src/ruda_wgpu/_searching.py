@@ -437,8 +437,16 @@ def searchsorted(
             f"searchsorted() got arrays on two devices, {x1.device} and {x2.device}: "
             "move one with to_device()"
         )
+    for x in (x1, x2):
+        if x.dtype.kind == "c":
+            raise TypeError(f"searchsorted() orders real values, not {x.dtype.name}")
     if sorter is not None:
-        x1 = take(x1, _check(sorter, "searchsorted"), axis=0)
+        sorter = _check(sorter, "searchsorted")
+        if sorter.dtype.kind not in "iu":
+            raise TypeError(f"searchsorted(): sorter must hold integer indices, not {sorter.dtype.name}")
+        if sorter.shape != x1.shape:
+            raise ValueError(f"searchsorted(): sorter must have x1's shape {x1.shape}, not {sorter.shape}")
+        x1 = take(x1, sorter, axis=0)
     dt = _dtypes.result_type(x1, x2)
     out = _search(astype(x1, dt, copy=False), astype(x2, dt, copy=False), side)
     return astype(out, default_dtypes_of(x1.device)["indexing"])
