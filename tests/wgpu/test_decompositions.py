@@ -10,6 +10,8 @@ and order among equal values are not unique.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 import ruda_wgpu
@@ -629,6 +631,17 @@ def test_rank_deficient_pinv_and_rank(xp, dtype):
     assert_matches_numpy(
         xp.linalg.matrix_rank(xp.asarray(a), rtol=0.5), np.linalg.matrix_rank(a, rtol=0.5), check_dtype=False
     )
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf])
+def test_pinv_and_rank_do_not_hide_nan_or_inf(xp, bad):
+    """A matrix holding NaN or inf has NaN singular values: pinv's result is NaN and the rank
+    counts them (NumPy raises, its SVD not converging; pinv had returned zeros and the rank 0)."""
+    batch = xp.asarray(np.array([[[1.0, bad], [2.0, 3.0]], [[1.0, 2.0], [2.0, 4.0]]], np.float32))
+    inverse = np.asarray(xp.linalg.pinv(batch))
+    assert np.isnan(inverse[0]).all()
+    np.testing.assert_allclose(inverse[1], np.linalg.pinv(np.array([[1.0, 2.0], [2.0, 4.0]])), rtol=1e-5)
+    assert np.asarray(xp.linalg.matrix_rank(batch)).tolist() == [2, 1]
 
 
 def test_integer_input_becomes_the_default_float(xp):

@@ -774,6 +774,24 @@ def test_matrix_norm_refuses_an_unknown_ord(xp):
         xp.linalg.matrix_norm(xp.ones((2, 2)), ord=3)
 
 
+@pytest.mark.parametrize("ord", [2, 1, 0, 3, 0.5, -1, -2.5, np.inf])
+def test_norms_of_nothing_are_numpys(xp, ord):
+    """The norm of no elements: 0 for a sum of none or the largest of none, inf for a negative
+    ord (had been 0, and a max() error for inf); as NumPy, the least of none raises."""
+    for shape, axis in (((0,), None), ((2, 0, 3), 1), ((2, 0), (0, 1))):
+        with np.errstate(divide="ignore"):
+            want = np.linalg.vector_norm(np.zeros(shape, np.float32), axis=axis, ord=ord)
+        assert_matches_numpy(xp.linalg.vector_norm(xp.zeros(shape), axis=axis, ord=ord), want)
+    if ord in (1, 2, np.inf):
+        for keepdims in (False, True):
+            want = np.linalg.matrix_norm(np.zeros((2, 0, 3), np.float32), ord=ord, keepdims=keepdims)
+            assert_matches_numpy(xp.linalg.matrix_norm(xp.zeros((2, 0, 3)), ord=ord, keepdims=keepdims), want)
+    with pytest.raises(ValueError, match="empty"):
+        xp.linalg.vector_norm(xp.zeros((0,)), ord=-np.inf)
+    with pytest.raises(ValueError, match="ord=-1 of empty matrices"):
+        xp.linalg.matrix_norm(xp.zeros((0, 0)), ord=-1)
+
+
 def _pipelines_asked(dev, monkeypatch) -> list[tuple]:
     """The keys of the pipelines ``dev`` is asked for from now on (compiled or already made)."""
     keys: list[tuple] = []

@@ -1059,6 +1059,13 @@ def _cutoff(s: Array, shape: tuple[int, ...], rtol: Any) -> Array:
     return apply("multiply", max_(s, axis=-1, keepdims=True), float(rtol))
 
 
+def _above(s: Array, cutoff: Array) -> Array:
+    """Which singular values count as nonzero: those above the cutoff, and NaN ones (of a matrix
+    with NaN or inf in it), so that pinv's result is NaN and matrix_rank's no lower for them
+    (NumPy raises, its SVD not converging; a NaN among them had made pinv's result 0)."""
+    return apply("logical_not", apply("less_equal", s, cutoff))
+
+
 @_in_batch_halves
 def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """The Moore-Penrose pseudo-inverse, through the SVD; singular values below ``rtol`` times the
@@ -1067,7 +1074,7 @@ def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     if 0 in a.shape[-2:]:
         return zeros((*a.shape[:-2], a.shape[-1], a.shape[-2]), dtype=a.dtype, device=a.device)
     u, s, vh = svd(a, full_matrices=False)
-    keep = apply("greater", s, _cutoff(s, a.shape, rtol))
+    keep = _above(s, _cutoff(s, a.shape, rtol))
     inverse = where(keep, apply("divide", 1.0, where(keep, s, 1.0)), 0.0)
     return matmul(apply("multiply", _h(vh), expand_dims(inverse, axis=-2)), _h(u))
 
@@ -1079,7 +1086,7 @@ def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     if 0 in a.shape[-2:]:
         return zeros(a.shape[:-2], dtype=default_dtypes_of(a.device)["integral"], device=a.device)
     s = svdvals(a)
-    return count_nonzero(apply("greater", s, _cutoff(s, a.shape, rtol)), axis=-1)
+    return count_nonzero(_above(s, _cutoff(s, a.shape, rtol)), axis=-1)
 
 
 def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: float | str = "fro") -> Array:
@@ -1091,6 +1098,10 @@ def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: float | str = "fro"
         raise ValueError(f"matrix_norm() needs an array of at least two dimensions, got {x.ndim}")
     if ord == "fro":
         return vector_norm(x, axis=(-2, -1), keepdims=keepdims)
+    if 0 in x.shape[-2:] and ord in (1, 2, math.inf, "nuc"):
+        return vector_norm(x, axis=(-2, -1), keepdims=keepdims)  # 0, as NumPy's: of no sums the largest
+    if 0 in x.shape[-2:] and ord in (-1, -2, -math.inf):
+        raise ValueError(f"matrix_norm(): ord={ord} of empty matrices {x.shape} has no value")
     if ord in (2, -2, "nuc"):
         s = svdvals(x)
         norm = sum_(s, axis=-1) if ord == "nuc" else (max_ if ord == 2 else min_)(s, axis=-1)

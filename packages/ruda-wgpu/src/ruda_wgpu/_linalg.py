@@ -641,7 +641,14 @@ def vector_norm(
             made = plan.made(x, lambda: [scaled_squares(apply("abs", x), axes, keepdims)[0]._storage])
             scale, squares = scaled_pairs(made[0], plan.out_shape, x._dtype, x._device)
         return apply("multiply", scale, apply("sqrt", squares))
+    if isinstance(ord, bool) or not isinstance(ord, int | float) or math.isnan(ord):
+        raise ValueError(f"vector_norm(): ord must be a number, inf or -inf, not {ord!r}")
     mag = apply("abs", x)
+    if ord != -math.inf and any(x.shape[a] == 0 for a in axes):
+        # the norm of nothing, as NumPy's: 0 (a sum of none; the largest of no magnitudes), and
+        # inf for a negative ord (a sum of none to a negative power)
+        nothing = sum_(mag, axis=axes, keepdims=keepdims)
+        return nothing if ord >= 0 else apply("add", nothing, math.inf)
     if ord == math.inf:
         return max_(mag, axis=axes, keepdims=keepdims)
     if ord == -math.inf:
@@ -651,10 +658,6 @@ def vector_norm(
         return sum_(nonzero, axis=axes, keepdims=keepdims)
     if ord == 1:
         return sum_(mag, axis=axes, keepdims=keepdims)
-    if isinstance(ord, bool) or not isinstance(ord, int | float) or math.isnan(ord):
-        raise ValueError(f"vector_norm(): ord must be a number, inf or -inf, not {ord!r}")
-    if any(x.shape[a] == 0 for a in axes):
-        return sum_(mag, axis=axes, keepdims=keepdims)  # the norm of nothing is 0
     scale = max_(mag, axis=axes, keepdims=True)
     safe = where(apply("logical_or", apply("equal", scale, 0.0), apply("isinf", scale)), 1.0, scale)
     ratio = apply("divide", mag, safe)
