@@ -1451,3 +1451,37 @@ def test_diagonal_trace_outer_cross_matrix_power(xp, dtype):
         assert_matches_numpy(got, want, rtol=1e-4, atol=1e-5)
     with pytest.raises(ValueError, match="size 3"):
         xp.linalg.cross(x, x)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float32", "bool"])
+def test_diff_matches_numpy(xp, dtype):
+    """Every order up to past the axis's length (then empty: it once ran a dispatch per order,
+    however large), both axes, with arrays and Python scalars before and after, as NumPy's."""
+    host = (np.arange(12).reshape(3, 4) ** 2 % 7).astype(dtype)
+    x = xp.asarray(host)
+    for axis in (0, -1):
+        for n in range(6):
+            assert_matches_numpy(xp.diff(x, axis=axis, n=n), np.diff(host, axis=axis, n=n))
+    assert xp.diff(x, n=10**12).shape == (3, 0)
+    edge = np.ones((3, 1), dtype)
+    got = xp.diff(x, prepend=xp.asarray(edge), append=xp.asarray(edge))
+    assert_matches_numpy(got, np.diff(host, prepend=edge, append=edge))
+    scalar = True if dtype == "bool" else 2  # (in x's dtype, as Python scalars combine with arrays)
+    same = np.asarray(scalar, dtype)
+    assert_matches_numpy(
+        xp.diff(x, axis=0, prepend=scalar, append=scalar), np.diff(host, axis=0, prepend=same, append=same)
+    )
+
+
+def test_single_axis_functions_refuse_other_axes(xp):
+    x = xp.ones((2, 3), dtype=xp.int32)
+    with pytest.raises(TypeError, match="diff\\(\\): an axis must be an integer, not tuple"):
+        xp.diff(x, axis=(0,))
+    with pytest.raises(TypeError, match="cumulative_sum\\(\\): an axis must be an integer, not tuple"):
+        xp.cumulative_sum(x, axis=(0, 1))
+    with pytest.raises(TypeError, match="an axis must be an integer, not bool"):  # (True had been axis 1)
+        xp.sum(x, axis=True)
+    with pytest.raises(TypeError, match="float"):
+        xp.diff(x, prepend=2.5)
+    with pytest.raises(OverflowError, match="out of bounds for int32"):
+        xp.diff(x, append=2**40)

@@ -33,6 +33,8 @@ def _check(x: Any, fn: str) -> Array:
 def _axis(axis: int, ndim: int, fn: str) -> int:
     """``axis`` of ``ndim`` dimensions made non-negative; TypeError or IndexError naming ``fn``."""
     try:
+        if type(axis) is bool:  # (operator.index takes True for 1)
+            raise TypeError
         axis = operator.index(axis)
     except TypeError:
         raise TypeError(f"{fn}(): an axis must be an integer, not {type(axis).__name__} {axis!r}") from None

@@ -34,7 +34,7 @@ from ruda_wgpu._kernels import (
     recorded,
     wgsl_type,
 )
-from ruda_wgpu._manipulation import _axes, concat, permute_dims, reshape
+from ruda_wgpu._manipulation import _axes, _axis, concat, permute_dims, reshape
 from ruda_wgpu._ops import apply, astype
 from ruda_wgpu._parts import fits, halves, outer_axis, too_large, window_elements, windows
 from ruda_wgpu._reduce_kernels import SHORT_ROWS, Fused, launch_reduce, strided_span, threads_fit
@@ -593,7 +593,7 @@ def _cumulative(x: Array, axis: int | None, dtype: Any, include_initial: bool, o
         axis = 0
     if x.ndim == 0:
         raise ValueError(f"{fn}() needs an array of at least one dimension")
-    (axis,) = _axes(axis, x.ndim, fn)
+    axis = _axis(axis, x.ndim, fn)
     acc = _sum_dtype(x, dtype)
     initial = x.size // builtins.max(x.shape[axis], 1) if include_initial else 0  # (result elements)
     if too_large(x) or not fits(x.device, x.size + initial, storage_itemsize(acc)):

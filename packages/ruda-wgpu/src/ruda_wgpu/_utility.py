@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from ruda_wgpu import _dtypes
-from ruda_wgpu._array import Array
-from ruda_wgpu._manipulation import _axes, concat
+from ruda_wgpu._array import Array, check_scalar_range
+from ruda_wgpu._creation import full
+from ruda_wgpu._manipulation import _axis, concat
 from ruda_wgpu._ops import apply, astype
 from ruda_wgpu._statistical import _reduce, _sum_dtype
 
@@ -21,19 +23,40 @@ def count_nonzero(x: Array, /, *, axis: Any = None, keepdims: bool = False) -> A
 
 
 def diff(
-    x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = None, append: Array | None = None
+    x: Array,
+    /,
+    *,
+    axis: int = -1,
+    n: int = 1,
+    prepend: Array | bool | int | float | complex | None = None,
+    append: Array | bool | int | float | complex | None = None,
 ) -> Array:
-    """``n``-th forward difference along ``axis`` (bool arrays: not-equal)."""
+    """``n``-th forward difference along ``axis`` (bool arrays: not-equal). ``prepend`` and
+    ``append`` may be Python scalars, as NumPy takes them: one element along ``axis``."""
     if not isinstance(x, Array) or x.ndim == 0:
         raise ValueError("diff() needs a ruda_wgpu array of at least one dimension")
+    n = operator.index(n)
     if n < 0:
         raise ValueError(f"diff(): n must be non-negative, got {n}")
-    (axis,) = _axes(axis, x.ndim, "diff")
-    parts = [p for p in (prepend, x, append) if p is not None]
-    if len(parts) > 1:
-        x = concat(parts, axis=axis)
+    axis = _axis(axis, x.ndim, "diff")
+    edge = (*x.shape[:axis], 1, *x.shape[axis + 1 :])
+    parts = [_edge(p, edge, x, name) for p, name in ((prepend, "prepend"), (x, ""), (append, "append"))]
+    present = [p for p in parts if p is not None]
+    if len(present) > 1:
+        x = concat(present, axis=axis)
     pre = (slice(None),) * axis
-    for _ in range(n):
+    # (each difference is one element shorter: past the axis's length the result stays empty)
+    for _ in range(min(n, x.shape[axis])):
         op = "not_equal" if x.dtype.kind == "b" else "subtract"
         x = apply(op, x[(*pre, slice(1, None))], x[(*pre, slice(None, -1))])
     return x
+
+
+def _edge(value: Any, shape: tuple[int, ...], x: Array, name: str) -> Array | None:
+    """``value`` to put before or after ``x``: an array as it is, a Python scalar as an array of
+    ``shape`` in ``x``'s dtype (of its kind, and in its range)."""
+    if value is None or isinstance(value, Array) or not isinstance(value, bool | int | float | complex):
+        return value  # (concat says what is wrong with anything else)
+    _dtypes.check_scalar_kind(value, x.dtype)
+    check_scalar_range(value, x.dtype)
+    return full(shape, value, dtype=x.dtype, device=x.device)
