@@ -472,6 +472,9 @@ def mean(x: Array, /, *, axis: Any = None, keepdims: bool = False) -> Array:
     x = _check(x, "mean")
     _floating(x, "mean", "fc")
     n = float(_count(x, axis, "mean"))
+    if x._dtype == _dtypes.float16:  # the sum kept in float32 (as NumPy's), or it may overflow
+        total = sum(x, axis=axis, keepdims=keepdims, dtype=_dtypes.float32)
+        return astype(apply("divide", total, n), _dtypes.float16)
     plan = array_plan("mean", x, axis, keepdims)
     if plan is None:
         return apply("divide", sum(x, axis=axis, keepdims=keepdims), n)
