@@ -11,6 +11,7 @@ and order among equal values are not unique.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -352,13 +353,20 @@ def test_singular_matrices(xp):
     s = np.array([[1.0, 2.0], [2.0, 4.0]], np.float32)
     with pytest.raises(xp.linalg.LinAlgError, match="singular"):
         xp.linalg.solve(xp.asarray(s), xp.ones(2))
-    with pytest.raises(xp.linalg.LinAlgError, match="singular"):
+    with pytest.raises(xp.linalg.LinAlgError, match=r"linalg.inv\(\): a matrix is singular"):
         xp.linalg.inv(xp.asarray(s))
     assert float(xp.linalg.det(xp.asarray(s))) == 0.0
     sign, logabsdet = xp.linalg.slogdet(xp.asarray(s))
     assert float(sign) == 0.0 and float(logabsdet) == -np.inf
     with pytest.raises(ValueError, match="square"):
         xp.linalg.inv(xp.ones((2, 3)))
+    for b in (xp.asarray(1.0), xp.ones(3), xp.ones((3, 2))):  # (had raised IndexError, or a reshape's)
+        with pytest.raises(ValueError, match=re.escape(f"shape {b.shape} does not match matrices of size 2")):
+            xp.linalg.solve(xp.eye(2), b)
+    with pytest.raises(TypeError, match="trace\\(\\) needs a numeric array, not bool"):
+        xp.linalg.trace(xp.ones((2, 2), dtype=xp.bool))
+    with pytest.raises(TypeError, match="axis must be an integer, not float"):
+        xp.vecdot(xp.ones((2, 2)), xp.ones((2, 2)), axis=0.0)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)

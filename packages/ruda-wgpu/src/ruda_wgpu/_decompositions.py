@@ -408,25 +408,30 @@ def _raise_if_singular(info: Storage, batch: int, a: Array, fn: str) -> None:
 @_in_batch_halves
 def solve(x1: Array, x2: Array, /) -> Array:
     """The solution of ``x1 @ x = x2`` (LU with partial pivoting); ``x2`` of shape (..., n, k) or (n,)."""
+    return _solve(x1, x2, "solve")
+
+
+def _solve(x1: Array, x2: Array, fn: str) -> Array:
+    """:func:`solve`, its errors naming ``fn``."""
     if not isinstance(x2, Array):
-        raise TypeError(f"linalg.solve() takes ruda_wgpu arrays, not {type(x2).__name__}")
-    a = _matrices(x1, "solve")
+        raise TypeError(f"linalg.{fn}() takes ruda_wgpu arrays, not {type(x2).__name__}")
+    a = _matrices(x1, fn)
     if x2.device is not a.device:
         raise ValueError(
-            f"linalg.solve() got arrays on two devices, {a.device} and {x2.device}: move one with to_device()"
+            f"linalg.{fn}() got arrays on two devices, {a.device} and {x2.device}: move one with to_device()"
         )
     n = a.shape[-1]
     vector = x2.ndim == 1
+    if x2.ndim == 0 or x2.shape[-2 + vector] != n:
+        raise ValueError(f"linalg.{fn}(): x2 of shape {x2.shape} does not match matrices of size {n}")
     rhs = reshape(x2, (n, 1)) if vector else x2
-    if rhs.shape[-2] != n:
-        raise ValueError(f"linalg.solve(): x2 of shape {x2.shape} does not match matrices of size {n}")
     batch_shape = broadcast_shapes(a.shape[:-2], rhs.shape[:-2])
     apart = _shared_axes(a.shape[:-2], batch_shape)
     if apart:
         return _shared_matrices_solve(a, rhs, batch_shape, apart)
     dtype = _dtypes.result_type(a, rhs) if rhs.dtype.kind in "fc" else a.dtype
     a = broadcast_to(astype(a, dtype, copy=False), (*batch_shape, n, n))
-    lu = _lu(a, "solve")
+    lu = _lu(a, fn)
     k = rhs.shape[-1]
     rows = broadcast_to(lu.perm[..., None], (*batch_shape, n, 1))
     out = take_along_axis(astype(broadcast_to(rhs, (*batch_shape, n, k)), dtype, copy=False), rows, axis=-2)
@@ -438,12 +443,12 @@ def solve(x1: Array, x2: Array, /) -> Array:
         threads = _threads_for(-(-n * min(k, SOLVE_COLUMNS) // items))
         subs = _subs(dtype) | _linalg_steps.lu_solve(SOLVE_COLUMNS, threads, unrolled) | {"WG": threads}
         loops = 2 * -(-n // _linalg_steps.SOLVE_BLOCK) * (1 + _per_thread(n * min(k, SOLVE_COLUMNS) // items))
-        _check_loops(dev, loops, "solve", (*batch_shape, n, n))
+        _check_loops(dev, loops, fn, (*batch_shape, n, n))
         bindings = [_bind_all(out), _bind_all(lu.factors)]
         for b0, chunk in dev.batch_chunks(batch):
             params = [n, k, b0, SOLVE_COLUMNS]
             run(dev, "linalg_lu_solve", subs, bindings, params, (-(-k // SOLVE_COLUMNS), chunk))
-    _raise_if_singular(lu.info, batch, lu.factors, "solve")
+    _raise_if_singular(lu.info, batch, lu.factors, fn)
     return reshape(out, (*batch_shape, n)) if vector else out
 
 
@@ -472,7 +477,7 @@ def inv(x: Array, /) -> Array:
     """The inverse of each square matrix (an LU solve against the identity)."""
     a = _matrices(x, "inv")
     n = a.shape[-1]
-    return solve(a, broadcast_to(eye(n, dtype=a.dtype, device=a.device), a.shape))
+    return _solve(a, broadcast_to(eye(n, dtype=a.dtype, device=a.device), a.shape), "inv")
 
 
 def _permutation_sign(piv: Array) -> Array:

@@ -598,6 +598,8 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
         if plan is not None:
             return plan.run(x1, x2)
     dt = _pair(x1, x2, "vecdot")
+    if isinstance(axis, bool) or not isinstance(axis, int | np.integer):
+        raise TypeError(f"vecdot(): axis must be an integer, not {type(axis).__name__} {axis!r}")
     shape = broadcast_for("vecdot", x1.shape, x2.shape)
     if not -len(shape) <= axis < len(shape) or x1.ndim == 0 or x2.ndim == 0:
         raise ValueError(f"vecdot(): axis {axis} is out of range for shape {shape}")
@@ -691,7 +693,10 @@ def diagonal(x: Array, /, *, offset: int = 0) -> Array:
 
 def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:
     """Sums along the ``offset``-th diagonals, with the accumulation dtypes of :func:`sum`."""
-    return sum_(_diagonal_view(x, offset, "trace"), axis=-1, dtype=dtype)
+    diagonals = _diagonal_view(x, offset, "trace")
+    if diagonals.dtype == _dtypes.bool_:
+        raise TypeError("trace() needs a numeric array, not bool: use astype() first")
+    return sum_(diagonals, axis=-1, dtype=dtype)
 
 
 def outer(x1: Array, x2: Array, /) -> Array:
