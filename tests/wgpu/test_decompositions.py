@@ -508,6 +508,21 @@ def test_eigh(xp, dtype, shape):
     _close(xp.linalg.eigvalsh(xp.asarray(a)), np.linalg.eigvalsh(a), dtype, 10 * shape[-1])
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_eigh_reads_the_lower_triangle_as_lapack_does(xp, dtype):
+    """What the upper triangle holds (here noise, and a NaN) and a complex diagonal's imaginary
+    part are not read, as in NumPy, CuPy and PyTorch (UPLO='L'), which code filling only the
+    lower triangle relies on; the whole matrix had been rotated."""
+    a = _mat(dtype, (2, 5, 5), seed=6)
+    a[0, 1, 3] = np.nan
+    w, v = (np.asarray(t) for t in xp.linalg.eigh(xp.asarray(a)))
+    _close(w, np.linalg.eigvalsh(a), dtype, 50)
+    mirrored = np.tril(a) + _h(np.tril(a, -1))
+    mirrored[..., range(5), range(5)] = mirrored[..., range(5), range(5)].real
+    _close((v * w[..., None, :]) @ _h(v), mirrored, dtype, 50)
+    _close(xp.linalg.eigvalsh(xp.asarray(a)), np.linalg.eigvalsh(a), dtype, 50)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "complex64"])
 def test_jacobi_values_as_accurate_as_lapacks(xp, dtype):
     """A 160 x 160 matrix (a round at a time over the GPU): eigenvalues and singular values

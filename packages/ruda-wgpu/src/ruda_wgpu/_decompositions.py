@@ -938,12 +938,23 @@ def _abs2(x: Array) -> Array:
 def eigh(x: Array, /) -> EighResult:
     """Eigenvalues (ascending) and orthonormal eigenvectors (columns) of symmetric (or complex
     Hermitian) matrices, by the two-sided Jacobi method (the eigenvalues as Rayleigh quotients
-    of its vectors: see :data:`_WIDER`)."""
-    a = _matrices(x, "eigh")
+    of its vectors: see :data:`_WIDER`). Only the lower triangle is read, as LAPACK's ``UPLO='L'``
+    in NumPy, CuPy and PyTorch: the upper one is taken as its (conjugate) mirror, and a complex
+    diagonal as its real part."""
+    a = _from_lower(_matrices(x, "eigh"))
     original = _wide_copy(a)
     values, vectors = _refined(original, _jacobi(a, one_sided=False, fn="eigh"), singular=False)
     values, vectors = _sorted_columns(values, vectors, descending=False)
     return EighResult(values, vectors)
+
+
+def _from_lower(a: Array) -> Array:
+    """The Hermitian matrices whose lower triangle is that of ``a``'s (a new array)."""
+    mirrored = apply("add", tril(a), _h(tril(a, k=-1)))
+    if a.dtype.kind != "c":
+        return mirrored
+    diagonal = eye(a.shape[-1], dtype=_dtypes.bool_, device=a.device)
+    return where(diagonal, astype(apply("real", mirrored), a.dtype), mirrored)
 
 
 def eigvalsh(x: Array, /) -> Array:
