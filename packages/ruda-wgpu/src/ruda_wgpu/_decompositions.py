@@ -172,7 +172,7 @@ def _in_batch_halves(fn: Callable[_P, _R]) -> Callable[_P, _R]:
     would bind more than a storage binding holds (:class:`BindingLimitError`), halved again as often
     as needed: a batch of matrices larger than a binding goes in parts. A single matrix that
     large, or a stack passed with an array keyword argument (``rtol``), still raises. (Functions
-    that only compose wrapped ones, such as ``inv`` through ``solve``, need no wrapper.)"""
+    that only compose wrapped ones, such as ``inv`` through ``_solve``, need no wrapper.)"""
 
     @functools.wraps(fn)
     def in_halves(*args: _P.args, **kwargs: _P.kwargs) -> _R:
@@ -405,12 +405,12 @@ def _raise_if_singular(info: Storage, batch: int, a: Array, fn: str) -> None:
         raise LinAlgError(f"linalg.{fn}(): a matrix is singular (a zero pivot in its LU factorisation)")
 
 
-@_in_batch_halves
 def solve(x1: Array, x2: Array, /) -> Array:
     """The solution of ``x1 @ x = x2`` (LU with partial pivoting); ``x2`` of shape (..., n, k) or (n,)."""
     return _solve(x1, x2, "solve")
 
 
+@_in_batch_halves
 def _solve(x1: Array, x2: Array, fn: str) -> Array:
     """:func:`solve`, its errors naming ``fn``."""
     if not isinstance(x2, Array):
