@@ -336,9 +336,11 @@ def test_float_to_int_truncates_and_wraps_like_numpy(xp, dtype):
 
 @pytest.mark.parametrize("dtype", [d for d in DEVICE_DTYPES if np.dtype(d).kind in "iu"])
 def test_shifts_past_the_width(xp, dtype):
+    """Counts from past the width, and negative ones (which had shifted by their low bits), as NumPy's."""
     bits = np.dtype(dtype).itemsize * 8
     a = np.array([1, 5, np.iinfo(dtype).max, np.iinfo(dtype).min], dtype=dtype)
-    counts = np.arange(0, bits + 40, dtype=dtype)
+    low = -min(bits + 3, -int(np.iinfo(dtype).min))
+    counts = np.arange(low, bits + 40, dtype=np.int64).astype(dtype)  # (unsigned: the negatives wrap)
     a, counts = np.repeat(a, len(counts)), np.tile(counts, len(a))
     for op in ("bitwise_left_shift", "bitwise_right_shift"):
         want = getattr(np, op.removeprefix("bitwise_"))(a, counts)

@@ -75,6 +75,29 @@ def test_long_loops_run_in_bounded_kernels(xp, fused):
     assert _dispatches(xp) - before == -(-1000 // _fusion.MAX_NODES)
 
 
+def test_operations_that_compile_slowly_take_a_kernel_each(xp, fused):
+    """float64 sin, cos and tan keep arrays in local variables (their argument reduction), which
+    compilers take badly inlined many times (lavapipe: minutes for 30 fused sines): a kernel
+    takes four of them at most, fewer with cheap operations around them; float32 ones fuse as
+    before. The results have the bits of unfused ones."""
+    assert _ops._function("sin", np.dtype("float32")).weight == 1
+    if "float64" not in xp.__array_namespace_info__().dtypes():
+        pytest.skip("the device has no float64")
+    assert _ops._function("cos", np.dtype("float64")).weight == _fusion.HEAVY
+    host = np.linspace(-20, 20, 301)
+
+    def steps() -> Any:
+        x = xp.asarray(host)
+        for fn in (xp.sin, xp.cos, xp.tan, xp.sin, xp.cos):
+            x = fn(x) * 1.5 + 0.25
+        return x
+
+    before = _dispatches(xp)
+    got = np.asarray(steps())
+    assert _dispatches(xp) - before == 2
+    np.testing.assert_array_equal(got, np.asarray(_unfused(steps)))
+
+
 def test_kernels_are_reused_whatever_the_scalars(xp, fused):
     x = xp.ones((100,))
     float(xp.sum(x * 3.0 + 1.0))

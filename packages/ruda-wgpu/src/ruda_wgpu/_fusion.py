@@ -73,12 +73,14 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 import weakref
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from ruda_wgpu import _wgsl
 from ruda_wgpu._array import Array, pending_array
 from ruda_wgpu._buffers import STORAGE_ITEMSIZE, Storage
 from ruda_wgpu._devices import switched_on
@@ -105,6 +107,13 @@ MAX_LEAVES = 7
 #: operations of a pending operand that an elementwise operation broadcasting it computes again
 #: at every element rather than running it first (see :func:`_spread`)
 SPREAD_NODES = 8
+#: what an operation whose library code keeps arrays in local variables counts for against
+#: :data:`MAX_NODES` (float64 sin, cos and tan: their argument reduction): four a kernel at
+#: most, fewer with other operations (and ``t * t + t`` of one counts it thrice). Compilers take
+#: such code badly inlined many times: lavapipe compiled kernels of 1, 2 and 3 fused float64
+#: sines in 0.31, 0.85 and 1.84 s, 30 of them in minutes (of float32 sines, 64 in 1.7 s)
+HEAVY = MAX_NODES // 4
+_LOCAL_ARRAY = re.compile(r"var\s+\w+\s*:\s*array<")
 #: the environment variable that turns fusion off (``0``)
 FUSION_ENV = "RUDA_WGPU_FUSION"
 
@@ -128,19 +137,21 @@ def set_enabled(on: bool) -> bool:
 class Operation:
     """What one elementwise operation computes: ``fn`` (a WGSL function that ``source`` defines)
     of operands converted to ``targets``, giving ``dtype``; ``what`` is its name for error
-    messages, and ``alone`` says whether it runs on its own (complex: see the module docstring).
+    messages, ``alone`` says whether it runs on its own (complex: see the module docstring), and
+    ``weight`` what it counts for in a kernel's :data:`MAX_NODES` (1, or :data:`HEAVY`).
 
     Made once for each operation and dtypes (its makers are cached), and told apart by identity
     in structure ids: a node refers to it rather than holding its five fields.
     """
 
-    __slots__ = ("alone", "dtype", "fn", "source", "targets", "what")
+    __slots__ = ("alone", "dtype", "fn", "source", "targets", "weight", "what")
 
     def __init__(
         self, what: str, fn: str, source: str, targets: tuple[np.dtype[Any], ...], dtype: np.dtype[Any]
     ) -> None:
         self.what, self.fn, self.source, self.targets, self.dtype = what, fn, source, targets, dtype
         self.alone = dtype.kind == "c" or any(t.kind == "c" for t in targets)
+        self.weight = HEAVY if _LOCAL_ARRAY.search(_wgsl.link(source)) else 1
 
 
 class Node:
@@ -168,7 +179,7 @@ class Node:
         #: whether a pending operation takes this one's result (its buffer is then marked as
         #: read when it runs: see Storage.will_write)
         self.read = False
-        #: the operations under it, an upper bound (shared ones count once per use)
+        #: the operations under it by their weights, an upper bound (shared ones count once per use)
         self.size = size
         #: the structure ids (see :func:`leaf_id`) of the array operands its graph reads
         self.leaves = leaves
@@ -215,7 +226,7 @@ def record(device: GpuDevice, op: Operation, values: Sequence[Any], shape: tuple
     # passes here: the record of one costs a microsecond or two)
     args: list[Any] = []
     parts: list[Any] = [op, shape]
-    size, leaves, strides, generation, epoch = 1, _NO_LEAVES, None, device.generation, device.epoch
+    size, leaves, strides, generation, epoch = op.weight, _NO_LEAVES, None, device.generation, device.epoch
     for v in values:
         if type(v) is Scalar:
             args.append(v)
@@ -254,7 +265,7 @@ def record(device: GpuDevice, op: Operation, values: Sequence[Any], shape: tuple
     if alone or size > MAX_NODES or len(leaves) > MAX_LEAVES:
         # the pending operands run as graphs of their own; this node starts a new graph on them
         args = [_result(a) if type(a) is Node else a for a in args]
-        size, leaves = 1, frozenset(leaf_id(a) for a in args if type(a) is Operand)
+        size, leaves = op.weight, frozenset(leaf_id(a) for a in args if type(a) is Operand)
         for a in args:
             if type(a) is Operand:
                 a.storage.mark = generation
@@ -343,7 +354,7 @@ def _spread(node: Node, shape: tuple[int, ...], copies: dict[int, Node]) -> Node
     zeros = (0,) * len(shape)
     single = math.prod(small) == 1  # (a step size, 0-D: every stride 0, at once)
     args: list[Any] = []
-    size, leaves = 1, _NO_LEAVES
+    size, leaves = node.op.weight, _NO_LEAVES
     for a in node.args:
         if type(a) is Scalar:
             args.append(a)
@@ -407,10 +418,11 @@ def _launch(root: Node) -> None:
     tracing = CAPTURE.log is not None
     key = (root.sid, out.buffer)
     # (a single operation's dispatch reads its operands as they are now, whatever the epoch)
-    prepared = not tracing and (root.size == 1 or root.epoch == dev.epoch)
+    single = root.size == root.op.weight  # (no operation under it)
+    prepared = not tracing and (single or root.epoch == dev.epoch)
     step = dev.prepared_fused.get(key) if prepared else None
     alone = None
-    if step is None and root.size > 1:  # its pending operands may all have run since
+    if step is None and not single:  # its pending operands may all have run since
         alone = _alone_key(root, out)
         if alone is not None and not tracing:
             step = dev.prepared_alone.get(alone)

@@ -230,20 +230,21 @@ _op("bitwise_and", 2, "biu", {"biu": "return a & b;"})
 _op("bitwise_or", 2, "biu", {"biu": "return a | b;"})
 _op("bitwise_xor", 2, "biu", {"biu": "return a ^ b;"})
 
-# Shifts by the width or more give 0 (or -1), as NumPy's; the shift count is masked explicitly
-# because the value of an over-wide shift is left to the driver.
+# Shifts by a negative count or by the width or more give 0 (or -1), as NumPy's; the count is masked
+# explicitly because the value of an over-wide shift is left to the driver.
 _op(
     "bitwise_left_shift",
     2,
     "iu",
-    {"iu": "return select({Z}, a << (u32(b) & ({BITS}u - 1u)), b < {T}({BITS}));"},
+    {"iu": "return select({Z}, a << (u32(b) & ({BITS}u - 1u)), b >= {Z} && b < {T}({BITS}));"},
 )
 _op(
     "bitwise_right_shift",
     2,
     "iu",
     {
-        "i": "return select(select({Z}, -{O}, a < {Z}), a >> (u32(b) & ({BITS}u - 1u)), b < {T}({BITS}));",
+        "i": "return select(select({Z}, -{O}, a < {Z}), a >> (u32(b) & ({BITS}u - 1u)), "
+        "b >= {Z} && b < {T}({BITS}));",
         "u": "return select({Z}, a >> (u32(b) & ({BITS}u - 1u)), b < {T}({BITS}));",
     },
 )
