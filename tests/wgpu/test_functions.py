@@ -1485,3 +1485,70 @@ def test_single_axis_functions_refuse_other_axes(xp):
         xp.diff(x, prepend=2.5)
     with pytest.raises(OverflowError, match="out of bounds for int32"):
         xp.diff(x, append=2**40)
+
+
+def test_diagonal_offsets_are_integers_of_any_size(xp):
+    """A float k had been truncated (triu(k=0.5) kept the diagonal); a k past int32 said
+    so, for a dtype the caller never asked for: any k beyond the matrix keeps all or nothing."""
+    host = np.arange(1, 7).reshape(2, 3)
+    a = xp.asarray(host)
+    for k in (2**62, -(2**62), 1, -1):
+        assert_matches_numpy(xp.tril(a, k=k), np.tril(host, k=k))
+        assert_matches_numpy(xp.triu(a, k=k), np.triu(host, k=k))
+    for fn in (xp.tril, xp.triu):
+        with pytest.raises(TypeError, match="k must be an integer, not float"):
+            fn(a, k=0.5)
+    with pytest.raises(TypeError, match="k must be an integer, not float"):
+        xp.eye(3, k=1.5)
+    assert xp.eye(xp.asarray(3)).shape == (3, 3)  # (a 0-d integer array is an index)
+
+
+def test_shapes_are_integers_not_bools(xp):
+    """operator.index takes True for 1: zeros(True) had made one element, reshape (True, 6) a
+    (1, 6); a single int is a shape of one axis, as NumPy takes it."""
+    for make in (lambda: xp.zeros(True), lambda: xp.ones((True, False)), lambda: xp.full(True, 1)):
+        with pytest.raises(TypeError, match="not bools"):
+            make()
+    with pytest.raises(TypeError, match="reshape\\(\\): a shape holds integers, not bools"):
+        xp.reshape(xp.ones(6), (True, 6))
+    x = xp.asarray([1.0, 2.0])
+    assert xp.broadcast_to(x, 2).shape == (2,)
+    assert_matches_numpy(xp.tile(x, 2), np.tile([1.0, 2.0], 2).astype(np.float32))
+    assert xp.zeros(range(1, 3)).shape == (1, 2)
+    with pytest.raises(TypeError, match="not None"):  # (None had added an axis per dimension)
+        xp.expand_dims(x, axis=None)
+
+
+def test_clip_refuses_bounds_its_dtype_cannot_hold(xp):
+    """As x + 300 of int8 and NumPy's clip: 300 had been taken as 127, breaking the bound."""
+    x = xp.asarray([1, 0], dtype=xp.int8)
+    with pytest.raises(OverflowError, match="300 is out of bounds for int8"):
+        xp.clip(x, 300, None)
+    with pytest.raises(OverflowError, match="-5 is out of bounds for uint8"):
+        xp.clip(xp.asarray([1, 0], dtype=xp.uint8), None, -5)
+    assert_matches_numpy(xp.clip(x, -128, 127), np.array([1, 0], np.int8))
+
+
+def test_broadcast_views_are_read_only(xp):
+    """Elements of a broadcast view share memory: writing them raced (the last thread won) and
+    changed the array viewed; NumPy's broadcast_to views are read-only."""
+    x = xp.asarray([1.0, 2.0, 3.0])
+    y = xp.broadcast_to(x, (4, 3))
+    with pytest.raises(ValueError, match="broadcast view"):
+        y[:, 0] = xp.asarray([1.0, 2.0, 3.0, 4.0])
+    with pytest.raises(ValueError, match="broadcast view"):
+        y += 1.0
+    assert_matches_numpy(x, np.array([1.0, 2.0, 3.0], np.float32))
+    single = xp.expand_dims(xp.asarray([1.0, 2.0]), axis=0)  # (a stride 0 on an axis of one)
+    single[0, 1] = 7.0
+    assert_matches_numpy(single, np.array([[1.0, 7.0]], np.float32))
+
+
+def test_asarray_says_what_it_cannot_take(xp):
+    for bad in (None, {1, 2}, object()):
+        with pytest.raises(TypeError, match=f"from {type(bad).__name__}: it takes arrays"):
+            xp.asarray(bad)
+    loop: list[object] = [1]
+    loop.append(loop)
+    with pytest.raises(ValueError, match="contains itself"):  # (had been a RecursionError)
+        xp.asarray(loop)

@@ -254,8 +254,20 @@ def to_numpy(x: Array) -> np.ndarray[Any, Any]:
     return words.astype(x.dtype, copy=False)  # (the read's memory is the array's own, writable)
 
 
+def check_writable(x: Array) -> None:
+    """Raise for a write into ``x`` when it is a broadcast view (a stride 0 along an axis longer
+    than one): its elements share memory, and threads writing them race, as NumPy's views of
+    ``broadcast_to`` are read-only."""
+    if any(s == 0 and n > 1 for s, n in zip(x._strides, x._shape, strict=True)):
+        raise ValueError(
+            f"cannot write into a broadcast view of shape {x._shape}: its elements share memory "
+            "(copy it first, with asarray(x, copy=True))"
+        )
+
+
 def assign(target: Array, value: Any) -> None:
     """Write ``value`` (an array broadcastable to ``target`` or a Python scalar) into the view ``target``."""
+    check_writable(target)
     if isinstance(value, Array):
         if value.device is not target.device:
             raise ValueError(

@@ -15,6 +15,7 @@ from ruda_wgpu._array import Array, check_scalar_range, copy_of, empty, from_num
 from ruda_wgpu._engine import GpuDevice, resolve_device
 from ruda_wgpu._info import default_dtype_of_scalars, default_dtypes_of
 from ruda_wgpu._kernels import ONE, ZERO, Scalar, launch_elementwise
+from ruda_wgpu._manipulation import _lengths
 
 # the namespace's creation functions but ``empty`` (the package renames ``empty_``), in this module's order
 __all__ = [
@@ -37,7 +38,7 @@ __all__ = [
 
 
 def _shape(shape: int | Sequence[int]) -> tuple[int, ...]:
-    out = tuple(map(operator.index, shape)) if isinstance(shape, Sequence) else (operator.index(shape),)
+    out = _lengths(shape, "")
     if any(n < 0 for n in out):
         raise ValueError(f"negative dimensions are not allowed: {out}")
     return out
@@ -236,12 +237,12 @@ def eye(
 ) -> Array:
     """Ones on the ``k``-th diagonal, zeros elsewhere."""
     dev = resolve_device(device)
-    n_cols = n_rows if n_cols is None else n_cols
+    n_rows, n_cols = _shape((n_rows, n_rows if n_cols is None else n_cols))
     dt = default_dtypes_of(dev)["real floating"] if dtype is None else _dtypes.check_dtype(dtype)
-    out = empty(_shape((n_rows, n_cols)), dt, dev)
+    out = empty((n_rows, n_cols), dt, dev)
     t = _dtypes.STORAGE[dt.name]
     body = f"select({ZERO[t]}, {ONE[t]}, i32(gi % x0) - i32(gi / x0) == x1)"
-    k = max(-n_rows - 1, min(int(k), n_cols + 1))  # any k beyond the matrix gives zeros
+    k = max(-n_rows - 1, min(_offset(k, "eye"), n_cols + 1))  # any k beyond the matrix gives zeros
     ops = [Scalar(max(n_cols, 1), _dtypes.uint32), Scalar(k, _dtypes.int32)]
     launch_elementwise(dev, ("eye", body), body, "", out._operand(), ops, out.shape)
     return out
@@ -253,11 +254,22 @@ def _tri(x: Array, k: int, upper: bool) -> Array:
     from ruda_wgpu._ops import apply, where
 
     rows, cols = x.shape[-2:]
+    k = max(-rows - 1, min(_offset(k, "triu" if upper else "tril"), cols + 1))  # (beyond: all or none)
     r = arange(rows, dtype=_dtypes.int32, device=x.device)
     c = arange(cols, dtype=_dtypes.int32, device=x.device)
     diff = apply("subtract", c[None, :], r[:, None])  # col - row
-    keep = apply("greater_equal", diff, int(k)) if upper else apply("less_equal", diff, int(k))
+    keep = apply("greater_equal", diff, k) if upper else apply("less_equal", diff, k)
     return where(keep, x, False if x.dtype.kind == "b" else 0)
+
+
+def _offset(k: Any, fn: str) -> int:
+    """A diagonal's offset ``k`` as an int; a TypeError for anything else (a float was truncated)."""
+    if isinstance(k, bool):
+        raise TypeError(f"{fn}(): k must be an integer, not bool")
+    try:
+        return operator.index(k)
+    except TypeError:
+        raise TypeError(f"{fn}(): k must be an integer, not {type(k).__name__} {k!r}") from None
 
 
 def tril(x: Array, /, *, k: int = 0) -> Array:
@@ -325,10 +337,19 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
             host = np.from_dlpack(obj)
         except (BufferError, TypeError, RuntimeError):
             host = np.asarray(obj)
+    elif isinstance(obj, list | tuple):
+        try:
+            host = _from_python(obj, dt, dev)
+        except RecursionError:
+            raise ValueError("asarray(): the nested sequence contains itself") from None
     else:
-        host = _from_python(obj, dt, dev) if isinstance(obj, list | tuple) else np.asarray(obj)
+        host = np.asarray(obj)
     if host.dtype == object:
-        raise TypeError(f"asarray(): cannot make an array from {type(obj).__name__} of mixed or huge values")
+        what = "a sequence of mixed or huge values" if isinstance(obj, list | tuple) else type(obj).__name__
+        raise TypeError(
+            f"asarray(): cannot make an array from {what}: it takes arrays, Python or NumPy numbers "
+            "and (nested) sequences of them"
+        )
     target_dt = dt or np.dtype(host.dtype)
     if not _dtypes.is_dtype(target_dt):
         raise TypeError(f"asarray(): ruda_wgpu has no dtype {host.dtype}")

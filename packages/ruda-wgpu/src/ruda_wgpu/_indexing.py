@@ -729,8 +729,9 @@ def getitem(x: Array, key: Any) -> Array:
 
 def setitem(x: Array, key: Any, value: Any) -> None:
     """``x[key] = value``, broadcasting ``value`` to what the key selects."""
-    from ruda_wgpu._array import assign
+    from ruda_wgpu._array import assign, check_writable
 
+    check_writable(x)
     value = python_scalar(value)
     if isinstance(value, Array) and value.device is not x.device:
         raise ValueError(

@@ -43,6 +43,15 @@ def _axis(axis: int, ndim: int, fn: str) -> int:
     return axis % ndim
 
 
+def _lengths(value: Any, fn: str) -> tuple[int, ...]:
+    """A shape or repetitions argument of ``fn`` (one int, or a sequence of them) as a tuple of
+    ints; a TypeError for bools, which ``operator.index`` would take as 0 and 1."""
+    items = tuple(value) if isinstance(value, Sequence) else (value,)
+    if any(isinstance(n, bool) for n in items):
+        raise TypeError(f"{fn + '(): ' if fn else ''}a shape holds integers, not bools: {value!r}")
+    return tuple(operator.index(n) for n in items)
+
+
 def _ints(value: Any) -> tuple[Any, ...]:
     """One integer (a Python or NumPy one) or a sequence of them, as a tuple."""
     return tuple(value) if isinstance(value, tuple | list) else (value,)
@@ -90,7 +99,7 @@ def broadcast_for(what: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
 def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     """A view of ``x`` broadcast to ``shape`` (zero strides along broadcast axes)."""
     x = _check(x, "broadcast_to")
-    shape = tuple(operator.index(n) for n in shape)
+    shape = _lengths(shape, "broadcast_to")
     if shape == x.shape:
         return x
     if len(shape) < x.ndim or broadcast_shapes(x.shape, shape) != shape:
@@ -108,7 +117,7 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
     """``x`` with a new shape: a view where one reaches its elements (always for a contiguous
     ``x``), else a copy (``copy=False`` then raises)."""
     x = _check(x, "reshape")
-    shape = tuple(operator.index(n) for n in (shape if isinstance(shape, tuple | list) else (shape,)))
+    shape = _lengths(shape, "reshape")
     if shape.count(-1) > 1 or any(n < -1 for n in shape):
         raise ValueError(f"reshape(): invalid shape {shape}")
     if -1 in shape:
@@ -181,6 +190,8 @@ def matrix_transpose(x: Array, /) -> Array:
 def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
     """A view with new axes of size 1 at ``axis`` (positions in the result)."""
     x = _check(x, "expand_dims")
+    if axis is None:  # (all axes, to _axes: here there are none yet)
+        raise TypeError("expand_dims(): axis must be an integer or a tuple of them, not None")
     ndim = x.ndim + len(_ints(axis))
     axes = _axes(axis, ndim, "expand_dims")
     shape, strides = list(x.shape), list(x._strides)
@@ -366,7 +377,7 @@ def roll(x: Array, /, shift: int | tuple[int, ...], *, axis: int | tuple[int, ..
 def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
     """``x`` repeated ``repetitions`` times along each axis (a broadcast view, then one copy)."""
     x = _check(x, "tile")
-    reps = tuple(operator.index(r) for r in repetitions)
+    reps = _lengths(repetitions, "tile")
     if any(r < 0 for r in reps):
         raise ValueError(f"tile(): repetitions must be non-negative, got {reps}")
     ndim = max(x.ndim, len(reps))

@@ -440,7 +440,8 @@ def clip(x: Array, /, min: Any = None, max: Any = None) -> Array:
             if isinstance(bound, float):
                 raise TypeError("clip() of an integer array takes integer bounds")
             info = np.iinfo(x.dtype)
-            bound = int(min_(max_(bound, info.min), info.max))
+            if not info.min <= bound <= info.max:  # (as x + 300 of int8, and NumPy's clip)
+                raise OverflowError(f"clip(): Python int {bound} is out of bounds for {x.dtype.name}")
         if isinstance(bound, Array) and bound.dtype != x.dtype:
             raise TypeError(
                 f"clip() bounds must have the dtype of x ({x.dtype.name}), not {bound.dtype.name}"
@@ -451,9 +452,6 @@ def clip(x: Array, /, min: Any = None, max: Any = None) -> Array:
 
         out = copy_of(x)
     return out  # the shape is the broadcast of x and array bounds, as the standard says
-
-
-min_, max_ = min, max  # the builtins, before clip's arguments shadow them
 
 
 def astype(x: Array, dtype: Any, /, *, copy: bool = True, device: Any = None) -> Array:
