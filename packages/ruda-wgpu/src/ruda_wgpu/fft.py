@@ -141,11 +141,10 @@ def _s_axes(
     axes = [_axis(a, x.ndim, fn) for a in _sequence(axes, "axes", fn)]
     if len(set(axes)) != len(axes):
         raise ValueError(f"fft.{fn}(): axes {axes} repeat an axis")
-    if s is None:
-        s = [None] * len(axes)
-    elif len(s) != len(axes):
+    if s is not None and len(s) != len(axes):
         raise ValueError(f"fft.{fn}(): s and axes need the same length, not {len(s)} and {len(axes)}")
-    sizes = [_length(x, a, None if k == -1 else k, fn, "s") for k, a in zip(s, axes, strict=True)]
+    given: list[int | None] = [None] * len(axes) if s is None else [None if k == -1 else k for k in s]
+    sizes = [_length(x, a, k, fn, "s") for k, a in zip(given, axes, strict=True)]
     return axes, sizes
 
 
