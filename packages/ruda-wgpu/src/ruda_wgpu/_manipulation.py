@@ -78,7 +78,10 @@ def _same_device(arrays: Sequence[Array], fn: str) -> None:
 
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     """The broadcast of several shapes; ValueError naming them when they do not broadcast."""
-    return broadcast_for("", *(tuple(s) for s in shapes))
+    checked = tuple(_lengths(s, "broadcast_shapes") for s in shapes)
+    if any(n < 0 for s in checked for n in s):
+        raise ValueError(f"broadcast_shapes(): negative lengths in {shapes}")
+    return broadcast_for("", *checked)
 
 
 @functools.lru_cache(maxsize=4096)  # every broadcasting operation asks, mostly for a few shapes
@@ -102,7 +105,7 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     shape = _lengths(shape, "broadcast_to")
     if shape == x.shape:
         return x
-    if len(shape) < x.ndim or broadcast_shapes(x.shape, shape) != shape:
+    if len(shape) < x.ndim or any(n < 0 for n in shape) or broadcast_for("", x.shape, shape) != shape:
         raise ValueError(f"cannot broadcast an array of shape {x.shape} to {shape}")
     return x._view(shape, broadcast_strides(x.shape, x._strides, shape), x._offset)
 
