@@ -270,6 +270,20 @@ def test_basic_keys_the_short_way_cannot_take_raise_as_before(xp):
     )
 
 
+def test_steps_past_the_axis_take_one_element(xp):
+    """A step of 2**62 kept its stride, whose bytes overflowed the read (a view of one element
+    needs none)."""
+    host = np.arange(10).reshape(2, 5)
+    x = xp.asarray(host)
+    for key in (
+        (slice(None, None, 2**62),),
+        (slice(None), slice(None, None, -(2**62))),
+        (1, slice(3, None, 2**40)),
+    ):
+        assert_matches_numpy(x[key], host[key])
+        assert_matches_numpy(x[key] + 1, host[key] + 1)
+
+
 def test_views_share_the_buffer(xp):
     x = xp.reshape(xp.arange(12, dtype=xp.int32), (3, 4))
     t = x.T

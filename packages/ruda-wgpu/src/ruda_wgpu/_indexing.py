@@ -565,7 +565,8 @@ def _slice_of_axis(it: slice, n: int, stride: int) -> tuple[int, int, int]:
     length ``n`` and ``stride`` (an empty slice moves nothing: its start may be past the end)."""
     start, stop, step = it.indices(n)
     count = len(range(start, stop, step))
-    return count, start * stride if count else 0, stride * step
+    # (a step that takes one element at most moves nowhere: x[::2**62] reads as x[:1])
+    return count, start * stride if count else 0, stride * step if count > 1 else stride
 
 
 def _plan(x: Array, key: Any) -> Array | Gather:
