@@ -126,6 +126,28 @@ def test_a_lone_mask_selects_from_a_pending_result(xp):
     assert_matches_numpy((x * 2 + 1)[xp.asarray(host > 0)], (host * 2 + 1)[host > 0])
 
 
+def test_indices_that_view_the_array_written_are_those_before_the_write(xp):
+    """b[b] = False, x[x] = 5: the mask or indices are the target's own buffer, which a dispatch
+    cannot bind for reading as well: the batch had failed validation at the next read, of any
+    array, and the work recorded with it (here a *= 2) was lost."""
+    a = xp.ones(3)
+    xp.synchronize()
+    cases = [
+        (np.array([True, False, True]), lambda t: t),
+        (np.array([[True, False], [True, True]]), lambda t: t.T),
+        (np.array([0, 2, 1, 3]), lambda t: t),
+        (np.array([0, 2, 1, 3]), lambda t: t[::-1]),
+    ]
+    for host, index in cases:
+        x = xp.asarray(host)
+        x[index(x)] = 5 if host.dtype.kind == "i" else False
+        a *= 2
+        want = host.copy()
+        want[index(host.copy())] = 5 if host.dtype.kind == "i" else False
+        assert_matches_numpy(x, want)
+    assert_matches_numpy(a, np.full(3, 16, np.float32))
+
+
 def test_mask_setitem_with_a_value_per_element(xp):
     host = np.arange(20, dtype=np.float32).reshape(4, 5)
     mask = host % 3 == 1

@@ -733,6 +733,7 @@ def setitem(x: Array, key: Any, value: Any) -> None:
     from ruda_wgpu._array import assign, check_writable
 
     check_writable(x)
+    key = _own_indices(x, key)
     value = python_scalar(value)
     if isinstance(value, Array) and value.device is not x.device:
         raise ValueError(
@@ -757,6 +758,19 @@ def setitem(x: Array, key: Any, value: Any) -> None:
     elif not _dtypes.can_cast(value.dtype, x.dtype):
         raise TypeError(f"cannot assign {value.dtype.name} values into an array of {x.dtype.name}")
     scatter(plan, value, since)
+
+
+def _own_indices(x: Array, key: Any) -> Any:
+    """``key`` with copies of its index arrays that are views of ``x``'s own buffer (``b[b] =
+    False``, ``x[x] = 5``): a dispatch cannot bind the buffer it writes for reading too (the
+    batch failed validation, and the work recorded with it was lost), and the indices are those
+    from before the write."""
+    items = key if isinstance(key, tuple) else (key,)
+    storage = x._storage
+    if not any(isinstance(it, Array) and it._store is storage for it in items):
+        return key
+    own = tuple(copy_of(it) if isinstance(it, Array) and it._store is storage else it for it in items)
+    return own if isinstance(key, tuple) else own[0]
 
 
 def _lone_mask(x: Array, key: Any) -> Array | None:
