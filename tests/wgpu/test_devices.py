@@ -219,3 +219,25 @@ def test_the_binding_cap_from_the_environment(monkeypatch):
         monkeypatch.setenv(MAX_BINDING_ENV, bad)
         with pytest.raises(ValueError, match=why):
             binding_limit(1 << 27)
+
+
+THREADS_AT_ONCE = """
+import threading
+import ruda_wgpu as xp
+start, made = threading.Barrier(4), []
+def first_array():
+    start.wait()
+    made.append(xp.ones(3))
+threads = [threading.Thread(target=first_array) for _ in range(4)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(len({id(a.device) for a in made}), float(xp.sum(made[0] + made[1] + made[2] + made[3])))
+"""
+
+
+def test_threads_making_their_first_arrays_at_once_share_the_devices(tmp_path):
+    """Each had found the adapters and made a device of its own, named alike, whose arrays would
+    not mix ("add() got arrays on two devices, wgpu:0 and wgpu:0")."""
+    from ruda.testing import python_output
+
+    assert python_output(THREADS_AT_ONCE, RUDA_CACHE_DIR=str(tmp_path)).split() == ["1", "12.0"]

@@ -22,7 +22,6 @@
 from __future__ import annotations
 
 import contextlib
-import functools
 import math
 import re
 import threading
@@ -744,10 +743,24 @@ def _uniform_params(code: str) -> str:
     return _PARAM.sub(vector_read, code)
 
 
-@functools.cache
-def _discovered() -> tuple[tuple[GpuDevice, ...], tuple[_devices.Excluded, ...]]:
-    usable, excluded = _devices.usable_adapters()
-    return tuple(GpuDevice(i, a) for i, a in enumerate(usable)), tuple(excluded)
+_Found = tuple[tuple[GpuDevice, ...], tuple[_devices.Excluded, ...]]
+_found: _Found | None = None
+_finding = threading.Lock()
+
+
+def _discovered() -> _Found:
+    """The devices and the adapters left out, found once a process: threads that ask at once
+    wait for the first (each had made devices of its own, named alike, whose arrays would not
+    mix: "add() got arrays on two devices, wgpu:0 and wgpu:0")."""
+    global _found
+    found = _found
+    if found is None:
+        with _finding:
+            if _found is None:
+                usable, excluded = _devices.usable_adapters()
+                _found = tuple(GpuDevice(i, a) for i, a in enumerate(usable)), tuple(excluded)
+            found = _found
+    return found
 
 
 def devices() -> tuple[GpuDevice, ...]:
