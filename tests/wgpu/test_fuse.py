@@ -314,6 +314,42 @@ def test_arguments_sharing_a_buffer_run_as_written_until_a_call_can_tell(xp):
     assert len(f.traces) == 1 and None not in f.traces.values()
 
 
+def test_arrays_the_function_closes_over_are_not_taken_for_its_arguments(xp):
+    """A capture tells an argument's operands by their buffer: a view the function closes over
+    of an argument's buffer (a point of the data it measures distances to), or a pending result
+    computed from it, had been read from the next call's arguments; such a signature runs as
+    written."""
+    host = np.arange(12, dtype=np.float32).reshape(4, 3)
+    data, other = xp.asarray(host), xp.asarray(host[::-1].copy())
+    origin = data[0]
+    dist = xp.fuse(lambda p: xp.sum((p - origin) ** 2, axis=-1))
+    for points in (host, host[::-1], host[::-1]):
+        got = dist(data if points is host else other)
+        np.testing.assert_array_equal(np.asarray(got), ((points - host[0]) ** 2).sum(axis=-1))
+    a, b = xp.asarray(np.float32([1.0, 2.0])), xp.asarray(np.float32([10.0, 20.0]))
+    doubled = a * 2  # (pending: its graph reads a's buffer)
+    shifted = xp.fuse(lambda x: x + doubled)
+    for x, want in ((a, [3.0, 6.0]), (b, [12.0, 24.0]), (b, [12.0, 24.0])):
+        np.testing.assert_array_equal(np.asarray(shifted(x)), want)
+
+
+def test_writes_into_arrays_made_before_the_call_are_not_dropped(xp):
+    """A write into an array the function did not make (a global accumulator) had been captured
+    as a buffer the launch made: replays wrote into a new one, and the accumulator kept the
+    first call's sum."""
+    acc = xp.zeros(4)
+
+    def accumulate(x: Any) -> Any:
+        acc[...] += x
+        return x * 1
+
+    f = xp.fuse(accumulate)
+    for _ in range(3):
+        f(xp.full(4, 1.0))
+    np.testing.assert_array_equal(np.asarray(acc), [3.0] * 4)
+    assert list(f.traces.values()) == [None]
+
+
 def test_with_fusion_off_every_call_runs_as_written(xp):
     f = xp.fuse(lambda x: x * 2 + 1)
     x = xp.asarray(np.float32([1.0, 2.0]))

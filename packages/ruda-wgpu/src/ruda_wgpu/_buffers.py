@@ -166,15 +166,21 @@ def _out_of_memory(err: Exception) -> bool:
     return isinstance(err, wgpu.GPUOutOfMemoryError) or "not enough memory" in str(err).lower()
 
 
+#: the serials of :class:`Storage` objects, in the order they are made
+STORAGE_SERIALS = itertools.count()
+
+
 class Storage:
     """One pooled GPU buffer shared by an array and its views; returned to the pool on collection."""
 
-    __slots__ = ("__weakref__", "buffer", "device", "host", "mark", "nbytes")
+    __slots__ = ("__weakref__", "buffer", "device", "host", "mark", "nbytes", "serial")
 
     def __init__(self, device: GpuDevice, nbytes: int) -> None:
         self.device = device
         self.nbytes = nbytes
         self.buffer = device.pool.acquire(nbytes)
+        #: the order it was made in (``fuse`` tells buffers made during its trace by it)
+        self.serial = next(STORAGE_SERIALS)
         #: a host copy of the words while nothing has written to the buffer since it was read
         self.host: Any = None
         #: the device's generation (see GpuDevice.run_pending) in which a pending (lazy)

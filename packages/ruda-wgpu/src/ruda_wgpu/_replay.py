@@ -24,18 +24,22 @@ operation by operation, on the lavapipe machine's host with a GPU's code paths.
 
 As with ``jax.jit`` and ``cupy.fuse``, the function must compute its results from its arguments
 alone. A call that launches any other kernel (sorting, FFT, a decomposition), reads data
-(``float(x)``), writes into an argument, reads an array it did not get as an argument, or
-returns anything but new arrays (one, or a tuple of them), is not kept: such a function runs as
-written on every call, with the same results, at the cost of recording. (A call whose arguments
-share a buffer runs as written too, and leaves the decision to a later call: a capture could
-not tell them apart.) Python code in the function (side effects, branches on its scalar
-arguments' values) runs at tracing only; a branch on a scalar's value is safe, as the value is
-part of the signature.
+(``float(x)``), writes into an argument or any array made before the call, reads an array it
+did not get as an argument, or returns anything but new arrays (one, or a tuple of them), is
+not kept: such a function runs as written on every call, with the same results, at the cost of
+recording. A capture tells an argument's operands by their buffer, so neither is a call kept
+while another array views an argument's buffer (a view the function closes over, or the larger
+array an argument is a slice of), and pending operations that read an argument run before the
+call. (A call whose arguments share a buffer runs as written too, and leaves the decision to a
+later call: a capture could not tell them apart.) Python code in the function (side effects,
+branches on its scalar arguments' values) runs at tracing only; a branch on a scalar's value is
+safe, as the value is part of the signature.
 """
 
 from __future__ import annotations
 
 import functools
+import gc
 import struct
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
@@ -44,7 +48,7 @@ import numpy as np
 
 from ruda_wgpu import _fusion
 from ruda_wgpu._array import Array
-from ruda_wgpu._buffers import Storage
+from ruda_wgpu._buffers import STORAGE_SERIALS, Storage
 from ruda_wgpu._encoding import Step
 from ruda_wgpu._engine import GpuDevice, remember
 from ruda_wgpu._fusion import PREPARED_ALONE
@@ -170,6 +174,8 @@ class Capture:
     def __init__(self, args: tuple[Any, ...]) -> None:
         #: argument index by buffer (arguments sharing one are not captured: see _traced)
         self.arguments = {id(a._storage): j for j, a in enumerate(args) if type(a) is Array}
+        #: the serial of the first buffer made during the call (see _target)
+        self.first = next(STORAGE_SERIALS)
         self.args = args
         #: launch index by the buffer it made
         self.made: dict[int, int] = {}
@@ -230,6 +236,8 @@ class Capture:
         if id(out) in self.arguments:
             self.failed = True  # a write into an argument
         into = self.made.get(id(out))
+        if into is None and out.serial < self.first:
+            self.failed = True  # a write into an array made before the call (a global, say)
         if into is None:
             self.made[id(out)] = len(self.launches)
             self.seen.append(out)
@@ -416,6 +424,19 @@ def _signature(args: tuple[Any, ...]) -> tuple[Any, ...] | None:
     return tuple(key)
 
 
+def _seen_elsewhere(arrays: list[Array]) -> bool:
+    """Whether an array other than the arguments views an argument's buffer (``origin =
+    data[0]`` of ``fuse(lambda p: p - origin)`` called on ``data``): a capture tells an
+    argument's operands by their buffer, and would read such a view from the next call's
+    arguments. (Once a signature: a search of the collector's objects.)"""
+    mine = {id(a) for a in arrays} | {id(a._leaf) for a in arrays if a._leaf is not None}
+    for a in arrays:
+        for holder in gc.get_referrers(a._storage):
+            if (type(holder) is Array or type(holder) is Operand) and id(holder) not in mine:
+                return True
+    return False
+
+
 def _traced(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[Any, Any]:
     """Call ``fn`` on ``args``, capturing its launches; its result, and the trace to replay it by
     (None when the call was not a computation of its arguments that launches replay, ``_UNSEEN``
@@ -425,7 +446,13 @@ def _traced(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[Any, Any]:
     if len(devices) != 1 or len({id(a._storage) for a in arrays}) != len(arrays):  # runs pending ones
         # no array, arrays on several devices, or arguments sharing a buffer
         return fn(*args), None if len(devices) != 1 else _UNSEEN
+    if _seen_elsewhere(arrays):
+        return fn(*args), None
     (dev,) = devices
+    for a in arrays:  # pending operations reading an argument (``g = a * 2`` of ``fuse(lambda x:
+        # x + g)`` called on ``a``) run first: the trace then sees arrays it was not given
+        if a._storage.mark == dev.generation:
+            dev.run_readers(a._storage)
     capture = Capture(args)
     before = (dev.dispatches, dev.host_reads)
     CAPTURE.log = capture
