@@ -446,13 +446,13 @@ def _traced(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[Any, Any]:
     if len(devices) != 1 or len({id(a._storage) for a in arrays}) != len(arrays):  # runs pending ones
         # no array, arrays on several devices, or arguments sharing a buffer
         return fn(*args), None if len(devices) != 1 else _UNSEEN
-    if _seen_elsewhere(arrays):
-        return fn(*args), None
     (dev,) = devices
     for a in arrays:  # pending operations reading an argument (``g = a * 2`` of ``fuse(lambda x:
         # x + g)`` called on ``a``) run first: the trace then sees arrays it was not given
         if a._storage.mark == dev.generation:
             dev.run_readers(a._storage)
+    if _seen_elsewhere(arrays):
+        return fn(*args), None
     capture = Capture(args)
     before = (dev.dispatches, dev.host_reads)
     CAPTURE.log = capture
