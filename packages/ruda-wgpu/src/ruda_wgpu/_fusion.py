@@ -61,7 +61,11 @@ add into an fma, which rounds once where separate kernels round twice.
 
 Complex operations run alone, on computed operands: NVIDIA's compiler contracts the products
 inside complex arithmetic into fmas differently depending on the code around it, so the bits of
-a complex result would depend on what it was fused with.
+a complex result would depend on what it was fused with. So do float64 sin, cos and tan (on an
+H100, a chain of five of them, fused, differed from unfused in the last bits of 35 elements of
+301), whose argument reduction keeps arrays in local variables: compilers also take such code
+badly inlined many times (lavapipe compiled kernels of 1, 2 and 3 fused float64 sines in 0.31,
+0.85 and 1.84 s, and of 30 in minutes).
 
 ``RUDA_WGPU_FUSION=0`` runs every operation when it is called (one kernel each, made by the same
 generator). A node that has run keeps its result; a graph that still reads a pending node which
@@ -107,12 +111,8 @@ MAX_LEAVES = 7
 #: operations of a pending operand that an elementwise operation broadcasting it computes again
 #: at every element rather than running it first (see :func:`_spread`)
 SPREAD_NODES = 8
-#: what an operation whose library code keeps arrays in local variables counts for against
-#: :data:`MAX_NODES` (float64 sin, cos and tan: their argument reduction): four a kernel at
-#: most, fewer with other operations (and ``t * t + t`` of one counts it thrice). Compilers take
-#: such code badly inlined many times: lavapipe compiled kernels of 1, 2 and 3 fused float64
-#: sines in 0.31, 0.85 and 1.84 s, 30 of them in minutes (of float32 sines, 64 in 1.7 s)
-HEAVY = MAX_NODES // 4
+#: library code that keeps arrays in local variables (float64 sin, cos and tan: their argument
+#: reduction), whose operations run alone (see the module docstring)
 _LOCAL_ARRAY = re.compile(r"var\s+\w+\s*:\s*array<")
 #: the environment variable that turns fusion off (``0``)
 FUSION_ENV = "RUDA_WGPU_FUSION"
@@ -137,21 +137,24 @@ def set_enabled(on: bool) -> bool:
 class Operation:
     """What one elementwise operation computes: ``fn`` (a WGSL function that ``source`` defines)
     of operands converted to ``targets``, giving ``dtype``; ``what`` is its name for error
-    messages, ``alone`` says whether it runs on its own (complex: see the module docstring), and
-    ``weight`` what it counts for in a kernel's :data:`MAX_NODES` (1, or :data:`HEAVY`).
+    messages, and ``alone`` says whether it runs on its own (complex, and library code that keeps
+    local arrays: see the module docstring).
 
     Made once for each operation and dtypes (its makers are cached), and told apart by identity
     in structure ids: a node refers to it rather than holding its five fields.
     """
 
-    __slots__ = ("alone", "dtype", "fn", "source", "targets", "weight", "what")
+    __slots__ = ("alone", "dtype", "fn", "source", "targets", "what")
 
     def __init__(
         self, what: str, fn: str, source: str, targets: tuple[np.dtype[Any], ...], dtype: np.dtype[Any]
     ) -> None:
         self.what, self.fn, self.source, self.targets, self.dtype = what, fn, source, targets, dtype
-        self.alone = dtype.kind == "c" or any(t.kind == "c" for t in targets)
-        self.weight = HEAVY if _LOCAL_ARRAY.search(_wgsl.link(source)) else 1
+        self.alone = (
+            dtype.kind == "c"
+            or any(t.kind == "c" for t in targets)
+            or _LOCAL_ARRAY.search(_wgsl.link(source)) is not None
+        )
 
 
 class Node:
@@ -179,7 +182,7 @@ class Node:
         #: whether a pending operation takes this one's result (its buffer is then marked as
         #: read when it runs: see Storage.will_write)
         self.read = False
-        #: the operations under it by their weights, an upper bound (shared ones count once per use)
+        #: the operations under it, an upper bound (shared ones count once per use)
         self.size = size
         #: the structure ids (see :func:`leaf_id`) of the array operands its graph reads
         self.leaves = leaves
@@ -226,7 +229,7 @@ def record(device: GpuDevice, op: Operation, values: Sequence[Any], shape: tuple
     # passes here: the record of one costs a microsecond or two)
     args: list[Any] = []
     parts: list[Any] = [op, shape]
-    size, leaves, strides, generation, epoch = op.weight, _NO_LEAVES, None, device.generation, device.epoch
+    size, leaves, strides, generation, epoch = 1, _NO_LEAVES, None, device.generation, device.epoch
     for v in values:
         if type(v) is Scalar:
             args.append(v)
@@ -265,7 +268,7 @@ def record(device: GpuDevice, op: Operation, values: Sequence[Any], shape: tuple
     if alone or size > MAX_NODES or len(leaves) > MAX_LEAVES:
         # the pending operands run as graphs of their own; this node starts a new graph on them
         args = [_result(a) if type(a) is Node else a for a in args]
-        size, leaves = op.weight, frozenset(leaf_id(a) for a in args if type(a) is Operand)
+        size, leaves = 1, frozenset(leaf_id(a) for a in args if type(a) is Operand)
         for a in args:
             if type(a) is Operand:
                 a.storage.mark = generation
@@ -354,7 +357,7 @@ def _spread(node: Node, shape: tuple[int, ...], copies: dict[int, Node]) -> Node
     zeros = (0,) * len(shape)
     single = math.prod(small) == 1  # (a step size, 0-D: every stride 0, at once)
     args: list[Any] = []
-    size, leaves = node.op.weight, _NO_LEAVES
+    size, leaves = 1, _NO_LEAVES
     for a in node.args:
         if type(a) is Scalar:
             args.append(a)
@@ -418,11 +421,10 @@ def _launch(root: Node) -> None:
     tracing = CAPTURE.log is not None
     key = (root.sid, out.buffer)
     # (a single operation's dispatch reads its operands as they are now, whatever the epoch)
-    single = root.size == root.op.weight  # (no operation under it)
-    prepared = not tracing and (single or root.epoch == dev.epoch)
+    prepared = not tracing and (root.size == 1 or root.epoch == dev.epoch)
     step = dev.prepared_fused.get(key) if prepared else None
     alone = None
-    if step is None and not single:  # its pending operands may all have run since
+    if step is None and root.size > 1:  # its pending operands may all have run since
         alone = _alone_key(root, out)
         if alone is not None and not tracing:
             step = dev.prepared_alone.get(alone)
