@@ -1552,3 +1552,12 @@ def test_asarray_says_what_it_cannot_take(xp):
     loop.append(loop)
     with pytest.raises(ValueError, match="contains itself"):  # (had been a RecursionError)
         xp.asarray(loop)
+
+
+def test_keepdims_is_a_bool(xp):
+    """'yes' and None had been taken by their truth; an int passes, as in NumPy."""
+    x = xp.ones((2, 3))
+    for reduce in (xp.sum, xp.max, xp.mean, xp.std, xp.argmax, xp.count_nonzero, xp.linalg.vector_norm):
+        with pytest.raises(TypeError, match="keepdims must be a bool, not str"):
+            reduce(x, axis=1, keepdims="yes")
+    assert xp.sum(x, axis=1, keepdims=1).shape == (2, 1)

@@ -30,7 +30,7 @@ from ruda_wgpu._reduce_kernels import (
     thread_passes,
 )
 from ruda_wgpu._scan import scan_rows
-from ruda_wgpu._statistical import fold_strides
+from ruda_wgpu._statistical import check_keepdims, fold_strides
 
 _U32 = _dtypes.uint32
 
@@ -56,6 +56,7 @@ def _better(dtype: np.dtype[Any], largest: bool) -> str:
 
 def _arg_reduce(x: Array, axis: int | None, keepdims: bool, largest: bool, fn: str) -> Array:
     x = _check(x, fn)
+    check_keepdims(keepdims)
     if x.dtype.kind not in "iuf":
         raise TypeError(f"{fn}() needs a real-valued array, not {x.dtype.name}")
     if axis is None:

@@ -316,6 +316,13 @@ def fold_strides(
     return folded[0], folded[1], folded[2]
 
 
+def check_keepdims(keepdims: Any) -> None:
+    """Raise a TypeError for a ``keepdims`` that is not a bool (an int passes, as in NumPy):
+    'yes' and None had been taken by their truth."""
+    if not isinstance(keepdims, bool | int | np.bool_):
+        raise TypeError(f"keepdims must be a bool, not {type(keepdims).__name__} {keepdims!r}")
+
+
 @functools.lru_cache(maxsize=1024)
 def _geometry(
     shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool
@@ -325,6 +332,7 @@ def _geometry(
     and, when the reduced axes are next to each other, the array read in place as (m, k, inner):
     m the elements of the axes before them, inner those after them (1 when they are last). A
     loop reduces the same shapes again and again: each is worked out once."""
+    check_keepdims(keepdims)
     ndim = len(shape)
     keep = [d for d in range(ndim) if d not in axes]
     out_shape = (
