@@ -15,7 +15,7 @@ from ruda_wgpu._array import Array, check_scalar_range, copy_of, empty, from_num
 from ruda_wgpu._engine import GpuDevice, resolve_device
 from ruda_wgpu._info import default_dtype_of_scalars, default_dtypes_of
 from ruda_wgpu._kernels import ONE, ZERO, Scalar, launch_elementwise
-from ruda_wgpu._manipulation import _lengths
+from ruda_wgpu._manipulation import _integer, _lengths
 
 # the namespace's creation functions but ``empty`` (the package renames ``empty_``), in this module's order
 __all__ = [
@@ -242,7 +242,7 @@ def eye(
     out = empty((n_rows, n_cols), dt, dev)
     t = _dtypes.STORAGE[dt.name]
     body = f"select({ZERO[t]}, {ONE[t]}, i32(gi % x0) - i32(gi / x0) == x1)"
-    k = max(-n_rows - 1, min(_offset(k, "eye"), n_cols + 1))  # any k beyond the matrix gives zeros
+    k = max(-n_rows - 1, min(_integer(k, "eye", "k"), n_cols + 1))  # any k beyond the matrix gives zeros
     ops = [Scalar(max(n_cols, 1), _dtypes.uint32), Scalar(k, _dtypes.int32)]
     launch_elementwise(dev, ("eye", body), body, "", out._operand(), ops, out.shape)
     return out
@@ -254,22 +254,12 @@ def _tri(x: Array, k: int, upper: bool) -> Array:
     from ruda_wgpu._ops import apply, where
 
     rows, cols = x.shape[-2:]
-    k = max(-rows - 1, min(_offset(k, "triu" if upper else "tril"), cols + 1))  # (beyond: all or none)
+    k = max(-rows - 1, min(_integer(k, "triu" if upper else "tril", "k"), cols + 1))  # (beyond: all or none)
     r = arange(rows, dtype=_dtypes.int32, device=x.device)
     c = arange(cols, dtype=_dtypes.int32, device=x.device)
     diff = apply("subtract", c[None, :], r[:, None])  # col - row
     keep = apply("greater_equal", diff, k) if upper else apply("less_equal", diff, k)
     return where(keep, x, False if x.dtype.kind == "b" else 0)
-
-
-def _offset(k: Any, fn: str) -> int:
-    """A diagonal's offset ``k`` as an int; a TypeError for anything else (a float was truncated)."""
-    if isinstance(k, bool):
-        raise TypeError(f"{fn}(): k must be an integer, not bool")
-    try:
-        return operator.index(k)
-    except TypeError:
-        raise TypeError(f"{fn}(): k must be an integer, not {type(k).__name__} {k!r}") from None
 
 
 def tril(x: Array, /, *, k: int = 0) -> Array:

@@ -32,6 +32,7 @@ from ruda_wgpu._kernels import (
 )
 from ruda_wgpu._manipulation import (
     _axes,
+    _integer,
     _view_strides,
     broadcast_for,
     broadcast_to,
@@ -598,8 +599,7 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
         if plan is not None:
             return plan.run(x1, x2)
     dt = _pair(x1, x2, "vecdot")
-    if isinstance(axis, bool) or not isinstance(axis, int | np.integer):
-        raise TypeError(f"vecdot(): axis must be an integer, not {type(axis).__name__} {axis!r}")
+    axis = _integer(axis, "vecdot", "axis")
     shape = broadcast_for("vecdot", x1.shape, x2.shape)
     if not -len(shape) <= axis < len(shape) or x1.ndim == 0 or x2.ndim == 0:
         raise ValueError(f"vecdot(): axis {axis} is out of range for shape {shape}")

@@ -30,14 +30,21 @@ def _check(x: Any, fn: str) -> Array:
     return x
 
 
+def _integer(value: Any, fn: str, what: str) -> int:
+    """``value`` (``what``, an argument of ``fn``) as an int: a Python or NumPy integer, or an
+    object with ``__index__``; a TypeError naming them for anything else, bools included
+    (``operator.index`` takes True for 1)."""
+    if type(value) is not bool:
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    raise TypeError(f"{fn}(): {what} must be an integer, not {type(value).__name__} {value!r}")
+
+
 def _axis(axis: int, ndim: int, fn: str) -> int:
     """``axis`` of ``ndim`` dimensions made non-negative; TypeError or IndexError naming ``fn``."""
-    try:
-        if type(axis) is bool:  # (operator.index takes True for 1)
-            raise TypeError
-        axis = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"{fn}(): an axis must be an integer, not {type(axis).__name__} {axis!r}") from None
+    axis = _integer(axis, fn, "an axis")
     if not -ndim <= axis < ndim:
         raise IndexError(f"{fn}(): axis {axis} is out of range for {ndim} dimensions")
     return axis % ndim
