@@ -667,6 +667,31 @@ def test_pinv_and_rank_do_not_hide_nan_or_inf(xp, bad):
     assert np.asarray(xp.linalg.matrix_rank(batch)).tolist() == [2, 1]
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("n", [3, 40])
+def test_values_of_huge_and_tiny_matrices(xp, dtype, n):
+    """Matrices far from norm one are scaled by a power of two first, as LAPACK does: the Jacobi
+    rotations square and multiply entries, and past 2^64 or below 2^-64 in float32 those had
+    overflowed or underflowed, the rotations stopped, and singular values came back off by half
+    (eigvals did not converge). A power of two is exact, so the values divided by it compare with
+    the unscaled matrices' at the usual tolerance."""
+    k = np.finfo(dtype).maxexp // 2  # (float32: 64; float64: 512)
+    scales = np.ldexp(1.0, [0, k, -k, k + k // 2])
+    base = _mat(dtype, (4, n, n), seed=n)
+    symmetric = (base + _h(base)) / 2
+    a = (base * scales[:, None, None]).astype(dtype)
+    want = np.linalg.svd(base, compute_uv=False)
+    _close(np.asarray(xp.linalg.svdvals(xp.asarray(a))) / scales[:, None], want, dtype)
+    u, s, vh = (np.asarray(t) for t in xp.linalg.svd(xp.asarray(a), full_matrices=False))
+    _close(s / scales[:, None], want, dtype)
+    _close((u * (s / scales[:, None])[..., None, :]) @ vh, base, dtype, 10)
+    values = xp.linalg.eigvalsh(xp.asarray((symmetric * scales[:, None, None]).astype(dtype)))
+    _close(np.asarray(values) / scales[:, None], np.linalg.eigvalsh(symmetric), dtype, n)
+    if n <= 12:  # (the QR iterations' loops: see test_eig_and_eigvals_of_general_matrices)
+        got = np.asarray(xp.linalg.eigvals(xp.asarray(a))) / scales[:, None]
+        _same_multiset(got, np.linalg.eigvals(base), 100 * RTOL[dtype] * n)
+
+
 def test_integer_input_becomes_the_default_float(xp):
     a = xp.asarray([[2, 1], [1, 3]], dtype=xp.int32)
     got = xp.linalg.inv(a)

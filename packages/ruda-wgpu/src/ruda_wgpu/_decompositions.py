@@ -36,9 +36,9 @@ import numpy as np
 from ruda.spec import EighResult, EigResult, QRResult, SlogdetResult, SVDResult
 
 from ruda_wgpu import _dtypes, _linalg_steps, _wgsl
-from ruda_wgpu._array import Array, copy_of, empty
+from ruda_wgpu._array import Array, copy_of, empty, to_numpy
 from ruda_wgpu._buffers import Storage
-from ruda_wgpu._creation import arange, eye, tril, triu, zeros
+from ruda_wgpu._creation import arange, asarray, eye, tril, triu, zeros
 from ruda_wgpu._indexing import take_along_axis
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import (
@@ -928,6 +928,35 @@ def _refined(original: Array, v: Array, singular: bool) -> tuple[Array, Array]:
     return astype(values, real), apply("divide", v, expand_dims(norms, axis=-2))
 
 
+def _balanced(a: Array) -> tuple[Array, Array | None]:
+    """``a`` with each matrix whose largest magnitude lies outside 2^(+-k) (k: an eighth of the
+    dtype's largest exponent, 16 for float32) scaled by a power of two that brings it near one,
+    and the powers (..., 1) that scale its singular values or eigenvalues back (None where no
+    matrix needed it). The Jacobi rotations square column norms and multiply diagonal entries,
+    and the QR iterations' shifts and deflation tests do too: past about 1e19 those overflow in
+    float32, below about 1e-19 they underflow, and the rotations stop or never start (a 3 x 3
+    matrix of norm 1e20 had come back with singular values off by half). LAPACK scales such
+    matrices the same way (xLASCL). A power of two changes only exponents, so the results are
+    exact to within the method's error; the maxima are read back to the host (a synchronisation)."""
+    if a.size == 0:
+        return a, None
+    real = _dtypes.REAL_OF.get(a.dtype, a.dtype)
+    largest = to_numpy(max_(apply("abs", a), axis=(-2, -1)))
+    limit = np.finfo(real).maxexp - 2  # (2^+-limit and its inverse are normal numbers)
+    exponent = np.frexp(largest)[1]  # largest = f 2^exponent, f in [0.5, 1)
+    scaled = np.isfinite(largest) & (largest > 0) & (np.abs(exponent) > (limit + 2) // 8)
+    if not scaled.any():
+        return a, None
+    shift = np.where(scaled, np.clip(exponent - 1, -limit, limit), 0)[..., None]
+    down = asarray(np.ldexp(np.ones((), real), -shift)[..., None], device=a.device)
+    return apply("multiply", a, down), asarray(np.ldexp(np.ones((), real), shift), device=a.device)
+
+
+def _rescaled(values: Array, powers: Array | None) -> Array:
+    """Values of matrices that :func:`_balanced` scaled, scaled back."""
+    return values if powers is None else apply("multiply", values, powers)
+
+
 def _abs2(x: Array) -> Array:
     """|x|^2, elementwise, real."""
     magnitude = apply("abs", x) if x.dtype.kind == "c" else x
@@ -941,10 +970,10 @@ def eigh(x: Array, /) -> EighResult:
     of its vectors: see :data:`_WIDER`). Only the lower triangle is read, as LAPACK's ``UPLO='L'``
     in NumPy, CuPy and PyTorch: the upper one is taken as its (conjugate) mirror, and a complex
     diagonal as its real part."""
-    a = _from_lower(_matrices(x, "eigh"))
+    a, powers = _balanced(_from_lower(_matrices(x, "eigh")))
     original = _wide_copy(a)
     values, vectors = _refined(original, _jacobi(a, one_sided=False, fn="eigh"), singular=False)
-    values, vectors = _sorted_columns(values, vectors, descending=False)
+    values, vectors = _sorted_columns(_rescaled(values, powers), vectors, descending=False)
     return EighResult(values, vectors)
 
 
@@ -969,7 +998,7 @@ MAX_EIG_ITERATIONS = 100
 
 def _eig(x: Any, fn: str) -> tuple[Array, Array]:
     """(eigenvalues (..., n), eigenvectors (..., n, n)) of general matrices, as complex arrays."""
-    a = _matrices(x, fn)
+    a, powers = _balanced(_matrices(x, fn))
     real = a.dtype.kind != "c"
     if real:
         a = astype(a, _dtypes.COMPLEX_OF[a.dtype])
@@ -987,7 +1016,7 @@ def _eig(x: Any, fn: str) -> tuple[Array, Array]:
         run(dev, "linalg_eig", subs, bindings, [n, batch, MAX_EIG_ITERATIONS, int(real)], batch)
         if _flags(info, batch, a).any():
             raise LinAlgError(f"linalg.{fn}(): the QR iterations did not converge")
-    return values, vectors
+    return _rescaled(values, powers), vectors
 
 
 @_in_batch_halves
@@ -1016,7 +1045,7 @@ SVD_QR_RATIO = 2
 
 
 def _svd(x: Any, fn: str, full_matrices: bool, vectors: bool) -> tuple[Array, Array | None, Array | None]:
-    a = _matrices(x, fn, square=False)
+    a, powers = _balanced(_matrices(x, fn, square=False))
     m, n = a.shape[-2:]
     wide = m < n
     if wide:  # the SVD of the conjugate transpose, whose columns are fewer than its rows
@@ -1028,6 +1057,7 @@ def _svd(x: Any, fn: str, full_matrices: bool, vectors: bool) -> tuple[Array, Ar
     # the columns of the rotated a are U S: U their directions; S is recomputed from V as
     # |A v_j| / |v_j| (see _WIDER)
     values, v = _refined(original, _jacobi(a, one_sided=True, fn=fn), singular=True)
+    values = _rescaled(values, powers)
     if not vectors:
         return _sorted_columns(values, descending=True)[0], None, None
     norms = apply("sqrt", sum_(_abs2(a), axis=-2))
