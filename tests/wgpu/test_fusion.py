@@ -3,6 +3,8 @@ function on every dtype gives the bits it gives unfused (NaN, signed zeros, infi
 
 from __future__ import annotations
 
+import sys
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -226,6 +228,41 @@ def test_writes_wait_for_pending_readers(xp, fused):
     assert_matches_numpy(y, np.arange(6, dtype=np.float32) * 2)
     assert_matches_numpy(z, np.arange(1, 6, dtype=np.float32) + 1)
     assert_matches_numpy(x, np.array([-5, 101, -5, 101, -5, 101], np.float32))
+
+
+def test_writes_wait_for_pending_readers_of_every_thread(xp, fused):
+    """Threads recording on one device at once, switching every microsecond: each writes into
+    its own array after recording readers of it, and the readers still see the old values.
+    (Dropping dead references from the pending list, or running it, had lost the references
+    another thread appended meanwhile, about 40 readers in 1800 here, which then read the
+    written values.)"""
+    wrong: list[tuple[int, int]] = []
+
+    def work(seed: int) -> None:
+        rng = np.random.default_rng(seed)
+        for _ in range(150):
+            host = rng.integers(0, 100, 8).astype(np.float32)
+            x = xp.asarray(host)
+            readers = [x + float(k) for k in range(5)]
+            others = [xp.ones(8) * k for k in range(20)]  # (the pending list fills and is trimmed)
+            x[...] = -1.0
+            for k, y in enumerate(readers):
+                if not np.array_equal(np.asarray(y), host + k):
+                    wrong.append((seed, k))
+            if seed % 2:
+                float(xp.sum(others[0]))  # (runs every pending operation)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work, args=(seed,)) for seed in range(6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not wrong
 
 
 def _is_pending(x: Any) -> bool:

@@ -107,10 +107,14 @@ class GpuDevice:
         self._device: Any = None
         self._lock = threading.RLock()
         #: weak references to the arrays whose elementwise operations wait to be fused (dead
-        #: ones are dropped now and then: see ``_fusion.record``); synchronize() runs them
+        #: ones are dropped now and then: see ``_fusion.record``); synchronize() runs them.
+        #: Threads append to it without a lock; taking references out (drop_dead_pending,
+        #: run_pending, run_readers) holds ``_pending_lock`` and touches only the references
+        #: there when it started, so that no other thread's append is lost.
         self.pending: list[weakref.ref[Any]] = []
         #: the length at which ``pending`` next drops its dead references
         self.pending_bound = PENDING_BOUND
+        self._pending_lock = threading.Lock()
         #: how many times run_pending() has run: a buffer marked with the present generation
         #: may be read by a pending operation (see Storage.will_write)
         self.generation = 0
@@ -631,19 +635,34 @@ class GpuDevice:
         already be part of a newer one's kernel, though it still runs as its own when its array
         is alive: it may be read later), and start a new generation: no pending operation reads
         a buffer marked before it."""
-        refs, self.pending = self.pending, []
-        self.generation += 1
+        with self._pending_lock:
+            # the new generation first: an operation another thread appends after the references
+            # are taken out was recorded under it, or sees that it has changed and runs itself
+            # (see _fusion.record)
+            self.generation += 1
+            pending = self.pending
+            taken = len(pending)
+            refs = pending[:taken]
+            del pending[:taken]
         for ref in reversed(refs):
             array = ref()
             if array is not None:
                 array._storage  # noqa: B018  (runs it, if it has not run)
 
+    def drop_dead_pending(self) -> list[Any]:
+        """Drop the references to dead arrays from ``pending``; the arrays alive, oldest first."""
+        with self._pending_lock:
+            pending = self.pending
+            taken = len(pending)
+            alive = [(ref, array) for ref in pending[:taken] if (array := ref()) is not None]
+            pending[:taken] = [ref for ref, _ in alive]
+            self.pending_bound = max(PENDING_BOUND, 2 * len(pending))
+        return [array for _, array in alive]
+
     def run_readers(self, storage: Storage) -> None:
         """Record every pending operation whose array is alive and whose graph reads
         ``storage`` (see Storage.will_write); the others stay pending."""
-        alive = [(ref, array) for ref in self.pending if (array := ref()) is not None]
-        self.pending[:] = [ref for ref, _ in alive]
-        for _, array in reversed(alive):
+        for array in reversed(self.drop_dead_pending()):
             node = array._node
             if node is not None and node.reads(storage):
                 array._storage  # noqa: B018  (runs it, if it has not run)

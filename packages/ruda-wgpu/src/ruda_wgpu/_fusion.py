@@ -89,7 +89,7 @@ from ruda_wgpu._array import Array, pending_array
 from ruda_wgpu._buffers import STORAGE_ITEMSIZE, Storage
 from ruda_wgpu._devices import switched_on
 from ruda_wgpu._encoding import Step
-from ruda_wgpu._engine import PENDING_BOUND, GpuDevice, remember
+from ruda_wgpu._engine import GpuDevice, remember
 from ruda_wgpu._kernels import (
     CAPTURE,
     Operand,
@@ -282,10 +282,13 @@ def record(device: GpuDevice, op: Operation, values: Sequence[Any], shape: tuple
         out._storage  # noqa: B018  (runs it now)
     else:
         pending = device.pending
-        if len(pending) >= device.pending_bound:  # now and then, drop the dead
-            pending[:] = [r for r in pending if r() is not None]
-            device.pending_bound = max(PENDING_BOUND, 2 * len(pending))
         pending.append(weakref.ref(out))
+        if len(pending) >= device.pending_bound:  # now and then, drop the dead
+            device.drop_dead_pending()
+        if device.generation != generation:
+            # another thread ran the pending operations since this one read the generation: the
+            # buffers it marked may be written with no check for readers, so it runs now
+            out._storage  # noqa: B018
     return out
 
 
