@@ -481,6 +481,10 @@ def test_searchsorted_empty_and_errors(xp):
         xp.searchsorted(xp.asarray([1.0, 2.0, 3.0]), xp.asarray([2.5]), sorter=xp.asarray([1, 2]))
     with pytest.raises(TypeError, match="integer indices, not float32"):
         xp.searchsorted(xp.asarray([1.0, 2.0, 3.0]), xp.asarray([2.5]), sorter=xp.asarray([1.0, 2.0, 0.0]))
+    # an index out of range is flagged by the gather's kernel, and its error names searchsorted
+    found = xp.searchsorted(xp.asarray([3.0, 1.0, 2.0]), xp.asarray([2.5]), sorter=xp.asarray([1, 2, 7]))
+    with pytest.raises(IndexError, match=r"searchsorted\(\): index out of bounds for an axis of length 3"):
+        np.asarray(found)
 
 
 @pytest.mark.parametrize("dtype", [*NUMERIC, "bool"])

@@ -438,19 +438,25 @@ def _index_array(x: Array, indices: Any, fn: str) -> Array:
 
 def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     """Elements of ``x`` at ``indices`` along ``axis`` (negative indices count from the end)."""
+    return taken(x, indices, axis, "take")
+
+
+def taken(x: Array, indices: Array, axis: int | None, fn: str) -> Array:
+    """:func:`take` for the function ``fn``, which its errors name (an index out of bounds is
+    flagged by the kernel, and raised at the next read)."""
     if not isinstance(x, Array):
-        raise TypeError(f"take() takes a ruda_wgpu array, not {type(x).__name__}")
-    indices = _index_array(x, indices, "take")
+        raise TypeError(f"{fn}() takes a ruda_wgpu array, not {type(x).__name__}")
+    indices = _index_array(x, indices, fn)
     if axis is None:
         if x.ndim != 1:
-            raise ValueError("take() needs axis= for arrays of more than one dimension")
+            raise ValueError(f"{fn}() needs axis= for arrays of more than one dimension")
         axis = 0
-    axis = _axis(axis, x.ndim, "take")
+    axis = _axis(axis, x.ndim, fn)
     k = indices.ndim
     shape = (*x.shape[:axis], *indices.shape, *x.shape[axis + 1 :])
     xs = (*x._strides[:axis], *(0,) * k, *x._strides[axis + 1 :])
     ixs = (*(0,) * axis, *indices._strides, *(0,) * (x.ndim - axis - 1))
-    return gather(Gather(x, shape, xs, indices, ixs, x.shape[axis], x._strides[axis], "take()"))
+    return gather(Gather(x, shape, xs, indices, ixs, x.shape[axis], x._strides[axis], f"{fn}()"))
 
 
 def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:

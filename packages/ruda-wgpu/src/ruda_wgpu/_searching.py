@@ -421,7 +421,7 @@ def searchsorted(
     x1: Array, x2: Array | int | float, /, *, side: str = "left", sorter: Array | None = None
 ) -> Array:
     """Where each element of ``x2`` would go in the sorted 1-D ``x1`` (a binary search per element)."""
-    from ruda_wgpu._indexing import take
+    from ruda_wgpu._indexing import taken
 
     x1 = _check(x1, "searchsorted")
     if x1.ndim != 1:
@@ -447,7 +447,7 @@ def searchsorted(
             raise TypeError(f"searchsorted(): sorter must hold integer indices, not {sorter.dtype.name}")
         if sorter.shape != x1.shape:
             raise ValueError(f"searchsorted(): sorter must have x1's shape {x1.shape}, not {sorter.shape}")
-        x1 = take(x1, sorter, axis=0)
+        x1 = taken(x1, sorter, 0, "searchsorted")  # (an index out of range names searchsorted)
     dt = _dtypes.result_type(x1, x2)
     out = _search(astype(x1, dt, copy=False), astype(x2, dt, copy=False), side)
     return astype(out, default_dtypes_of(x1.device)["indexing"])
