@@ -218,6 +218,22 @@ def test_out_of_bounds_indices_raise_in_every_index_dtype(xp, index_dtype):
     assert_matches_numpy(grid, np.arange(100, dtype=np.float32).reshape(10, 10))
 
 
+@pytest.mark.parametrize("index_dtype", [d for d in INDEX_DTYPES if np.iinfo(d).bits >= 32])
+def test_bounds_checks_of_an_axis_longer_than_2_to_the_31(xp, index_dtype):
+    """A broadcast view (no memory) of 2^31 + 8 rows: every index of the index dtype in [-n, n)
+    is in bounds, and the check still refuses n and -n - 1. (The length had been converted to
+    a signed index type with its sign bit set, and every index was refused.)"""
+    n = 2**31 + 8
+    rows = xp.broadcast_to(xp.reshape(xp.asarray([1.0, 2.0]), (1, 2)), (n, 2))
+    info = np.iinfo(index_dtype)
+    good = [0, 1, min(n - 1, info.max)] + ([-1, max(-n, info.min)] if info.min < 0 else [])
+    got = np.asarray(xp.take(rows, xp.asarray(np.array(good, dtype=index_dtype)), axis=0))
+    assert got.tolist() == [[1.0, 2.0]] * len(good)
+    for bad in [n, -n - 1][: 2 if info.min < 0 else 1] if info.max >= n else []:
+        with pytest.raises(IndexError, match=f"index out of bounds for an axis of length {n}"):
+            np.asarray(xp.take(rows, xp.asarray(np.array([0, bad], dtype=index_dtype)), axis=0))
+
+
 def test_a_gather_does_not_wait_for_its_check_and_the_next_read_raises(xp):
     dev = default_device()
     x, i, j = xp.asarray(np.arange(10, dtype=np.float32)), xp.asarray([1, 10]), xp.asarray([2, -1])
