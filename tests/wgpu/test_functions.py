@@ -699,7 +699,7 @@ def test_every_function_of_the_main_namespace_is_computed(xp):
         assert "Not implemented" not in (getattr(xp, name).__doc__ or ""), name
 
 
-@pytest.mark.parametrize("ord", [2, 1, 0, 3, 0.5, -1, np.inf, -np.inf])
+@pytest.mark.parametrize("ord", [2, 1, 0, 3, 0.5, -1, -2, np.inf, -np.inf])
 def test_vector_norm(xp, ord):
     host = _host("float32", (3, 4, 5))
     host[0, 0, 0] = 0.0
@@ -715,6 +715,11 @@ def test_vector_norm(xp, ord):
     assert_matches_numpy(
         xp.linalg.vector_norm(xp.asarray(edge), ord=ord), np.linalg.vector_norm(edge, ord=ord)
     )
+    # a huge element beside small ones: a negative ord's norm is about the smallest (scaled by
+    # the largest, the -2-norm of these had been 0)
+    wide = np.array([1e20, 1.0, -2.0], np.float32)
+    want = np.linalg.vector_norm(wide.astype(np.float64), ord=ord).astype(np.float32)
+    assert_matches_numpy(xp.linalg.vector_norm(xp.asarray(wide), ord=ord), want, rtol=1e-6)
 
 
 @pytest.mark.parametrize("gpu", [False, True])

@@ -631,7 +631,8 @@ def vector_norm(
     """The ``ord``-norm of ``x`` over ``axis`` (all axes when None), as the standard defines it.
 
     The 2-norm and other p-norms divide by the largest magnitude first (as BLAS's nrm2 does),
-    so that squares of large float32 values do not overflow.
+    so that squares of large float32 values do not overflow; norms of a negative ord by the
+    smallest.
     """
     x = _float_input(x, "vector_norm")
     axes = _axes(axis, x.ndim, "vector_norm")
@@ -660,7 +661,10 @@ def vector_norm(
         return sum_(nonzero, axis=axes, keepdims=keepdims)
     if ord == 1:
         return sum_(mag, axis=axes, keepdims=keepdims)
-    scale = max_(mag, axis=axes, keepdims=True)
+    # a positive power is largest at the largest magnitude, a negative one at the smallest: the
+    # ratios to it are at most one, and their powers cannot overflow (to the largest, a huge
+    # element beside a 1 had made the -2-norm 0 where NumPy's is 1)
+    scale = (max_ if ord > 0 else min_)(mag, axis=axes, keepdims=True)
     safe = where(apply("logical_or", apply("equal", scale, 0.0), apply("isinf", scale)), 1.0, scale)
     ratio = apply("divide", mag, safe)
     powered = apply("multiply", ratio, ratio) if ord == 2 else apply("pow", ratio, float(ord))
