@@ -39,3 +39,20 @@ def test_within_4_ulp(xp, name):
     worst = int(np.argmax(err))
     at = ", ".join(repr(a[worst]) for a in args)
     assert err[worst] <= MAX_ULP, f"{name}({at}) = {got[worst]!r}, NumPy {want[worst]!r}"
+
+
+@pytest.mark.parametrize("name", ["remainder", "floor_divide"])
+def test_remainder_and_floor_divide_exact_with_subnormals(xp, name):
+    """Both are exact in NumPy, and so here, subnormal dividends and divisors among them (a
+    subnormal divisor had given the dividend back, or 300 for its quotient: the long division's
+    steps took frexp of subnormals, which lavapipe gets wrong)."""
+    rng = np.random.default_rng(0)
+    edges = [1e-45, 3e-45, 1e-40, 1.1754942e-38, 1.1754944e-38, 2e-38, 1.0, 7.0, 1e30, 3.4e38]
+    edges = np.array(edges, np.float32)
+    values = np.concatenate([edges, -edges, (rng.standard_normal(20) * 1e-39).astype(np.float32)])
+    a, b = (v.ravel() for v in np.meshgrid(values, values))
+    got = np.asarray(getattr(xp, name)(xp.asarray(a), xp.asarray(b)))
+    with np.errstate(over="ignore"):  # (huge quotients are inf, here too)
+        want = getattr(np, name)(a, b)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))

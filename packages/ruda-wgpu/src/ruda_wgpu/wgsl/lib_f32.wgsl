@@ -507,17 +507,29 @@ fn floor_f(x: f32) -> f32 { return select(floor(x), x, integral_f(x)); }
 fn ceil_f(x: f32) -> f32 { return select(ceil(x), x, integral_f(x)); }
 fn trunc_f(x: f32) -> f32 { return select(trunc(x), x, integral_f(x)); }
 fn round_f(x: f32) -> f32 { return select(round(x), x, integral_f(x)); }
-fn fmod_f(a: f32, b: f32) -> f32 {
-  // Exact remainder by binary long division: each step subtracts b * 2^k with r/2 < b * 2^k <= r.
-  if (isnan_f(a) || isnan_f(b) || isinf_f(a) || b == 0.0f) { return nan_f(); }
-  let bx = abs(b);
-  var r = abs(a);
-  if (isinf_f(b) || r < bx) { return a; }
+// r mod bx for a normal bx > 0, exactly, by binary long division: each step subtracts bx 2^k
+// with r/2 < bx 2^k <= r
+fn fmod_normal_f(x: f32, bx: f32) -> f32 {
+  var r = x;
   for (var i = 0; i < 300 && r >= bx; i = i + 1) {
     let e = frexp(r).exp - frexp(bx).exp;
     var t = ldexp(bx, e);
     if (t > r) { t = ldexp(bx, e - 1); }
     r = r - t;
   }
-  return copysign_f(r, a);
+  return r;
+}
+// The remainder of a / b with a's sign (C's fmod). A subnormal b, whose frexp lavapipe gets wrong
+// and whose steps a driver may flush, is taken as c = |b| 2^64 (a multiple of b): |a| mod c, then
+// that times 2^64 mod c, whose result (below c) is |a| mod |b| times 2^64, built back from its
+// bits (it is a whole number of 2^-85).
+fn fmod_f(a: f32, b: f32) -> f32 {
+  if (isnan_f(a) || isnan_f(b) || isinf_f(a) || magnitude_bits_f(b) == 0u) { return nan_f(); }
+  let bx = abs(b);
+  let r = abs(a);
+  if (isinf_f(b) || magnitude_bits_f(r) < magnitude_bits_f(bx)) { return a; }
+  if (!subnormal_f(bx)) { return copysign_f(fmod_normal_f(r, bx), a); }
+  let c = scale_up_f(bx, 64);
+  let m = fmod_normal_f(scale_up_f(fmod_normal_f(r, c), 64), c);
+  return copysign_f(bitcast<f32>(u32(round(m * 3.8685626227668134e+25f))), a);  // (2^85)
 }
