@@ -56,3 +56,14 @@ def test_remainder_and_floor_divide_exact_with_subnormals(xp, name):
         want = getattr(np, name)(a, b)
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+def test_pow_of_exact_squares_and_firsts_up_to_the_largest_float(xp):
+    """x ** 1 is x and x ** 2 is x * x, as in fdlibm and NumPy: 2^(2 log2(x)) had overflowed within
+    an ulp of the largest float (3.4028235e38 ** 1 and 1.8446743e19 ** 2 were inf)."""
+    base = np.array([3.4028235e38, 1.8446743e19, -1.8446743e19, 1e-30, -7.5, np.inf, np.nan], np.float32)
+    for power in (1.0, 2.0):
+        exponent = np.full_like(base, power)
+        with np.errstate(over="ignore", under="ignore"):  # (3.4028235e38 ** 2 is inf)
+            want = np.power(base, exponent)
+        np.testing.assert_array_equal(np.asarray(xp.pow(xp.asarray(base), xp.asarray(exponent))), want)

@@ -98,8 +98,11 @@ def test_special_cases(xp):
         signed = ~np.isnan(want)  # the sign of a NaN means nothing
         np.testing.assert_array_equal(np.signbit(got[signed]), np.signbit(want[signed]), err_msg=name)
     x = np.array([0.0, -0.0, inf, -inf, nan, 1.0, -1.0, 2.0, -2.0])
-    base = np.repeat(x, x.size)
-    exponent = np.tile(np.array([0.0, -0.0, inf, -inf, nan, 1.0, -1.0, 3.0, 0.5]), x.size)
+    # (+-1e200, 3e300: huge even integers, where -1 ** 1e200 had been inf)
+    exponent = np.tile(
+        np.array([0.0, -0.0, inf, -inf, nan, 1.0, -1.0, 3.0, 0.5, 1e200, -1e200, 3e300]), x.size
+    )
+    base = np.repeat(x, exponent.size // x.size)
     assert_matches_numpy(
         xp.pow(xp.asarray(base), xp.asarray(exponent)), _numpy("pow", base, exponent), rtol=0, atol=0
     )

@@ -268,6 +268,10 @@ fn pow_f(a: f32, b: f32) -> f32 {
     if (abs(a) == 1.0f) { return 1.0f; }
     return select(0.0f, inf_f(), (abs(a) > 1.0f) == (b > 0.0f));
   }
+  // exact, as fdlibm's: its 2^(b log2(a)) overflows within an ulp of the largest float
+  // (3.4028235e38 ** 1, 1.8446743e19 ** 2)
+  if (b == 1.0f) { return a; }
+  if (b == 2.0f) { return a * a; }
   let bint = trunc(b) == b;
   let odd = bint && abs(b) < 16777216.0f && (u32(abs(b)) & 1u) == 1u;
   let zero = magnitude_bits_f(a) == 0u;

@@ -834,6 +834,7 @@ fn pow_d(x: f64, y: f64) -> f64 {
     if (ax == 1.0lf) { return 1.0lf; }
     return select(0.0lf, inf_d(), (ax > 1.0lf) == (y > 0.0lf));
   }
+  if (ax == 1.0lf && yisint != 0u) { return select(1.0lf, x, yisint == 1u); }  // (-1) ** 1e200
   if (y == 1.0lf) { return x; }
   if (y == -1.0lf) { return 1.0lf / x; }
   if (y == 2.0lf) { return x * x; }
