@@ -289,6 +289,34 @@ def test_complex_to_real_is_refused_and_division_by_zero_is_infinite(xp, dtype):
     assert_matches_numpy(xp.imag(x), np.array([2, 0], dtype=np.dtype(dtype).char.lower()))
 
 
+@pytest.mark.parametrize("dtype", [d for d in DEVICE_DTYPES if d.startswith("complex")])
+def test_complex_functions_at_the_ends_of_the_range(xp, dtype):
+    """Finite values whose products or moduli overflow or underflow, as NumPy computes them (each
+    had given inf, NaN or 0 here): z * z with a part near the largest float, log and sign of
+    |z| past it, 1 / z of subnormal parts, 0 ** z for Re z > 0, and a huge base's power."""
+    big = np.finfo(np.dtype(dtype).char.lower()).max / 1.2
+    tiny = np.finfo(np.dtype(dtype).char.lower()).smallest_subnormal * 1e3 if dtype == "complex128" else 0.0
+    z = np.array([big + 0.5j, big + 0j, big + 1j * big, -big - 1j * big / 3], dtype=dtype)
+    # (squares of two huge parts differ as the compiler contracts x^2 - y^2: NumPy's is -inf)
+    for name, values in (("square", z[:2]), ("log", z), ("log2", z), ("log10", z), ("sign", z)):
+        got, want = np.asarray(getattr(xp, name)(xp.asarray(values))), _numpy(name, values)
+        if name == "sign":  # (NumPy's sign of big + big j is 1j: its |z| overflows too)
+            want = _numpy(name, values / 2)
+        np.testing.assert_allclose(got, want, rtol=8 * np.finfo(dtype).eps, err_msg=name)
+    if tiny:  # (float32 subnormals may be flushed by the device)
+        small = np.array([tiny + 0j, 1j * tiny, tiny / 8 + 1j * tiny], dtype=dtype)
+        np.testing.assert_array_equal(
+            np.asarray(xp.reciprocal(xp.asarray(small))), _numpy("reciprocal", small)
+        )
+    exponent = np.array([2 + 1j, 0.5 - 3j, -1 + 1j, 0j], dtype=dtype)
+    got = np.asarray(xp.pow(xp.asarray(np.zeros(4, dtype)), xp.asarray(exponent)))
+    np.testing.assert_array_equal(got, _numpy("pow", np.zeros(4, dtype), exponent))
+    got = np.asarray(xp.pow(xp.asarray(z[2:3]), xp.asarray(np.array([-0.5], dtype))))
+    np.testing.assert_allclose(
+        got, _numpy("pow", z[2:3], np.array([-0.5], dtype)), rtol=64 * np.finfo(dtype).eps
+    )
+
+
 def test_where_and_clip(xp):
     a = _values("float32", seed=8)
     b = _values("float32", seed=9)

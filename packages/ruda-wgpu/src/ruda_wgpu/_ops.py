@@ -74,7 +74,7 @@ _op("abs", 1, "iufc", {"f": "return abs_{S}(a);", "i": "return select(a, -a, a <
                         "c": "return abs_{C}(a);"}, REAL)  # fmt: skip
 _op("negative", 1, "iufc", {"fic": "return -a;", "u": "return {Z} - a;"})
 _op("positive", 1, "iufc", {"iufc": "return a;"})
-_op("square", 1, "iufc", {"iuf": "return a * a;", "c": "return mul_{C}(a, a);"})
+_op("square", 1, "iufc", {"iuf": "return a * a;", "c": "return square_{C}(a);"})
 _op(
     "sign",
     1,
@@ -113,7 +113,7 @@ _op(
 _op("real", 1, "iufc", {"iuf": "return a;", "c": "return a.x;"}, REAL)
 _op("imag", 1, "iufc", {"iuf": "return {Z};", "c": "return a.y;"}, REAL)
 _op("conj", 1, "iufc", {"iuf": "return a;", "c": "return {T}(a.x, -a.y);"})
-_op("reciprocal", 1, "fc", {"f": "return {O} / a;", "c": "return div_{C}({O}, a);"})
+_op("reciprocal", 1, "fc", {"f": "return {O} / a;", "c": "return reciprocal_{C}(a);"})
 # the functions of the real and complex libraries, by the same names
 for _name in ("exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "sin", "cos", "tan", "asin", "acos",
               "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh"):  # fmt: skip

@@ -14,6 +14,12 @@ fn abs_${C}(z: vec2<${F}>) -> ${F} { return hypot_${S}(z.x, z.y); }
 fn mul_${C}(a: vec2<${F}>, b: vec2<${F}>) -> vec2<${F}> {
   return vec2<${F}>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
 }
+// z * z with the cross product taken once: of mul(z, z), compilers fold x y + y x into (x + x) y,
+// which overflows for x near the largest float (3e38 + 0.5j squared had an infinite imaginary part)
+fn square_${C}(z: vec2<${F}>) -> vec2<${F}> {
+  let p = z.x * z.y;
+  return vec2<${F}>(z.x * z.x - z.y * z.y, p + p);
+}
 // Smith's algorithm, as NumPy divides.
 // a / (0 + 0j) as C99's Annex G gives it: infinite parts with the signs of a (and of the zero),
 // NaN where a part of a is zero or NaN.
@@ -37,6 +43,20 @@ fn div_${C}(a: vec2<${F}>, b: vec2<${F}>) -> vec2<${F}> {
   let scl = 1.0${L} / (b.y + b.x * rat);
   return vec2<${F}>((a.x * rat + a.y) * scl, (a.y * rat - a.x) * scl);
 }
+// 1 / z as NumPy's reciprocal computes it (Smith's quotient of 1 with the zero products left out,
+// which make 0 * inf = NaN where |z| is subnormal: 1 / (1e-310 + 0j) is inf - 0j); zero and
+// non-finite z as division gives them.
+fn reciprocal_${C}(z: vec2<${F}>) -> vec2<${F}> {
+  if (!isfinite_${C}(z) || (z.x == 0.0${L} && z.y == 0.0${L})) { return div_${C}(vec2<${F}>(1.0${L}, 0.0${L}), z); }
+  if (abs_${S}(z.y) <= abs_${S}(z.x)) {
+    let r = z.y / z.x;
+    let d = z.x + z.y * r;
+    return vec2<${F}>(1.0${L} / d, -r / d);
+  }
+  let r = z.x / z.y;
+  let d = z.x * r + z.y;
+  return vec2<${F}>(r / d, -1.0${L} / d);
+}
 fn sign_${C}(z: vec2<${F}>) -> vec2<${F}> {
   if (isnan_${C}(z)) { return nan_${C}(); }
   if (z.x == 0.0${L} && z.y == 0.0${L}) { return vec2<${F}>(0.0${L}, 0.0${L}); }
@@ -45,8 +65,10 @@ fn sign_${C}(z: vec2<${F}>) -> vec2<${F}> {
                        select(0.0${L}, copysign_${S}(1.0${L}, z.y), isinf_${S}(z.y)));
     return u / sqrt_${S}(u.x * u.x + u.y * u.y);
   }
-  let m = abs_${C}(z);
-  return vec2<${F}>(z.x / m, z.y / m);
+  // halved first where |z| may overflow (exact: a power of two), or 3e38 + 3e38j had sign 0
+  let w = select(z, z * 0.5${L}, max(abs_${S}(z.x), abs_${S}(z.y)) > ${HALF_MAX});
+  let m = abs_${C}(w);
+  return vec2<${F}>(w.x / m, w.y / m);
 }
 // exp(x) * (c, s) where exp(x) alone may overflow (|c|, |s| <= 1).
 fn scaled_cis_${C}(x: ${F}, c: ${F}, s: ${F}) -> vec2<${F}> {
@@ -116,7 +138,9 @@ fn expm1_${C}(z: vec2<${F}>) -> vec2<${F}> {
 fn log_abs_${C}(z: vec2<${F}>) -> ${F} {
   let ax = max(abs_${S}(z.x), abs_${S}(z.y));
   let ay = min(abs_${S}(z.x), abs_${S}(z.y));
-  if (ax > ${HALF_MAX} || ay < ${SQRT_MIN} || ax > ${QUARTER_SQRT_MAX}) { return log_${S}(hypot_${S}(z.x, z.y)); }
+  // (|z| of parts past half the largest float may overflow: log |z / 2| + log 2, exact halves)
+  if (ax > ${HALF_MAX}) { return log_${S}(hypot_${S}(z.x * 0.5${L}, z.y * 0.5${L})) + 0.6931471805599453${L}; }
+  if (ay < ${SQRT_MIN} || ax > ${QUARTER_SQRT_MAX}) { return log_${S}(hypot_${S}(z.x, z.y)); }
   if (ax >= 0.5${L} && ax <= 2.0${L}) { return 0.5${L} * log1p_${S}((ax - 1.0${L}) * (ax + 1.0${L}) + ay * ay); }
   return 0.5${L} * log_${S}(ax * ax + ay * ay);
 }
@@ -358,8 +382,8 @@ fn atan_${C}(z: vec2<${F}>) -> vec2<${F}> { let w = atanh_${C}(vec2<${F}>(z.y, z
 fn pow_${C}(a: vec2<${F}>, b: vec2<${F}>) -> vec2<${F}> {
   let one = vec2<${F}>(1.0${L}, 0.0${L});
   if (b.x == 0.0${L} && b.y == 0.0${L}) { return one; }
-  if (a.x == 0.0${L} && a.y == 0.0${L}) {
-    if (b.x > 0.0${L} && b.y == 0.0${L}) { return vec2<${F}>(0.0${L}, 0.0${L}); }
+  if (a.x == 0.0${L} && a.y == 0.0${L}) {  // (NumPy 2: 0 for a positive real part, any imaginary one)
+    if (b.x > 0.0${L}) { return vec2<${F}>(0.0${L}, 0.0${L}); }
     return nan_${C}();
   }
   if (b.y == 0.0${L} && trunc_${S}(b.x) == b.x && abs_${S}(b.x) < 100.0${L}) {
