@@ -692,6 +692,34 @@ def test_values_of_huge_and_tiny_matrices(xp, dtype, n):
         _same_multiset(got, np.linalg.eigvals(base), 100 * RTOL[dtype] * n)
 
 
+def test_lu_functions_of_matrices_near_the_largest_float32(xp):
+    """solve, inv and slogdet factorise matrices near the largest float scaled down by a power
+    of two, and det multiplies its pivots in float64 where the device has it, as NumPy computes
+    (in float64): the elimination had overflowed (solve of these gave [-0.5, 0], slogdet inf)
+    and so had the product of pivots 9.35e21 and 2.85e19 of a determinant of 1.585e28."""
+    rng = np.random.default_rng(7)
+    a = (rng.standard_normal((5, 3, 3)) * 1e38).astype(np.float32)
+    a[0, :2, :2], a[0, 2], a[0, :, 2] = [[1e38, 3e38], [-2e38, 1e38]], 0, 0
+    a[0, 2, 2] = 1.0
+    b = (rng.standard_normal((5, 3, 2)) * 1e38).astype(np.float32)
+    wide = a.astype(np.float64)
+    with np.errstate(over="ignore"):  # (a solution past the largest float32 is inf in both)
+        want_x = np.linalg.solve(wide, b).astype(np.float32)
+    _close(xp.linalg.solve(xp.asarray(a), xp.asarray(b)), want_x, "float32")
+    _close(np.asarray(xp.linalg.inv(xp.asarray(a))) * 1e38, np.linalg.inv(wide) * 1e38, "float32")
+    sign, logabsdet = xp.linalg.slogdet(xp.asarray(a))
+    want = np.linalg.slogdet(wide)
+    assert np.array_equal(np.asarray(sign), want.sign)
+    _close(logabsdet, want.logabsdet, "float32")
+    if "float64" in xp.__array_namespace_info__().dtypes():
+        c = np.array([[-9.35e21, 0, 5.64e-8], [9.86e15, 0, 0], [7.14e18, 2.85e19, 8.37e13]], np.float32)
+        _close(
+            np.asarray(xp.linalg.det(xp.asarray(c))) / 1e28,
+            np.linalg.det(c.astype(np.float64)) / 1e28,
+            "float32",
+        )
+
+
 def test_integer_input_becomes_the_default_float(xp):
     a = xp.asarray([[2, 1], [1, 3]], dtype=xp.int32)
     got = xp.linalg.inv(a)

@@ -430,11 +430,13 @@ def _solve(x1: Array, x2: Array, fn: str) -> Array:
     if apart:
         return _shared_matrices_solve(a, rhs, batch_shape, apart)
     dtype = _dtypes.result_type(a, rhs) if rhs.dtype.kind in "fc" else a.dtype
+    a, shift = _balanced(a)  # (the right-hand sides too: the solution is the same)
     a = broadcast_to(astype(a, dtype, copy=False), (*batch_shape, n, n))
     lu = _lu(a, fn)
     k = rhs.shape[-1]
     rows = broadcast_to(lu.perm[..., None], (*batch_shape, n, 1))
-    out = take_along_axis(astype(broadcast_to(rhs, (*batch_shape, n, k)), dtype, copy=False), rows, axis=-2)
+    rhs = astype(broadcast_to(rhs, (*batch_shape, n, k)), dtype, copy=False)
+    out = take_along_axis(_scaled(rhs, None if shift is None else -shift, 2), rows, axis=-2)
     batch = _batch(lu.factors)
     if batch and n and k:
         dev = lu.factors.device
@@ -492,18 +494,26 @@ def _permutation_sign(piv: Array) -> Array:
 def det(x: Array, /) -> Array:
     """The determinant of each square matrix: the product of U's diagonal, signed by the pivots."""
     lu, piv, _, _ = _lu(x, "det")
-    d = prod(_diagonal_view(lu, 0, "det"), axis=-1)
+    # the pivots' product in float64 where the device has it, as NumPy's: in float32 the product
+    # of pivots 9.35e21 and 2.85e19 overflowed though the determinant, 1.585e28, does not
+    d = astype(prod(_wide_copy(_diagonal_view(lu, 0, "det")), axis=-1), lu.dtype)
     return apply("multiply", d, astype(_permutation_sign(piv), lu.dtype))
 
 
 @_in_batch_halves
 def slogdet(x: Array, /) -> SlogdetResult:
-    """(sign, log|det|) of each square matrix; a singular one gives (0, -inf)."""
-    lu, piv, _, _ = _lu(x, "slogdet")
+    """(sign, log|det|) of each square matrix; a singular one gives (0, -inf). Matrices far from
+    norm one are factorised scaled (:func:`_balancing`), their log|det| corrected after: in
+    float32, the elimination of entries near 1e38 had overflowed (log|det| inf, or a wrong sign)."""
+    a, shift = _balanced(_matrices(x, "slogdet"))
+    lu, piv, _, _ = _lu(a, "slogdet")
     diag = _diagonal_view(lu, 0, "slogdet")
     sign = apply("multiply", prod(apply("sign", diag), axis=-1), astype(_permutation_sign(piv), lu.dtype))
     with np.errstate(divide="ignore"):
         logabsdet = sum_(apply("log", apply("abs", diag)), axis=-1)
+    if shift is not None:  # log|det A| = log|det (A / 2^shift)| + n shift log 2
+        correction = (a.shape[-1] * math.log(2)) * shift.astype(logabsdet.dtype)
+        logabsdet = apply("add", logabsdet, asarray(correction, device=a.device))
     return SlogdetResult(sign, logabsdet)
 
 
@@ -928,33 +938,43 @@ def _refined(original: Array, v: Array, singular: bool) -> tuple[Array, Array]:
     return astype(values, real), apply("divide", v, expand_dims(norms, axis=-2))
 
 
-def _balanced(a: Array) -> tuple[Array, Array | None]:
-    """``a`` with each matrix whose largest magnitude lies outside 2^(+-k) (k: an eighth of the
-    dtype's largest exponent, 16 for float32) scaled by a power of two that brings it near one,
-    and the powers (..., 1) that scale its singular values or eigenvalues back (None where no
-    matrix needed it). The Jacobi rotations square column norms and multiply diagonal entries,
-    and the QR iterations' shifts and deflation tests do too: past about 1e19 those overflow in
-    float32, below about 1e-19 they underflow, and the rotations stop or never start (a 3 x 3
-    matrix of norm 1e20 had come back with singular values off by half). LAPACK scales such
-    matrices the same way (xLASCL). A power of two changes only exponents, so the results are
-    exact to within the method's error; the maxima are read back to the host (a synchronisation)."""
+def _balancing(a: Array) -> np.ndarray[Any, Any] | None:
+    """The powers of two (an int per matrix; None where all are 0) by which to divide the
+    matrices of ``a`` whose largest magnitude lies outside 2^(+-k) (k: an eighth of the dtype's
+    largest exponent, 16 for float32), to bring it near one, as LAPACK's xLASCL does. A power of
+    two changes only exponents, so the results are exact to within the method's error; the
+    maxima are read back to the host (a synchronisation).
+
+    The Jacobi rotations square column norms and multiply diagonal entries, the QR iterations'
+    shifts and deflation tests do too, and an LU solve multiplies U by the solution: past about
+    1e19 in float32 those overflowed, below about 1e-19 they underflowed, and the rotations
+    stopped or never started (a 3 x 3 matrix of norm 1e20 had come back with singular values off
+    by half), or solve gave wrong finite results (of entries near 1e38, [-0.5, 0] for [-0.29,
+    0.43]). Entries below 2^-126 of a matrix's largest (float32) are lost to it, as they are to
+    its elimination."""
     if a.size == 0:
-        return a, None
-    real = _dtypes.REAL_OF.get(a.dtype, a.dtype)
+        return None
     largest = to_numpy(max_(apply("abs", a), axis=(-2, -1)))
-    limit = np.finfo(real).maxexp - 2  # (2^+-limit and its inverse are normal numbers)
+    limit = np.finfo(largest.dtype).maxexp - 2  # (2^+-limit and its inverse are normal numbers)
     exponent = np.frexp(largest)[1]  # largest = f 2^exponent, f in [0.5, 1)
-    scaled = np.isfinite(largest) & (largest > 0) & (np.abs(exponent) > (limit + 2) // 8)
-    if not scaled.any():
-        return a, None
-    shift = np.where(scaled, np.clip(exponent - 1, -limit, limit), 0)[..., None]
-    down = asarray(np.ldexp(np.ones((), real), -shift)[..., None], device=a.device)
-    return apply("multiply", a, down), asarray(np.ldexp(np.ones((), real), shift), device=a.device)
+    outside = np.isfinite(largest) & (largest > 0) & (np.abs(exponent) > (limit + 2) // 8)
+    return np.where(outside, np.clip(exponent - 1, -limit, limit), 0) if outside.any() else None
 
 
-def _rescaled(values: Array, powers: Array | None) -> Array:
-    """Values of matrices that :func:`_balanced` scaled, scaled back."""
-    return values if powers is None else apply("multiply", values, powers)
+def _balanced(a: Array) -> tuple[Array, np.ndarray[Any, Any] | None]:
+    """``a`` divided by :func:`_balancing`'s powers of two, and the powers (None: unscaled)."""
+    shift = _balancing(a)
+    return (a, None) if shift is None else (_scaled(a, -shift, 2), shift)
+
+
+def _scaled(x: Array, shift: np.ndarray[Any, Any] | None, axes: int) -> Array:
+    """``x`` times 2^shift, a power for each matrix of a stack (``shift`` of its leading shape),
+    spread over x's last ``axes`` axes (2: matrices; 1: their values)."""
+    if shift is None:
+        return x
+    real = _dtypes.REAL_OF.get(x.dtype, x.dtype)
+    powers = np.ldexp(np.ones((), real), shift)
+    return apply("multiply", x, asarray(powers.reshape(*shift.shape, *(1,) * axes), device=x.device))
 
 
 def _abs2(x: Array) -> Array:
@@ -970,10 +990,10 @@ def eigh(x: Array, /) -> EighResult:
     of its vectors: see :data:`_WIDER`). Only the lower triangle is read, as LAPACK's ``UPLO='L'``
     in NumPy, CuPy and PyTorch: the upper one is taken as its (conjugate) mirror, and a complex
     diagonal as its real part."""
-    a, powers = _balanced(_from_lower(_matrices(x, "eigh")))
+    a, shift = _balanced(_from_lower(_matrices(x, "eigh")))
     original = _wide_copy(a)
     values, vectors = _refined(original, _jacobi(a, one_sided=False, fn="eigh"), singular=False)
-    values, vectors = _sorted_columns(_rescaled(values, powers), vectors, descending=False)
+    values, vectors = _sorted_columns(_scaled(values, shift, 1), vectors, descending=False)
     return EighResult(values, vectors)
 
 
@@ -998,7 +1018,7 @@ MAX_EIG_ITERATIONS = 100
 
 def _eig(x: Any, fn: str) -> tuple[Array, Array]:
     """(eigenvalues (..., n), eigenvectors (..., n, n)) of general matrices, as complex arrays."""
-    a, powers = _balanced(_matrices(x, fn))
+    a, shift = _balanced(_matrices(x, fn))
     real = a.dtype.kind != "c"
     if real:
         a = astype(a, _dtypes.COMPLEX_OF[a.dtype])
@@ -1016,7 +1036,7 @@ def _eig(x: Any, fn: str) -> tuple[Array, Array]:
         run(dev, "linalg_eig", subs, bindings, [n, batch, MAX_EIG_ITERATIONS, int(real)], batch)
         if _flags(info, batch, a).any():
             raise LinAlgError(f"linalg.{fn}(): the QR iterations did not converge")
-    return _rescaled(values, powers), vectors
+    return _scaled(values, shift, 1), vectors
 
 
 @_in_batch_halves
@@ -1045,7 +1065,7 @@ SVD_QR_RATIO = 2
 
 
 def _svd(x: Any, fn: str, full_matrices: bool, vectors: bool) -> tuple[Array, Array | None, Array | None]:
-    a, powers = _balanced(_matrices(x, fn, square=False))
+    a, shift = _balanced(_matrices(x, fn, square=False))
     m, n = a.shape[-2:]
     wide = m < n
     if wide:  # the SVD of the conjugate transpose, whose columns are fewer than its rows
@@ -1057,7 +1077,7 @@ def _svd(x: Any, fn: str, full_matrices: bool, vectors: bool) -> tuple[Array, Ar
     # the columns of the rotated a are U S: U their directions; S is recomputed from V as
     # |A v_j| / |v_j| (see _WIDER)
     values, v = _refined(original, _jacobi(a, one_sided=True, fn=fn), singular=True)
-    values = _rescaled(values, powers)
+    values = _scaled(values, shift, 1)
     if not vectors:
         return _sorted_columns(values, descending=True)[0], None, None
     norms = apply("sqrt", sum_(_abs2(a), axis=-2))
