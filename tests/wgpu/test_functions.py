@@ -1468,6 +1468,8 @@ def test_diff_matches_numpy(xp, dtype):
         for n in range(6):
             assert_matches_numpy(xp.diff(x, axis=axis, n=n), np.diff(host, axis=axis, n=n))
     assert xp.diff(x, n=10**12).shape == (3, 0)
+    # the 0th difference is x itself, without what is put before or after it, as NumPy's
+    assert_matches_numpy(xp.diff(x, n=0, prepend=xp.asarray(np.ones((3, 1), dtype))), host)
     edge = np.ones((3, 1), dtype)
     got = xp.diff(x, prepend=xp.asarray(edge), append=xp.asarray(edge))
     assert_matches_numpy(got, np.diff(host, prepend=edge, append=edge))
@@ -1549,6 +1551,27 @@ def test_broadcast_views_are_read_only(xp):
     assert_matches_numpy(single, np.array([[1.0, 7.0]], np.float32))
 
 
+def test_linspace_points_as_numpy_computes_them(xp):
+    """Computed in float64 where the device has it and rounded once, as NumPy computes them: equal
+    to NumPy's (in float32, 9 * 0.1f had been 0.90000004). Bounds whose span overflows give
+    their points (from -3e38 to 3e38 the fourth of five had been inf), and the first point is
+    start even where the step is infinite (float16 from 0 to 1e30 had begun with NaN)."""
+    wide = "float64" in xp.__array_namespace_info__().dtypes()
+    cases = [(0, 1, 11, True), (-3, 7, 50, False), (1e-3, 17.5, 1000, True), (-3e38, 3e38, 5, True)]
+    cases += [(-3e38, 3e38, 6, False), (3e38, -3e38 + 1e37j, 7, True), (0, 1e30, 3, True)]
+    for start, stop, num, endpoint in cases:
+        for dtype in ("float16", "float32", "complex64"):
+            if isinstance(stop, complex) and dtype != "complex64":
+                continue
+            with np.errstate(over="ignore"):
+                want = np.linspace(start, stop, num, endpoint=endpoint).astype(dtype)
+            got = xp.linspace(start, stop, num, endpoint=endpoint, dtype=getattr(xp, dtype))
+            if wide or dtype == "float16":
+                np.testing.assert_array_equal(np.asarray(got), want, err_msg=f"{start}, {stop}, {dtype}")
+            else:
+                assert_matches_numpy(got, want, rtol=1e-6, atol=1e-7)
+
+
 def test_asarray_says_what_it_cannot_take(xp):
     for bad in (None, {1, 2}, object()):
         with pytest.raises(TypeError, match=f"from {type(bad).__name__}: it takes arrays"):
@@ -1557,6 +1580,13 @@ def test_asarray_says_what_it_cannot_take(xp):
     loop.append(loop)
     with pytest.raises(ValueError, match="contains itself"):  # (had been a RecursionError)
         xp.asarray(loop)
+    # complex data into a real dtype: refused, as astype refuses it (the imaginary part had been
+    # dropped, with a warning, from a scalar or a NumPy array)
+    for complex_data in (1.5 + 2j, np.complex64(1 + 2j), np.array([1 + 2j])):
+        with pytest.raises(TypeError, match="complex"):
+            xp.asarray(complex_data, dtype=xp.float32)
+    with pytest.raises(TypeError, match="complex"):
+        xp.asarray(1.5 + 2j, dtype=xp.int32)
 
 
 def test_keepdims_is_a_bool(xp):

@@ -519,6 +519,17 @@ def test_cumulative(xp, monkeypatch, name, dtype, tiled):
             assert_matches_numpy(got, want, rtol=1e-5, atol=1e-4)
 
 
+@pytest.mark.parametrize("name", ["cumulative_sum", "cumulative_prod"])
+def test_cumulative_of_bool_into_bool_with_the_initial_value(xp, name):
+    """dtype=bool keeps the logical result, with its initial value False (sum) or True (prod),
+    as NumPy's (with include_initial it had raised: a Python int met a bool array)."""
+    host = np.array([[True, False, True], [False, False, True]])
+    for include_initial in (False, True):
+        got = getattr(xp, name)(xp.asarray(host), axis=1, dtype=xp.bool, include_initial=include_initial)
+        want = getattr(np, name)(host, axis=1, dtype=bool, include_initial=include_initial)
+        assert_matches_numpy(got, want)
+
+
 def test_cumulative_sum_of_a_long_row_takes_several_levels(xp):
     host = (np.arange(3_000_001) % 5 - 2).astype(np.int32)
     assert_matches_numpy(xp.cumulative_sum(xp.asarray(host)), np.cumsum(host), check_dtype=False)

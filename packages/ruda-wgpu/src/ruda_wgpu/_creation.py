@@ -14,7 +14,7 @@ from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, check_scalar_range, copy_of, empty, from_numpy, to_numpy
 from ruda_wgpu._engine import GpuDevice, resolve_device
 from ruda_wgpu._info import default_dtype_of_scalars, default_dtypes_of
-from ruda_wgpu._kernels import ONE, ZERO, Scalar, launch_elementwise
+from ruda_wgpu._kernels import ONE, ZERO, Scalar, convert, launch_elementwise
 from ruda_wgpu._manipulation import _integer, _lengths
 
 # the namespace's creation functions but ``empty`` (the package renames ``empty_``), in this module's order
@@ -186,6 +186,14 @@ def arange(
     return out
 
 
+#: the dtype linspace computes its points in, where the device has it
+_WIDER_POINTS: dict[np.dtype[Any], np.dtype[Any]] = {
+    _dtypes.float16: _dtypes.float32,
+    _dtypes.float32: _dtypes.float64,
+    _dtypes.complex64: _dtypes.complex128,
+}
+
+
 def linspace(
     start: int | float | complex,
     stop: int | float | complex,
@@ -220,13 +228,25 @@ def linspace(
     step = (stop - start) / div if div > 0 else 0.0
     out = empty((num,), dt, dev)
     last = num - 1 if endpoint and num > 1 else 0xFFFFFFFF
-    real = _dtypes.STORAGE[dt.name].removeprefix("vec2<").removesuffix(">")
-    body = f"select(x0 + {real}(gi) * x1, x2, gi == x3)"
+    # computed in the wider dtype where the device has it and rounded once, as NumPy computes in
+    # float64 (in float32, 9 * 0.1f is 0.90000004)
+    compute = _WIDER_POINTS.get(dt, dt)
+    if _dtypes.NAME[compute] not in dev.dtype_names:
+        compute = dt if dt != _dtypes.float16 else _dtypes.float32
+    real = _dtypes.STORAGE[compute.name].removeprefix("vec2<").removesuffix(">")
+    point = f"x0 + {real}(gi) * x1"
+    if abs(start) + abs(stop - start) > float(np.finfo(compute).max):
+        # i * step would overflow though the points do not (from -3e38 to 3e38): the second half
+        # counted back from stop
+        point = f"select({point}, x2 - {real}(x4 - gi) * x1, 2u * gi > x4)"
+    # (the first point is start even where the step is infinite: 0 * inf is NaN)
+    body = convert(f"select(select({point}, x0, gi == 0u), x2, gi == x3)", compute, dt)
     ops = [
-        Scalar(value(start), dt),
-        Scalar(value(step), dt),
-        Scalar(value(stop), dt),
+        Scalar(value(start), compute),
+        Scalar(value(step), compute),
+        Scalar(value(stop), compute),
         Scalar(last, _dtypes.uint32),
+        Scalar(div, _dtypes.uint32),
     ]
     launch_elementwise(dev, ("linspace", body), body, "", out._operand(), ops, out.shape)
     return out
@@ -320,6 +340,8 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
         sdt = dt or _scalar_dtype(obj, dev)
         if isinstance(obj, float) and sdt.kind in "iu":
             raise TypeError(f"asarray(): a Python float cannot become {sdt.name}")
+        if isinstance(obj, complex) and sdt.kind != "c":
+            raise TypeError(f"asarray(): a Python complex cannot become {sdt.name}")
         check_scalar_range(obj, sdt)
         return from_numpy(np.asarray(obj), sdt, dev)
     if hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
@@ -343,6 +365,10 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
     target_dt = dt or np.dtype(host.dtype)
     if not _dtypes.is_dtype(target_dt):
         raise TypeError(f"asarray(): ruda_wgpu has no dtype {host.dtype}")
+    if host.dtype.kind == "c" and target_dt.kind != "c":  # (as astype: no imaginary part dropped)
+        raise TypeError(
+            f"asarray(): complex data cannot become {target_dt.name}: take real(), imag() or abs() explicitly"
+        )
     return from_numpy(host, target_dt, dev)
 
 

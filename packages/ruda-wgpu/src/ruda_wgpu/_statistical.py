@@ -593,6 +593,12 @@ def array_plan(kind: str, x: Array, axis: Any, keepdims: bool) -> ArrayPlan | No
 _INITIAL = {"sum": 0, "prod": 1}
 
 
+def _initial(op: str, acc: np.dtype[Any]) -> bool | int:
+    """The first value of a cumulative ``op`` with include_initial, of the accumulator's kind
+    (a bool for bool sums and products: a Python int does not combine with a bool array)."""
+    return bool(_INITIAL[op]) if acc.kind == "b" else _INITIAL[op]
+
+
 def _cumulative(x: Array, axis: int | None, dtype: Any, include_initial: bool, op: str) -> Array:
     fn = f"cumulative_{op}"
     x = _check(x, fn)
@@ -616,7 +622,7 @@ def _cumulative(x: Array, axis: int | None, dtype: Any, include_initial: bool, o
     width = n + (1 if include_initial else 0)
     out = empty((*src.shape[:-1], width), acc, x.device)
     if include_initial:
-        assign(out[..., 0], _INITIAL[op])
+        assign(out[..., 0], _initial(op, acc))
     _scan(src, out, op, acc, width)
     return permute_dims(out, tuple(order.index(d) for d in range(x.ndim)))
 
@@ -650,7 +656,7 @@ def _cumulative_parts(x: Array, axis: int, acc: np.dtype[Any], include_initial: 
     if d is not None:
         return concat([_cumulative(half, axis, acc, include_initial, op) for half in halves(x, d)], axis=d)
     line = reshape(x, (-1,))
-    parts = [full((1,), _INITIAL[op], dtype=acc, device=x.device)] if include_initial else []
+    parts = [full((1,), _initial(op, acc), dtype=acc, device=x.device)] if include_initial else []
     carry = None
     for start, stop in windows(line.size, window_elements(x.device, storage_itemsize(acc))):
         part = _cumulative(line[start:stop], 0, acc, False, op)

@@ -39,6 +39,8 @@ def diff(
     if n < 0:
         raise ValueError(f"diff(): n must be non-negative, got {n}")
     axis = _axis(axis, x.ndim, "diff")
+    if n == 0:  # (as NumPy: x itself, without prepend or append)
+        return x
     edge = (*x.shape[:axis], 1, *x.shape[axis + 1 :])
     parts = [_edge(p, edge, x, name) for p, name in ((prepend, "prepend"), (x, ""), (append, "append"))]
     present = [p for p in parts if p is not None]
