@@ -51,6 +51,19 @@ def test_fft_and_ifft_of_every_kind_of_length(xp, dtype, n):
 
 
 @pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("n", [17, 97, 4099])
+def test_bluestein_lengths_keep_large_values_in_range(xp, dtype, n):
+    """Values whose DFT is within range: Bluestein's inverse FFT takes its 1 / m before its sums,
+    not after (the DFT of 4099 values of 1e31 in float32, 4.1e34, had been NaN; the largest
+    values it kept finite were 2e34 at n = 4099, 5e36 at n = 17)."""
+    big = float(np.finfo(dtype).max) / (8 * n)
+    host = (np.full((2, n), big) * np.array([[1.0], [-0.5j]])).astype(dtype)
+    wide = host.astype(np.complex128)
+    _close(xp.fft.fft(xp.asarray(host)), np.fft.fft(wide).astype(dtype), dtype)
+    _close(xp.fft.ifft(xp.asarray(host)), np.fft.ifft(wide).astype(dtype), dtype)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
 @pytest.mark.parametrize("norm", NORMS)
 def test_complex_transforms_axes_lengths_and_norms(xp, dtype, norm):
     host = _signal((3, 6, 10), dtype, seed=1)

@@ -350,13 +350,15 @@ def _run(x: Array, plan: _Plan) -> Array:
 
 @functools.lru_cache(maxsize=64)
 def _chirp(dev: GpuDevice, n: int, m: int, dtype: np.dtype[Any]) -> tuple[Array, Array]:
-    """Bluestein's chirp c_k = exp(-pi i k^2 / n) (k < n) and the FFT of the length-m filter conj(c)."""
+    """Bluestein's chirp c_k = exp(-pi i k^2 / n) (k < n) and the FFT of the length-m filter conj(c)
+    divided by m, the inverse FFT's factor: taken before the inverse sums, not after, so that
+    they stay in range (the DFT of 4099 float32 values of 1e31, 4.1e34, had been NaN)."""
     k = np.arange(n)
     chirp = np.exp(-1j * np.pi * ((k * k) % (2 * n)) / n)  # k^2 mod 2n keeps the angle exact
     filt = np.zeros(m, np.complex128)
     filt[:n] = np.conj(chirp)
     filt[m - n + 1 :] = np.conj(chirp[1:][::-1])
-    spectrum = transform_rows(from_numpy(filt.reshape(1, m), dtype, dev), False, 1.0)
+    spectrum = transform_rows(from_numpy(filt.reshape(1, m), dtype, dev), False, 1.0 / m)
     return from_numpy(chirp, dtype, dev), spectrum
 
 
@@ -372,7 +374,7 @@ def _bluestein(x: Array, inverse: bool, scale: float) -> Array:
         x = apply("conj", x)
     padded = concat([apply("multiply", x, chirp), zeros((rows, m - n), dtype=dtype, device=dev)], axis=-1)
     # (through transform_rows: the padded rows may pass a binding where the signals did not)
-    conv = transform_rows(apply("multiply", transform_rows(padded, False, 1.0), spectrum), True, 1.0 / m)
+    conv = transform_rows(apply("multiply", transform_rows(padded, False, 1.0), spectrum), True, 1.0)
     out = apply("multiply", apply("multiply", conv[:, :n], chirp), scale)
     return apply("conj", out) if inverse else out
 
