@@ -782,6 +782,26 @@ def test_eig_of_a_real_matrix_gives_exact_conjugate_pairs_and_exact_reals(xp, dt
             np.testing.assert_allclose(np.linalg.norm(vectors, axis=0), 1.0, rtol=RTOL[dtype])
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_eig_of_badly_scaled_matrices_is_balanced(xp, dtype):
+    """D A D^-1 with D's powers spread over 2^+-20 has A's eigenvalues; eig balances it first
+    (as LAPACK's geev), so that its deflation tests do not take a small element a large one
+    multiplies for negligible: [[4, 1e8], [2e-8, 3]] had given 3 and 4 for 2 and 5."""
+    rng = np.random.default_rng(11)
+    a = _mat(dtype, (3, 6, 6), seed=4)
+    d = np.ldexp(1.0, rng.integers(-20, 21, (3, 6)))
+    scaled = (d[:, :, None] * a / d[:, None, :]).astype(dtype)
+    w, v = (np.asarray(t) for t in xp.linalg.eig(xp.asarray(scaled)))
+    _same_multiset(w, np.linalg.eigvals(a), RTOL[dtype] * 6 * 20)
+    # A V = V diag(w) column by column, relative to each vector's own rows' scale
+    residual = np.abs(scaled.astype(complex) @ v - v * w[:, None, :]) / (
+        np.abs(scaled).sum(-1)[..., None] + 1
+    )
+    assert residual.max() < RTOL[dtype] * 100
+    two = np.array([[4, 1e8], [2e-8, 3]], dtype)
+    _same_multiset(np.asarray(xp.linalg.eigvals(xp.asarray(two)))[None], np.array([[2, 5]]), RTOL[dtype] * 10)
+
+
 @needs("float64")
 def test_eig_of_defective_rotation_and_diagonal_matrices(xp):
     cases = {

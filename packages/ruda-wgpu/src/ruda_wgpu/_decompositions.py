@@ -314,10 +314,11 @@ def _round_loops(m: int, n: int, one_sided: bool, threads: int) -> int:
 
 
 def _eig_loops(n: int) -> int:
-    """The Hessenberg reduction, about three shifted QR steps an eigenvalue (the count is data
+    """The balancing (thread 0 sums each row and column in a sweep; about three sweeps), the
+    Hessenberg reduction, about three shifted QR steps an eigenvalue (the count is data
     dependent: this is the typical case, measured right on lavapipe up to n = 48), and the
     eigenvectors' back substitution."""
-    return 20 * n * n
+    return 26 * n * n
 
 
 # -- LU ---------------------------------------------------------------------------------------------
@@ -1014,6 +1015,8 @@ def eigvalsh(x: Array, /) -> Array:
 
 #: QR iterations allowed per eigenvalue before eig gives up (LAPACK allows 30; ours are single shifts)
 MAX_EIG_ITERATIONS = 100
+#: balancing sweeps at most (each changes the powers of some rows; a few sweeps settle them)
+BALANCE_SWEEPS = 16
 
 
 def _eig(x: Any, fn: str) -> tuple[Array, Array]:
@@ -1032,7 +1035,14 @@ def _eig(x: Any, fn: str) -> tuple[Array, Array]:
         info = Storage(dev, batch * 4)
         bindings = [_bind_all(a), _bind_all(z), _bind_all(vectors), _bind_all(work), _bind_all(values)]
         bindings.append(bind(dev, info, 0, batch, _U32, fn)[0])
-        subs = _subs(a.dtype) | {"WG": _threads_for(n * n)}
+        subs = _subs(a.dtype)
+        limit = np.finfo(_dtypes.REAL_OF[a.dtype]).maxexp // 2  # (the balancing's powers: 2^+-64, float32)
+        suffix = "lf" if subs["R"] == "f64" else "f"
+        subs |= {
+            "WG": _threads_for(n * n),
+            "BALANCE_SWEEPS": BALANCE_SWEEPS,
+            "BALANCE_MAX": f"{2.0**limit!r}{suffix}",
+        }
         run(dev, "linalg_eig", subs, bindings, [n, batch, MAX_EIG_ITERATIONS, int(real)], batch)
         if _flags(info, batch, a).any():
             raise LinAlgError(f"linalg.{fn}(): the QR iterations did not converge")

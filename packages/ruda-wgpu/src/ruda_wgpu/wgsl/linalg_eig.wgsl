@@ -1,5 +1,10 @@
 // Eigenvalues and eigenvectors of general complex matrices (real ones arrive as complex), one
 // workgroup per matrix of a contiguous (batch, n, n) array, as LAPACK's zgeev does it:
+//   0. balancing (zgebal's scaling, without its permutations): A := D^-1 A D with D a diagonal
+//      of powers of two making each row's and column's off-diagonal sums alike, so that the
+//      deflation tests below, relative to the diagonal, do not take a small element that a large
+//      one multiplies for negligible ([[4, 1e8], [2e-8, 3]] had given 3 and 4, not 2 and 5).
+//      Z starts as D, so that V = D Z X below gives A's eigenvectors;
 //   1. Householder reduction to upper Hessenberg form H = Z^H A Z (zgehrd);
 //   2. the shifted QR algorithm on H (Wilkinson shifts, exceptional shifts every 10 iterations,
 //      deflation of negligible subdiagonal elements), each step as Givens rotations applied to the
@@ -45,6 +50,42 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let base = b * n * n;
   let wb = b * 2u * n;
   for (var t = lid; t < n * n; t = t + ${WG}u) { z[base + t] = select(${ZERO}, ${ONE}, t / n == t % n); }
+  storageBarrier();
+
+  // 0. balancing: sweeps over the rows until none changes (EISPACK's balanc, radix 2): thread 0
+  // picks the power f for row i, every thread scales row i by 1/f and column i by f (exact)
+  for (var sweep = 0u; sweep < ${BALANCE_SWEEPS}u; sweep = sweep + 1u) {
+    if (lid == 0u) { shared_go = 0u; }
+    for (var i = 0u; i < n; i = i + 1u) {
+      if (lid == 0u) {
+        var c = ${RZERO}; var r = ${RZERO};
+        for (var j = 0u; j < n; j = j + 1u) {
+          if (j != i) { c = c + mag(a[base + j * n + i]); r = r + mag(a[base + i * n + j]); }
+        }
+        var f = ${RONE};
+        if (c > ${RZERO} && r > ${RZERO}) {
+          let s = c + r;
+          var g = r * 0.5;
+          while (c < g && f < ${BALANCE_MAX}) { f = f * 2.0; c = c * 4.0; }
+          g = r * 2.0;
+          while (c >= g && f > ${RONE} / ${BALANCE_MAX}) { f = f * 0.5; c = c * 0.25; }
+          if ((c + r) / f < 0.95 * s) { shared_go = 1u; } else { f = ${RONE}; }  // (NaN: no change)
+        }
+        shared_tau = from_re(f);
+      }
+      let f = re(workgroupUniformLoad(&shared_tau));
+      if (f != ${RONE}) {
+        for (var j = lid; j < n; j = j + ${WG}u) { a[base + i * n + j] = scale(a[base + i * n + j], ${RONE} / f); }
+        storageBarrier();
+        for (var j = lid; j < n; j = j + ${WG}u) { a[base + j * n + i] = scale(a[base + j * n + i], f); }
+        if (lid == 0u) { z[base + i * n + i] = scale(z[base + i * n + i], f); }
+      }
+      storageBarrier();  // (and thread 0 writes shared_tau again only after every thread read it)
+    }
+    let go = workgroupUniformLoad(&shared_go);
+    workgroupBarrier();
+    if (go == 0u) { break; }
+  }
 
   // 1. Hessenberg: for each column k, a reflector I - tau v v^H zeroes a[k+2:, k]
   for (var k = 0u; k + 2u < n; k = k + 1u) {
