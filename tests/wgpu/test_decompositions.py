@@ -786,7 +786,8 @@ def test_eig_of_a_real_matrix_gives_exact_conjugate_pairs_and_exact_reals(xp, dt
 def test_eig_of_badly_scaled_matrices_is_balanced(xp, dtype):
     """D A D^-1 with D's powers spread over 2^+-20 has A's eigenvalues; eig balances it first
     (as LAPACK's geev), so that its deflation tests do not take a small element a large one
-    multiplies for negligible: [[4, 1e8], [2e-8, 3]] had given 3 and 4 for 2 and 5."""
+    multiplies for negligible: [[4, 1e8], [2e-8, 3]] had given 3 and 4 for 2 and 5. And it
+    permutes a triangular matrix back to triangular."""
     rng = np.random.default_rng(11)
     a = _mat(dtype, (3, 6, 6), seed=4)
     d = np.ldexp(1.0, rng.integers(-20, 21, (3, 6)))
@@ -800,6 +801,15 @@ def test_eig_of_badly_scaled_matrices_is_balanced(xp, dtype):
     assert residual.max() < RTOL[dtype] * 100
     two = np.array([[4, 1e8], [2e-8, 3]], dtype)
     _same_multiset(np.asarray(xp.linalg.eigvals(xp.asarray(two)))[None], np.array([[2, 5]]), RTOL[dtype] * 10)
+    # triangular matrices, their rows and columns shuffled: the balancing's permutations make them
+    # triangular again, and the eigenvalues are their diagonals exactly (a 16 x 16 lower
+    # triangular float32 matrix's had been complex and off by 2e-3)
+    for triangle in (np.tril, np.triu):
+        t = triangle(_mat(dtype, (16, 16), seed=5))
+        order = rng.permutation(16)
+        shuffled = t[order][:, order]
+        got = np.sort_complex(np.asarray(xp.linalg.eigvals(xp.asarray(shuffled))))
+        np.testing.assert_array_equal(got, np.sort_complex(np.diagonal(t).astype(got.dtype)))
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
