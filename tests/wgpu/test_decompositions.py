@@ -720,6 +720,20 @@ def test_lu_functions_of_matrices_near_the_largest_float32(xp):
         )
 
 
+@needs("float64")  # (without it the pivots' product is complex64's, whose own inf * 0 is NaN)
+@pytest.mark.parametrize("dtype", [d for d in FLOATS if d.startswith("complex")])
+def test_a_complex_determinant_past_the_largest_float_is_infinite_not_nan(xp, dtype):
+    """The pivots' sign is taken by negation: as a product with -1 + 0j it had made the imaginary
+    part of an infinite determinant NaN (inf * 0), where NumPy's is 0."""
+    big = float(np.finfo(dtype).max) ** 0.5 * 4
+    a = np.array([[[big, 1], [1, big]], [[1, big], [big, 1]], [[1, 2], [3, 4]]], dtype)
+    got = np.asarray(xp.linalg.det(xp.asarray(a)))
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = np.linalg.det(a)
+    np.testing.assert_array_equal(got[:2], want[:2])  # (inf + 0j and -inf + 0j)
+    np.testing.assert_allclose(got[2], want[2], rtol=RTOL[dtype])
+
+
 def test_integer_input_becomes_the_default_float(xp):
     a = xp.asarray([[2, 1], [1, 3]], dtype=xp.int32)
     got = xp.linalg.inv(a)

@@ -499,7 +499,12 @@ def det(x: Array, /) -> Array:
     # the pivots' product in float64 where the device has it, as NumPy's: in float32 the product
     # of pivots 9.35e21 and 2.85e19 overflowed though the determinant, 1.585e28, does not
     d = astype(prod(_wide_copy(_diagonal_view(lu, 0, "det")), axis=-1), lu.dtype)
-    return apply("multiply", d, astype(_permutation_sign(piv), lu.dtype))
+    sign = _permutation_sign(piv)
+    if d.dtype.kind != "c":
+        return apply("multiply", d, astype(sign, lu.dtype))
+    # a complex determinant's sign by negation, not a product with -1 + 0j, which made a NaN part
+    # of an infinite one (inf * 0); plus 0, for the +0 parts the product gives
+    return where(apply("less", sign, 0), apply("add", apply("negative", d), 0.0), d)
 
 
 @_in_batch_halves
