@@ -281,12 +281,12 @@ def _outside(raw: str, index_type: str, length: str) -> str:
     """The WGSL condition for index ``raw`` (of storage type ``index_type``) outside [-n, n),
     n being the u32 expression ``length``, right for every n up to 2^32 - 1: an i32 index is
     compared through its magnitude as a u32 (-(raw + 1) cannot overflow), an i64 one with n
-    widened as unsigned (``i64(n)`` of a u32 sign-extends on some compilers: a broadcast view
-    of 2^31 + 8 rows refused every index)."""
+    converted as :func:`convert` spells it (naga sign-extends ``i64(n)`` of a u32: a broadcast
+    view of 2^31 + 8 rows refused every index)."""
     if index_type.startswith("u"):
         return f"{raw} >= {index_type}({length})"
     if index_type == "i64":
-        n = f"i64(u64({length}))"
+        n = convert(length, _dtypes.uint32, _dtypes.int64)
         return f"{raw} < -{n} || {raw} >= {n}"
     return f"select(u32({raw}) >= {length}, u32(-({raw} + 1)) >= {length}, {raw} < 0)"
 
