@@ -497,6 +497,33 @@ def test_qr(xp, dtype, shape, mode):
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("blocked", [False, True], ids=["one kernel", "blocked"])
+def test_qr_of_subnormal_matrices(xp, dtype, blocked, steps, monkeypatch):
+    """A reflector is formed in units of its column's largest magnitude: of a column of
+    subnormals, 1 / (alpha - beta) had overflowed and Q was NaN. QR commutes with a power of
+    two, so the factors of a subnormal matrix are those of the same matrix scaled up (exactly),
+    to within the subnormals' fewer bits."""
+    from ruda_wgpu import _decompositions
+
+    if blocked:
+        monkeypatch.setattr(_decompositions, "QR_BLOCKED_MIN", 8)
+        monkeypatch.setattr(_decompositions, "QR_BLOCK", 8)
+        monkeypatch.setattr(_decompositions, "QR_PANEL", 4)
+    k = -np.finfo(dtype).minexp + 8  # (float32: entries near 2^-134, 1 / which overflows)
+    wide = np.complex128 if np.dtype(dtype).kind == "c" else np.float64
+    half = 2.0 ** (k // 2)  # (2^k itself is past float64's range: scaled twice, each exact)
+    tiny = (_mat(dtype, (2, 20, 12), seed=8).astype(wide) / half / 2.0 ** (k - k // 2)).astype(dtype)
+    unit = tiny.astype(wide) * half * 2.0 ** (k - k // 2)
+    q, r = (np.asarray(t) for t in xp.linalg.qr(xp.asarray(tiny)))
+    want_q, want_r = (np.asarray(t) for t in xp.linalg.qr(xp.asarray(unit.astype(dtype))))
+    assert np.isfinite(q).all() and np.isfinite(r).all()
+    bits = 2.0 ** -(np.finfo(dtype).nmant - 12)  # (the subnormals have 8 to 12 bits fewer)
+    np.testing.assert_allclose(q, want_q, atol=bits * 20)
+    np.testing.assert_allclose(r.astype(wide) * half * 2.0 ** (k - k // 2), want_r, atol=bits * 20)
+    _orthonormal(q, dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 def test_eigh(xp, dtype, shape):
     a = _spd(dtype, shape)

@@ -346,24 +346,27 @@ def _qr_step(j: int, nb: int, rows: int, wg: int) -> str:
     squares = " ".join(
         f"if ({_below(r, j, wg)}) {{ let t = v{r}_{j} / scale; q = q + mag2(t); }}" for r in regs
     )
-    scaled = " ".join(f"if ({_below(r, j, wg)}) {{ v{r}_{j} = mul(v{r}_{j}, factor); }}" for r in regs)
+    scaled = " ".join(f"if ({_below(r, j, wg)}) {{ v{r}_{j} = mul(v{r}_{j} / unit, factor); }}" for r in regs)
     right = [(f"v{{r}}_{c}", c - j - 1) for c in range(j + 1, nb)]
     return f"""  {{ // column {j}
     var s = Real();
     if (lid == {j}u) {{ s = mag(v0_{j}); alpha_s = v0_{j}; }}
     {largest}
     let scale = reduce_real(lid, s, true);
+    let unit = select(scale, re(one()), scale == Real());  // (what the vector is divided by)
     var q = Real();
     if (scale > Real()) {{ {squares} }}
     let sigma = reduce_real(lid, q, false);
     let alpha = alpha_s;
     var tj = Elem(); var beta = alpha; var factor = Elem();
     if (sigma > Real() || im(alpha) != Real()) {{  // else nothing below a real alpha: H = I
+      // in units of scale, so that a column of subnormals gives no 1 / (alpha - beta) overflow
       let r = alpha / scale;
-      let norm = scale * root(mag2(r) + sigma);
-      beta = from_re(select(-norm, norm, re(alpha) < Real()));
-      tj = div(beta - alpha, beta);
-      factor = div(one(), alpha - beta);
+      let norm = root(mag2(r) + sigma);
+      let b_scaled = from_re(select(-norm, norm, re(alpha) < Real()));
+      beta = from_re(re(b_scaled) * scale);
+      tj = div(b_scaled - r, b_scaled);
+      factor = div(one(), r - b_scaled);
     }}
     ct{j} = conj(tj);
     if (lid == 0u) {{ tau[tb + {j}u] = tj; }}

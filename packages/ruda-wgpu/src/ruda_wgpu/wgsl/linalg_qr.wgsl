@@ -33,6 +33,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       workgroupBarrier();
     }
     let scale = red[0];
+    let unit = select(scale, ${RONE}, scale == ${RZERO});  // (what the vector is divided by)
     workgroupBarrier();
     var q = ${RZERO};
     if (scale > ${RZERO}) {
@@ -53,16 +54,17 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var beta = alpha;
     var factor = ${ZERO};
     if (sigma > ${RZERO} || im(alpha) != ${RZERO}) {  // else nothing below a real alpha: H = I
+      // in units of scale, so that a column of subnormals gives no 1 / (alpha - beta) overflow
       let r = alpha / scale;
-      let norm = scale * ${SQRT}(mag2(r) + sigma);
-      let b_re = select(-norm, norm, re(alpha) < ${RZERO});
-      beta = from_re(b_re);
-      t_j = div(beta - alpha, beta);
-      factor = div(${ONE}, alpha - beta);
+      let norm = ${SQRT}(mag2(r) + sigma);
+      let b_scaled = from_re(select(-norm, norm, re(alpha) < ${RZERO}));
+      beta = from_re(re(b_scaled) * scale);
+      t_j = div(b_scaled - r, b_scaled);
+      factor = div(${ONE}, r - b_scaled);
     }
     storageBarrier();
     if (lid == 0u) { a[base + j * n + j] = beta; tau[b * k + j] = t_j; }
-    for (var i = j + 1u + lid; i < m; i = i + ${WG}u) { a[base + i * n + j] = mul(a[base + i * n + j], factor); }
+    for (var i = j + 1u + lid; i < m; i = i + ${WG}u) { a[base + i * n + j] = mul(a[base + i * n + j] / unit, factor); }
     storageBarrier();
     let ct = conj(t_j);
     if (lim - j - 1u >= ${WG}u / 4u) {  // many columns left: a thread a column, down its rows
