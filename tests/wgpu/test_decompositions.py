@@ -719,6 +719,16 @@ def test_values_of_huge_and_tiny_matrices(xp, dtype, n):
         _same_multiset(got, np.linalg.eigvals(base), 100 * RTOL[dtype] * n)
 
 
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_lu_of_subnormal_pivots(xp, dtype):
+    """A complex LU divides by pivots near the subnormals scaled up first: Smith's division took
+    1 / the subnormal pivot, inf, and the multiplier came out NaN (inf * 0), so did det."""
+    tiny, big = (2.0**-140, 2.0**100) if dtype == "complex64" else (2.0**-1060, 2.0**1000)
+    a = np.array([[tiny, tiny], [tiny / 2 * (1 + 1j), big]], dtype=dtype)
+    want = tiny * big - tiny * tiny / 2 * (1 + 1j)  # (about 2^-40 or 2^-60: no subnormal)
+    np.testing.assert_allclose(complex(np.asarray(xp.linalg.det(xp.asarray(a)))), want, rtol=RTOL[dtype])
+
+
 def test_lu_functions_of_matrices_near_the_largest_float32(xp):
     """solve, inv and slogdet factorise matrices near the largest float scaled down by a power
     of two, and det multiplies its pivots in float64 where the device has it, as NumPy computes

@@ -121,7 +121,13 @@ fn is_zero(x: ${T}) -> bool { return x == ${ZERO}; }
 """
 _FIELD_COMPLEX = """
 fn mul(x: ${T}, y: ${T}) -> ${T} { return mul_${C}(x, y); }
-fn div(x: ${T}, y: ${T}) -> ${T} { return div_${C}(x, y); }
+fn div(x: ${T}, y: ${T}) -> ${T} {
+  // a divisor near the subnormals scaled up first: Smith's 1 / (c + d r) overflows there, and
+  // the quotient came out NaN (inf * 0), as it does in NumPy's division
+  let s = max(abs(y.x), abs(y.y));
+  if (s > ${RZERO} && s < ${TINY}) { return div_${C}(x / s, y / s); }
+  return div_${C}(x, y);
+}
 fn conj(x: ${T}) -> ${T} { return ${T}(x.x, -x.y); }
 fn mag(x: ${T}) -> ${R} { return abs_${C}(x); }
 fn mag2(x: ${T}) -> ${R} { return dot(x, x); }
