@@ -88,6 +88,7 @@ def _kept(
 ) -> tuple[Fused | None, tuple[Any, ...] | None, ReductionPlan | None]:
     """The chain a reduction of ``x`` reads (None: ``x`` itself), the signature of its plan
     (see :func:`reduction_plan_key`), and the plan kept under it, if any."""
+    check_keepdims(keepdims)  # (before it is part of a key: a list is not hashable)
     chain = reduction_input(x, strided=True) if x._node is not None else None
     key = reduction_plan_key(x, chain, axis, keepdims, acc, kind)
     return chain, key, None if key is None else x._device.plans.get(key)
@@ -332,7 +333,6 @@ def _geometry(
     and, when the reduced axes are next to each other, the array read in place as (m, k, inner):
     m the elements of the axes before them, inner those after them (1 when they are last). A
     loop reduces the same shapes again and again: each is worked out once."""
-    check_keepdims(keepdims)
     ndim = len(shape)
     keep = [d for d in range(ndim) if d not in axes]
     out_shape = (
@@ -574,6 +574,7 @@ def array_plan(kind: str, x: Array, axis: Any, keepdims: bool) -> ArrayPlan | No
     a pending ``x`` (its reductions read its chain), float16 (see :class:`ArrayPlan`), an axis
     that is not None, an int or a tuple of ints (checked already), or one that reduces nothing
     (an empty array or axis)."""
+    check_keepdims(keepdims)  # (before it is part of a key: a list is not hashable)
     node = x._node
     if (node is not None and node.storage is None) or x._dtype.itemsize < 4 or not _plain_axis(axis):
         return None
