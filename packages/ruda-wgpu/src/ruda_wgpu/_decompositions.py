@@ -161,6 +161,12 @@ def _dtype_subs(dtype: np.dtype[Any]) -> Mapping[str, object]:
 
 def _matrices(x: Any, fn: str, square: bool = True) -> Array:
     """A contiguous float copy of ``x`` (at least 2-D; square when asked) for a kernel to overwrite."""
+    return astype(x, _float_dtype(x, fn, square), copy=True)
+
+
+def _float_dtype(x: Any, fn: str, square: bool = True) -> np.dtype[Any]:
+    """The float dtype ``fn`` computes ``x`` in, once ``x`` is checked to be an array of matrices
+    (square when asked) of a dtype it takes."""
     if not isinstance(x, Array):
         raise TypeError(f"linalg.{fn}() takes a ruda_wgpu array, not {type(x).__name__}")
     if x.ndim < 2:
@@ -169,8 +175,7 @@ def _matrices(x: Any, fn: str, square: bool = True) -> Array:
         raise ValueError(f"linalg.{fn}() needs square matrices in the last two axes, got shape {x.shape}")
     if x.dtype.kind not in "fcbiu" or x.dtype == _dtypes.float16:
         raise TypeError(f"linalg.{fn}() needs a float32, float64 or complex array, not {x.dtype.name}")
-    dtype = x.dtype if x.dtype.kind in "fc" else default_dtypes_of(x.device)["real floating"]
-    return astype(x, dtype, copy=True)
+    return x.dtype if x.dtype.kind in "fc" else default_dtypes_of(x.device)["real floating"]
 
 
 def _in_batch_halves(fn: Callable[_P, _R]) -> Callable[_P, _R]:
@@ -358,9 +363,10 @@ class _LU(NamedTuple):
     info: Storage  # a uint32 a matrix: 1 + the first step with a zero pivot, or 0
 
 
-def _lu(x: Any, fn: str) -> _LU:
-    """The LU factorisation of a contiguous copy of x (the factors in place of it)."""
-    a = _matrices(x, fn)
+def _lu(a: Array, fn: str) -> _LU:
+    """The LU factorisation of the matrices of ``a``, a contiguous copy that :func:`_matrices`
+    made (the factors in place of it)."""
+    a._storage.will_write()  # (its host copy, if any, is stale from here)
     n, batch = a.shape[-1], _batch(a)
     piv = empty((*a.shape[:-1],), _U32, a.device)
     perm = astype(broadcast_to(arange(n, dtype=_U32, device=a.device), piv.shape), _U32, copy=True)
@@ -485,9 +491,9 @@ def _shared_matrices_solve(a: Array, rhs: Array, batch_shape: tuple[int, ...], a
 
 def inv(x: Array, /) -> Array:
     """The inverse of each square matrix (an LU solve against the identity)."""
-    a = _matrices(x, "inv")
-    n = a.shape[-1]
-    return _solve(a, broadcast_to(eye(n, dtype=a.dtype, device=a.device), a.shape), "inv")
+    dtype = _float_dtype(x, "inv")  # (x checked first)
+    identity = eye(x.shape[-1], dtype=dtype, device=x.device)
+    return _solve(x, broadcast_to(identity, x.shape), "inv")
 
 
 def _permutation_sign(piv: Array) -> Array:
@@ -501,7 +507,7 @@ def _permutation_sign(piv: Array) -> Array:
 @_in_batch_halves
 def det(x: Array, /) -> Array:
     """The determinant of each square matrix: the product of U's diagonal, signed by the pivots."""
-    lu, piv, _, _ = _lu(x, "det")
+    lu, piv, _, _ = _lu(_matrices(x, "det"), "det")
     # the pivots' product in float64 where the device has it, as NumPy's: in float32 the product
     # of pivots 9.35e21 and 2.85e19 overflowed though the determinant, 1.585e28, does not
     d = astype(prod(_wide_copy(_diagonal_view(lu, 0, "det")), axis=-1), lu.dtype)
