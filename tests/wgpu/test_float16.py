@@ -153,6 +153,22 @@ def test_reductions(xp):
     _exact(xp.mean(xp.asarray(big)), big.mean())
 
 
+def test_long_rows(xp):
+    """Past 65504 elements: a cumulative sum goes on after llvmpipe's loop limit (65535
+    iterations of a thread's loops, which had left the rest of the row unwritten), and var and
+    std are computed in float32 (the element count, a float16 divisor, had been inf)."""
+    h = np.random.default_rng(2).standard_normal(70000).astype(np.float16)
+    _exact(xp.cumulative_sum(xp.asarray(h)), np.cumsum(h))
+    rows = np.full((2, 70000), -1, np.float16)
+    _exact(xp.cumulative_prod(xp.asarray(rows), axis=1), np.cumprod(rows, axis=1))
+    small = (np.arange(70000) % 2).astype(np.float16) * np.float16(0.01)  # var 2.5e-5, std 0.005
+    wide = small.astype(np.float64)
+    for got, want in ((xp.var(xp.asarray(small)), wide.var()), (xp.std(xp.asarray(small)), wide.std())):
+        assert got.dtype == xp.float16
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-3)
+    _exact(xp.var(xp.ones((70000, 2), dtype=xp.float16), axis=0), np.zeros(2, np.float16))
+
+
 def test_matmul(xp):
     a, b = _host((3, 17, 33), 11, 1.0), _host((33, 9), 12, 1.0)
     got = xp.matmul(xp.asarray(a), xp.asarray(b))

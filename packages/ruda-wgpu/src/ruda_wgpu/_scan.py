@@ -28,7 +28,19 @@ import numpy as np
 
 from ruda_wgpu._buffers import Storage, storage_itemsize
 from ruda_wgpu._engine import GpuDevice
-from ruda_wgpu._kernels import ONE, ZERO, bind, convert, product, run, wgsl_type, wrap
+from ruda_wgpu._kernels import (
+    LLVMPIPE_LOOPS,
+    LOOP_RESERVE,
+    ONE,
+    ZERO,
+    bind,
+    convert,
+    loop_limited,
+    product,
+    run,
+    wgsl_type,
+    wrap,
+)
 
 WG = 256
 #: elements each thread scans in registers
@@ -85,7 +97,12 @@ def scan_rows(
         bind_a, a_base = bind(dev, storage, start, rows * n, dtype, what)
         params = [n, rows, a_base, o_base, out_stride]
         if sequential or n <= ONE_THREAD_ROW:
-            run(dev, "scan_serial", subs, [bind_o, bind_a], params, -(-rows // WG))
+            # (llvmpipe ends a thread's loops after LLVMPIPE_LOOPS iterations: a float16 row
+            # longer than that is scanned a span a dispatch, each going on from the last's value)
+            span = LLVMPIPE_LOOPS - LOOP_RESERVE if loop_limited(dev) else n
+            for j0 in range(0, n, span):
+                serial = [*params, j0, min(j0 + span, n)]
+                run(dev, "scan_serial", subs, [bind_o, bind_a], serial, -(-rows // WG))
         else:
             one = {**subs, "IPT": ROW_IPT, "TILE": ROW_CHUNK, **unrolled(ROW_IPT, t, subs["IDENTITY"])}
             run(dev, "scan_rows", one, [bind_o, bind_a], params, rows)
