@@ -117,6 +117,16 @@ def test_reductions(xp, name, dtype, axis):
         )
 
 
+def test_variance_with_no_degrees_of_freedom_is_nan(xp):
+    """Where N - correction is 0 or less the variance is NaN, as the standard says (NumPy, and
+    this namespace before, gave inf where the deviations are not all zero)."""
+    x = xp.asarray(np.array([[1.0, 2.0, 4.0], [3.0, 3.0, 3.0]], np.float32))
+    for correction in (3, 4, 3.5):
+        assert np.isnan(np.asarray(xp.var(x, axis=1, correction=correction))).all()
+        assert np.isnan(np.asarray(xp.std(x, axis=1, correction=correction))).all()
+    np.testing.assert_allclose(np.asarray(xp.var(x, axis=1, correction=2)), [14 / 3, 0], rtol=1e-6)
+
+
 def test_statistics_and_logic(xp):
     host = _host("float32", (6, 7))
     x = xp.asarray(host)

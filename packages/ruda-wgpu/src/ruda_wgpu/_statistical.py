@@ -501,15 +501,19 @@ def var(x: Array, /, *, axis: Any = None, correction: int | float = 0.0, keepdim
 
 def std(x: Array, /, *, axis: Any = None, correction: int | float = 0.0, keepdims: bool = False) -> Array:
     """Standard deviation over ``axis`` (square root of :func:`var`)."""
-    return apply("sqrt", _variance(x, axis, correction, keepdims, "std"))
+    return _variance(x, axis, correction, keepdims, "std")
 
 
 def _variance(x: Array, axis: Any, correction: int | float, keepdims: bool, fn: str) -> Array:
-    """:func:`var`, its errors naming ``fn``."""
+    """:func:`var` (``fn="var"``) or :func:`std` (``"std"``). Where ``N - correction`` is 0 or
+    less the result is NaN, as the standard says (NumPy gives inf)."""
     x = _check(x, fn)
     _floating(x, fn)
     if isinstance(correction, bool) or not isinstance(correction, numbers.Real):
         raise TypeError(f"{fn}(): correction must be a real number, not {type(correction).__name__}")
+    if x._dtype == _dtypes.float16:
+        # in float32, rounded once, as mean: past 65504 elements N had been an infinite divisor
+        return astype(_variance(astype(x, _dtypes.float32), axis, correction, keepdims, fn), _dtypes.float16)
     n = _count(x, axis, fn)
     plan = array_plan("var", x, axis, keepdims)
     if plan is None:
@@ -517,7 +521,8 @@ def _variance(x: Array, axis: Any, correction: int | float, keepdims: bool, fn: 
     else:
         made = plan.made(x, lambda: _deviation_buffers(x, axis, keepdims, n))
         ss = Array._new(made[-1], plan.out_shape, x._dtype, x._device)
-    return apply("divide", ss, float(n - correction) if n - correction > 0 else 0.0)
+    variance = apply("divide", ss, float(n - correction) if n - correction > 0 else math.nan)
+    return apply("sqrt", variance) if fn == "std" else variance
 
 
 def _deviations(x: Array, axis: Any, keepdims: bool, n: int) -> tuple[Array, Array, Array]:
