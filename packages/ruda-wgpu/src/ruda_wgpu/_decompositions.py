@@ -124,7 +124,7 @@ fn mul(x: ${T}, y: ${T}) -> ${T} { return mul_${C}(x, y); }
 fn div(x: ${T}, y: ${T}) -> ${T} {
   // a divisor near the subnormals scaled up first: Smith's 1 / (c + d r) overflows there, and
   // the quotient came out NaN (inf * 0), as it does in NumPy's division
-  let s = max(abs(y.x), abs(y.y));
+  let s = max(${ABS}(y.x), ${ABS}(y.y));
   if (s > ${RZERO} && s < ${TINY}) { return div_${C}(x / s, y / s); }
   return div_${C}(x, y);
 }
