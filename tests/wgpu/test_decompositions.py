@@ -719,7 +719,7 @@ def test_values_of_huge_and_tiny_matrices(xp, dtype, n):
         _same_multiset(got, np.linalg.eigvals(base), 100 * RTOL[dtype] * n)
 
 
-@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("dtype", [d for d in FLOATS if d.startswith("complex")])
 def test_complex_lu_of_subnormal_pivots(xp, dtype):
     """A complex LU divides by pivots near the subnormals scaled up first: Smith's division took
     1 / the subnormal pivot, inf, and the multiplier came out NaN (inf * 0), so did det."""
