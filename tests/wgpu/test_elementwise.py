@@ -336,6 +336,18 @@ def test_rounding_of_large_floats_is_identity(xp):
         assert_matches_numpy(getattr(xp, name)(xp.asarray(host)), getattr(np, name)(host), err_msg=name)
 
 
+@pytest.mark.parametrize("dtype", ["float16", *(d for d in DEVICE_DTYPES if np.dtype(d).kind == "f")])
+def test_float_remainder_of_signed_zeros_and_infinities(xp, dtype):
+    """A zero's remainder takes the divisor's sign, an infinite divisor's too, as the standard
+    and NumPy have it (0 % -inf had been +0, -0 % inf -0)."""
+    zeros_and_more = np.array([0.0, -0.0, 0.0, -0.0, 5.0, -5.0, 5.0, -5.0], dtype)
+    infinities = np.array([-np.inf, np.inf, np.inf, -np.inf, np.inf, np.inf, -np.inf, -np.inf], dtype)
+    got = np.asarray(xp.remainder(xp.asarray(zeros_and_more), xp.asarray(infinities)))
+    want = np.remainder(zeros_and_more, infinities)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
 @pytest.mark.parametrize("dtype", [d for d in DEVICE_DTYPES if np.dtype(d).kind == "i"])
 def test_signed_division_every_sign_and_extreme(xp, dtype):
     """floor_divide and remainder over every pair of signs, with the dtype's extremes and -1."""

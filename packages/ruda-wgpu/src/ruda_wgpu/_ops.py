@@ -164,7 +164,11 @@ _op(
     {
         "f": """
   if (isnan_{S}(a) || isnan_{S}(b) || isinf_{S}(a) || b == {Z}) { return nan_{S}(); }
-  if (isinf_{S}(b)) { if (a == {Z} || signbit_{S}(a) == signbit_{S}(b)) { return a; } return b; }
+  if (isinf_{S}(b)) {
+    if (a == {Z}) { return copysign_{S}({Z}, b); }  // (a zero takes the divisor's sign, as for finite ones)
+    if (signbit_{S}(a) == signbit_{S}(b)) { return a; }
+    return b;
+  }
   var m = fmod_{S}(a, b);
   if (m != {Z}) { if ((b < {Z}) != (m < {Z})) { m = m + b; } } else { m = copysign_{S}({Z}, b); }
   return m;""",
