@@ -336,6 +336,24 @@ def test_rounding_of_large_floats_is_identity(xp):
         assert_matches_numpy(getattr(xp, name)(xp.asarray(host)), getattr(np, name)(host), err_msg=name)
 
 
+@pytest.mark.parametrize("dtype", ["int8", "int32", "uint8", "int64"])
+def test_integers_to_a_negative_python_int_power_are_refused(xp, dtype):
+    """As in NumPy and PyTorch (the result had been 0 for every base but 1 and -1); an exponent
+    array's negative elements give the power's integer part, unchecked."""
+    if dtype not in DEVICE_DTYPES:
+        pytest.skip(f"the device lacks {dtype}")
+    x = xp.asarray(np.array([2, 1, 0], dtype))
+    for power in (lambda: x**-1, lambda: xp.pow(x, -3)):
+        with pytest.raises(ValueError, match="negative integer power"):
+            power()
+    assert_matches_numpy(x**2, np.array([4, 1, 0], dtype))
+    if np.dtype(dtype).kind == "i":
+        exponents = xp.asarray(np.array([-1, -2, -1], dtype))
+        assert_matches_numpy(
+            xp.asarray(np.array([2, -1, -1], dtype)) ** exponents, np.array([0, 1, -1], dtype)
+        )
+
+
 @pytest.mark.parametrize("dtype", ["float16", *(d for d in DEVICE_DTYPES if np.dtype(d).kind == "f")])
 def test_float_remainder_of_signed_zeros_and_infinities(xp, dtype):
     """A zero's remainder takes the divisor's sign, an infinite divisor's too, as the standard

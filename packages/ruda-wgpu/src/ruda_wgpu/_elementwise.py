@@ -255,7 +255,10 @@ def remainder(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
 
 
 def pow(x1: Array | PythonScalar, x2: Array | PythonScalar, /) -> Array:
-    """x1 ** x2."""
+    """x1 ** x2. Integers to a negative Python int power raise ValueError, as in NumPy and
+    PyTorch; a negative element of an integer exponent array gives the integer part of the
+    power (1 and -1 to it give 1 or -1, other bases 0), which the GPU computes without a check
+    (the standard leaves it unspecified)."""
     return binary("pow", x1, x2)
 
 

@@ -354,6 +354,8 @@ def _promoted(name: str, args: tuple[Any, ...]) -> Array:
         if type(a) is not Array:
             dt = _dtypes.with_scalar(a, dt, first._device)  # (may make dt floating, or complex)
     operation = _function(name, computed_dtype(name, dt, first._device))  # (raises for one it refuses)
+    if name == "pow" and dt.kind in "iu" and type(values[1]) is int and values[1] < 0:
+        raise ValueError(f"pow(): integers to a negative integer power ({values[1]}) are not allowed")
     for k, a in enumerate(values):
         if type(a) is not Array:
             check_scalar_range(a, dt)
