@@ -1333,6 +1333,13 @@ def test_tensordot_refuses_axes_it_cannot_contract(xp):
     with pytest.raises(ValueError, match="two sequences of axes"):
         xp.tensordot(x, y, axes=((2,),))
     assert xp.tensordot(x, y, axes=((-1, 1), (0, -2))).shape == (2, 5)
+    # an int for one axis, as NumPy takes it (had been "'int' object is not iterable")
+    a, b = np.arange(6.0).reshape(2, 3), np.arange(12.0).reshape(3, 4)
+    assert_matches_numpy(xp.tensordot(xp.asarray(a), xp.asarray(b), axes=(1, 0)), a @ b)
+    with pytest.raises(TypeError, match="'float' object cannot be interpreted as an integer"):
+        xp.tensordot(x, y, axes=(2.0, 0))
+    with pytest.raises(TypeError, match="n must be an integer, not a bool"):  # (had been taken for 1)
+        xp.linalg.matrix_power(xp.eye(2), True)
 
 
 def test_stacks_broadcast_against_each_other_are_read_in_place(xp):

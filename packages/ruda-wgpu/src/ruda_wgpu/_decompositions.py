@@ -1212,6 +1212,8 @@ def matrix_power(x: Array, n: int, /) -> Array:
     """``x`` multiplied by itself ``n`` times by repeated squaring; a negative ``n`` powers the inverse."""
     if not isinstance(x, Array) or x.ndim < 2 or x.shape[-1] != x.shape[-2]:
         raise ValueError("matrix_power() needs square matrices in the last two axes")
+    if isinstance(n, bool | np.bool_):  # (operator.index takes it for 1)
+        raise TypeError("matrix_power(): n must be an integer, not a bool")
     n = operator.index(n)
     if n < 0:
         return matrix_power(inv(x), -n)

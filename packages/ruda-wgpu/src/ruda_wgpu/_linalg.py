@@ -574,17 +574,18 @@ def tensordot(x1: Array, x2: Array, /, *, axes: int | tuple[Sequence[int], Seque
     return reshape(prod, s1 + s2)
 
 
-def _contracted(axes: Sequence[int], ndim: int, name: str) -> list[int]:
+def _contracted(axes: Sequence[int] | int, ndim: int, name: str) -> list[int]:
     """The contracted ``axes`` of ``name`` (of ``ndim`` dimensions) as non-negative axes, each
-    in range and once."""
+    in range and once; an int for one axis, as NumPy takes ``axes=(1, 0)``."""
+    items = axes if isinstance(axes, Sequence) else [operator.index(axes)]
     found = []
-    for a in axes:
+    for a in items:
         a = operator.index(a)
         if not -ndim <= a < ndim:
             raise ValueError(f"tensordot(): axis {a} is out of range for {name} of {ndim} dimensions")
         found.append(a % ndim)
     if len(set(found)) != len(found):
-        raise ValueError(f"tensordot(): the axes {list(axes)} of {name} repeat an axis")
+        raise ValueError(f"tensordot(): the axes {list(items)} of {name} repeat an axis")
     return found
 
 
