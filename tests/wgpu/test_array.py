@@ -411,6 +411,24 @@ def test_numpy_scalars_are_taken_wherever_python_scalars_are(xp):
     assert_matches_numpy(y, np.array([0, 2, 0], np.float32))
 
 
+def test_numpy_data_keeps_its_dtype_and_is_described(xp):
+    """full() takes a NumPy scalar's or 0-d array's dtype, as NumPy does (int8 had become the
+    default integer); big-endian data is taken in its values; an empty array's repr shows its
+    shape, and finfo and iinfo print their fields."""
+    assert xp.full(2, np.int8(3)).dtype == xp.int8
+    assert xp.full(2, xp.asarray(np.uint8(7))).dtype == xp.uint8
+    assert xp.full(2, 3).dtype == xp.__array_namespace_info__().default_dtypes()["integral"]
+    assert_matches_numpy(xp.asarray(np.arange(3, dtype=">i4")), np.arange(3, dtype=np.int32))
+    assert repr(xp.zeros((0, 3))) == "Array([], shape=(0, 3), dtype=float32, device='wgpu:0')"
+    assert repr(xp.zeros((0,))) == "Array([], dtype=float32, device='wgpu:0')"
+    assert repr(xp.iinfo(xp.uint8)) == "iinfo(bits=8, max=255, min=0, dtype=uint8)"
+    assert repr(xp.finfo(xp.float32)).startswith("finfo(bits=32, eps=1.1920928955078125e-07, ")
+    # an integer range of fractional steps is refused (truncated first, -0.1 had made all values 1)
+    with pytest.raises(TypeError, match="int32 range needs whole start and step"):
+        xp.arange(1, 0, -0.1, dtype=xp.int32)
+    assert_matches_numpy(xp.arange(0, 2.5, 1, dtype=xp.int32), np.arange(3, dtype=np.int32))
+
+
 def test_array_protocol_is_an_explicit_host_copy(xp):
     x = xp.asarray(np.arange(4, dtype=np.float32))
     host = np.asarray(x)

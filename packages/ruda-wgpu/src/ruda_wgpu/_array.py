@@ -144,7 +144,9 @@ class Array(MadeByNamespace, Operators, ArrayAttributes[GpuDevice], HostCopyExpo
 
     def __repr__(self) -> str:
         body = np.array2string(to_numpy(self), separator=", ", prefix="Array(")
-        return f"Array({body}, dtype={self._dtype.name}, device='{self._device}')"
+        # (as NumPy: an empty array's [] alone hides its shape)
+        shape = f", shape={self._shape}" if self.size == 0 and self.ndim > 1 else ""
+        return f"Array({body}{shape}, dtype={self._dtype.name}, device='{self._device}')"
 
     # -- conversions (HostCopyExport's, over this host copy) -----------------------------------
     def _host_copy(self) -> np.ndarray[Any, Any]:

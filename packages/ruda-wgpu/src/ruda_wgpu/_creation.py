@@ -69,13 +69,18 @@ def full(
     dtype: Any = None,
     device: Any = None,
 ) -> Array:
-    """An array of ``shape`` filled with ``fill_value`` (dtype from the value when not given)."""
+    """An array of ``shape`` filled with ``fill_value`` (dtype from the value when not given: a
+    NumPy scalar's or 0-d array's own, as in NumPy; a Python scalar's default)."""
     dev = resolve_device(device)
+    own = fill_value.dtype if isinstance(fill_value, np.generic) else None
     fill_value = python_scalar(fill_value)
     if isinstance(fill_value, Array):
+        own = fill_value.dtype
         fill_value = fill_value._scalar("value") if fill_value.ndim == 0 else fill_value
     if not isinstance(fill_value, bool | int | float | complex):
         raise TypeError(f"full() takes a Python bool, int, float or complex, not {type(fill_value).__name__}")
+    if dtype is None and own is not None:
+        dtype = own
     dt = _scalar_dtype(fill_value, dev) if dtype is None else _dtypes.check_dtype(dtype)
     if dtype is not None and isinstance(fill_value, float | complex):
         _dtypes.check_scalar_kind(fill_value, dt)  # a float cannot fill an integer or bool array
@@ -167,6 +172,11 @@ def arange(
 
         dev.check_dtype(dt)
         return astype(arange(start, stop, step, dtype=_dtypes.REAL_OF[dt], device=dev), dt)
+    if dt.kind in "iu" and any(isinstance(v, float) and not v.is_integer() for v in (start, step)):
+        # (the standard leaves it open; truncated first, a step of -0.1 had made every value start)
+        raise TypeError(
+            f"arange(): an {dt.name} range needs whole start and step, not {start!r} and {step!r}"
+        )
     n = max(0, math.ceil((stop - start) / step))
     out = empty((n,), dt, dev)
     if dt.kind in "iu":
@@ -363,6 +373,8 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
             f"asarray(): cannot make an array from {what}: it takes arrays, Python or NumPy numbers "
             "and (nested) sequences of them"
         )
+    if not host.dtype.isnative:  # (big-endian data: its values in this machine's order)
+        host = host.astype(host.dtype.newbyteorder("="))
     target_dt = dt or np.dtype(host.dtype)
     if not _dtypes.is_dtype(target_dt):
         raise TypeError(f"asarray(): ruda_wgpu has no dtype {host.dtype}")

@@ -267,6 +267,9 @@ class finfo_object:  # noqa: N801  (the spec's name)
         self.smallest_normal = float(info.smallest_normal)
         self.dtype = dtype
 
+    def __repr__(self) -> str:
+        return f"finfo({', '.join(f'{k}={v}' for k, v in vars(self).items())})"
+
 
 class iinfo_object:  # noqa: N801  (the spec's name)
     """Limits of an integer dtype (the spec's ``iinfo`` result)."""
@@ -274,6 +277,9 @@ class iinfo_object:  # noqa: N801  (the spec's name)
     def __init__(self, dtype: np.dtype[Any]) -> None:
         info = np.iinfo(dtype)
         self.bits, self.max, self.min, self.dtype = int(info.bits), int(info.max), int(info.min), dtype
+
+    def __repr__(self) -> str:
+        return f"iinfo({', '.join(f'{k}={v}' for k, v in vars(self).items())})"
 
 
 def finfo(type: Any) -> finfo_object:
