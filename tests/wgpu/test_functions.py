@@ -1334,7 +1334,7 @@ def test_tensordot_refuses_axes_it_cannot_contract(xp):
         xp.tensordot(x, y, axes=((2,),))
     assert xp.tensordot(x, y, axes=((-1, 1), (0, -2))).shape == (2, 5)
     # an int for one axis, as NumPy takes it (had been "'int' object is not iterable")
-    a, b = np.arange(6.0).reshape(2, 3), np.arange(12.0).reshape(3, 4)
+    a, b = np.arange(6.0, dtype=np.float32).reshape(2, 3), np.arange(12.0, dtype=np.float32).reshape(3, 4)
     assert_matches_numpy(xp.tensordot(xp.asarray(a), xp.asarray(b), axes=(1, 0)), a @ b)
     with pytest.raises(TypeError, match="'float' object cannot be interpreted as an integer"):
         xp.tensordot(x, y, axes=(2.0, 0))
