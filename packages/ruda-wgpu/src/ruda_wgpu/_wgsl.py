@@ -31,6 +31,8 @@ def _float_constants(suffix: str, dtype: str) -> dict[str, str]:
         "FOUR_SQRT_MIN": 4 * 2.0 ** np.ceil(np.log2(tiny) / 2),
         "QUARTER_SQRT_MAX": 2.0 ** np.floor(np.log2(big) / 2) / 4,
         "HALF_MAX": big / 2,
+        "SQRT_MAX_DOWN": 2.0 ** -np.floor(np.log2(big) / 2),  # scales the largest values to its root
+        "SQRT_MAX_UP": 2.0 ** np.floor(np.log2(big) / 2),
         "SQRT3_EPS": float(np.sqrt(3 * eps)),
         "SQRT6_EPS": float(np.sqrt(6 * eps)),
         "EXP_OVF": float(np.log(big)),  # exp overflows above

@@ -65,8 +65,13 @@ fn sign_${C}(z: vec2<${F}>) -> vec2<${F}> {
                        select(0.0${L}, copysign_${S}(1.0${L}, z.y), isinf_${S}(z.y)));
     return u / sqrt_${S}(u.x * u.x + u.y * u.y);
   }
-  // halved first where |z| may overflow (exact: a power of two), or 3e38 + 3e38j had sign 0
-  let w = select(z, z * 0.5${L}, max(abs_${S}(z.x), abs_${S}(z.y)) > ${HALF_MAX});
+  // brought near 1 first by a power of two (exact) where |z| is far from it: |z| may overflow
+  // (3e38 + 3e38j had sign 0), and a division by a |z| past 2^126 is out of WGSL's range of
+  // accuracy (NVIDIA's gave 0: its reciprocal, a subnormal, flushed); so by one too small
+  let largest = max(abs_${S}(z.x), abs_${S}(z.y));
+  var w = z;
+  if (largest > ${QUARTER_SQRT_MAX}) { w = z * ${SQRT_MAX_DOWN}; }
+  if (largest < ${FOUR_SQRT_MIN}) { w = z * ${SQRT_MAX_UP}; }
   let m = abs_${C}(w);
   return vec2<${F}>(w.x / m, w.y / m);
 }
