@@ -13,6 +13,7 @@ from ruda._array import asarray_own, python_number, python_scalar
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, check_scalar_range, copy_of, empty, from_numpy, to_numpy
 from ruda_wgpu._engine import GpuDevice, resolve_device
+from ruda_wgpu._fusion import fenced
 from ruda_wgpu._info import default_dtype_of_scalars, default_dtypes_of
 from ruda_wgpu._kernels import ONE, ZERO, Scalar, convert, launch_elementwise
 from ruda_wgpu._manipulation import _integer, _lengths
@@ -245,11 +246,15 @@ def linspace(
     if _dtypes.NAME[compute] not in dev.dtype_names:
         compute = dt if dt != _dtypes.float16 else _dtypes.float32
     real = _dtypes.STORAGE[compute.name].removeprefix("vec2<").removesuffix(">")
-    point = f"x0 + {real}(gi) * x1"
+    # (each product rounded before the sum, as NumPy's: NVIDIA's compiler contracted them into
+    # fmas, and the point between -3 and 7 that NumPy gets as 0 came out 1.7e-16)
+    product, fence = fenced(f"{real}(gi) * x1", compute)
+    point = f"x0 + {product}"
     if abs(start) + abs(stop - start) > float(np.finfo(compute).max):
         # i * step would overflow though the points do not (from -3e38 to 3e38): the second half
         # counted back from stop
-        point = f"select({point}, x2 - {real}(x4 - gi) * x1, 2u * gi > x4)"
+        back, _ = fenced(f"{real}(x4 - gi) * x1", compute)
+        point = f"select({point}, x2 - {back}, 2u * gi > x4)"
     # (the first point is start even where the step is infinite: 0 * inf is NaN)
     body = convert(f"select(select({point}, x0, gi == 0u), x2, gi == x3)", compute, dt)
     ops = [
@@ -259,7 +264,7 @@ def linspace(
         Scalar(last, _dtypes.uint32),
         Scalar(div, _dtypes.uint32),
     ]
-    launch_elementwise(dev, ("linspace", body), body, "", out._operand(), ops, out.shape)
+    launch_elementwise(dev, ("linspace", body), body, fence, out._operand(), ops, out.shape)
     return out
 
 

@@ -628,6 +628,14 @@ def _fence(expr: str, dtype: np.dtype[Any]) -> str:
     return f"fence_{_FENCE_SUFFIX[t]}({expr})" if t in _FENCES else expr
 
 
+def fenced(expr: str, dtype: np.dtype[Any]) -> tuple[str, str]:
+    """``expr``, a real float value of ``dtype`` in an elementwise kernel, behind the fence that
+    keeps a driver from contracting it into an fma with what uses it, and the fence's WGSL for
+    the kernel's prelude (other dtypes: ``expr`` as it is, no prelude)."""
+    fence = _FENCES.get(wgsl_type(dtype), "")
+    return _fence(expr, dtype), fence
+
+
 # ``P[0] >> 31u`` is the top bit of the element count, always 0 (a dispatch covers < 2^31
 # elements), which no compiler can know: XOR with it keeps a value's bits and ends a float
 # expression, so nothing is contracted across it.
