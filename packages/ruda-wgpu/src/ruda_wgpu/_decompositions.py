@@ -960,24 +960,26 @@ def _refined(original: Array, v: Array, singular: bool) -> tuple[Array, Array]:
 def _balancing(a: Array) -> np.ndarray[Any, Any] | None:
     """The powers of two (an int per matrix; None where all are 0) by which to divide the
     matrices of ``a`` whose largest magnitude lies outside 2^(+-k) (k: an eighth of the dtype's
-    largest exponent, 16 for float32), to bring it near one, as LAPACK's xLASCL does. A power of
-    two changes only exponents, so the results are exact to within the method's error; the
-    maxima are read back to the host (a synchronisation).
+    largest exponent, 16 for float32), to bring it just under 2^k, as LAPACK's xLASCL scales to
+    the edge of its safe range. A power of two changes only exponents, so the results are exact
+    to within the method's error; the maxima are read back to the host (a synchronisation). (To
+    near one, a matrix of 3e38 and 1.0 had made the 1.0 a subnormal, which NVIDIA flushes.)
 
     The Jacobi rotations square column norms and multiply diagonal entries, the QR iterations'
     shifts and deflation tests do too, and an LU solve multiplies U by the solution: past about
     1e19 in float32 those overflowed, below about 1e-19 they underflowed, and the rotations
     stopped or never started (a 3 x 3 matrix of norm 1e20 had come back with singular values off
     by half), or solve gave wrong finite results (of entries near 1e38, [-0.5, 0] for [-0.29,
-    0.43]). Entries below 2^-126 of a matrix's largest (float32) are lost to it, as they are to
-    its elimination."""
+    0.43]). Entries more than 2^142 below a matrix's largest (float32) are lost to it, as they
+    are to its elimination."""
     if a.size == 0:
         return None
     largest = to_numpy(max_(apply("abs", a), axis=(-2, -1)))
     limit = np.finfo(largest.dtype).maxexp - 2  # (2^+-limit and its inverse are normal numbers)
     exponent = np.frexp(largest)[1]  # largest = f 2^exponent, f in [0.5, 1)
-    outside = np.isfinite(largest) & (largest > 0) & (np.abs(exponent) > (limit + 2) // 8)
-    return np.where(outside, np.clip(exponent - 1, -limit, limit), 0) if outside.any() else None
+    band = (limit + 2) // 8
+    outside = np.isfinite(largest) & (largest > 0) & (np.abs(exponent) > band)
+    return np.where(outside, np.clip(exponent - band, -limit, limit), 0) if outside.any() else None
 
 
 def _balanced(a: Array) -> tuple[Array, np.ndarray[Any, Any] | None]:
