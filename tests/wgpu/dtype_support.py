@@ -4,6 +4,7 @@ float64, and ``asarray`` of NumPy's int64 indices raises there rather than narro
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -42,3 +43,17 @@ def needs(*dtypes: str, why: str = "") -> pytest.MarkDecorator:
     lacking = [name for name in dtypes if name not in _INFO.dtypes()]
     reason = f"the default WebGPU device lacks {', '.join(lacking)}" + (f": {why}" if why else "")
     return pytest.mark.skipif(bool(lacking), reason=reason)
+
+
+@functools.cache
+def keeps_float32_subnormals() -> bool:
+    """Whether the default device's float32 arithmetic keeps subnormals: lavapipe's does,
+    NVIDIA's flushes them to zero (as WGSL allows), so that a subnormal input is a zero there."""
+    tiny = ruda_wgpu.asarray(np.array([1e-40], np.float32))
+    return bool(np.asarray(tiny * 3.0)[0] != 0)  # (times 3: a compiler may drop a product by 1)
+
+
+def skip_if_float32_subnormals_flush(dtype: Any) -> None:
+    """Skip a test of float32 or complex64 subnormal inputs where the device flushes them."""
+    if np.dtype(dtype) in (np.float32, np.complex64) and not keeps_float32_subnormals():
+        pytest.skip("the default device flushes float32 subnormals to zero (as WGSL allows)")
