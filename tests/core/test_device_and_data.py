@@ -52,6 +52,14 @@ def test_tensordata_from_non_contiguous_and_byteswapped() -> None:
     np.testing.assert_array_equal(data.to_numpy(), x)
 
 
+def test_tensordata_keeps_zero_dimensions() -> None:
+    """A NumPy scalar or 0-d array is carried 0-d (np.ascontiguousarray had made it (1,))."""
+    for x in (np.float32(3.5), np.array(2, np.int8)):
+        data = TensorData.from_array(x)
+        assert data.shape == ()
+        np.testing.assert_array_equal(data.to_numpy(), x)
+
+
 def test_tensordata_from_buffer_protocol() -> None:
     data = TensorData.from_array(memoryview(bytearray(b"\x01\x02\x03")))
     assert data.dtype == "uint8" and data.shape == (3,)

@@ -79,6 +79,21 @@ def test_from_dlpack_copies_only_when_asked() -> None:
     assert xp.from_dlpack(a, copy=True).data_ptr() != a.ctypes.data
 
 
+def test_negative_strides_and_numpy_scalars_reach_torch() -> None:
+    """torch aborts the process on a DLPack view with negative strides: from_dlpack refuses it
+    with BufferError, to_device and asarray copy it; a NumPy scalar, which has no __dlpack__ of
+    its own, had reached torch as if a capsule (an AssertionError)."""
+    x = np.arange(6.0).reshape(2, 3)[:, ::-1]
+    with pytest.raises(BufferError, match="negative strides"):
+        xp.from_dlpack(x)
+    assert_matches_numpy(ruda.to_device(x, "torch:cpu"), x)
+    assert_matches_numpy(xp.asarray(x), x)
+    with pytest.raises(ValueError, match="negative strides"):
+        xp.asarray(x, copy=False)
+    scalar = ruda.to_device(np.float32(3.5), "torch:cpu")
+    assert scalar.shape == () and float(scalar) == 3.5
+
+
 def test_default_device_comes_from_the_environment() -> None:
     env = {**os.environ, "RUDA_TORCH_DEVICE": "torch:cpu"}
     code = "import ruda_torch as xp; print(xp.__array_namespace_info__().default_device(), xp.ones(1).device)"

@@ -63,7 +63,7 @@ class TensorData:
         host = to_numpy(x)
         if host.dtype.name not in DTYPES:
             raise TypeError(f"arrays of dtype {host.dtype} cannot be carried as TensorData")
-        host = np.ascontiguousarray(host)
+        host = np.asarray(host, order="C")  # (np.ascontiguousarray makes a 0-d array 1-d)
         if not host.dtype.isnative:
             host = host.astype(host.dtype.newbyteorder("="))
         return cls(host.shape, host.dtype.name, host.reshape(-1).view(np.uint8).data)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import torch
 from array_api_compat.torch import _aliases as _compat
 from torch.utils.dlpack import from_dlpack as _torch_from_dlpack  # torch.from_dlpack, as exported
@@ -35,6 +36,10 @@ def asarray(
             f"asarray(copy=False) needs an object that shares its memory, and a "
             f"{type(obj).__name__} does not: pass copy=None or copy=True"
         )
+    if isinstance(obj, np.ndarray) and any(s < 0 for s in obj.strides):
+        if copy is False:
+            raise ValueError("asarray(copy=False): torch cannot view an array with negative strides")
+        obj = np.ascontiguousarray(obj)  # (torch refuses negative strides; this copy is the one asked for)
     return torch.asarray(obj, dtype=dtype, device=resolve(device), copy=copy)
 
 
@@ -167,6 +172,16 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> T
 
 
 def _import(x: Any, device: Any, copy: bool | None) -> Tensor:
+    if isinstance(x, np.generic):  # (no __dlpack__ of its own: torch took it for a capsule)
+        x = np.asarray(x)
+    strides = getattr(x, "strides", None)  # (NumPy's and CuPy's; a tensor's is a method)
+    if isinstance(strides, tuple) and any(s < 0 for s in strides):
+        # torch aborts the process on a DLPack capsule with negative strides (a c10::Error
+        # thrown through C), so such a view is refused here, as a producer's refusal would be
+        raise BufferError(
+            "from_dlpack(): torch cannot hold a view with negative strides; copy it first "
+            "(ruda.to_device does)"
+        )
     if device is None:
         return _torch_from_dlpack(x) if copy is None else _torch_from_dlpack(x, copy=copy)
     target = resolve(device)
