@@ -429,6 +429,18 @@ def test_numpy_data_keeps_its_dtype_and_is_described(xp):
     assert_matches_numpy(xp.arange(0, 2.5, 1, dtype=xp.int32), np.arange(3, dtype=np.int32))
 
 
+def test_where_refuses_other_libraries_arrays_by_name(xp):
+    """As the operators do (it had raised "only 0-dimensional arrays can be converted to Python
+    scalars", or "unhashable type" for a 0-d NumPy array)."""
+    w = xp.ones(3)
+    for other in (np.ones(3, np.float32), np.array(1, np.float32)):
+        with pytest.raises(TypeError, match="cannot combine a ruda_wgpu array with a numpy.ndarray"):
+            xp.where(w > 0, w, other)
+    with pytest.raises(TypeError, match="takes ruda_wgpu arrays or Python scalars, not str"):
+        xp.where(w > 0, "x", w)
+    assert_matches_numpy(xp.where(w > 0, np.float32(2), w), np.full(3, 2, np.float32))
+
+
 def test_array_protocol_is_an_explicit_host_copy(xp):
     x = xp.asarray(np.arange(4, dtype=np.float32))
     host = np.asarray(x)

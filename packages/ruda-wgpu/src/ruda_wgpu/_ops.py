@@ -398,10 +398,15 @@ def _function(name: str, dt: np.dtype[Any]) -> Operation:
 NAMES = tuple(_OPS)
 
 
-def where(condition: Array, x1: Array | int | float | bool, x2: Array | int | float | bool, /) -> Array:
+def where(
+    condition: Array, x1: Array | bool | int | float | complex, x2: Array | bool | int | float | complex, /
+) -> Array:
     """``x1`` where ``condition`` is true, else ``x2``, broadcast together."""
     if not isinstance(condition, Array) or condition.dtype != _dtypes.bool_:
+        if is_foreign_array(condition):
+            raise mixing_error("ruda_wgpu", "where", condition)
         raise TypeError("where() needs a boolean ruda_wgpu array as its condition")
+    x1, x2 = (v if isinstance(v, Array) else _scalar_operand(v, "where") for v in (x1, x2))
     arrays = [a for a in (condition, x1, x2) if isinstance(a, Array)]
     dev = condition.device
     for a in arrays:
@@ -421,6 +426,17 @@ def where(condition: Array, x1: Array | int | float | bool, x2: Array | int | fl
             check_scalar_range(v, dt)
             values.append(Scalar(v, dt))
     return record(dev, _selection(dt), values, shape)
+
+
+def _scalar_operand(value: Any, fn: str) -> bool | int | float | complex:
+    """``value``, an operand of ``fn`` that is not a ruda_wgpu array, as a Python scalar; another
+    library's array or anything else is refused, naming what it is."""
+    value = python_scalar(value)
+    if isinstance(value, bool | int | float | complex):
+        return value
+    if is_foreign_array(value):
+        raise mixing_error("ruda_wgpu", fn, value)
+    raise TypeError(f"{fn}() takes ruda_wgpu arrays or Python scalars, not {type(value).__name__}")
 
 
 @functools.cache
