@@ -94,6 +94,16 @@ def test_negative_strides_and_numpy_scalars_reach_torch() -> None:
     assert scalar.shape == () and float(scalar) == 3.5
 
 
+def test_products_refuse_other_libraries_arrays_by_name() -> None:
+    """matmul, tensordot and vecdot of a NumPy array had raised "'str' object has no attribute
+    'type'" from torch's device checks."""
+    for product in (xp.matmul, xp.tensordot, xp.vecdot):
+        with pytest.raises(TypeError, match="cannot combine a ruda_torch array with a numpy.ndarray"):
+            product(np.ones((2, 2), np.float32), xp.ones((2, 2)))
+        with pytest.raises(TypeError, match="takes torch tensors, not list"):
+            product(xp.ones((2, 2)), [[1.0, 2.0], [3.0, 4.0]])
+
+
 def test_default_device_comes_from_the_environment() -> None:
     env = {**os.environ, "RUDA_TORCH_DEVICE": "torch:cpu"}
     code = "import ruda_torch as xp; print(xp.__array_namespace_info__().default_device(), xp.ones(1).device)"

@@ -15,8 +15,19 @@ from collections.abc import Sequence
 import torch
 from array_api_compat.torch import _aliases as _compat
 from array_api_compat.torch import linalg as _compat_linalg
+from ruda._operators import is_foreign_array, mixing_error
 
 Tensor = torch.Tensor
+
+
+def _tensors(function: str, x1: object, x2: object) -> None:
+    """Refuse an operand that is not a tensor, naming it (a NumPy or ruda_wgpu array had met
+    torch's device checks as "'str' object has no attribute 'type'")."""
+    for x in (x1, x2):
+        if not isinstance(x, Tensor):
+            if is_foreign_array(x):
+                raise mixing_error("ruda_torch", function, x)
+            raise TypeError(f"{function}() takes torch tensors, not {type(x).__name__}")
 
 
 def _needs_integer_path(x: Tensor) -> bool:
@@ -41,6 +52,7 @@ def _integer_matmul(x1: Tensor, x2: Tensor) -> Tensor:
 
 def matmul(x1: Tensor, x2: Tensor, /) -> Tensor:
     """Matrix product with the spec's type promotion (torch refuses mixed dtypes)."""
+    _tensors("matmul", x1, x2)
     x1, x2 = _compat._fix_promotion(x1, x2, only_scalar=False)
     if _needs_integer_path(x1):
         return _integer_matmul(x1, x2)
@@ -50,6 +62,7 @@ def matmul(x1: Tensor, x2: Tensor, /) -> Tensor:
 def tensordot(x1: Tensor, x2: Tensor, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Tensor:
     """Sum of products over the last ``axes`` axes of ``x1`` and the first of ``x2`` (or the
     axes named by a pair of sequences)."""
+    _tensors("tensordot", x1, x2)
     x1, x2 = _compat._fix_promotion(x1, x2, only_scalar=False)
     if not _needs_integer_path(x1):
         out: Tensor = torch.tensordot(x1, x2, dims=axes)  # torch/functional.py returns no annotation
@@ -77,6 +90,7 @@ def tensordot(x1: Tensor, x2: Tensor, /, *, axes: int | tuple[Sequence[int], Seq
 
 def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
     """Dot product of vectors along ``axis`` (conjugating ``x1``), broadcasting the other axes."""
+    _tensors("vecdot", x1, x2)
     x1, x2 = _compat._fix_promotion(x1, x2, only_scalar=False)
     if not _needs_integer_path(x1):
         product: Tensor = _compat_linalg.vecdot(x1, x2, axis=axis)  # array-api-compat is untyped
