@@ -340,11 +340,7 @@ def _promoted(name: str, args: tuple[Any, ...]) -> Array:
                 if a._shape != shape:
                     shape = broadcast_for(name, shape, a._shape)
         else:
-            a = python_scalar(a)
-            if not isinstance(a, bool | int | float | complex):
-                if is_foreign_array(a):
-                    raise mixing_error("ruda_wgpu", name, a)
-                raise TypeError(f"{name}() takes ruda_wgpu arrays or Python scalars, not {type(a).__name__}")
+            a = _scalar_operand(a, name)
         values.append(a)
     if first is None:
         raise TypeError(
