@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import functools
 import math
-import operator
 from collections.abc import Callable, Mapping
 from string import Template
 from typing import Any, NamedTuple, ParamSpec, TypeVar, cast
@@ -57,6 +56,7 @@ from ruda_wgpu._kernels import (
 )
 from ruda_wgpu._linalg import _diagonal_view, _float_input, matmul, side_by_side, unstacked, vector_norm
 from ruda_wgpu._manipulation import (
+    _integer,
     broadcast_shapes,
     broadcast_to,
     concat,
@@ -1214,9 +1214,7 @@ def matrix_power(x: Array, n: int, /) -> Array:
     """``x`` multiplied by itself ``n`` times by repeated squaring; a negative ``n`` powers the inverse."""
     if not isinstance(x, Array) or x.ndim < 2 or x.shape[-1] != x.shape[-2]:
         raise ValueError("matrix_power() needs square matrices in the last two axes")
-    if isinstance(n, bool | np.bool_):  # (operator.index takes it for 1)
-        raise TypeError("matrix_power(): n must be an integer, not a bool")
-    n = operator.index(n)
+    n = _integer(n, "matrix_power", "n")
     if n < 0:
         return matrix_power(inv(x), -n)
     result: Array | None = None
