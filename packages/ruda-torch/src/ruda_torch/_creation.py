@@ -36,7 +36,7 @@ def asarray(
             f"asarray(copy=False) needs an object that shares its memory, and a "
             f"{type(obj).__name__} does not: pass copy=None or copy=True"
         )
-    if isinstance(obj, np.ndarray) and any(s < 0 for s in obj.strides):
+    if isinstance(obj, np.ndarray) and _negative_strides(obj):
         if copy is False:
             raise ValueError("asarray(copy=False): torch cannot view an array with negative strides")
         obj = np.ascontiguousarray(obj)  # (torch refuses negative strides; this copy is the one asked for)
@@ -171,11 +171,17 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> T
     return _import(x, device, copy)
 
 
+def _negative_strides(x: Any) -> bool:
+    """Whether ``x`` is a view with a negative stride (NumPy's and CuPy's ``strides``; a
+    tensor's is a method, and torch makes no such views)."""
+    strides = getattr(x, "strides", None)
+    return isinstance(strides, tuple) and any(s < 0 for s in strides)
+
+
 def _import(x: Any, device: Any, copy: bool | None) -> Tensor:
     if isinstance(x, np.generic):  # (no __dlpack__ of its own: torch took it for a capsule)
         x = np.asarray(x)
-    strides = getattr(x, "strides", None)  # (NumPy's and CuPy's; a tensor's is a method)
-    if isinstance(strides, tuple) and any(s < 0 for s in strides):
+    if _negative_strides(x):
         # torch aborts the process on a DLPack capsule with negative strides (a c10::Error
         # thrown through C), so such a view is refused here, as a producer's refusal would be
         raise BufferError(
