@@ -6,6 +6,8 @@ import importlib.util
 import subprocess
 import sys
 
+import numpy as np
+import pytest
 import ruda
 from ruda.plugin import install_command
 from ruda_cuda._plugin import PLUGIN, CudaBackend
@@ -47,3 +49,12 @@ def test_backends_row_matches_probe() -> None:
     row = {b.name: b for b in ruda.backends()}["cuda"]
     assert row.distribution == "ruda-cuda"
     assert row.available == PLUGIN.probe().available
+
+
+def test_to_device_on_a_machine_cuda_cannot_use_names_the_reason() -> None:
+    status = PLUGIN.probe()
+    if status.available or importlib.util.find_spec("cupy") is None:
+        pytest.skip("needs CuPy installed on a machine whose CUDA it cannot use")
+    with pytest.raises(ruda.BackendUnavailableError, match="ruda_cuda cannot reach a GPU") as caught:
+        ruda.to_device(np.arange(3.0), "cuda:0")
+    assert status.reason in str(caught.value)

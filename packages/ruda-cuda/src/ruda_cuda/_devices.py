@@ -12,7 +12,10 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 import cupy
+from ruda import BackendUnavailableError
 from ruda._device import Device
+
+from ruda_cuda._plugin import runtime_failure
 
 T = TypeVar("T")
 
@@ -22,8 +25,14 @@ _PEER_ACCESS_ALREADY_ENABLED = 704
 
 
 def device_count() -> int:
-    """The number of GPUs CuPy sees."""
-    return int(cupy.cuda.runtime.getDeviceCount())
+    """The number of GPUs CuPy sees; BackendUnavailableError says why where CUDA cannot answer
+    (no driver, a driver older than CuPy's runtime)."""
+    try:
+        return int(cupy.cuda.runtime.getDeviceCount())
+    except cupy.cuda.runtime.CUDARuntimeError as err:
+        reason, fix = runtime_failure(err)
+        hint = f" Fix: {fix}" if fix else ""
+        raise BackendUnavailableError(f"ruda_cuda cannot reach a GPU: {reason}.{hint}") from err
 
 
 def native_device(device: Any) -> cupy.cuda.Device:

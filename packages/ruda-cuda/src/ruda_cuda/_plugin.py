@@ -30,6 +30,11 @@ _RUNTIME_REASONS = {
 }
 
 
+def runtime_failure(err: Any) -> tuple[str, str | None]:
+    """What a ``CUDARuntimeError`` means to a user, and what fixes it (None where unknown)."""
+    return _RUNTIME_REASONS.get(err.status, (f"CUDA runtime error: {err}", None))
+
+
 class CudaBackend(Backend):
     """NVIDIA GPUs through CuPy: one device ``cuda:N`` per GPU."""
 
@@ -60,8 +65,7 @@ class CudaBackend(Backend):
                 name = props["name"]
                 details[f"cuda:{i}"] = name.decode() if isinstance(name, bytes) else str(name)
         except cupy.cuda.runtime.CUDARuntimeError as err:
-            reason, fix = _RUNTIME_REASONS.get(err.status, (f"CUDA runtime error: {err}", None))
-            return Availability.unavailable(reason, fix)
+            return Availability.unavailable(*runtime_failure(err))
         except Exception as err:  # e.g. libcuda.so or libnvrtc missing
             return Availability.unavailable(
                 f"no CUDA driver: {type(err).__name__}: {err}",
