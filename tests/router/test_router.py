@@ -221,6 +221,20 @@ def test_from_dlpack_onto_another_backend_is_an_explicit_import() -> None:
     assert isinstance(foreign.inner, torch.Tensor) and foreign.dtype is XP.int64
 
 
+def test_an_array_of_a_backend_imported_without_device_stays_with_that_backend() -> None:
+    # the standard infers asarray's device from an array: a torch tensor given to a host+torch
+    # router is the torch backend's, not a copy through the first backend
+    tensor = torch.arange(3.0)
+    for imported in (XP.asarray(tensor), XP.from_dlpack(tensor)):
+        assert imported.device == TDEV and isinstance(imported.inner, torch.Tensor)
+        assert_matches_numpy(imported, np.arange(3.0, dtype=np.float32))
+    assert XP.asarray(tensor, copy=False).inner is tensor
+    reverse = Router((TORCH, ruda.host))
+    assert isinstance(reverse.asarray(np.arange(3.0)).inner, np.ndarray)
+    for data in ([1.0, 2.0], 3.0, np.float32(3.0)):  # not an array: the first backend's default
+        assert XP.asarray(data).device == HOST
+
+
 def test_foreign_arrays_are_refused_not_computed() -> None:
     x = _on(HOST, [1.0, 2.0])
     with pytest.raises(TypeError, match=r"numpy.ndarray.*own arrays only.*asarray"):

@@ -167,6 +167,9 @@ class Router:
                 self._check_imported(name, result)
             return result
 
+        if foreign_ok:
+            place = self._place_import
+
         def function(*args: Any, **kwargs: Any) -> Any:
             index = place(name, args, kwargs)
             fallback = self._fallback
@@ -277,6 +280,40 @@ class Router:
                     )
                 return index
         return 0 if holder is None else holder._index
+
+    def _place_import(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
+        """Where ``asarray`` and ``from_dlpack`` run: as :meth:`_place` says, except that an array
+        of one of the router's backends, given without ``device=``, stays with that backend, as
+        the standard has ``asarray`` infer the device from an array (not a copy through the
+        first backend: ``xp.asarray(wgpu_array)`` on a host+wgpu router is the wgpu array)."""
+        index = self._place(name, args, kwargs)
+        if not args or kwargs.get("device") is not None or type(args[0]) is Array:
+            return index
+        owner = self._owner(args[0])
+        return index if owner is None else owner
+
+    def _owner(self, obj: Any) -> int | None:
+        """The position of the backend whose own arrays include ``obj``, on one of its devices
+        (the first such; None when no backend's arrays are of ``obj``'s type)."""
+        kind = type(obj)
+        if kind in _PLAIN or kind is list or kind is tuple or not self._is_array_like(obj):
+            return None
+        first = None
+        for index, namespace in enumerate(self._namespaces):
+            if kind not in self._native_types(index):
+                continue
+            with contextlib.suppress(Exception):  # a device the namespace cannot compare: not its own
+                if obj.device in namespace.__array_namespace_info__().devices():
+                    return index
+            first = index if first is None else first
+        return first
+
+    def _native_types(self, index: int) -> set[type]:
+        """The array types backend ``index`` makes (found once, by making an empty array)."""
+        types = self._array_types[index]
+        if not types:
+            types.add(type(self._namespaces[index].empty(0)))
+        return types
 
     def _holding(self, index: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> MultiDeviceBase:
         """The device of a call placed on backend ``index``: its first array input's, else
