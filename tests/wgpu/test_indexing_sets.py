@@ -30,6 +30,8 @@ KEYS = [
     (slice(None), J, 1),
     (IDX[:3], IDX[:3] + 1, slice(None)),
     (Ellipsis, IDX),
+    (slice(None), IDX[:2], Ellipsis, IDX[1:3]),  # an ... of no axis separates them too, as in NumPy
+    (0, Ellipsis, IDX[:3]),
     (None, IDX, None),
     (MASK,),
     (slice(None), MASK[0]),
@@ -177,6 +179,35 @@ def test_bad_keys_raise_clear_errors(xp):
         x[xp.asarray(MASK), 0]
     with pytest.raises(TypeError, match="cannot assign"):
         x[xp.asarray([0])] = xp.asarray([1.5])
+
+
+def test_values_assigned_follow_promotion_whatever_the_key(xp):
+    # a float into an integer array is refused alike through a slice, an integer array and a mask
+    x = xp.asarray([1, 2, 3], dtype=xp.int32)
+    for key in (slice(0, 2), 0, ..., xp.asarray([0, 1]), xp.asarray([True, False, True])):
+        with pytest.raises(TypeError, match="cannot assign float32 values into an array of int32"):
+            x[key] = xp.asarray([1.5], dtype=xp.float32)
+    x[0:2] = xp.asarray([7, 8], dtype=xp.int8)  # (int8 promotes to int32)
+    assert_matches_numpy(x, np.array([7, 8, 3], np.int32))
+
+
+def test_a_key_that_fails_leaves_no_error_for_a_later_read(xp):
+    # the index arrays' bounds checks of a call that raises must not surface at an unrelated read
+    x = xp.asarray(np.arange(12.0).reshape(3, 4))
+    other = xp.asarray([1, 2, 3])
+    with pytest.raises(ValueError, match="broadcast"):
+        x[xp.asarray([7, 0]), xp.asarray([0, 1, 2])]
+    assert_matches_numpy(other, np.array([1, 2, 3]))
+    with pytest.raises(ValueError, match="broadcast"):
+        x[xp.asarray([7, 0]), xp.asarray([0, 1])] = xp.asarray([1.0, 2.0, 3.0])
+    assert_matches_numpy(other, np.array([1, 2, 3]))
+    y = xp.asarray(np.arange(5))
+    with pytest.raises(ValueError, match="broadcast"):
+        y[xp.asarray([-7, 1])] = xp.asarray([1, 2, 3])
+    assert_matches_numpy(y, np.arange(5))
+    with pytest.raises(IndexError, match="out of bounds"):  # and a call that does run still raises
+        x[xp.asarray([7, 0]), xp.asarray([0, 1])] = 1.0
+        np.asarray(other)
 
 
 INDEX_DTYPES = [d for d in DTYPES if np.dtype(d).kind in "iu"]

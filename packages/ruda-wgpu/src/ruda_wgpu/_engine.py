@@ -122,7 +122,7 @@ class GpuDevice:
         self.epoch = 0
         #: the errors that kernels may have flagged since the last read, by word of the check
         #: buffer (see defer_check)
-        self.checks: list[str] = []
+        self.checks: list[str | None] = []
         #: the checks deferred so far, read back or not (the slot of check t is t minus those
         #: made before the words were last read back: see check_slot)
         self.checks_made = 0
@@ -558,8 +558,8 @@ class GpuDevice:
             data = self._read(buffer, offset, nbytes, words)
             self.write(words[0], 0, bytes(words[1]))  # cleared for the next checks
             flags = np.frombuffer(data[flags_at:], np.uint32, len(checks))
-            if flags.any():
-                raise _flagged(checks, flags)
+            if flags.any() and (error := _flagged(checks, flags)) is not None:
+                raise error
             del data[nbytes:]
             return data
 
@@ -603,6 +603,14 @@ class GpuDevice:
             self.checks.append(error)
             self.checks_made += 1
             return words, len(self.checks) - 1
+
+    def withdraw_checks(self, made: int) -> None:
+        """Let the checks deferred since the ``made``-th (counting from 0, as :meth:`check_slot`)
+        flag nothing: the call that deferred them raised before it wrote or made anything, so
+        what they find belongs to no operation (their kernels still run)."""
+        with self._lock:
+            for slot in range(self.check_slot(made), len(self.checks)):
+                self.checks[slot] = None
 
     def check_slot(self, made: int) -> int:
         """The word of the check that was the ``made``-th deferred (counting from 0), or of the
@@ -712,9 +720,12 @@ class GpuDevice:
         }
 
 
-def _flagged(checks: list[str], flags: np.ndarray[Any, Any]) -> IndexError:
-    """The error of the first of ``checks`` that a kernel flagged (see GpuDevice.defer_check)."""
-    found = [error for error, flag in zip(checks, flags, strict=True) if flag]
+def _flagged(checks: list[str | None], flags: np.ndarray[Any, Any]) -> IndexError | None:
+    """The error of the first of ``checks`` that a kernel flagged (see GpuDevice.defer_check),
+    None when those flagged were withdrawn."""
+    found = [error for error, flag in zip(checks, flags, strict=True) if flag and error is not None]
+    if not found:
+        return None
     err = IndexError(found[0])
     more = f" (with {len(found) - 1} more)" if len(found) > 1 else ""
     err.add_note(

@@ -302,10 +302,10 @@ def scatter(g: Gather, value: Array, since: int | None = None) -> None:
     dev = g.view.device
     with dev._lock:  # (the checks' words are taken and the kernels recorded as one step)
         since = dev.checks_made if since is None else since
+        value = broadcast_to(astype(value, g.view.dtype, copy=False), g.shape)
         if g.check is not None:
             check_in_bounds(g.index, g.n, g.check, now=False)
         total = math.prod(g.shape)
-        value = broadcast_to(astype(value, g.view.dtype, copy=False), g.shape)
         if value._storage is g.view._storage:
             value = astype(value, value.dtype, copy=True)  # read all before any write
         whole = _fits_whole(g) and _reach_fits(value, value.shape, value._strides)
@@ -456,7 +456,7 @@ def taken(x: Array, indices: Array, axis: int | None, fn: str) -> Array:
     indices = _index_array(x, indices, fn)
     if axis is None:
         if x.ndim != 1:
-            raise ValueError(f"{fn}() needs axis= for arrays of more than one dimension")
+            raise ValueError(f"{fn}() needs axis= for an array of {x.ndim} dimensions (without it: 1)")
         axis = 0
     axis = _axis(axis, x.ndim, fn)
     k = indices.ndim
@@ -471,7 +471,9 @@ def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
     if not isinstance(x, Array):
         raise TypeError(f"take_along_axis() takes a ruda_wgpu array, not {type(x).__name__}")
     indices = _index_array(x, indices, "take_along_axis")
-    if x.ndim == 0 or indices.ndim != x.ndim:
+    if x.ndim == 0:
+        raise ValueError("take_along_axis() takes an array of at least one dimension, not a 0-d one")
+    if indices.ndim != x.ndim:
         raise ValueError(
             f"take_along_axis() needs indices with the dimensions of x ({x.ndim}), not {indices.ndim}"
         )
@@ -551,7 +553,11 @@ def _device_index(item: Any, dev: GpuDevice) -> Any:
     return python_scalar(item)
 
 
-def _items(x: Array, key: Any) -> list[Any]:
+def _items(x: Array, key: Any) -> tuple[list[Any], bool]:
+    """The key's items with its ``...`` (or the missing trailing items) written out as slices,
+    and whether a slice, ``None`` or ``...`` stands between two of its integers and arrays: their
+    axes then go first in an advanced index's result, as NumPy places them (an ``...`` that
+    stands for no axis separates them too)."""
     items = [_device_index(it, x.device) for it in (key if isinstance(key, tuple) else (key,))]
     for it in items:
         if not (it is None or it is Ellipsis or isinstance(it, slice | int | Array)):
@@ -565,12 +571,14 @@ def _items(x: Array, key: Any) -> list[Any]:
     used -= sum(1 for it in items if it is None or it is Ellipsis)
     if used > x.ndim:
         raise IndexError(f"too many indices for an array with {x.ndim} dimensions: {used} given")
+    picked = [k for k, it in enumerate(items) if isinstance(it, int | Array)]
+    separated = bool(picked) and not all(isinstance(it, int | Array) for it in items[picked[0] : picked[-1]])
     if ellipses:
         at = items.index(Ellipsis)
         items[at : at + 1] = [slice(None)] * (x.ndim - used)
     else:
         items += [slice(None)] * (x.ndim - used)
-    return items
+    return items, separated
 
 
 def _slice_of_axis(it: slice, n: int, stride: int) -> tuple[int, int, int]:
@@ -584,7 +592,7 @@ def _slice_of_axis(it: slice, n: int, stride: int) -> tuple[int, int, int]:
 
 def _plan(x: Array, key: Any) -> Array | Gather:
     """The view of a basic key, or the gather of an advanced one."""
-    items = _items(x, key)
+    items, separated = _items(x, key)
     advanced = any(isinstance(it, Array) for it in items)
     shape: list[int] = []
     strides: list[int] = []
@@ -636,14 +644,15 @@ def _plan(x: Array, key: Any) -> Array | Gather:
     view = x._view(tuple(shape), tuple(strides), offset)
     if not picks:
         return view
-    return _advanced(view, picks)
+    return _advanced(view, picks, separated)
 
 
-def _advanced(view: Array, picks: list[tuple[int, Array | int, bool]]) -> Gather:
+def _advanced(view: Array, picks: list[tuple[int, Array | int, bool]], separated: bool) -> Gather:
     """Gather of ``view`` with ``picks`` (dimension, index, known in bounds) of integer arrays and
-    integers. One array left to check is checked by the gather as it reads it; several are checked
-    here before they are combined, by a kernel each (see :func:`check_all_in_bounds`: a gather
-    raises what they flag at the next read back to the host, a scatter before it writes)."""
+    integers, which ``separated`` says the key spread apart (see :func:`_items`). One array left
+    to check is checked by the gather as it reads it; several are checked here before they are
+    combined, by a kernel each (see :func:`check_all_in_bounds`: a gather raises what they flag
+    at the next read back to the host, a scatter before it writes)."""
     dev = view.device
     index_dt = default_dtypes_of(dev)["indexing"]
     arrays: list[tuple[int, Array]] = []
@@ -655,12 +664,12 @@ def _advanced(view: Array, picks: list[tuple[int, Array | int, bool]]) -> Gather
             arrays.append((d, i))
             if not in_bounds:
                 unchecked.append((d, i))
+    batch = broadcast_shapes(*(a.shape for _, a in arrays))  # (raises before any check is deferred)
     if len(arrays) > 1:
         check_all_in_bounds([(i, view.shape[d]) for d, i in unchecked], "an index array", now=False)
-    batch = broadcast_shapes(*(a.shape for _, a in arrays))
     dims = [d for d, _ in arrays]
     rest = [d for d in range(view.ndim) if d not in dims]
-    adjacent = dims == list(range(dims[0], dims[0] + len(dims)))
+    adjacent = not separated and dims == list(range(dims[0], dims[0] + len(dims)))
     before = [d for d in rest if adjacent and d < dims[0]]
     after = [d for d in rest if d not in before]
     if len(arrays) == 1:
@@ -752,6 +761,16 @@ def setitem(x: Array, key: Any, value: Any) -> None:
         raise ValueError(
             f"cannot assign an array on {value.device} into one on {x.device}: move it first with to_device()"
         )
+    if isinstance(value, Array):
+        # as the standard's promotion rules allow, whatever the key (a float into an integer
+        # array would be a truncation that NumPy makes and the standard leaves unspecified)
+        if not _dtypes.can_cast(value.dtype, x.dtype):
+            raise TypeError(f"cannot assign {value.dtype.name} values into an array of {x.dtype.name}")
+    elif isinstance(value, bool | int | float | complex):
+        _dtypes.check_scalar_kind(value, x.dtype)
+        check_scalar_range(value, x.dtype)
+    else:
+        raise TypeError(f"cannot assign a {type(value).__name__} into a ruda_wgpu array")
     mask = _lone_mask(x, key)
     if mask is not None and _broadcasts_along_rows(value, x.ndim - mask.ndim):
         _masked_assign(x, mask, value)
@@ -763,13 +782,12 @@ def setitem(x: Array, key: Any, value: Any) -> None:
         assign(plan, value)
         return
     if not isinstance(value, Array):
-        if not isinstance(value, bool | int | float | complex):
-            raise TypeError(f"cannot assign a {type(value).__name__} into a ruda_wgpu array")
-        _dtypes.check_scalar_kind(value, x.dtype)
-        check_scalar_range(value, x.dtype)
         value = asarray(value, dtype=x.dtype, device=x.device)
-    elif not _dtypes.can_cast(value.dtype, x.dtype):
-        raise TypeError(f"cannot assign {value.dtype.name} values into an array of {x.dtype.name}")
+    try:
+        value = broadcast_to(value, plan.shape)
+    except ValueError:
+        x.device.withdraw_checks(since)  # (the key's index checks: no scatter takes their words)
+        raise
     scatter(plan, value, since)
 
 
@@ -809,18 +827,12 @@ def _masked_assign(x: Array, mask: Array, value: Any) -> None:
     """``x[mask] = value`` as one elementwise kernel: x keeps its element where the mask is false."""
     rows = expand_dims(mask, axis=tuple(range(mask.ndim, x.ndim))) if x.ndim > mask.ndim else mask
     rows = broadcast_to(rows, x.shape)
-    if isinstance(value, Array):
-        if not _dtypes.can_cast(value.dtype, x.dtype):
-            raise TypeError(f"cannot assign {value.dtype.name} values into an array of {x.dtype.name}")
+    if isinstance(value, Array):  # (setitem checked its dtype, and a scalar's kind and range)
         if value._storage is x._storage:
             value = astype(value, value.dtype, copy=True)
         source: Operand | Scalar = broadcast_to(value, x.shape)._operand()
         load = convert("x1", value.dtype, x.dtype)
     else:
-        if not isinstance(value, bool | int | float | complex):
-            raise TypeError(f"cannot assign a {type(value).__name__} into a ruda_wgpu array")
-        _dtypes.check_scalar_kind(value, x.dtype)
-        check_scalar_range(value, x.dtype)
         source, load = Scalar(value, x.dtype), "x1"
     body = f"select(x2, {load}, x0 != 0u)"  # x2: x's element before the write
     x._storage.will_write()
