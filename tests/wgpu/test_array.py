@@ -439,6 +439,10 @@ def test_where_refuses_other_libraries_arrays_by_name(xp):
     with pytest.raises(TypeError, match="takes ruda_wgpu arrays or Python scalars, not str"):
         xp.where(w > 0, "x", w)
     assert_matches_numpy(xp.where(w > 0, np.float32(2), w), np.full(3, 2, np.float32))
+    with pytest.raises(TypeError, match="needs a boolean condition, not float32"):
+        xp.where(w, w, 0.0)  # (its own array, not another library's: it had said "do not mix")
+    with pytest.raises(TypeError, match="as its condition, not list"):
+        xp.where([True], w, 0.0)
 
 
 def test_array_protocol_is_an_explicit_host_copy(xp):

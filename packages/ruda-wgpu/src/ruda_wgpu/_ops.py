@@ -398,10 +398,16 @@ def where(
     condition: Array, x1: Array | bool | int | float | complex, x2: Array | bool | int | float | complex, /
 ) -> Array:
     """``x1`` where ``condition`` is true, else ``x2``, broadcast together."""
-    if not isinstance(condition, Array) or condition.dtype != _dtypes.bool_:
+    if not isinstance(condition, Array):
         if is_foreign_array(condition):
             raise mixing_error("ruda_wgpu", "where", condition)
-        raise TypeError("where() needs a boolean ruda_wgpu array as its condition")
+        raise TypeError(
+            f"where() needs a boolean ruda_wgpu array as its condition, not {type(condition).__name__}"
+        )
+    if condition.dtype != _dtypes.bool_:
+        raise TypeError(
+            f"where() needs a boolean condition, not {condition.dtype.name}: compare it first (x != 0)"
+        )
     x1, x2 = (v if isinstance(v, Array) else _scalar_operand(v, "where") for v in (x1, x2))
     arrays = [a for a in (condition, x1, x2) if isinstance(a, Array)]
     dev = condition.device

@@ -256,7 +256,7 @@ def irfftn(
     axes_, sizes = _s_axes(x, s, axes, "irfftn")
     if not axes_:
         raise ValueError("fft.irfftn() needs at least one axis to transform")
-    if s is None:
+    if s is None or _sequence(s, "s", "irfftn")[-1] == -1:  # (the standard's default: 2 (m - 1))
         sizes[-1] = 2 * (x.shape[axes_[-1]] - 1)
     check_length(sizes[-1], "fft.irfftn(): the last output length")
     for axis, n in zip(axes_[:-1], sizes[:-1], strict=True):
