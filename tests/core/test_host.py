@@ -102,3 +102,12 @@ def test_clip_keeps_the_dtype_and_nan_on_both_paths() -> None:
     assert ints.dtype == xp.int8 and ints.tolist() == [1, 50]
     bounds = xp.clip(x, xp.asarray([0.0, 0, 0, 0], dtype=xp.float32), None)
     np.testing.assert_array_equal(bounds, np.asarray([NAN, 0.0, 0.5, 3.0], dtype=np.float32))
+
+
+def test_irfftn_reads_a_last_length_of_minus_one_as_the_standard_does() -> None:
+    # s[-1] == -1 is 2 (m - 1), as with no s; NumPy reads it as m
+    spectrum = np.fft.rfftn(np.arange(12.0).reshape(3, 4))
+    for s, axes in [((-1, -1), (0, 1)), ((-1, -1), None), ((3, -1), (0, 1))]:
+        out = xp.fft.irfftn(spectrum, s=s, axes=axes)
+        np.testing.assert_allclose(out, np.arange(12.0).reshape(3, 4), atol=1e-12)
+    assert xp.fft.irfftn(spectrum, s=(3, 5)).shape == (3, 5)
