@@ -177,7 +177,7 @@ def test_a_failed_ops_error_keeps_a_bounded_part_of_the_arguments_it_quotes():
 
     session = Session(OpTable(ruda.host, "cpu"), wire.Limits())
     code = wire.OP_CODES["zeros"]
-    [reply] = session.run(wire.Batch([wire.Op(1, code, (1,), ["A" * 1_000_000], {}, 0, None)], []))
+    [reply] = session.run(wire.Batch([wire.Op(1, code, (1,), [[2]], {"A" * 1_000_000: 1}, 0, None)], []))
     message = wire.decode_server_message(reply)[4]
     assert "A" * 100 in message and len(message) < MAX_ERROR_TEXT + 200
     assert "more characters" in message

@@ -18,7 +18,7 @@ import numpy as np
 
 from ruda_remote import wire
 from ruda_remote._meta import VIEWS, is_basic_key
-from ruda_remote._table import CREATION, OpTable
+from ruda_remote._table import CREATION, OpTable, check_arguments
 
 #: exception types the client re-raises as such; anything else becomes RuntimeError
 ERROR_KINDS = (
@@ -247,6 +247,8 @@ class Session:
             self._reserved += self._payload_reserved
             self._payload_reserved = 0
         self._check_outputs(op)
+        if name not in wire.PROTOCOL_OPS:
+            check_arguments(name, op.args, op.kwargs)
         if name == "__upload__" and isinstance(op.args[2], OpFailedError):
             raise op.args[2]  # refused before its bytes came (_await_payload), with the reason why
         self._reserve_before(op)

@@ -53,6 +53,9 @@ DUNDER_FUNCTIONS: dict[str, str] = {
     "__invert__": "bitwise_invert",
 }
 
+#: functions that would hand a session uninitialised memory, and what runs instead
+_ZEROED = {"empty": "zeros", "empty_like": "zeros_like"}
+
 #: creation functions whose result size the server works out from their arguments before they run
 CREATION = frozenset({"arange", "empty", "eye", "full", "linspace", "ones", "zeros"})
 
@@ -100,6 +103,42 @@ def _arange_count(start: Any, stop: Any, step: Any) -> tuple[int, str]:
     return max(0, math.ceil(count)), "real floating"
 
 
+#: the standard's options whose values are strings (fft's norm, qr's mode, searchsorted's side,
+#: meshgrid's indexing, matrix_norm's ord): nowhere else does a string reach the backend
+_STRING_OPTIONS = frozenset({"norm", "mode", "side", "indexing", "ord"})
+
+
+def check_arguments(name: str, args: list[Any], kwargs: dict[str, Any]) -> None:
+    """Refuse, before anything runs, what the standard's signature of ``name`` does not take: a
+    keyword it has no parameter for, a ``dtype`` that is not one of the wire's dtypes, and a
+    string anywhere but the options that are strings.
+
+    A backend may take more than the standard (NumPy's ufuncs take ``out=``, ``where=`` and
+    ``casting=``, and a ``dtype="O"`` that makes NumPy compute with Python integers, holding
+    the GIL for as long as ``3 ** 90_000_000`` takes): a client gets only the standard."""
+    allowed = spec.KEYWORDS.get(name, ())
+    for key, value in kwargs.items():
+        if key not in allowed:
+            takes = ", ".join(allowed) or "none"
+            raise TypeError(f"{name}() got an unexpected keyword argument {key!r} (it takes: {takes})")
+        if key == "dtype" and value is not None and not isinstance(value, wire.DType):
+            raise TypeError(f"{name}(): dtype must be one of the Array API's dtypes, not {value!r}")
+        if key not in _STRING_OPTIONS and _holds_string(value):
+            raise TypeError(f"{name}(): {key} takes no string, got {value!r}")
+    if _holds_string(args):
+        raise TypeError(f"{name}() takes no string as a positional argument")
+
+
+def _holds_string(value: Any) -> bool:
+    if isinstance(value, str):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_holds_string(v) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_string(v) for v in value.values())
+    return False
+
+
 def _reflected(fn: Callable[..., Any]) -> Callable[..., Any]:
     return lambda a, b: fn(b, a)
 
@@ -143,6 +182,9 @@ class OpTable:
             if name in wire.REFLECTED_DUNDERS:
                 return _reflected(fn)
             return _in_place(fn) if name in wire.INPLACE_DUNDERS else fn
+        # empty's memory may hold what another session freed (NumPy's allocator, a GPU pool
+        # reuse it): a session gets zeros, so that it never reads another's data
+        name = _ZEROED.get(name, name)
         module: Any = self.namespace
         prefix, _, short = name.rpartition(".")
         if prefix:
