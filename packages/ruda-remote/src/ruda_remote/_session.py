@@ -104,6 +104,8 @@ class Session:
         self._reserved = 0
         #: bytes taken from the budget for an upload's bytes, until its op runs
         self._payload_reserved = 0
+        #: bytes taken from the budget for the copies the batch's reads make (see _reserve_read)
+        self._reading = 0
         #: a batch whose upload's bytes follow it, and what has come of them, until all has come
         self._awaiting_payload: tuple[wire.Batch, wire.PayloadReader, OpFailedError | None] | None = None
         self.arrays: dict[int, Any] = {}
@@ -183,6 +185,8 @@ class Session:
                         replies.append(reply)
         finally:  # an upload whose op did not take its reservation (it failed before) returns it
             self._give_back_payload()
+            self.budget.give_back(self._reading)  # (the reads' copies go with the replies)
+            self._reading = 0
         # Releasing a handle this session does not hold does nothing: a client may release the
         # outputs of an op whose fate it did not learn (its wait raised an earlier error).
         for handle in batch.free:
@@ -238,7 +242,9 @@ class Session:
         if name == "__read__":
             if len(op.args) != 1 or not isinstance(op.args[0], wire.Handle):
                 raise OpFailedError("TypeError", "__read__ takes one array handle")
-            dtype, shape, data = self.table.read(self._array(op.args[0].id))
+            x = self._array(op.args[0].id)
+            self._reserve_read(op.args[0].id)
+            dtype, shape, data = self.table.read(x)
             if data.nbytes <= wire.INLINE_BYTES:  # small: in the header, one message
                 return wire.encode(["data", op.seq, dtype, list(shape), bytes(data)])
             head = wire.encode(["data", op.seq, dtype, list(shape), wire.PAYLOAD])
@@ -392,7 +398,7 @@ class Session:
         allocated yet: this comes before the backend is asked for memory."""
         nbytes = data + handles * wire.HANDLE_BYTES
         limit = self.limits.max_session_bytes
-        if self.used_bytes + nbytes > limit:
+        if self.used_bytes + self._reading + nbytes > limit:
             raise OpFailedError(
                 "MemoryError",
                 f"session memory limit exceeded: {name} needs {_needs(data, handles)} and the session "
@@ -412,6 +418,18 @@ class Session:
                     "server's operator for a larger budget (ruda serve --max-server-mb)",
                 )
             self._reserved += lacking
+
+    def _reserve_read(self, handle: int) -> None:
+        """Charge the batch, until it ends, for what reading ``handle`` makes beyond the memory
+        it is charged for: a view larger than its buffer (``broadcast_to`` of a 0-d
+        array) is made whole to be sent. Before, a session under a 1 MiB limit made the server
+        allocate 248 MB with one read of such a view, and as much again with each read of it in
+        the same batch."""
+        extra = self.sizes[handle] - self._buffers[self._buffer_of[handle]].nbytes
+        if extra > 0:
+            self._reserve(extra, 0, "__read__ of a view larger than its memory")
+            self._reserved -= extra
+            self._reading += extra
 
     def _holding(self) -> str:
         """What the session's charge is made of, for a refusal."""

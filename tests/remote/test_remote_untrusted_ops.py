@@ -1,7 +1,8 @@
-"""A client's arguments reach the backend only as the standard's signatures take them: a
-backend's extra keywords (NumPy's ``out=``, ``where=``, ``casting=``) and dtypes that are not
-the Array API's (``"O"``, which makes NumPy compute with Python objects) are refused before
-anything runs, and the session goes on."""
+"""Ops a client may craft by hand: their arguments reach the backend only as the standard's
+signatures take them (a backend's extra keywords, NumPy's ``out=``, ``where=``, ``casting=``,
+and dtypes that are not the Array API's, ``"O"``, are refused before anything runs, and the
+session goes on); ``empty`` shows no other session's data; a read that makes a view whole
+counts against the session's limit."""
 
 from __future__ import annotations
 
@@ -94,3 +95,24 @@ def test_empty_never_shows_a_session_what_another_freed():
         op = wire.Op(4, wire.OP_CODES["__read__"], (), [wire.Handle(3)], {}, 0, None)
         data = b"".join(bytes(m) for m in second.run(wire.Batch([op], [])))
         assert b"\x07" * 64 not in data and b"\x01" * 64 not in data
+
+
+def test_reading_a_view_larger_than_its_memory_counts_against_the_limit():
+    # broadcast_to of a 0-d array costs 8 bytes, but its read makes all its elements
+    session = Session(OpTable(ruda.host, "cpu"), wire.Limits(max_session_bytes=2**20))
+    float64 = {"dtype": wire.DType("float64")}
+    assert _run(session, "full", [[], 1.0], float64, 1)[0] == "meta"
+    assert _run(session, "broadcast_to", [wire.Handle(1), [4096, 2048]], {}, 2)[0] == "meta"
+    assert _run(session, "broadcast_to", [wire.Handle(1), [100, 100]], {}, 3)[0] == "meta"
+    assert _run(session, "zeros", [[80_000]], float64, 4)[0] == "meta"  # 640 KB of the 1 MiB
+
+    def read(*handles: int) -> list:
+        ops = [wire.Op(10 + h, wire.OP_CODES["__read__"], (), [wire.Handle(h)], {}, 0, None) for h in handles]
+        replies = session.run(wire.Batch(ops, []))
+        return [wire.decode_server_message(r if isinstance(r, bytes) else r[0]) for r in replies]
+
+    [refused] = read(2)
+    assert refused[:4] == ["error", 12, "__read__", "MemoryError"], refused
+    assert "needs 67108856 bytes" in refused[4]  # (64 MiB the read would make, less the 8 held)
+    assert [r[0] for r in read(3, 3, 4, 4)] == ["data"] * 4  # small views, and arrays it holds
+    assert session._reading == 0  # (given back when the batch ended)
