@@ -1196,8 +1196,10 @@ def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: float | str = "fro"
         return vector_norm(x, axis=(-2, -1), keepdims=keepdims)
     if 0 in x.shape[-2:] and ord in (1, 2, math.inf, "nuc"):
         return vector_norm(x, axis=(-2, -1), keepdims=keepdims)  # 0, as NumPy's: of no sums the largest
-    if 0 in x.shape[-2:] and ord in (-1, -2, -math.inf):
-        raise ValueError(f"matrix_norm(): ord={ord} of empty matrices {x.shape} has no value")
+    if ord in (-1, -2, -math.inf):  # the smallest of the column sums, singular values, row sums
+        among = {-1: x.shape[-1], -2: min(x.shape[-2:]), -math.inf: x.shape[-2]}[ord]
+        if among == 0:
+            raise ValueError(f"matrix_norm(): ord={ord} of matrices {x.shape[-2:]} is the smallest of none")
     if ord in (2, -2, "nuc"):
         s = svdvals(x)
         norm = sum_(s, axis=-1) if ord == "nuc" else (max_ if ord == 2 else min_)(s, axis=-1)
