@@ -11,6 +11,7 @@ import sys
 import textwrap
 import threading
 import time
+from typing import Any
 
 import numpy as np
 import pytest
@@ -209,6 +210,37 @@ def test_a_hung_server_raises_a_timeout_not_a_hang(server_process):
         assert time.monotonic() - start < 10
     finally:
         proc.send_signal(signal.SIGCONT)
+
+
+def test_a_wait_ends_at_its_timeout_even_while_other_answers_come(make_server, monkeypatch):
+    # each message within the timeout, none of them the answer: the timeout bounds the whole wait
+    srv = make_server()
+    dev = ruda_remote.RemoteDevice(srv.url, timeout=0.5)
+    waits: list[float | None] = []
+
+    def receive(timeout: float | None, what: str) -> list:
+        waits.append(timeout)
+        if timeout is not None and timeout < 0.05:
+            raise ruda_remote.RemoteTimeoutError(f"no answer within {timeout} s while waiting for {what}")
+        time.sleep(0.05)
+        return ["meta", 10**9, []]  # the answer to an op nobody waits for
+
+    monkeypatch.setattr(dev, "_receive", receive)
+    outcome: list[BaseException] = []
+    waiter = threading.Thread(target=lambda: outcome.append(_raised(lambda: dev._wait(1))), daemon=True)
+    waiter.start()
+    waiter.join(5)
+    assert not waiter.is_alive(), "the wait did not end"
+    assert isinstance(outcome[0], ruda_remote.RemoteTimeoutError), outcome
+    assert "0.5 s allowed" in str(outcome[0]) and 5 < len(waits) < 20
+
+
+def _raised(call: Any) -> BaseException | None:
+    try:
+        call()
+    except BaseException as err:
+        return err
+    return None
 
 
 @st.composite

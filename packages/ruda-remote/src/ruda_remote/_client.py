@@ -16,6 +16,7 @@ import os
 import secrets
 import ssl as ssl_module
 import threading
+import time
 import weakref
 from collections.abc import Iterator
 from typing import Any
@@ -53,8 +54,8 @@ class RemoteDevice:
     environment here: ``RUDA_REMOTE_TOKEN`` goes only to the server ``RUDA_REMOTE_URL`` names,
     through the default device or a ``remote:`` device name for that server.
 
-    ``timeout``: seconds to wait for any one answer (None: as long as the connection is
-    alive; WebSocket pings notice a dead server within about 40 s). ``ssl``: an
+    ``timeout``: seconds a wait for an answer may take, however many other answers come in
+    the meantime (None: as long as the connection is alive; WebSocket pings notice a dead server within about 40 s). ``ssl``: an
     ``ssl.SSLContext`` for ``wss://`` URLs with a private certificate authority.
     Devices compare by identity: each one is its own session on the server.
     """
@@ -315,8 +316,13 @@ class RemoteDevice:
         in order, so it is about the batch holding ``seq`` or an earlier one whose results
         ``seq`` may use, and if it is the former no answer to ``seq`` will ever come.
         """
+        # (the timeout bounds the whole wait: a server that kept sending other answers had held
+        # a wait with a 5 s timeout forever)
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
         while True:
-            message = self._receive(self.timeout, f"the answer to op {seq}")
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            what = f"the answer to op {seq}" + ("" if deadline is None else f" ({self.timeout} s allowed)")
+            message = self._receive(left, what)
             if message[0] == "error" and message[1] != seq:
                 self._errors.append(remote_error(message[3], f"{message[4]}"))
                 if message[1] == wire.NO_SEQ:
