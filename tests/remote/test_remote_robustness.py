@@ -235,6 +235,17 @@ def test_a_wait_ends_at_its_timeout_even_while_other_answers_come(make_server, m
     assert "0.5 s allowed" in str(outcome[0]) and 5 < len(waits) < 20
 
 
+def test_data_of_another_shape_or_dtype_than_the_arrays_is_refused(make_server, monkeypatch):
+    # a server that answers a read with other data: a clear error, not NumPy's reshape error later
+    dev = ruda_remote.RemoteDevice(make_server().url, timeout=10)
+    x = ruda_remote.ones((), device=dev)
+    assert float(x) == 1.0
+    for sent in (np.arange(3.0), np.ones((), np.int8)):
+        monkeypatch.setattr(dev, "read", lambda handle, sent=sent: sent)
+        with pytest.raises(ruda_remote.RemoteConnectionError, match=r"sent .* for an array of float64\[\]"):
+            float(x * 2)
+
+
 def _raised(call: Any) -> BaseException | None:
     try:
         call()

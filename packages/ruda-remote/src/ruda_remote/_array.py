@@ -20,6 +20,7 @@ from ruda._ufuncs import NumpyUfuncs
 
 from ruda_remote import _dispatch, _meta, wire
 from ruda_remote._client import RemoteDevice
+from ruda_remote.errors import RemoteConnectionError
 
 _OPERAND_TYPES = (bool, int, float, complex, np.generic)
 
@@ -123,7 +124,13 @@ class Array(MadeByNamespace, NumpyUfuncs, ArrayOperators, ArrayAttributes[Remote
             host = self._device.cached_read(source._ensure(), source.size * source.dtype.itemsize)
             if host is not None:
                 return np.asarray(host[key])
-        return self._device.read(self._ensure())
+        values = self._device.read(self._ensure())
+        if values.shape != self._shape or values.dtype != self._dtype:
+            raise RemoteConnectionError(
+                f"the server {self._device.url} sent {values.dtype}{list(values.shape)} for an array "
+                f"of {self._dtype}{list(self._shape)}"
+            )
+        return values
 
     def _read_copy(self) -> np.ndarray:
         """The values as a host array that nothing else holds: a read that came in pieces is one

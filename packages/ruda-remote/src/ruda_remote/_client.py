@@ -55,8 +55,9 @@ class RemoteDevice:
     through the default device or a ``remote:`` device name for that server.
 
     ``timeout``: seconds a wait for an answer may take, however many other answers come in
-    the meantime (None: as long as the connection is alive; WebSocket pings notice a dead server within about 40 s). ``ssl``: an
-    ``ssl.SSLContext`` for ``wss://`` URLs with a private certificate authority.
+    the meantime (None: as long as the connection is alive; WebSocket pings notice a dead
+    server within about 40 s). ``ssl``: an ``ssl.SSLContext`` for ``wss://`` URLs with a
+    private certificate authority.
     Devices compare by identity: each one is its own session on the server.
     """
 
@@ -290,10 +291,13 @@ class RemoteDevice:
         and owned by the caller (no other reference) when it came in pieces."""
         reply = self.request(wire.OP_CODES["__read__"], [], [wire.Handle(handle)], {})
         _, _, dtype, shape, data = reply
-        if isinstance(data, np.ndarray):
-            values: np.ndarray = data.view(dtype).reshape(shape)
-            return values
-        return np.frombuffer(data, dtype=dtype).reshape(shape)
+        try:
+            if isinstance(data, np.ndarray):
+                values: np.ndarray = data.view(dtype).reshape(shape)
+                return values
+            return np.frombuffer(data, dtype=dtype).reshape(shape)
+        except ValueError as err:  # (bytes that do not make the shape and dtype it names)
+            raise RemoteConnectionError(f"malformed data from {self.url}: {err}") from None
 
     def cached_read(self, handle: int, nbytes: int) -> np.ndarray | None:
         """The whole array's values from a read made since the session last changed an array;
@@ -359,7 +363,7 @@ class RemoteDevice:
                         reader.add(self._ws.recv(timeout=timeout))
                 message[4] = reader.result()
             return message
-        except wire.WireError as err:
+        except (wire.WireError, MemoryError, ValueError) as err:  # (a size no array could have)
             raise RemoteConnectionError(f"malformed message from {self.url}: {err}") from None
         except TimeoutError:
             raise RemoteTimeoutError(f"the data of a read from {self.url} stopped coming") from None
