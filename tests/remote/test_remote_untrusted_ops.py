@@ -116,3 +116,27 @@ def test_reading_a_view_larger_than_its_memory_counts_against_the_limit():
     assert "needs 67108856 bytes" in refused[4]  # (64 MiB the read would make, less the 8 held)
     assert [r[0] for r in read(3, 3, 4, 4)] == ["data"] * 4  # small views, and arrays it holds
     assert session._reading == 0  # (given back when the batch ended)
+
+
+def test_an_op_announced_by_no_size_is_sized_by_the_server_before_it_runs(monkeypatch):
+    # a raw client sends no expected result: x[:, None] + y[None, :] of 2000-element arrays
+    # would make 32 MB under a 1 MiB limit before the limit was checked
+    table = OpTable(ruda.host, "cpu")
+    ran: list[str] = []
+    run = table.call
+    monkeypatch.setattr(
+        table, "call", lambda code, args, kwargs: (ran.append(wire.OPS[code]), run(code, args, kwargs))[1]
+    )
+    session = Session(table, wire.Limits(max_session_bytes=2**20))
+    float64 = {"dtype": wire.DType("float64")}
+    for handle in (1, 2):
+        assert _run(session, "zeros", [[2000]], float64, handle)[0] == "meta"
+    column = (slice(None, None, None), None)
+    assert _run(session, "__getitem__", [wire.Handle(1), column], {}, 3)[0] == "meta"
+    assert _run(session, "__getitem__", [wire.Handle(2), (None, slice(None, None, None))], {}, 4)[0] == "meta"
+    op = wire.Op(5, wire.OP_CODES["add"], (5,), [wire.Handle(3), wire.Handle(4)], {}, 0, None)
+    [refused] = [wire.decode_server_message(r) for r in session.run(wire.Batch([op], []))]
+    assert refused[:4] == ["error", 5, "add", "MemoryError"] and "(32000000 of data" in refused[4], refused
+    assert "add" not in ran
+    small = wire.Op(6, wire.OP_CODES["add"], (6,), [wire.Handle(1), wire.Handle(2)], {}, wire.FLAG_META, None)
+    assert wire.decode_server_message(session.run(wire.Batch([small], []))[0])[0] == "meta"

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ruda_remote import wire
+from ruda_remote import _meta, wire
 from ruda_remote._meta import VIEWS, is_basic_key
 from ruda_remote._table import CREATION, OpTable, check_arguments
 
@@ -304,11 +304,39 @@ class Session:
         elif op.name == "__upload__":
             dtype, shape, _ = op.args
             nbytes = _nbytes((tuple(shape), dtype))
-        elif expected is not None and not _is_view(op):
-            nbytes = expected
-        else:
+        elif _is_view(op):
             nbytes = 0
+        elif expected is not None:
+            nbytes = expected
+        else:  # what the public client would have announced, where it can tell
+            nbytes = self._inferred_bytes(op)
         self._reserve(nbytes, handles, op.name)
+
+    def _inferred_bytes(self, op: wire.Op) -> int:
+        """The bytes of ``op``'s results as the client works them out (:func:`_meta.infer`, on
+        stand-ins of the session's arrays that hold one element each), or 0 where it cannot:
+        so that a client that announces nothing (a raw one: the public client announces these)
+        cannot have the backend make ``x[:, None] + y[None, :]`` of any size before the limit
+        is checked. An inference that fails leaves the error to the backend."""
+
+        def stand_in(value: Any) -> Any:
+            if isinstance(value, wire.Handle):
+                shape, dtype = self.table.meta(self._array(value.id))
+                return np.broadcast_to(np.zeros((), dtype), shape)
+            if isinstance(value, wire.DType):
+                return np.dtype(value.name)
+            if isinstance(value, (list, tuple)):
+                return type(value)(stand_in(v) for v in value)
+            return value
+
+        try:
+            args = tuple(stand_in(a) for a in op.args)
+            metas = _meta.infer(op.name, args, {k: stand_in(v) for k, v in op.kwargs.items()}, _is_stand_in)
+        except _InheritedError:
+            raise
+        except Exception:
+            return 0
+        return 0 if metas is None else sum(_nbytes(m) for m in metas)
 
     def _outputs(self, op: wire.Op, result: Any) -> list[Any]:
         if isinstance(result, (tuple, list)):
@@ -525,6 +553,10 @@ class _InheritedError(Exception):
     def __init__(self, cause: OpFailedError) -> None:
         super().__init__(cause.message)
         self.cause = cause
+
+
+def _is_stand_in(value: Any) -> bool:
+    return isinstance(value, np.ndarray)
 
 
 def _is_view(op: wire.Op) -> bool:
