@@ -189,6 +189,10 @@ class RemoteServer:
         self._sessions: set[Session] = set()
         #: open connections (sessions and handshakes) per client address
         self._connections: collections.Counter[str] = collections.Counter()
+        #: connections whose hello has not come yet, oldest first, and their addresses
+        self._handshakes: dict[ServerConnection, str] = {}
+        #: handshakes closed to make room (see _make_room): no longer counted
+        self._evicted: set[ServerConnection] = set()
         self._last_refusal_log = -math.inf
         self._server: Server | None = None
 
@@ -264,17 +268,26 @@ class RemoteServer:
             self._log_refusal(address, refusal)
             await _refuse(ws, 1013, refusal)  # 1013: try again later
             return
+        self._handshakes[ws] = address
         try:
             await self._serve_session(ws)
         finally:
-            self._connections[address] -= 1
-            if not self._connections[address]:
-                del self._connections[address]
+            if ws not in self._evicted:
+                self._handshakes.pop(ws, None)
+                self._uncount(address)
+            self._evicted.discard(ws)
+
+    def _uncount(self, address: str) -> None:
+        self._connections[address] -= 1
+        if not self._connections[address]:
+            del self._connections[address]
 
     def _admit(self, address: str) -> str | None:
         """Count a new connection from ``address``, or say why it is refused: past the server's
         or the address's cap on connections (a handshake counts as one from its first byte)."""
         total, mine = sum(self._connections.values()), self._connections[address]
+        if total >= self.limits.max_sessions and mine < self.limits.max_sessions_per_address:
+            total -= self._make_room()
         if total >= self.limits.max_sessions:
             return (
                 f"too many sessions: this server holds {total}, its limit (ruda serve --max-sessions); "
@@ -288,6 +301,25 @@ class RemoteServer:
             )
         self._connections[address] += 1
         return None
+
+    def _make_room(self) -> int:
+        """Close the oldest connection that has not said hello yet, if there is one, to make room
+        for a new one; how many places that frees (0 or 1).
+
+        A client's hello follows the challenge within one round trip, so a handshake that has
+        waited longest is the likeliest to be a peer holding a place without a token: peers at
+        a few addresses that opened a server's whole cap of handshakes and never said hello had
+        kept every client out, reconnecting as each timed out (:data:`HELLO_TIMEOUT`). Sessions
+        are never closed for room."""
+        if not self._handshakes:
+            return 0
+        oldest, address = next(iter(self._handshakes.items()))
+        del self._handshakes[oldest]
+        self._evicted.add(oldest)
+        self._uncount(address)
+        text = "closed to make room: no hello came, and the server is at its cap on connections"
+        asyncio.get_running_loop().create_task(_refuse(oldest, 1013, text))
+        return 1
 
     def _log_refusal(self, address: str, refusal: str) -> None:
         """Log refused connections at most once a minute: a flood must not fill the log."""
@@ -371,6 +403,7 @@ class RemoteServer:
         # Authenticated: from the next message on, the peer may send up to the session's limit
         # (websockets reads this before each frame; a client sends nothing until the welcome).
         ws.protocol.max_message_size = self.limits.max_message_bytes
+        self._handshakes.pop(ws, None)  # (a session now: never closed to make room)
         await ws.send(wire.encode(["welcome", wire.PROTOCOL_VERSION, proof, self._info]))
         return Session(self.table, self.limits, self.memory)
 

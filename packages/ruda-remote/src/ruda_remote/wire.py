@@ -127,7 +127,8 @@ class Limits:
     array counting :data:`HANDLE_BYTES` besides its data (so that a million empty arrays are
     not free).
     ``max_arrays``: live arrays per session.
-    ``max_sessions``: connections the server holds at once (handshakes included);
+    ``max_sessions``: connections the server holds at once (handshakes included; at the cap
+    the oldest handshake that has not said hello makes room for a new connection);
     ``max_sessions_per_address``: of those, from one client IP address. A connection past
     either is refused with an error that names the limit.
     ``max_server_bytes``: memory the live arrays of all sessions together may hold on the
