@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -111,3 +112,14 @@ def test_irfftn_reads_a_last_length_of_minus_one_as_the_standard_does() -> None:
         out = xp.fft.irfftn(spectrum, s=s, axes=axes)
         np.testing.assert_allclose(out, np.arange(12.0).reshape(3, 4), atol=1e-12)
     assert xp.fft.irfftn(spectrum, s=(3, 5)).shape == (3, 5)
+
+
+@pytest.mark.parametrize("name", ["fftn", "ifftn", "rfftn", "irfftn"])
+def test_n_dimensional_transforms_with_s_alone_take_the_last_axes(name: str) -> None:
+    # the standard's default; NumPy 2 deprecates leaving axes out with s (and will change it)
+    x = np.arange(24.0).reshape(2, 3, 4) + (1j if name in ("ifftn", "irfftn") else 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = getattr(xp.fft, name)(x, s=(3, 4))
+    want = getattr(np.fft, name)(x, s=(3, 4), axes=(1, 2))
+    np.testing.assert_allclose(got, want, atol=1e-12)
