@@ -670,6 +670,30 @@ def test_svd_completes_u_by_qr_only_where_it_must(xp, monkeypatch):
         _orthonormal(u, "float32")
 
 
+@needs("complex128")
+def test_svd_that_stops_at_the_sweep_cap_still_has_an_orthonormal_u(xp, monkeypatch):
+    """Singular values spread over 1e15 at n = 128: the block sweeps stop at the cap, and U's
+    columns of the tiny values had lost their orthogonality (2.6e-4); they are made orthonormal
+    after."""
+    from ruda_wgpu import _decompositions
+
+    flags = _decompositions._flags
+    sweeps = []
+    monkeypatch.setattr(_decompositions, "_flags", lambda *args: sweeps.append(1) or flags(*args))
+    rng = np.random.default_rng(0)
+    n = 128
+    q1, q2 = (
+        np.linalg.qr(rng.standard_normal((n, n)) + 1j * rng.standard_normal((n, n)))[0] for _ in range(2)
+    )
+    a = (q1 * np.logspace(0, -15, n)) @ q2.conj().T
+    u, s, vh = (np.asarray(t) for t in xp.linalg.svd(xp.asarray(a)))
+    _orthonormal(u, "complex128")
+    _orthonormal(_h(vh), "complex128")
+    _close((u * s) @ vh, a, "complex128", 10)
+    _close(s, np.linalg.svd(a, compute_uv=False), "complex128", 10)
+    assert len(sweeps) == _decompositions.MAX_SWEEPS  # (the case this is about)
+
+
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_rank_deficient_pinv_and_rank(xp, dtype):
     rng = np.random.default_rng(4)

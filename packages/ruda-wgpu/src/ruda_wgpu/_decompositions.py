@@ -793,13 +793,16 @@ def _jacobi_dispatches(
 JACOBI_BLOCKS_MIN = 32
 
 
-def _jacobi(a: Array, one_sided: bool, fn: str) -> Array:
-    """Rotate ``a`` (batch, m, n) in place by a Jacobi method; returns the accumulated v (batch, n, n)."""
+def _jacobi(a: Array, one_sided: bool, fn: str) -> tuple[Array, bool]:
+    """Rotate ``a`` (batch, m, n) in place by a Jacobi method; returns the accumulated v (batch,
+    n, n), and False where the block method ran every sweep allowed without converging (the
+    one-workgroup kernel does not say)."""
     m, n = a.shape[-2:]
     batch = _batch(a)
     v = copy_of(broadcast_to(eye(n, dtype=a.dtype, device=a.device), (*a.shape[:-2], n, n)))
+    converged = True
     if batch and n >= JACOBI_BLOCKS_MIN:
-        _block_rounds(a, v, one_sided, fn)
+        converged = _block_rounds(a, v, one_sided, fn)
     elif batch and n > 1:
         dev = a.device
         rounds = n + (n & 1) - 1
@@ -811,7 +814,7 @@ def _jacobi(a: Array, one_sided: bool, fn: str) -> Array:
         per_round = _round_loops(m, n, one_sided, threads)
         for sweeps, r0, r1 in _jacobi_dispatches(dev, per_round, rounds, fn, a.shape):
             run(dev, "linalg_jacobi", subs, bindings, [m, n, batch, sweeps, r0, r1], batch)
-    return v
+    return v, converged
 
 
 def _jacobi_threads(m: int, n: int) -> int:
@@ -844,7 +847,7 @@ def _gram_slices(row_tiles: int, pairs: int) -> tuple[int, int]:
     return -(-row_tiles // per_slice), per_slice
 
 
-def _block_rounds(a: Array, v: Array, one_sided: bool, fn: str) -> None:
+def _block_rounds(a: Array, v: Array, one_sided: bool, fn: str) -> bool:
     """The sweeps of :func:`_jacobi` by blocks: the n columns are cut into blocks of half a
     :func:`_block_width`, and a round pairs the blocks in the round-robin ordering of the scalar
     method. Each round is two dispatches (svd: three):
@@ -866,7 +869,8 @@ def _block_rounds(a: Array, v: Array, one_sided: bool, fn: str) -> None:
     svd 24 against 62, 27 against 69 and 27 against 57. A 1024 x 1024 svd took 351 against 328 while
     a round's 32 Gram matrices were each one workgroup's sum down all the rows; summed in slices,
     136 ms against 406 (2048 x 2048: 1019 against 1948).
-    The host reads a flag after each sweep, and stops when a sweep rotated nothing."""
+    The host reads a flag after each sweep, and stops when a sweep rotated nothing (True), or
+    after :data:`MAX_SWEEPS` sweeps (False)."""
     m, n = a.shape[-2:]
     batch, dev, width = _batch(a), a.device, _block_width(a.dtype)
     blocks = -(-n // (width // 2))
@@ -903,7 +907,8 @@ def _block_rounds(a: Array, v: Array, one_sided: bool, fn: str) -> None:
         dev.write(flag.buffer, 0, bytes(4))
         dev.replay(sweep)
         if not _flags(flag, 1, a).any():
-            return
+            return True
+    return False
 
 
 def _sorted_columns(values: Array, *columns: Array, descending: bool) -> tuple[Array, ...]:
@@ -1013,7 +1018,8 @@ def eigh(x: Array, /) -> EighResult:
     diagonal as its real part."""
     a, shift = _balanced(_from_lower(_matrices(x, "eigh")))
     original = _wide_copy(a)
-    values, vectors = _refined(original, _jacobi(a, one_sided=False, fn="eigh"), singular=False)
+    # (v is a product of rotations, orthogonal whether or not the sweeps converged)
+    values, vectors = _refined(original, _jacobi(a, one_sided=False, fn="eigh")[0], singular=False)
     values, vectors = _sorted_columns(_scaled(values, shift, 1), vectors, descending=False)
     return EighResult(values, vectors)
 
@@ -1106,7 +1112,8 @@ def _svd(x: Any, fn: str, full_matrices: bool, vectors: bool) -> tuple[Array, Ar
     original = _wide_copy(a)
     # the columns of the rotated a are U S: U their directions; S is recomputed from V as
     # |A v_j| / |v_j| (see _WIDER)
-    values, v = _refined(original, _jacobi(a, one_sided=True, fn=fn), singular=True)
+    v, converged = _jacobi(a, one_sided=True, fn=fn)
+    values, v = _refined(original, v, singular=True)
     values = _scaled(values, shift, 1)
     if not vectors:
         return _sorted_columns(values, descending=True)[0], None, None
@@ -1115,6 +1122,8 @@ def _svd(x: Any, fn: str, full_matrices: bool, vectors: bool) -> tuple[Array, Ar
     positive = apply("greater", scale, 0)
     u = where(positive, apply("divide", a, where(positive, scale, 1)), 0)
     s, v, u, positive = _sorted_columns(values, v, u, positive, descending=True)
+    if not converged:
+        u = _orthonormalised(u)
     if q is not None:
         u = matmul(q, u)
     rows, k = u.shape[-2:]
@@ -1130,6 +1139,20 @@ def _svd(x: Any, fn: str, full_matrices: bool, vectors: bool) -> tuple[Array, Ar
     if wide:  # A^H = U S V^H, so A = V S U^H
         return s, v, _h(u)
     return s, u, _h(v)
+
+
+def _orthonormalised(u: Array) -> Array:
+    """The columns of ``u``, nearly orthonormal, made orthonormal in order (each keeps its
+    direction but for what the earlier ones span): Q of its QR, each column turned by the phase
+    of R's diagonal entry. For an SVD whose sweeps stopped at the cap: the columns of tiny
+    singular values are then the least accurate (a complex128 128 x 128 matrix of condition
+    1e15 had lost U's orthogonality to 2.6e-4), and they come last, so the large ones keep
+    theirs; A = U S V^H changes by the tiny ones' share."""
+    q, r = qr(u, mode="reduced")
+    d = _wide_copy(_diagonal_view(r, 0, "svd"))
+    size = apply("abs", d)
+    phase = where(apply("greater", size, 0), apply("divide", d, where(apply("greater", size, 0), size, 1)), 1)
+    return apply("multiply", q, expand_dims(astype(phase, q.dtype), axis=-2))
 
 
 @_in_batch_halves
