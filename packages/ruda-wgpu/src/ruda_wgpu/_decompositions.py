@@ -1149,10 +1149,9 @@ def _orthonormalised(u: Array) -> Array:
     1e15 had lost U's orthogonality to 2.6e-4), and they come last, so the large ones keep
     theirs; A = U S V^H changes by the tiny ones' share."""
     q, r = qr(u, mode="reduced")
-    d = _wide_copy(_diagonal_view(r, 0, "svd"))
-    size = apply("abs", d)
-    phase = where(apply("greater", size, 0), apply("divide", d, where(apply("greater", size, 0), size, 1)), 1)
-    return apply("multiply", q, expand_dims(astype(phase, q.dtype), axis=-2))
+    sign = apply("sign", _diagonal_view(r, 0, "svd"))  # (the phase d / |d|, and 0 where d is)
+    phase = where(apply("equal", sign, 0), 1, sign)
+    return apply("multiply", q, expand_dims(phase, axis=-2))
 
 
 @_in_batch_halves
