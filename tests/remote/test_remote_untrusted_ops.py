@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import numpy as np
 import pytest
 import ruda
 from ruda_remote import wire
@@ -140,3 +141,144 @@ def test_an_op_announced_by_no_size_is_sized_by_the_server_before_it_runs(monkey
     assert "add" not in ran
     small = wire.Op(6, wire.OP_CODES["add"], (6,), [wire.Handle(1), wire.Handle(2)], {}, wire.FLAG_META, None)
     assert wire.decode_server_message(session.run(wire.Batch([small], []))[0])[0] == "meta"
+
+
+def test_more_arguments_by_position_than_the_standard_takes_are_refused(session):
+    # NumPy's take(a, indices, axis, out) would write into another of the session's arrays
+    int64 = {"dtype": wire.DType("int64")}
+    assert _run(session, "zeros", [[3]], int64, 1)[0] == "meta"
+    assert _run(session, "ones", [[1]], int64, 2)[0] == "meta"
+    reply = _run(session, "take", [wire.Handle(1), wire.Handle(2), 0, wire.Handle(2)], {}, 3)
+    assert reply[:4] == ["error", 3, "take", "TypeError"], reply
+    assert "take() takes at most 2 positional arguments (4 given)" in reply[4]
+    assert "take" not in session.calls
+    op = wire.Op(4, wire.OP_CODES["__read__"], (), [wire.Handle(2)], {}, 0, None)
+    [data] = session.run(wire.Batch([op], []))
+    assert wire.decode_server_message(data)[3:] == [(1,), (1).to_bytes(8, "little")]  # (unchanged)
+    # reflected and in-place operators and the array's attributes take as their base
+    assert _run(session, "__radd__", [wire.Handle(1), 1], {}, 5)[0] == "meta"
+    assert _run(session, "__radd__", [wire.Handle(1), 1, 2], {}, 6)[3] == "TypeError"
+    assert _run(session, "mT", [wire.Handle(1), 1], {}, 7)[3] == "TypeError"
+
+
+def _bounded_session(monkeypatch: pytest.MonkeyPatch) -> tuple[Session, list[str]]:
+    """A session under a 1 MiB limit holding: 1, 2000 float64 zeros; 2, 2000 int64 zeros; 3, the
+    float64 zeros of shape (1, 2000); 4, four int64 counts of a million; 5, four float64 zeros;
+    6, the float64 zeros of shape (2000, 1). The list names the ops its backend ran."""
+    table = OpTable(ruda.host, "cpu")
+    ran: list[str] = []
+    run = table.call
+    monkeypatch.setattr(
+        table, "call", lambda code, args, kwargs: (ran.append(wire.OPS[code]), run(code, args, kwargs))[1]
+    )
+    session = Session(table, wire.Limits(max_session_bytes=2**20))
+    f64, i64 = {"dtype": wire.DType("float64")}, {"dtype": wire.DType("int64")}
+    made = [
+        ("zeros", [[2000]], f64),
+        ("zeros", [[2000]], i64),
+        ("zeros", [[1, 2000]], f64),
+        ("full", [[4], 10**6], i64),
+        ("zeros", [[4]], f64),
+        ("zeros", [[2000, 1]], f64),
+    ]
+    for handle, (name, args, kwargs) in enumerate(made, 1):
+        assert _run(session, name, args, kwargs, handle)[0] == "meta"
+    ran.clear()
+    return session, ran
+
+
+H = wire.Handle
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "kwargs", "needs"),
+    [
+        ("tile", [H(1), [1000]], {}, 16_000_000),
+        ("repeat", [H(1), 1000], {}, 16_000_000),
+        ("repeat", [H(5), H(4)], {}, 32_000_000),  # (the counts' sum, read on the server)
+        ("meshgrid", [H(1), H(1)], {}, 64_000_000),
+        ("take", [H(3), H(2)], {"axis": 0}, 32_000_000),
+        ("linalg.outer", [H(1), H(1)], {}, 32_000_000),
+        ("fft.fft", [H(5)], {"n": 10**6}, 16_000_000),
+        ("fft.irfft", [H(5)], {"n": 10**6}, 16_000_000),  # (bounded as complex)
+        ("fft.fftn", [H(3)], {"s": [1000, 2000]}, 32_000_000),
+        ("fft.fftfreq", [10**6], {}, 8_000_000),
+        ("linalg.svd", [H(6)], {}, 32_000_000 + 8 + 8),
+        ("linalg.qr", [H(6)], {"mode": "complete"}, 32_000_000 + 16_000),
+        ("__getitem__", [H(3), (H(2),)], {}, 32_000_000),
+    ],
+)
+def test_ops_that_make_more_than_their_operands_are_sized_first(monkeypatch, name, args, kwargs, needs):
+    # a raw client announces no result: each would have been made whole before the limit was
+    # checked (a tile of 16 MB under a 1 MiB limit)
+    session, ran = _bounded_session(monkeypatch)
+    op = wire.Op(9, wire.OP_CODES[name], (9,), args, kwargs, 0, None)
+    [refused] = [wire.decode_server_message(r) for r in session.run(wire.Batch([op], []))]
+    assert refused[:4] == ["error", 9, name, "MemoryError"], refused
+    assert f"({needs} of data" in refused[4], refused[4]
+    assert ran == []
+    assert _run(session, "tile", [H(5), [2]], {}, 10)[0] == "meta"  # (the session goes on)
+
+
+def _cases() -> list[tuple[str, Any, dict[str, Any], float]]:
+    """(op, args, kwargs, slack): ops of the standard on small NumPy arrays; slack, how many
+    times what the op makes its bound may be (a boolean mask's selection is bounded by all)."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 4))
+    m = rng.standard_normal((2, 5, 3)).astype(np.float32)
+    ints = np.array([2, 0, 1])
+    c = (x + 1j).astype(np.complex64)
+    return [
+        ("tile", (x, (2,)), {}, 1),
+        ("tile", (x, (2, 1, 3)), {}, 1),
+        ("repeat", (x, 3), {}, 1),
+        ("repeat", (x, 2), {"axis": -1}, 1),
+        ("repeat", (x, ints), {"axis": 0}, 1),
+        ("repeat", (x, np.array([4])), {"axis": 1}, 1),
+        ("meshgrid", (ints, x[0], m[0, 0]), {"indexing": "ij"}, 1),
+        ("meshgrid", (ints, x[0]), {}, 1),
+        ("take", (x, ints), {"axis": 1}, 1),
+        ("take", (x[0], np.zeros((2, 3), np.int64)), {}, 1),
+        ("take_along_axis", (x, np.zeros((3, 6), np.int64)), {"axis": 1}, 1),
+        ("linalg.outer", (ints.astype(np.int8), x[0].astype(np.float32)), {}, 1),
+        ("vecdot", (m, m[0]), {}, 1),
+        ("linalg.solve", (np.eye(3) + m[:, :3, :3], m[:1, :3, :2]), {}, 2),
+        ("fft.fft", (x,), {"n": 9, "axis": 0}, 1),
+        ("fft.ifft", (c,), {}, 1),
+        ("fft.rfft", (m,), {"n": 6}, 2),
+        ("fft.irfft", (c,), {}, 3),
+        ("fft.hfft", (c,), {"n": 5}, 2),
+        ("fft.ihfft", (x,), {}, 2),
+        ("fft.fftn", (m,), {"s": (3, 2), "axes": (0, 2)}, 1),
+        ("fft.ifftn", (x,), {}, 1),
+        ("fft.rfftn", (m,), {}, 2),
+        ("fft.irfftn", (c,), {"s": (2, -1)}, 3),
+        ("fft.fftfreq", (7,), {}, 1),
+        ("fft.rfftfreq", (7,), {"dtype": np.dtype("float32")}, 4),
+        ("linalg.svd", (m,), {}, 1),
+        ("linalg.svd", (m,), {"full_matrices": False}, 1),
+        ("linalg.qr", (m,), {"mode": "complete"}, 1),
+        ("linalg.qr", (m,), {}, 1),
+        ("__getitem__", (x, (ints, slice(None))), {}, 1),
+        ("__getitem__", (m, (None, ints[1:], ..., np.zeros((3, 1), np.int64))), {}, 1),
+        ("__getitem__", (m, (True, 1, ints[1:])), {}, 1),
+        ("__getitem__", (x, x > 0), {}, 100),
+    ]
+
+
+@pytest.mark.parametrize(("name", "args", "kwargs", "slack"), _cases())
+def test_a_bound_holds_what_the_op_makes(name, args, kwargs, slack):
+    # a bound smaller than the result would let a raw client pass the limit; one much larger
+    # would refuse what the limit allows
+    from ruda_remote._bounds import result_bound
+
+    bound = result_bound(name, args, kwargs)
+    if name == "__getitem__":
+        result = np.asarray(args[0])[args[1]]
+    else:
+        fn = ruda.host
+        for part in name.split("."):
+            fn = getattr(fn, part)
+        result = fn(*[ruda.host.asarray(a) if isinstance(a, np.ndarray) else a for a in args], **kwargs)
+    made = sum(np.asarray(r).nbytes for r in (result if isinstance(result, tuple | list) else [result]))
+    assert bound is not None and made <= bound <= slack * max(made, 1), (made, bound)

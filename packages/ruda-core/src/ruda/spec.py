@@ -392,6 +392,48 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
     "fft.ifftshift": ("axes",),
 }
 
+#: how many arguments each function of the standard (and each operator of its array, the array
+#: first) takes by position, from its signatures (None: any number), so that a namespace passing
+#: arguments on to a library that takes more by position (NumPy's ``take(a, indices, axis, out)``)
+#: can refuse the rest
+# fmt: off
+POSITIONAL: dict[str, int | None] = {
+    "__abs__": 1, "__add__": 2, "__and__": 2, "__eq__": 2, "__floordiv__": 2, "__ge__": 2,
+    "__getitem__": 2, "__gt__": 2, "__invert__": 1, "__le__": 2, "__lshift__": 2, "__lt__": 2,
+    "__matmul__": 2, "__mod__": 2, "__mul__": 2, "__ne__": 2, "__neg__": 1, "__or__": 2, "__pos__": 1,
+    "__pow__": 2, "__rshift__": 2, "__setitem__": 3, "__sub__": 2, "__truediv__": 2, "__xor__": 2,
+    "arange": 3, "asarray": 1, "empty": 1, "empty_like": 1, "eye": 2, "from_dlpack": 1, "full": 2,
+    "full_like": 2, "linspace": 3, "meshgrid": None, "ones": 1, "ones_like": 1, "tril": 1, "triu": 1,
+    "zeros": 1, "zeros_like": 1, "astype": 2, "can_cast": 2, "finfo": 1, "iinfo": 1, "isdtype": 2,
+    "result_type": None, "abs": 1, "acos": 1, "acosh": 1, "add": 2, "asin": 1, "asinh": 1, "atan": 1,
+    "atan2": 2, "atanh": 1, "bitwise_and": 2, "bitwise_left_shift": 2, "bitwise_invert": 1,
+    "bitwise_or": 2, "bitwise_right_shift": 2, "bitwise_xor": 2, "ceil": 1, "clip": 3, "conj": 1,
+    "copysign": 2, "cos": 1, "cosh": 1, "divide": 2, "equal": 2, "exp": 1, "expm1": 1, "floor": 1,
+    "floor_divide": 2, "greater": 2, "greater_equal": 2, "hypot": 2, "imag": 1, "isfinite": 1,
+    "isinf": 1, "isnan": 1, "less": 2, "less_equal": 2, "log": 1, "log1p": 1, "log2": 1, "log10": 1,
+    "logaddexp": 2, "logical_and": 2, "logical_not": 1, "logical_or": 2, "logical_xor": 2,
+    "maximum": 2, "minimum": 2, "multiply": 2, "negative": 1, "nextafter": 2, "not_equal": 2,
+    "positive": 1, "pow": 2, "real": 1, "reciprocal": 1, "remainder": 2, "round": 1, "sign": 1,
+    "signbit": 1, "sin": 1, "sinh": 1, "square": 1, "sqrt": 1, "subtract": 2, "tan": 1, "tanh": 1,
+    "trunc": 1, "fft.fft": 1, "fft.ifft": 1, "fft.fftn": 1, "fft.ifftn": 1, "fft.rfft": 1,
+    "fft.irfft": 1, "fft.rfftn": 1, "fft.irfftn": 1, "fft.hfft": 1, "fft.ihfft": 1, "fft.fftfreq": 1,
+    "fft.rfftfreq": 1, "fft.fftshift": 1, "fft.ifftshift": 1, "take": 2, "take_along_axis": 2,
+    "linalg.cholesky": 1, "linalg.cross": 2, "linalg.det": 1, "linalg.diagonal": 1, "linalg.eigh": 1,
+    "linalg.eigvalsh": 1, "linalg.eig": 1, "linalg.eigvals": 1, "linalg.inv": 1, "linalg.matmul": 2,
+    "linalg.matrix_norm": 1, "linalg.matrix_power": 2, "linalg.matrix_rank": 1,
+    "linalg.matrix_transpose": 1, "linalg.outer": 2, "linalg.pinv": 1, "linalg.qr": 1,
+    "linalg.slogdet": 1, "linalg.solve": 2, "linalg.svd": 1, "linalg.svdvals": 1,
+    "linalg.tensordot": 2, "linalg.trace": 1, "linalg.vecdot": 2, "linalg.vector_norm": 1, "matmul": 2,
+    "matrix_transpose": 1, "tensordot": 2, "vecdot": 2, "broadcast_arrays": None,
+    "broadcast_shapes": None, "broadcast_to": 2, "concat": 1, "expand_dims": 2, "flip": 1,
+    "moveaxis": 3, "permute_dims": 2, "repeat": 2, "reshape": 2, "roll": 2, "squeeze": 2, "stack": 1,
+    "tile": 2, "unstack": 1, "argmax": 1, "argmin": 1, "count_nonzero": 1, "nonzero": 1,
+    "searchsorted": 2, "where": 3, "isin": 2, "unique_all": 1, "unique_counts": 1, "unique_inverse": 1,
+    "unique_values": 1, "argsort": 1, "sort": 1, "cumulative_prod": 1, "cumulative_sum": 1, "max": 1,
+    "mean": 1, "min": 1, "prod": 1, "std": 1, "sum": 1, "var": 1, "all": 1, "any": 1, "diff": 1,
+}
+# fmt: on
+
 #: attributes and methods of the array object
 ARRAY_ATTRIBUTES: tuple[str, ...] = (
     "dtype",

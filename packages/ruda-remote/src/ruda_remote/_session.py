@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ruda_remote import _meta, wire
+from ruda_remote import _bounds, _meta, wire
 from ruda_remote._meta import VIEWS, is_basic_key
 from ruda_remote._table import CREATION, OpTable, check_arguments
 
@@ -314,10 +314,12 @@ class Session:
 
     def _inferred_bytes(self, op: wire.Op) -> int:
         """The bytes of ``op``'s results as the client works them out (:func:`_meta.infer`, on
-        stand-ins of the session's arrays that hold one element each), or 0 where it cannot:
-        so that a client that announces nothing (a raw one: the public client announces these)
-        cannot have the backend make ``x[:, None] + y[None, :]`` of any size before the limit
-        is checked. An inference that fails leaves the error to the backend."""
+        stand-ins of the session's arrays that hold one element each), or where it cannot, at
+        most what ``op`` can make (:func:`_bounds.result_bound`; ``repeat``'s counts are read),
+        or 0: so that a client that announces nothing (a raw one: the public client announces
+        what it infers) cannot have the backend make ``x[:, None] + y[None, :]`` or
+        ``tile(x, (10**6, 10**6))`` of any size before the limit is checked. An inference that
+        fails leaves the error to the backend."""
 
         def stand_in(value: Any) -> Any:
             if isinstance(value, wire.Handle):
@@ -331,12 +333,24 @@ class Session:
 
         try:
             args = tuple(stand_in(a) for a in op.args)
-            metas = _meta.infer(op.name, args, {k: stand_in(v) for k, v in op.kwargs.items()}, _is_stand_in)
+            kwargs = {k: stand_in(v) for k, v in op.kwargs.items()}
+            metas = _meta.infer(op.name, args, kwargs, _is_stand_in)
+            if metas is not None:
+                return sum(_nbytes(m) for m in metas)
+            if op.name == "repeat" and len(args) == 2 and isinstance(op.args[1], wire.Handle):
+                args = (args[0], self._values(op.args[1]))
         except _InheritedError:
             raise
         except Exception:
             return 0
-        return 0 if metas is None else sum(_nbytes(m) for m in metas)
+        return _bounds.result_bound(op.name, args, kwargs) or 0
+
+    def _values(self, handle: wire.Handle) -> np.ndarray[Any, Any]:
+        """The data of a session's array, on the host (``repeat``'s counts, for its bound),
+        charged as a read (a view of a 0-d array is made whole)."""
+        self._reserve_read(handle.id)
+        dtype, shape, data = self.table.read(self._array(handle.id))
+        return np.frombuffer(data, np.dtype(dtype)).reshape(shape)
 
     def _outputs(self, op: wire.Op, result: Any) -> list[Any]:
         if isinstance(result, (tuple, list)):

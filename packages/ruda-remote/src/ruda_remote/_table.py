@@ -115,7 +115,11 @@ def check_arguments(name: str, args: list[Any], kwargs: dict[str, Any]) -> None:
 
     A backend may take more than the standard (NumPy's ufuncs take ``out=``, ``where=`` and
     ``casting=``, and a ``dtype="O"`` that makes NumPy compute with Python integers, holding
-    the GIL for as long as ``3 ** 90_000_000`` takes): a client gets only the standard."""
+    the GIL for as long as ``3 ** 90_000_000`` takes), and more by position (NumPy's ``take``
+    takes ``out`` fourth): a client gets only the standard."""
+    most = _positional_limit(name)
+    if most is not None and len(args) > most:
+        raise TypeError(f"{name}() takes at most {most} positional arguments ({len(args)} given)")
     allowed = spec.KEYWORDS.get(name, ())
     for key, value in kwargs.items():
         if key not in allowed:
@@ -127,6 +131,17 @@ def check_arguments(name: str, args: list[Any], kwargs: dict[str, Any]) -> None:
             raise TypeError(f"{name}(): {key} takes no string, got {value!r}")
     if _holds_string(args):
         raise TypeError(f"{name}() takes no string as a positional argument")
+
+
+def _positional_limit(name: str) -> int | None:
+    """How many arguments op ``name`` takes by position (the array first for an operator and
+    the attributes ``mT`` and ``T``; reflected and in-place operators as their base), or None
+    for any number."""
+    if name in spec.POSITIONAL:
+        return spec.POSITIONAL[name]
+    if name in ("mT", "T"):
+        return 1
+    return spec.POSITIONAL["__" + name[3:]]  # __radd__, __iadd__: as __add__
 
 
 def _holds_string(value: Any) -> bool:
