@@ -552,6 +552,26 @@ def test_eigh_reads_the_lower_triangle_as_lapack_does(xp, dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "complex64"])
+@pytest.mark.parametrize("n", [3, 40], ids=["one workgroup", "by blocks"])
+def test_vectors_of_a_matrix_holding_nan_or_inf_are_nan(xp, dtype, n):
+    """Its values come out NaN, and its vectors had come out as identity-like columns that
+    looked like an answer; the other matrices of the batch are untouched."""
+    a = _spd(dtype, (4, n, n), seed=2)
+    a[1, 1, 2] = a[1, 2, 1] = np.nan
+    a[2, 0, 0] = np.inf
+    a[3, 0, 1] = a[3, 1, 0] = np.inf
+    w, v = (np.asarray(t) for t in xp.linalg.eigh(xp.asarray(a)))
+    u, s, vh = (np.asarray(t) for t in xp.linalg.svd(xp.asarray(a[..., : n - 1])))
+    for values, vectors in ((w, [v]), (s, [u, vh])):
+        undefined = np.isnan(values).any(axis=-1)
+        assert undefined[1:].all() and not undefined[0]
+        for vecs in vectors:
+            assert np.isnan(vecs[1:]).all() and np.isfinite(vecs[0]).all()
+    _close((v[0] * w[0]) @ _h(v[0]), a[0], dtype, 10 * n)
+    _close((u[0][:, : n - 1] * s[0]) @ vh[0], a[0, :, : n - 1], dtype, 10 * n)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex64"])
 def test_jacobi_values_as_accurate_as_lapacks(xp, dtype):
     """A 160 x 160 matrix (a round at a time over the GPU): eigenvalues and singular values
     within 5e-7 of the largest, as LAPACK's float32 ones (within 4e-8 here), though the

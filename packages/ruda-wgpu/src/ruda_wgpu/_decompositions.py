@@ -67,6 +67,7 @@ from ruda_wgpu._manipulation import (
 from ruda_wgpu._ops import apply, astype, where
 from ruda_wgpu._parts import halves, outer_axis
 from ruda_wgpu._sorting import argsort
+from ruda_wgpu._statistical import any as any_
 from ruda_wgpu._statistical import max as max_
 from ruda_wgpu._statistical import min as min_
 from ruda_wgpu._statistical import prod
@@ -1021,7 +1022,15 @@ def eigh(x: Array, /) -> EighResult:
     # (v is a product of rotations, orthogonal whether or not the sweeps converged)
     values, vectors = _refined(original, _jacobi(a, one_sided=False, fn="eigh")[0], singular=False)
     values, vectors = _sorted_columns(_scaled(values, shift, 1), vectors, descending=False)
-    return EighResult(values, vectors)
+    return EighResult(values, *_undefined_as_nan(values, vectors))
+
+
+def _undefined_as_nan(values: Array, *vectors: Array) -> list[Array]:
+    """``vectors`` with NaN in every matrix whose ``values`` hold a NaN (a matrix holding NaN or
+    inf, whose vectors are undefined: the rotations had left identity-like columns that looked
+    like an answer). NumPy refuses such a matrix."""
+    undefined = expand_dims(any_(apply("isnan", values), axis=-1, keepdims=True), axis=-1)
+    return [where(undefined, math.nan, v) for v in vectors]
 
 
 def _from_lower(a: Array) -> Array:
@@ -1137,8 +1146,9 @@ def _svd(x: Any, fn: str, full_matrices: bool, vectors: bool) -> tuple[Array, Ar
         if extra:
             u = concat([u, basis[..., k:]], axis=-1)
     if wide:  # A^H = U S V^H, so A = V S U^H
-        return s, v, _h(u)
-    return s, u, _h(v)
+        u, v = v, u
+    u, vh = _undefined_as_nan(s, u, _h(v))
+    return s, u, vh
 
 
 def _orthonormalised(u: Array) -> Array:
