@@ -17,9 +17,8 @@ from ruda_remote._session import Session
 from ruda_remote._table import OpTable
 
 
-@pytest.fixture()
-def session(monkeypatch: pytest.MonkeyPatch) -> Session:
-    """A session on the host backend; ``session.calls`` lists the ops its backend ran."""
+def _recording_session(monkeypatch: pytest.MonkeyPatch, limits: wire.Limits) -> tuple[Session, list[str]]:
+    """A session on the host backend, and the list of the ops its backend runs."""
     table = OpTable(ruda.host, "cpu")
     run = table.call
     calls: list[str] = []
@@ -29,7 +28,13 @@ def session(monkeypatch: pytest.MonkeyPatch) -> Session:
         return run(code, args, kwargs)
 
     monkeypatch.setattr(table, "call", call)
-    made = Session(table, wire.Limits())
+    return Session(table, limits), calls
+
+
+@pytest.fixture()
+def session(monkeypatch: pytest.MonkeyPatch) -> Session:
+    """A session on the host backend; ``session.calls`` lists the ops its backend ran."""
+    made, calls = _recording_session(monkeypatch, wire.Limits())
     made.calls = calls  # type: ignore[attr-defined]
     return made
 
@@ -122,13 +127,7 @@ def test_reading_a_view_larger_than_its_memory_counts_against_the_limit():
 def test_an_op_announced_by_no_size_is_sized_by_the_server_before_it_runs(monkeypatch):
     # a raw client sends no expected result: x[:, None] + y[None, :] of 2000-element arrays
     # would make 32 MB under a 1 MiB limit before the limit was checked
-    table = OpTable(ruda.host, "cpu")
-    ran: list[str] = []
-    run = table.call
-    monkeypatch.setattr(
-        table, "call", lambda code, args, kwargs: (ran.append(wire.OPS[code]), run(code, args, kwargs))[1]
-    )
-    session = Session(table, wire.Limits(max_session_bytes=2**20))
+    session, ran = _recording_session(monkeypatch, wire.Limits(max_session_bytes=2**20))
     float64 = {"dtype": wire.DType("float64")}
     for handle in (1, 2):
         assert _run(session, "zeros", [[2000]], float64, handle)[0] == "meta"
@@ -165,13 +164,7 @@ def _bounded_session(monkeypatch: pytest.MonkeyPatch) -> tuple[Session, list[str
     """A session under a 1 MiB limit holding: 1, 2000 float64 zeros; 2, 2000 int64 zeros; 3, the
     float64 zeros of shape (1, 2000); 4, four int64 counts of a million; 5, four float64 zeros;
     6, the float64 zeros of shape (2000, 1). The list names the ops its backend ran."""
-    table = OpTable(ruda.host, "cpu")
-    ran: list[str] = []
-    run = table.call
-    monkeypatch.setattr(
-        table, "call", lambda code, args, kwargs: (ran.append(wire.OPS[code]), run(code, args, kwargs))[1]
-    )
-    session = Session(table, wire.Limits(max_session_bytes=2**20))
+    session, ran = _recording_session(monkeypatch, wire.Limits(max_session_bytes=2**20))
     f64, i64 = {"dtype": wire.DType("float64")}, {"dtype": wire.DType("int64")}
     made = [
         ("zeros", [[2000]], f64),
