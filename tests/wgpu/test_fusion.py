@@ -553,6 +553,29 @@ def test_products_are_not_contracted_into_fma(xp, fused, dtype):
     assert_same_bits(run(), _unfused(run))
 
 
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex64", "complex128"])
+def test_an_operation_on_one_value_twice_is_not_folded(xp, fused, dtype):
+    """Drivers compile assuming finite floats: ``x - x`` had given 0 where x is inf or NaN, fused
+    or not, and so had ``(x*y) - (x*y)`` fused, whose two products the driver took for one."""
+    if dtype not in default_device().dtype_names:
+        pytest.skip(f"{dtype} is not on {default_device()}")
+    host = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 1.5, -2.0, 6e4], dtype)
+    x, y = xp.asarray(host), xp.asarray(np.ones_like(host))
+    with np.errstate(invalid="ignore"):
+        zero = host - host
+    cases = [
+        (lambda: x - x, zero),
+        (lambda: x - x[...], zero),
+        (lambda: (x * y) - (x * y), zero),
+        (lambda: (x - x) + 1, zero + 1),
+    ]
+    for run, want in cases:
+        got = np.asarray(run())
+        assert_same_bits(got, _unfused(lambda run=run: np.asarray(run())))
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        np.testing.assert_array_equal(got[~np.isnan(got)], want[~np.isnan(want)])
+
+
 # -- a trailing reduction reads the chain's operands directly -----------------------------------
 
 

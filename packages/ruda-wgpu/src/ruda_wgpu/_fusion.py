@@ -598,19 +598,34 @@ def kernel_code(
     order: list[Node], structure: list[tuple[Any, ...]], leaf_dtypes: list[np.dtype[Any]]
 ) -> tuple[str, str, str]:
     """The WGSL of a fused graph: the root's expression, the functions it calls, and a ``let``
-    per intermediate node (``v{j}``; leaves are ``x{k}``)."""
+    per intermediate node (``v{j}``; leaves are ``x{k}``).
+
+    Drivers compile WGSL assuming finite floats, so ``a - a`` may become 0 and ``a / a`` 1,
+    where NaN and infinities want NaN; and equal expressions become one value. So a value that
+    an operation takes twice (``x - x``) is fenced the second time, and each node's value has a
+    fence of its own (``(x*y) - (x*y)`` subtracts two values no compiler can prove equal), as
+    the operations computed one at a time would give."""
     calls = []
+    fenced_types: set[str] = set()
     for n, (_, *refs) in zip(order, structure, strict=True):
-        args = []
+        args: list[str] = []
         for ref, target in zip(refs, n.op.targets, strict=True):
             if ref >= 0:
-                args.append(convert(f"v{ref}", order[ref].dtype, target))
+                arg = convert(f"v{ref}", order[ref].dtype, target)
             else:
-                args.append(convert(f"x{-1 - ref}", leaf_dtypes[-1 - ref], target))
+                arg = convert(f"x{-1 - ref}", leaf_dtypes[-1 - ref], target)
+            if arg in args and wgsl_type(target) in _FENCES:
+                arg = _fence(arg, target, salt=len(args))
+                fenced_types.add(wgsl_type(target))
+            args.append(arg)
         calls.append(f"{n.op.fn}({', '.join(args)})")
-    lets = [f"  let v{j} = {_fence(wrap(calls[j], n.dtype), n.dtype)};" for j, n in enumerate(order[:-1])]
+    lets = [
+        f"  let v{j} = {_fence(wrap(call, n.dtype), n.dtype, salt=j + 1)};"
+        for j, (call, n) in enumerate(zip(calls[:-1], order[:-1], strict=True))
+    ]
     sources = dict.fromkeys(n.op.source for n in order)
-    fences = dict.fromkeys(_FENCES[wgsl_type(n.dtype)] for n in order[:-1] if wgsl_type(n.dtype) in _FENCES)
+    fenced_types.update(wgsl_type(n.dtype) for n in order[:-1])
+    fences = [_FENCES[t] for t in sorted(fenced_types) if t in _FENCES]
     return calls[-1], "\n".join([*sources, *fences]), "\n".join(lets)
 
 
@@ -623,9 +638,11 @@ def _collect(node: Node, order: list[Node], seen: set[int]) -> None:
     order.append(node)
 
 
-def _fence(expr: str, dtype: np.dtype[Any]) -> str:
+def _fence(expr: str, dtype: np.dtype[Any], salt: int = 1) -> str:
+    """``expr`` behind a fence (see :data:`_FENCES`) when it is a float (real or complex);
+    fences of other ``salt`` values are different expressions to a compiler."""
     t = wgsl_type(dtype)
-    return f"fence_{_FENCE_SUFFIX[t]}({expr})" if t in _FENCES else expr
+    return f"fence_{_FENCE_SUFFIX[t]}({expr}, {salt}u)" if t in _FENCES else expr
 
 
 def fenced(expr: str, dtype: np.dtype[Any]) -> tuple[str, str]:
@@ -637,10 +654,17 @@ def fenced(expr: str, dtype: np.dtype[Any]) -> tuple[str, str]:
 
 
 # ``P[0] >> 31u`` is the top bit of the element count, always 0 (a dispatch covers < 2^31
-# elements), which no compiler can know: XOR with it keeps a value's bits and ends a float
-# expression, so nothing is contracted across it.
-_FENCE_SUFFIX = {"f32": "f32", "f64": "f64"}
+# elements), which no compiler can know: XOR with it times the salt keeps a value's bits and
+# ends a float expression, so nothing is contracted across it, and values fenced with other
+# salts are not taken for one another.
+_FENCE_SUFFIX = {"f32": "f32", "f64": "f64", "vec2<f32>": "c64", "vec2<f64>": "c128"}
 _FENCES = {
-    "f32": "fn fence_f32(v: f32) -> f32 { return bitcast<f32>(bitcast<u32>(v) ^ (P[0] >> 31u)); }",
-    "f64": "fn fence_f64(v: f64) -> f64 { return bitcast<f64>(bitcast<u64>(v) ^ u64(P[0] >> 31u)); }",
+    "f32": "fn fence_f32(v: f32, salt: u32) -> f32 "
+    "{ return bitcast<f32>(bitcast<u32>(v) ^ ((P[0] >> 31u) * salt)); }",
+    "f64": "fn fence_f64(v: f64, salt: u32) -> f64 "
+    "{ return bitcast<f64>(bitcast<u64>(v) ^ u64((P[0] >> 31u) * salt)); }",
+    "vec2<f32>": "fn fence_c64(v: vec2<f32>, salt: u32) -> vec2<f32> "
+    "{ return bitcast<vec2<f32>>(bitcast<vec2<u32>>(v) ^ vec2<u32>((P[0] >> 31u) * salt)); }",
+    "vec2<f64>": "fn fence_c128(v: vec2<f64>, salt: u32) -> vec2<f64> { let z = u64((P[0] >> 31u) * salt); "
+    "return vec2<f64>(bitcast<f64>(bitcast<u64>(v.x) ^ z), bitcast<f64>(bitcast<u64>(v.y) ^ z)); }",
 }
