@@ -275,3 +275,16 @@ def test_a_bound_holds_what_the_op_makes(name, args, kwargs, slack):
         result = fn(*[ruda.host.asarray(a) if isinstance(a, np.ndarray) else a for a in args], **kwargs)
     made = sum(np.asarray(r).nbytes for r in (result if isinstance(result, tuple | list) else [result]))
     assert bound is not None and made <= bound <= slack * max(made, 1), (made, bound)
+
+
+def test_counts_too_large_to_read_refuse_the_repeat(monkeypatch):
+    # repeat's bound reads its counts: counts that are a view of a million elements of one
+    # charged element cannot be read under the limit, so the repeat is refused, not run unbounded
+    session, ran = _bounded_session(monkeypatch)
+    assert _run(session, "broadcast_to", [H(5), [10**6, 4]], {}, 7)[0] == "meta"
+    assert _run(session, "broadcast_to", [H(4), [10**6, 4]], {}, 8)[0] == "meta"
+    ran.clear()
+    op = wire.Op(9, wire.OP_CODES["repeat"], (9,), [H(7), H(8)], {}, 0, None)
+    [refused] = [wire.decode_server_message(r) for r in session.run(wire.Batch([op], []))]
+    assert refused[:4] == ["error", 9, "repeat", "MemoryError"], refused
+    assert ran == []
