@@ -416,8 +416,10 @@ def window(
     returned element count to its indices. Raises :class:`BindingLimitError` when the span exceeds
     the device's storage binding limit.
     """
-    if hi <= lo:  # nothing is read: bind the buffer's first element (an empty view's offset may
-        lo = hi = 0  # lie past the end of its buffer)
+    if hi <= lo or lo * isz >= storage.buffer.size:
+        # nothing is read: bind the buffer's first element (an empty view's offset may lie past
+        # the end of its buffer, and a kernel may count one element even of an empty view)
+        lo = hi = 0
     byte_lo = lo * isz // dev.offset_align * dev.offset_align
     size = max(hi * isz - byte_lo, isz)  # a binding holds at least one element
     if size > dev.max_binding:
