@@ -44,6 +44,41 @@ def test_indexing_views_and_setitem(xp):
     assert_matches_numpy(x, host)
 
 
+@pytest.mark.parametrize(
+    ("dtype", "value", "error"),
+    [
+        ("uint8", -1, OverflowError),
+        ("int16", 2**40, OverflowError),
+        ("float64", 1j, TypeError),
+        ("int64", float("nan"), ValueError),
+    ],
+)
+def test_a_scalar_the_target_cannot_hold_is_refused_at_the_assignment(xp, dtype, value, error):
+    # it had been sent, failed on the server at the next wait (of any array), and failed the
+    # target for good; the reference (NumPy) raises at the assignment and keeps the array
+    x = xp.asarray(np.array([1, 2, 3]), dtype=getattr(xp, dtype))
+    before = xp.exp(xp.asarray([0.0]))  # queued with what comes after it
+    with pytest.raises(error):
+        x[0] = value
+    with pytest.raises(error):
+        x[xp.asarray([1])] = value
+    assert_matches_numpy(x, np.array([1, 2, 3], dtype=dtype))
+    assert_matches_numpy(before, np.array([1.0]))
+
+
+def test_a_result_of_a_dtype_the_wire_does_not_carry_is_refused_at_the_call(xp):
+    # the reference gives sqrt of uint8 float16: the op had been sent anyway and the server
+    # refused the whole batch, ops queued before it included, and the call raised a KeyError
+    a = xp.asarray([1.0, 4.0])
+    b = xp.exp(a)
+    small = xp.asarray([4], dtype=xp.uint8)
+    for _ in range(2):  # (the second call takes the path of a known result dtype)
+        with pytest.raises(TypeError, match="gives float16, which is not one of the Array API's dtypes"):
+            xp.sqrt(small)
+    assert_matches_numpy(b, np.exp([1.0, 4.0]))
+    assert_matches_numpy(xp.sqrt(xp.astype(small, xp.float32)), np.array([2.0], np.float32))
+
+
 def test_numpy_index_arrays_are_sent_to_the_server(xp):
     # as CuPy and PyTorch take them (scikit-learn's cross-validation indexes by NumPy's)
     host = np.arange(20.0).reshape(10, 2)

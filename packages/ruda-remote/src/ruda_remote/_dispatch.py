@@ -154,6 +154,9 @@ def call(
     wire_kwargs = {k: encode(v) for k, v in kwargs.items()}
     dev = encode.device or default_device()
     metas = _meta.infer(name, args, kwargs, is_array)
+    if metas is not None:
+        for _, dtype in metas:
+            _check_result_dtype(name, dtype)
     count = n_out if n_out is not None else 1
     out = [dev.new_handle() for _ in range(count)]
     code = wire.OP_CODES[name]
@@ -198,9 +201,21 @@ def _elementwise(name: str, args: tuple[Any, ...], device: RemoteDevice | None) 
     dtype = _meta.cached_dtype(tuple(key))
     if dtype is None or device is None or shape is None:
         return None
+    _check_result_dtype(name, dtype)
     handle = device.new_handle()
     device.submit(wire.OP_CODES[name], [handle], wire_args, {}, expect=[(shape, dtype)])
     return _array.Array._new(device, handle, shape, _DTYPES[dtype])
+
+
+def _check_result_dtype(name: str, dtype: str) -> None:
+    """Refuse here, with nothing sent, an op whose result would have a dtype the wire does not
+    carry: the reference gives ``sqrt`` of uint8 float16, as NumPy does (sent, the op was
+    refused on the server with the whole batch, and the client had raised a KeyError)."""
+    if dtype not in wire.ITEMSIZE:
+        raise TypeError(
+            f"{name}() of these operands gives {dtype}, which is not one of the Array API's dtypes, "
+            "and a remote array is one of those: convert the operands to float32 or float64 first"
+        )
 
 
 def _wire_dtype(dtype: np.dtype[Any]) -> wire.DType:

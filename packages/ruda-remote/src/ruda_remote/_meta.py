@@ -215,7 +215,13 @@ def _getitem(x: Any, key: Any, is_array: Callable[[Any], bool]) -> list[Meta] | 
 
 
 def check_setitem(x: Any, key: Any, value: Any, is_array: Callable[[Any], bool]) -> None:
-    """Raise here what ``x[key] = value`` would raise, for keys of ints, slices, ``...`` and None."""
+    """Raise here what ``x[key] = value`` would raise: a scalar that ``x``'s dtype cannot hold
+    (``-1`` into uint8, ``1j`` into float64, NaN into int64: the reference's errors), and, for
+    keys of ints, slices, ``...`` and None, an array that does not broadcast to the selection.
+    Sent, such an assignment would fail on the server at a later wait, and fail ``x`` with it
+    (the client has written into it)."""
+    if not is_array(value):
+        np.zeros((), dtype=x.dtype)[()] = python_scalar(value)
     if not is_basic_key(key):
         return
     target = _view_stand_in(x)[key]
