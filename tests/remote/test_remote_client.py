@@ -79,6 +79,17 @@ def test_a_result_of_a_dtype_the_wire_does_not_carry_is_refused_at_the_call(xp):
     assert_matches_numpy(xp.sqrt(xp.astype(small, xp.float32)), np.array([2.0], np.float32))
 
 
+def test_unstack_refuses_what_it_cannot_take_as_the_reference_does(xp):
+    x = xp.asarray(np.ones((2, 3)))
+    with pytest.raises(TypeError, match="axis must be an integer"):
+        xp.unstack(x, axis=(0, 1))
+    with pytest.raises(ValueError, match="0-d"):
+        xp.unstack(xp.asarray(1.0))
+    with pytest.raises(IndexError):
+        xp.unstack(x, axis=2)
+    assert [a.shape for a in xp.unstack(x, axis=-1)] == [(2,)] * 3
+
+
 def test_numpy_index_arrays_are_sent_to_the_server(xp):
     # as CuPy and PyTorch take them (scikit-learn's cross-validation indexes by NumPy's)
     host = np.arange(20.0).reshape(10, 2)

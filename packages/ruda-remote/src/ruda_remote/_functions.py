@@ -287,6 +287,10 @@ def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
     """The slices of ``x`` along ``axis``."""
     if not isinstance(x, Array):
         raise TypeError(f"unstack needs a remote array, got {type(x).__name__}")
+    if isinstance(axis, bool) or not isinstance(axis, int):
+        raise TypeError(f"unstack's axis must be an integer, got {axis!r}")
+    if x.ndim == 0:
+        raise ValueError("unstack is not defined for 0-d arrays")
     if not -x.ndim <= axis < x.ndim:
         raise IndexError(f"axis {axis} is out of bounds for an array of {x.ndim} dimensions")
     if x.shape[axis] == 0:
