@@ -123,3 +123,23 @@ def test_n_dimensional_transforms_with_s_alone_take_the_last_axes(name: str) -> 
         got = getattr(xp.fft, name)(x, s=(3, 4))
     want = getattr(np.fft, name)(x, s=(3, 4), axes=(1, 2))
     np.testing.assert_allclose(got, want, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("name", "kwargs", "shape"),
+    [
+        ("irfft", {"n": 3}, (2, 3)),
+        ("hfft", {"n": 4}, (2, 4)),
+        ("irfft", {"n": 5, "axis": 0}, (5, 0)),
+        ("irfftn", {"s": (2, 3)}, (2, 3)),
+        ("irfftn", {"s": (4,), "axes": (0,)}, (4, 0)),
+    ],
+)
+def test_real_output_transforms_of_empty_inputs_give_zeros(name: str, kwargs: dict, shape: tuple) -> None:
+    # zero-padded, an empty input is all zeros; NumPy's returned memory it never wrote
+    x = xp.zeros((0, 0) if "axis" in kwargs else (2, 0), dtype=xp.complex128)
+    for _ in range(3):
+        np.fft.ifft(np.full(64, 1e300 + 1e300j))  # leaves non-zero memory about
+        got = getattr(xp.fft, name)(x, **kwargs)
+        assert got.shape == shape and got.dtype == xp.float64
+        np.testing.assert_array_equal(got, np.zeros(shape))

@@ -2,7 +2,9 @@
 
 The n-dimensional transforms name their axes before calling NumPy when only ``s`` is given:
 the standard's default is the last ``len(s)`` axes, and NumPy 2 deprecates leaving them out
-(a later NumPy will read ``s`` differently).
+(a later NumPy will read ``s`` differently). The transforms with a real output (``irfft``,
+``hfft``, ``irfftn``) of an input empty along that output's axis, zero-padded to a length,
+give zeros: NumPy's read memory they never wrote.
 """
 
 from __future__ import annotations
@@ -16,11 +18,9 @@ from array_api_compat.numpy.fft import (
     fft,
     fftfreq,
     fftshift,
-    hfft,
     ifft,
     ifftshift,
     ihfft,
-    irfft,
     rfft,
     rfftfreq,
 )
@@ -35,6 +35,31 @@ def _axes(x: Array, s: Sequence[int] | None, axes: Sequence[int] | None) -> Sequ
     if axes is None and s is not None:
         return tuple(range(x.ndim - len(s), x.ndim))
     return axes
+
+
+def _padded_from_one(x: Array, axis: int) -> Array:
+    """``x``, or where it is empty along ``axis``, one zero there: zero-padded to any length,
+    the two are the same input, and NumPy's real-output transforms of the empty one return
+    memory they never wrote."""
+    if x.shape[axis] != 0:
+        return x
+    shape = list(x.shape)
+    shape[axis] = 1
+    return np.zeros(shape, dtype=x.dtype)
+
+
+def _real_output(transform: Callable[..., Array]) -> Callable[..., Array]:
+    def run(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+        padded = x if n is None else _padded_from_one(x, axis)
+        return transform(padded, n=n, axis=axis, norm=norm)
+
+    run.__name__ = run.__qualname__ = transform.__name__
+    run.__doc__ = transform.__doc__
+    return run
+
+
+irfft = _real_output(_compat.irfft)
+hfft = _real_output(_compat.hfft)
 
 
 def _n_dimensional(transform: Callable[..., Array]) -> Callable[..., Array]:
@@ -58,7 +83,9 @@ def irfftn(
     """NumPy's, except that ``s[-1] == -1`` stands for ``2 (m - 1)``, as the standard says (and
     as without ``s``); NumPy reads it as the input's length ``m``."""
     axes = _axes(x, s, axes)
+    last = -1 if axes is None or not len(axes) else axes[-1]
     if s is not None and len(s) and s[-1] == -1:
-        last = -1 if axes is None or not len(axes) else axes[-1]
         s = (*s[:-1], 2 * (x.shape[last] - 1))
+    if s is not None and len(s):
+        x = _padded_from_one(x, last)
     return _compat.irfftn(x, s=s, axes=axes, norm=norm)  # type: ignore[no-any-return]
