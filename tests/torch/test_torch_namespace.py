@@ -349,6 +349,37 @@ def test_isin_takes_elements_of_any_layout() -> None:
             assert_matches_numpy(got, np.isin(values, want, invert=invert))
 
 
+def test_isin_takes_bool_arrays() -> None:
+    # torch.isin refuses them ("Unsupported input type ... Bool")
+    got = xp.isin(xp.asarray([True, False, True]), xp.asarray([True]))
+    assert got.tolist() == [True, False, True]
+    assert xp.isin(xp.asarray([0, 1, 2]), xp.asarray([True])).tolist() == [False, True, False]
+
+
+def test_count_nonzero_over_no_axis_counts_each_element_alone() -> None:
+    # array-api-compat's counted over every axis, and with keepdims raised
+    host_x = np.array([[1, 0, 2], [0, 0, 3]])
+    x = xp.asarray(host_x)
+    for keepdims in (False, True):
+        assert_matches_numpy(xp.count_nonzero(x, axis=(), keepdims=keepdims), (host_x != 0).astype(np.int64))
+    assert_matches_numpy(xp.count_nonzero(x, axis=1), np.count_nonzero(host_x, axis=1))
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted_orders_nan_last_as_sort_does(side: str) -> None:
+    # torch.searchsorted([5, nan], 2.5) gave 2: its binary search met the NaNs sort leaves last
+    sequences = [[5.0, NAN], [1.0, 2.0, NAN, NAN], [-INF, 1.0, INF, NAN], [NAN], [1.0, 2.0]]
+    wanted = np.array([2.5, 5.0, 6.0, NAN, INF, -INF, 1.0])
+    for sequence in sequences:
+        host_x1 = np.array(sequence)
+        got = xp.searchsorted(xp.asarray(host_x1), xp.asarray(wanted), side=side)
+        assert got.tolist() == np.searchsorted(host_x1, wanted, side=side).tolist(), sequence
+    unsorted = np.array([3.0, NAN, 1.0])
+    order = np.argsort(unsorted)
+    got = xp.searchsorted(xp.asarray(unsorted), xp.asarray(wanted), side=side, sorter=xp.asarray(order))
+    assert got.tolist() == np.searchsorted(unsorted, wanted, side=side, sorter=order).tolist()
+
+
 def test_broadcast_shapes_raises_value_error() -> None:
     assert xp.broadcast_shapes((2, 1), (3,)) == (2, 3)
     with pytest.raises(ValueError, match="do not broadcast"):

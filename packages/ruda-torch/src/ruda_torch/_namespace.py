@@ -45,8 +45,9 @@ from ruda_torch._elementwise import (  # noqa: F401
 )
 from ruda_torch._info import __array_namespace_info__  # noqa: F401
 from ruda_torch._manipulation import broadcast_shapes, moveaxis, tile  # noqa: F401
+from ruda_torch._searching import searchsorted  # noqa: F401
 from ruda_torch._set import isin, unique_all, unique_counts, unique_inverse, unique_values  # noqa: F401
-from ruda_torch._statistical import std, var  # noqa: F401
+from ruda_torch._statistical import count_nonzero, std, var  # noqa: F401
 
 __array_api_version__ = API_VERSION
 

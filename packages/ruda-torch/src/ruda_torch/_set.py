@@ -91,7 +91,12 @@ def _unique_plain(flat: Tensor) -> Tensor:
 
 
 def isin(x1: Tensor | complex, x2: Tensor | complex, /, *, invert: bool = False) -> Tensor:
-    """Whether each element of ``x1`` is in ``x2`` (of any shape and layout)."""
+    """Whether each element of ``x1`` is in ``x2`` (of any shape and layout). torch.isin refuses
+    bool tensors: they are compared as 0 and 1."""
+    if isinstance(x1, Tensor) and x1.dtype == torch.bool:
+        x1 = x1.to(torch.uint8)
+    if isinstance(x2, Tensor) and x2.dtype == torch.bool:
+        x2 = x2.to(torch.uint8)
     if isinstance(x2, Tensor):
         return torch.isin(x1, x2.reshape(-1), invert=invert)
     if isinstance(x1, Tensor):

@@ -1,7 +1,9 @@
-"""``std`` and ``var`` with the spec's axes, keepdims and correction rules.
+"""``std`` and ``var`` with the spec's axes, keepdims and correction rules, and
+``count_nonzero`` with ``axis=()``.
 
 torch accepts a float correction but, where ``M - correction <= 0``, returns
-inf with a warning; the spec asks for NaN. ``axis=()`` reduces over no axis.
+inf with a warning; the spec asks for NaN. ``axis=()`` reduces over no axis
+(array-api-compat's ``count_nonzero`` counted over every axis).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import math
 from collections.abc import Callable
 
 import torch
+from array_api_compat import torch as _compat
 
 Tensor = torch.Tensor
 
@@ -73,3 +76,14 @@ def std(
 ) -> Tensor:
     """Standard deviation over ``axis`` with divisor ``M - correction``; NaN where that is not positive."""
     return _spread(torch.std, x, axis, correction, keepdims)
+
+
+def count_nonzero(
+    x: Tensor, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
+) -> Tensor:
+    """The number of non-zero elements of ``x`` over ``axis``; over no axis (``axis=()``), 1
+    where an element is non-zero and 0 where it is zero."""
+    if axis == ():
+        return (x != 0).to(torch.int64)
+    counted: Tensor = _compat.count_nonzero(x, axis=axis, keepdims=keepdims)
+    return counted
