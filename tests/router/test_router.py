@@ -371,6 +371,17 @@ def test_to_device_within_a_backend_keeps_the_backend() -> None:
         XP.to_device(np.ones(2), HOST)
 
 
+def test_ruda_to_device_takes_a_routers_devices() -> None:
+    # a router's MultiDevice is no backend's own device: ruda.to_device had refused it, though
+    # its docstring takes "x.device of any ruda array"; the router moves its array itself
+    x = _on(HOST, [1.0, 2.0])
+    y = ruda.to_device(x, TDEV)
+    assert isinstance(y, Array) and y.device == TDEV and isinstance(y.inner, torch.Tensor)
+    assert_matches_numpy(ruda.to_device(y, HOST), np.array([1.0, 2.0]))
+    with pytest.raises(TypeError, match="a device is a string like 'cuda:0'"):
+        ruda.to_device(np.ones(2), object())
+
+
 # -- devices, dtypes, namespace info -------------------------------------------------------------
 def test_multidevice_is_an_enum_of_backend_positions() -> None:
     assert duo.MultiDevice.B1("cpu") == duo.MultiDevice.B1("cpu")

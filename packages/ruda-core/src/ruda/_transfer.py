@@ -21,7 +21,8 @@ def to_device(x: Any, device: Any) -> Any:
     device), which is never read as a string: ``str(torch.device("cpu"))`` is ``"cpu"``, the
     host, but the object means ``torch:cpu``.
 
-    Within one backend the array's own ``to_device`` is used. Across backends
+    Within one backend the array's own ``to_device`` is used, as it is for a device of the
+    kind of ``x.device`` that no backend owns (a router's ``MultiDevice``). Across backends
     DLPack is tried first (zero-copy where the memory is shared, e.g. NumPy and
     ``torch:cpu``); otherwise the data travels as :class:`ruda.TensorData`
     through the host. Nothing else ever moves data between devices implicitly.
@@ -31,6 +32,10 @@ def to_device(x: Any, device: Any) -> Any:
         target = owner.device_of_native(device)
     elif isinstance(device, str | Device):
         target = Device.parse(device)
+    elif _kin(device, getattr(x, "device", None)) and hasattr(x, "to_device"):
+        # a device of the kind of x's own, which no backend owns (a router's MultiDevice): the
+        # array's library moves it itself
+        return x.to_device(device)
     else:
         raise TypeError(
             f"a device is a string like 'cuda:0', a ruda.Device, or an installed backend's own device "
@@ -45,6 +50,12 @@ def to_device(x: Any, device: Any) -> Any:
         lambda a: destination.from_dlpack(a, native),
         lambda data: destination.from_tensor_data(data, native),
     )
+
+
+def _kin(device: Any, own: Any) -> bool:
+    """Whether ``device`` and ``own`` are devices of one kind: instances of a class of
+    ``own``'s other than ``object`` (a router's ``MultiDevice.B2`` and ``MultiDevice.B1``)."""
+    return own is not None and any(c is not object and isinstance(device, c) for c in type(own).__mro__)
 
 
 def migrate(x: Any, from_dlpack: Callable[[Any], Any], from_tensor_data: Callable[[TensorData], Any]) -> Any:
