@@ -67,6 +67,10 @@ class NumpyUfuncs:
         operands = []
         for value in inputs:
             if type(value) is not kind:
+                if type(value) is np.ndarray and value.ndim == 0:
+                    # (NumPy hands a scalar on the left of a comparison, np.float32(1.5) < x, as
+                    # a 0-d array: taken as the scalar it holds, as on the right)
+                    value = value[()]
                 value = python_scalar(value)
                 if not isinstance(value, bool | int | float | complex):
                     return unsupported(self, name or ufunc.__name__, value)

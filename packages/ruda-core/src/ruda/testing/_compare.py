@@ -120,7 +120,8 @@ def assert_numpy_ufuncs_run_in_namespace(xp: Any, device: Any = None) -> None:
     """Assert that NumPy's ufuncs on arrays of namespace ``xp`` (an array type built on
     ``ruda._ufuncs.NumpyUfuncs``) on ``device`` are computed by ``xp`` and give its arrays on
     that device, equal to NumPy's:
-    elementwise functions, ``matmul``, NumPy scalars as operands, and the reductions ``np.sum``,
+    elementwise functions, ``matmul``, NumPy scalars as operands (on either side of a
+    comparison), and the reductions ``np.sum``,
     ``np.prod``, ``np.max``, ``np.min``, ``np.all``, ``np.any``; and that what ``xp`` has no
     function for raises TypeError rather than copy to the host."""
     import pytest
@@ -133,6 +134,9 @@ def assert_numpy_ufuncs_run_in_namespace(xp: Any, device: Any = None) -> None:
         (np.arctan2(x, x), np.arctan2(a, a)),
         (np.multiply(2.0, x), 2.0 * a),
         (np.float32(2.0) * x, np.float32(2.0) * a),
+        # NumPy hands a scalar on the left of a comparison as a 0-d array
+        (np.float32(1.5) < x, np.float32(1.5) < a),
+        (np.int64(-2) == x, np.int64(-2) == a),
         (np.asin(xp.asarray(np.array([0.5], np.float32), device=device)), np.asin(np.float32(0.5))[None]),
         (np.matmul(x[:2, None], x[None, :2]), np.matmul(a[:2, None], a[None, :2])),
     ]:
