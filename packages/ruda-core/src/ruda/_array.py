@@ -3,6 +3,7 @@ written once: attributes, host-copy export and scalar conversions, the construct
 
 from __future__ import annotations
 
+import ctypes
 import math
 from collections.abc import Callable
 from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
@@ -129,7 +130,9 @@ class HostCopyExport(DLPackExport):
         if stream is not None:
             raise ValueError(f"a host copy has no stream to order: pass stream=None, not {stream!r}")
         host = self._host_copy()
-        return host.__dlpack__() if max_version is None else host.__dlpack__(max_version=max_version)
+        if max_version is None:
+            return host.__dlpack__()
+        return _marked_copied(host.__dlpack__(max_version=max_version))
 
     def __dlpack_device__(self) -> tuple[int, int]:
         """``(1, 0)``: the DLPack export is a host (CPU) copy."""
@@ -241,3 +244,25 @@ def asarray_own(
             )
         return astype(x, dtype)
     return astype(x, x.dtype) if copy and not moved else x
+
+
+#: in a ``DLManagedTensorVersioned``: its version (two uint32), manager context and deleter
+#: (pointers), then its uint64 flags, of which bit 1 is ``DLPACK_FLAG_BITMASK_IS_COPIED``
+_DLPACK_FLAGS_OFFSET = 8 + 2 * ctypes.sizeof(ctypes.c_void_p)
+_DLPACK_IS_COPIED = 1 << 1
+
+
+def _marked_copied(capsule: Any) -> Any:
+    """``capsule``, a versioned DLPack capsule of a host copy, with its IS_COPIED flag set, as the
+    standard asks of an export that copies. NumPy sets it only when it copies itself, and
+    ``copy=True`` would copy the copy again; no library sets a flag of a capsule it did not
+    make, hence ctypes. An unversioned capsule (DLPack 0.x) has no flags."""
+    name = ctypes.pythonapi.PyCapsule_GetName
+    name.restype, name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    if name(capsule) != b"dltensor_versioned":
+        return capsule
+    pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    pointer.restype, pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    flags = ctypes.c_uint64.from_address(pointer(capsule, b"dltensor_versioned") + _DLPACK_FLAGS_OFFSET)
+    flags.value |= _DLPACK_IS_COPIED
+    return capsule

@@ -66,7 +66,8 @@ def assert_exports_host_copies(x: Any, expected: np.ndarray[Any, Any]) -> None:
     """Assert that ``x``, an array whose class exports host copies (``ruda._array.HostCopyExport``:
     ruda_wgpu's, ruda_remote's), holds ``expected`` and exports it as the standard asks of such
     an array: DLPack device ``(1, 0)``; ``np.from_dlpack`` and ``np.asarray`` give copies the
-    consumer may write into; ``copy=False`` and another DLPack device raise ``BufferError``
+    consumer may write into, a versioned capsule saying it is a copy (``IS_COPIED``);
+    ``copy=False`` and another DLPack device raise ``BufferError``
     (``np.asarray(x, copy=False)``: ``ValueError``), and so does a stream (only None is taken
     on a device without streams: ``ValueError``)."""
     import pytest
@@ -76,6 +77,7 @@ def assert_exports_host_copies(x: Any, expected: np.ndarray[Any, Any]) -> None:
         np.testing.assert_array_equal(host, expected, strict=True)
         host[(0,) * host.ndim] = 1 - host[(0,) * host.ndim]  # the consumer owns its copy
     np.testing.assert_array_equal(np.asarray(x), expected)
+    assert _dlpack_flags(x.__dlpack__(max_version=(1, 0))) & 2, "DLPACK_FLAG_BITMASK_IS_COPIED unset"
     with pytest.raises(BufferError, match="only a host copy"):
         x.__dlpack__(copy=False)
     with pytest.raises(ValueError, match="only as a copy"):
@@ -84,6 +86,17 @@ def assert_exports_host_copies(x: Any, expected: np.ndarray[Any, Any]) -> None:
         x.__dlpack__(dl_device=(2, 0))
     with pytest.raises(ValueError, match="stream=None"):
         x.__dlpack__(stream=1)
+
+
+def _dlpack_flags(capsule: Any) -> int:
+    """The flags of a versioned DLPack capsule (read as NumPy's and ruda's exports lay them out)."""
+    import ctypes
+
+    from ruda._array import _DLPACK_FLAGS_OFFSET
+
+    pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    pointer.restype, pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    return ctypes.c_uint64.from_address(pointer(capsule, b"dltensor_versioned") + _DLPACK_FLAGS_OFFSET).value
 
 
 def assert_python_scalar_conversions(xp: Any) -> None:
