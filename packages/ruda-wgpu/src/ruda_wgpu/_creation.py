@@ -431,7 +431,9 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
         return asarray(x, device=device, copy=copy)
     if copy is False:
         raise ValueError("from_dlpack(copy=False): data must be copied to the GPU")
-    if not hasattr(x, "__dlpack__"):
-        raise TypeError(f"from_dlpack() takes an object with __dlpack__ (an array), not {type(x).__name__}")
+    if not hasattr(x, "__dlpack__"):  # (AttributeError, as the standard says)
+        raise AttributeError(
+            f"from_dlpack() takes an object with __dlpack__ (an array), not {type(x).__name__}"
+        )
     host = np.from_dlpack(x)
     return from_numpy(host, np.dtype(host.dtype), resolve_device(device))
