@@ -256,6 +256,8 @@ def _cases() -> list[tuple[str, Any, dict[str, Any], float]]:
         ("__getitem__", (m, (None, ints[1:], ..., np.zeros((3, 1), np.int64))), {}, 1),
         ("__getitem__", (m, (True, 1, ints[1:])), {}, 1),
         ("__getitem__", (x, x > 0), {}, 100),
+        ("__getitem__", (x, ([0, 0, 0, 0, 0, 0, 0], slice(None))), {}, 1),
+        ("__getitem__", (x, [True, False, True]), {}, 2),
     ]
 
 
