@@ -153,8 +153,8 @@ def _getitem(args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
     axes that no array or integer indexes (a boolean mask stands for at most its size)."""
     x, key = args
     parts = key if isinstance(key, tuple) else (key,)
-    # (a list in a key indexes as the array it makes, as in NumPy)
-    parts = tuple(np.asarray(p) if isinstance(p, list) else p for p in parts)
+    # (a list or tuple in a key indexes as the array it makes, as in NumPy)
+    parts = tuple(np.asarray(p) if isinstance(p, list | tuple) else p for p in parts)
     consumed = sum(
         (p.ndim if p.dtype == np.bool_ else 1) if _is_array(p) else 1
         for p in parts
