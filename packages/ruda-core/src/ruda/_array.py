@@ -98,7 +98,8 @@ class HostCopyExport(DLPackExport):
     that a consumer may write into it. ``_held_in`` says where the data lives, for the errors.
 
     ``bool()``, ``int()``, ``float()`` and ``complex()`` take an array of one element, of any
-    rank (as NumPy still does), ``operator.index()`` a 0-D integer array only (as NumPy)."""
+    rank (as NumPy did before 2.4, which takes 0-D arrays only, as the standard defines them),
+    ``operator.index()`` a 0-D integer array only (as NumPy)."""
 
     __slots__ = ()
     _held_in: ClassVar[str]
