@@ -82,10 +82,16 @@ class NumpyUfuncs:
                 return reduced
         if method != "__call__" or name is None or kwargs:
             what = f"numpy.{ufunc.__name__}" + (f".{method}" if method != "__call__" else "")
-            extra = f" with {', '.join(f'{k}=' for k in kwargs)}" if kwargs else ""
+            refused = list(kwargs)
+            if method == "reduce" and ufunc.__name__ in _REDUCTIONS:  # (only what it cannot take)
+                refused = [k for k in kwargs if k not in ("axis", "keepdims", "dtype")] or refused
+            extra = f" with {', '.join(f'{k}=' for k in refused)}" if refused else ""
+            why = ""
+            if method == "reduce" and ufunc.__name__ not in _REDUCTIONS:
+                extra, why = "", f" (the namespace has no reduction of {ufunc.__name__})"
             package = kind.__module__.partition(".")[0]
             raise TypeError(
-                f"{what}(){extra} does not run on {package} arrays: use the namespace's functions, "
-                "or np.asarray(x) for a host copy"
+                f"{what}(){extra} does not run on {package} arrays{why}: use the namespace's "
+                "functions, or np.asarray(x) for a host copy"
             )
         return getattr(namespace, name)(*operands)

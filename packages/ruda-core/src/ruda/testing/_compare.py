@@ -169,8 +169,10 @@ def assert_numpy_ufuncs_run_in_namespace(xp: Any, device: Any = None) -> None:
     ]:
         assert type(got) is type(x) and got.device == x.device
         assert_matches_numpy(got, want)
-    with pytest.raises(TypeError, match="numpy.add.reduce"):
-        np.sum(m, where=np.ones((3, 4), bool))  # keywords the namespace has not
+    with pytest.raises(TypeError, match=r"numpy.add.reduce\(\) with where= does not run"):
+        np.sum(m, axis=0, where=np.ones((3, 4), bool))  # keywords the namespace has not
+    with pytest.raises(TypeError, match="has no reduction of subtract"):
+        np.subtract.reduce(m)
     with pytest.raises(TypeError, match="numpy.add.accumulate"):
         np.add.accumulate(m)  # other ufunc methods: no silent host copy
     with pytest.raises(TypeError, match="out="):
