@@ -84,8 +84,8 @@ def irfftn(
     as without ``s``); NumPy reads it as the input's length ``m``."""
     axes = _axes(x, s, axes)
     last = -1 if axes is None or not len(axes) else axes[-1]
-    if s is not None and len(s) and s[-1] == -1:
-        s = (*s[:-1], 2 * (x.shape[last] - 1))
     if s is not None and len(s):
+        if s[-1] == -1:
+            s = (*s[:-1], 2 * (x.shape[last] - 1))
         x = _padded_from_one(x, last)
     return _compat.irfftn(x, s=s, axes=axes, norm=norm)  # type: ignore[no-any-return]
