@@ -646,9 +646,9 @@ def _fence(expr: str, dtype: np.dtype[Any], salt: int = 1) -> str:
 
 
 def fenced(expr: str, dtype: np.dtype[Any]) -> tuple[str, str]:
-    """``expr``, a real float value of ``dtype`` in an elementwise kernel, behind the fence that
-    keeps a driver from contracting it into an fma with what uses it, and the fence's WGSL for
-    the kernel's prelude (other dtypes: ``expr`` as it is, no prelude)."""
+    """``expr``, a float value (real or complex) of ``dtype`` in an elementwise kernel, behind the
+    fence that keeps a driver from contracting it into an fma with what uses it, and the fence's
+    WGSL for the kernel's prelude (other dtypes: ``expr`` as it is, no prelude)."""
     fence = _FENCES.get(wgsl_type(dtype), "")
     return _fence(expr, dtype), fence
 
