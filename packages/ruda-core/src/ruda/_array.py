@@ -150,17 +150,26 @@ class HostCopyExport(DLPackExport):
         return host if dtype is None else host.astype(dtype, copy=False)
 
     def _scalar(self, kind: str) -> Any:
-        """The one element as a Python scalar, for a conversion to ``kind`` ("bool", "int",
-        "index", ...)."""
-        if math.prod(self._shape) != 1 or (self._shape and kind == "index"):
+        """The element of a 0-D array as a Python scalar, for a conversion to ``kind`` ("int",
+        "float", "complex" or "index"). The standard defines these for 0-D arrays only, and NumPy
+        (2.4 on) refuses the rest: ``float(x[i:i+1])`` is a TypeError on every backend, not only
+        on the host."""
+        if self._shape:
             raise TypeError(
-                f"only a {'0-D' if kind == 'index' else 'one-element'} array converts to a "
-                f"Python {kind}, not an array of shape {self._shape}"
+                f"only a 0-D array converts to a Python {kind}, not an array of shape {self._shape}"
             )
         return self._host_copy().reshape(()).item()
 
     def __bool__(self) -> bool:
-        return bool(self._scalar("bool"))
+        """The truth of a one-element array of any rank, as NumPy's; more or fewer elements are
+        ambiguous (``ValueError``, as NumPy raises: use ``any`` or ``all``)."""
+        size = math.prod(self._shape)
+        if size != 1:
+            raise ValueError(
+                f"the truth value of an array of shape {self._shape} is ambiguous: "
+                + ("it is empty (test its size)" if size == 0 else "use any() or all()")
+            )
+        return bool(self._host_copy().reshape(()).item())
 
     def __int__(self) -> int:
         value = self._scalar("int")

@@ -101,24 +101,30 @@ def _dlpack_flags(capsule: Any) -> int:
 
 def assert_python_scalar_conversions(xp: Any) -> None:
     """Assert that the arrays of namespace ``xp`` (one whose array class is a
-    ``ruda._array.HostCopyExport``) convert to Python scalars as NumPy's do: ``bool``, ``int``,
-    ``float`` and ``complex`` of one element of any rank, ``operator.index`` of 0-D integer
-    arrays only, ``int`` of a non-finite float refused as Python refuses it, and ``format`` with
-    a spec of 0-D arrays only (``f"{x:.3f}"``)."""
+    ``ruda._array.HostCopyExport``) convert to Python scalars as NumPy's (2.4 on) do: ``bool``
+    of one element of any rank (``ValueError`` for more or none); ``int``, ``float``, ``complex``
+    and ``operator.index`` of 0-D arrays only (``operator.index`` of integer ones); ``int`` of a
+    non-finite float refused as Python refuses it; and ``format`` with a spec of 0-D arrays only
+    (``f"{x:.3f}"``)."""
     import operator
 
     import pytest
 
     assert bool(xp.asarray(True)) is True and bool(xp.asarray([0.0])) is False
-    assert int(xp.asarray(-7, dtype=xp.int8)) == -7 and int(xp.asarray([[2.9]])) == 2
+    assert bool(xp.asarray([[1]])) is True
+    assert int(xp.asarray(-7, dtype=xp.int8)) == -7 and int(xp.asarray(2.9)) == 2
     assert float(xp.asarray(2.5)) == 2.5 and complex(xp.asarray(1.5)) == 1.5 + 0j
     assert operator.index(xp.asarray(3, dtype=xp.uint16)) == 3
     with pytest.raises(TypeError, match="only integer arrays"):
         operator.index(xp.asarray(3.0))
     with pytest.raises(TypeError, match="only a 0-D array"):
         operator.index(xp.asarray([3]))  # NumPy refuses it too: a 1-D index is a fancy index
-    with pytest.raises(TypeError, match="only a one-element array"):
-        float(xp.ones((2,)))
+    for convert in (int, float, complex):
+        with pytest.raises(TypeError, match="only a 0-D array"):
+            convert(xp.ones((1,)))  # NumPy 2.4 refuses it too
+    for shape in ((2,), (0, 3)):
+        with pytest.raises(ValueError, match="ambiguous"):
+            bool(xp.ones(shape))
     with pytest.raises(OverflowError):
         int(xp.asarray(float("inf")))
     with pytest.raises(ValueError):
