@@ -215,6 +215,16 @@ def test_finfo_and_iinfo_name_dtypes() -> None:
     assert (info.min, info.max, info.dtype) == (-32768, 32767, torch.int16)
 
 
+def test_isdtype_refuses_another_librarys_dtype() -> None:
+    """``isdtype(np.dtype("int64"), "integral")`` had answered False, a quiet wrong answer."""
+    assert xp.isdtype(xp.int64, "integral") and xp.isdtype(xp.float32, (xp.int8, "real floating"))
+    for dtype, kind in ((np.dtype("int64"), "integral"), (np.float64, "real floating")):
+        with pytest.raises(TypeError, match="torch dtype"):
+            xp.isdtype(dtype, kind)
+    with pytest.raises(TypeError, match="kind must be"):
+        xp.isdtype(xp.int8, np.dtype("int8"))
+
+
 # -- element-wise fixes -----------------------------------------------------------------------------
 def test_floor_divide_with_one_infinite_operand() -> None:
     got = xp.floor_divide(xp.asarray([INF, -INF, 1.0, -1.0, 7.0]), xp.asarray([1.0, 1.0, -INF, INF, 2.0]))

@@ -85,7 +85,11 @@ def can_cast(from_: torch.dtype | Tensor, to: torch.dtype, /) -> bool:
 
 
 def isdtype(dtype: torch.dtype, kind: torch.dtype | str | tuple[torch.dtype | str, ...]) -> bool:
-    """Whether ``dtype`` is ``kind`` (a dtype, a kind name, or a tuple of either)."""
+    """Whether ``dtype`` is ``kind`` (a dtype, a kind name, or a tuple of either). Another
+    library's dtype (NumPy's) raises TypeError, as everywhere in this namespace: it is a member
+    of no kind here, and False would be a quiet wrong answer."""
+    if not isinstance(dtype, torch.dtype):
+        raise TypeError(f"isdtype takes a torch dtype (e.g. xp.float32), not {dtype!r}")
     if isinstance(kind, tuple):
         return any(_isdtype_one(dtype, k) for k in kind)
     return _isdtype_one(dtype, kind)
