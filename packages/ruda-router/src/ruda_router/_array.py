@@ -201,6 +201,9 @@ class Array(MadeByNamespace, DLPackExport, NumpyUfuncs, ArrayOperators):
         result = self._binary_operator(function, dunder, other, False)
         if result is NotImplemented:
             return result
+        if result.dtype is not self.dtype and _same_kind(result.dtype.name, self.dtype.name):
+            # (complex64 /= float64: cast back, as every backend's own in-place operators do)
+            result = self._router.astype(result, self.dtype)
         if result._inner.dtype != self._inner.dtype or result.shape != self.shape:
             raise TypeError(
                 f"in-place {function} would turn this {self.dtype.name} array of shape {self.shape} into "
@@ -212,6 +215,11 @@ class Array(MadeByNamespace, DLPackExport, NumpyUfuncs, ArrayOperators):
 
     def _unary_operator(self, function: str, dunder: str) -> Any:
         return self._router._apply(function, self._index, self._inner)
+
+
+def _same_kind(source: str, target: str) -> bool:
+    """Whether dtype ``source`` casts to ``target`` within its kind (NumPy's "same_kind")."""
+    return bool(np.can_cast(np.dtype(source), np.dtype(target), "same_kind"))
 
 
 def _selects_nothing(key: Any, shape: tuple[int, ...]) -> bool:
