@@ -203,7 +203,7 @@ class Array(MadeByNamespace, DLPackExport, NumpyUfuncs, ArrayOperators):
             return result
         if result.dtype is not self.dtype and _same_kind(result.dtype.name, self.dtype.name):
             # (complex64 /= float64: cast back, as every backend's own in-place operators do)
-            result = self._router.astype(result, self.dtype)
+            result = self._router._apply("astype", self._index, result._inner, self._inner.dtype)
         if result._inner.dtype != self._inner.dtype or result.shape != self.shape:
             raise TypeError(
                 f"in-place {function} would turn this {self.dtype.name} array of shape {self.shape} into "
