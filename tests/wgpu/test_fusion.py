@@ -265,6 +265,103 @@ def test_writes_wait_for_pending_readers_of_every_thread(xp, fused):
     assert not wrong
 
 
+def _meanwhile(action: Callable[[], None], threads: list[threading.Thread]) -> None:
+    """Run ``action`` in another thread (appended to ``threads``) and give it half a second: it
+    runs now unless it waits for a lock this thread holds (then it goes on once this thread
+    lets go)."""
+    thread = threading.Thread(target=action, daemon=True)
+    threads.append(thread)
+    thread.start()
+    thread.join(0.5)
+
+
+@pytest.mark.parametrize("reader", ["sum", "in place"])
+def test_another_threads_write_waits_for_a_chain_read_as_it_runs(xp, fused, monkeypatch, reader):
+    """A reduction (or ``y += s``) reads the pending graph of ``s`` as it runs it. Another
+    thread's write into a buffer that graph reads, landing between the graph's walk and its
+    launch, had run ``s`` as a pending reader and then been written before the launch read the
+    buffer: the sum of ``x * 2`` came out of the written values (about one call in 60 with a
+    writer thread racing it)."""
+    x = xp.ones((64,))
+    s = x * 2.0
+    walk = _fusion.graph_of
+    writers: list[threading.Thread] = []
+
+    def walked(root: Any) -> Any:
+        graph = walk(root)
+        if root is s._node or (reader == "in place" and x._store in _leaf_buffers(graph)):
+
+            def write() -> None:
+                x[...] = 5.0
+
+            _meanwhile(write, writers)
+        return graph
+
+    monkeypatch.setattr(_fusion, "graph_of", walked)
+    if reader == "sum":
+        total = float(xp.sum(s))
+    else:
+        y = xp.zeros((64,))
+        y += s
+        total = float(np.asarray(y).sum())
+    monkeypatch.setattr(_fusion, "graph_of", walk)
+    assert total == 128.0
+    assert_matches_numpy(s, np.full(64, 2, np.float32))
+    writers[0].join()
+    assert_matches_numpy(x, np.full(64, 5, np.float32))  # (the write happened, after)
+
+
+def _leaf_buffers(graph: Any) -> list[Any]:
+    return [leaf.storage for leaf in graph[2] if hasattr(leaf, "storage")]
+
+
+def test_a_second_writer_waits_for_the_readers_the_first_runs(xp, fused, monkeypatch):
+    """Two threads writing into one buffer that pending operations read: the first runs the
+    readers, and the second waits for them. It had found the buffer unmarked as soon as the
+    first started and written before the readers ran (wrong reads in 5 of 300 rounds)."""
+    x = xp.ones((8,))
+    readers = [x * float(k) for k in range(3)]
+    dev = x.device
+    run_readers = type(dev).run_readers
+    writers: list[threading.Thread] = []
+
+    def second_write(self: Any, storage: Any) -> None:
+        monkeypatch.setattr(type(dev), "run_readers", run_readers)
+
+        def write() -> None:
+            x[4:] = 7.0
+
+        _meanwhile(write, writers)
+        run_readers(self, storage)
+
+    monkeypatch.setattr(type(dev), "run_readers", second_write)
+    x[:4] = 5.0
+    xp.synchronize()
+    for k, y in enumerate(readers):
+        assert_matches_numpy(y, np.full(8, k, np.float32))
+    writers[0].join()
+    assert_matches_numpy(x, np.array([5] * 4 + [7] * 4, np.float32))
+
+
+def test_a_pending_operation_that_cannot_run_leaves_the_others_guarded(xp, fused):
+    """``synchronize()`` runs every pending operation; one whose result the device cannot hold
+    raises, named, and stays pending, and the others still run before a write into what they
+    read (they had been dropped unrun, and read the written values)."""
+    x = xp.ones((3,))
+    y = x * 2.0
+    side = 1 << 16
+    too_large = xp.ones((1, side)) + xp.ones((side, 1))  # (16 GiB of float32)
+    with pytest.raises(MemoryError) as info:
+        xp.synchronize()
+    assert "['add']" in "".join(info.value.__notes__)
+    x[...] = 5.0
+    assert_matches_numpy(y, np.full(3, 2, np.float32))
+    with pytest.raises(MemoryError):
+        xp.synchronize()  # (still pending: its error comes again while it is alive)
+    del too_large, info
+    xp.synchronize()
+
+
 def _is_pending(x: Any) -> bool:
     return x._node is not None and x._node.storage is None
 

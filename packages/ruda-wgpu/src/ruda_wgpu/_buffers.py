@@ -193,13 +193,19 @@ class Storage:
         """Call before recording a write into this buffer: pending operations that read it are
         recorded first, so that they see the old contents, and the host copy is dropped. A write
         that pending operations may read starts a new epoch of the device (see
-        ``_fusion._launch``)."""
+        ``_fusion._launch``).
+
+        Under the device's lock, and unmarked only once the readers have run: a second thread
+        writing into the buffer meanwhile waits for them, rather than finding it unmarked and
+        recording its write before them."""
         self.host = None
         device = self.device
         if self.mark == device.generation:  # a pending operation may read it
-            self.mark = -1
-            device.run_readers(self)  # (they run before the write: still in the old epoch)
-            device.epoch += 1
+            with device._lock:
+                if self.mark == device.generation:
+                    device.run_readers(self)  # (they run before the write: in the old epoch)
+                    self.mark = -1
+                    device.epoch += 1
 
     def __del__(self) -> None:
         # try rather than contextlib.suppress: every array's end passes here, and the context

@@ -642,20 +642,39 @@ class GpuDevice:
         """Record every pending operation whose array is alive, newest first (an older one may
         already be part of a newer one's kernel, though it still runs as its own when its array
         is alive: it may be read later), and start a new generation: no pending operation reads
-        a buffer marked before it."""
-        with self._pending_lock:
-            # the new generation first: an operation another thread appends after the references
-            # are taken out was recorded under it, or sees that it has changed and runs itself
-            # (see _fusion.record)
-            self.generation += 1
-            pending = self.pending
-            taken = len(pending)
-            refs = pending[:taken]
-            del pending[:taken]
-        for ref in reversed(refs):
-            array = ref()
-            if array is not None:
-                array._storage  # noqa: B018  (runs it, if it has not run)
+        a buffer marked before it.
+
+        One that raises (a result too large for the device) does not stop the others; it stays
+        pending, its buffers marked in the new generation, so that a write into them still runs
+        it first, and the first such error is raised once all have been tried."""
+        with self._lock:  # (another thread's write waits for them: see Storage.will_write)
+            with self._pending_lock:
+                # the new generation first: an operation another thread appends after the references
+                # are taken out was recorded under it, or sees that it has changed and runs itself
+                # (see _fusion.record)
+                self.generation += 1
+                pending = self.pending
+                taken = len(pending)
+                refs = pending[:taken]
+                del pending[:taken]
+            error: Exception | None = None
+            for ref in reversed(refs):
+                array = ref()
+                if array is None:
+                    continue
+                try:
+                    array._storage  # noqa: B018  (runs it, if it has not run)
+                except Exception as err:
+                    error = error or err
+                    if array._node is not None:
+                        array._node.mark_reads()
+                    self.pending.append(ref)
+            if error is not None:
+                array = None  # (the frames the error holds must not keep an array alive)
+                try:
+                    raise error
+                finally:
+                    error = None
 
     def drop_dead_pending(self) -> list[Any]:
         """Drop the references to dead arrays from ``pending``; the arrays alive, oldest first."""

@@ -208,6 +208,20 @@ class Node:
         # (an array operand, or an operation that has run: pending ones hold no storage yet)
         return any(type(a) is not Scalar and a.storage is storage for n in order for a in n.args)
 
+    def mark_reads(self) -> None:
+        """Mark the buffers its pending graph reads with the device's generation, so that a write
+        into one runs it first (see ``Storage.will_write``): for a graph that stays pending into
+        a new generation (one whose run raised)."""
+        if self.storage is not None:
+            return
+        order: list[Node] = []
+        _collect(self, order, set())
+        generation = self.device.generation
+        for n in order:
+            for a in n.args:
+                if type(a) is not Scalar and a.storage is not None:  # (an operand, or a run node)
+                    a.storage.mark = generation
+
     def run(self) -> Storage:
         """Compute this node and the pending graph under it (once); the result's storage."""
         if self.storage is None:
@@ -419,7 +433,13 @@ def _launch(root: Node) -> None:
     is one operation on their results, kept by what :func:`_alone_key` names.
     """
     shape, dtype, dev = root.shape, root.dtype, root.device
-    out = Storage(dev, max(math.prod(shape) * STORAGE_ITEMSIZE[dtype], 4))
+    try:
+        out = Storage(dev, max(math.prod(shape) * STORAGE_ITEMSIZE[dtype], 4))
+    except Exception as err:  # (a result too large for the device: named as a launch's error)
+        order: list[Node] = []
+        _collect(root, order, set())
+        _name_graph(err, order)
+        raise
     # (a fuse trace sees every launch: it takes none straight from the device)
     tracing = CAPTURE.log is not None
     key = (root.sid, out.buffer)
@@ -493,8 +513,14 @@ def _run_graph(
             code=lambda: kernel_code(order, structure, [leaf.dtype for leaf in leaves]),
         )
     except Exception as err:
-        err.add_note(f"raised running the deferred elementwise operations {[n.what for n in order]}")
+        _name_graph(err, order)
         raise
+
+
+def _name_graph(err: Exception, order: list[Node]) -> None:
+    """Note on ``err`` the operations of the graph ``order`` whose run raised it (the error may
+    surface far from their calls: at a read or ``synchronize()``)."""
+    err.add_note(f"raised running the deferred elementwise operations {[n.what for n in order]}")
 
 
 def write_into(value: Array, target: Array) -> bool:
@@ -513,23 +539,28 @@ def write_into(value: Array, target: Array) -> bool:
     if any(s == 0 for s, n in zip(target._strides, target._shape, strict=True) if n > 1):
         return False  # a broadcast view: several of its elements are one
     storage = target._storage
-    # pending readers of the buffer run first and see the old values; this node is marked as run,
-    # so that it is not among them
-    node.storage = storage
-    storage.will_write()
-    order, structure, leaves = graph_of(node)
-    operands: list[Operand | Scalar | OutputRead] = []
-    here = (target._offset, target._strides, target._dtype)
-    for leaf in leaves:
-        if type(leaf) is Operand and leaf.storage is storage:
-            if (leaf.offset, leaf.strides, leaf.dtype) != here:
-                node.storage = None
-                return False
-            operands.append(OutputRead(leaf.dtype))  # read through the output's own binding
-        else:
-            operands.append(leaf)
-    _run_graph(order, structure, leaves, operands, target._operand())
-    node.args = ()
+    # (under the device's lock until the kernel is recorded: another thread's synchronize()
+    # must not run the graph meanwhile, nor its write into a leaf land before the kernel)
+    with node.device._lock:
+        if node.storage is not None:  # another thread ran it
+            return False
+        # pending readers of the buffer run first and see the old values; this node is marked
+        # as run, so that it is not among them
+        node.storage = storage
+        storage.will_write()
+        order, structure, leaves = graph_of(node)
+        operands: list[Operand | Scalar | OutputRead] = []
+        here = (target._offset, target._strides, target._dtype)
+        for leaf in leaves:
+            if type(leaf) is Operand and leaf.storage is storage:
+                if (leaf.offset, leaf.strides, leaf.dtype) != here:
+                    node.storage = None
+                    return False
+                operands.append(OutputRead(leaf.dtype))  # read through the output's own binding
+            else:
+                operands.append(leaf)
+        _run_graph(order, structure, leaves, operands, target._operand())
+        node.args = ()
     return True
 
 

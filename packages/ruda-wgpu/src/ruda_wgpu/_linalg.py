@@ -482,20 +482,21 @@ def _summed_products(
     # then takes the plan of its chain's structure, and the chain is not walked twice)
     plain = x1 is x2 or x1._store is not x2._store or x1._offset != x2._offset
     stored = x1._store is not None and x2._store is not None
-    planned = key is not None and plain and stored and ("unplanned", *key) not in dev.plans
-    chain = reduction_input(products, strided=True) if planned else None
-    keepdims = len(shape) == products.ndim  # (a product with a vector drops the axis later)
-    out = sum_(products, axis=axis, dtype=dt, keepdims=keepdims)
-    if out.shape != shape:
-        out = reshape(out, shape)
-    leaves = None if chain is None else _operand_leaves(chain, x1, x2)
-    if key is not None and chain is not None and leaves is not None:  # (x1's and x2's own chain)
-        reduction = dev.plans.get(reduction_plan_key(products, chain, axis, keepdims, dt, "sum"))
-        if reduction is None:  # (computed first: a strided vector on a GPU's row kernel)
-            remember(dev.plans, PLAN_CACHE, ("unplanned", *key), True)
-        else:
-            plan = _VectorPlan(shape, dt, leaves, chain.dtype, chain.key, chain.code(), reduction)
-            remember(dev.plans, PLAN_CACHE, key, plan)
+    with dev._lock:  # (the chain read stays the graph summed: see _statistical._kept)
+        planned = key is not None and plain and stored and ("unplanned", *key) not in dev.plans
+        chain = reduction_input(products, strided=True) if planned else None
+        keepdims = len(shape) == products.ndim  # (a product with a vector drops the axis later)
+        out = sum_(products, axis=axis, dtype=dt, keepdims=keepdims)
+        if out.shape != shape:
+            out = reshape(out, shape)
+        leaves = None if chain is None else _operand_leaves(chain, x1, x2)
+        if key is not None and chain is not None and leaves is not None:  # (x1's and x2's own chain)
+            reduction = dev.plans.get(reduction_plan_key(products, chain, axis, keepdims, dt, "sum"))
+            if reduction is None:  # (computed first: a strided vector on a GPU's row kernel)
+                remember(dev.plans, PLAN_CACHE, ("unplanned", *key), True)
+            else:
+                plan = _VectorPlan(shape, dt, leaves, chain.dtype, chain.key, chain.code(), reduction)
+                remember(dev.plans, PLAN_CACHE, key, plan)
     return out
 
 

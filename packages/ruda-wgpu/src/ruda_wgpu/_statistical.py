@@ -71,15 +71,16 @@ def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, 
     """Reduce ``x`` over ``axis`` with ``kind`` in sum/prod/min/max/all/any; result dtype ``acc``.
     An array of a signature reduced in place before, or a pending chain of a structure reduced
     as it was read before, goes straight to the launch (see :class:`ReductionPlan`)."""
-    chain, key, plan = _kept(x, axis, keepdims, acc, kind)
-    if plan is not None:
-        return plan.run(x, chain, acc, kind)
-    shape = x._shape
-    axes = _axes(axis, len(shape), fn)
-    if not axes:
-        return astype(x, acc) if x._dtype != acc else copy_of(x)
-    code = _reduction_code(kind, x._dtype, acc)
-    storage, out_shape = _launch(x, axes, keepdims, acc, kind, code, key, chain)
+    with x._device._lock:  # (the chain read stays the graph launched: see _kept)
+        chain, key, plan = _kept(x, axis, keepdims, acc, kind)
+        if plan is not None:
+            return plan.run(x, chain, acc, kind)
+        shape = x._shape
+        axes = _axes(axis, len(shape), fn)
+        if not axes:
+            return astype(x, acc) if x._dtype != acc else copy_of(x)
+        code = _reduction_code(kind, x._dtype, acc)
+        storage, out_shape = _launch(x, axes, keepdims, acc, kind, code, key, chain)
     return _reduced(storage, out_shape, acc, x._device)
 
 
@@ -87,7 +88,12 @@ def _kept(
     x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str
 ) -> tuple[Fused | None, tuple[Any, ...] | None, ReductionPlan | None]:
     """The chain a reduction of ``x`` reads (None: ``x`` itself), the signature of its plan
-    (see :func:`reduction_plan_key`), and the plan kept under it, if any."""
+    (see :func:`reduction_plan_key`), and the plan kept under it, if any.
+
+    The caller holds the device's lock until it has launched the reduction of the chain: another
+    thread's ``synchronize()`` would otherwise run the graph under it meanwhile (and empty its
+    nodes' operands), or a write into a buffer the chain reads would run the graph as a pending
+    reader and then land before the reduction read the buffer."""
     check_keepdims(keepdims)  # (before it is part of a key: a list is not hashable)
     chain = reduction_input(x, strided=True) if x._node is not None else None
     key = reduction_plan_key(x, chain, axis, keepdims, acc, kind)
@@ -383,12 +389,13 @@ def scaled_squares(mag: Array, axes: tuple[int, ...], keepdims: bool) -> tuple[A
     views of one result: scale * sqrt(ssq) is the 2-norm, without the overflow of large
     squares or the underflow of small ones."""
     acc = _dtypes.COMPLEX_OF[mag.dtype]
-    chain, key, plan = _kept(mag, axes, keepdims, acc, "norm2")
-    if plan is not None:
-        storage, out_shape = plan.reduce(mag, chain, acc, "norm2"), plan.out_shape
-    else:
-        code = _scaled_squares_code(mag._dtype)
-        storage, out_shape = _launch(mag, axes, keepdims, acc, "norm2", code, key, chain)
+    with mag._device._lock:  # (see _kept)
+        chain, key, plan = _kept(mag, axes, keepdims, acc, "norm2")
+        if plan is not None:
+            storage, out_shape = plan.reduce(mag, chain, acc, "norm2"), plan.out_shape
+        else:
+            code = _scaled_squares_code(mag._dtype)
+            storage, out_shape = _launch(mag, axes, keepdims, acc, "norm2", code, key, chain)
     return scaled_pairs(storage, out_shape, mag._dtype, mag._device)
 
 
