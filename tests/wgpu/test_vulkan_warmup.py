@@ -19,18 +19,18 @@ pytestmark = [
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the warm-up uses Linux's Vulkan loader"),
 ]
 
-#: a fresh process: notes the driver cache folders the warm-up thread sees, computes, and
+#: a fresh process: notes the driver cache folders as the warm-up opens the Vulkan loader (an
+#: audit hook: ruda_wgpu's import starts it, before anything could be patched), computes, and
 #: reports what the warm-up left
 PROCESS = """
-import json, os
-from ruda_wgpu import _vulkan_warmup, _shader_cache
+import json, os, sys
 seen = {}
-original = _vulkan_warmup._Warmup.run
-def run(self):
-    seen.update({v: os.environ.get(v) for v in _shader_cache.DRIVER_CACHES})
-    original(self)
-_vulkan_warmup._Warmup.run = run
+def hook(event, args):
+    if event == "ctypes.dlopen" and "vulkan" in str(args[0]) and not seen:
+        seen.update({v: os.environ.get(v) for v in sys.modules["ruda_wgpu._shader_cache"].DRIVER_CACHES})
+sys.addaudithook(hook)
 import numpy as np, ruda_wgpu as xp
+from ruda_wgpu import _vulkan_warmup
 values = np.asarray(xp.exp(xp.asarray([0.0, 1.0]))).tolist()
 w = _vulkan_warmup._current
 left = None if w is None else [w.finished, bool(w.instance), w.thread.is_alive(), w.devices]
@@ -44,6 +44,9 @@ def test_the_driver_starts_after_its_cache_folder_is_set_and_leaves_nothing(xp, 
     assert out["values"] == [1.0, pytest.approx(2.7182817)]
     assert out["started"]
     # the driver reads its cache folder when it starts: ruda's was set before the thread ran
+    # (the hook saw it: patching the thread's run after the import that starts it had seen
+    # nothing, and this check had held for no folder at all)
+    assert set(out["seen"]) == set(DRIVER_CACHES)
     assert all(str(tmp_path) in str(path) for path in out["seen"].values()), out["seen"]
     finished, instance_left, thread_alive, devices = out["left"]
     assert finished and not instance_left and not thread_alive and devices >= 1
