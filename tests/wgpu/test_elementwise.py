@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 import ruda_wgpu
@@ -170,6 +172,11 @@ def test_integers_with_floats_take_the_floating_dtype(xp):
     assert got.dtype == xp.float32  # PyTorch's rule; NumPy would widen to float64
     assert_matches_numpy(got, np.array([1.5, -0.5, 0.5], np.float32))
     assert xp.result_type(xp.uint8, xp.complex64) == xp.complex64
+    if "int64" in DEVICE_DTYPES:  # in any order, though int64 with uint64 alone does not promote
+        for order in itertools.permutations([xp.int64, xp.uint64, xp.float32]):
+            assert xp.result_type(*order) == xp.float32, order
+        with pytest.raises(TypeError, match="promote"):
+            xp.result_type(xp.int64, xp.uint64)
     assert not xp.can_cast(xp.int32, xp.float16)  # casting keeps the standard's and NumPy's rules
     with pytest.raises(TypeError, match="promote"):
         xp.add(xp.asarray([True, False]), floats[:2])
@@ -194,6 +201,31 @@ def test_a_python_complex_makes_real_floating_arrays_complex(xp, dtype):
         xp.asarray([True]) * 1j  # (booleans mix with nothing)
     with pytest.raises(TypeError, match="complex cannot combine"):
         x[0] = 1j  # (a real array cannot hold it)
+
+
+@pytest.mark.parametrize("fusion", [True, False])
+@pytest.mark.parametrize("real", ["float32", "int8"])
+def test_a_real_operand_of_a_complex_operation_has_an_imaginary_zero(xp, real, fusion, monkeypatch):
+    """A real operand takes part as x + 0j, so 0 * inf is NaN in it: x * (inf+1j) is inf+nanj,
+    as NumPy's. Converted inline, the zero was a constant the driver folded: inf+1j, and
+    (1+0j) * [-1.0] gave -1-0j."""
+    from ruda_wgpu import _fusion
+
+    monkeypatch.setattr(_fusion, "_enabled", fusion)
+    host_real = np.array([1, 2, -1, 0], real)
+    host_complex = np.array([complex(np.inf, 1), complex(1, np.inf), 1 + 0j, 1 + 0j], np.complex64)
+    x, c = xp.asarray(host_real), xp.asarray(host_complex)
+    promoted = host_real.astype(np.complex64)
+    with np.errstate(invalid="ignore"):
+        for got, want in [
+            (x * c, promoted * host_complex),
+            (c * x, host_complex * promoted),
+            (c - x, host_complex - promoted),
+            (x - (1 + 0j), promoted - np.complex64(1 + 0j)),
+        ]:
+            assert got.dtype == xp.complex64
+            assert_matches_numpy(got, want)
+            assert np.array_equal(np.signbit(np.asarray(got).imag), np.signbit(want.imag))
 
 
 def test_python_types_stand_for_dtypes_as_in_numpy(xp):

@@ -190,6 +190,10 @@ def result_type(*items: Any) -> np.dtype[Any]:
         if not scalars:
             raise ValueError("result_type needs at least one dtype or array")
         return _scalars_alone(scalars)
+    # the floating and complex dtypes first: each integer then gives way to them one by one, as
+    # in a pair, so that the order does not matter (int64 with uint64 alone has no promotion:
+    # folded first, result_type(int64, uint64, float32) had raised where float32 came first)
+    dtypes.sort(key=lambda dt: kind_of(dt) not in "fc")
     out: np.dtype[Any] = dtypes[0]
     for dt in dtypes[1:]:
         out = promote(out, dt)

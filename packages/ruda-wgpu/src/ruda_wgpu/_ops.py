@@ -356,6 +356,11 @@ def _promoted(name: str, args: tuple[Any, ...]) -> Array:
         if type(a) is not Array:
             check_scalar_range(a, dt)
             values[k] = Scalar(a, dt)
+        elif a._dtype.kind != "c" and dt.kind == "c":
+            # a real operand of a complex operation is made complex by a kernel of its own:
+            # converted inline, its imaginary part is a constant 0 that drivers fold (0 * inf
+            # as 0), and x * (inf+1j) gave inf+1j where (x+0j) * (inf+1j) is inf+nanj
+            values[k] = record(a._device, _conversion(a._dtype, dt), [a], a._shape)
     return record(first._device, operation, values, shape)
 
 
