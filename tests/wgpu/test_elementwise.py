@@ -310,6 +310,30 @@ def test_astype_matches_numpy(xp, dtype):
         assert_matches_numpy(got, want, err_msg=f"{src} -> {dtype}")
 
 
+@pytest.mark.parametrize("target", [d for d in DEVICE_DTYPES if np.dtype(d).kind in "iu"])
+def test_floats_beyond_an_integer_range_saturate_alike_from_every_precision(xp, target):
+    """The standard leaves these to the library: 32- and 64-bit targets saturate at their limits
+    and NaN gives 0, from float16, float32 and float64 alike, on the device and in asarray
+    (float32 had stopped at the largest float32 below 2^31, 2147483520, where float64 gave
+    2147483647); narrower targets take the 32-bit result's low bits, as an in-range value's
+    are."""
+    values = [np.inf, 1e30, -np.inf, -1e30, np.nan]
+    sources = [d for d in ("float16", "float32", "float64") if d in DEVICE_DTYPES]
+    results = {
+        src: np.asarray(xp.astype(xp.asarray(np.array(values, src)), getattr(xp, target))) for src in sources
+    }
+    info = np.iinfo(target)
+    if info.bits >= 32:
+        # (below an unsigned range: the signed minimum of its width, wrapped into it)
+        below = info.min if info.min < 0 else 1 << (info.bits - 1)
+        assert results["float32"].tolist() == [info.max, info.max, below, below, 0]
+    for src in sources:
+        assert results[src].tolist() == results["float32"].tolist(), src
+        # asarray converts host floats by the same rules (NumPy had, with C's: NaN as INT_MIN)
+        uploaded = xp.asarray(np.array(values, src), dtype=getattr(xp, target))
+        assert np.asarray(uploaded).tolist() == results[src].tolist(), src
+
+
 @pytest.mark.parametrize("dtype", [d for d in DEVICE_DTYPES if d.startswith("complex")])
 def test_complex_to_real_is_refused_and_division_by_zero_is_infinite(xp, dtype):
     x = xp.asarray(np.array([1 + 2j, 0j], dtype=dtype))

@@ -182,9 +182,11 @@ def _unpickle(host: np.ndarray[Any, Any], dtype: str, device: str) -> Array:
 def from_numpy(host: np.ndarray[Any, Any], dtype: np.dtype[Any], device: GpuDevice) -> Array:
     """Upload a host array as ``dtype`` (converted to the stored word type) to ``device``."""
     device.check_dtype(dtype)
+    host = np.asarray(host)
+    if host.dtype.kind == "f" and dtype.kind in "iu":  # (NaN and beyond the range: as astype)
+        host = _dtypes.floats_to_integers(host, dtype)
     words = np.asarray(
-        np.asarray(host).astype(dtype, copy=False).astype(_dtypes.STORAGE_NP[dtype.name], copy=False),
-        order="C",
+        host.astype(dtype, copy=False).astype(_dtypes.STORAGE_NP[dtype.name], copy=False), order="C"
     )
     storage = Storage(device, max(words.nbytes, 4))
     device.write(storage.buffer, 0, words.reshape(-1).view(np.uint8).data)

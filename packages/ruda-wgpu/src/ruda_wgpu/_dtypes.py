@@ -231,6 +231,27 @@ def with_scalar(value: Any, dtype: np.dtype[Any], device: Any = None) -> np.dtyp
     return dtype
 
 
+def floats_to_integers(values: np.ndarray[Any, Any], dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:
+    """Host floats converted to integer ``dtype`` as kernels convert them (``f32_to_i32`` and its
+    kin in ``wgsl/lib_f32.wgsl``), so that ``asarray(floats, dtype=int32)`` gives what
+    ``astype`` gives: truncated, NaN as 0, beyond the 32- or 64-bit type the kernel converts
+    through saturated at its limits (below an unsigned one, its signed minimum wrapped into
+    it), then narrowed as integers wrap. NumPy leaves those to the C library."""
+    bits = 64 if dtype.itemsize == 8 else 32
+    signed, unsigned = np.dtype(f"int{bits}"), np.dtype(f"uint{bits}")
+    t = np.trunc(np.where(np.isnan(values), 0.0, values))
+    high, low = t >= 2.0 ** (bits - 1), t < -(2.0 ** (bits - 1))
+    out = np.where(high | low, 0.0, t).astype(signed)
+    out[high] = np.iinfo(signed).max
+    out[low] = np.iinfo(signed).min
+    if dtype.kind == "u":
+        out = out.view(unsigned)
+        top = high & (t < 2.0**bits)
+        out[top] = t[top].astype(unsigned)
+        out[t >= 2.0**bits] = np.iinfo(unsigned).max
+    return out.astype(dtype)
+
+
 def check_scalar_kind(value: Any, dtype: np.dtype[Any]) -> None:
     """Raise a TypeError when a Python scalar cannot combine with an array of ``dtype``."""
     k = kind_of(dtype)

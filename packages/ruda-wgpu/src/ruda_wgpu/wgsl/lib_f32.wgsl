@@ -54,21 +54,26 @@ fn order_key_f(x: f32) -> u32 { return sort_key_f(select(x, 0.0f, x == 0.0f)); }
 // Total order used by sorting and searching: NaN is the largest value.
 fn less_f(a: f32, b: f32) -> bool { return !isnan_f(a) && (isnan_f(b) || a < b); }
 // float32 -> integers with C-cast semantics where defined (truncation, negative values wrap
-// into unsigned types as NumPy's casts do); NaN gives 0 and values beyond the range saturate,
-// where WGSL leaves the driver free.
+// into unsigned types as NumPy's casts do); NaN gives 0 and values beyond the range saturate
+// at the type's limits, as float64's do, where WGSL leaves the driver free. (The largest
+// float32 below a limit converts exactly: the clamps hold the conversion to it.)
 fn f32_to_i32(x: f32) -> i32 {
   if (isnan_f(x)) { return 0i; }
+  if (x >= 2147483648.0f) { return 2147483647i; }
   return i32(clamp(x, -2147483648.0f, 2147483520.0f));
 }
 fn f32_to_u32(x: f32) -> u32 {
+  if (x >= 4294967296.0f) { return 4294967295u; }
   if (x >= 2147483648.0f) { return u32(min(x, 4294967040.0f)); }
   return bitcast<u32>(f32_to_i32(x));
 }
 fn f32_to_i64(x: f32) -> i64 {
   if (isnan_f(x)) { return 0li; }
+  if (x >= 9.2233720368547758e18f) { return 9223372036854775807li; }
   return i64(clamp(x, -9.2233720368547758e18f, 9.2233714827e18f));
 }
 fn f32_to_u64(x: f32) -> u64 {
+  if (x >= 1.8446744073709552e19f) { return 18446744073709551615lu; }
   if (x >= 9.2233720368547758e18f) { return u64(min(x, 1.8446742974e19f)); }
   return bitcast<u64>(f32_to_i64(x));
 }

@@ -109,9 +109,11 @@ fn f64_to_u32(x: f64) -> u32 {
 }
 fn f64_to_i64(x: f64) -> i64 {
   if (isnan_d(x)) { return 0li; }
+  if (x >= 9.2233720368547758e18lf) { return 9223372036854775807li; }
   return i64(clamp(trunc_d(x), -9.2233720368547758e18lf, 9.2233720368547748e18lf));
 }
 fn f64_to_u64(x: f64) -> u64 {
+  if (x >= 1.8446744073709552e19lf) { return 18446744073709551615lu; }
   if (x >= 9.2233720368547758e18lf) { return u64(min(trunc_d(x), 1.8446744073709550e19lf)); }
   return bitcast<u64>(f64_to_i64(x));
 }
