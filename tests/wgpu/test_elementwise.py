@@ -279,6 +279,26 @@ def test_integers_where_floats_are_wanted_give_the_default_float(xp, dtype):
         x /= 2  # (a float result cannot go back into integers, as in NumPy and PyTorch)
 
 
+@pytest.mark.parametrize("dtype", [d for d in DEVICE_DTYPES if np.dtype(d).kind in "iu"])
+def test_python_ints_beyond_the_range_compare_and_divide_as_numpys(xp, dtype):
+    """A comparison with a Python int the dtype cannot hold has one answer for every element
+    (``uint8 < 300``), and an operation computed in floats takes it as a float (``int8 / 300``),
+    as NumPy's; both had raised OverflowError, which arithmetic in the dtype still raises."""
+    info = np.iinfo(dtype)
+    host = np.array([info.min, 0, info.max], dtype)
+    x = xp.asarray(host)
+    for value in (info.max + 1, info.min - 1, 2**70, -(2**70)):
+        for name in ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal"):
+            for got, want in (
+                (getattr(xp, name)(x, value), getattr(np, name)(host, value)),
+                (getattr(xp, name)(value, x), getattr(np, name)(value, host)),
+            ):
+                assert_matches_numpy(got, want)
+    assert_matches_numpy(xp.divide(x, 2**40), (host / 2**40).astype(np.float32), rtol=1e-6)
+    with pytest.raises(OverflowError, match="out of bounds"):
+        x + (info.max + 1)
+
+
 def test_booleans_mix_with_nothing(xp):
     b = xp.asarray([True, False])
     with pytest.raises(TypeError, match="float cannot combine"):

@@ -305,13 +305,13 @@ def copy_of(x: Array) -> Array:
 def check_scalar_range(value: Any, dtype: np.dtype[Any]) -> None:
     """Raise OverflowError when a Python int does not fit ``dtype``."""
     if isinstance(value, int) and not isinstance(value, bool) and dtype.kind in "iu":
-        low, high = _int_range(dtype)
+        low, high = int_range(dtype)
         if not low <= value <= high:
             raise OverflowError(f"Python int {value} is out of bounds for {dtype.name}")
 
 
 @functools.cache
-def _int_range(dtype: np.dtype[Any]) -> tuple[int, int]:
+def int_range(dtype: np.dtype[Any]) -> tuple[int, int]:
     """The smallest and largest value of the integer ``dtype`` (``np.iinfo`` made anew costs a
     scalar operation a microsecond or two)."""
     info = np.iinfo(dtype)

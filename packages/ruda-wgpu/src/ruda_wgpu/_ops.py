@@ -13,6 +13,8 @@ kernel on use; the library's comments say which driver behaviour each one avoids
 from __future__ import annotations
 
 import functools
+import operator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -20,7 +22,7 @@ from ruda._array import python_scalar
 from ruda._operators import is_foreign_array, mixing_error
 
 from ruda_wgpu import _dtypes
-from ruda_wgpu._array import Array, check_scalar_range
+from ruda_wgpu._array import Array, check_scalar_range, int_range
 from ruda_wgpu._fusion import Operation, record
 from ruda_wgpu._kernels import COMPLEX_SUFFIX, FLOAT_SUFFIX, ONE, ZERO, Scalar, convert, wgsl_type
 from ruda_wgpu._manipulation import broadcast_for
@@ -349,19 +351,57 @@ def _promoted(name: str, args: tuple[Any, ...]) -> Array:
     for a in values:
         if type(a) is not Array:
             dt = _dtypes.with_scalar(a, dt, first._device)  # (may make dt floating, or complex)
-    operation = _function(name, computed_dtype(name, dt, first._device))  # (raises for one it refuses)
+    computed = computed_dtype(name, dt, first._device)
+    operation = _function(name, computed)  # (raises for one it refuses)
     if name == "pow" and dt.kind in "iu" and type(values[1]) is int and values[1] < 0:
         raise ValueError(f"pow(): integers to a negative integer power ({values[1]}) are not allowed")
     for k, a in enumerate(values):
         if type(a) is not Array:
-            check_scalar_range(a, dt)
-            values[k] = Scalar(a, dt)
+            if name in _COMPARISONS and not fits(a, dt):
+                return _decided(name, values, k, dt, shape, first._device)
+            # (an integer operation computed in floats takes the scalar as a float: int8 / 300)
+            check_scalar_range(a, computed)
+            values[k] = Scalar(a, computed)
         elif a._dtype.kind != "c" and dt.kind == "c":
             # a real operand of a complex operation is made complex by a kernel of its own:
             # converted inline, its imaginary part is a constant 0 that drivers fold (0 * inf
             # as 0), and x * (inf+1j) gave inf+1j where (x+0j) * (inf+1j) is inf+nanj
             values[k] = record(a._device, _conversion(a._dtype, dt), [a], a._shape)
     return record(first._device, operation, values, shape)
+
+
+#: the comparisons, as Python's operators
+_COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {
+    "less": operator.lt,
+    "less_equal": operator.le,
+    "greater": operator.gt,
+    "greater_equal": operator.ge,
+    "equal": operator.eq,
+    "not_equal": operator.ne,
+}
+
+
+def fits(value: Any, dtype: np.dtype[Any]) -> bool:
+    """Whether ``value`` is not a Python int beyond the range of the integer ``dtype``."""
+    if type(value) is not int or dtype.kind not in "iu":
+        return True
+    low, high = int_range(dtype)
+    return low <= value <= high
+
+
+def _decided(
+    name: str, values: list[Any], k: int, dt: np.dtype[Any], shape: tuple[int, ...], device: Any
+) -> Array:
+    """A comparison of integers of ``dt`` with ``values[k]``, a Python int beyond their range:
+    one answer for every element (``uint8 < 300`` is all true), as NumPy's, rather than the
+    OverflowError of arithmetic with such an int."""
+    from ruda_wgpu._creation import full
+
+    low, high = int_range(dt)
+    scalar = values[k]
+    element = high if scalar > high else low  # (any element compares with it as these do)
+    pair = (element, scalar) if k == 1 else (scalar, element)
+    return full(shape, _COMPARISONS[name](*pair), dtype=_dtypes.bool_, device=device)
 
 
 def computed_dtype(name: str, dt: np.dtype[Any], device: Any) -> np.dtype[Any]:
