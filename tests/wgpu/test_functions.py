@@ -92,6 +92,26 @@ def test_asarray_of_sequences(xp):
             xp.asarray(odd)
 
 
+def test_asarray_of_a_scalar_with_a_dtype_reads_it_as_of_a_list(xp):
+    """A Python scalar with ``dtype=`` converts as a list of it does, and as NumPy's: 1.5 as
+    int32 is 1 (it had been refused alone and taken in a list), 1j as bool is True; NaN and a
+    float beyond the range raise."""
+    for value, dtype, want in (
+        (1.5, xp.int32, 1),
+        (-2.7, xp.int8, -2),
+        (1j, xp.bool, True),
+        (0j, xp.bool, False),
+    ):
+        assert np.asarray(xp.asarray(value, dtype=dtype)).tolist() == want
+        assert np.asarray(xp.asarray([value], dtype=dtype)).tolist() == [want]
+    for value, dtype, error in ((float("nan"), xp.int32, ValueError), (1e10, xp.int32, OverflowError)):
+        for obj in (value, [value]):
+            with pytest.raises(error):
+                xp.asarray(obj, dtype=dtype)
+    with pytest.raises(TypeError, match="real or imag"):
+        xp.asarray(1j, dtype=xp.float32)
+
+
 @pytest.mark.parametrize("dtype", NUMERIC)
 @pytest.mark.parametrize("name", ["sum", "prod", "min", "max"])
 @pytest.mark.parametrize("axis", [None, 0, -1, (0, 2), ()])

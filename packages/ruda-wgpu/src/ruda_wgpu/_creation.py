@@ -354,12 +354,14 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
         obj = np.asarray(obj)
     if isinstance(obj, bool | int | float | complex):
         sdt = dt or _scalar_dtype(obj, dev)
-        if isinstance(obj, float) and sdt.kind in "iu":
-            raise TypeError(f"asarray(): a Python float cannot become {sdt.name}")
-        if isinstance(obj, complex) and sdt.kind != "c":
-            raise TypeError(f"asarray(): a Python complex cannot become {sdt.name}")
+        if isinstance(obj, complex) and sdt.kind not in "cb":
+            raise TypeError(
+                f"asarray(): a Python complex cannot become {sdt.name}: take its real or imag part"
+            )
         check_scalar_range(obj, sdt)
-        return from_numpy(np.asarray(obj), sdt, dev)
+        # (a dtype asked for: NumPy's reading of the scalar, as of a list of it: a float becomes
+        # an integer truncated, and NaN or one beyond the range raises)
+        return from_numpy(np.asarray(obj) if dt is None else np.asarray(obj, dtype=dt), sdt, dev)
     if hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
         try:
             host = np.from_dlpack(obj)
