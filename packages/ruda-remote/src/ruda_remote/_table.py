@@ -158,13 +158,23 @@ def _reflected(fn: Callable[..., Any]) -> Callable[..., Any]:
     return lambda a, b: fn(b, a)
 
 
-def _in_place(fn: Callable[..., Any]) -> Callable[..., Any]:
+def _in_place(fn: Callable[..., Any], table: OpTable) -> Callable[..., Any]:
+    """``target <op>= other`` as the namespace's function of the two, written into the target
+    (so that views of it see the change) in the target's dtype: a result of a wider dtype of
+    the same kind is cast back (float32 += float64), as NumPy's, torch's and ruda_wgpu's own
+    in-place operators do. A target that refuses the write (a read-only view, ``broadcast_to``)
+    raises, as the reference does; only an immutable one (a NumPy scalar) gives its handle the
+    result instead."""
+
     def run(target: Any, other: Any) -> Any:
         result = fn(target, other)
-        try:
-            target[...] = result  # in place, so that views of the target see the change
-        except (TypeError, ValueError):
-            return result  # an immutable target (a NumPy scalar): the handle takes the result
+        if result.dtype != target.dtype:
+            wider, own = table.dtype_name(result.dtype), table.dtype_name(target.dtype)
+            if np.can_cast(np.dtype(wider), np.dtype(own), "same_kind"):
+                result = table.namespace.astype(result, target.dtype)
+        if isinstance(target, np.generic):
+            return result
+        target[...] = result
         return target
 
     return run
@@ -196,7 +206,7 @@ class OpTable:
                 return None
             if name in wire.REFLECTED_DUNDERS:
                 return _reflected(fn)
-            return _in_place(fn) if name in wire.INPLACE_DUNDERS else fn
+            return _in_place(fn, self) if name in wire.INPLACE_DUNDERS else fn
         # empty's memory may hold what another session freed (NumPy's allocator, a GPU pool
         # reuse it): a session gets zeros, so that it never reads another's data
         name = _ZEROED.get(name, name)
