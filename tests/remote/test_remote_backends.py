@@ -33,6 +33,53 @@ def test_a_round_of_operations_on_each_backend_matches_numpy(name, make_server):
         _round_of_operations(dev)
 
 
+@pytest.mark.parametrize("name", ["host", "torch", "wgpu"])
+def test_results_whose_dtype_is_the_backends_choice_take_the_backends(name, make_server):
+    """``sqrt(int32)``, ``int32 / int32`` and ``int32 + float32`` give float64 on NumPy, float32
+    on torch and ruda_wgpu: the client asks the server once a signature, then pipelines it (it
+    had expected NumPy's dtype and every such op failed on those backends)."""
+    _skip_unless_available(name)
+    backend = __import__(BACKEND_MODULES[name], fromlist=["_"])
+    srv = make_server(backend=name)
+    with ruda_remote.RemoteDevice(srv.url, timeout=60) as dev:
+        xp = ruda_remote
+        i = xp.asarray(np.array([1, 4, 9], np.int32), device=dev)
+        f = xp.asarray(np.array([0.5, 0.5, 0.5], np.float32), device=dev)
+        bi = backend.asarray(np.array([1, 4, 9], np.int32))
+        bf = backend.asarray(np.array([0.5, 0.5, 0.5], np.float32))
+        for _ in range(2):  # (asked, then known)
+            for got, want in (
+                (xp.sqrt(i), backend.sqrt(bi)),
+                (i / i, bi / bi),
+                (i + f, bi + bf),
+                (i + 2.5, bi + 2.5),
+            ):
+                assert got.dtype.name == str(want.dtype).removeprefix("torch.")
+                np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+        assert len(dev.result_dtypes) == 4  # (each asked once)
+
+
+@pytest.mark.parametrize("name", ["host", "torch", "wgpu"])
+def test_in_place_operators_cast_back_and_refuse_read_only_targets(name, make_server):
+    """``float32 += float64`` casts back on every backend (the wgpu server refused the write of
+    the wider result); ``+=`` into a ``broadcast_to`` view raises, as the reference does, where
+    the server had given the handle a new buffer of its own."""
+    _skip_unless_available(name)
+    srv = make_server(backend=name)
+    with ruda_remote.RemoteDevice(srv.url, timeout=60) as dev:
+        xp = ruda_remote
+        x = xp.asarray(np.array([1.0, 2.0], np.float32), device=dev)
+        x += xp.asarray(np.array([0.5, 0.25]), device=dev)  # (float64)
+        assert x.dtype == xp.float32
+        assert np.asarray(x).tolist() == [1.5, 2.25]
+        base = xp.asarray(np.array(5, np.int32), device=dev)
+        view = xp.broadcast_to(base, (2,))
+        view += 1
+        with pytest.raises(ruda_remote.RemoteError):
+            np.asarray(view)
+        assert int(base) == 5
+
+
 def _round_of_operations(dev: ruda_remote.RemoteDevice) -> None:
     """Creation, elementwise, reductions, matmul, views, indexing and a data-dependent shape,
     each compared with NumPy."""

@@ -153,7 +153,7 @@ def call(
     wire_args = [encode(a) for a in args]
     wire_kwargs = {k: encode(v) for k, v in kwargs.items()}
     dev = encode.device or default_device()
-    metas = _meta.infer(name, args, kwargs, is_array)
+    metas = _meta.infer(name, args, kwargs, is_array, dev.result_dtypes)
     if metas is not None:
         for _, dtype in metas:
             _check_result_dtype(name, dtype)
@@ -168,6 +168,8 @@ def call(
                 dev.release(handle)
             raise
         metas = reply[2]
+        if name in _meta.ELEMENTWISE_OPS:  # (a dtype the backend chose: asked once a signature)
+            _learn(dev, _meta.elementwise_key(name, args, kwargs, is_array), metas)
     else:
         dev.submit(code, out, wire_args, wire_kwargs, expect=metas)
     arrays = [wrap(dev, h, m) for h, m in zip(out, metas, strict=True)]
@@ -198,13 +200,28 @@ def _elementwise(name: str, args: tuple[Any, ...], device: RemoteDevice | None) 
             key.append((int, a))
         else:
             return None
-    dtype = _meta.cached_dtype(tuple(key))
-    if dtype is None or device is None or shape is None:
+    if device is None or shape is None:
+        return None
+    dtype = _meta.cached_dtype(tuple(key)) or device.result_dtypes.get(tuple(key))
+    if dtype is None:
         return None
     _check_result_dtype(name, dtype)
     handle = device.new_handle()
     device.submit(wire.OP_CODES[name], [handle], wire_args, {}, expect=[(shape, dtype)])
     return _array.Array._new(device, handle, shape, _DTYPES[dtype])
+
+
+def _learn(dev: RemoteDevice, key: tuple[Any, ...] | None, metas: list[Any]) -> None:
+    """Keep the result dtype the server's backend gave an elementwise op of signature ``key``
+    (see ``_meta.backend_dependent``), so that the next call of it is pipelined."""
+    if key is not None and len(metas) == 1:
+        if len(dev.result_dtypes) >= RESULT_DTYPES:
+            dev.result_dtypes.clear()
+        dev.result_dtypes[key] = str(metas[0][1])
+
+
+#: result dtypes of elementwise signatures a device keeps (see _learn) before it starts over
+RESULT_DTYPES = 4096
 
 
 def _check_result_dtype(name: str, dtype: str) -> None:

@@ -71,11 +71,28 @@ def _map(value: Any, fn: Callable[[Any], Any], is_array: Callable[[Any], bool]) 
 
 
 def infer(
-    name: str, args: tuple[Any, ...], kwargs: dict[str, Any], is_array: Callable[[Any], bool]
+    name: str,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    is_array: Callable[[Any], bool],
+    learned: dict[tuple[Any, ...], str] | None = None,
 ) -> list[Meta] | None:
-    """Result metas of op ``name``, or None when only the server can tell."""
+    """Result metas of op ``name``, or None when only the server can tell.
+
+    With ``learned`` (a client's: the result dtypes its server gave, by :func:`elementwise_key`),
+    an elementwise result dtype that is the backend's to choose (see :func:`backend_dependent`)
+    comes from there, or is the server's to tell (None); without it, the reference's answer
+    stands (the server sizes a result by it: float64 is the widest such dtype)."""
     if name in ELEMENTWISE or name in _DUNDER_FNS:
-        return [_elementwise(name, args, kwargs, is_array)]
+        if learned:
+            key = elementwise_key(name, args, kwargs, is_array)
+            known = None if key is None else learned.get(key)
+            if known is not None:
+                return [(_broadcast_shape(args, kwargs, is_array), known)]
+        meta = _elementwise(name, args, kwargs, is_array)
+        if learned is None or not backend_dependent(name, args, kwargs, is_array, meta[1]):
+            return [meta]
+        return None
     if name in VIEWS:
         return [_meta(_call_on_views(VIEWS[name], args, kwargs, is_array))]
     if name == "__getitem__":
@@ -120,8 +137,37 @@ ELEMENTWISE_OPS = ELEMENTWISE | frozenset(_DUNDER_FNS)
 
 
 def cached_dtype(key: tuple[Any, ...]) -> str | None:
-    """The result dtype of an elementwise op already inferred for the same argument types."""
+    """The result dtype of an elementwise op already inferred for the same argument types (none
+    for one that is the backend's to choose: see :func:`backend_dependent`)."""
     return _DTYPE_CACHE.get(key)
+
+
+def backend_dependent(
+    name: str, args: tuple[Any, ...], kwargs: dict[str, Any], is_array: Callable[[Any], bool], dtype: str
+) -> bool:
+    """Whether the result dtype ``dtype`` of elementwise op ``name`` is the backend's to choose
+    rather than the standard's: a floating or complex result of an integer or boolean array
+    (``sqrt(int32)``, ``int32 / int32``, ``int32 + float32``, ``int32 + 2.5``), where NumPy
+    gives float64 and torch and ruda_wgpu their default floating dtype."""
+    if np.dtype(dtype).kind not in "fc":
+        return False
+    operands = args[1:] if name == "where" else args  # (where's condition is boolean)
+    return any(is_array(a) and np.dtype(a.dtype).kind in "iub" for a in (*operands, *kwargs.values()))
+
+
+def elementwise_key(
+    name: str, args: tuple[Any, ...], kwargs: dict[str, Any], is_array: Callable[[Any], bool]
+) -> tuple[Any, ...] | None:
+    """What the result dtype of elementwise op ``name`` depends on: its argument types (a Python
+    int's value too); None for arguments it does not describe."""
+    try:
+        return (
+            name,
+            *(_signature(python_scalar(a), is_array) for a in args),
+            *((k, _signature(v, is_array)) for k, v in kwargs.items()),
+        )
+    except (_UncachedError, TypeError):
+        return None
 
 
 def _signature(value: Any, is_array: Callable[[Any], bool]) -> Any:
@@ -144,21 +190,12 @@ def _elementwise(
 ) -> Meta:
     # NumPy scalars travel as the Python scalars they hold (see _dispatch): infer as the server runs
     args = tuple(python_scalar(a) for a in args)
-    shapes = [tuple(a.shape) for a in args if is_array(a)] + [
-        tuple(v.shape) for v in kwargs.values() if is_array(v)
-    ]
-    shape = shapes[0] if len(shapes) == 1 else tuple(np.broadcast_shapes(*shapes))
-    try:
-        key: tuple[Any, ...] | None = (
-            name,
-            *(_signature(a, is_array) for a in args),
-            *((k, _signature(v, is_array)) for k, v in kwargs.items()),
-        )
-        dtype = _DTYPE_CACHE.get(key)  # type: ignore[arg-type]
+    shape = _broadcast_shape(args, kwargs, is_array)
+    key = elementwise_key(name, args, kwargs, is_array)
+    if key is not None:
+        dtype = _DTYPE_CACHE.get(key)
         if dtype is not None:
             return shape, dtype
-    except (_UncachedError, TypeError):
-        key = None
     fn = _DUNDER_FNS.get(name) or getattr(host, name)
     with np.errstate(all="ignore"):
         result = fn(
@@ -167,11 +204,19 @@ def _elementwise(
     if result is NotImplemented:
         raise TypeError(f"unsupported operand types for {name}")
     dtype = np.asarray(result).dtype.name
-    if key is not None:
+    if key is not None and not backend_dependent(name, args, kwargs, is_array, dtype):
         if len(_DTYPE_CACHE) > 4096:
             _DTYPE_CACHE.clear()
         _DTYPE_CACHE[key] = dtype
     return shape, dtype
+
+
+def _broadcast_shape(
+    args: tuple[Any, ...], kwargs: dict[str, Any], is_array: Callable[[Any], bool]
+) -> tuple[int, ...]:
+    """The shape the array arguments of an elementwise op broadcast to."""
+    shapes = [tuple(a.shape) for a in (*args, *kwargs.values()) if is_array(a)]
+    return shapes[0] if len(shapes) == 1 else tuple(np.broadcast_shapes(*shapes))
 
 
 def infer_in_place(name: str, target: Any, other: Any, is_array: Callable[[Any], bool]) -> None:
