@@ -519,6 +519,28 @@ def test_cumulative(xp, monkeypatch, name, dtype, tiled):
             assert_matches_numpy(got, want, rtol=1e-5, atol=1e-4)
 
 
+@pytest.mark.parametrize("dtype", list(ruda_wgpu.__array_namespace_info__().dtypes(kind="complex floating")))
+@pytest.mark.parametrize("tiled", [False, True], ids=["rows", "tiles"])
+def test_complex_cumulative_prod_starts_with_the_first_element(xp, monkeypatch, dtype, tiled):
+    """The first product is the first element itself, as NumPy's cumprod gives it: multiplied by
+    the scan's identity (1 + 0j), an infinite part had made the other part NaN (inf+0j became
+    inf+nanj, and every product after it), and a -0 imaginary part +0."""
+    if tiled:
+        from ruda_wgpu import _scan
+
+        monkeypatch.setattr(_scan, "ONE_WORKGROUP_ROW", 0)
+        monkeypatch.setattr(_scan, "IPT", 1)
+        monkeypatch.setattr(_scan, "TILE", 256)
+        xp.__array_namespace_info__().default_device().plans.clear()
+    rows = [[complex(np.inf, 0), 1 + 1j, 2 - 1j], [complex(2, -0.0), 3, 1j], [complex(1, np.inf), 1, 1]]
+    host = np.array(rows, dtype)
+    with np.errstate(invalid="ignore"):
+        want = np.cumprod(host, axis=1)
+    got = np.asarray(xp.cumulative_prod(xp.asarray(host), axis=1))
+    assert_matches_numpy(got, want)
+    assert np.array_equal(np.signbit(got.imag), np.signbit(want.imag))
+
+
 @pytest.mark.parametrize("name", ["cumulative_sum", "cumulative_prod"])
 def test_cumulative_of_bool_into_bool_with_the_initial_value(xp, name):
     """dtype=bool keeps the logical result, with its initial value False (sum) or True (prod),

@@ -67,6 +67,13 @@ def product(x: str, y: str, t: str) -> str:
     return f"{lib('mul', t)}({x}, {y})" if t.startswith("vec2") else f"{x} * {y}"
 
 
+def running_product(x: str, y: str, t: str) -> str:
+    """WGSL for ``x * y`` in a scan's running product: for the complex pairs, ``prod_c64``, for
+    which a factor that is the scan's start (``scan_one_c64``, not 1) leaves the other as it
+    is, so that ``cumulative_prod``'s first value is the first element, as NumPy's gives it."""
+    return f"{lib('prod', t)}({x}, {y})" if t.startswith("vec2") else f"{x} * {y}"
+
+
 def wgsl_type(dtype: np.dtype[Any]) -> str:
     """The WGSL type an element of ``dtype`` is stored and computed in."""
     return _dtypes.STORAGE[_dtypes.NAME[dtype]]

@@ -36,8 +36,8 @@ from ruda_wgpu._kernels import (
     bind,
     convert,
     loop_limited,
-    product,
     run,
+    running_product,
     wgsl_type,
     wrap,
 )
@@ -52,7 +52,12 @@ ONE_THREAD_ROW = 32
 ROW_IPT = 16
 ROW_CHUNK = WG * ROW_IPT
 ONE_WORKGROUP_ROW = 4 * ROW_CHUNK
-IDENTITY = {"sum": ZERO, "prod": ONE}
+#: where a running value starts: a complex product from a mark of "no value yet" rather than 1
+#: (see ``prod_c64`` in wgsl/lib_complex.wgsl), so that no value is multiplied by (1, 0)
+IDENTITY = {
+    "sum": ZERO,
+    "prod": {**ONE, "vec2<f32>": "scan_one_c64()", "vec2<f64>": "scan_one_c128()"},
+}
 
 
 def scan_rows(
@@ -86,7 +91,7 @@ def scan_rows(
         "WG": WG,
         "IPT": IPT,
         "TILE": TILE,
-        "COMBINE": "x + y" if op == "sum" else product("x", "y", t),
+        "COMBINE": "x + y" if op == "sum" else running_product("x", "y", t),
         "IDENTITY": IDENTITY[op][t],
         "LOAD": convert("v", dtype, acc),
         "STORE": wrap("x", acc),

@@ -14,6 +14,16 @@ fn abs_${C}(z: vec2<${F}>) -> ${F} { return hypot_${S}(z.x, z.y); }
 fn mul_${C}(a: vec2<${F}>, b: vec2<${F}>) -> vec2<${F}> {
   return vec2<${F}>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
 }
+// A scan's running product starts from scan_one (a marked NaN pair, see marker_f), not (1, 0),
+// and a factor that is it leaves the other as it is: multiplied by (1, 0), a first value with
+// an infinite part, or a -0 imaginary part, changed (1 * inf + 0 * inf is NaN), where NumPy's
+// cumprod gives the first value itself. Positions hold it only before their first value.
+fn scan_one_${C}() -> vec2<${F}> { return vec2<${F}>(marker_${S}(), marker_${S}()); }
+fn prod_${C}(a: vec2<${F}>, b: vec2<${F}>) -> vec2<${F}> {
+  if (is_marker_${S}(a.x)) { return b; }
+  if (is_marker_${S}(b.x)) { return a; }
+  return mul_${C}(a, b);
+}
 // z * z with the cross product taken once: of mul(z, z), compilers fold x y + y x into (x + x) y,
 // which overflows for x near the largest float (3e38 + 0.5j squared had an infinite imaginary part)
 fn square_${C}(z: vec2<${F}>) -> vec2<${F}> {

@@ -5,6 +5,9 @@
 fn nan_f() -> f32 { return bitcast<f32>(0x7fc00000u); }
 fn inf_f() -> f32 { return bitcast<f32>(0x7f800000u); }
 fn isnan_f(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }
+// A NaN of a payload no computation makes: a mark for "no value yet" that is moved, never computed with.
+fn marker_f() -> f32 { return bitcast<f32>(0x7fd5a5a5u); }
+fn is_marker_f(x: f32) -> bool { return bitcast<u32>(x) == 0x7fd5a5a5u; }
 fn isinf_f(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }
 fn abs_f(x: f32) -> f32 { return abs(x); }
 // Subnormals: WGSL lets a driver flush them to zero in arithmetic (NVIDIA's does), so tests on

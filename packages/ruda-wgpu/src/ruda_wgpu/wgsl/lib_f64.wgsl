@@ -13,6 +13,9 @@ fn with_lo_d(x: f64, l: u32) -> f64 { return words_d(hi_d(x), l); }
 fn nan_d() -> f64 { return bitcast<f64>(0x7ff8000000000000lu); }
 fn inf_d() -> f64 { return bitcast<f64>(0x7ff0000000000000lu); }
 fn isnan_d(x: f64) -> bool { return (bitcast<u64>(x) & 0x7ffffffffffffffflu) > 0x7ff0000000000000lu; }
+// A NaN of a payload no computation makes: a mark for "no value yet" that is moved, never computed with.
+fn marker_d() -> f64 { return bitcast<f64>(0x7ffa5a5a5a5a5a5alu); }
+fn is_marker_d(x: f64) -> bool { return bitcast<u64>(x) == 0x7ffa5a5a5a5a5a5alu; }
 fn isinf_d(x: f64) -> bool { return (bitcast<u64>(x) & 0x7ffffffffffffffflu) == 0x7ff0000000000000lu; }
 fn signbit_d(x: f64) -> bool { return (bitcast<u64>(x) >> 63u) != 0lu; }
 fn abs_d(x: f64) -> f64 { return bitcast<f64>(bitcast<u64>(x) & 0x7ffffffffffffffflu); }
