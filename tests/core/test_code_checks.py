@@ -65,3 +65,28 @@ def test_readme_tables_are_the_results_files(script: str, readme: str) -> None:
     assert table in (ROOT / readme).read_text(), (
         f"{readme} does not quote `python3 benchmarks/{script}.py --markdown` as it prints now:\n{table}"
     )
+
+
+#: the READMEs' first Python examples that run on any machine (the others need a GPU, a server
+#: or Cubed's executors), with the backends they compute on
+RUNNABLE_EXAMPLES = [
+    ("README.md", ()),
+    ("packages/ruda-core/README.md", ("wgpu",)),
+    ("packages/ruda-torch/README.md", ("torch",)),
+    ("packages/ruda-wgpu/README.md", ("wgpu",)),
+]
+
+
+@pytest.mark.parametrize(("readme", "needs"), RUNNABLE_EXAMPLES, ids=[r for r, _ in RUNNABLE_EXAMPLES])
+def test_readme_examples_run(readme: str, needs: tuple[str, ...]) -> None:
+    """The example a README opens with runs as written (the core's had used an undefined name)."""
+    import ruda
+
+    status = {b.name: b for b in ruda.backends()}
+    for name in needs:
+        if name not in status or not status[name].available:
+            pytest.skip(f"backend {name} cannot run here")
+    text = (ROOT / readme).read_text()
+    example = text.split("```python\n", 1)[1].split("```", 1)[0]
+    done = _run(sys.executable, "-c", example)
+    assert done.returncode == 0, f"{readme}'s example failed:\n{example}\n{done.stderr[-3000:]}"
