@@ -225,6 +225,16 @@ def test_isdtype_refuses_another_librarys_dtype() -> None:
         xp.isdtype(xp.int8, np.dtype("int8"))
 
 
+def test_inverse_ffts_of_real_input_export() -> None:
+    """torch's ifft and ihfft of a real tensor return it lazily conjugated (its conjugate bit
+    set), which DLPack, NumPy and a remote server's reads refused."""
+    host = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
+    for name in ("ifft", "ihfft"):
+        got = getattr(xp.fft, name)(xp.asarray(host))
+        assert not got.is_conj()
+        np.testing.assert_allclose(np.from_dlpack(got), getattr(np.fft, name)(host), rtol=1e-6)
+
+
 # -- element-wise fixes -----------------------------------------------------------------------------
 def test_floor_divide_with_one_infinite_operand() -> None:
     got = xp.floor_divide(xp.asarray([INF, -INF, 1.0, -1.0, 7.0]), xp.asarray([1.0, 1.0, -INF, INF, 2.0]))
