@@ -35,9 +35,10 @@ def test_a_round_of_operations_on_each_backend_matches_numpy(name, make_server):
 
 @pytest.mark.parametrize("name", ["host", "torch", "wgpu"])
 def test_results_whose_dtype_is_the_backends_choice_take_the_backends(name, make_server):
-    """``sqrt(int32)``, ``int32 / int32`` and ``int32 + float32`` give float64 on NumPy, float32
-    on torch and ruda_wgpu: the client asks the server once a signature, then pipelines it (it
-    had expected NumPy's dtype and every such op failed on those backends)."""
+    """``sqrt(int32)``, ``int32 / int32``, ``int32 + float32`` and ``concat`` of the two give
+    float64 on NumPy, float32 on torch and ruda_wgpu, and torch sums uint8 into int64: the
+    client asks the server once a signature, then pipelines it (it had expected NumPy's dtype
+    and every such op failed on those backends)."""
     _skip_unless_available(name)
     backend = __import__(BACKEND_MODULES[name], fromlist=["_"])
     srv = make_server(backend=name)
@@ -47,16 +48,20 @@ def test_results_whose_dtype_is_the_backends_choice_take_the_backends(name, make
         f = xp.asarray(np.array([0.5, 0.5, 0.5], np.float32), device=dev)
         bi = backend.asarray(np.array([1, 4, 9], np.int32))
         bf = backend.asarray(np.array([0.5, 0.5, 0.5], np.float32))
+        u = xp.asarray(np.array([1, 2, 250], np.uint8), device=dev)
+        bu = backend.asarray(np.array([1, 2, 250], np.uint8))
         for _ in range(2):  # (asked, then known)
             for got, want in (
                 (xp.sqrt(i), backend.sqrt(bi)),
                 (i / i, bi / bi),
                 (i + f, bi + bf),
                 (i + 2.5, bi + 2.5),
+                (xp.sum(u), backend.sum(bu)),  # (torch: int64; the standard: uint64)
+                (xp.concat([i, f]), backend.concat([bi, bf])),
             ):
-                assert got.dtype.name == str(want.dtype).removeprefix("torch.")
+                assert got.dtype.name == str(want.dtype).removeprefix("torch."), got.dtype
                 np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
-        assert len(dev.result_dtypes) == 4  # (each asked once)
+        assert len(dev.result_dtypes) == 6  # (each asked once)
 
 
 @pytest.mark.parametrize("name", ["host", "torch", "wgpu"])

@@ -168,8 +168,8 @@ def call(
                 dev.release(handle)
             raise
         metas = reply[2]
-        if name in _meta.ELEMENTWISE_OPS:  # (a dtype the backend chose: asked once a signature)
-            _learn(dev, _meta.elementwise_key(name, args, kwargs, is_array), metas)
+        # (a dtype the backend chose: asked once a signature)
+        _learn(dev, _meta.learned_key(name, args, kwargs, is_array), metas)
     else:
         dev.submit(code, out, wire_args, wire_kwargs, expect=metas)
     arrays = [wrap(dev, h, m) for h, m in zip(out, metas, strict=True)]
@@ -212,8 +212,8 @@ def _elementwise(name: str, args: tuple[Any, ...], device: RemoteDevice | None) 
 
 
 def _learn(dev: RemoteDevice, key: tuple[Any, ...] | None, metas: list[Any]) -> None:
-    """Keep the result dtype the server's backend gave an elementwise op of signature ``key``
-    (see ``_meta.backend_dependent``), so that the next call of it is pipelined."""
+    """Keep the result dtype the server's backend gave an op of signature ``key`` (see
+    ``_meta.learned_key``), so that the next call of it is pipelined."""
     if key is not None and len(metas) == 1:
         if len(dev.result_dtypes) >= RESULT_DTYPES:
             dev.result_dtypes.clear()

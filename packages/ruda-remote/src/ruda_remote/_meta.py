@@ -79,20 +79,79 @@ def infer(
 ) -> list[Meta] | None:
     """Result metas of op ``name``, or None when only the server can tell.
 
-    With ``learned`` (a client's: the result dtypes its server gave, by :func:`elementwise_key`),
-    an elementwise result dtype that is the backend's to choose (see :func:`backend_dependent`)
-    comes from there, or is the server's to tell (None); without it, the reference's answer
-    stands (the server sizes a result by it: float64 is the widest such dtype)."""
-    if name in ELEMENTWISE or name in _DUNDER_FNS:
-        if learned:
-            key = elementwise_key(name, args, kwargs, is_array)
-            known = None if key is None else learned.get(key)
-            if known is not None:
+    With ``learned`` (a client's: the result dtypes its server gave, by :func:`learned_key`), a
+    result dtype that is the backend's to choose (see :func:`backend_dependent`) comes from
+    there, or is the server's to tell (None); without it, the reference's answer stands (the
+    server sizes a result by it: float64 is the widest such dtype)."""
+    if learned:
+        key = learned_key(name, args, kwargs, is_array)
+        known = None if key is None else learned.get(key)
+        if known is not None:
+            if name in ELEMENTWISE_OPS:  # (the shape alone: no reference call)
                 return [(_broadcast_shape(args, kwargs, is_array), known)]
-        meta = _elementwise(name, args, kwargs, is_array)
-        if learned is None or not backend_dependent(name, args, kwargs, is_array, meta[1]):
-            return [meta]
-        return None
+            metas = _reference_metas(name, args, kwargs, is_array)
+            return None if metas is None else [(shape, known) for shape, _ in metas]
+    metas = _reference_metas(name, args, kwargs, is_array)
+    if learned is None or metas is None or not backend_dependent(name, args, kwargs, is_array, metas):
+        return metas
+    return None
+
+
+def learned_key(
+    name: str, args: tuple[Any, ...], kwargs: dict[str, Any], is_array: Callable[[Any], bool]
+) -> tuple[Any, ...] | None:
+    """What the result dtype of op ``name`` depends on, where it may be the backend's choice (see
+    :func:`backend_dependent`): an elementwise op's argument types, a reduction's operand
+    dtype and kind of shape, a join's dtypes; None for other ops and arguments it does not
+    describe."""
+    if name in ELEMENTWISE_OPS:
+        return elementwise_key(name, args, kwargs, is_array)
+    if name in _CHOSEN_REDUCTIONS and args and is_array(args[0]):
+        x = args[0]
+        return (name, x.dtype, len(x.shape) == 0, 0 in tuple(x.shape), kwargs.get("dtype"))
+    joined = args[0] if name in ("stack", "concat") and args else None
+    if isinstance(joined, (list, tuple)) and all(is_array(a) for a in joined):
+        return (name, *(a.dtype for a in joined))
+    return None
+
+
+#: reductions whose result dtype, of integer or boolean operands, is the backend's: torch sums
+#: uint8 into int64 (the standard: uint64), means them in its default float
+_CHOSEN_REDUCTIONS = frozenset({"sum", "prod", "mean", "std", "var"})
+
+
+def backend_dependent(
+    name: str,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    is_array: Callable[[Any], bool],
+    metas: list[Meta],
+) -> bool:
+    """Whether the result dtype the reference gives op ``name`` (in ``metas``) is the backend's
+    to choose rather than the standard's: a floating or complex result of an integer or boolean
+    array (``sqrt(int32)``, ``int32 / int32``, ``int32 + float32``, ``int32 + 2.5``, a
+    ``concat`` of int32 and float32), where NumPy gives float64 and torch and ruda_wgpu their
+    default floating dtype; a sum, product, mean or variance of integers or booleans without
+    ``dtype=``."""
+    if name in _CHOSEN_REDUCTIONS:
+        return kwargs.get("dtype") is None and np.dtype(args[0].dtype).kind in "iub"
+    if np.dtype(metas[0][1]).kind not in "fc":
+        return False
+    if name in ("stack", "concat"):
+        operands: Any = args[0]
+    elif name in ELEMENTWISE_OPS:
+        operands = [*(args[1:] if name == "where" else args), *kwargs.values()]  # (where's condition)
+    else:
+        return False
+    return any(is_array(a) and np.dtype(a.dtype).kind in "iub" for a in operands)
+
+
+def _reference_metas(
+    name: str, args: tuple[Any, ...], kwargs: dict[str, Any], is_array: Callable[[Any], bool]
+) -> list[Meta] | None:
+    """Result metas of op ``name`` as the reference (``ruda.host``) gives them, or None."""
+    if name in ELEMENTWISE or name in _DUNDER_FNS:
+        return [_elementwise(name, args, kwargs, is_array)]
     if name in VIEWS:
         return [_meta(_call_on_views(VIEWS[name], args, kwargs, is_array))]
     if name == "__getitem__":
@@ -140,19 +199,6 @@ def cached_dtype(key: tuple[Any, ...]) -> str | None:
     """The result dtype of an elementwise op already inferred for the same argument types (none
     for one that is the backend's to choose: see :func:`backend_dependent`)."""
     return _DTYPE_CACHE.get(key)
-
-
-def backend_dependent(
-    name: str, args: tuple[Any, ...], kwargs: dict[str, Any], is_array: Callable[[Any], bool], dtype: str
-) -> bool:
-    """Whether the result dtype ``dtype`` of elementwise op ``name`` is the backend's to choose
-    rather than the standard's: a floating or complex result of an integer or boolean array
-    (``sqrt(int32)``, ``int32 / int32``, ``int32 + float32``, ``int32 + 2.5``), where NumPy
-    gives float64 and torch and ruda_wgpu their default floating dtype."""
-    if np.dtype(dtype).kind not in "fc":
-        return False
-    operands = args[1:] if name == "where" else args  # (where's condition is boolean)
-    return any(is_array(a) and np.dtype(a.dtype).kind in "iub" for a in (*operands, *kwargs.values()))
 
 
 def elementwise_key(
@@ -204,7 +250,7 @@ def _elementwise(
     if result is NotImplemented:
         raise TypeError(f"unsupported operand types for {name}")
     dtype = np.asarray(result).dtype.name
-    if key is not None and not backend_dependent(name, args, kwargs, is_array, dtype):
+    if key is not None and not backend_dependent(name, args, kwargs, is_array, [(shape, dtype)]):
         if len(_DTYPE_CACHE) > 4096:
             _DTYPE_CACHE.clear()
         _DTYPE_CACHE[key] = dtype
