@@ -127,3 +127,34 @@ def test_a_process_ending_at_once_waits_for_the_driver_to_start(xp, tmp_path):
     # the thread had ended; its instance is left to the process's end (destroying it there
     # crashed NVIDIA's driver now and then)
     assert at_exit == "(False, True, True)"
+
+
+#: a fresh process that imports NumPy, then ruda_wgpu, noting the extension modules loaded after
+#: the warm-up opened the Vulkan loader (an audit hook sees both)
+EXTENSIONS_AFTER_START = """
+import json, sys
+import numpy
+after, started = [], []
+def hook(event, args):
+    if event == "ctypes.dlopen" and "vulkan" in str(args[0]):
+        started.append(True)
+    elif event == "import" and started:
+        after.append(args[0])
+sys.addaudithook(hook)
+import ruda_wgpu
+loaded = [n for n in after if str(getattr(sys.modules.get(n), "__file__", "")).endswith((".so", ".pyd"))]
+print(json.dumps({"started": bool(started), "extensions": sorted(set(loaded))}))
+"""
+
+
+def test_the_import_loads_no_extension_module_while_the_driver_loads(xp, tmp_path):
+    """The warm-up thread holds the C library's loader lock while it loads the driver, and an
+    extension module loaded meanwhile waits for it (heapq's had, 15-25 ms of each start on
+    lavapipe): the import loads those it needs before it starts the thread."""
+    unset: dict[str, Any] = {variable: None for variable in DRIVER_CACHES}
+    out = json.loads(
+        python_output(EXTENSIONS_AFTER_START, RUDA_CACHE_DIR=str(tmp_path), RUDA_WGPU_BACKEND=None, **unset)
+    )
+    if not out["started"]:
+        pytest.skip("no Vulkan loader: nothing is started")
+    assert out["extensions"] == []

@@ -16,10 +16,15 @@ and ``fft`` extensions are computed on the GPU too; the package README lists the
 # ruff: noqa: E402  (the imports after the driver's start)
 from __future__ import annotations
 
+import heapq as _heapq  # (loaded first: see below)
+
 from ruda_wgpu import _devices
 
 # first: the Vulkan driver starts in a thread while the rest of ruda_wgpu and wgpu-py are
-# imported (NVIDIA's takes 80-100 ms, which the import of wgpu-py alone did not hide)
+# imported (NVIDIA's takes 80-100 ms, which the import of wgpu-py alone did not hide). The
+# thread loads the driver with dlopen, holding the C library's loader lock meanwhile, and an
+# extension module loaded then waits for it: heapq's (for _buffers) waited 15-25 ms on
+# lavapipe, so it comes first, and the rest of the import loads none.
 _devices.start_driver()
 
 import contextlib as _contextlib
