@@ -86,8 +86,8 @@ class RemoteDevice:
         # Host copies of whole arrays, valid until the next op that changes any array of the
         # session (an in-place op on one array may change another that shares its memory).
         self._reads: dict[int, np.ndarray] = {}
-        #: the result dtypes the server's backend gave elementwise ops whose dtype is its own
-        #: choice (``sqrt`` of int32: see ``_meta.backend_dependent``), by their signature
+        #: the result dtypes the server's backend gave ops whose dtype is its own choice
+        #: (``sqrt`` of int32, ``sum`` of uint8: see ``_meta.backend_dependent``), by signature
         self.result_dtypes: dict[tuple[Any, ...], str] = {}
         try:
             self._ws: ClientConnection = connect(

@@ -220,7 +220,7 @@ def _learn(dev: RemoteDevice, key: tuple[Any, ...] | None, metas: list[Any]) -> 
         dev.result_dtypes[key] = str(metas[0][1])
 
 
-#: result dtypes of elementwise signatures a device keeps (see _learn) before it starts over
+#: result dtypes of signatures a device keeps (see _learn) before it starts over
 RESULT_DTYPES = 4096
 
 
