@@ -225,7 +225,8 @@ def test_a_real_operand_of_a_complex_operation_has_an_imaginary_zero(xp, real, f
         ]:
             assert got.dtype == xp.complex64
             assert_matches_numpy(got, want)
-            assert np.array_equal(np.signbit(np.asarray(got).imag), np.signbit(want.imag))
+            zeros = want.imag == 0  # (their signs; a NaN's is the hardware's: NVIDIA's differ)
+            assert np.array_equal(np.signbit(np.asarray(got).imag[zeros]), np.signbit(want.imag[zeros]))
 
 
 def test_python_types_stand_for_dtypes_as_in_numpy(xp):

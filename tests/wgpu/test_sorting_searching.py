@@ -538,7 +538,8 @@ def test_complex_cumulative_prod_starts_with_the_first_element(xp, monkeypatch, 
         want = np.cumprod(host, axis=1)
     got = np.asarray(xp.cumulative_prod(xp.asarray(host), axis=1))
     assert_matches_numpy(got, want)
-    assert np.array_equal(np.signbit(got.imag), np.signbit(want.imag))
+    zeros = want.imag == 0  # (their signs; a NaN's is the hardware's: NVIDIA's differ)
+    assert np.array_equal(np.signbit(got.imag[zeros]), np.signbit(want.imag[zeros]))
 
 
 @pytest.mark.parametrize("name", ["cumulative_sum", "cumulative_prod"])
