@@ -445,13 +445,16 @@ def _solve(x1: Array, x2: Array, fn: str) -> Array:
     if apart:
         return _shared_matrices_solve(a, rhs, batch_shape, apart)
     dtype = _dtypes.result_type(a, rhs) if rhs.dtype.kind in "fc" else a.dtype
-    a, shift = _balanced(a)  # (the right-hand sides too: the solution is the same)
+    a, shift = _balanced(a)
     a = broadcast_to(astype(a, dtype, copy=False), (*batch_shape, n, n))
     lu = _lu(a, fn)
     k = rhs.shape[-1]
     rows = broadcast_to(lu.perm[..., None], (*batch_shape, n, 1))
-    rhs = astype(broadcast_to(rhs, (*batch_shape, n, k)), dtype, copy=False)
-    out = take_along_axis(_scaled(rhs, None if shift is None else -shift, 2), rows, axis=-2)
+    # the right-hand sides by a power of two of their own, the solution scaled back after by
+    # both: divided by the matrices', inv's identity came within the subnormals (2^-126 for
+    # entries near 1e38), which NVIDIA flushes to zero, and inv gave zeros there
+    rhs, rhs_shift = _balanced(astype(broadcast_to(rhs, (*batch_shape, n, k)), dtype, copy=False))
+    out = take_along_axis(rhs, rows, axis=-2)
     batch = _batch(lu.factors)
     if batch and n and k:
         dev = lu.factors.device
@@ -466,6 +469,9 @@ def _solve(x1: Array, x2: Array, fn: str) -> Array:
             params = [n, k, b0, SOLVE_COLUMNS]
             run(dev, "linalg_lu_solve", subs, bindings, params, (-(-k // SOLVE_COLUMNS), chunk))
     _raise_if_singular(lu.info, batch, lu.factors, fn)
+    if shift is not None or rhs_shift is not None:  # A X = B: (A / 2^s) Y = B / 2^t, X = Y 2^(t - s)
+        back = (0 if rhs_shift is None else rhs_shift) - (0 if shift is None else shift)
+        out = _scaled(out, np.broadcast_to(back, batch_shape), 2)
     return reshape(out, (*batch_shape, n)) if vector else out
 
 
