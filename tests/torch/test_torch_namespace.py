@@ -15,7 +15,7 @@ import ruda
 from hypothesis import strategies as st
 from hypothesis.extra.array_api import make_strategies_namespace
 from ruda import spec
-from ruda.testing import assert_matches_numpy, parametrize_backends
+from ruda.testing import assert_matches_numpy, parametrize_backends, python_output
 from ruda.testing.conformance import ConformanceChecks
 
 _ROW = {b.name: b for b in ruda.backends()}.get("torch")
@@ -223,6 +223,20 @@ def test_isdtype_refuses_another_librarys_dtype() -> None:
             xp.isdtype(dtype, kind)
     with pytest.raises(TypeError, match="kind must be"):
         xp.isdtype(xp.int8, np.dtype("int8"))
+
+
+def test_a_read_only_array_copied_in_raises_no_warning() -> None:
+    """``asarray(copy=True)`` of a read-only 0-D NumPy array (a remote server's uploads are)
+    copied it but made torch warn that writing the tensor was undefined (the warning comes once
+    a process: a fresh one checks it)."""
+    code = (
+        "import warnings, numpy as np, ruda_torch as xp\n"
+        "warnings.simplefilter('error')\n"
+        "a = np.frombuffer(bytes(4), dtype=np.int32).reshape(())\n"
+        "t = xp.asarray(a, copy=True); t += 1\n"
+        "print(int(t), int(a))\n"
+    )
+    assert python_output(code).strip() == "1 0"
 
 
 def test_inverse_ffts_of_real_input_export() -> None:

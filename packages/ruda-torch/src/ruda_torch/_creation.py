@@ -40,6 +40,10 @@ def asarray(
         if copy is False:
             raise ValueError("asarray(copy=False): torch cannot view an array with negative strides")
         obj = np.ascontiguousarray(obj)  # (torch refuses negative strides; this copy is the one asked for)
+    if isinstance(obj, np.ndarray) and copy and not obj.flags.writeable:
+        # the copy asked for, made here: torch warns that a read-only 0-D array's tensor would be
+        # unsafe to write, though it copies it (a remote server's uploads come in read-only)
+        obj, copy = obj.copy(), None
     return torch.asarray(obj, dtype=dtype, device=resolve(device), copy=copy)
 
 
