@@ -304,10 +304,16 @@ def copy_of(x: Array) -> Array:
 
 def check_scalar_range(value: Any, dtype: np.dtype[Any]) -> None:
     """Raise OverflowError when a Python int does not fit ``dtype``."""
-    if isinstance(value, int) and not isinstance(value, bool) and dtype.kind in "iu":
-        low, high = int_range(dtype)
-        if not low <= value <= high:
-            raise OverflowError(f"Python int {value} is out of bounds for {dtype.name}")
+    if not int_fits(value, dtype):
+        raise OverflowError(f"Python int {value} is out of bounds for {dtype.name}")
+
+
+def int_fits(value: Any, dtype: np.dtype[Any]) -> bool:
+    """Whether ``value`` is anything but a Python int beyond the range of the integer ``dtype``."""
+    if not isinstance(value, int) or isinstance(value, bool) or dtype.kind not in "iu":
+        return True
+    low, high = int_range(dtype)
+    return low <= value <= high
 
 
 @functools.cache

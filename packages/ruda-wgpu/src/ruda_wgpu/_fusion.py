@@ -203,10 +203,8 @@ class Node:
         """Whether this node's pending graph reads ``storage`` (False once it has run)."""
         if self.storage is not None:
             return False
-        order: list[Node] = []
-        _collect(self, order, set())
         # (an array operand, or an operation that has run: pending ones hold no storage yet)
-        return any(type(a) is not Scalar and a.storage is storage for n in order for a in n.args)
+        return any(type(a) is not Scalar and a.storage is storage for n in _pending(self) for a in n.args)
 
     def mark_reads(self) -> None:
         """Mark the buffers its pending graph reads with the device's generation, so that a write
@@ -214,10 +212,8 @@ class Node:
         a new generation (one whose run raised)."""
         if self.storage is not None:
             return
-        order: list[Node] = []
-        _collect(self, order, set())
         generation = self.device.generation
-        for n in order:
+        for n in _pending(self):
             for a in n.args:
                 if type(a) is not Scalar and a.storage is not None:  # (an operand, or a run node)
                     a.storage.mark = generation
@@ -436,9 +432,7 @@ def _launch(root: Node) -> None:
     try:
         out = Storage(dev, max(math.prod(shape) * STORAGE_ITEMSIZE[dtype], 4))
     except Exception as err:  # (a result too large for the device: named as a launch's error)
-        order: list[Node] = []
-        _collect(root, order, set())
-        _name_graph(err, order)
+        _name_graph(err, _pending(root))
         raise
     # (a fuse trace sees every launch: it takes none straight from the device)
     tracing = CAPTURE.log is not None
@@ -597,13 +591,11 @@ def graph_of(root: Node) -> tuple[list[Node], list[tuple[Any, ...]], list[Operan
     """The pending nodes under ``root`` (operands first), the graph's structure, which with the
     leaves' dtypes and layouts keys its kernel (per node its function and operands: ``j`` for
     node j, ``-1 - k`` for leaf k), and the leaves (each array operand once)."""
-    order: list[Node] = []
     if any(type(a) is Node and a.storage is None for a in root.args):
-        _collect(root, order, set())
+        order = _pending(root)
         index = {id(n): j for j, n in enumerate(order)}
     else:  # one operation on computed operands, the most common graph: no walk, no index
-        order.append(root)
-        index = {}
+        order, index = [root], {}
     leaves: list[Operand | Scalar] = []
     leaf_index: dict[Operand, int] = {}
     structure: list[tuple[Any, ...]] = []
@@ -658,6 +650,13 @@ def kernel_code(
     fenced_types.update(wgsl_type(n.dtype) for n in order[:-1])
     fences = [_FENCES[t] for t in sorted(fenced_types) if t in _FENCES]
     return calls[-1], "\n".join([*sources, *fences]), "\n".join(lets)
+
+
+def _pending(root: Node) -> list[Node]:
+    """The pending nodes under ``root`` and ``root`` itself, operands before their users, each once."""
+    order: list[Node] = []
+    _collect(root, order, set())
+    return order
 
 
 def _collect(node: Node, order: list[Node], seen: set[int]) -> None:

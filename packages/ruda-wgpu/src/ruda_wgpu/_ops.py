@@ -22,7 +22,7 @@ from ruda._array import python_scalar
 from ruda._operators import is_foreign_array, mixing_error
 
 from ruda_wgpu import _dtypes
-from ruda_wgpu._array import Array, check_scalar_range, int_range
+from ruda_wgpu._array import Array, check_scalar_range, int_fits, int_range
 from ruda_wgpu._fusion import Operation, record
 from ruda_wgpu._kernels import COMPLEX_SUFFIX, FLOAT_SUFFIX, ONE, ZERO, Scalar, convert, wgsl_type
 from ruda_wgpu._manipulation import broadcast_for
@@ -357,7 +357,7 @@ def _promoted(name: str, args: tuple[Any, ...]) -> Array:
         raise ValueError(f"pow(): integers to a negative integer power ({values[1]}) are not allowed")
     for k, a in enumerate(values):
         if type(a) is not Array:
-            if name in _COMPARISONS and not fits(a, dt):
+            if name in _COMPARISONS and not int_fits(a, dt):
                 return _decided(name, values, k, dt, shape, first._device)
             # (an integer operation computed in floats takes the scalar as a float: int8 / 300)
             check_scalar_range(a, computed)
@@ -379,14 +379,6 @@ _COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {
     "equal": operator.eq,
     "not_equal": operator.ne,
 }
-
-
-def fits(value: Any, dtype: np.dtype[Any]) -> bool:
-    """Whether ``value`` is not a Python int beyond the range of the integer ``dtype``."""
-    if type(value) is not int or dtype.kind not in "iu":
-        return True
-    low, high = int_range(dtype)
-    return low <= value <= high
 
 
 def _decided(
