@@ -97,8 +97,8 @@ class HostCopyExport(DLPackExport):
     a host copy, made by the class's ``_host_copy()``, a NumPy array that nothing else holds, so
     that a consumer may write into it. ``_held_in`` says where the data lives, for the errors.
 
-    ``bool()``, ``int()``, ``float()`` and ``complex()`` take an array of one element, of any
-    rank (as NumPy did before 2.4, which takes 0-D arrays only, as the standard defines them),
+    ``bool()`` takes an array of one element, of any rank; ``int()``, ``float()`` and
+    ``complex()`` a 0-D array only, as the standard defines them and NumPy (2.4 on) takes them;
     ``operator.index()`` a 0-D integer array only (as NumPy)."""
 
     __slots__ = ()
@@ -271,8 +271,13 @@ def _marked_copied(capsule: Any) -> Any:
     name.restype, name.argtypes = ctypes.c_char_p, [ctypes.py_object]
     if name(capsule) != b"dltensor_versioned":
         return capsule
-    pointer = ctypes.pythonapi.PyCapsule_GetPointer
-    pointer.restype, pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
-    flags = ctypes.c_uint64.from_address(pointer(capsule, b"dltensor_versioned") + _DLPACK_FLAGS_OFFSET)
+    flags = dlpack_flags(capsule)
     flags.value |= _DLPACK_IS_COPIED
     return capsule
+
+
+def dlpack_flags(capsule: Any) -> ctypes.c_uint64:
+    """The flags word of a versioned DLPack capsule (``dltensor_versioned``), in place."""
+    pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    pointer.restype, pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    return ctypes.c_uint64.from_address(pointer(capsule, b"dltensor_versioned") + _DLPACK_FLAGS_OFFSET)

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ruda._array import dlpack_flags
 from ruda._tensordata import to_numpy
 
 # (rtol, atol) by dtype kind and size: loose enough for GPU transcendental
@@ -77,7 +78,7 @@ def assert_exports_host_copies(x: Any, expected: np.ndarray[Any, Any]) -> None:
         np.testing.assert_array_equal(host, expected, strict=True)
         host[(0,) * host.ndim] = 1 - host[(0,) * host.ndim]  # the consumer owns its copy
     np.testing.assert_array_equal(np.asarray(x), expected)
-    assert _dlpack_flags(x.__dlpack__(max_version=(1, 0))) & 2, "DLPACK_FLAG_BITMASK_IS_COPIED unset"
+    assert dlpack_flags(x.__dlpack__(max_version=(1, 0))).value & 2, "DLPACK_FLAG_BITMASK_IS_COPIED unset"
     with pytest.raises(BufferError, match="only a host copy"):
         x.__dlpack__(copy=False)
     with pytest.raises(ValueError, match="only as a copy"):
@@ -86,17 +87,6 @@ def assert_exports_host_copies(x: Any, expected: np.ndarray[Any, Any]) -> None:
         x.__dlpack__(dl_device=(2, 0))
     with pytest.raises(ValueError, match="stream=None"):
         x.__dlpack__(stream=1)
-
-
-def _dlpack_flags(capsule: Any) -> int:
-    """The flags of a versioned DLPack capsule (read as NumPy's and ruda's exports lay them out)."""
-    import ctypes
-
-    from ruda._array import _DLPACK_FLAGS_OFFSET
-
-    pointer = ctypes.pythonapi.PyCapsule_GetPointer
-    pointer.restype, pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
-    return ctypes.c_uint64.from_address(pointer(capsule, b"dltensor_versioned") + _DLPACK_FLAGS_OFFSET).value
 
 
 def assert_python_scalar_conversions(xp: Any) -> None:
