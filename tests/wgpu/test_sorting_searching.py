@@ -3,6 +3,8 @@ on every dtype the device has, against NumPy, with the edge cases GPU kernels ge
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 import ruda_wgpu
@@ -487,6 +489,18 @@ def test_searchsorted_empty_and_errors(xp):
         np.asarray(found)
 
 
+def _tiled_scans(xp: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scan rows in tiles of 256 (each tile scanned, the tile totals scanned and added back),
+    the path of long rows, whatever the row's length."""
+    from ruda_wgpu import _scan
+
+    monkeypatch.setattr(_scan, "ONE_WORKGROUP_ROW", 0)
+    monkeypatch.setattr(_scan, "IPT", 1)
+    monkeypatch.setattr(_scan, "TILE", 256)
+    # (scans recorded earlier, of the same shapes, would be recorded again instead of tiled)
+    xp.__array_namespace_info__().default_device().plans.clear()
+
+
 @pytest.mark.parametrize("dtype", [*NUMERIC, "bool"])
 @pytest.mark.parametrize("name", ["cumulative_sum", "cumulative_prod"])
 @pytest.mark.parametrize("tiled", [False, True], ids=["rows", "tiles"])
@@ -495,13 +509,7 @@ def test_cumulative(xp, monkeypatch, name, dtype, tiled):
     2500 in tiles of 256 (each tile scanned, the tile totals scanned and added back), the path
     of long rows."""
     if tiled:
-        from ruda_wgpu import _scan
-
-        monkeypatch.setattr(_scan, "ONE_WORKGROUP_ROW", 0)
-        monkeypatch.setattr(_scan, "IPT", 1)
-        monkeypatch.setattr(_scan, "TILE", 256)
-        # (scans recorded earlier, of the same shapes, would be recorded again instead of tiled)
-        xp.__array_namespace_info__().default_device().plans.clear()
+        _tiled_scans(xp, monkeypatch)
     host = _values(dtype, 3 * 2500, seed=9, spread=3).reshape(3, 2500)
     if np.dtype(dtype).kind == "f":
         host = np.where(np.isfinite(host), host, 1).astype(dtype)
@@ -526,12 +534,7 @@ def test_complex_cumulative_prod_starts_with_the_first_element(xp, monkeypatch, 
     the scan's identity (1 + 0j), an infinite part had made the other part NaN (inf+0j became
     inf+nanj, and every product after it), and a -0 imaginary part +0."""
     if tiled:
-        from ruda_wgpu import _scan
-
-        monkeypatch.setattr(_scan, "ONE_WORKGROUP_ROW", 0)
-        monkeypatch.setattr(_scan, "IPT", 1)
-        monkeypatch.setattr(_scan, "TILE", 256)
-        xp.__array_namespace_info__().default_device().plans.clear()
+        _tiled_scans(xp, monkeypatch)
     rows = [[complex(np.inf, 0), 1 + 1j, 2 - 1j], [complex(2, -0.0), 3, 1j], [complex(1, np.inf), 1, 1]]
     host = np.array(rows, dtype)
     with np.errstate(invalid="ignore"):
