@@ -47,9 +47,13 @@ def test_within_4_ulp(xp, name):
 def test_remainder_and_floor_divide_exact_with_subnormals(xp, name):
     """Both are exact in NumPy, and so here, subnormal dividends and divisors among them (a
     subnormal divisor had given the dividend back, or 300 for its quotient: the long division's
-    steps took frexp of subnormals, which lavapipe gets wrong)."""
+    steps took frexp of subnormals, which lavapipe gets wrong). Normal operands near 2^-126 and
+    2^-100 are among them too: their steps and sums pass below 2^-126, which NVIDIA flushes to
+    zero, so that a remainder came out 0 or a quotient one too many there."""
     rng = np.random.default_rng(0)
-    edges = [1e-45, 3e-45, 1e-40, 1.1754942e-38, 1.1754944e-38, 2e-38, 1.0, 7.0, 1e30, 3.4e38]
+    edges = [1e-45, 3e-45, 1e-40, 1.1754942e-38, 1.1754944e-38, 2e-38, 3e-35, 1.0, 7.0, 1e30, 3.4e38]
+    small = np.float32(2.0**-100)  # (where the steps are scaled: see fmod_scaled_f)
+    edges += [small, np.nextafter(small, np.float32(0)), 3 * small]
     edges = np.array(edges, np.float32)
     values = np.concatenate([edges, -edges, (rng.standard_normal(20) * 1e-39).astype(np.float32)])
     a, b = (v.ravel() for v in np.meshgrid(values, values))

@@ -148,9 +148,10 @@ _op(
   // is -0), where NumPy's divmod gives nan and -1.
   if (isnan_{S}(a) || isnan_{S}(b) || (isinf_{S}(a) && isinf_{S}(b))) { return nan_{S}(); }
   if (isinf_{S}(a) || isinf_{S}(b) || b == {Z}) { return a / b; }
-  let m = fmod_{S}(a, b);
-  var d = (a - m) / b;
-  if (m != {Z} && ((b < {Z}) != (m < {Z}))) { d = d - {O}; }
+  // (scaled for b: see fmod_scaled_f; a scaled a past the range means a quotient past it too)
+  let m = fmod_scaled_{S}(a, b);
+  var d = (scaled_for_{S}(a, b) - m) / scaled_for_{S}(b, b);
+  if (m != {Z} && signbit_{S}(b) != signbit_{S}(m)) { d = d - {O}; }
   if (d == {Z}) { return copysign_{S}({Z}, a / b); }
   var f = floor_{S}(d);
   if (d - f > {T}(0.5)) { f = f + {O}; }
@@ -171,9 +172,10 @@ _op(
     if (signbit_{S}(a) == signbit_{S}(b)) { return a; }
     return b;
   }
-  var m = fmod_{S}(a, b);
-  if (m != {Z}) { if ((b < {Z}) != (m < {Z})) { m = m + b; } } else { m = copysign_{S}({Z}, b); }
-  return m;""",
+  var m = fmod_scaled_{S}(a, b);  // (scaled for b, so that a sum below 2^-126 is not flushed)
+  if (m == {Z}) { return copysign_{S}({Z}, b); }
+  if (signbit_{S}(b) != signbit_{S}(m)) { m = m + scaled_for_{S}(b, b); }
+  return unscaled_for_{S}(m, b);""",
         "i": "return remainder_{T}(a, b);",
         "u": "return select(a - (a / b) * b, {Z}, b == {Z});",
     },

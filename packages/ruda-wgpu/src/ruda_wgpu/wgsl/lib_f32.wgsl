@@ -531,17 +531,30 @@ fn fmod_normal_f(x: f32, bx: f32) -> f32 {
   }
   return r;
 }
-// The remainder of a / b with a's sign (C's fmod). A subnormal b, whose frexp lavapipe gets wrong
-// and whose steps a driver may flush, is taken as c = |b| 2^64 (a multiple of b): |a| mod c, then
-// that times 2^64 mod c, whose result (below c) is |a| mod |b| times 2^64, built back from its
-// bits (it is a whole number of 2^-85).
-fn fmod_f(a: f32, b: f32) -> f32 {
+// A divisor below 2^-100, subnormal or not, is small: the long division's steps, and remainder's
+// sum with the divisor, may then fall below 2^-126, which a driver may flush to zero (NVIDIA's
+// does; lavapipe's frexp of a subnormal is wrong besides). For a small divisor the remainder
+// functions work with values times 2^64: every step's value is then a whole number of 2^-85, and
+// so normal. fmod_scaled_f, scaled_for_f and unscaled_for_f pass such values; for any other
+// divisor they are the values themselves.
+fn small_divisor_f(b: f32) -> bool { return magnitude_bits_f(b) < 0x0d800000u; }
+// v times the scale that divisor b takes (v may be subnormal; a huge v may overflow to inf)
+fn scaled_for_f(v: f32, b: f32) -> f32 { return select(v, scale_up_f(v, 64), small_divisor_f(b)); }
+// v, a scaled value for divisor b, scaled back (a subnormal result is built from its bits)
+fn unscaled_for_f(v: f32, b: f32) -> f32 {
+  if (!small_divisor_f(b)) { return v; }
+  if (abs(v) >= 2.168404344971009e-19f) { return v * 5.421010862427522e-20f; }  // (2^-62, 2^-64)
+  return copysign_f(bitcast<f32>(u32(round(abs(v) * 3.8685626227668134e+25f))), v);  // (2^85)
+}
+// The remainder of a / b with a's sign (C's fmod), scaled for b. A small b is taken as
+// c = |b| 2^64 (a multiple of b): |a| mod c, then that times 2^64 mod c, which is |a| mod |b|
+// times 2^64.
+fn fmod_scaled_f(a: f32, b: f32) -> f32 {
   if (isnan_f(a) || isnan_f(b) || isinf_f(a) || magnitude_bits_f(b) == 0u) { return nan_f(); }
   let bx = abs(b);
   let r = abs(a);
-  if (isinf_f(b) || magnitude_bits_f(r) < magnitude_bits_f(bx)) { return a; }
-  if (!subnormal_f(bx)) { return copysign_f(fmod_normal_f(r, bx), a); }
+  if (isinf_f(b) || magnitude_bits_f(r) < magnitude_bits_f(bx)) { return scaled_for_f(a, b); }
+  if (!small_divisor_f(b)) { return copysign_f(fmod_normal_f(r, bx), a); }
   let c = scale_up_f(bx, 64);
-  let m = fmod_normal_f(scale_up_f(fmod_normal_f(r, c), 64), c);
-  return copysign_f(bitcast<f32>(u32(round(m * 3.8685626227668134e+25f))), a);  // (2^85)
+  return copysign_f(fmod_normal_f(scale_up_f(fmod_normal_f(r, c), 64), c), a);
 }

@@ -993,6 +993,11 @@ fn fmod_d(a: f64, b: f64) -> f64 {
   else { r = ma >> u32(1 - e); }
   return copysign_d(bitcast<f64>(r), a);
 }
+// float64 arithmetic keeps subnormals, so the remainder functions need no scaling (lib_f32's
+// fmod_scaled_f says why float32 scales)
+fn fmod_scaled_d(a: f64, b: f64) -> f64 { return fmod_d(a, b); }
+fn scaled_for_d(v: f64, b: f64) -> f64 { return v; }
+fn unscaled_for_d(v: f64, b: f64) -> f64 { return v; }
 fn nextafter_d(a: f64, b: f64) -> f64 {
   if (isnan_d(a) || isnan_d(b)) { return nan_d(); }
   if (a == b) { return b; }
