@@ -123,6 +123,25 @@ def test_in_place_operators_change_the_array(xp):
         y += 1.5
 
 
+def test_a_failed_in_place_operation_keeps_the_target(xp):
+    # the server had dropped the target, so that every later use of it failed: a program that
+    # caught the error, as it would catch NumPy's, had lost the array
+    x = xp.asarray(np.arange(4.0))
+    x[xp.asarray(np.array([7]))] = 1.0  # (out of bounds: the client cannot know the index)
+    with pytest.raises(IndexError):
+        np.asarray(x)
+    assert_matches_numpy(x, np.arange(4.0))
+    x += 1
+    assert_matches_numpy(x, np.arange(4.0) + 1)
+    base = xp.asarray(np.array(5.0))
+    view = xp.broadcast_to(base, (2,))
+    view += 1  # (read-only on the server)
+    with pytest.raises(ValueError):
+        np.asarray(view)
+    assert_matches_numpy(view, np.array([5.0, 5.0]))
+    assert_matches_numpy(base + view, np.array([10.0, 10.0]))
+
+
 def test_multiplying_by_a_sequence_names_both_types(xp):
     # without the check Python repeats the sequence x.__index__() times: an index error
     x = xp.ones(2)

@@ -481,10 +481,10 @@ class Session:
         )
 
     def _fail(self, op: wire.Op, cause: OpFailedError) -> None:
-        targets = list(op.out)
-        if op.name in _IN_PLACE and op.args and isinstance(op.args[0], wire.Handle):
-            targets.append(op.args[0].id)
-        for handle in targets:
+        """Mark the op's results failed, so that ops using them report its error. The target of
+        a failed in-place op or setitem keeps its value, as the reference's does when the
+        operation raises: a program that catches the error goes on with its array."""
+        for handle in op.out:
             if handle in self.arrays:
                 self._drop(handle)
             if len(self.failed) < self.limits.max_arrays:
