@@ -62,6 +62,9 @@ def test_results_whose_dtype_is_the_backends_choice_take_the_backends(name, make
                 assert got.dtype.name == str(want.dtype).removeprefix("torch."), got.dtype
                 np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
         assert len(dev.result_dtypes) == 6  # (each asked once)
+        for k in range(1, 40):  # (asked once per range of k, not once per value: 1 to 6 bits)
+            np.testing.assert_allclose(np.asarray(i / k), np.array([1, 4, 9]) / k, rtol=1e-6)
+        assert len(dev.result_dtypes) == 6 + 6
 
 
 @pytest.mark.parametrize("name", ["host", "torch", "wgpu"])

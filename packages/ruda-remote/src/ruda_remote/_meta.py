@@ -204,8 +204,8 @@ def cached_dtype(key: tuple[Any, ...]) -> str | None:
 def elementwise_key(
     name: str, args: tuple[Any, ...], kwargs: dict[str, Any], is_array: Callable[[Any], bool]
 ) -> tuple[Any, ...] | None:
-    """What the result dtype of elementwise op ``name`` depends on: its argument types (a Python
-    int's value too); None for arguments it does not describe."""
+    """What the result dtype of elementwise op ``name`` depends on: its argument types (of a
+    Python int, which dtypes it fits); None for arguments it does not describe."""
     try:
         return (
             name,
@@ -217,13 +217,15 @@ def elementwise_key(
 
 
 def _signature(value: Any, is_array: Callable[[Any], bool]) -> Any:
-    # A Python int's value matters (it may not fit the array's dtype); other scalars' types suffice.
+    # A Python int's range matters (it may not fit the array's dtype), as its sign and the bits
+    # of v or of -v - 1 (those of -128 fit int8, -129 not): a loop over many ints then asks the
+    # server once per range, not once per value. Other scalars' types suffice.
     if is_array(value):
         return value.dtype
     if isinstance(value, bool) or value is None or isinstance(value, (float, complex)):
         return type(value)
     if isinstance(value, int):
-        return (int, value)
+        return (int, value < 0, (~value if value < 0 else value).bit_length())
     raise _UncachedError
 
 
