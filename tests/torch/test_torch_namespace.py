@@ -239,6 +239,27 @@ def test_a_read_only_array_copied_in_raises_no_warning() -> None:
     assert python_output(code).strip() == "1 0"
 
 
+def test_read_only_arrays_are_copied_in(tmp_path) -> None:
+    """torch has no read-only tensors: one over a read-only NumPy array had let a write change
+    the array (a read-only memmap's crashed the process). Such arrays are copied, or refused
+    where no copy is allowed."""
+    path = tmp_path / "a.bin"
+    np.arange(4.0).tofile(path)
+    for make in (
+        lambda: np.memmap(path, dtype=np.float64, mode="r"),
+        lambda: np.broadcast_to(np.arange(4.0), (2, 4)),
+    ):
+        for bring_in in (xp.asarray, xp.from_dlpack, lambda a: ruda.to_device(a, "torch:cpu")):
+            a = make()
+            t = bring_in(a)
+            t[..., 0] = 100.0
+            assert np.asarray(a).tolist() == make().tolist() and t[..., 0].tolist() != a[..., 0].tolist()
+        with pytest.raises(ValueError, match="read-only"):
+            xp.asarray(make(), copy=False)
+        with pytest.raises(BufferError, match="read-only"):
+            xp.from_dlpack(make(), copy=False)
+
+
 def test_inverse_ffts_of_real_input_export() -> None:
     """torch's ifft and ihfft of a real tensor return it lazily conjugated (its conjugate bit
     set), which DLPack, NumPy and a remote server's reads refused."""

@@ -40,11 +40,25 @@ def asarray(
         if copy is False:
             raise ValueError("asarray(copy=False): torch cannot view an array with negative strides")
         obj = np.ascontiguousarray(obj)  # (torch refuses negative strides; this copy is the one asked for)
-    if isinstance(obj, np.ndarray) and copy and not obj.flags.writeable:
-        # the copy asked for, made here: torch warns that a read-only 0-D array's tensor would be
-        # unsafe to write, though it copies it (a remote server's uploads come in read-only)
-        obj, copy = obj.copy(), None
+    if _read_only(obj):
+        if copy is False:
+            raise ValueError(f"asarray(copy=False): {_READ_ONLY}")
+        obj, copy = obj.copy(), None  # (copied here: torch warns of a read-only array it copies)
     return torch.asarray(obj, dtype=dtype, device=resolve(device), copy=copy)
+
+
+#: why a read-only array is copied, or refused where no copy is allowed
+_READ_ONLY = (
+    "the NumPy array is read-only (a broadcast view, a read-only memmap, a buffer of bytes), and "
+    "a tensor over its memory would let torch write into it; pass copy=None or copy=True"
+)
+
+
+def _read_only(obj: Any) -> bool:
+    """Whether ``obj`` is a NumPy array its owner marked read-only. torch has no read-only
+    tensors: one over such memory had let a write change the array (or crash the process, for
+    a read-only memmap)."""
+    return isinstance(obj, np.ndarray) and not obj.flags.writeable
 
 
 def _exposes_memory(obj: Any) -> bool:
@@ -192,6 +206,10 @@ def _import(x: Any, device: Any, copy: bool | None) -> Tensor:
             "from_dlpack(): torch cannot hold a view with negative strides; copy it first "
             "(ruda.to_device does)"
         )
+    if _read_only(x):
+        if copy is False:
+            raise BufferError(f"from_dlpack(copy=False): {_READ_ONLY}")
+        x, copy = x.copy(), None
     if device is None:
         return _torch_from_dlpack(x) if copy is None else _torch_from_dlpack(x, copy=copy)
     target = resolve(device)
