@@ -18,7 +18,7 @@ import ruda
 import torch
 from router_backends import second_backend
 from ruda import spec
-from ruda.testing import assert_matches_numpy, assert_numpy_ufuncs_run_in_namespace
+from ruda.testing import assert_matches_numpy, assert_numpy_ufuncs_run_in_namespace, python_output
 from ruda_router import Array, DeviceMismatchError, Router, duo, quad, trio
 from ruda_router._transfer import migrate
 
@@ -213,6 +213,67 @@ def test_asarray_and_astype_onto_another_backend_are_explicit_moves() -> None:
     with pytest.raises(ValueError, match=r"copy=False.*copy between backends"):
         XP.asarray(x, device=TDEV, copy=False)
     assert XP.asarray(x, device=HOST, copy=False).inner is x.inner  # (no move: the backend's own)
+
+
+@pytest.mark.parametrize(("source", "target"), [(HOST, TDEV), (TDEV, HOST)], ids=["to-torch", "to-host"])
+def test_moves_asked_to_copy_share_no_memory(source: Any, target: Any) -> None:
+    # between NumPy and torch:cpu a move shares memory through DLPack, and these had returned
+    # an alias of the source, which the standard's copy=True (astype's default) rules out
+    moves = [
+        lambda x: XP.asarray(x, device=target, copy=True),
+        lambda x: XP.astype(x, XP.float64, device=target),
+        lambda x: XP.astype(x, XP.float64, device=target, copy=True),
+        lambda x: XP.from_dlpack(x, device=target, copy=True),
+    ]
+    for move in moves:
+        x = _on(source, [1.0, 2.0, 3.0])
+        y = move(x)
+        y[0] = 99.0
+        assert y.device == target and float(x[0]) == 1.0
+
+
+def test_a_move_casts_first_where_the_target_lacks_the_dtype() -> None:
+    """An OpenGL adapter has no float64: ``asarray(x_float64, dtype=float32, device=gpu)`` had
+    moved x as it was, and the adapter refused it."""
+    code = (
+        "import numpy as np, ruda, ruda_wgpu\n"
+        "from ruda_router import Router\n"
+        "xp = Router((ruda.host, ruda_wgpu)); gpu = xp.__array_namespace_info__().devices()[1]\n"
+        "x = xp.asarray(np.array([1.5, 2.5]))\n"
+        "for y in (xp.asarray(x, dtype=xp.float32, device=gpu), xp.astype(x, xp.float32, device=gpu)):\n"
+        "    print(y.device == gpu, y.dtype == xp.float32, np.asarray(y).tolist())\n"
+        "print(ruda_wgpu.__array_namespace_info__().default_device().description)\n"
+    )
+    probe = "import ruda_wgpu as xp; print(xp.__array_namespace_info__().default_device().description)"
+    try:
+        python_output(probe, RUDA_WGPU_BACKEND="gl")
+    except subprocess.CalledProcessError as err:
+        pytest.skip(f"no OpenGL adapter of wgpu here: {(err.stderr.strip().splitlines() or ['-'])[-1]}")
+    out = python_output(code, RUDA_WGPU_BACKEND="gl").splitlines()
+    assert "OpenGL" in out[-1]
+    assert out[:-1] == ["True True [1.5, 2.5]"] * 2
+
+
+@pytest.mark.parametrize("device", [HOST, TDEV], ids=["host", "torch"])
+@pytest.mark.parametrize(
+    "key",
+    [
+        (slice(None, None, -1),),
+        (0, slice(2, None, -2)),
+        (Ellipsis, slice(None, None, -3), None),
+        (True, slice(None, None, -1)),  # (a Python bool had been taken for an integer)
+        (slice(None, None, -1), True),
+        (Ellipsis, slice(None, None, -2), False),
+    ],
+)
+def test_negative_steps_get_and_set_as_numpy_does(device: Any, key: tuple[Any, ...]) -> None:
+    host = np.arange(24.0).reshape(2, 3, 4)
+    x = _on(device, host)
+    assert_matches_numpy(x[key], host[key])
+    value = -np.arange(host[key].size, dtype=np.float64).reshape(host[key].shape)
+    x[key] = _on(device, value)
+    host[key] = value
+    assert_matches_numpy(x, host)
 
 
 def test_from_dlpack_onto_another_backend_is_an_explicit_import() -> None:

@@ -217,10 +217,12 @@ class Router:
     def _mover(self, name: str, same_backend: Callable[..., Any]) -> Callable[..., Any]:
         """``asarray``, ``astype`` and ``from_dlpack`` with ``device=`` another backend's device are
         explicit moves, as the standard has them: a router array goes there the way ``to_device``
-        takes it (a copy unless DLPack shares the memory), then the backend's own function runs
-        there. ``copy=False`` refuses, since a move between backends is a copy (``asarray``:
-        ValueError, as the standard asks; ``from_dlpack``: BufferError). Arrays of one backend
-        and other objects go to the backend's function as they are."""
+        takes it (a copy unless DLPack shares the memory; always a copy with ``copy=True``, which
+        is ``astype``'s default), then the backend's own function runs there. A dtype asked for
+        that the target lacks the array's dtype for is cast to where the array is first (float64
+        to float32 for an OpenGL adapter). ``copy=False`` refuses, since a move between backends
+        is a copy (``asarray``: ValueError, as the standard asks; ``from_dlpack``: BufferError).
+        Arrays of one backend and other objects go to the backend's function as they are."""
         refusal = BufferError if name == "from_dlpack" else ValueError
 
         def move(x: Any, /, *args: Any, **kwargs: Any) -> Any:
@@ -237,7 +239,14 @@ class Router:
                         "that is a copy between backends"
                     )
                 index = device.index
-                x = self._wrap(migrate(x._inner, self._namespaces[index], device.device), index)
+                copy = kwargs.get("copy", name == "astype") is True
+                dtype = (
+                    (args[0] if args else kwargs.get("dtype")) if name == "astype" else kwargs.get("dtype")
+                )
+                if dtype is not None and dtype != x.dtype and x.dtype not in self._dtypes_of(device):
+                    inner = self._dtype_in(dtype, x._index)
+                    x, copy = self._apply("astype", x._index, x._inner, inner), False  # (new: may be shared)
+                x = self._wrap(migrate(x._inner, self._namespaces[index], device.device, copy=copy), index)
                 if name == "from_dlpack":
                     return x
                 # the move made a copy: no second one (astype's copy=False still converts)
@@ -343,6 +352,10 @@ class Router:
             f"{a.device!r} ({self._labels[a._index]}); a router never moves data implicitly: "
             f"move one first, e.g. x.to_device({holder.device!r})"
         )
+
+    def _dtypes_of(self, device: MultiDeviceBase) -> tuple[DType, ...]:
+        """The router dtypes ``device`` supports."""
+        return tuple(self.__array_namespace_info__().dtypes(device=device).values())
 
     def _device_index(self, device: Any, name: str) -> int:
         if type(device) in self.MultiDevice.variants:

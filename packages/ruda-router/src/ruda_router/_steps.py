@@ -4,7 +4,8 @@ steps, then flipped.
 ``x[a:b:-s]`` selects the indices ``range(*slice(a, b, -s).indices(n))``; the same set in
 ascending order is a slice with step ``s``, so ``x[a:b:-s]`` is that slice flipped along the
 result axis, and ``x[a:b:-s] = v`` is ``x[that slice] = flip(v)``. Only basic keys (integers,
-slices, ``...``, ``None``) are translated; a key with arrays in it goes to the backend unchanged.
+slices, ``...``, ``None``, and one Python bool without integers) are translated; a key with arrays
+in it goes to the backend unchanged.
 """
 
 from __future__ import annotations
@@ -19,7 +20,11 @@ def positive_steps(key: Any, shape: tuple[int, ...]) -> tuple[Any, tuple[int, ..
         return None
     if not all(k is None or k is Ellipsis or isinstance(k, int | slice) for k in items):
         return None  # advanced indexing: the backend's own rules
-    consumed = sum(1 for k in items if k is not None and k is not Ellipsis)
+    # A Python bool is a 0-d mask, an advanced index: alone it adds an axis where it stands, as
+    # None does; with an integer or another bool (each an int) NumPy's rules may move that axis
+    if any(isinstance(k, bool) for k in items) and sum(1 for k in items if isinstance(k, int)) > 1:
+        return None
+    consumed = sum(1 for k in items if k is not None and k is not Ellipsis and not isinstance(k, bool))
     out: list[Any] = []
     flips: list[int] = []
     axis = 0  # axis of x the next item applies to
@@ -30,7 +35,7 @@ def positive_steps(key: Any, shape: tuple[int, ...]) -> tuple[Any, tuple[int, ..
             out.append(k)
             axis += skipped
             result_axis += skipped
-        elif k is None:
+        elif k is None or isinstance(k, bool):
             out.append(k)
             result_axis += 1
         elif isinstance(k, slice):
