@@ -88,6 +88,16 @@ def test_plugin_reporting_unavailable(install_plugin) -> None:  # type: ignore[n
         ruda.gpux  # noqa: B018
 
 
+def test_moving_to_a_device_of_an_unavailable_backend_says_why(install_plugin) -> None:  # type: ignore[no-untyped-def]
+    # without CuPy, ruda.to_device(x, "cuda:0") had raised the bare ModuleNotFoundError of the
+    # plugin's import of it
+    native_device = "    def native_device(self, device):\n        import fake_gpux_absent_library\n\n"
+    source = UNAVAILABLE_PLUGIN.replace("    def probe(self):", native_device + "    def probe(self):")
+    install_plugin("gpux", "fake_gpux:PLUGIN", "fake_gpux", source)
+    with pytest.raises(ruda.BackendUnavailableError, match="'gpux'.*no GPUX driver found.*install the GPUX"):
+        ruda.to_device(ruda.host.ones(3), "gpux:0")
+
+
 def test_probe_that_raises_is_reported_not_propagated(install_plugin) -> None:  # type: ignore[no-untyped-def]
     source = UNAVAILABLE_PLUGIN.replace(
         'return Availability.unavailable("no GPUX driver found", fix="install the GPUX driver")',

@@ -150,9 +150,16 @@ def namespace(name: str) -> ModuleType:
         raise BackendNotFoundError(_not_found_message(name))
     status = _probe(name)
     if not status.available:
-        fix = f" Fix: {status.fix}" if status.fix else ""
-        raise BackendUnavailableError(f"backend {name!r} is installed but unavailable: {status.reason}.{fix}")
+        raise unavailable(name, status)
     return plugin(name).namespace()
+
+
+def unavailable(name: str, status: Availability | None = None) -> BackendUnavailableError:
+    """The error for installed backend ``name`` that cannot run here, saying why and what fixes
+    it (``status``: its probe's answer, asked for here when not given)."""
+    status = status or _probe(name)
+    fix = f" Fix: {status.fix}" if status.fix else ""
+    return BackendUnavailableError(f"backend {name!r} is installed but unavailable: {status.reason}.{fix}")
 
 
 def _loadable_plugins() -> Iterator[Backend]:

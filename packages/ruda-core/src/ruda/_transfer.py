@@ -42,7 +42,10 @@ def to_device(x: Any, device: Any) -> Any:
             f"object (an array's .device), not {type(device).__module__}.{type(device).__qualname__}"
         )
     destination = _registry.plugin_for_device(target)
-    native = destination.native_device(target)
+    try:
+        native = destination.native_device(target)
+    except ImportError as err:  # (the backend's library is missing: say so, and what installs it)
+        raise _registry.unavailable(destination.name) from err
     if destination.owns(x):
         return destination.move(x, native)
     return migrate(
