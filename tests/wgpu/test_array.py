@@ -302,6 +302,8 @@ def test_dlpack_and_array_are_host_copies(xp):
     assert_exports_host_copies(xp.asarray(host), host)
     back = xp.from_dlpack(np.arange(4, dtype=np.uint8))
     assert_matches_numpy(back, np.arange(4, dtype=np.uint8))
+    with pytest.raises(BufferError, match="copied"):
+        xp.from_dlpack(np.arange(4), copy=False)
     for bad in (5, [1, 2]):  # AttributeError, as the standard says, with what it takes
         with pytest.raises(AttributeError, match="takes an object with __dlpack__"):
             xp.from_dlpack(bad)

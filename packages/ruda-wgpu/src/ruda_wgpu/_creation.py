@@ -432,7 +432,8 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
     if isinstance(x, Array):
         return asarray(x, device=device, copy=copy)
     if copy is False:
-        raise ValueError("from_dlpack(copy=False): data must be copied to the GPU")
+        # (BufferError, as the standard's copy= says and the other backends raise)
+        raise BufferError("from_dlpack(copy=False): data must be copied to the GPU")
     if not hasattr(x, "__dlpack__"):  # (AttributeError, as the standard says)
         raise AttributeError(
             f"from_dlpack() takes an object with __dlpack__ (an array), not {type(x).__name__}"
