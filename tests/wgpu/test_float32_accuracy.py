@@ -71,6 +71,16 @@ def test_remainder_and_floor_divide_exact_with_subnormals(xp, name):
     np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
 
 
+def test_floor_divide_of_large_quotients_rounds_as_numpy(xp):
+    """NumPy's floor_divide rounds (a - fmod(a, b)) / b once: a driver's division an ulp off
+    (NVIDIA's) gave whole quotients above 2^24 one step too small or large."""
+    rng = np.random.default_rng(3)
+    a = (rng.standard_normal(4096) * 10.0 ** rng.uniform(0, 14, 4096)).astype(np.float32)
+    b = rng.standard_normal(4096).astype(np.float32)
+    got = np.asarray(xp.floor_divide(xp.asarray(a), xp.asarray(b)))
+    np.testing.assert_array_equal(got, np.floor_divide(a, b))
+
+
 def test_pow_of_exact_squares_and_firsts_up_to_the_largest_float(xp):
     """x ** 1 is x and x ** 2 is x * x, as in fdlibm and NumPy: 2^(2 log2(x)) had overflowed within
     an ulp of the largest float (3.4028235e38 ** 1 and 1.8446743e19 ** 2 were inf)."""

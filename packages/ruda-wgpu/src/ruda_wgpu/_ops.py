@@ -148,9 +148,10 @@ _op(
   // is -0), where NumPy's divmod gives nan and -1.
   if (isnan_{S}(a) || isnan_{S}(b) || (isinf_{S}(a) && isinf_{S}(b))) { return nan_{S}(); }
   if (isinf_{S}(a) || isinf_{S}(b) || b == {Z}) { return a / b; }
-  // (scaled for b: see fmod_scaled_f; a scaled a past the range means a quotient past it too)
+  // (scaled for b: see fmod_scaled_f; a scaled a past the range means a quotient past it too),
+  // the quotient rounded as NumPy's is (a driver's division may be an ulp off: div_rounded_f)
   let m = fmod_scaled_{S}(a, b);
-  var d = (scaled_for_{S}(a, b) - m) / scaled_for_{S}(b, b);
+  var d = div_rounded_{S}(scaled_for_{S}(a, b) - m, scaled_for_{S}(b, b));
   if (m != {Z} && signbit_{S}(b) != signbit_{S}(m)) { d = d - {O}; }
   if (d == {Z}) { return copysign_{S}({Z}, a / b); }
   var f = floor_{S}(d);

@@ -39,6 +39,30 @@ fn div_f(a: f32, b: f32) -> f32 {
   }
   return q;
 }
+// x / y correctly rounded: a driver's division may be an ulp or two off (Vulkan allows 2.5 ulp;
+// NVIDIA's is), which floor_divide's large whole quotients show. The significands are divided
+// bit by bit with integers, as arithmetic on floats cannot be trusted for it (lavapipe's fma
+// is not fused, and a compiler may fold q + (x - q y) / y). Operands or a quotient outside the
+// normal range take the driver's division.
+fn div_rounded_f(x: f32, y: f32) -> f32 {
+  let ux = magnitude_bits_f(x); let uy = magnitude_bits_f(y);
+  if (ux < 0x00800000u || ux >= 0x7f800000u || uy < 0x00800000u || uy >= 0x7f800000u) { return x / y; }
+  var n = (ux & 0x007fffffu) | 0x00800000u;
+  let d = (uy & 0x007fffffu) | 0x00800000u;
+  var e = i32(ux >> 23u) - i32(uy >> 23u);
+  if (n < d) { n = n << 1u; e = e - 1; }
+  var q = 0u;
+  for (var i = 0; i < 24; i = i + 1) {  // n / d in [1, 2): 24 bits of it, the remainder in n
+    q = q << 1u;
+    if (n >= d) { n = n - d; q = q | 1u; }
+    n = n << 1u;
+  }
+  if (n > d || (n == d && (q & 1u) == 1u)) { q = q + 1u; }  // (twice the remainder against d)
+  if (q == 0x01000000u) { q = 0x00800000u; e = e + 1; }
+  if (e < -126 || e > 127) { return x / y; }
+  let sign = (bitcast<u32>(x) ^ bitcast<u32>(y)) & 0x80000000u;
+  return bitcast<f32>(sign | (u32(e + 127) << 23u) | (q & 0x007fffffu));
+}
 fn signbit_f(x: f32) -> bool { return (bitcast<u32>(x) & 0x80000000u) != 0u; }
 fn copysign_f(x: f32, y: f32) -> f32 {
   return bitcast<f32>((bitcast<u32>(x) & 0x7fffffffu) | (bitcast<u32>(y) & 0x80000000u));
