@@ -35,10 +35,10 @@ def test_a_round_of_operations_on_each_backend_matches_numpy(name, make_server):
 
 @pytest.mark.parametrize("name", ["host", "torch", "wgpu"])
 def test_results_whose_dtype_is_the_backends_choice_take_the_backends(name, make_server):
-    """``sqrt(int32)``, ``int32 / int32``, ``int32 + float32`` and ``concat`` of the two give
-    float64 on NumPy, float32 on torch and ruda_wgpu, and torch sums uint8 into int64: the
-    client asks the server once a signature, then pipelines it (it had expected NumPy's dtype
-    and every such op failed on those backends)."""
+    """``sqrt(int32)``, ``int32 / int32``, ``int32 + float32``, ``concat`` of the two and their
+    matrix products give float64 on NumPy, float32 on torch and ruda_wgpu, and torch sums uint8
+    into int64: the client asks the server once a signature, then pipelines it (it had expected
+    NumPy's dtype and every such op failed on those backends)."""
     _skip_unless_available(name)
     backend = __import__(BACKEND_MODULES[name], fromlist=["_"])
     srv = make_server(backend=name)
@@ -50,6 +50,9 @@ def test_results_whose_dtype_is_the_backends_choice_take_the_backends(name, make
         bf = backend.asarray(np.array([0.5, 0.5, 0.5], np.float32))
         u = xp.asarray(np.array([1, 2, 250], np.uint8), device=dev)
         bu = backend.asarray(np.array([1, 2, 250], np.uint8))
+        column, row = xp.reshape(f, (3, 1)), xp.reshape(i, (1, 3))
+        b_column, b_row = backend.reshape(bf, (3, 1)), backend.reshape(bi, (1, 3))
+        products = name != "torch"  # (torch multiplies matrices of one dtype only, as the standard allows)
         for _ in range(2):  # (asked, then known)
             for got, want in (
                 (xp.sqrt(i), backend.sqrt(bi)),
@@ -58,13 +61,22 @@ def test_results_whose_dtype_is_the_backends_choice_take_the_backends(name, make
                 (i + 2.5, bi + 2.5),
                 (xp.sum(u), backend.sum(bu)),  # (torch: int64; the standard: uint64)
                 (xp.concat([i, f]), backend.concat([bi, bf])),
+                *(
+                    [
+                        (f @ i, bf @ bi),
+                        (xp.tensordot(column, row, axes=1), backend.tensordot(b_column, b_row, axes=1)),
+                    ]
+                    if products
+                    else []
+                ),
             ):
                 assert got.dtype.name == str(want.dtype).removeprefix("torch."), got.dtype
                 np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
-        assert len(dev.result_dtypes) == 6  # (each asked once)
+        asked = 8 if products else 6
+        assert len(dev.result_dtypes) == asked  # (each asked once)
         for k in range(1, 40):  # (asked once per range of k, not once per value: 1 to 6 bits)
             np.testing.assert_allclose(np.asarray(i / k), np.array([1, 4, 9]) / k, rtol=1e-6)
-        assert len(dev.result_dtypes) == 6 + 6
+        assert len(dev.result_dtypes) == asked + 6
 
 
 @pytest.mark.parametrize("name", ["host", "torch", "wgpu"])

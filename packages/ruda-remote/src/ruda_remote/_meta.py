@@ -102,8 +102,8 @@ def learned_key(
 ) -> tuple[Any, ...] | None:
     """What the result dtype of op ``name`` depends on, where it may be the backend's choice (see
     :func:`backend_dependent`): an elementwise op's argument types, a reduction's operand
-    dtype and kind of shape, a join's dtypes; None for other ops and arguments it does not
-    describe."""
+    dtype and kind of shape, a join's or a product's dtypes; None for other ops and arguments
+    it does not describe."""
     if name in ELEMENTWISE_OPS:
         return elementwise_key(name, args, kwargs, is_array)
     if name in _CHOSEN_REDUCTIONS and args and is_array(args[0]):
@@ -112,7 +112,15 @@ def learned_key(
     joined = args[0] if name in ("stack", "concat") and args else None
     if isinstance(joined, (list, tuple)) and all(is_array(a) for a in joined):
         return (name, *(a.dtype for a in joined))
+    if name in _PRODUCTS and len(args) >= 2 and is_array(args[0]) and is_array(args[1]):
+        return (name, args[0].dtype, args[1].dtype)
     return None
+
+
+#: products of two arrays, whose float result of an integer and a float array is the backend's
+_PRODUCTS = frozenset(
+    {"matmul", "__matmul__", "__rmatmul__", "linalg.matmul", "tensordot", "linalg.tensordot", "linalg.cross"}
+)
 
 
 #: reductions whose result dtype, of integer or boolean operands, is the backend's: torch sums
@@ -130,15 +138,17 @@ def backend_dependent(
     """Whether the result dtype the reference gives op ``name`` (in ``metas``) is the backend's
     to choose rather than the standard's: a floating or complex result of an integer or boolean
     array (``sqrt(int32)``, ``int32 / int32``, ``int32 + float32``, ``int32 + 2.5``, a
-    ``concat`` of int32 and float32), where NumPy gives float64 and torch and ruda_wgpu their
-    default floating dtype; a sum, product, mean or variance of integers or booleans without
-    ``dtype=``."""
+    ``concat`` of int32 and float32, ``float32 @ int32``), where NumPy gives float64 and torch
+    and ruda_wgpu their default floating dtype; a sum, product, mean or variance of integers or
+    booleans without ``dtype=``."""
     if name in _CHOSEN_REDUCTIONS:
         return kwargs.get("dtype") is None and np.dtype(args[0].dtype).kind in "iub"
     if np.dtype(metas[0][1]).kind not in "fc":
         return False
     if name in ("stack", "concat"):
         operands: Any = args[0]
+    elif name in _PRODUCTS:
+        operands = args[:2]
     elif name in ELEMENTWISE_OPS:
         operands = [*(args[1:] if name == "where" else args), *kwargs.values()]  # (where's condition)
     else:
