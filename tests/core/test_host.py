@@ -143,3 +143,27 @@ def test_real_output_transforms_of_empty_inputs_give_zeros(name: str, kwargs: di
         got = getattr(xp.fft, name)(x, **kwargs)
         assert got.shape == shape and got.dtype == xp.float64
         np.testing.assert_array_equal(got, np.zeros(shape))
+
+
+@pytest.mark.parametrize("exponent", [0.5, np.asarray(0.5, np.float32), np.float32(0.5)])
+def test_pow_with_a_scalar_half_keeps_the_special_cases_of_negative_zero_and_infinity(exponent) -> None:
+    # NumPy takes a scalar 0.5 as sqrt: -0 ** 0.5 was -0 and -inf ** 0.5 NaN (spec: +0, +inf)
+    base = np.array([-0.0, -np.inf, 0.0, np.inf, 4.0], np.float32)
+    got = xp.pow(base, exponent)
+    np.testing.assert_array_equal(got, [0.0, np.inf, 0.0, np.inf, 2.0])
+    assert not np.signbit(got).any() and got.dtype == np.float32
+
+
+def test_variance_without_degrees_of_freedom_is_nan() -> None:
+    # NumPy divides by max(N - correction, 0), giving inf; the spec says NaN
+    x = np.array([[1.0, 2.0], [3.0, 5.0]], np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (and NumPy's warning of it is not passed on)
+        for fn in (xp.var, xp.std):
+            assert np.isnan(fn(x[0], correction=2)) and np.isnan(fn(x, axis=(0, 1), correction=4.5))
+            got = fn(x, axis=1, correction=2, keepdims=True)
+            assert got.shape == (2, 1) and got.dtype == np.float32 and np.isnan(got).all()
+            assert (
+                fn(x, axis=0, correction=1).tolist()
+                == np.asarray(getattr(np, fn.__name__)(x, axis=0, ddof=1)).tolist()
+            )

@@ -6,6 +6,8 @@ common path beyond one extra mask for the cases NumPy gets wrong.
 
 from __future__ import annotations
 
+import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -100,3 +102,39 @@ def clip(x: np.ndarray, /, min: Any = None, max: Any = None) -> Any:
 
 def _python_real(bound: Any) -> bool:
     return bound is None or type(bound) in (int, float)
+
+
+def pow(x1: Any, x2: Any, /) -> Any:
+    """``x1 ** x2``. For a real exponent of exactly 0.5 given as a scalar or 0-d array NumPy
+    takes a square root, which gives -0 for -0 and NaN for -inf, where the spec has +0 and
+    +inf (an array exponent goes NumPy's general way, which is right)."""
+    out = _compat.pow(x1, x2)
+    if np.ndim(x2) != 0 or out.dtype.kind != "f" or x2 != 0.5:
+        return out
+    base = np.asarray(x1)
+    fix = (base == 0) | (base == -np.inf)
+    if not fix.any():
+        return out
+    return np.where(fix, np.abs(base).astype(out.dtype), out)
+
+
+def var(x: np.ndarray, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool = False) -> Any:
+    """Variance; NaN where ``N - correction <= 0``, as the spec says (NumPy divides by zero then,
+    giving inf)."""
+    return _spread(_compat.var, x, axis, correction, keepdims)
+
+
+def std(x: np.ndarray, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool = False) -> Any:
+    """Standard deviation; NaN where ``N - correction <= 0`` (see :func:`var`)."""
+    return _spread(_compat.std, x, axis, correction, keepdims)
+
+
+def _spread(fn: Any, x: np.ndarray, axis: Any, correction: float, keepdims: bool) -> Any:
+    axes = range(x.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
+    count = math.prod(x.shape[a] for a in axes)
+    if count - correction > 0:
+        return fn(x, axis=axis, correction=correction, keepdims=keepdims)
+    with warnings.catch_warnings():  # (NumPy's warning of the division by zero fixed here)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        out = fn(x, axis=axis, correction=correction, keepdims=keepdims)
+    return np.full_like(out, np.nan)
