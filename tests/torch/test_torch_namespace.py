@@ -445,3 +445,26 @@ def test_eig_returns_complex_named_results() -> None:
     result = xp.linalg.eig(xp.asarray([[2.0, 0.0], [0.0, 3.0]]))
     assert result.eigenvalues.dtype == torch.complex64 and result.eigenvectors.shape == (2, 2)
     assert sorted(host(xp.linalg.eigvals(xp.asarray([[2.0, 0.0], [0.0, 3.0]]))).real.tolist()) == [2.0, 3.0]
+
+
+def test_pow_with_a_python_half_keeps_the_special_cases() -> None:
+    # torch takes x ** 0.5 as sqrt(x) and x ** -0.5 as rsqrt(x): -0 and -inf gave -0, NaN and
+    # -inf, NaN, where the spec has +0, +inf and +inf, +0
+    base = xp.asarray([-0.0, -math.inf, 0.0, 4.0])
+    for exponent, want in ((0.5, [0.0, math.inf, 0.0, 2.0]), (-0.5, [math.inf, 0.0, math.inf, 0.5])):
+        got = xp.pow(base, exponent)
+        assert got.tolist() == want and not torch.signbit(got).any()
+
+
+def test_roll_take_and_clip_as_the_standard_has_them() -> None:
+    x = xp.reshape(xp.arange(6), (2, 3))
+    host = np.arange(6).reshape(2, 3)
+    assert xp.roll(xp.arange(3), 1, axis=()).tolist() == [0, 1, 2]  # (torch rolled the flat array)
+    assert xp.roll(x, 1, axis=(0, 1)).tolist() == np.roll(host, 1, axis=(0, 1)).tolist()  # (refused)
+    assert xp.roll(x, (1, -1), axis=(1, 0)).tolist() == np.roll(host, (1, -1), axis=(1, 0)).tolist()
+    for dtype in (xp.int8, xp.uint8, xp.int16, xp.int32):  # (torch took int64, or int32 too, only)
+        rows = xp.asarray([[0], [2]], dtype=dtype)
+        assert xp.take_along_axis(x, rows, axis=1).tolist() == [[0], [5]]
+        assert xp.take(x, xp.asarray([2, 0], dtype=dtype), axis=1).tolist() == [[2, 0], [5, 3]]
+    clipped = xp.clip(xp.asarray([1, 100], dtype=xp.int8), xp.asarray([5, 5], dtype=xp.int16))
+    assert clipped.dtype == xp.int8 and clipped.tolist() == [5, 100]  # (it took the bound's int16)

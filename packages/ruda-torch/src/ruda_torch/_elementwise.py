@@ -138,3 +138,22 @@ def acos(x: Tensor, /) -> Tensor:
     a, b = x.real, x.imag
     zero = (a == 0) & (b == 0)
     return torch.where(zero, torch.complex(out.real, -b), out)
+
+
+def pow(x1: Tensor | complex, x2: Tensor | complex, /) -> Tensor:
+    """``x1 ** x2``. torch takes a Python exponent of 0.5 or -0.5 as a square root or its
+    reciprocal, which gives -0 and NaN for bases -0 and -inf (0.5), or -inf and NaN (-0.5),
+    where the spec has +0 and +inf, or +inf and +0: those bases are taken by their magnitude."""
+    out: Tensor = _compat.pow(x1, x2)  # (array-api-compat is untyped)
+    if not isinstance(x2, float) or abs(x2) != 0.5 or not out.is_floating_point():
+        return out
+    base = torch.as_tensor(x1)
+    fix = (base == 0) | (base == -math.inf)
+    return torch.where(fix, torch.pow(torch.abs(base), x2), out)
+
+
+def clip(x: Tensor, /, min: Any = None, max: Any = None) -> Tensor:
+    """``x`` clamped to ``[min, max]``, in ``x``'s dtype as the spec says (torch promotes to a
+    wider bound's: int8 clipped by int16 bounds was int16)."""
+    out: Tensor = _compat.clip(x, min, max)
+    return out if out.dtype == x.dtype else out.to(x.dtype)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
+from array_api_compat.torch import _aliases as _compat
 
 
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
@@ -30,3 +33,37 @@ def _as_tuple(axes: int | tuple[int, ...]) -> tuple[int, ...]:
 def tile(x: torch.Tensor, repetitions: tuple[int, ...], /) -> torch.Tensor:
     """``x`` repeated ``repetitions[i]`` times along axis ``i`` (torch's, with the spec's signature)."""
     return torch.tile(x, repetitions)
+
+
+def roll(
+    x: torch.Tensor, /, shift: int | tuple[int, ...], *, axis: int | tuple[int, ...] | None = None
+) -> torch.Tensor:
+    """``x`` shifted along ``axis``, as the spec has it: an int shift applies to every axis of a
+    tuple (torch refuses), and ``axis=()`` rolls nothing (torch then rolls the flattened array)."""
+    if axis is None:
+        return torch.roll(x, shift)
+    axes = _as_tuple(axis)
+    shifts = (shift,) * len(axes) if isinstance(shift, int) else tuple(shift)
+    if len(shifts) != len(axes):
+        raise ValueError(f"roll: {len(shifts)} shifts for {len(axes)} axes")
+    return torch.roll(x, shifts, axes) if axes else x.clone()
+
+
+def take(x: torch.Tensor, indices: torch.Tensor, /, *, axis: int | None = None) -> torch.Tensor:
+    """``x``'s elements at ``indices`` along ``axis``; indices of any integer dtype (torch's
+    ``index_select`` takes int32 and int64 only)."""
+    out: torch.Tensor = _compat.take(x, _as_int64(indices), axis=axis)  # (array-api-compat is untyped)
+    return out
+
+
+def take_along_axis(x: torch.Tensor, indices: torch.Tensor, /, *, axis: int = -1) -> torch.Tensor:
+    """``x``'s elements at ``indices`` matched along ``axis``; indices of any integer dtype
+    (torch's ``take_along_dim`` takes int64 only)."""
+    out: torch.Tensor = _compat.take_along_axis(x, _as_int64(indices), axis=axis)
+    return out
+
+
+def _as_int64(indices: Any) -> Any:
+    if isinstance(indices, torch.Tensor) and indices.dtype not in (torch.int64, torch.bool):
+        return indices.to(torch.int64)
+    return indices

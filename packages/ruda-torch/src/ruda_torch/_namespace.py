@@ -36,15 +36,17 @@ from ruda_torch._dtypes import astype, can_cast, finfo, iinfo, isdtype, result_t
 from ruda_torch._elementwise import (  # noqa: F401
     acos,
     acosh,
+    clip,
     expm1,
     floor_divide,
     log1p,
+    pow,
     remainder,
     sign,
     tanh,
 )
 from ruda_torch._info import __array_namespace_info__  # noqa: F401
-from ruda_torch._manipulation import broadcast_shapes, moveaxis, tile  # noqa: F401
+from ruda_torch._manipulation import broadcast_shapes, moveaxis, roll, take, take_along_axis, tile  # noqa: F401
 from ruda_torch._searching import searchsorted  # noqa: F401
 from ruda_torch._set import isin, unique_all, unique_counts, unique_inverse, unique_values  # noqa: F401
 from ruda_torch._statistical import count_nonzero, std, var  # noqa: F401
