@@ -121,15 +121,15 @@ def pow(x1: Any, x2: Any, /) -> Any:
 def var(x: np.ndarray, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool = False) -> Any:
     """Variance; NaN where ``N - correction <= 0``, as the spec says (NumPy divides by zero then,
     giving inf)."""
-    return _spread(_compat.var, x, axis, correction, keepdims)
+    return _dispersion(_compat.var, x, axis, correction, keepdims)
 
 
 def std(x: np.ndarray, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool = False) -> Any:
     """Standard deviation; NaN where ``N - correction <= 0`` (see :func:`var`)."""
-    return _spread(_compat.std, x, axis, correction, keepdims)
+    return _dispersion(_compat.std, x, axis, correction, keepdims)
 
 
-def _spread(fn: Any, x: np.ndarray, axis: Any, correction: float, keepdims: bool) -> Any:
+def _dispersion(fn: Any, x: np.ndarray, axis: Any, correction: float, keepdims: bool) -> Any:
     axes = range(x.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
     count = math.prod(x.shape[a] for a in axes)
     if count - correction > 0:
