@@ -142,6 +142,14 @@ def test_a_failed_in_place_operation_keeps_the_target(xp):
     assert_matches_numpy(base + view, np.array([10.0, 10.0]))
 
 
+def test_reading_a_failed_array_on_the_host_raises_its_error(xp):
+    # ruda.to_numpy had raised a TypeError that it could not read the type at all
+    bad = xp.asarray(np.array([1, 2])) ** xp.asarray(np.array([-1, 1]))  # (fails on the server)
+    for read in (ruda.to_numpy, np.asarray):
+        with pytest.raises(ValueError, match="negative integer powers"):
+            read(bad)
+
+
 def test_multiplying_by_a_sequence_names_both_types(xp):
     # without the check Python repeats the sequence x.__index__() times: an index error
     x = xp.ones(2)
@@ -221,8 +229,10 @@ def test_stack_concat_and_cross_do_not_wait(xp, monkeypatch):
     a = xp.asarray(host)
     b = xp.ones((5, 3), dtype=xp.int8)
     c = xp.ones((5, 1), dtype=xp.float32)
-    # (a join of integers with floats has the backend's dtype: the first of a signature asks)
+    # (a join or cross product of integers with floats has the backend's dtype: the first of a
+    # signature asks)
     xp.stack([b, xp.ones((5, 3))], axis=1), xp.concat([b, c], axis=1)
+    xp.linalg.cross(xp.ones((3, 2), dtype=xp.int16), xp.ones((3, 1)), axis=0)
     original = device._wait
     monkeypatch.setattr(device, "_wait", lambda seq: waits.append(seq) or original(seq))
     results = {

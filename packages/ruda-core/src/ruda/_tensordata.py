@@ -77,7 +77,8 @@ def to_numpy(x: Any) -> np.ndarray:
     """Bring an array of any backend to a NumPy array on the host.
 
     Order: a NumPy array as is; DLPack (zero-copy for host memory); DLPack with
-    a copy to the CPU (device arrays that support it); the buffer protocol.
+    a copy to the CPU (device arrays that support it); the buffer protocol; ``__array__``
+    (whose own error, such as a remote array's failed operation, is raised as it is).
     Anything else raises ``TypeError`` naming the type, never a guess.
     """
     if isinstance(x, np.ndarray):
@@ -101,6 +102,8 @@ def to_numpy(x: Any) -> np.ndarray:
         return np.asarray(memoryview(x))
     except TypeError:
         pass
+    if hasattr(x, "__array__"):
+        return np.asarray(x)
     detail = f" (DLPack said: {dlpack_error})" if dlpack_error else ""
     raise TypeError(
         f"cannot read an array of type {type(x).__module__}.{type(x).__qualname__} on the host: "
