@@ -126,8 +126,13 @@ def test_plugin_whose_library_is_missing_names_the_library_and_the_extra(install
 
 
 def test_install_command_names_the_clone_or_the_index(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    # installed from a clone (pip records the folder): the clone's root, whose metapackage has the extras
-    (tmp_path / "packages" / "ruda-core").mkdir(parents=True)
+    # installed from a clone (pip records the folder): the clone's root with the extras its
+    # metapackage has (CUDA's), else the backend's folder (the root has no wgpu extra: its hint
+    # had installed every backend, torch among them)
+    for folder in ("ruda-core", "ruda-wgpu", "ruda-cuda"):
+        (tmp_path / "packages" / folder).mkdir(parents=True)
+    metapackage = '[project]\nname = "w"\n[project.optional-dependencies]\ncuda = []\n'
+    (tmp_path / "pyproject.toml").write_text(metapackage)
     url = (tmp_path / "packages" / "ruda-core").as_uri()
 
     class FromFolder:
@@ -139,9 +144,14 @@ def test_install_command_names_the_clone_or_the_index(monkeypatch: pytest.Monkey
         def read_text(self, name: str) -> str | None:
             return None
 
-    cases = ((FromFolder(), f'pip install "{tmp_path}[wgpu]"'), (FromIndex(), 'pip install "ruda[wgpu]"'))
-    for dist, want in cases:
+    wgpu = tmp_path / "packages" / "ruda-wgpu"
+    cases = (
+        (FromFolder(), "wgpu", f'pip install "{wgpu}"'),
+        (FromFolder(), "cuda", f'pip install "{tmp_path}[cuda]"'),
+        (FromIndex(), "wgpu", 'pip install "ruda[wgpu]"'),
+    )
+    for dist, extra, want in cases:
         monkeypatch.setattr(importlib.metadata, "distribution", lambda name, d=dist: d)
         install_command.cache_clear()
-        assert install_command("wgpu") == want
+        assert install_command(extra) == want
     install_command.cache_clear()

@@ -32,9 +32,11 @@ from ruda._tensordata import TensorData
 def install_command(extra: str) -> str:
     """The pip command that installs ruda's ``extra`` (``cuda``, ``wgpu``, ...) on this machine.
 
-    ``pip install "ruda[cuda]"`` where ``ruda`` came from a package index; where it was installed
-    from a clone of the repository (pip records the folder, PEP 610), the clone's root, whose
-    metapackage has the same extras: the packages are not on an index yet, so only that works.
+    ``pip install "ruda[cuda]"`` where ``ruda`` came from a package index. Where it was installed
+    from a clone of the repository (pip records the folder, PEP 610), the packages are not on an
+    index yet, so the clone's own folders: the root's metapackage with the extra where it has
+    it (the CUDA ones), else the backend's package folder (``packages/ruda-wgpu``). The root's
+    plain install would add every backend, and torch with them.
     """
     import importlib.metadata  # on use: it is most of what ``import ruda`` would cost
 
@@ -46,8 +48,22 @@ def install_command(extra: str) -> str:
         url = urlparse(json.loads(direct).get("url", ""))
         root = Path(unquote(url.path)).parent.parent  # packages/ruda-core -> the clone's root
         if url.scheme == "file" and (root / "packages" / "ruda-core").is_dir():
+            package = root / "packages" / f"ruda-{extra}"
+            if extra not in _root_extras(root) and package.is_dir():
+                return f'pip install "{package}"'
             return f'pip install "{root}[{extra}]"'
     return f'pip install "ruda[{extra}]"'
+
+
+def _root_extras(root: Path) -> set[str]:
+    """The extras of the metapackage at a clone's ``root`` (none where it cannot be read)."""
+    import tomllib
+
+    try:
+        project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    except (OSError, KeyError, tomllib.TOMLDecodeError):
+        return set()
+    return set(project.get("optional-dependencies", {}))
 
 
 @dataclass(frozen=True)
