@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import ruda
-from ruda.testing import assert_matches_numpy, backend_params, parametrize_backends, tolerance_for
+from ruda.testing import (
+    assert_matches_numpy,
+    backend_params,
+    parametrize_backends,
+    python_output,
+    tolerance_for,
+)
 
 
 def test_matching_results_pass() -> None:
@@ -50,3 +56,15 @@ def test_backend_params_respects_the_environment_filter(monkeypatch: pytest.Monk
 def test_every_available_backend_sums_like_numpy(xp) -> None:  # type: ignore[no-untyped-def]
     x = xp.reshape(xp.arange(12, dtype=xp.float32), (3, 4))
     assert_matches_numpy(xp.sum(x, axis=0), np.arange(12, dtype=np.float32).reshape(3, 4).sum(axis=0))
+
+
+def test_the_kit_without_pytest_says_what_installs_it() -> None:
+    code = (
+        "import sys\n"
+        "sys.modules['pytest'] = None  # (as if it were not installed)\n"
+        "try:\n"
+        "    import ruda.testing\n"
+        "except ImportError as err:\n"
+        "    print(err)\n"
+    )
+    assert 'pip install "ruda[testing]"' in python_output(code)

@@ -16,6 +16,7 @@ import threading
 
 import numpy as np
 import pytest
+import ruda
 import ruda_remote
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -108,6 +109,22 @@ def test_cli_refuses_a_public_bind_without_a_token():
     done = _serve("--host", "0.0.0.0", "--port", "0")
     assert done.returncode == 2
     assert "refusing to bind 0.0.0.0 without a token" in done.stderr
+
+
+def test_cli_says_why_it_cannot_serve_a_backend_without_a_traceback():
+    # a backend installed but unable to run here (or not installed) had ended in a traceback
+    rows = {row.name: row for row in ruda.backends()}
+    if "cuda" in rows and rows["cuda"].available:
+        pytest.skip("the CUDA backend can run here: serving it would not fail")
+    done = subprocess.run(
+        [sys.executable, "-m", "ruda_remote", "serve", "--backend", "cuda", "--port", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("ruda serve: backend 'cuda' is ")
+    assert "Traceback" not in done.stderr
 
 
 def test_cli_insecure_warns(server_process):

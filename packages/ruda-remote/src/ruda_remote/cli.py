@@ -22,6 +22,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ruda import BackendNotFoundError, BackendUnavailableError
+
 from ruda_remote.server import start_websocket
 from ruda_remote.wire import HANDLE_BYTES, SERVER_SESSIONS, Limits
 
@@ -178,7 +180,9 @@ def serve_command(args: argparse.Namespace) -> int:
                 allowed_origins=args.allowed_origin,
                 addresses=args.address,
             )
-    except ValueError as err:  # a refused bind, an unknown device: what to change, not a traceback
+    except (ValueError, BackendNotFoundError, BackendUnavailableError) as err:
+        # a refused bind, an unknown device, a backend not installed or unable to run here: what
+        # to change, not a traceback
         print(f"ruda serve: {err}", file=sys.stderr)
         return 2
     return 0

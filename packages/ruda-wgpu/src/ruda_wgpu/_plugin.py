@@ -54,7 +54,9 @@ class WgpuBackend(Backend):
 
             found, excluded = devices(), excluded_adapters()
         except ImportError as err:
-            return Availability.unavailable(f"the wgpu package is not importable: {err}", "pip install wgpu")
+            return Availability.unavailable(
+                f"the wgpu package is not importable: {err}", 'pip install "wgpu>=0.32,<0.33"'
+            )
         except (ValueError, RuntimeError) as err:
             if BACKEND_ENV in str(err):
                 return Availability.unavailable(str(err), f"unset {BACKEND_ENV} or name an API listed")

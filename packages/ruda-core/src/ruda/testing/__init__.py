@@ -20,6 +20,13 @@
 
 from __future__ import annotations
 
+try:  # (the kit's own needs, which ruda's testing extra installs)
+    import hypothesis
+    import pytest
+except ImportError as err:
+    hint = 'pip install "ruda[testing]"'
+    raise ImportError(f"ruda.testing needs pytest and hypothesis: {hint} ({err})") from err
+
 from ruda.testing._accuracy import MATH_BINARY, MATH_UNARY, NUMPY_NAMES, sweep_values, ulp_error
 from ruda.testing._bits import assert_same_bits, edge_operands, edge_values
 from ruda.testing._compare import (
