@@ -108,14 +108,11 @@ def pow(x1: Any, x2: Any, /) -> Any:
     """``x1 ** x2``. For a real exponent of exactly 0.5 given as a scalar or 0-d array NumPy
     takes a square root, which gives -0 for -0 and NaN for -inf, where the spec has +0 and
     +inf (an array exponent goes NumPy's general way, which is right)."""
-    out = _compat.pow(x1, x2)
-    if np.ndim(x2) != 0 or out.dtype.kind != "f" or x2 != 0.5:
-        return out
-    base = np.asarray(x1)
-    fix = (base == 0) | (base == -np.inf)
-    if not fix.any():
-        return out
-    return np.where(fix, np.abs(base).astype(out.dtype), out)
+    if isinstance(x1, np.ndarray) and x1.dtype.kind == "f" and np.ndim(x2) == 0 and x2 == 0.5:
+        fix = (x1 == 0) | (x1 == -np.inf)
+        if fix.any():  # (their magnitudes' square roots are the spec's results)
+            x1 = np.where(fix, np.abs(x1), x1)
+    return _compat.pow(x1, x2)
 
 
 def var(x: np.ndarray, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool = False) -> Any:
