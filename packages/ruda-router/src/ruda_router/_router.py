@@ -220,9 +220,10 @@ class Router:
         takes it (a copy unless DLPack shares the memory; always a copy with ``copy=True``, which
         is ``astype``'s default), then the backend's own function runs there. Where the target
         lacks the array's dtype and another is asked for, the array is cast where it is first
-        (float64 to float32 for an OpenGL adapter). ``copy=False`` refuses, since a move between backends
-        is a copy (``asarray``: ValueError, as the standard asks; ``from_dlpack``: BufferError).
-        Arrays of one backend and other objects go to the backend's function as they are."""
+        (float64 to float32 for an OpenGL adapter). ``copy=False`` refuses, since a move between
+        backends is a copy (``asarray``: ValueError, as the standard asks; ``from_dlpack``:
+        BufferError). Arrays of one backend and other objects go to the backend's function as
+        they are."""
         refusal = BufferError if name == "from_dlpack" else ValueError
 
         def move(x: Any, /, *args: Any, **kwargs: Any) -> Any:

@@ -4,8 +4,8 @@ The same order as ``ruda.to_device``: DLPack first (zero-copy where the two
 backends share memory, e.g. NumPy and ``torch:cpu``: the result then aliases
 the source), else the bytes travel through the host as :class:`ruda.TensorData`.
 The router calls this only from ``to_device`` and the explicit moves of ``asarray``,
-``astype`` and ``from_dlpack`` with another backend's device; nothing else moves data. The order itself
-is the core's (``ruda._transfer.migrate``).
+``astype`` and ``from_dlpack`` with another backend's device; nothing else moves data. The
+order itself is the core's (``ruda._transfer.migrate``).
 """
 
 from __future__ import annotations

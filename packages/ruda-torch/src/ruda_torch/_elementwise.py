@@ -144,12 +144,10 @@ def pow(x1: Tensor | complex, x2: Tensor | complex, /) -> Tensor:
     """``x1 ** x2``. torch takes a Python exponent of 0.5 or -0.5 as a square root or its
     reciprocal, which gives -0 and NaN for bases -0 and -inf (0.5), or -inf and NaN (-0.5),
     where the spec has +0 and +inf, or +inf and +0: those bases are taken by their magnitude."""
+    if isinstance(x2, float) and abs(x2) == 0.5 and isinstance(x1, Tensor) and x1.is_floating_point():
+        x1 = torch.where((x1 == 0) | (x1 == -math.inf), torch.abs(x1), x1)
     out: Tensor = _compat.pow(x1, x2)  # (array-api-compat is untyped)
-    if not isinstance(x2, float) or abs(x2) != 0.5 or not out.is_floating_point():
-        return out
-    base = torch.as_tensor(x1)
-    fix = (base == 0) | (base == -math.inf)
-    return torch.where(fix, torch.pow(torch.abs(base), x2), out)
+    return out
 
 
 def clip(x: Tensor, /, min: Any = None, max: Any = None) -> Tensor:

@@ -998,8 +998,8 @@ fn fmod_d(a: f64, b: f64) -> f64 {
 fn fmod_scaled_d(a: f64, b: f64) -> f64 { return fmod_d(a, b); }
 fn scaled_for_d(v: f64, b: f64) -> f64 { return v; }
 fn unscaled_for_d(v: f64, b: f64) -> f64 { return v; }
-// x / y, as floor_divide takes it (lib_f32's div_rounded_f corrects float32's): float64
-// division is correctly rounded on lavapipe and NVIDIA
+// x / y, as floor_divide takes it: the driver's float64 division (lavapipe's is correctly
+// rounded; lib_f32's div_rounded_f corrects float32's, which on NVIDIA is not)
 fn div_rounded_d(x: f64, y: f64) -> f64 { return x / y; }
 fn nextafter_d(a: f64, b: f64) -> f64 {
   if (isnan_d(a) || isnan_d(b)) { return nan_d(); }
