@@ -4,6 +4,7 @@ the bits of the function called as written, and runs as written whatever it cann
 from __future__ import annotations
 
 import gc
+import threading
 import weakref
 from collections.abc import Iterator
 from typing import Any
@@ -59,7 +60,7 @@ def test_broadcasting_and_strided_views_replay_with_their_own_offsets(xp):
     for start in (0, 1, 2):
         got = f(x[:, start::3], col)
         np.testing.assert_array_equal(np.asarray(got), host[:, start::3] * 2 - np.arange(4).reshape(4, 1))
-    assert len(f.traces) == 1
+    assert len(f.traces) == 1 and None not in f.traces.values()  # (slices of a live array replay)
 
 
 def test_scalar_arguments_are_part_of_the_signature_signed_zeros_and_nan_included(xp):
@@ -331,6 +332,83 @@ def test_arrays_the_function_closes_over_are_not_taken_for_its_arguments(xp):
     shifted = xp.fuse(lambda x: x + doubled)
     for x, want in ((a, [3.0, 6.0]), (b, [12.0, 24.0]), (b, [12.0, 24.0])):
         np.testing.assert_array_equal(np.asarray(shifted(x)), want)
+
+
+_ORIGIN: list[Any] = []
+
+
+def _minus_the_global_origin(p: Any) -> Any:
+    return p - _ORIGIN[0]
+
+
+class _Shifter:
+    def __init__(self, origin: Any) -> None:
+        self.origin = origin
+
+    def shift(self, p: Any) -> Any:
+        return p - self.origin
+
+    __call__ = shift
+
+
+def test_an_argument_the_function_also_reads_by_name_is_not_taken_for_the_argument(xp):
+    """A function that closes over an array (or reads a global one, or its instance's) and was
+    first called on that very array had its operands taken for the argument's: later calls
+    computed ``p - p``."""
+    origin = xp.asarray(np.float32([10.0, 20.0, 30.0]))
+    _ORIGIN[:] = [origin]
+    for fn in (lambda p: p - origin, _minus_the_global_origin, _Shifter(origin).shift, _Shifter(origin)):
+        f = xp.fuse(fn)
+        np.testing.assert_array_equal(np.asarray(f(origin)), [0.0, 0.0, 0.0])
+        for _ in range(2):
+            got = f(xp.asarray(np.float32([11.0, 22.0, 33.0])))
+            np.testing.assert_array_equal(np.asarray(got), [1.0, 2.0, 3.0])
+        assert list(f.traces.values()) == [None]  # (reading an array it was not given)
+    _ORIGIN.clear()
+
+
+def test_an_array_the_function_uploads_and_then_writes_is_not_replayed_unfilled(xp):
+    """An array uploaded from the host inside the function and then written by a kernel had
+    been replayed as a new buffer from the pool, holding whatever an earlier array left there."""
+
+    def total(x: Any) -> Any:
+        acc = xp.asarray(np.ones(4, np.float32))
+        acc += x
+        return acc
+
+    f = xp.fuse(total)
+    x = xp.asarray(np.arange(4, dtype=np.float32))
+    for _ in range(3):
+        junk = xp.asarray(np.full(4, 100.0, np.float32)) * 1  # a used buffer back in the pool
+        del junk
+        np.testing.assert_array_equal(np.asarray(f(x)), [1.0, 2.0, 3.0, 4.0])
+    assert list(f.traces.values()) == [None]
+
+
+def test_another_threads_work_during_a_trace_does_not_spoil_it(xp):
+    """A trace told what it captured from the device's counts of dispatches and reads, so
+    another thread's work meanwhile kept its signature from ever replaying."""
+    asked, done = threading.Event(), threading.Event()
+
+    def traced(x: Any, y: Any) -> Any:
+        out = xp.sqrt(xp.abs(x * y)) + x
+        asked.set()  # (Python code runs while tracing only)
+        assert done.wait(60)
+        return out
+
+    def other() -> None:
+        assert asked.wait(60)
+        float(xp.sum(xp.ones(64) * 2))  # a dispatch and a read on this device meanwhile
+        done.set()
+
+    worker = threading.Thread(target=other)
+    worker.start()
+    f = xp.fuse(traced)
+    for k in range(3):
+        x, y = xp.full(8, float(k)), xp.full(8, -float(k))
+        np.testing.assert_array_equal(np.asarray(f(x, y)), np.full(8, 2.0 * k, np.float32))
+    worker.join()
+    assert len(f.traces) == 1 and None not in f.traces.values()
 
 
 def test_writes_into_arrays_made_before_the_call_are_not_dropped(xp):

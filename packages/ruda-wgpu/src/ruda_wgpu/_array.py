@@ -28,7 +28,7 @@ from ruda._array import ArrayAttributes, HostCopyExport, MadeByNamespace
 
 from ruda_wgpu import _dtypes
 from ruda_wgpu._buffers import Storage, storage_itemsize
-from ruda_wgpu._engine import GpuDevice, default_device, resolve_device
+from ruda_wgpu._engine import CAPTURE, GpuDevice, default_device, resolve_device
 from ruda_wgpu._kernels import Operand, Scalar, c_strides, convert, launch_elementwise
 from ruda_wgpu._operators import Operators
 
@@ -189,6 +189,8 @@ def from_numpy(host: np.ndarray[Any, Any], dtype: np.dtype[Any], device: GpuDevi
         host.astype(dtype, copy=False).astype(_dtypes.STORAGE_NP[dtype.name], copy=False), order="C"
     )
     storage = Storage(device, max(words.nbytes, 4))
+    if CAPTURE.log is not None:
+        CAPTURE.log.unrepeatable()  # (a replay would not upload it)
     device.write(storage.buffer, 0, words.reshape(-1).view(np.uint8).data)
     if words.nbytes <= HOST_CACHE_BYTES:
         storage.host = words.reshape(-1).copy()  # what the buffer now holds: reads need no transfer
@@ -239,6 +241,8 @@ def to_numpy(x: Array) -> np.ndarray[Any, Any]:
     """Read an array back to the host as a NumPy array of its dtype."""
     st = x._storage
     x.device.host_reads += 1
+    if CAPTURE.log is not None:
+        CAPTURE.log.unrepeatable()  # (a replay would not read)
     if st.host is None and st.nbytes <= HOST_CACHE_BYTES and x.size:
         st.host = np.frombuffer(
             x.device.read(st.buffer, 0, st.nbytes), dtype=_dtypes.STORAGE_NP[x.dtype.name]

@@ -68,6 +68,18 @@ CHECK_WORDS = 16384
 _V = TypeVar("_V")
 
 
+class _Capturing(threading.local):
+    """The capture of kernel launches by a ``ruda_wgpu.fuse`` trace running on this thread
+    (a :class:`ruda_wgpu._replay.Capture`), or None: the launch functions of ``_kernels`` hand
+    their calls to it while a trace runs, and the device tells it of each dispatch, read and
+    upload this thread makes (those no captured launch makes spoil the capture)."""
+
+    log: Any = None
+
+
+CAPTURE = _Capturing()
+
+
 def remember(cache: dict[Any, Any], limit: int, key: Any, value: _V) -> _V:
     """Keep ``value`` in ``cache`` under ``key``, the cache starting over once it holds ``limit``
     entries (plans and prepared dispatches: a loop needs the few it repeats); ``value``."""
@@ -444,6 +456,9 @@ class GpuDevice:
         self._pending += 1
         self._pending_bytes += bound
         self.dispatches += 1
+        capture = CAPTURE.log
+        if capture is not None:
+            capture.dispatched()
         if self._step_log is not None:
             self._step_log.steps.append(Step(pipe, group, bound, blob, groups))
         if self._pending >= BATCH_DISPATCHES or self._pending_bytes >= BATCH_BYTES:
@@ -636,6 +651,8 @@ class GpuDevice:
         with self._lock:
             if self._check_words is not None and self.checks:
                 self.host_reads += 1
+                if CAPTURE.log is not None:
+                    CAPTURE.log.unrepeatable()  # (a replay would not check)
                 self.read(self._check_words.buffer, 0, 0)  # (brings back the check words alone)
 
     def run_pending(self) -> None:

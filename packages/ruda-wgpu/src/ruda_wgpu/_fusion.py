@@ -89,9 +89,8 @@ from ruda_wgpu._array import Array, pending_array
 from ruda_wgpu._buffers import STORAGE_ITEMSIZE, Storage
 from ruda_wgpu._devices import switched_on
 from ruda_wgpu._encoding import Step
-from ruda_wgpu._engine import GpuDevice, remember
+from ruda_wgpu._engine import CAPTURE, GpuDevice, remember
 from ruda_wgpu._kernels import (
-    CAPTURE,
     Operand,
     OutputRead,
     Scalar,

@@ -38,10 +38,9 @@ from ruda_wgpu._array import Array, check_scalar_range, copy_of, empty
 from ruda_wgpu._buffers import Storage, storage_itemsize
 from ruda_wgpu._creation import arange, asarray
 from ruda_wgpu._encoding import Step
-from ruda_wgpu._engine import WORKGROUP, GpuDevice
+from ruda_wgpu._engine import CAPTURE, WORKGROUP, GpuDevice
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._kernels import (
-    CAPTURE,
     Operand,
     OutputRead,
     Scalar,

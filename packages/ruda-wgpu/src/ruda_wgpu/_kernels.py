@@ -18,7 +18,6 @@ from __future__ import annotations
 import functools
 import math
 import struct
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
@@ -27,21 +26,11 @@ import numpy as np
 from ruda_wgpu import _dtypes, _wgsl
 from ruda_wgpu._buffers import STORAGE_ITEMSIZE, Storage, storage_itemsize
 from ruda_wgpu._encoding import Step
-from ruda_wgpu._engine import WORKGROUP, GpuDevice, remember
+from ruda_wgpu._engine import CAPTURE, WORKGROUP, GpuDevice, remember
 
 if TYPE_CHECKING:
     from ruda_wgpu._array import Array
 
-
-class _Capturing(threading.local):
-    """The capture of kernel launches by a ``ruda_wgpu.fuse`` trace running on this thread
-    (a :class:`ruda_wgpu._replay.Capture`), or None: the launch functions below hand their
-    calls to it while a trace runs."""
-
-    log: Any = None
-
-
-CAPTURE = _Capturing()
 
 ZERO = {
     "f32": "0.0f", "f64": "0.0lf", "i32": "0i", "u32": "0u", "i64": "0li", "u64": "0lu",

@@ -11,9 +11,8 @@ from typing import Any
 from ruda_wgpu import _dtypes
 from ruda_wgpu._array import Array, assign, copy_of, empty
 from ruda_wgpu._encoding import Step
-from ruda_wgpu._engine import WORKGROUP
+from ruda_wgpu._engine import CAPTURE, WORKGROUP
 from ruda_wgpu._kernels import (
-    CAPTURE,
     bind_view,
     broadcast_strides,
     c_strides,

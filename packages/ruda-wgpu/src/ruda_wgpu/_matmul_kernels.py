@@ -15,9 +15,8 @@ import numpy as np
 from ruda_wgpu import _dtypes, _wgsl
 from ruda_wgpu._buffers import Storage, storage_itemsize
 from ruda_wgpu._encoding import Step
-from ruda_wgpu._engine import WORKGROUP, GpuDevice
+from ruda_wgpu._engine import CAPTURE, WORKGROUP, GpuDevice
 from ruda_wgpu._kernels import (
-    CAPTURE,
     FLOAT_SUFFIX,
     ZERO,
     Operand,

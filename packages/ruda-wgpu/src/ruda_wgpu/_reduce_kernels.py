@@ -14,9 +14,8 @@ import numpy as np
 
 from ruda_wgpu._buffers import STORAGE_ITEMSIZE, Storage, storage_itemsize
 from ruda_wgpu._encoding import Step
-from ruda_wgpu._engine import WORKGROUP, GpuDevice, remember
+from ruda_wgpu._engine import CAPTURE, WORKGROUP, GpuDevice, remember
 from ruda_wgpu._kernels import (
-    CAPTURE,
     PLAN_CACHE,
     PREPARED_LAUNCHES,
     SLOT,

@@ -24,23 +24,27 @@ operation by operation, on the lavapipe machine's host with a GPU's code paths.
 
 As with ``jax.jit`` and ``cupy.fuse``, the function must compute its results from its arguments
 alone. A call that launches any other kernel (sorting, FFT, a decomposition), reads data
-(``float(x)``), writes into an argument or any array made before the call, reads an array it
-did not get as an argument, or returns anything but new arrays (one, or a tuple of them), is
-not kept: such a function runs as written on every call, with the same results, at the cost of
+(``float(x)``), writes into an argument or any array made before the call, reads an array it did
+not get as an argument, or returns anything but new arrays (one, or a tuple of them), is not
+kept: such a function runs as written on every call, with the same results, at the cost of
 recording. A capture tells an argument's operands by their buffer, so neither is a call kept
-while another array views an argument's buffer (a view the function closes over, or the larger
-array an argument is a slice of), and pending operations that read an argument run before the
-call. (A call whose arguments share a buffer runs as written too, and leaves the decision to a
-later call: a capture could not tell them apart.) Python code in the function (side effects,
-branches on its scalar arguments' values) runs at tracing only; a branch on a scalar's value is
-safe, as the value is part of the signature.
+while the function reaches an argument's buffer by a name of its own (a view of an argument it
+closes over, or a global it reads that is passed to it too: see :func:`_reached_by_name`), and
+pending operations that read an argument run before the call. An array the function uploads from
+the host is not kept either: a replay would not upload it. (A call whose arguments share a
+buffer runs as written too, and leaves the decision to a later call: a capture could not tell
+them apart.) Python code in the function (side effects, branches on its scalar arguments'
+values) runs at tracing only; a branch on a scalar's value is safe, as the value is part of the
+signature.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
-import gc
+import itertools
 import struct
+import types
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -50,9 +54,9 @@ from ruda_wgpu import _fusion
 from ruda_wgpu._array import Array
 from ruda_wgpu._buffers import STORAGE_SERIALS, Storage
 from ruda_wgpu._encoding import Step
-from ruda_wgpu._engine import GpuDevice, remember
+from ruda_wgpu._engine import CAPTURE, GpuDevice, remember
 from ruda_wgpu._fusion import PREPARED_ALONE
-from ruda_wgpu._kernels import CAPTURE, Operand, OutputRead, Recorded, Scalar, launch_elementwise
+from ruda_wgpu._kernels import Operand, OutputRead, Recorded, Scalar, launch_elementwise
 from ruda_wgpu._matmul_kernels import launch_matmul
 from ruda_wgpu._reduce_kernels import Fused, launch_reduce
 
@@ -168,7 +172,7 @@ class _Output(NamedTuple):
 
 
 class Capture:
-    """The launches one traced call makes (see :data:`ruda_wgpu._kernels.CAPTURE`), with where
+    """The launches one traced call makes (see :data:`ruda_wgpu._engine.CAPTURE`), with where
     their operands came from; ``failed`` once the call did anything a replay would not repeat."""
 
     def __init__(self, args: tuple[Any, ...]) -> None:
@@ -183,8 +187,17 @@ class Capture:
         self.seen: list[Storage] = []
         self.launches: list[Launch] = []
         self.failed = False
-        self.dispatches = 0
         self._busy = self._own = False
+
+    def dispatched(self) -> None:
+        """This thread encodes a dispatch: one of a captured launch's, or one that no captured
+        launch makes (a sort, a solver), which a replay would not repeat."""
+        if not self._busy:
+            self.failed = True
+
+    def unrepeatable(self) -> None:
+        """This thread reads data to the host, or uploads it: a replay would do neither."""
+        self.failed = True
 
     def takes(self) -> bool:
         """Whether a launch starting now is captured: an outermost one is; one inside another
@@ -245,11 +258,9 @@ class Capture:
 
     def _launch(self, dev: GpuDevice, launch: Callable[..., Any], *args: Any) -> Any:
         self._busy = self._own = True
-        before = dev.dispatches
         try:
             return launch(*args)
         finally:
-            self.dispatches += dev.dispatches - before
             self._busy = self._own = False
 
     def _source(self, op: Operand | Scalar | OutputRead) -> Source:
@@ -362,6 +373,8 @@ class FusedFunction:
         self.fn = fn
         #: per signature its trace, or None when calls of that signature run ``fn`` as written
         self.traces: dict[tuple[Any, ...], _Trace | None] = {}
+        #: per signature the traced calls that could not tell (see :data:`UNDECIDED`)
+        self.undecided: dict[tuple[Any, ...], int] = {}
         functools.update_wrapper(self, fn)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -376,12 +389,23 @@ class FusedFunction:
         if trace is not _UNSEEN:
             return trace.replay(args)
         out, found = _traced(self.fn, args)
+        if found is _UNDECIDED:
+            tries = self.undecided.get(key, 0) + 1
+            found = None if tries >= UNDECIDED else _UNSEEN
+            remember(self.undecided, TRACES, key, tries)
         if found is not _UNSEEN:
             remember(self.traces, TRACES, key, found)
         return out
 
 
+#: a call whose function also reaches an argument by a name of its own cannot tell whether its
+#: signature replays: it leaves the decision to the next call of its signature (on other arrays),
+#: for this many calls; then that signature runs as written
+UNDECIDED = 4
+
+
 _UNSEEN: Any = object()
+_UNDECIDED: Any = object()
 
 
 def fuse(fn: Callable[..., Any]) -> FusedFunction:
@@ -424,23 +448,89 @@ def _signature(args: tuple[Any, ...]) -> tuple[Any, ...] | None:
     return tuple(key)
 
 
-def _seen_elsewhere(arrays: list[Array]) -> bool:
-    """Whether an array other than the arguments views an argument's buffer (``origin =
-    data[0]`` of ``fuse(lambda p: p - origin)`` called on ``data``): a capture tells an
-    argument's operands by their buffer, and would read such a view from the next call's
-    arguments. (Once a signature: a search of the collector's objects.)"""
-    mine = {id(a) for a in arrays} | {id(a._leaf) for a in arrays if a._leaf is not None}
-    for a in arrays:
-        for holder in gc.get_referrers(a._storage):
-            if (type(holder) is Array or type(holder) is Operand) and id(holder) not in mine:
+def _reached_by_name(fn: Any, arrays: list[Array]) -> bool:
+    """Whether ``fn`` reaches an argument's buffer by a name of its own: an array viewing it held
+    in a closure's cell, a default, a ``functools.partial``'s arguments, or a global, a module's,
+    class's or object's attribute that its code names (``origin`` of ``fuse(lambda p: p -
+    origin)`` called on ``origin`` itself, or on the data ``origin`` is a point of), or an item of
+    a list, tuple or dict held so; and the same of the functions it reaches so, a few levels
+    down. A capture tells an argument's operands by their buffer, so it would read such an array
+    from the next call's arguments. (An array reached otherwise, by ``getattr`` with a computed
+    name or ``globals()``, is not seen: as with ``jax.jit``, the function should take it as an
+    argument.)"""
+    buffers = {id(a._storage) for a in arrays}
+    seen: set[int] = set()
+    todo: list[tuple[Any, frozenset[str], int]] = [(fn, frozenset(), 0)]
+    while todo:
+        obj, names, depth = todo.pop()
+        if id(obj) in seen or depth > _REACH_DEPTH:
+            continue
+        seen.add(id(obj))
+        if type(obj) is Array:
+            if obj._store is not None and id(obj._store) in buffers:
                 return True
+            continue
+        if type(obj) in (list, tuple, dict):
+            items = obj.values() if type(obj) is dict else obj
+            todo += [(v, names, depth + 1) for v in itertools.islice(items, _REACH_ITEMS)]
+            continue
+        held = _held_by(obj)
+        if held is not None:
+            todo += [(v, held[1], depth + 1) for v in held[0]]
+            continue
+        attributes = getattr(obj, "__dict__", None)  # a module, class or other object
+        if names and isinstance(attributes, dict | types.MappingProxyType):
+            todo += [(v, names, depth + 1) for k, v in attributes.items() if k in names]
     return False
+
+
+#: how many steps from the function :func:`_reached_by_name` looks, and how many items of a container
+_REACH_DEPTH = 4
+_REACH_ITEMS = 64
+
+
+def _held_by(obj: Any) -> tuple[list[Any], frozenset[str]] | None:
+    """What a function ``obj`` holds and reads by name, with the names its code uses; None when
+    ``obj`` is not a Python function (see :func:`_reached_by_name`)."""
+    if isinstance(obj, functools.partial):
+        return [obj.func, *obj.args, *obj.keywords.values()], frozenset()
+    if isinstance(obj, FusedFunction):
+        obj = obj.fn
+    call = getattr(type(obj), "__call__", None)  # noqa: B004  (the method itself, not whether it exists)
+    if isinstance(call, types.FunctionType):  # an object called as a function: its method
+        obj = types.MethodType(call, obj)
+    owner = None
+    if isinstance(obj, types.MethodType):
+        owner, obj = obj.__self__, obj.__func__
+    if not isinstance(obj, types.FunctionType):
+        return None
+    names = frozenset(_code_names(obj.__code__))
+    values = []
+    for cell in obj.__closure__ or ():
+        with contextlib.suppress(ValueError):  # (a closure's variable not yet assigned)
+            values.append(cell.cell_contents)
+    values += [*(obj.__defaults__ or ()), *(obj.__kwdefaults__ or {}).values()]
+    values += [v for k, v in obj.__globals__.items() if k in names]
+    attributes = getattr(owner, "__dict__", None)  # (its instance's, or class's for a classmethod)
+    if isinstance(attributes, dict | types.MappingProxyType):
+        values += [v for k, v in attributes.items() if k in names]
+    return values, names
+
+
+def _code_names(code: types.CodeType) -> set[str]:
+    """The global and attribute names ``code`` and the functions defined in it use."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _code_names(const)
+    return names
 
 
 def _traced(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[Any, Any]:
     """Call ``fn`` on ``args``, capturing its launches; its result, and the trace to replay it by
-    (None when the call was not a computation of its arguments that launches replay, ``_UNSEEN``
-    when this call cannot tell)."""
+    (None when the call was not a computation of its arguments that launches replay; ``_UNSEEN``
+    when this call cannot tell, ``_UNDECIDED`` when it cannot tell but may leave that to a few
+    calls only: see :data:`UNDECIDED`)."""
     arrays = [a for a in args if type(a) is Array]
     devices = {a._device for a in arrays}
     if len(devices) != 1 or len({id(a._storage) for a in arrays}) != len(arrays):  # runs pending ones
@@ -451,10 +541,9 @@ def _traced(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[Any, Any]:
         # x + g)`` called on ``a``) run first: the trace then sees arrays it was not given
         if a._storage.mark == dev.generation:
             dev.run_readers(a._storage)
-    if _seen_elsewhere(arrays):
-        return fn(*args), None
+    if _reached_by_name(fn, arrays):
+        return fn(*args), _UNDECIDED
     capture = Capture(args)
-    before = (dev.dispatches, dev.host_reads)
     CAPTURE.log = capture
     try:
         out = fn(*args)
@@ -462,8 +551,7 @@ def _traced(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[Any, Any]:
         outputs = [capture.output(r) for r in results]  # (runs the pending ones, captured)
     finally:
         CAPTURE.log = None
-    pure = (dev.dispatches - before[0], dev.host_reads - before[1]) == (capture.dispatches, 0)
-    if capture.failed or not pure or not outputs or None in outputs or not _fusion.enabled():
+    if capture.failed or not outputs or None in outputs or not _fusion.enabled():
         return out, None
     found = [o for o in outputs if o is not None]
     name = getattr(fn, "__qualname__", type(fn).__name__)
