@@ -87,6 +87,22 @@ def test_a_tuple_of_results_replays_each_as_a_kernel_of_its_own(xp):
     assert len(f.traces) == 1 and None not in f.traces.values()
 
 
+def test_a_function_whose_signatures_keep_changing_stops_tracing_them(xp, monkeypatch):
+    """A Python float that differs every call made every call a trace, 7 times the cost of
+    calling the function as written."""
+    f = xp.fuse(lambda x, rate: x * rate + 1)
+    traced = count_calls(monkeypatch, _replay, "_traced")
+    x = xp.asarray(np.float32([1.0, 2.0]))
+    for k in range(3 * _replay.TRACES):
+        rate = 0.5 + k
+        np.testing.assert_array_equal(np.asarray(f(x, rate)), np.float32([1.0, 2.0]) * np.float32(rate) + 1)
+    assert len(traced) == _replay.TRACES and f.untraced
+    g = xp.fuse(lambda x, rate: x * rate + 1)  # the same signatures again and again: traced
+    for k in range(3 * _replay.TRACES):
+        g(x, 0.5 + k % _replay.TRACES)
+    assert not g.untraced and len(g.traces) == _replay.TRACES
+
+
 def test_a_branch_on_a_scalar_argument_is_traced_per_value(xp):
     f = xp.fuse(lambda x, square: x * x if square else x + x)
     x = xp.asarray(np.float32([3.0]))

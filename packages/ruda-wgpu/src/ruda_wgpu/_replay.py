@@ -375,6 +375,10 @@ class FusedFunction:
         self.traces: dict[tuple[Any, ...], _Trace | None] = {}
         #: per signature the traced calls that could not tell (see :data:`UNDECIDED`)
         self.undecided: dict[tuple[Any, ...], int] = {}
+        #: calls traced and replayed since :attr:`traces` last started over
+        self.traced = self.replayed = 0
+        #: whether new signatures run as written without a trace (see :meth:`_trace_new`)
+        self.untraced = False
         functools.update_wrapper(self, fn)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -387,7 +391,10 @@ class FusedFunction:
         if trace is None:
             return self.fn(*args)
         if trace is not _UNSEEN:
+            self.replayed += 1
             return trace.replay(args)
+        if not self._trace_new():
+            return self.fn(*args)
         out, found = _traced(self.fn, args)
         if found is _UNDECIDED:
             tries = self.undecided.get(key, 0) + 1
@@ -396,6 +403,20 @@ class FusedFunction:
         if found is not _UNSEEN:
             remember(self.traces, TRACES, key, found)
         return out
+
+    def _trace_new(self) -> bool:
+        """Whether a call of a new signature is traced. A function whose signatures keep changing
+        (a Python float argument that differs every call: a value is part of the signature) would
+        pay a trace on every call, several times the recording it saves: once :data:`TRACES`
+        signatures were traced with fewer replays than that among them, new signatures run as
+        written from then on (pass such a value as a 0-d array instead)."""
+        if self.untraced:
+            return False
+        self.traced += 1
+        if self.traced > TRACES:
+            self.untraced = self.replayed < TRACES
+            self.traced = self.replayed = 0
+        return not self.untraced
 
 
 #: a call whose function also reaches an argument by a name of its own cannot tell whether its
