@@ -456,6 +456,20 @@ def test_pow_with_a_python_half_keeps_the_special_cases() -> None:
         assert got.tolist() == want and not torch.signbit(got).any()
 
 
+def test_round_of_complex_keeps_infinite_parts_and_signed_zeros() -> None:
+    # array-api-compat rounds complex numbers as re + 1j * im: inf * 1j made NaN of the whole
+    # number, and -0 real parts became +0
+    z = xp.asarray([complex(math.inf, 1.4), complex(-0.0, 2.5), complex(1.5, -math.inf), complex(-0.4, 0.5)])
+    got = xp.round(z)
+    want = np.round(
+        np.array([complex(math.inf, 1.4), complex(-0.0, 2.5), complex(1.5, -math.inf), complex(-0.4, 0.5)])
+    )
+    assert got.dtype == z.dtype
+    np.testing.assert_array_equal(got.real.numpy(), want.real)
+    np.testing.assert_array_equal(got.imag.numpy(), want.imag)
+    assert torch.signbit(got.real).tolist() == np.signbit(want.real).tolist()
+
+
 def test_roll_take_and_clip_as_the_standard_has_them() -> None:
     x = xp.reshape(xp.arange(6), (2, 3))
     host = np.arange(6).reshape(2, 3)

@@ -150,6 +150,15 @@ def pow(x1: Tensor | complex, x2: Tensor | complex, /) -> Tensor:
     return out
 
 
+def round(x: Tensor, /) -> Tensor:
+    """``x`` rounded to the nearest integer, half to even; a complex ``x`` part by part (torch
+    has no complex rounding, and array-api-compat's ``re + 1j * im`` makes NaN of an infinite
+    part and +0 of a -0 real part)."""
+    if x.is_complex():
+        return torch.complex(torch.round(x.real), torch.round(x.imag))
+    return torch.round(x)
+
+
 def clip(x: Tensor, /, min: Any = None, max: Any = None) -> Tensor:
     """``x`` clamped to ``[min, max]``, in ``x``'s dtype as the spec says (torch promotes to a
     wider bound's: int8 clipped by int16 bounds was int16)."""

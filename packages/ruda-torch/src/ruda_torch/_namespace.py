@@ -42,6 +42,7 @@ from ruda_torch._elementwise import (  # noqa: F401
     log1p,
     pow,
     remainder,
+    round,
     sign,
     tanh,
 )
