@@ -131,6 +131,21 @@ def test_writes_wait_for_pending_readers(fused):
     assert _host(x).tolist() == [101.0, 3.0, 4.0]
 
 
+def test_a_raw_kernel_launch_waits_for_pending_readers_of_its_arguments(fused):
+    """A kernel of ruda_cuda.kernel may write any array it is given: a pending result that read
+    one (``expected = 2 * x + y`` before a SAXPY kernel wrote y) had been computed after it."""
+    from ruda_cuda.kernel import Module
+
+    source = 'extern "C" __global__ void bump(float* y, float* z) { y[threadIdx.x]++; z[threadIdx.x] = 7; }'
+    module = Module.compile(source)
+    y = xp.asarray([1.0, 2.0], dtype=xp.float32)
+    before, pending = y * 2, xp.asarray([0.0, 0.0], dtype=xp.float32) + 1  # the second is passed
+    assert isinstance(pending, LazyArray) and before._node.value is None
+    module.bump[1, 2](y, pending)
+    assert _host(before).tolist() == [2.0, 4.0] and _host(y).tolist() == [2.0, 3.0]
+    assert _host(pending).tolist() == [7.0, 7.0]
+
+
 def test_in_place_operators_on_pending_arrays(fused):
     x = xp.asarray([1, 2, 3], dtype=xp.int32)
     t = x * 2

@@ -509,6 +509,16 @@ def before_write(x: Any) -> None:
             lazy.materialize()
 
 
+def before_launch(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The arguments of a raw kernel launch (``ruda_cuda.kernel``), made ready: a pending result
+    passed is computed (its array goes instead), and the pending results that read an array
+    argument's memory are computed first, as the kernel may write any array it is given."""
+    ready = tuple(a.materialize() if isinstance(a, LazyArray) else a for a in args)
+    for a in ready:
+        before_write(a)
+    return ready
+
+
 class LazyArray(ArrayOperators):
     """A ruda_cuda result that is computed when it is first needed (see the module docstring).
 

@@ -34,6 +34,7 @@ import numpy as np
 from cupy.cuda import driver as cupy_driver
 from cupy.cuda import nvrtc
 
+from ruda_cuda import _fusion
 from ruda_cuda.kernel._context import CacheConfig, CurrentContext, SharedMemoryConfig, ensure_current
 from ruda_cuda.kernel._driver import driver
 from ruda_cuda.kernel._errors import CompileError, check, from_cupy
@@ -366,6 +367,9 @@ class _Launch:
                 )
                 return
             key = tuple(map(type, args))
+            if _fusion._pending or _fusion.LazyArray in key:  # (the namespace's lazy results)
+                args = _fusion.before_launch(args)
+                key = tuple(map(type, args))
             fmt, kinds, _ = function._plans.get(key) or function._plan(key)
             values = [
                 a if k == _VALUE else a.data.ptr if k == _ARRAY else _pointer_or_bytes(a, k)
