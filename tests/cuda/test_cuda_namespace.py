@@ -145,6 +145,10 @@ def test_nextafter_equal_operands_return_second() -> None:
         ("log1p", complex(-math.inf, math.nan), complex(math.inf, math.nan)),
         ("log1p", complex(-1.0, 0.0), complex(-math.inf, 0.0)),
         ("acosh", complex(0.0, math.nan), complex(math.nan, math.pi / 2)),
+        ("log2", complex(-math.inf, 3.0), complex(math.inf, math.pi / math.log(2))),
+        ("log2", complex(math.inf, -2.5), complex(math.inf, -0.0)),
+        ("log10", complex(-1e-38, math.inf), complex(math.inf, math.pi / 2 / math.log(10))),
+        ("log10", complex(-2.5, 0.0), complex(math.log10(2.5), math.pi / math.log(10))),
     ],
 )
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])

@@ -9,6 +9,7 @@ the kernels of :mod:`ruda_cuda._kernels` instead.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -181,22 +182,27 @@ def round(x: Any, /) -> Array:
     return as_array(cupy.rint(x) if x.dtype.kind == "f" else cupy.around(x))
 
 
-def _real_log(name: str, ufunc: Callable[[Any], Any]) -> Callable[[Any], Array]:
+def _log_base(name: str, ufunc: Callable[[Any], Any], base: float) -> Callable[[Any], Array]:
     kernel = _kernels.REAL_LOG[name]
 
     @_fusion.realizing
     def function(x: Any, /) -> Array:
         if isinstance(x, cupy.ndarray) and x.dtype.kind == "f":
             return as_array(kernel(x))
+        if isinstance(x, cupy.ndarray) and x.dtype.kind == "c":
+            return as_array(_kernels.COMPLEX_CHANGE_OF_BASE(log(x), math.log(base)))
         return as_array(ufunc(x))
 
     function.__name__ = function.__qualname__ = name
-    function.__doc__ = f"The Array API ``{name}``; NaN for every negative input, subnormals included."
+    function.__doc__ = (
+        f"The Array API ``{name}``; NaN for every negative input, subnormals included; for complex "
+        "input ``log(x)`` with each part divided by the base's logarithm."
+    )
     return function
 
 
-log2 = _real_log("log2", cupy.log2)
-log10 = _real_log("log10", cupy.log10)
+log2 = _log_base("log2", cupy.log2, 2.0)
+log10 = _log_base("log10", cupy.log10, 10.0)
 
 
 def _same_dtype(x1: Any, x2: Any) -> tuple[Any, Any, np.dtype[Any]]:

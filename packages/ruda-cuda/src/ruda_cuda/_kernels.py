@@ -67,6 +67,13 @@ REAL_LOG = {
     for name in ("log2", "log10")
 }
 
+# log2 and log10 of complex numbers: log(x) with each part divided by log(2) or log(10), the
+# standard's change of base (CuPy divides by a complex log(2), and the complex division makes
+# NaN of a part beside an infinite one: log2(-inf + 3j) gave nan + nanj, not inf + 4.53j).
+COMPLEX_CHANGE_OF_BASE = cupy.ElementwiseKernel(
+    "T r, float64 k", "T out", "out = T(r.real() / k, r.imag() / k)", "ruda_complex_change_of_base"
+)
+
 # Complex special cases CuPy's complex functions get wrong, patched on their result r.
 # a, b are the real and imaginary parts of the input; NaN is written b - b (b infinite
 # or NaN) and infinity fabs() of an infinite part, so no constant depends on a header.
