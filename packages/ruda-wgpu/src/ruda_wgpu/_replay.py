@@ -375,7 +375,7 @@ class FusedFunction:
         self.traces: dict[tuple[Any, ...], _Trace | None] = {}
         #: per signature the traced calls that could not tell (see :data:`UNDECIDED`)
         self.undecided: dict[tuple[Any, ...], int] = {}
-        #: calls traced and replayed since :attr:`traces` last started over
+        #: new signatures traced, and replays, since :meth:`_trace_new` last weighed them
         self.traced = self.replayed = 0
         #: whether new signatures run as written without a trace (see :meth:`_trace_new`)
         self.untraced = False
