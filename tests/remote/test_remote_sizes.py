@@ -1,6 +1,6 @@
-"""The server works out the size of a creation function's result from its arguments and
-reserves it before the backend allocates: a missing or false size hint from a client changes
-nothing but the error."""
+"""The server works out the size of an op's result itself (a creation function's from its
+arguments) and reserves it before the backend allocates: a missing or false size hint from a
+client changes nothing but the error."""
 
 from __future__ import annotations
 
@@ -103,3 +103,24 @@ def test_arange_arguments_without_a_size_are_refused_naming_why(small_server, ar
     assert reply[:4] == ["error", 1, "arange", kind], reply
     assert match in reply[4]
     assert small_server.calls == []
+
+
+H1, H2 = wire.Handle(1), wire.Handle(2)
+#: ops whose true result (8 MiB, past LIMIT) a raw client announces as one element
+OUTGROWN = [
+    ("tile", [H1, [1024]], [2**10]),  # 8 KiB tiled 1024 times
+    ("add", [H1, H2], [2**10, 1]),  # (1024, 1) + (1, 1024): broadcast
+    ("__mul__", [H1, H2], [2**10, 1]),
+    ("matmul", [H1, H2], [2**10, 1]),  # an outer product
+]
+
+
+@pytest.mark.parametrize(("name", "args", "shape"), OUTGROWN)
+def test_a_false_size_hint_does_not_skip_the_servers_own_sizing(small_server, name, args, shape):
+    claim = [[[1], "float64"]]  # 8 bytes, for a result of 8 MiB
+    make = [_op("ones", [shape], FLOAT64, None), _op("ones", [shape[::-1]], FLOAT64, None, seq=2, out=2)]
+    *_, reply = _send(small_server.url, *make, _op(name, args, {}, claim, seq=3, out=3))
+    assert reply[:4] == ["error", 3, name, "MemoryError"], reply
+    assert "session memory limit exceeded" in reply[4]
+    assert f"needs {2**23 + wire.HANDLE_BYTES} bytes" in reply[4]
+    assert small_server.calls == ["ones", "ones"]  # refused before the backend ran it
