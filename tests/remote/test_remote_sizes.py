@@ -124,3 +124,40 @@ def test_a_false_size_hint_does_not_skip_the_servers_own_sizing(small_server, na
     assert "session memory limit exceeded" in reply[4]
     assert f"needs {2**23 + wire.HANDLE_BYTES} bytes" in reply[4]
     assert small_server.calls == ["ones", "ones"]  # refused before the backend ran it
+
+
+def test_a_view_larger_than_the_limit_is_refused_before_ops_read_it(small_server):
+    """A view's elements count, not the memory it keeps: ``sort`` and the like of a 0-d array
+    broadcast to a size past the limit would make that size."""
+    made, view, sort = _send(
+        small_server.url,
+        _op("zeros", [[]], FLOAT64, None),
+        _op("broadcast_to", [H1, [2**20]], {}, None, seq=2, out=2),  # 8 MiB of elements, 8 bytes
+        _op("sort", [H2], {}, None, seq=3, out=3),
+    )
+    assert made[:2] == ["meta", 1], made
+    assert view[:4] == ["error", 2, "broadcast_to", "MemoryError"], view
+    assert "float64[1048576], has 8388608 bytes of elements" in view[4]
+    assert sort[:4] == ["error", 3, "sort", "MemoryError"], sort  # its operand's error
+    assert small_server.calls == ["zeros", "broadcast_to"]  # the sort never ran
+
+
+def test_views_within_the_limit_stay_free(small_server):
+    """Slices, transposes and a ``reshape`` of contiguous elements allocate nothing: with a 3 MiB
+    array they fit under a 4 MiB limit."""
+    xp = ruda_remote
+    with xp.RemoteDevice(small_server.url, timeout=30) as dev:
+        a = xp.ones((768, 512), dtype=xp.float64, device=dev)
+        views = [a[::2], xp.permute_dims(a, (1, 0)), xp.reshape(a, (-1,)), xp.broadcast_to(a[:1], (768, 512))]
+        assert [float(xp.sum(v)) for v in views] == [768 * 256.0, 768 * 512.0, 768 * 512.0, 768 * 512.0]
+
+
+def test_a_reshape_that_copies_is_sized_before_it_runs(small_server):
+    """``reshape`` of a transposed array copies it: 3 MiB more does not fit beside the 3 MiB
+    array under a 4 MiB limit, and is refused before the backend makes it."""
+    with ruda_remote.RemoteDevice(small_server.url, timeout=30) as dev:
+        a = ruda_remote.ones((768, 512), dtype=ruda_remote.float64, device=dev)
+        flat = ruda_remote.reshape(ruda_remote.permute_dims(a, (1, 0)), (-1,))
+        with pytest.raises(MemoryError, match="session memory limit exceeded: reshape needs"):
+            float(flat[0])
+    assert "reshape" not in small_server.calls

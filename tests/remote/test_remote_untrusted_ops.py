@@ -104,11 +104,12 @@ def test_empty_never_shows_a_session_what_another_freed():
 
 
 def test_reading_a_view_larger_than_its_memory_counts_against_the_limit():
-    # broadcast_to of a 0-d array costs 8 bytes, but its read makes all its elements
+    # broadcast_to of a 0-d array costs 8 bytes, but its read makes all its elements (1 MiB
+    # here, as large as an array may be, which does not fit beside the 640 KB held)
     session = Session(OpTable(ruda.host, "cpu"), wire.Limits(max_session_bytes=2**20))
     float64 = {"dtype": wire.DType("float64")}
     assert _run(session, "full", [[], 1.0], float64, 1)[0] == "meta"
-    assert _run(session, "broadcast_to", [wire.Handle(1), [4096, 2048]], {}, 2)[0] == "meta"
+    assert _run(session, "broadcast_to", [wire.Handle(1), [128, 1024]], {}, 2)[0] == "meta"
     assert _run(session, "broadcast_to", [wire.Handle(1), [100, 100]], {}, 3)[0] == "meta"
     assert _run(session, "zeros", [[80_000]], float64, 4)[0] == "meta"  # 640 KB of the 1 MiB
 
@@ -119,7 +120,7 @@ def test_reading_a_view_larger_than_its_memory_counts_against_the_limit():
 
     [refused] = read(2)
     assert refused[:4] == ["error", 12, "__read__", "MemoryError"], refused
-    assert "needs 67108856 bytes" in refused[4]  # (64 MiB the read would make, less the 8 held)
+    assert "needs 1048568 bytes" in refused[4]  # (1 MiB the read would make, less the 8 held)
     assert [r[0] for r in read(3, 3, 4, 4)] == ["data"] * 4  # small views, and arrays it holds
     assert session._reading == 0  # (given back when the batch ended)
 
@@ -280,11 +281,12 @@ def test_a_bound_holds_what_the_op_makes(name, args, kwargs, slack):
 
 
 def test_counts_too_large_to_read_refuse_the_repeat(monkeypatch):
-    # repeat's bound reads its counts: counts that are a view of a million elements of one
-    # charged element cannot be read under the limit, so the repeat is refused, not run unbounded
+    # repeat's bound reads its counts: counts that are a view of 128,000 elements (1,024,000
+    # bytes, within the limit) of 4 charged elements cannot be read beside what the session
+    # holds, so the repeat is refused, not run unbounded
     session, ran = _bounded_session(monkeypatch)
-    assert _run(session, "broadcast_to", [H(5), [10**6, 4]], {}, 7)[0] == "meta"
-    assert _run(session, "broadcast_to", [H(4), [10**6, 4]], {}, 8)[0] == "meta"
+    assert _run(session, "broadcast_to", [H(5), [32_000, 4]], {}, 7)[0] == "meta"
+    assert _run(session, "broadcast_to", [H(4), [32_000, 4]], {}, 8)[0] == "meta"
     ran.clear()
     op = wire.Op(9, wire.OP_CODES["repeat"], (9,), [H(7), H(8)], {}, 0, None)
     [refused] = [wire.decode_server_message(r) for r in session.run(wire.Batch([op], []))]

@@ -274,6 +274,7 @@ class Session:
                 return None
             results = self._outputs(op, result)
         metas = [self.table.meta(r) for r in results]
+        self._check_logical(name, metas)
         if op.expect is not None and tuple(metas) != op.expect:
             raise OpFailedError(
                 "RuntimeError",
@@ -311,7 +312,7 @@ class Session:
         elif op.name == "__upload__":
             dtype, shape, _ = op.args
             nbytes = _nbytes((tuple(shape), dtype))
-        elif _is_view(op):
+        elif _is_view(op) or (op.name == "reshape" and self._reshapes_in_place(op)):
             nbytes = 0
         else:
             inferred = self._inferred_bytes(op)
@@ -386,6 +387,37 @@ class Session:
         except Exception:
             return None
         return _bounds.result_bound(op.name, args, kwargs)
+
+    def _reshapes_in_place(self, op: wire.Op) -> bool:
+        """Whether ``reshape`` returns a view of its operand, which allocates nothing: without
+        ``copy=True``, of an operand whose elements lie in row-major order in its memory. Any
+        other is sized as a copy of its operand before it runs (a backend may still find a view,
+        and the reservation then returns): ``reshape`` of ``broadcast_to(x, (10**4, 10**4))``
+        had made 800 MB under a 1 MiB limit as a free view."""
+        if op.kwargs.get("copy") or not op.args or not isinstance(op.args[0], wire.Handle):
+            return False
+        return self.table.is_contiguous(self._array(op.args[0].id))
+
+    def _check_logical(self, name: str, metas: list[tuple[tuple[int, ...], str]]) -> None:
+        """Refuse a result whose elements take more bytes than the session may hold, before its
+        handle is kept, even where it is a view that holds less (``broadcast_to`` of a 0-d
+        array): so that no operand of a later op is larger than the limit, and the ops that make
+        at most a few times their operands, checked once they have run (sorting, ``unique_*``,
+        ``nonzero``, a ``reshape`` that copies), make at most a few times the limit. A view of
+        10**8 elements charged 8 bytes had let ``sort`` and ``cumulative_sum`` make 800 MB under
+        a limit of 1 MiB."""
+        limit = self.limits.max_session_bytes
+        for meta in metas:
+            nbytes = _nbytes(meta)
+            if nbytes > limit:
+                raise OpFailedError(
+                    "MemoryError",
+                    f"session memory limit exceeded: the result of {name}, {_fmt([meta])}, has {nbytes} "
+                    f"bytes of elements and the session may hold {limit} bytes; no array may be larger "
+                    "than that, views included (a view's elements are read, copied and sorted as an "
+                    "array's); work on smaller pieces, or ask the server's operator for a larger limit "
+                    "(ruda serve --max-session-mb)",
+                )
 
     def _values(self, handle: wire.Handle) -> np.ndarray[Any, Any]:
         """The data of a session's array, on the host (``repeat``'s counts, for its bound),
@@ -616,12 +648,12 @@ def _is_stand_in(value: Any) -> bool:
 
 
 def _is_view(op: wire.Op) -> bool:
-    """Whether ``op`` returns a view of its input (``reshape`` does where it can; else it copies
-    at most its input's bytes): its result is charged for the buffer it keeps alive once it
-    exists, as its expected shape says nothing of the memory it needs."""
+    """Whether ``op`` returns a view of its input: its result is charged for the buffer it keeps
+    alive once it exists, as its expected shape says nothing of the memory it needs (``reshape``
+    is one only where its operand allows: :meth:`Session._reshapes_in_place`)."""
     if op.name == "__getitem__":
         return len(op.args) == 2 and is_basic_key(op.args[1])
-    return op.name in VIEWS or op.name == "reshape"
+    return op.name in VIEWS
 
 
 def _needs(data: int, handles: int) -> str:

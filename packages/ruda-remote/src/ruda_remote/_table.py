@@ -328,6 +328,15 @@ class OpTable:
             root = root.base
         return ("base", id(root)), int(root.nbytes)
 
+    def is_contiguous(self, x: Any) -> bool:
+        """Whether a backend array's elements lie in row-major order in its memory (so that
+        ``reshape`` makes a view of it); False where the backend does not say."""
+        flags = getattr(x, "flags", None)  # NumPy and CuPy
+        if flags is not None and hasattr(flags, "c_contiguous"):
+            return bool(flags.c_contiguous)
+        check = getattr(x, "is_contiguous", None) or getattr(x, "_is_contiguous", None)  # torch, ruda_wgpu
+        return bool(check()) if callable(check) else False
+
     def upload(self, dtype: str, shape: tuple[int, ...], data: bytes | np.ndarray[Any, Any]) -> Any:
         """A new array on the server's device holding the client's bytes: ``bytes`` as a message
         brought them (copied), or a buffer of the session's own that pieces were copied into
