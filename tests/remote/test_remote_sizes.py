@@ -161,3 +161,32 @@ def test_a_reshape_that_copies_is_sized_before_it_runs(small_server):
         with pytest.raises(MemoryError, match="session memory limit exceeded: reshape needs"):
             float(flat[0])
     assert "reshape" not in small_server.calls
+
+
+def test_an_in_place_operator_whose_result_does_not_fit_its_target_is_refused_before_it_runs(small_server):
+    """``target += other`` computes ``target + other`` before it writes it into the target: a
+    target of (1024, 1) and an operand of (1, 1024) would make the whole 8 MiB sum first."""
+    make = [_op("ones", [[2**10, 1]], FLOAT64, None), _op("ones", [[1, 2**10]], FLOAT64, None, seq=2, out=2)]
+    iadd = [3, wire.OP_CODES["__iadd__"], [], [H1, H2], {}, 0, None]
+    stats = [4, wire.OP_CODES["__stats__"], [4], [], {}, wire.FLAG_META, None]
+    *_, refused, held = _send(small_server.url, *make, iadd, stats)
+    assert refused[:4] == ["error", 3, "__iadd__", "ValueError"], refused
+    assert "non-broadcastable output" in refused[4] and "float64[1024, 1024]" in refused[4]
+    assert held[0] == "stats", held
+    assert small_server.calls == ["ones", "ones"]  # the sum was never computed
+
+
+def test_an_in_place_operator_reserves_its_base_operators_result(small_server):
+    """``x += 1.0`` makes ``x + 1.0`` before it writes it into ``x``: 3 MiB more beside a 3 MiB
+    ``x`` does not fit under a 4 MiB limit, while a sixth of it does."""
+    xp = ruda_remote
+    with xp.RemoteDevice(small_server.url, timeout=30) as dev:
+        x = xp.ones((768, 512), dtype=xp.float64, device=dev)
+        part = x[:128]
+        part += 1.0
+        assert float(xp.sum(x)) == 768 * 512 + 128 * 512
+        x += 1.0
+        with pytest.raises(MemoryError, match=r"session memory limit exceeded: __iadd__ needs 3145728 bytes"):
+            float(x[0, 0])
+        assert float(part[0, 0]) == 2.0  # the target keeps its value, and the session goes on
+    assert small_server.calls.count("__iadd__") == 1

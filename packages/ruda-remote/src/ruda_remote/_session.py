@@ -10,6 +10,7 @@ Each live array counts :data:`wire.HANDLE_BYTES` besides its data, in both.
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Hashable
 from typing import Any
@@ -34,9 +35,10 @@ ERROR_KINDS = (
 )
 
 _IN_PLACE = frozenset(wire.INPLACE_DUNDERS) | {"__setitem__"}
-#: bytes of elementwise results already worked out, by :meth:`Session._elementwise_key`: they
-#: follow from the reference's rules alone, so every session of the process shares them
-_ELEMENTWISE_BYTES: dict[tuple[Any, ...], int] = {}
+#: shapes and dtypes of elementwise results already worked out, by
+#: :meth:`Session._elementwise_key`: they follow from the reference's rules alone, so every
+#: session of the process shares them
+_ELEMENTWISE_METAS: dict[tuple[Any, ...], list[_meta.Meta]] = {}
 _MAX_CACHED = 4096
 #: characters of an op's error text kept and sent: errors may quote the client's arguments (up to
 #: the header limit, 16 MiB), and a failed array keeps its op's error until it is released
@@ -314,38 +316,75 @@ class Session:
             nbytes = _nbytes((tuple(shape), dtype))
         elif _is_view(op) or (op.name == "reshape" and self._reshapes_in_place(op)):
             nbytes = 0
+        elif op.name in wire.INPLACE_DUNDERS:
+            nbytes = self._in_place_bytes(op)
         else:
             inferred = self._inferred_bytes(op)
             nbytes = inferred if expected is None else max(expected, inferred)
         self._reserve(nbytes, handles, op.name)
 
     def _inferred_bytes(self, op: wire.Op) -> int:
-        """The bytes of ``op``'s results as the client works them out (:func:`_meta.infer`, on
-        stand-ins of the session's arrays that hold one element each), or where it cannot, at
-        most what ``op`` can make (:func:`_bounds.result_bound`; ``repeat``'s counts are read),
-        or 0: so that a raw client, which may announce nothing or a false size, cannot have the
-        backend make ``x[:, None] + y[None, :]`` or ``tile(x, (10**6, 10**6))`` of any size
-        before the limit is checked. An inference that fails leaves the error to the backend.
+        """The bytes of ``op``'s results as the client works them out (:meth:`_inferred_metas`),
+        or where it cannot, at most what ``op`` can make (:func:`_bounds.result_bound`;
+        ``repeat``'s counts are read), or 0: so that a raw client, which may announce nothing or
+        a false size, cannot have the backend make ``x[:, None] + y[None, :]`` or
+        ``tile(x, (10**6, 10**6))`` of any size before the limit is checked. An inference that
+        fails leaves the error to the backend."""
+        metas = self._inferred_metas(op)
+        if metas is not None:
+            return _inferred_nbytes(metas)
+        try:
+            args = tuple(self._stand_in(a) for a in op.args)
+            kwargs = {k: self._stand_in(v) for k, v in op.kwargs.items()}
+            if op.name == "repeat" and len(args) == 2 and isinstance(op.args[1], wire.Handle):
+                args = (args[0], self._values(op.args[1]))
+        except (_InheritedError, OpFailedError):  # (an array of a failed op; the counts' read)
+            raise
+        except Exception:
+            return 0
+        return _bounds.result_bound(op.name, args, kwargs) or 0
 
-        An elementwise op's size is kept by what decides it (:func:`_elementwise_key`), as the
-        client keeps its dtypes: worked out on stand-ins each time, it cost about 11 us an op,
+    def _inferred_metas(self, op: wire.Op) -> list[_meta.Meta] | None:
+        """The shapes and dtypes of ``op``'s results as the client works them out
+        (:func:`_meta.infer`, on stand-ins of the session's arrays that hold one element each),
+        or None where it cannot.
+
+        An elementwise op's are kept by what decides them (:meth:`_elementwise_key`), as the
+        client keeps its dtypes: worked out on stand-ins each time, they cost about 11 us an op,
         a third of the server's pipelined throughput (``x = x + 1.0``: 47k ops/s, 31k), and a
         look-up costs about 1 us."""
         key = self._elementwise_key(op)
         if key is not None:
-            known = _ELEMENTWISE_BYTES.get(key)
+            known = _ELEMENTWISE_METAS.get(key)
             if known is not None:
                 return known
-        nbytes = self._worked_out_bytes(op)
-        if key is not None and nbytes is not None:
-            if len(_ELEMENTWISE_BYTES) >= _MAX_CACHED:
-                _ELEMENTWISE_BYTES.clear()
-            _ELEMENTWISE_BYTES[key] = nbytes
-        return 0 if nbytes is None else nbytes
+        args = tuple(self._stand_in(a) for a in op.args)
+        kwargs = {k: self._stand_in(v) for k, v in op.kwargs.items()}
+        try:
+            metas = _meta.infer(op.name, args, kwargs, _is_stand_in)
+        except Exception:
+            return None
+        if key is not None and metas is not None:
+            if len(_ELEMENTWISE_METAS) >= _MAX_CACHED:
+                _ELEMENTWISE_METAS.clear()
+            _ELEMENTWISE_METAS[key] = metas
+        return metas
+
+    def _stand_in(self, value: Any) -> Any:
+        """``value`` with the session's arrays as NumPy arrays of their shapes and dtypes that
+        hold one element each, and dtypes as NumPy's, for :func:`_meta.infer` and the bounds."""
+        if isinstance(value, wire.Handle):
+            shape, dtype = self.table.meta(self._array(value.id))
+            return np.broadcast_to(np.zeros((), dtype), shape)
+        if isinstance(value, wire.DType):
+            return np.dtype(value.name)
+        if isinstance(value, (list, tuple)):
+            return type(value)(self._stand_in(v) for v in value)
+        return value
 
     def _elementwise_key(self, op: wire.Op) -> tuple[Any, ...] | None:
-        """What the size of elementwise op ``op``'s result depends on: its code, its arrays'
-        shapes and dtypes and its scalars' types (a Python int's sign and bit length, as
+        """What the shape and dtype of elementwise op ``op``'s result depend on: its code, its
+        arrays' shapes and dtypes and its scalars' types (a Python int's sign and bit length, as
         :func:`_meta.elementwise_key` has them); None for any other op or argument."""
         if op.name not in _meta.ELEMENTWISE_OPS or op.kwargs:
             return None
@@ -361,32 +400,30 @@ class Session:
                 return None
         return tuple(key)
 
-    def _worked_out_bytes(self, op: wire.Op) -> int | None:
-        """:meth:`_inferred_bytes` without its look-up: None where nothing could be worked out."""
-
-        def stand_in(value: Any) -> Any:
-            if isinstance(value, wire.Handle):
-                shape, dtype = self.table.meta(self._array(value.id))
-                return np.broadcast_to(np.zeros((), dtype), shape)
-            if isinstance(value, wire.DType):
-                return np.dtype(value.name)
-            if isinstance(value, (list, tuple)):
-                return type(value)(stand_in(v) for v in value)
-            return value
-
-        try:
-            args = tuple(stand_in(a) for a in op.args)
-            kwargs = {k: stand_in(v) for k, v in op.kwargs.items()}
-            metas = _meta.infer(op.name, args, kwargs, _is_stand_in)
-            if metas is not None:
-                return sum(_nbytes(m) for m in metas)
-            if op.name == "repeat" and len(args) == 2 and isinstance(op.args[1], wire.Handle):
-                args = (args[0], self._values(op.args[1]))
-        except (_InheritedError, OpFailedError):  # (an array of a failed op; the counts' read)
-            raise
-        except Exception:
-            return None
-        return _bounds.result_bound(op.name, args, kwargs)
+    def _in_place_bytes(self, op: wire.Op) -> int:
+        """The bytes of what ``target <op>= other`` computes before it writes into the target:
+        the result of its base operator (``target + other`` for ``+=``), sized as that is. A
+        result whose shape is not the target's is refused before it runs, as NumPy refuses a
+        non-broadcastable output: a target of (10**4, 1) and an operand of (1, 10**4) had made
+        the whole 800 MB sum, under a 1 MiB limit, before the write into the target failed."""
+        base = wire.Op(op.seq, wire.OP_CODES["__" + op.name[3:]], (0,), op.args, op.kwargs)
+        target = self.table.meta(self._array(op.args[0].id))
+        metas = self._inferred_metas(base)
+        if metas is None:  # the arrays' shapes still decide; the backend will say what else is wrong
+            operands = [self.table.meta(self._array(a.id))[0] for a in op.args if isinstance(a, wire.Handle)]
+            try:
+                shape = tuple(np.broadcast_shapes(*operands))
+            except ValueError:  # (shapes no backend computes with)
+                shape = target[0]
+            metas = [(shape, target[1])]
+        (shape, _), *_ = metas
+        if shape != target[0]:
+            raise OpFailedError(
+                "ValueError",
+                f"{op.name}: non-broadcastable output: the result of {_fmt(metas)} does not fit the "
+                f"target's shape {list(target[0])}; nothing was run",
+            )
+        return _inferred_nbytes(metas)
 
     def _reshapes_in_place(self, op: wire.Op) -> bool:
         """Whether ``reshape`` returns a view of its operand, which allocates nothing: without
@@ -670,6 +707,13 @@ def _nbytes(meta: tuple[tuple[int, ...], str]) -> int:
     for side in shape:
         n *= side
     return n
+
+
+def _inferred_nbytes(metas: list[_meta.Meta]) -> int:
+    """The bytes of results worked out by the reference: a dtype the wire does not carry (its
+    float16) counts as the widest, so that the estimate errs towards refusing."""
+    widest = max(wire.ITEMSIZE.values())
+    return sum(math.prod(shape) * wire.ITEMSIZE.get(dtype, widest) for shape, dtype in metas)
 
 
 def _fmt(metas: Any) -> str:
