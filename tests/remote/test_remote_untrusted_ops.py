@@ -1,8 +1,8 @@
 """Ops a client may craft by hand: their arguments reach the backend only as the standard's
 signatures take them (a backend's extra keywords, NumPy's ``out=``, ``where=``, ``casting=``,
-and dtypes that are not the Array API's, ``"O"``, are refused before anything runs, and the
-session goes on); ``empty`` shows no other session's data; a read that makes a view whole
-counts against the session's limit."""
+dtypes that are not the Array API's, ``"O"``, and lists where the standard takes an array are
+refused before anything runs, and the session goes on); ``empty`` shows no other session's
+data; a read that makes a view whole counts against the session's limit."""
 
 from __future__ import annotations
 
@@ -292,3 +292,51 @@ def test_counts_too_large_to_read_refuse_the_repeat(monkeypatch):
     [refused] = [wire.decode_server_message(r) for r in session.run(wire.Batch([op], []))]
     assert refused[:4] == ["error", 9, "repeat", "MemoryError"], refused
     assert ran == []
+
+
+ROW = [1.5] * 256
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "kwargs", "where"),
+    [
+        ("add", [H(1), ROW], {}, "argument 2 is a list"),  # NumPy broadcasts it: (256, 256)
+        ("__mul__", [H(1), ROW], {}, "argument 2 is a list"),
+        ("__radd__", [H(1), tuple(ROW)], {}, "argument 2 is a tuple"),
+        ("matmul", [H(1), [ROW]], {}, "argument 2 is a list"),  # an outer product
+        ("linspace", [ROW, 1.0, 256], {}, "argument 1 is a list"),  # NumPy: (256, 256)
+        ("concat", [[H(1), [ROW]]], {"axis": 1}, "an item of argument 1 is a list"),
+        ("take", [H(1), [0, 1]], {"axis": 0}, "argument 2 is a list"),
+        ("clip", [H(1)], {"max": {"a": 1}}, "max= is a dict"),
+        ("__setitem__", [H(1), (slice(None), 0), ROW], {}, "argument 3 is a list"),
+    ],
+)
+def test_a_list_where_the_standard_takes_an_array_is_refused_before_it_runs(
+    monkeypatch, name, args, kwargs, where
+):
+    session, ran = _recording_session(monkeypatch, wire.Limits(max_session_bytes=2**20))
+    assert _run(session, "zeros", [[256, 1]], {"dtype": wire.DType("float64")}, 1)[0] == "meta"
+    ran.clear()
+    op = wire.Op(2, wire.OP_CODES[name], () if name == "__setitem__" else (2,), args, kwargs, 0, None)
+    [refused] = [wire.decode_server_message(r) for r in session.run(wire.Batch([op], []))]
+    assert refused[:4] == ["error", 2, name, "TypeError"], refused
+    assert f"{where}, where the standard takes an array or a scalar" in refused[4]
+    assert ran == []
+
+
+def test_lists_where_the_standard_takes_sequences_still_run(session):
+    _made(session)
+    for name, args, kwargs in [
+        ("asarray", [[1.0, 2.0]], {}),
+        ("ones", [[2, 3]], {}),
+        ("concat", [[H(1), H(2)]], {"axis": 0}),
+        ("stack", [(H(1), H(2))], {}),
+        ("reshape", [H(1), [1, 1]], {}),
+        ("broadcast_to", [H(1), (2, 1)], {}),
+        ("tile", [H(1), [3]], {}),
+        ("sum", [H(1)], {"axis": (0,)}),
+        ("permute_dims", [H(1), [0]], {}),
+        ("__getitem__", [H(1), [0, 0]], {}),
+    ]:
+        assert _run(session, name, args, kwargs, 3)[0] == "meta", name
+        session.run(wire.Batch([], [3]))

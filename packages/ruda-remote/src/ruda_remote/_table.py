@@ -108,10 +108,40 @@ def _arange_count(start: Any, stop: Any, step: Any) -> tuple[int, str]:
 _STRING_OPTIONS = frozenset({"norm", "mode", "side", "indexing", "ord"})
 
 
+#: the positions at which the standard takes a sequence (a shape, axes, repetitions, the arrays
+#: to join, asarray's object, an index), and the keywords that take one: the only places a list
+#: or tuple reaches the backend. Everywhere else the standard takes an array (or a scalar), and
+#: NumPy would read a list there as an array that no size check counted: ``add(ones((10**4, 1)),
+#: [1.5] * 10**4)`` had made 800 MB under a 1 MiB limit from an 80 KB header
+_SEQUENCE_POSITIONS: dict[str, tuple[int, ...]] = {
+    "asarray": (0,),
+    "empty": (0,),
+    "full": (0,),
+    "ones": (0,),
+    "zeros": (0,),
+    "concat": (0,),
+    "stack": (0,),
+    "broadcast_to": (1,),
+    "expand_dims": (1,),
+    "moveaxis": (1, 2),
+    "permute_dims": (1,),
+    "reshape": (1,),
+    "roll": (1,),
+    "squeeze": (1,),
+    "tile": (1,),
+    "__getitem__": (1,),
+    "__setitem__": (1,),
+}
+_SEQUENCE_KEYWORDS = frozenset({"shape", "axis", "axes", "s", "shift"})
+#: functions whose sequence is of arrays: a list in it is refused as one in place of an array
+_ARRAY_SEQUENCES = frozenset({"concat", "stack"})
+
+
 def check_arguments(name: str, args: list[Any], kwargs: dict[str, Any]) -> None:
     """Refuse, before anything runs, what the standard's signature of ``name`` does not take: a
-    keyword it has no parameter for, a ``dtype`` that is not one of the wire's dtypes, and a
-    string anywhere but the options that are strings.
+    keyword it has no parameter for, a ``dtype`` that is not one of the wire's dtypes, a
+    string anywhere but the options that are strings, and a list, tuple or map where it takes
+    an array or a scalar.
 
     A backend may take more than the standard (NumPy's ufuncs take ``out=``, ``where=`` and
     ``casting=``, and a ``dtype="O"`` that makes NumPy compute with Python integers, holding
@@ -131,6 +161,26 @@ def check_arguments(name: str, args: list[Any], kwargs: dict[str, Any]) -> None:
             raise TypeError(f"{name}(): {key} takes no string, got {value!r}")
     if _holds_string(args):
         raise TypeError(f"{name}() takes no string as a positional argument")
+    _check_sequences(name, args, kwargs)
+
+
+def _check_sequences(name: str, args: list[Any], kwargs: dict[str, Any]) -> None:
+    """Refuse a list, tuple or map where the standard takes an array (or a scalar): see
+    :data:`_SEQUENCE_POSITIONS`."""
+    base = name.replace("__r", "__", 1) if name in wire.REFLECTED_DUNDERS else name
+    base = base.replace("__i", "__", 1) if name in wire.INPLACE_DUNDERS else base
+    allowed = _SEQUENCE_POSITIONS.get(base, ())
+    given = [(f"argument {i + 1}", v, i in allowed) for i, v in enumerate(args)]
+    given += [(f"{k}=", v, k in _SEQUENCE_KEYWORDS) for k, v in kwargs.items()]
+    for where, value, sequence in given:
+        if sequence and base in _ARRAY_SEQUENCES and isinstance(value, (list, tuple)):
+            where, sequence = f"an item of {where}", False  # (the items are the arrays)
+            value = next((v for v in value if isinstance(v, (list, tuple, dict))), None)
+        if isinstance(value, (list, tuple, dict)) and not sequence:
+            raise TypeError(
+                f"{name}(): {where} is a {type(value).__name__}, where the standard takes an array "
+                "or a scalar; make an array of it first (asarray); nothing was run"
+            )
 
 
 def _positional_limit(name: str) -> int | None:
