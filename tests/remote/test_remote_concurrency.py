@@ -175,6 +175,44 @@ def test_a_client_gone_during_a_long_operation_frees_its_session_after_it(slow_s
     assert slow_server.array_count() == before and slow_server.server.session_count() == 0
 
 
+def test_a_client_gone_during_a_long_operation_gives_back_its_place_at_once(
+    make_server, monkeypatch, raw_session, caplog
+):
+    """The op runs on (a NumPy call cannot be interrupted), but the connection's place is free
+    at once, and the session's memory returns when the op ends: before, the place was held
+    for as long as the op ran, and by an op that never ended, for good."""
+    srv = make_server(limits=wire.Limits(max_sessions_per_address=1))
+    table, run = srv.server.table, srv.server.table.call
+    started, finish = threading.Event(), threading.Event()
+
+    def call(code: int, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        if wire.OPS[code] == "matmul":
+            started.set()
+            finish.wait(30)
+        return run(code, args, kwargs)
+
+    monkeypatch.setattr(table, "call", call)
+    caplog.set_level("INFO", logger="ruda_remote.server")
+    try:
+        ws = raw_session(srv.url)
+        ws.send(_matmul_batch(64))
+        assert started.wait(10)
+        ws.close()
+        # the address's one place is free while the op still runs
+        with ruda_remote.RemoteDevice(srv.url, timeout=10) as dev:
+            assert float(ruda_remote.sum(ruda_remote.ones(10, device=dev))) == 10.0
+        assert srv.server.held_bytes() >= 64 * 64 * 4  # the op's operand, until the op ends
+    finally:
+        finish.set()
+    deadline = time.monotonic() + 10
+    while (srv.server.held_bytes() or srv.server.session_count()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert srv.server.held_bytes() == 0 and srv.server.session_count() == 0
+    messages = [r.getMessage() for r in caplog.records]
+    assert any("left while its session ran an op" in m for m in messages), messages
+    assert any("freed after the op its client left running ended" in m for m in messages), messages
+
+
 def test_a_hog_sending_batches_as_fast_as_it_can_leaves_others_served(slow_server, raw_session):
     """A session that floods small batches without reading a reply shares the server fairly."""
     ws = raw_session(slow_server.url)

@@ -344,29 +344,52 @@ class RemoteServer:
         self._sessions.add(session)
         log.debug("session opened for %s", peer)
         loop = asyncio.get_running_loop()
+        closed = asyncio.ensure_future(ws.wait_closed())
+        left_running = False
         try:
             async for raw in ws:
-                replies = await loop.run_in_executor(worker, session.receive, raw)
-                for reply in replies:
+                job = loop.run_in_executor(worker, session.receive, raw)
+                await asyncio.wait((job, closed), return_when=asyncio.FIRST_COMPLETED)
+                if not job.done():
+                    # A NumPy call cannot be interrupted in its thread: the op runs on, but the
+                    # connection is over, so its place is given back now (a long op had held it
+                    # for as long as it ran, and one that never ended, for good).
+                    left_running = True
+                    log.info(
+                        "the client %s left while its session ran an op: its connection is closed, and "
+                        "its session is freed when that op ends",
+                        peer,
+                    )
+                    return
+                for reply in job.result():
                     for part in wire.messages(reply):
                         await ws.send(part)
         except websockets.ConnectionClosed:
             pass
         finally:
+            closed.cancel()
             # Freed on the worker, after any op still running there (this task may have been
             # cancelled while it ran): the session's tables change on that thread only, and it
             # counts as open until its arrays are gone.
             try:
-                worker.submit(self._end_session, session, peer)
+                worker.submit(self._end_session, session, peer, left_running)
             except RuntimeError:  # the interpreter is exiting: no new work on any thread
-                self._end_session(session, peer)
+                self._end_session(session, peer, left_running)
             worker.shutdown(wait=False)
 
-    def _end_session(self, session: Session, peer: Any) -> None:
-        freed = len(session.arrays)
+    def _end_session(self, session: Session, peer: Any, left_running: bool = False) -> None:
+        freed, held = len(session.arrays), session.used_bytes
         session.close()
         self._sessions.discard(session)  # (one call under the GIL: safe from this thread)
-        log.debug("session of %s closed; %d arrays freed", peer, freed)
+        if left_running:
+            log.info(
+                "session of %s freed after the op its client left running ended: %d arrays, %d bytes",
+                peer,
+                freed,
+                held,
+            )
+        else:
+            log.debug("session of %s closed; %d arrays freed", peer, freed)
 
     async def _greet(self, ws: ServerConnection) -> Session | None:
         nonce = secrets.token_bytes(_auth.NONCE_BYTES)
