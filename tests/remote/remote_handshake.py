@@ -3,7 +3,11 @@ exactly what a test wants, whatever the public client would send."""
 
 from __future__ import annotations
 
+import base64
+import os
 import secrets
+import socket
+import struct
 
 from ruda_remote import _auth, wire
 from websockets.sync.client import ClientConnection, connect
@@ -31,3 +35,67 @@ def open_raw_session(url: str) -> ClientConnection:
     ws, welcome = raw_hello(url)
     assert welcome[0] == "welcome", welcome
     return ws
+
+
+class SocketPeer:
+    """A WebSocket client written on a bare socket with a small receive buffer, so that it can
+    stop reading whenever a test likes, as a client that wants the server to hold its replies
+    would: websockets' own clients read whatever comes."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        host, port = url.split("//")[1].rsplit(":", 1)
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        self.sock.settimeout(10)
+        self.sock.connect((host, int(port)))
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall(
+            f"GET / HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        response = b""
+        while b"\r\n\r\n" not in response:
+            response += self._read(1)
+        assert b" 101 " in response.split(b"\r\n")[0], response
+
+    def hello(self) -> list:
+        """Read the challenge and say hello (no token); the server's answer."""
+        challenge = wire.decode_server_message(self.recv())
+        nonce = secrets.token_bytes(_auth.NONCE_BYTES)
+        address = _auth.dialled_address(self.url)
+        self.send(wire.encode(["hello", challenge[1], nonce, address, None]))
+        return wire.decode_server_message(self.recv())
+
+    def send(self, data: bytes, opcode: int = 2) -> None:
+        """One frame, masked as a client's must be (with a zero mask: the bytes as they are)."""
+        n = len(data)
+        if n < 126:
+            length = bytes([0x80 | n])
+        elif n < 2**16:
+            length = bytes([0x80 | 126]) + struct.pack(">H", n)
+        else:
+            length = bytes([0x80 | 127]) + struct.pack(">Q", n)
+        self.sock.sendall(bytes([0x80 | opcode]) + length + b"\0\0\0\0" + data)
+
+    def recv(self) -> bytes:
+        """The payload of the next frame (the server sends unfragmented frames)."""
+        head = self._read(2)
+        n = head[1] & 0x7F
+        if n == 126:
+            n = struct.unpack(">H", self._read(2))[0]
+        elif n == 127:
+            n = struct.unpack(">Q", self._read(8))[0]
+        return self._read(n)
+
+    def _read(self, n: int) -> bytes:
+        data = b""
+        while len(data) < n:
+            more = self.sock.recv(n - len(data))
+            if not more:
+                raise EOFError("the server closed the connection")
+            data += more
+        return data
+
+    def close(self) -> None:
+        self.sock.close()

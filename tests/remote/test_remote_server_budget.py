@@ -22,6 +22,8 @@ from typing import Any
 import numpy as np
 import pytest
 import ruda_remote
+from remote_handshake import SocketPeer
+from ruda_remote import server as server_module
 from ruda_remote import wire
 
 MIB = 2**20
@@ -224,3 +226,30 @@ def test_ruda_serve_refuses_a_budget_that_is_not_positive():
     )
     assert done.returncode == 2
     assert "max_server_bytes must be a positive integer or None, got 0" in done.stderr
+
+
+def test_a_reply_its_client_does_not_read_stays_charged_until_its_connection_is_closed(
+    make_server, monkeypatch, caplog
+):
+    """A read of a view makes a copy of its elements to send; a client that stops reading
+    keeps that copy waiting in the server's buffers. It counts against the budget until the
+    server, after ``OUTPUT_STALL_S`` with nothing read, closes the connection (before, its charge
+    ended with the batch and the copy stayed for as long as the client stayed)."""
+    monkeypatch.setattr(server_module, "OUTPUT_STALL_S", 1.0)
+    caplog.set_level("WARNING", logger="ruda_remote.server")
+    srv = make_server(limits=wire.Limits(max_session_bytes=16 * MIB, max_server_bytes=24 * MIB))
+    peer = SocketPeer(srv.url)
+    try:
+        assert peer.hello()[0] == "welcome"
+        f64 = {"dtype": wire.DType("float64")}
+        view = [wire.Handle(1), [12 * MIB // 8]]  # 12 MiB of elements, more than the socket takes
+        ops = [[1, wire.OP_CODES["zeros"], [1], [[]], f64, 0, None]]
+        ops += [[2, wire.OP_CODES["broadcast_to"], [2], view, {}, 0, None]]
+        ops += [[3, wire.OP_CODES["__read__"], [], [wire.Handle(2)], {}, 0, None]]
+        peer.send(wire.encode(["batch", ops, []]))
+        time.sleep(0.5)  # ... and reads nothing
+        assert srv.server.held_bytes() >= 12 * MIB  # the read's copy, waiting to be sent
+        assert _held_becomes(srv, 0) == 0  # the connection was closed, and the session freed
+    finally:
+        peer.close()
+    assert any("has read none of the" in r.getMessage() for r in caplog.records)

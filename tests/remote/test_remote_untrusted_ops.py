@@ -122,7 +122,9 @@ def test_reading_a_view_larger_than_its_memory_counts_against_the_limit():
     assert refused[:4] == ["error", 12, "__read__", "MemoryError"], refused
     assert "needs 1048568 bytes" in refused[4]  # (1 MiB the read would make, less the 8 held)
     assert [r[0] for r in read(3, 3, 4, 4)] == ["data"] * 4  # small views, and arrays it holds
-    assert session._reading == 0  # (given back when the batch ended)
+    assert session._reading == 2 * (100 * 100 * 8 - 8)  # (the copies of the two reads of 3)
+    session.sent()  # (the server's, once it has handed the replies to the connection)
+    assert session._reading == 0
 
 
 def test_an_op_announced_by_no_size_is_sized_by_the_server_before_it_runs(monkeypatch):

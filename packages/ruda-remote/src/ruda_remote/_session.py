@@ -110,7 +110,8 @@ class Session:
         self._reserved = 0
         #: bytes taken from the budget for an upload's bytes, until its op runs
         self._payload_reserved = 0
-        #: bytes taken from the budget for the copies the batch's reads make (see _reserve_read)
+        #: bytes taken from the budget for the copies the batch's reads make (see _reserve_read),
+        #: until its replies have been sent (:meth:`sent`)
         self._reading = 0
         #: a batch whose upload's bytes follow it, and what has come of them, until all has come
         self._awaiting_payload: tuple[wire.Batch, wire.PayloadReader, OpFailedError | None] | None = None
@@ -191,13 +192,20 @@ class Session:
                         replies.append(reply)
         finally:  # an upload whose op did not take its reservation (it failed before) returns it
             self._give_back_payload()
-            self.budget.give_back(self._reading)  # (the reads' copies go with the replies)
-            self._reading = 0
         # Releasing a handle this session does not hold does nothing: a client may release the
         # outputs of an op whose fate it did not learn (its wait raised an earlier error).
         for handle in batch.free:
             self._release(handle)
         return replies
+
+    def sent(self) -> None:
+        """Return what the copies made for the last message's reads held, now that its replies
+        have been handed to the connection. Until then the copies count against the session's
+        limit and the server's budget: a client that stops reading keeps its reply waiting in
+        the server's buffers (when the charge ended with the batch, 16 sessions that each read a
+        60 MB view and stopped reading held 1 GB of a server whose budget was 128 MiB)."""
+        self.budget.give_back(self._reading)
+        self._reading = 0
 
     def _give_back_payload(self) -> None:
         self.budget.give_back(self._payload_reserved)
@@ -206,8 +214,8 @@ class Session:
     def close(self) -> None:
         """Free every array of the session (the client disconnected), and return all it held
         or had reserved to the server's budget."""
-        self.budget.give_back(self.used_bytes + self._reserved + self._payload_reserved)
-        self._reserved = self._payload_reserved = 0
+        self.budget.give_back(self.used_bytes + self._reserved + self._payload_reserved + self._reading)
+        self._reserved = self._payload_reserved = self._reading = 0
         self._awaiting_payload = None
         self.arrays.clear()
         self.sizes.clear()
@@ -573,11 +581,11 @@ class Session:
             self._reserved += lacking
 
     def _reserve_read(self, handle: int) -> None:
-        """Charge the batch, until it ends, for what reading ``handle`` makes beyond the memory
-        it is charged for: a view larger than its buffer (``broadcast_to`` of a 0-d
-        array) is made whole to be sent. Before, a session under a 1 MiB limit made the server
-        allocate 248 MB with one read of such a view, and as much again with each read of it in
-        the same batch."""
+        """Charge the batch, until its replies are sent (:meth:`sent`), for what reading
+        ``handle`` makes beyond the memory it is charged for: a view larger than its buffer
+        (``broadcast_to`` of a 0-d array) is made whole to be sent. Before, a session under a
+        1 MiB limit made the server allocate 248 MB with one read of such a view, and as much
+        again with each read of it in the same batch."""
         extra = self.sizes[handle] - self._buffers[self._buffer_of[handle]].nbytes
         if extra > 0:
             self._reserve(extra, 0, "__read__ of a view larger than its memory")

@@ -54,6 +54,11 @@ HELLO_MAX_BYTES = 4096
 #: messages of a session read ahead of its worker: with pieces of an array this many times the
 #: piece size is what a fast sender can keep in flight (the socket's buffers hold the rest)
 MAX_QUEUE = 4
+#: seconds a session's client may read none of the replies waiting for it before its connection
+#: is closed: what waits (a piece of an array, and its read's copy) is held for it meanwhile.
+#: The public client reads whatever comes as it comes, so only a client that stopped reading
+#: waits this long
+OUTPUT_STALL_S = 30.0
 
 __all__ = ["Limits", "RemoteServer", "is_loopback", "start_websocket", "start_websocket_async"]
 
@@ -345,6 +350,8 @@ class RemoteServer:
         log.debug("session opened for %s", peer)
         loop = asyncio.get_running_loop()
         closed = asyncio.ensure_future(ws.wait_closed())
+        sent = _Sent()
+        watch = asyncio.ensure_future(self._close_if_stalled(ws, sent))
         left_running = False
         try:
             async for raw in ws:
@@ -361,13 +368,18 @@ class RemoteServer:
                         peer,
                     )
                     return
-                for reply in job.result():
-                    for part in wire.messages(reply):
-                        await ws.send(part)
+                try:
+                    for reply in job.result():
+                        for part in wire.messages(reply):
+                            await ws.send(part)
+                            sent.messages += 1
+                finally:
+                    session.sent()
         except websockets.ConnectionClosed:
             pass
         finally:
             closed.cancel()
+            watch.cancel()
             # Freed on the worker, after any op still running there (this task may have been
             # cancelled while it ran): the session's tables change on that thread only, and it
             # counts as open until its arrays are gone.
@@ -376,6 +388,31 @@ class RemoteServer:
             except RuntimeError:  # the interpreter is exiting: no new work on any thread
                 self._end_session(session, peer, left_running)
             worker.shutdown(wait=False)
+
+    async def _close_if_stalled(self, ws: ServerConnection, sent: _Sent) -> None:
+        """Close ``ws`` once its client has read none of what waits for it for
+        :data:`OUTPUT_STALL_S`: no message sent, and the bytes its socket has not taken yet not
+        fewer. A reply waits in ``ws.send`` for the client to read (websockets' flow control),
+        holding a piece of its array and its read's copy, which count against the server's
+        budget until they are sent; a client that stopped reading had held them for good."""
+        loop = asyncio.get_running_loop()
+        messages, unsent, since = sent.messages, ws.transport.get_write_buffer_size(), loop.time()
+        while True:
+            await asyncio.sleep(min(1.0, OUTPUT_STALL_S / 4))
+            now = ws.transport.get_write_buffer_size()
+            if not now or now < unsent or sent.messages != messages:
+                since = loop.time()
+            messages, unsent = sent.messages, now
+            if loop.time() - since >= OUTPUT_STALL_S:
+                log.warning(
+                    "closed the connection of %s: its client has read none of the %d bytes waiting for "
+                    "it for %.0f s",
+                    ws.remote_address,
+                    now,
+                    OUTPUT_STALL_S,
+                )
+                ws.transport.abort()  # (a close frame would wait behind what it does not read)
+                return
 
     def _end_session(self, session: Session, peer: Any, left_running: bool = False) -> None:
         freed, held = len(session.arrays), session.used_bytes
@@ -506,6 +543,16 @@ class RemoteServer:
             with contextlib.suppress(TypeError):
                 carried[key] = self.table.dtype_name(dtype)
         return carried
+
+
+class _Sent:
+    """How many messages a session's connection has handed to its socket, for
+    :meth:`RemoteServer._close_if_stalled`."""
+
+    __slots__ = ("messages",)
+
+    def __init__(self) -> None:
+        self.messages = 0
 
 
 def _peer_host(ws: ServerConnection) -> str:
