@@ -19,7 +19,7 @@ import ruda_remote
 import websockets
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from remote_handshake import raw_hello
+from remote_handshake import SocketPeer, raw_hello
 from ruda.testing import assert_matches_numpy
 from ruda_remote import server as server_module
 from ruda_remote import wire
@@ -410,3 +410,25 @@ def test_a_tiny_frame_announcing_a_huge_array_is_refused_without_allocating(serv
     reply = wire.decode_server_message(ws.recv(timeout=10))
     assert reply[0] == "error" and "malformed hello" in reply[4], reply
     ws.close()
+
+
+@pytest.mark.parametrize("greeted", [False, True], ids=["before its hello", "in a session"])
+def test_a_peer_that_sends_pings_and_reads_nothing_is_closed(server, caplog, greeted):
+    """websockets answers every ping with a pong whether or not the peer reads them: a peer that
+    sent only pings (before its hello, so without a token) grew the server by about 27 MB/s. The
+    pongs it leaves unread are bounded now, and past them its connection is closed."""
+    caplog.set_level("WARNING", logger="ruda_remote.server")
+    peer = SocketPeer(server.url)
+    if greeted:
+        assert peer.hello()[0] == "welcome"
+    ping = bytes([0x89, 0x80 | 125]) + b"\0\0\0\0" + b"x" * 125  # a masked ping, 125 bytes
+    sent, deadline = 0, time.monotonic() + 3  # (it takes a fraction of a second)
+    try:
+        with pytest.raises(OSError):  # (the server reset the connection)
+            while time.monotonic() < deadline:
+                peer.sock.sendall(ping * 8192)
+                sent += 8192 * len(ping)
+    finally:
+        peer.close()
+    assert sent < 32 * 2**20  # (the socket's buffers hold a few MiB: before, the server read on)
+    assert any("read none of their answers" in r.getMessage() for r in caplog.records)

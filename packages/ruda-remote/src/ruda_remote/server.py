@@ -59,6 +59,9 @@ MAX_QUEUE = 4
 #: The public client reads whatever comes as it comes, so only a client that stopped reading
 #: waits this long
 OUTPUT_STALL_S = 30.0
+#: bytes of answers websockets writes on its own (pongs, a close frame) that a peer may leave
+#: unread while the server's writes already wait for it to read; past them it is closed
+MAX_UNREAD_ANSWERS = 64 * 1024
 
 __all__ = ["Limits", "RemoteServer", "is_loopback", "start_websocket", "start_websocket_async"]
 
@@ -234,6 +237,7 @@ class RemoteServer:
             compression=None,
             max_queue=MAX_QUEUE,  # messages read ahead of the session's worker: bounds their memory
             logger=log,
+            create_connection=_Connection,
         )
         try:
             sockets = list(self._server.sockets)
@@ -543,6 +547,41 @@ class RemoteServer:
             with contextlib.suppress(TypeError):
                 carried[key] = self.table.dtype_name(dtype)
         return carried
+
+
+class _Connection(ServerConnection):
+    """A connection that closes a peer that makes it write answers the peer does not read.
+
+    websockets answers each ping with a pong as it reads it, whether or not the peer reads, and
+    asyncio's write buffer has no bound: a peer that sent nothing but pings and read nothing
+    grew the server by about 27 MB/s before it had said hello (and a session, for as long as
+    it lasted). Once the server's writes wait for the peer to read (asyncio's flow control has
+    paused them), the answers written on top are counted, and past
+    :data:`MAX_UNREAD_ANSWERS` the connection is closed.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._unread_answers = 0
+
+    def data_received(self, data: bytes) -> None:
+        before = self.transport.get_write_buffer_size()
+        super().data_received(data)
+        if not self.paused or self.transport.is_closing():
+            return
+        self._unread_answers += self.transport.get_write_buffer_size() - before
+        if self._unread_answers > MAX_UNREAD_ANSWERS:
+            log.warning(
+                "closed the connection of %s: it sent pings and read none of their answers (%d bytes "
+                "of them waiting)",
+                self.remote_address,
+                self._unread_answers,
+            )
+            self.transport.abort()
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        self._unread_answers = 0  # the peer reads again
 
 
 class _Sent:
