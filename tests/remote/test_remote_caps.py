@@ -3,6 +3,12 @@ an error that names the limit; the sessions already open are not affected."""
 
 from __future__ import annotations
 
+import re
+import resource
+import select
+import socket
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -10,6 +16,7 @@ from typing import Any
 import pytest
 import ruda_remote
 import websockets
+from ruda_remote import server as server_module
 from ruda_remote import wire
 from websockets.sync.client import ClientConnection, connect
 
@@ -109,3 +116,61 @@ def test_ruda_serve_takes_the_caps(server_process, raw_connect):
     _, url = server_process("--max-sessions", "5", "--max-sessions-per-address", "1")
     assert _first_message(raw_connect(url))[0] == "challenge"
     _assert_refused(raw_connect(url), "too many sessions from 127.0.0.1: it holds 1")
+
+
+def test_tcp_connections_count_from_their_start(make_server, raw_connect):
+    """A TCP connection that never sends a byte holds one of its address's places: before, only
+    upgraded connections were counted, and one address held 1024 of them, past its cap of 64,
+    until the server ran out of file descriptors. Past the caps, a few connections wait for
+    their upgrade to be told why (``REFUSALS_TOLD``); the rest are closed at once."""
+    srv = make_server(limits=wire.Limits(max_sessions=8, max_sessions_per_address=3))
+    host, port = srv.url.split("//")[1].rsplit(":", 1)
+    idle = [socket.create_connection((host, int(port))) for _ in range(3)]
+    flood: list[socket.socket] = []
+    try:
+        # (accepted in the order they came: the idle ones are counted before the device's)
+        with pytest.raises(ruda_remote.RemoteConnectionError, match="from 127.0.0.1: it holds 3"):
+            ruda_remote.RemoteDevice(srv.url, timeout=10)
+        flood = [socket.create_connection((host, int(port))) for _ in range(server_module.REFUSALS_TOLD + 20)]
+        deadline, closed = time.monotonic() + 5, []
+        while len(closed) < 20 and time.monotonic() < deadline:
+            time.sleep(0.05)
+            closed, _, _ = select.select(flood, [], [], 0)  # (one its peer closed reads as ready)
+        assert len(closed) >= 20
+        assert srv.server.connection_count() == 3
+        assert _first_message(raw_connect(srv.url, source="127.0.0.2"))[0] == "challenge"  # another address
+    finally:
+        for sock in idle + flood:
+            sock.close()
+
+
+def test_failures_to_accept_a_connection_are_logged_once_a_minute():
+    """A server out of file descriptors fails to accept each connection that comes, and asyncio
+    logged each failure with its traceback (thousands, in a flood); now once a minute."""
+    limit = 48  # open files for the server: its own (about 20) and a few connections
+
+    def few_files() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ruda_remote", "serve", "--backend", "host", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        preexec_fn=few_files,
+    )
+    socks = []
+    try:
+        assert proc.stdout is not None
+        url = next(m.group(1) for line in proc.stdout if (m := re.search(r"at (ws://\S+)", line)))
+        host, port = url.split("//")[1].rsplit(":", 1)
+        for _ in range(2):  # past the server's open files, twice: asyncio retries each second
+            socks += [socket.create_connection((host, int(port))) for _ in range(limit)]
+            time.sleep(1.5)
+    finally:
+        proc.kill()
+        output = proc.communicate(timeout=10)[0]
+        for sock in socks:
+            sock.close()
+    assert output.count("cannot accept connections: [Errno 24]") == 1, output[-2000:]
+    assert "socket.accept() out of system resource" not in output

@@ -101,7 +101,8 @@ class RemoteDevice:
                 user_agent_header=None,
                 legacy=True,
             )
-        except (OSError, websockets.InvalidHandshake, TimeoutError) as err:
+        except (OSError, websockets.InvalidHandshake, websockets.ConnectionClosed, TimeoutError) as err:
+            # (a server past its caps on connections may close one before its upgrade)
             raise RemoteConnectionError(f"cannot connect to ruda server {url}: {err}") from err
         try:
             self.info: dict[str, Any] = self._handshake(token, connect_timeout)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import functools
 import ipaddress
 import logging
 import math
@@ -30,14 +31,15 @@ import socket
 import ssl as ssl_module
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
 import ruda
 import websockets
 from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.protocol import State
 from websockets.typing import Origin
 
 from ruda_remote import _auth, wire
@@ -62,6 +64,12 @@ OUTPUT_STALL_S = 30.0
 #: bytes of answers websockets writes on its own (pongs, a close frame) that a peer may leave
 #: unread while the server's writes already wait for it to read; past them it is closed
 MAX_UNREAD_ANSWERS = 64 * 1024
+#: connections past a cap that are kept until their upgrade, to be told the cap in a message
+#: (RemoteDevice shows it); any more past a cap are closed at once, so that a flood of TCP
+#: connections costs the server no more file descriptors than the caps and these
+REFUSALS_TOLD = 16
+#: the message of the event loop's error when a connection cannot be accepted (asyncio's)
+_ACCEPT_ERROR = "socket.accept() out of system resource"
 
 __all__ = ["Limits", "RemoteServer", "is_loopback", "start_websocket", "start_websocket_async"]
 
@@ -195,13 +203,15 @@ class RemoteServer:
         self.table = OpTable(self.namespace, self.device)
         self._info = self._describe()
         self._sessions: set[Session] = set()
-        #: open connections (sessions and handshakes) per client address
+        #: open connections (sessions and handshakes, from their TCP start) per client address
         self._connections: collections.Counter[str] = collections.Counter()
         #: connections whose hello has not come yet, oldest first, and their addresses
-        self._handshakes: dict[ServerConnection, str] = {}
-        #: handshakes closed to make room (see _make_room): no longer counted
-        self._evicted: set[ServerConnection] = set()
-        self._last_refusal_log = -math.inf
+        self._handshakes: dict[_Connection, str] = {}
+        #: connections refused at their start that wait for their upgrade to be told why
+        self._refusals_told = 0
+        self._last_refusal_log = self._last_accept_error_log = -math.inf
+        #: what close() gives the event loop back: its exception handler before this server's
+        self._restore_handler: Callable[[], None] | None = None
         self._server: Server | None = None
 
     @property
@@ -220,6 +230,11 @@ class RemoteServer:
     def session_count(self) -> int:
         return len(self._sessions)
 
+    def connection_count(self) -> int:
+        """Open connections counted against the caps: sessions, and handshakes from their TCP
+        start (for monitoring and tests)."""
+        return sum(self._connections.values())
+
     def held_bytes(self) -> int:
         """Bytes all sessions' arrays hold or have reserved, out of :attr:`Limits.server_bytes`
         (for monitoring and tests)."""
@@ -227,6 +242,8 @@ class RemoteServer:
 
     async def start(self) -> None:
         """Bind and start accepting connections; if starting fails, nothing stays bound."""
+        # (websockets makes each connection by calling the class it is given, as this does)
+        connection = cast("type[ServerConnection]", functools.partial(_Connection, remote=self))
         self._server = await serve(
             self._handle,
             self.host,
@@ -237,7 +254,7 @@ class RemoteServer:
             compression=None,
             max_queue=MAX_QUEUE,  # messages read ahead of the session's worker: bounds their memory
             logger=log,
-            create_connection=_Connection,
+            create_connection=connection,
         )
         try:
             sockets = list(self._server.sockets)
@@ -245,6 +262,7 @@ class RemoteServer:
                 self.port = sockets[0].getsockname()[1]
             device, url = self._info["device"], self.url
             log.info("ruda remote server: backend %s on %s at %s", self.backend_name, device, url)
+            self._quiet_accept_errors(asyncio.get_running_loop())
         except BaseException:
             self._server.close()
             await self._server.wait_closed()
@@ -264,27 +282,48 @@ class RemoteServer:
     def close(self) -> None:
         if self._server is not None:
             self._server.close()
+        if self._restore_handler is not None:
+            self._restore_handler()
+            self._restore_handler = None
 
     async def wait_closed(self) -> None:
         if self._server is not None:
             await self._server.wait_closed()
 
     # -- one connection ----------------------------------------------------------------------------
-    async def _handle(self, ws: ServerConnection) -> None:
-        address = _peer_host(ws)
+    def _connected(self, connection: _Connection) -> None:
+        """Count a connection from its TCP start, or refuse it: before, connections were counted
+        from their WebSocket upgrade, so one address held 1024 TCP connections that never sent a
+        byte (each for the 10 s the upgrade may take, then again), past its cap of 64, until the
+        server ran out of file descriptors and no client got in."""
+        peer = connection.transport.get_extra_info("peername")
+        address = _auth.canonical_host(str(peer[0])) if peer else "unknown"
         refusal = self._admit(address)
-        if refusal is not None:
-            self._log_refusal(address, refusal)
-            await _refuse(ws, 1013, refusal)  # 1013: try again later
+        if refusal is None:
+            connection.address = address
+            self._handshakes[connection] = address
             return
-        self._handshakes[ws] = address
-        try:
-            await self._serve_session(ws)
-        finally:
-            if ws not in self._evicted:
-                self._handshakes.pop(ws, None)
-                self._uncount(address)
-            self._evicted.discard(ws)
+        self._log_refusal(address, refusal)
+        if self._refusals_told < REFUSALS_TOLD:  # told why once upgraded (see _handle)
+            self._refusals_told += 1
+            connection.refusal = refusal
+        else:
+            connection.transport.abort()
+
+    def _disconnected(self, connection: _Connection) -> None:
+        """Give back what :meth:`_connected` counted, when the TCP connection ends."""
+        if connection.refusal is not None:
+            self._refusals_told -= 1
+        elif connection.address is not None:  # (not closed to make room: still counted)
+            self._handshakes.pop(connection, None)
+            self._uncount(connection.address)
+
+    async def _handle(self, ws: ServerConnection) -> None:
+        assert isinstance(ws, _Connection)
+        if ws.refusal is not None:
+            await _refuse(ws, 1013, ws.refusal)  # 1013: try again later
+            return
+        await self._serve_session(ws)
 
     def _uncount(self, address: str) -> None:
         self._connections[address] -= 1
@@ -293,7 +332,7 @@ class RemoteServer:
 
     def _admit(self, address: str) -> str | None:
         """Count a new connection from ``address``, or say why it is refused: past the server's
-        or the address's cap on connections (a handshake counts as one from its first byte)."""
+        or the address's cap on connections (a handshake counts as one from its TCP start)."""
         total, mine = sum(self._connections.values()), self._connections[address]
         if total >= self.limits.max_sessions and mine < self.limits.max_sessions_per_address:
             total -= self._make_room()
@@ -324,8 +363,11 @@ class RemoteServer:
             return 0
         oldest, address = next(iter(self._handshakes.items()))
         del self._handshakes[oldest]
-        self._evicted.add(oldest)
+        oldest.address = None  # (no longer counted)
         self._uncount(address)
+        if oldest.state is not State.OPEN:  # not upgraded yet: nothing can be told to it
+            oldest.transport.abort()
+            return 1
         text = "closed to make room: no hello came, and the server is at its cap on connections"
         asyncio.get_running_loop().create_task(_refuse(oldest, 1013, text))
         return 1
@@ -341,7 +383,41 @@ class RemoteServer:
                 refusal,
             )
 
-    async def _serve_session(self, ws: ServerConnection) -> None:
+    def _quiet_accept_errors(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Log the event loop's failures to accept a connection on this server's sockets at most
+        once a minute (asyncio logs each with its traceback, and retries every second: a flood
+        that ran the server out of file descriptors had filled its log with thousands); others
+        go on to the loop's handler as before."""
+        previous = loop.get_exception_handler()
+        assert self._server is not None
+        own = {sock.fileno() for sock in self._server.sockets}
+
+        def handle(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+            sock = context.get("socket")
+            if context.get("message") == _ACCEPT_ERROR and sock is not None and sock.fileno() in own:
+                now = time.monotonic()
+                if now - self._last_accept_error_log >= 60.0:
+                    self._last_accept_error_log = now
+                    log.error(
+                        "cannot accept connections: %s; raise the process's limit on open files "
+                        "(ulimit -n) or lower --max-sessions (further such errors for a minute are not "
+                        "logged)",
+                        context.get("exception"),
+                    )
+            elif previous is not None:
+                previous(loop, context)
+            else:
+                loop.default_exception_handler(context)
+
+        loop.set_exception_handler(handle)
+
+        def restore() -> None:
+            if loop.get_exception_handler() is handle:  # (not if another has replaced it since)
+                loop.set_exception_handler(previous)
+
+        self._restore_handler = restore
+
+    async def _serve_session(self, ws: _Connection) -> None:
         peer = ws.remote_address
         session = await self._greet(ws)
         if session is None:
@@ -432,7 +508,7 @@ class RemoteServer:
         else:
             log.debug("session of %s closed; %d arrays freed", peer, freed)
 
-    async def _greet(self, ws: ServerConnection) -> Session | None:
+    async def _greet(self, ws: _Connection) -> Session | None:
         nonce = secrets.token_bytes(_auth.NONCE_BYTES)
         try:
             await ws.send(wire.encode(["challenge", wire.PROTOCOL_VERSION, nonce]))
@@ -550,7 +626,8 @@ class RemoteServer:
 
 
 class _Connection(ServerConnection):
-    """A connection that closes a peer that makes it write answers the peer does not read.
+    """A connection that is counted against the server's caps from its TCP start, and that
+    closes a peer that makes it write answers the peer does not read.
 
     websockets answers each ping with a pong as it reads it, whether or not the peer reads, and
     asyncio's write buffer has no bound: a peer that sent nothing but pings and read nothing
@@ -560,9 +637,22 @@ class _Connection(ServerConnection):
     :data:`MAX_UNREAD_ANSWERS` the connection is closed.
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, remote: RemoteServer, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self._remote = remote
+        #: the client's address while the connection is counted against the caps
+        self.address: str | None = None
+        #: why the connection is refused, when it was refused at its start
+        self.refusal: str | None = None
         self._unread_answers = 0
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        self._remote._connected(self)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        self._remote._disconnected(self)
 
     def data_received(self, data: bytes) -> None:
         before = self.transport.get_write_buffer_size()
@@ -592,12 +682,6 @@ class _Sent:
 
     def __init__(self) -> None:
         self.messages = 0
-
-
-def _peer_host(ws: ServerConnection) -> str:
-    """The client's IP address, as sessions per address are counted."""
-    remote = ws.remote_address
-    return _auth.canonical_host(str(remote[0])) if remote else "unknown"
 
 
 async def _refuse(ws: ServerConnection, code: int, text: str, kind: str = "ConnectionRefusedError") -> None:
