@@ -34,12 +34,14 @@ ERROR_KINDS = (
     "RuntimeError",
 )
 
-_IN_PLACE = frozenset(wire.INPLACE_DUNDERS) | {"__setitem__"}
+_IN_PLACE_OPERATORS = frozenset(wire.INPLACE_DUNDERS)
+_IN_PLACE = _IN_PLACE_OPERATORS | {"__setitem__"}
 #: shapes and dtypes of elementwise results already worked out, by
 #: :meth:`Session._elementwise_key`: they follow from the reference's rules alone, so every
 #: session of the process shares them
-_ELEMENTWISE_METAS: dict[tuple[Any, ...], list[_meta.Meta]] = {}
+_ELEMENTWISE_METAS: dict[tuple[Any, ...], tuple[list[_meta.Meta], int]] = {}
 _MAX_CACHED = 4096
+_SCALAR_TYPES = frozenset({bool, float, complex, type(None)})
 #: characters of an op's error text kept and sent: errors may quote the client's arguments (up to
 #: the header limit, 16 MiB), and a failed array keeps its op's error until it is released
 MAX_ERROR_TEXT = 2000
@@ -116,8 +118,8 @@ class Session:
         #: a batch whose upload's bytes follow it, and what has come of them, until all has come
         self._awaiting_payload: tuple[wire.Batch, wire.PayloadReader, OpFailedError | None] | None = None
         self.arrays: dict[int, Any] = {}
-        #: each handle's own bytes (shape times item size): what an op that reads it touches
-        self.sizes: dict[int, int] = {}
+        #: each handle's shape and dtype name (its own bytes are what an op that reads it touches)
+        self.metas: dict[int, _meta.Meta] = {}
         self.failed: dict[int, OpFailedError] = {}
         #: the buffer each handle keeps alive, and each buffer's bytes and number of handles
         self._buffer_of: dict[int, Hashable] = {}
@@ -218,7 +220,7 @@ class Session:
         self._reserved = self._payload_reserved = self._reading = 0
         self._awaiting_payload = None
         self.arrays.clear()
-        self.sizes.clear()
+        self.metas.clear()
         self.failed.clear()
         self._buffer_of.clear()
         self._buffers.clear()
@@ -308,9 +310,10 @@ class Session:
         compared. Views allocate nothing. Every op also reserves the handles of its outputs,
         before it runs.
         """
-        handles = 0 if op.name in _IN_PLACE else len(op.out)
+        name = op.name
+        handles = 0 if name in _IN_PLACE else len(op.out)
         expected = None if op.expect is None else sum(_nbytes(m) for m in op.expect)
-        if op.name in CREATION:
+        if name in CREATION:
             nbytes = self.table.result_bytes(op.name, op.args, op.kwargs)
             assert nbytes is not None
             if expected is not None and expected != nbytes:
@@ -322,9 +325,9 @@ class Session:
         elif op.name == "__upload__":
             dtype, shape, _ = op.args
             nbytes = _nbytes((tuple(shape), dtype))
-        elif _is_view(op) or (op.name == "reshape" and self._reshapes_in_place(op)):
+        elif _is_view(op) or (name == "reshape" and self._reshapes_in_place(op)):
             nbytes = 0
-        elif op.name in wire.INPLACE_DUNDERS:
+        elif name in _IN_PLACE_OPERATORS:
             nbytes = self._in_place_bytes(op)
         else:
             inferred = self._inferred_bytes(op)
@@ -338,9 +341,9 @@ class Session:
         a false size, cannot have the backend make ``x[:, None] + y[None, :]`` or
         ``tile(x, (10**6, 10**6))`` of any size before the limit is checked. An inference that
         fails leaves the error to the backend."""
-        metas = self._inferred_metas(op)
-        if metas is not None:
-            return _inferred_nbytes(metas)
+        inferred = self._inferred_metas(op)
+        if inferred is not None:
+            return inferred[1]
         try:
             args = tuple(self._stand_in(a) for a in op.args)
             kwargs = {k: self._stand_in(v) for k, v in op.kwargs.items()}
@@ -352,10 +355,11 @@ class Session:
             return 0
         return _bounds.result_bound(op.name, args, kwargs) or 0
 
-    def _inferred_metas(self, op: wire.Op) -> list[_meta.Meta] | None:
+    def _inferred_metas(self, op: wire.Op) -> tuple[list[_meta.Meta], int] | None:
         """The shapes and dtypes of ``op``'s results as the client works them out
         (:func:`_meta.infer`, on stand-ins of the session's arrays that hold one element each),
-        or None where it cannot.
+        and their bytes (a dtype the wire does not carry, the reference's float16, counts as the
+        widest, so that the estimate errs towards refusing); None where it cannot.
 
         An elementwise op's are kept by what decides them (:meth:`_elementwise_key`), as the
         client keeps its dtypes: worked out on stand-ins each time, they cost about 11 us an op,
@@ -372,17 +376,21 @@ class Session:
             metas = _meta.infer(op.name, args, kwargs, _is_stand_in)
         except Exception:
             return None
-        if key is not None and metas is not None:
+        if metas is None:
+            return None
+        widest = max(wire.ITEMSIZE.values())
+        nbytes = sum(math.prod(shape) * wire.ITEMSIZE.get(dtype, widest) for shape, dtype in metas)
+        if key is not None:
             if len(_ELEMENTWISE_METAS) >= _MAX_CACHED:
                 _ELEMENTWISE_METAS.clear()
-            _ELEMENTWISE_METAS[key] = metas
-        return metas
+            _ELEMENTWISE_METAS[key] = (metas, nbytes)
+        return metas, nbytes
 
     def _stand_in(self, value: Any) -> Any:
         """``value`` with the session's arrays as NumPy arrays of their shapes and dtypes that
         hold one element each, and dtypes as NumPy's, for :func:`_meta.infer` and the bounds."""
         if isinstance(value, wire.Handle):
-            shape, dtype = self.table.meta(self._array(value.id))
+            shape, dtype = self._meta_of(value.id)
             return np.broadcast_to(np.zeros((), dtype), shape)
         if isinstance(value, wire.DType):
             return np.dtype(value.name)
@@ -394,19 +402,25 @@ class Session:
         """What the shape and dtype of elementwise op ``op``'s result depend on: its code, its
         arrays' shapes and dtypes and its scalars' types (a Python int's sign and bit length, as
         :func:`_meta.elementwise_key` has them); None for any other op or argument."""
-        if op.name not in _meta.ELEMENTWISE_OPS or op.kwargs:
+        if op.kwargs or op.name not in _meta.ELEMENTWISE_OPS:
             return None
         key: list[Any] = [op.code]
         for value in op.args:
-            if isinstance(value, wire.Handle):
-                key.append(self.table.meta(self._array(value.id)))
-            elif type(value) is int:
+            kind = type(value)
+            if kind is wire.Handle:
+                key.append(self._meta_of(value.id))
+            elif kind is int:
                 key.append((int, value < 0, (~value if value < 0 else value).bit_length()))
-            elif type(value) in (bool, float, complex) or value is None:
-                key.append(type(value))
+            elif kind in _SCALAR_TYPES:
+                key.append(kind)
             else:
                 return None
         return tuple(key)
+
+    def _meta_of(self, handle: int) -> _meta.Meta:
+        """The shape and dtype name of one of the session's arrays (see :meth:`_array`)."""
+        meta = self.metas.get(handle)
+        return meta if meta is not None else self.table.meta(self._array(handle))
 
     def _in_place_bytes(self, op: wire.Op) -> int:
         """The bytes of what ``target <op>= other`` computes before it writes into the target:
@@ -415,23 +429,23 @@ class Session:
         non-broadcastable output: a target of (10**4, 1) and an operand of (1, 10**4) had made
         the whole 800 MB sum, under a 1 MiB limit, before the write into the target failed."""
         base = wire.Op(op.seq, wire.OP_CODES["__" + op.name[3:]], (0,), op.args, op.kwargs)
-        target = self.table.meta(self._array(op.args[0].id))
-        metas = self._inferred_metas(base)
-        if metas is None:  # the arrays' shapes still decide; the backend will say what else is wrong
-            operands = [self.table.meta(self._array(a.id))[0] for a in op.args if isinstance(a, wire.Handle)]
+        target = self._meta_of(op.args[0].id)
+        inferred = self._inferred_metas(base)
+        if inferred is None:  # the arrays' shapes still decide; the backend will say what else is wrong
+            operands = [self._meta_of(a.id)[0] for a in op.args if isinstance(a, wire.Handle)]
             try:
                 shape = tuple(np.broadcast_shapes(*operands))
             except ValueError:  # (shapes no backend computes with)
                 shape = target[0]
-            metas = [(shape, target[1])]
-        (shape, _), *_ = metas
-        if shape != target[0]:
+            inferred = [(shape, target[1])], _nbytes(target)
+        metas, nbytes = inferred
+        if metas[0][0] != target[0]:
             raise OpFailedError(
                 "ValueError",
                 f"{op.name}: non-broadcastable output: the result of {_fmt(metas)} does not fit the "
                 f"target's shape {list(target[0])}; nothing was run",
             )
-        return _inferred_nbytes(metas)
+        return nbytes
 
     def _reshapes_in_place(self, op: wire.Op) -> bool:
         """Whether ``reshape`` returns a view of its operand, which allocates nothing: without
@@ -486,7 +500,7 @@ class Session:
         buffers = self._charge(results, len(op.out), op.name)
         for handle, result, meta, buffer in zip(op.out, results, metas, buffers, strict=True):
             self.arrays[handle] = result
-            self.sizes[handle] = _nbytes(meta)
+            self.metas[handle] = meta
             self._attach(handle, buffer)
 
     def _store_in_place(self, op: wire.Op, target: Any, result: Any) -> None:
@@ -586,7 +600,7 @@ class Session:
         (``broadcast_to`` of a 0-d array) is made whole to be sent. Before, a session under a
         1 MiB limit made the server allocate 248 MB with one read of such a view, and as much
         again with each read of it in the same batch."""
-        extra = self.sizes[handle] - self._buffers[self._buffer_of[handle]].nbytes
+        extra = _nbytes(self.metas[handle]) - self._buffers[self._buffer_of[handle]].nbytes
         if extra > 0:
             self._reserve(extra, 0, "__read__ of a view larger than its memory")
             self._reserved -= extra
@@ -651,7 +665,7 @@ class Session:
 
     def _drop(self, handle: int) -> None:
         del self.arrays[handle]
-        del self.sizes[handle]
+        del self.metas[handle]
         self._give_back(self._detach(handle) + wire.HANDLE_BYTES)
 
     def _give_back(self, nbytes: int) -> None:
@@ -715,13 +729,6 @@ def _nbytes(meta: tuple[tuple[int, ...], str]) -> int:
     for side in shape:
         n *= side
     return n
-
-
-def _inferred_nbytes(metas: list[_meta.Meta]) -> int:
-    """The bytes of results worked out by the reference: a dtype the wire does not carry (its
-    float16) counts as the widest, so that the estimate errs towards refusing."""
-    widest = max(wire.ITEMSIZE.values())
-    return sum(math.prod(shape) * wire.ITEMSIZE.get(dtype, widest) for shape, dtype in metas)
 
 
 def _fmt(metas: Any) -> str:

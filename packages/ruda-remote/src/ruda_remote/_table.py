@@ -135,6 +135,7 @@ _SEQUENCE_POSITIONS: dict[str, tuple[int, ...]] = {
 _SEQUENCE_KEYWORDS = frozenset({"shape", "axis", "axes", "s", "shift"})
 #: functions whose sequence is of arrays: a list in it is refused as one in place of an array
 _ARRAY_SEQUENCES = frozenset({"concat", "stack"})
+_CONTAINERS = (list, tuple, dict)
 
 
 def check_arguments(name: str, args: list[Any], kwargs: dict[str, Any]) -> None:
@@ -167,6 +168,8 @@ def check_arguments(name: str, args: list[Any], kwargs: dict[str, Any]) -> None:
 def _check_sequences(name: str, args: list[Any], kwargs: dict[str, Any]) -> None:
     """Refuse a list, tuple or map where the standard takes an array (or a scalar): see
     :data:`_SEQUENCE_POSITIONS`."""
+    if not any(isinstance(v, _CONTAINERS) for v in (*args, *kwargs.values())):
+        return  # (the common case, checked first: this runs for every op)
     base = name.replace("__r", "__", 1) if name in wire.REFLECTED_DUNDERS else name
     base = base.replace("__i", "__", 1) if name in wire.INPLACE_DUNDERS else base
     allowed = _SEQUENCE_POSITIONS.get(base, ())
@@ -175,8 +178,8 @@ def _check_sequences(name: str, args: list[Any], kwargs: dict[str, Any]) -> None
     for where, value, sequence in given:
         if sequence and base in _ARRAY_SEQUENCES and isinstance(value, (list, tuple)):
             where, sequence = f"an item of {where}", False  # (the items are the arrays)
-            value = next((v for v in value if isinstance(v, (list, tuple, dict))), None)
-        if isinstance(value, (list, tuple, dict)) and not sequence:
+            value = next((v for v in value if isinstance(v, _CONTAINERS)), None)
+        if isinstance(value, _CONTAINERS) and not sequence:
             raise TypeError(
                 f"{name}(): {where} is a {type(value).__name__}, where the standard takes an array "
                 "or a scalar; make an array of it first (asarray); nothing was run"
