@@ -485,3 +485,22 @@ def test_dlpack_and_numpy_exports_are_host_copies(xp):
 
 def test_scalar_conversions(xp):
     assert_python_scalar_conversions(xp)
+
+
+def test_a_list_where_the_standard_takes_an_array_is_refused_at_the_call(xp):
+    """The server refuses such an op; the client had sent it, and the error came only at the
+    next wait, far from the call that made it."""
+    x = xp.ones((2,))
+    for call in (
+        lambda: xp.add(x, [1.0, 2.0]),
+        lambda: xp.matmul(x, [[1.0], [2.0]]),
+        lambda: xp.where(x > 0, x, [0.0, 1.0]),
+    ):
+        with pytest.raises(TypeError, match="where the standard takes an array or a scalar"):
+            call()
+    with pytest.raises(TypeError):  # (the operators take arrays and scalars alone)
+        x += [1.0, 2.0]
+    with pytest.raises(TypeError, match="cannot assign a list"):
+        x[...] = [3.0, 4.0]
+    # nothing was sent: the next wait finds no error waiting for it
+    assert np.asarray(xp.concat([x, xp.reshape(x, [2])])).tolist() == [1.0, 1.0, 1.0, 1.0]

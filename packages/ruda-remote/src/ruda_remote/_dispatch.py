@@ -11,6 +11,7 @@ from ruda._operators import is_foreign_array, mixing_error
 # (the array module imports this one too: each reads the other's names when called, not at import)
 from ruda_remote import _array, _meta, wire
 from ruda_remote._client import RemoteDevice, device_from_env
+from ruda_remote._table import check_sequences
 
 _default_device: RemoteDevice | None = None
 
@@ -149,6 +150,7 @@ def call(
         fast = _elementwise(name, args, device)
         if fast is not None:
             return fast
+    check_sequences(name, args, kwargs)
     encode = _Encoder(name, device)
     wire_args = [encode(a) for a in args]
     wire_kwargs = {k: encode(v) for k, v in kwargs.items()}

@@ -10,7 +10,7 @@ import contextlib
 import inspect
 import math
 import operator
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -162,12 +162,13 @@ def check_arguments(name: str, args: list[Any], kwargs: dict[str, Any]) -> None:
             raise TypeError(f"{name}(): {key} takes no string, got {value!r}")
     if _holds_string(args):
         raise TypeError(f"{name}() takes no string as a positional argument")
-    _check_sequences(name, args, kwargs)
+    check_sequences(name, args, kwargs)
 
 
-def _check_sequences(name: str, args: list[Any], kwargs: dict[str, Any]) -> None:
+def check_sequences(name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> None:
     """Refuse a list, tuple or map where the standard takes an array (or a scalar): see
-    :data:`_SEQUENCE_POSITIONS`."""
+    :data:`_SEQUENCE_POSITIONS`. The server checks every op so; the client checks its calls
+    too, so that the error comes at the call, with nothing sent."""
     if not any(isinstance(v, _CONTAINERS) for v in (*args, *kwargs.values())):
         return  # (the common case, checked first: this runs for every op)
     base = name.replace("__r", "__", 1) if name in wire.REFLECTED_DUNDERS else name
