@@ -7,6 +7,7 @@ data; a read that makes a view whole counts against the session's limit."""
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 import numpy as np
@@ -342,3 +343,23 @@ def test_lists_where_the_standard_takes_sequences_still_run(session):
     ]:
         assert _run(session, name, args, kwargs, 3)[0] == "meta", name
         session.run(wire.Batch([], [3]))
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("__pow__", [127, 3 * 10**7]),  # sized on the operands as they came: a Python int power
+        ("__rpow__", [3 * 10**7, 127]),
+        ("__lshift__", [1, 2**33]),  # a 1 GiB Python int
+        ("add", [1, 2]),
+        ("sqrt", [2.0]),
+    ],
+)
+def test_an_op_without_an_array_operand_is_refused_before_it_is_sized(monkeypatch, name, args):
+    session, ran = _recording_session(monkeypatch, wire.Limits(max_session_bytes=2**20))
+    op = wire.Op(1, wire.OP_CODES[name], (1,), args, {}, 0, [((), "int64")])
+    started = time.monotonic()
+    [refused] = [wire.decode_server_message(r) for r in session.run(wire.Batch([op], []))]
+    assert time.monotonic() - started < 1.0
+    assert refused[:4] == ["error", 1, name, "TypeError"], refused
+    assert ran == []

@@ -18,7 +18,7 @@ import numpy as np
 import ruda.host as host
 from ruda import spec, to_numpy
 
-from ruda_remote import wire
+from ruda_remote import _meta, wire
 
 #: functions whose ``device=`` argument the server fills in with its own device
 _NEEDS_DEVICE = frozenset(
@@ -163,6 +163,22 @@ def check_arguments(name: str, args: list[Any], kwargs: dict[str, Any]) -> None:
     if _holds_string(args):
         raise TypeError(f"{name}() takes no string as a positional argument")
     check_sequences(name, args, kwargs)
+    _check_array_operand(name, args)
+
+
+def _check_array_operand(name: str, args: Sequence[Any]) -> None:
+    """Refuse an operator whose first operand, or an elementwise function none of whose
+    operands, is an array: the standard computes them on arrays, and the server works out a
+    result's size on the operands as they came, so ``__pow__(127, 3 * 10**7)`` of two Python
+    ints had it compute that power in Python, holding the GIL, and stalled every session."""
+    if name in wire.ARRAY_OPS:
+        if not args or not isinstance(args[0], wire.Handle):
+            raise TypeError(f"{name}: the array operand must be an array handle; nothing was run")
+    elif name in _meta.ELEMENTWISE_OPS and not any(isinstance(a, wire.Handle) for a in args):
+        raise TypeError(
+            f"{name}() needs at least one array operand (the standard takes a Python scalar for "
+            "one of them at most); nothing was run"
+        )
 
 
 def check_sequences(name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> None:
