@@ -175,12 +175,13 @@ def test_a_client_gone_during_a_long_operation_frees_its_session_after_it(slow_s
     assert slow_server.array_count() == before and slow_server.server.session_count() == 0
 
 
-def test_a_client_gone_during_a_long_operation_gives_back_its_place_at_once(
+def test_a_client_gone_during_a_long_operation_keeps_its_place_until_the_op_ends(
     make_server, monkeypatch, raw_session, caplog
 ):
-    """The op runs on (a NumPy call cannot be interrupted), but the connection's place is free
-    at once, and the session's memory returns when the op ends: before, the place was held
-    for as long as the op ran, and by an op that never ended, for good."""
+    """The op runs on (a NumPy call cannot be interrupted) and the connection closes, but the
+    place against its address's cap stays taken until the op ends: given back at once, an
+    address with a cap of 1 could start any number of ops at once by leaving each; then the
+    place and the session's memory return."""
     srv = make_server(limits=wire.Limits(max_sessions_per_address=1))
     table, run = srv.server.table, srv.server.table.call
     started, finish = threading.Event(), threading.Event()
@@ -198,9 +199,13 @@ def test_a_client_gone_during_a_long_operation_gives_back_its_place_at_once(
         ws.send(_matmul_batch(64))
         assert started.wait(10)
         ws.close()
-        # the address's one place is free while the op still runs
-        with ruda_remote.RemoteDevice(srv.url, timeout=10) as dev:
-            assert float(ruda_remote.sum(ruda_remote.ones(10, device=dev))) == 10.0
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not any(  # (the server has seen the client leave)
+            "left while its session ran an op" in r.getMessage() for r in caplog.records
+        ):
+            time.sleep(0.05)
+        with pytest.raises(ruda_remote.RemoteConnectionError, match="too many sessions"):
+            ruda_remote.RemoteDevice(srv.url, timeout=10)
         assert srv.server.held_bytes() >= 64 * 64 * 4  # the op's operand, until the op ends
     finally:
         finish.set()
@@ -208,6 +213,8 @@ def test_a_client_gone_during_a_long_operation_gives_back_its_place_at_once(
     while (srv.server.held_bytes() or srv.server.session_count()) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert srv.server.held_bytes() == 0 and srv.server.session_count() == 0
+    with ruda_remote.RemoteDevice(srv.url, timeout=10) as dev:  # the place is free again
+        assert float(ruda_remote.sum(ruda_remote.ones(10, device=dev))) == 10.0
     messages = [r.getMessage() for r in caplog.records]
     assert any("left while its session ran an op" in m for m in messages), messages
     assert any("freed after the op its client left running ended" in m for m in messages), messages

@@ -316,7 +316,10 @@ class RemoteServer:
             self._refusals_told -= 1
         elif connection.address is not None:  # (not closed to make room: still counted)
             self._handshakes.pop(connection, None)
-            self._uncount(connection.address)
+            if connection.running:  # counted until its op ends (see _serve_session)
+                connection.counted_until_op_ends = True
+            else:
+                self._uncount(connection.address)
 
     async def _handle(self, ws: ServerConnection) -> None:
         assert isinstance(ws, _Connection)
@@ -436,11 +439,13 @@ class RemoteServer:
         try:
             async for raw in ws:
                 job = loop.run_in_executor(worker, session.receive, raw)
+                ws.running = True
                 await asyncio.wait((job, closed), return_when=asyncio.FIRST_COMPLETED)
                 if not job.done():
                     # A NumPy call cannot be interrupted in its thread: the op runs on, but the
-                    # connection is over, so its place is given back now (a long op had held it
-                    # for as long as it ran, and one that never ended, for good).
+                    # connection is over (a long op had held it for as long as it ran). Its place
+                    # against the caps is kept until the op ends, so that an address cannot run
+                    # more ops at once than its cap by leaving them.
                     left_running = True
                     log.info(
                         "the client %s left while its session ran an op: its connection is closed, and "
@@ -448,6 +453,7 @@ class RemoteServer:
                         peer,
                     )
                     return
+                ws.running = False
                 try:
                     for reply in job.result():
                         for part in wire.messages(reply):
@@ -460,13 +466,15 @@ class RemoteServer:
         finally:
             closed.cancel()
             watch.cancel()
+            if not left_running:
+                ws.running = False
             # Freed on the worker, after any op still running there (this task may have been
             # cancelled while it ran): the session's tables change on that thread only, and it
             # counts as open until its arrays are gone.
             try:
-                worker.submit(self._end_session, session, peer, left_running)
+                worker.submit(self._end_session, session, peer, ws, loop)
             except RuntimeError:  # the interpreter is exiting: no new work on any thread
-                self._end_session(session, peer, left_running)
+                self._end_session(session, peer, ws, loop)
             worker.shutdown(wait=False)
 
     async def _close_if_stalled(self, ws: ServerConnection, sent: _Sent) -> None:
@@ -494,11 +502,17 @@ class RemoteServer:
                 ws.transport.abort()  # (a close frame would wait behind what it does not read)
                 return
 
-    def _end_session(self, session: Session, peer: Any, left_running: bool = False) -> None:
+    def _end_session(
+        self, session: Session, peer: Any, ws: _Connection, loop: asyncio.AbstractEventLoop
+    ) -> None:
         freed, held = len(session.arrays), session.used_bytes
         session.close()
         self._sessions.discard(session)  # (one call under the GIL: safe from this thread)
+        left_running = ws.counted_until_op_ends and ws.address is not None
         if left_running:
+            assert ws.address is not None
+            with contextlib.suppress(RuntimeError):  # (the loop is closed: the server is gone)
+                loop.call_soon_threadsafe(self._uncount, ws.address)
             log.info(
                 "session of %s freed after the op its client left running ended: %d arrays, %d bytes",
                 peer,
@@ -644,6 +658,9 @@ class _Connection(ServerConnection):
         self.address: str | None = None
         #: why the connection is refused, when it was refused at its start
         self.refusal: str | None = None
+        #: whether its session's worker runs an op now, and whether the connection ended while
+        #: one ran: then it stays counted against the caps until that op ends
+        self.running = self.counted_until_op_ends = False
         self._unread_answers = 0
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
