@@ -174,3 +174,48 @@ def test_failures_to_accept_a_connection_are_logged_once_a_minute():
             sock.close()
     assert output.count("cannot accept connections: [Errno 24]") == 1, output[-2000:]
     assert "socket.accept() out of system resource" not in output
+
+
+def _upgraded(url: str, source: str) -> socket.socket:
+    """A TCP connection from ``source`` upgraded to a WebSocket by hand, that then reads and
+    answers nothing (a peer that never sends the close frame the server waits for)."""
+    host, port = url.split("//")[1].rsplit(":", 1)
+    sock = socket.create_connection((host, int(port)), timeout=10, source_address=(source, 0))
+    sock.sendall(
+        f"GET / HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+    )
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += sock.recv(1)
+    assert b" 101 " in head.split(b"\r\n")[0], head
+    return sock
+
+
+def _seconds_until_closed(sock: socket.socket, within: float) -> float | None:
+    """Seconds until the server ends ``sock`` (what it sends before is read and dropped)."""
+    start = time.monotonic()
+    sock.settimeout(0.2)
+    while time.monotonic() - start < within:
+        try:
+            if not sock.recv(4096):
+                return time.monotonic() - start
+        except TimeoutError:
+            continue
+        except OSError:  # (reset)
+            return time.monotonic() - start
+    return None
+
+
+def test_a_connection_closed_to_make_room_is_cut_off_soon_though_its_peer_never_answers(make_server):
+    """Closed to make room, a connection stops counting against the caps, but the server had
+    waited the 10 s of websockets' close timeout for the peer's close frame: connections
+    rotated through many addresses held far more descriptors than the caps."""
+    srv = make_server(limits=wire.Limits(max_sessions=2, max_sessions_per_address=1))
+    silent = _upgraded(srv.url, "127.0.0.2")
+    held = _upgraded(srv.url, "127.0.0.3")
+    newcomer = _upgraded(srv.url, "127.0.0.4")  # takes the place of the oldest handshake
+    waited = _seconds_until_closed(silent, within=6)
+    assert waited is not None and waited < server_module.EVICTION_WAIT_S + 2
+    for sock in (silent, held, newcomer):
+        sock.close()

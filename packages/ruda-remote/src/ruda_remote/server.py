@@ -68,6 +68,8 @@ MAX_UNREAD_ANSWERS = 64 * 1024
 #: (RemoteDevice shows it); any more past a cap are closed at once, so that a flood of TCP
 #: connections costs the server no more file descriptors than the caps and these
 REFUSALS_TOLD = 16
+#: seconds a connection closed to make room is given to read why before it is cut off
+EVICTION_WAIT_S = 1.0
 #: the message of the event loop's error when a connection cannot be accepted (asyncio's)
 _ACCEPT_ERROR = "socket.accept() out of system resource"
 
@@ -372,7 +374,7 @@ class RemoteServer:
             oldest.transport.abort()
             return 1
         text = "closed to make room: no hello came, and the server is at its cap on connections"
-        asyncio.get_running_loop().create_task(_refuse(oldest, 1013, text))
+        asyncio.get_running_loop().create_task(_evict(oldest, text))
         return 1
 
     def _log_refusal(self, address: str, refusal: str) -> None:
@@ -699,6 +701,16 @@ class _Sent:
 
     def __init__(self) -> None:
         self.messages = 0
+
+
+async def _evict(ws: ServerConnection, text: str) -> None:
+    """Tell a connection closed to make room why, and close it without waiting long for the
+    peer's close frame: it no longer counts against the caps, and a peer that never answered
+    had kept it open for the 10 s of websockets' close timeout, so that connections rotated
+    through many addresses held far more descriptors than the caps."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(_refuse(ws, 1013, text), EVICTION_WAIT_S)
+    ws.transport.abort()
 
 
 async def _refuse(ws: ServerConnection, code: int, text: str, kind: str = "ConnectionRefusedError") -> None:
