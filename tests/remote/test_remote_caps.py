@@ -3,6 +3,7 @@ an error that names the limit; the sessions already open are not affected."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import resource
 import select
@@ -219,3 +220,36 @@ def test_a_connection_closed_to_make_room_is_cut_off_soon_though_its_peer_never_
     assert waited is not None and waited < server_module.EVICTION_WAIT_S + 2
     for sock in (silent, held, newcomer):
         sock.close()
+
+
+def test_servers_closed_in_the_order_they_started_leave_no_filter_of_accept_errors():
+    """Each server filters the event loop's failures to accept on its own sockets; closed
+    before a server started after it, the first had left its filter in place for good, still
+    taking the errors of sockets that reuse its numbers."""
+
+    async def main() -> list[dict[str, Any]]:
+        loop = asyncio.get_running_loop()
+        passed_on: list[dict[str, Any]] = []
+        loop.set_exception_handler(lambda loop, context: passed_on.append(context))
+        first, second = (server_module.RemoteServer("host") for _ in range(2))
+        await first.start()
+        await second.start()
+        assert first._server is not None
+        fileno = next(iter(first._server.sockets)).fileno()
+        for srv in (first, second):
+            srv.close()
+            await srv.wait_closed()
+        handler = loop.get_exception_handler()
+        assert handler is not None
+        handler(loop, {"message": server_module._ACCEPT_ERROR, "socket": _WithNumber(fileno)})
+        return passed_on
+
+    assert len(asyncio.run(main())) == 1  # the loop's own handler got it, not a closed server's
+
+
+class _WithNumber:
+    def __init__(self, fileno: int) -> None:
+        self._fileno = fileno
+
+    def fileno(self) -> int:
+        return self._fileno

@@ -417,7 +417,8 @@ class RemoteServer:
         loop.set_exception_handler(handle)
 
         def restore() -> None:
-            if loop.get_exception_handler() is handle:  # (not if another has replaced it since)
+            own.clear()  # (a handler installed over this one since keeps it: it passes all on)
+            if loop.get_exception_handler() is handle:
                 loop.set_exception_handler(previous)
 
         self._restore_handler = restore
