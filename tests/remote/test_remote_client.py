@@ -504,3 +504,19 @@ def test_a_list_where_the_standard_takes_an_array_is_refused_at_the_call(xp):
         x[...] = [3.0, 4.0]
     # nothing was sent: the next wait finds no error waiting for it
     assert np.asarray(xp.concat([x, xp.reshape(x, [2])])).tolist() == [1.0, 1.0, 1.0, 1.0]
+
+
+def test_an_element_changed_in_place_reads_what_the_server_holds(xp):
+    """An element ``x[i, j]`` was read from the client's copy of ``x`` even after an in-place
+    operator changed it: NumPy's element is a copy, so ``y += 1`` changed only ``y`` on the
+    server, and ``float(y)`` read the old value from ``x``'s copy."""
+    x = xp.asarray(np.arange(6.0).reshape(2, 3))
+    y = x[0, 0]
+    y += 1
+    assert float(y) == float(y + 0) == 1.0 and np.asarray(x)[0, 0] == 0.0
+    z = x[0, 1]
+    doubled = z * 2  # (z is made on the server: from here it is the backend's copy)
+    x[0, 1] = 9.0
+    assert float(z) == 1.0 and float(doubled) == 2.0
+    w = x[1, 2]  # not made yet: read from x as it is now
+    assert float(w) == 5.0

@@ -30,7 +30,7 @@ class Array(MadeByNamespace, NumpyUfuncs, ArrayOperators, ArrayAttributes[Remote
     sent by their dunder names; NumPy's ufuncs (``np.isfinite(x)``) run on the server too
     (:class:`ruda._ufuncs.NumpyUfuncs`)."""
 
-    __slots__ = ("__weakref__", "_device", "_dtype", "_ext", "_handle", "_origin", "_shape")
+    __slots__ = ("__weakref__", "_device", "_dtype", "_ext", "_handle", "_made_at", "_origin", "_shape")
     # np.asarray(x) and DLPack give a host copy, an explicit transfer over the network as JAX's
     # arrays give one, so that SciPy's compiled paths work (see HostCopyExport)
     _held_in = "another machine's memory"
@@ -43,6 +43,8 @@ class Array(MadeByNamespace, NumpyUfuncs, ArrayOperators, ArrayAttributes[Remote
     #: (source array, basic index) when this array is ``source[index]``: its values can be read
     #: from a cached copy of the source
     _origin: tuple[Array, Any] | None
+    #: the device's count of changes when a deferred ``source[index]`` was sent (see _read)
+    _made_at: int
     #: the handle as the wire's extension value, made when first sent
     _ext: msgpack.ExtType | None
 
@@ -54,6 +56,7 @@ class Array(MadeByNamespace, NumpyUfuncs, ArrayOperators, ArrayAttributes[Remote
         self._device, self._handle, self._shape, self._dtype = device, handle, shape, dtype
         self._origin = None
         self._ext = None
+        self._made_at = 0
         return self
 
     def __del__(self) -> None:
@@ -76,6 +79,7 @@ class Array(MadeByNamespace, NumpyUfuncs, ArrayOperators, ArrayAttributes[Remote
             with self._device._lock:
                 if self._handle is None:
                     handle = self._device.new_handle()
+                    self._made_at = self._device.changes
                     self._device.submit(
                         wire.OP_CODES["__getitem__"],
                         [handle],
@@ -119,7 +123,11 @@ class Array(MadeByNamespace, NumpyUfuncs, ArrayOperators, ArrayAttributes[Remote
 
     # -- reads (these wait) ------------------------------------------------------------------------
     def _read(self) -> np.ndarray:
-        if self._origin is not None:
+        # ``source[index]`` reads the source's copy while the server's array of it is not made
+        # yet (it would be made from the source as it is) or no array has changed since it was:
+        # a backend's element may be a copy (NumPy's ``x[0, 0]``), so after ``y += 1`` on it, or
+        # a write into the source, only the server's own array of it is right
+        if self._origin is not None and (self._handle is None or self._made_at == self._device.changes):
             source, key = self._origin
             host = self._device.cached_read(source._ensure(), source.size * source.dtype.itemsize)
             if host is not None:

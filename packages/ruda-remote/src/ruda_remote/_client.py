@@ -86,6 +86,8 @@ class RemoteDevice:
         # Host copies of whole arrays, valid until the next op that changes any array of the
         # session (an in-place op on one array may change another that shares its memory).
         self._reads: dict[int, np.ndarray] = {}
+        #: ops so far that changed an array of the session (see ``_array.Array._read``)
+        self.changes = 0
         #: the result dtypes the server's backend gave ops whose dtype is its own choice
         #: (``sqrt`` of int32, ``sum`` of uint8: see ``_meta.backend_dependent``), by signature
         self.result_dtypes: dict[tuple[Any, ...], str] = {}
@@ -217,6 +219,7 @@ class RemoteDevice:
             self._check_open()
             if mutates:
                 self._reads.clear()
+                self.changes += 1
             seq = next(self._seq)
             ex = None if expect is None else [[list(s), d] for s, d in expect]
             op = wire.pack_op([seq, code, out, args, kwargs, flags, ex])
