@@ -235,8 +235,14 @@ def _signature(value: Any, is_array: Callable[[Any], bool]) -> Any:
     if isinstance(value, bool) or value is None or isinstance(value, (float, complex)):
         return type(value)
     if isinstance(value, int):
-        return (int, value < 0, (~value if value < 0 else value).bit_length())
+        return int_range(value)
     raise _UncachedError
+
+
+def int_range(value: int) -> tuple[type, bool, int]:
+    """What decides which dtypes a Python int fits: its sign and the bits of ``value`` or of
+    ``-value - 1`` (those of -128 fit int8, -129 not)."""
+    return (int, value < 0, (~value if value < 0 else value).bit_length())
 
 
 class _UncachedError(Exception):

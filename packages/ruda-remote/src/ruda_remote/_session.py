@@ -400,8 +400,8 @@ class Session:
 
     def _elementwise_key(self, op: wire.Op) -> tuple[Any, ...] | None:
         """What the shape and dtype of elementwise op ``op``'s result depend on: its code, its
-        arrays' shapes and dtypes and its scalars' types (a Python int's sign and bit length, as
-        :func:`_meta.elementwise_key` has them); None for any other op or argument."""
+        arrays' shapes and dtypes and its scalars' types (of a Python int, its range:
+        :func:`_meta.int_range`); None for any other op or argument."""
         if op.kwargs or op.name not in _meta.ELEMENTWISE_OPS:
             return None
         key: list[Any] = [op.code]
@@ -410,7 +410,7 @@ class Session:
             if kind is wire.Handle:
                 key.append(self._meta_of(value.id))
             elif kind is int:
-                key.append((int, value < 0, (~value if value < 0 else value).bit_length()))
+                key.append(_meta.int_range(value))
             elif kind in _SCALAR_TYPES:
                 key.append(kind)
             else:
@@ -428,7 +428,7 @@ class Session:
         result whose shape is not the target's is refused before it runs, as NumPy refuses a
         non-broadcastable output: a target of (10**4, 1) and an operand of (1, 10**4) had made
         the whole 800 MB sum, under a 1 MiB limit, before the write into the target failed."""
-        base = wire.Op(op.seq, wire.OP_CODES["__" + op.name[3:]], (0,), op.args, op.kwargs)
+        base = wire.Op(op.seq, wire.OP_CODES[wire.base_operator(op.name)], (0,), op.args, op.kwargs)
         target = self._meta_of(op.args[0].id)
         inferred = self._inferred_metas(base)
         if inferred is None:  # the arrays' shapes still decide; the backend will say what else is wrong

@@ -187,8 +187,7 @@ def check_sequences(name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> N
     too, so that the error comes at the call, with nothing sent."""
     if not any(isinstance(v, _CONTAINERS) for v in (*args, *kwargs.values())):
         return  # (the common case, checked first: this runs for every op)
-    base = name.replace("__r", "__", 1) if name in wire.REFLECTED_DUNDERS else name
-    base = base.replace("__i", "__", 1) if name in wire.INPLACE_DUNDERS else base
+    base = wire.base_operator(name)
     allowed = _SEQUENCE_POSITIONS.get(base, ())
     given = [(f"argument {i + 1}", v, i in allowed) for i, v in enumerate(args)]
     given += [(f"{k}=", v, k in _SEQUENCE_KEYWORDS) for k, v in kwargs.items()]
@@ -211,7 +210,7 @@ def _positional_limit(name: str) -> int | None:
         return spec.POSITIONAL[name]
     if name in ("mT", "T"):
         return 1
-    return spec.POSITIONAL["__" + name[3:]]  # __radd__, __iadd__: as __add__
+    return spec.POSITIONAL[wire.base_operator(name)]  # __radd__, __iadd__: as __add__
 
 
 def _holds_string(value: Any) -> bool:
@@ -268,8 +267,7 @@ class OpTable:
             return None
         if name in _ATTRIBUTES:
             return _ATTRIBUTES[name]
-        base = name.replace("__r", "__", 1) if name in wire.REFLECTED_DUNDERS else name
-        base = base.replace("__i", "__", 1) if name in wire.INPLACE_DUNDERS else base
+        base = wire.base_operator(name)
         if base in DUNDER_FUNCTIONS:
             fn = getattr(self.namespace, DUNDER_FUNCTIONS[base], None)
             if fn is None:

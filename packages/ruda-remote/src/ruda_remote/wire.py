@@ -257,6 +257,14 @@ COMPARISON_DUNDERS: tuple[str, ...] = ("__eq__", "__ne__", "__lt__", "__le__", "
 UNARY_DUNDERS: tuple[str, ...] = ("__abs__", "__neg__", "__pos__", "__invert__")
 REFLECTED_DUNDERS: tuple[str, ...] = tuple("__r" + n[2:] for n in BINARY_DUNDERS)
 INPLACE_DUNDERS: tuple[str, ...] = tuple("__i" + n[2:] for n in BINARY_DUNDERS)
+_DERIVED_DUNDERS = frozenset(REFLECTED_DUNDERS + INPLACE_DUNDERS)
+
+
+def base_operator(name: str) -> str:
+    """The operator that a reflected or in-place one is a form of (``__radd__`` and ``__iadd__``:
+    ``__add__``); any other name as it is."""
+    return "__" + name[3:] if name in _DERIVED_DUNDERS else name
+
 
 #: indexing, and the attributes that return arrays
 ACCESS_OPS: tuple[str, ...] = ("__getitem__", "__setitem__", "mT", "T")
