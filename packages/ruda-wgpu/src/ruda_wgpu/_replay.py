@@ -498,10 +498,8 @@ def _reached_by_name(fn: Any, arrays: list[Array]) -> bool:
         held = _held_by(obj)
         if held is not None:
             todo += [(v, held[1], depth + 1) for v in held[0]]
-            continue
-        attributes = getattr(obj, "__dict__", None)  # a module, class or other object
-        if names and isinstance(attributes, dict | types.MappingProxyType):
-            todo += [(v, names, depth + 1) for k, v in attributes.items() if k in names]
+        # (a module, class or other object, a callable one too: what the referrer names of it)
+        todo += [(v, names, depth + 1) for v in _named_attributes(obj, names)]
     return False
 
 
@@ -532,10 +530,16 @@ def _held_by(obj: Any) -> tuple[list[Any], frozenset[str]] | None:
             values.append(cell.cell_contents)
     values += [*(obj.__defaults__ or ()), *(obj.__kwdefaults__ or {}).values()]
     values += [v for k, v in obj.__globals__.items() if k in names]
-    attributes = getattr(owner, "__dict__", None)  # (its instance's, or class's for a classmethod)
-    if isinstance(attributes, dict | types.MappingProxyType):
-        values += [v for k, v in attributes.items() if k in names]
+    values += _named_attributes(owner, names)  # (its instance's, or class's for a classmethod)
     return values, names
+
+
+def _named_attributes(obj: Any, names: frozenset[str]) -> list[Any]:
+    """The attributes of ``obj`` (a module, class or other object) that ``names`` names."""
+    attributes = getattr(obj, "__dict__", None)
+    if not names or not isinstance(attributes, dict | types.MappingProxyType):
+        return []
+    return [v for k, v in attributes.items() if k in names]
 
 
 def _code_names(code: types.CodeType) -> set[str]:
