@@ -4,11 +4,19 @@ exactly what a test wants, whatever the public client would send."""
 from __future__ import annotations
 
 import base64
+import datetime
+import ipaddress
 import os
 import secrets
 import socket
+import ssl
 import struct
+from pathlib import Path
 
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 from ruda_remote import _auth, wire
 from websockets.sync.client import ClientConnection, connect
 
@@ -37,18 +45,48 @@ def open_raw_session(url: str) -> ClientConnection:
     return ws
 
 
+def self_signed_certificate(directory: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 signed by its own key, and that key: the files of each."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False
+        )
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = directory / "cert.pem", directory / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
+    return cert_path, key_path
+
+
 class SocketPeer:
     """A WebSocket client written on a bare socket with a small receive buffer, so that it can
     stop reading whenever a test likes, as a client that wants the server to hold its replies
-    would: websockets' own clients read whatever comes."""
+    would: websockets' own clients read whatever comes. With ``ssl_context``, over TLS."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, ssl_context: ssl.SSLContext | None = None) -> None:
         self.url = url
         host, port = url.split("//")[1].rsplit(":", 1)
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         self.sock.settimeout(10)
         self.sock.connect((host, int(port)))
+        if ssl_context is not None:
+            self.sock = ssl_context.wrap_socket(self.sock, server_hostname=host)
         key = base64.b64encode(os.urandom(16)).decode()
         self.sock.sendall(
             f"GET / HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"

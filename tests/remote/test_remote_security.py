@@ -4,8 +4,6 @@ and the command line's refusal to expose an unauthenticated server."""
 from __future__ import annotations
 
 import asyncio
-import datetime
-import ipaddress
 import logging
 import os
 import socket
@@ -18,10 +16,7 @@ import numpy as np
 import pytest
 import ruda
 import ruda_remote
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
+from remote_handshake import self_signed_certificate
 from ruda_remote import cli, wire
 from ruda_remote import server as server_module
 from ruda_remote.server import RemoteServer, start_websocket, start_websocket_async
@@ -52,35 +47,8 @@ def test_the_token_never_reaches_a_log(make_server, caplog):
     assert TOKEN not in caplog.text
 
 
-def _self_signed(tmp_path):
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False
-        )
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = tmp_path / "cert.pem", tmp_path / "key.pem"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-        )
-    )
-    return cert_path, key_path
-
-
 def test_tls_with_a_self_signed_certificate(make_server, tmp_path):
-    cert, key = _self_signed(tmp_path)
+    cert, key = self_signed_certificate(tmp_path)
     server_ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     server_ctx.load_cert_chain(cert, key)
     srv = make_server(ssl=server_ctx, token=TOKEN)

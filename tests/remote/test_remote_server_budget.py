@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import os
 import signal
+import ssl
 import subprocess
 import sys
 import textwrap
@@ -22,7 +23,7 @@ from typing import Any
 import numpy as np
 import pytest
 import ruda_remote
-from remote_handshake import SocketPeer
+from remote_handshake import SocketPeer, self_signed_certificate
 from ruda_remote import server as server_module
 from ruda_remote import wire
 
@@ -228,17 +229,30 @@ def test_ruda_serve_refuses_a_budget_that_is_not_positive():
     assert "max_server_bytes must be a positive integer or None, got 0" in done.stderr
 
 
+@pytest.mark.parametrize("tls", [False, True], ids=["ws", "wss"])
 def test_a_reply_its_client_does_not_read_stays_charged_until_its_connection_is_closed(
-    make_server, monkeypatch, caplog
+    make_server, monkeypatch, caplog, tmp_path, tls
 ):
     """A read of a view makes a copy of its elements to send; a client that stops reading
     keeps that copy waiting in the server's buffers. It counts against the budget until the
     server, after ``OUTPUT_STALL_S`` with nothing read, closes the connection (before, its charge
-    ended with the batch and the copy stayed for as long as the client stayed)."""
+    ended with the batch and the copy stayed for as long as the client stayed).
+
+    The same over TLS, where asyncio's TLS layer hands a whole message on to the TCP transport
+    beneath it at once: before, the charge ended as soon as it had, and the stall went unseen
+    (the 12 MiB waited uncharged until websockets' keepalive gave up on the client, 50 s later
+    with its defaults)."""
     monkeypatch.setattr(server_module, "OUTPUT_STALL_S", 1.0)
     caplog.set_level("WARNING", logger="ruda_remote.server")
-    srv = make_server(limits=wire.Limits(max_session_bytes=16 * MIB, max_server_bytes=24 * MIB))
-    peer = SocketPeer(srv.url)
+    server_ssl = client_ssl = None
+    if tls:
+        cert, key = self_signed_certificate(tmp_path)
+        server_ssl = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        server_ssl.load_cert_chain(cert, key)
+        client_ssl = ssl.create_default_context(cafile=str(cert))
+    limits = wire.Limits(max_session_bytes=16 * MIB, max_server_bytes=24 * MIB)
+    srv = make_server(limits=limits, ssl=server_ssl)
+    peer = SocketPeer(srv.url, client_ssl)
     try:
         assert peer.hello()[0] == "welcome"
         f64 = {"dtype": wire.DType("float64")}
