@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -58,6 +59,19 @@ class ServerThread:
     def array_count(self) -> int:
         assert self.server is not None
         return self.server.array_count()
+
+    def hold_up(self, seconds: float) -> None:
+        """Block the server's event loop for ``seconds`` from now, so that what arrives meanwhile
+        is handled in one pass of the loop, as on a busy server."""
+        assert self._loop is not None
+        started = threading.Event()
+
+        def hold() -> None:
+            started.set()
+            time.sleep(seconds)
+
+        self._loop.call_soon_threadsafe(hold)
+        assert started.wait(10), "the server's event loop did not run the hold-up"
 
     def stop(self) -> None:
         if self._loop is not None and self.server is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import re
 import resource
+import secrets
 import select
 import socket
 import subprocess
@@ -17,8 +18,8 @@ from typing import Any
 import pytest
 import ruda_remote
 import websockets
+from ruda_remote import _auth, wire
 from ruda_remote import server as server_module
-from ruda_remote import wire
 from websockets.sync.client import ClientConnection, connect
 
 
@@ -104,6 +105,29 @@ def test_handshakes_without_a_hello_make_room_for_new_connections(make_server, r
         _assert_refused(held[0], "closed to make room: no hello came")
         assert _first_message(raw_connect(srv.url, source="127.0.0.9"))[0] == "challenge"
         _assert_refused(held[1], "closed to make room")
+
+
+def test_a_handshake_closed_to_make_room_as_its_hello_comes_is_not_welcomed(make_server, raw_connect):
+    """At the cap, a new connection takes the place of the oldest handshake; when that one's
+    hello had come but not been read yet, it was closed and uncounted, and welcomed all the
+    same: a session the caps did not count, whose ops ran on (a second of matrix products here,
+    while the server counted only the newcomer against its cap of 1)."""
+    srv = make_server(limits=wire.Limits(max_sessions=1, max_sessions_per_address=2))
+    oldest = raw_connect(srv.url)
+    challenge = _first_message(oldest)
+    assert challenge[0] == "challenge"
+    nonce = secrets.token_bytes(_auth.NONCE_BYTES)
+    hello = ["hello", wire.PROTOCOL_VERSION, nonce, _auth.dialled_address(srv.url), None]
+    # The hello and a new connection come while the server is busy: it reads both in one pass,
+    # the new connection's start first.
+    srv.hold_up(0.3)
+    oldest.send(wire.encode(hello))
+    host, port = srv.url.split("//")[1].rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=10, source_address=("127.0.0.2", 0)):
+        _assert_refused(oldest, "closed to make room")
+        assert srv.server is not None
+        assert srv.server.session_count() == 0
+        assert srv.server.connection_count() == 1  # the newcomer
 
 
 def test_limits_refuse_caps_that_are_not_positive():

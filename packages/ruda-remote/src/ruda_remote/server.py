@@ -537,6 +537,12 @@ class RemoteServer:
         except wire.WireError as err:
             await _refuse(ws, 1002, f"malformed hello: {err}")
             return None
+        if ws.address is None:
+            # Closed to make room (see _make_room) after its hello had come but before it was
+            # read here: it no longer counts against the caps, so it must not become a session
+            # (it had been welcomed, and its ops ran uncounted); _evict tells it why.
+            await ws.wait_closed()
+            return None
         if not isinstance(hello, wire.Hello):
             await _refuse(ws, 1002, "the first message must be a hello")
             return None
