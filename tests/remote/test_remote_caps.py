@@ -4,20 +4,24 @@ an error that names the limit; the sessions already open are not affected."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import resource
 import secrets
 import select
 import socket
+import ssl
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 import ruda_remote
 import websockets
+from remote_handshake import self_signed_certificate
 from ruda_remote import _auth, wire
 from ruda_remote import server as server_module
 from websockets.sync.client import ClientConnection, connect
@@ -25,16 +29,20 @@ from websockets.sync.client import ClientConnection, connect
 
 @pytest.fixture()
 def raw_connect() -> Iterator[Any]:
-    """Bare WebSockets from a chosen loopback address, closed after the test."""
+    """Bare WebSockets from a chosen loopback address (over TLS with ``ssl_context``), closed
+    after the test."""
     opened: list[ClientConnection] = []
 
-    def open_from(url: str, source: str = "127.0.0.1") -> ClientConnection:
+    def open_from(
+        url: str, source: str = "127.0.0.1", ssl_context: ssl.SSLContext | None = None
+    ) -> ClientConnection:
         ws = connect(
             url,
             compression=None,
             proxy=None,
             open_timeout=10,
             source_address=(source, 0),
+            ssl=ssl_context,
             legacy=True,
         )
         opened.append(ws)
@@ -167,6 +175,134 @@ def test_tcp_connections_count_from_their_start(make_server, raw_connect):
     finally:
         for sock in idle + flood:
             sock.close()
+
+
+def _tls_contexts(directory: Path) -> tuple[ssl.SSLContext, ssl.SSLContext]:
+    """A server's TLS context with a self-signed certificate, and a client's that trusts it."""
+    cert, key = self_signed_certificate(directory)
+    server_ssl = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_ssl.load_cert_chain(cert, key)
+    return server_ssl, ssl.create_default_context(cafile=str(cert))
+
+
+def _halfway_through_tls(url: str, source: str = "127.0.0.1") -> socket.socket:
+    """A TCP connection from ``source`` that begins a TLS handshake (its first message) and
+    sends nothing more: a handshake that never finishes."""
+    host, port = url.split("//")[1].rsplit(":", 1)
+    sock = socket.create_connection((host, int(port)), timeout=10, source_address=(source, 0))
+    outgoing = ssl.MemoryBIO()
+    tls = ssl.create_default_context().wrap_bio(ssl.MemoryBIO(), outgoing, server_hostname=host)
+    with contextlib.suppress(ssl.SSLWantReadError):
+        tls.do_handshake()
+    sock.sendall(outgoing.read())
+    return sock
+
+
+def _counted_becomes(srv: Any, count: int) -> int:
+    """The server's count of connections once it is ``count``, or after 5 s."""
+    deadline = time.monotonic() + 5
+    while srv.server.connection_count() != count and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return int(srv.server.connection_count())
+
+
+def test_tls_connections_count_from_their_tcp_start(make_server, raw_connect, tmp_path):
+    """Over ``wss://``, asyncio handed a connection to the server only once its TLS handshake
+    was done, so one that never began it, or stopped halfway, was not counted: one address held
+    as many TCP connections as it liked, each for the 10 s the handshake may take, and the caps
+    that bound its file descriptors over ``ws://`` did not hold."""
+    server_ssl, client_ssl = _tls_contexts(tmp_path)
+    srv = make_server(limits=wire.Limits(max_sessions=8, max_sessions_per_address=3), ssl=server_ssl)
+    host, port = srv.url.split("//")[1].rsplit(":", 1)
+    idle = [socket.create_connection((host, int(port))) for _ in range(2)] + [_halfway_through_tls(srv.url)]
+    flood: list[socket.socket] = []
+    try:
+        assert _counted_becomes(srv, 3) == 3
+        with pytest.raises(ruda_remote.RemoteConnectionError, match="from 127.0.0.1: it holds 3"):
+            ruda_remote.RemoteDevice(srv.url, ssl=client_ssl, timeout=10)
+        flood = [socket.create_connection((host, int(port))) for _ in range(server_module.REFUSALS_TOLD + 20)]
+        deadline, closed = time.monotonic() + 5, []
+        while len(closed) < 20 and time.monotonic() < deadline:
+            time.sleep(0.05)
+            closed, _, _ = select.select(flood, [], [], 0)  # (one its peer closed reads as ready)
+        assert len(closed) >= 20
+        assert srv.server.connection_count() == 3
+        another = raw_connect(srv.url, source="127.0.0.2", ssl_context=client_ssl)
+        assert _first_message(another)[0] == "challenge"
+    finally:
+        for sock in idle + flood:
+            sock.close()
+    assert _counted_becomes(srv, 1) == 1  # the others' places are given back as they end
+
+
+def test_tls_handshakes_that_never_finish_make_room_for_new_connections(make_server, tmp_path):
+    """At the caps, a new connection takes the place of the oldest that has not said hello, one
+    whose TLS handshake has not finished as well."""
+    server_ssl, client_ssl = _tls_contexts(tmp_path)
+    srv = make_server(limits=wire.Limits(max_sessions=4, max_sessions_per_address=2), ssl=server_ssl)
+    halfway = [_halfway_through_tls(srv.url, source=f"127.0.0.{2 + i // 2}") for i in range(4)]
+    try:
+        assert _counted_becomes(srv, 4) == 4
+        with ruda_remote.RemoteDevice(srv.url, ssl=client_ssl, timeout=10) as dev:
+            assert float(ruda_remote.sum(ruda_remote.ones(3, device=dev))) == 3.0
+            waited = _seconds_until_closed(halfway[0], within=3)
+            assert waited is not None  # closed to make room, not after the handshake's 10 s
+            assert srv.server.connection_count() == 4
+    finally:
+        for sock in halfway:
+            sock.close()
+
+
+def test_a_tls_handshake_that_never_finishes_gives_its_place_back_when_cut_off(
+    make_server, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(server_module, "TLS_HANDSHAKE_TIMEOUT", 1)
+    server_ssl, _ = _tls_contexts(tmp_path)
+    srv = make_server(ssl=server_ssl)
+    halfway = _halfway_through_tls(srv.url)
+    try:
+        assert _counted_becomes(srv, 1) == 1
+        waited = _seconds_until_closed(halfway, within=3)
+        assert waited is not None
+        assert _counted_becomes(srv, 0) == 0
+    finally:
+        halfway.close()
+
+
+def _received(sock: socket.socket) -> bytes:
+    data = sock.recv(65536)
+    assert data, "the server closed the connection"
+    return data
+
+
+def test_an_upgrade_request_sent_with_the_tls_handshakes_last_message_is_answered(make_server, tmp_path):
+    """The server runs each TLS handshake itself (to count it): the request that comes in one
+    write with the client's last handshake message reaches websockets all the same, though
+    the TLS layer passes it on in the same step as it ends the handshake."""
+    server_ssl, client_ssl = _tls_contexts(tmp_path)
+    srv = make_server(ssl=server_ssl)
+    host, port = srv.url.split("//")[1].rsplit(":", 1)
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    tls = client_ssl.wrap_bio(incoming, outgoing, server_hostname=host)
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        while True:
+            try:
+                tls.do_handshake()
+                break
+            except ssl.SSLWantReadError:
+                sock.sendall(outgoing.read())
+                incoming.write(_received(sock))
+        tls.write(
+            f"GET / HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        sock.sendall(outgoing.read())  # the handshake's last message and the request, at once
+        head = b""
+        while b"\r\n\r\n" not in head:
+            incoming.write(_received(sock))
+            with contextlib.suppress(ssl.SSLWantReadError):
+                head += tls.read(65536)
+    assert b" 101 " in head.split(b"\r\n")[0], head
 
 
 def test_failures_to_accept_a_connection_are_logged_once_a_minute():

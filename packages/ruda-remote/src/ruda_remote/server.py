@@ -31,6 +31,7 @@ import socket
 import ssl as ssl_module
 import time
 import warnings
+from asyncio import sslproto
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from types import ModuleType
@@ -70,6 +71,10 @@ MAX_UNREAD_ANSWERS = 64 * 1024
 REFUSALS_TOLD = 16
 #: seconds a connection closed to make room is given to read why before it is cut off
 EVICTION_WAIT_S = 1.0
+#: seconds a connection's TLS handshake may take, and its TLS shutdown: websockets' own timeouts
+#: for opening and closing a connection, which it gave asyncio's TLS layer when that ran it
+TLS_HANDSHAKE_TIMEOUT = 10
+TLS_SHUTDOWN_TIMEOUT = 10
 #: the message of the event loop's error when a connection cannot be accepted (asyncio's)
 _ACCEPT_ERROR = "socket.accept() out of system resource"
 
@@ -211,6 +216,9 @@ class RemoteServer:
         self._handshakes: dict[_Connection, str] = {}
         #: connections refused at their start that wait for their upgrade to be told why
         self._refusals_told = 0
+        #: connections whose TLS handshake runs (over ``wss://``): websockets does not have them
+        #: yet, so :meth:`close` drops them itself
+        self._tls_handshakes: set[_Connection] = set()
         self._last_refusal_log = self._last_accept_error_log = -math.inf
         #: what close() gives the event loop back: its exception handler before this server's
         self._restore_handler: Callable[[], None] | None = None
@@ -250,7 +258,7 @@ class RemoteServer:
             self._handle,
             self.host,
             self.port,
-            ssl=self._ssl,
+            # no ssl: each connection runs its own TLS handshake once counted (_Connection)
             origins=[None, *map(Origin, self.allowed_origins)],  # None: no Origin header, not a browser
             max_size=HELLO_MAX_BYTES,  # raised to limits.max_message_bytes once authenticated
             compression=None,
@@ -284,6 +292,8 @@ class RemoteServer:
     def close(self) -> None:
         if self._server is not None:
             self._server.close()
+        for connection in self._tls_handshakes:
+            connection.tcp_transport.abort()
         if self._restore_handler is not None:
             self._restore_handler()
             self._restore_handler = None
@@ -297,8 +307,9 @@ class RemoteServer:
         """Count a connection from its TCP start, or refuse it: before, connections were counted
         from their WebSocket upgrade, so one address held 1024 TCP connections that never sent a
         byte (each for the 10 s the upgrade may take, then again), past its cap of 64, until the
-        server ran out of file descriptors and no client got in."""
-        peer = connection.transport.get_extra_info("peername")
+        server ran out of file descriptors and no client got in. Over ``wss://`` too, from before
+        its TLS handshake (see :meth:`_Connection.connection_made`)."""
+        peer = connection.tcp_transport.get_extra_info("peername")
         address = _auth.canonical_host(str(peer[0])) if peer else "unknown"
         refusal = self._admit(address)
         if refusal is None:
@@ -310,10 +321,11 @@ class RemoteServer:
             self._refusals_told += 1
             connection.refusal = refusal
         else:
-            connection.transport.abort()
+            connection.tcp_transport.abort()
 
     def _disconnected(self, connection: _Connection) -> None:
-        """Give back what :meth:`_connected` counted, when the TCP connection ends."""
+        """Give back what :meth:`_connected` counted, when the TCP connection ends (or its TLS
+        handshake fails)."""
         if connection.refusal is not None:
             self._refusals_told -= 1
         elif connection.address is not None:  # (not closed to make room: still counted)
@@ -370,8 +382,8 @@ class RemoteServer:
         del self._handshakes[oldest]
         oldest.address = None  # (no longer counted)
         self._uncount(address)
-        if oldest.state is not State.OPEN:  # not upgraded yet: nothing can be told to it
-            oldest.transport.abort()
+        if oldest.state is not State.OPEN:  # not upgraded yet (or in its TLS handshake): nothing
+            oldest.tcp_transport.abort()  # can be told to it
             return 1
         text = "closed to make room: no hello came, and the server is at its cap on connections"
         asyncio.get_running_loop().create_task(_evict(oldest, text))
@@ -650,8 +662,14 @@ class RemoteServer:
 
 
 class _Connection(ServerConnection):
-    """A connection that is counted against the server's caps from its TCP start, and that
-    closes a peer that makes it write answers the peer does not read.
+    """A connection that is counted against the server's caps from its TCP start, over ``wss://``
+    as over ``ws://``, and that closes a peer that makes it write answers the peer does not read.
+
+    Over ``wss://`` the server listens on plain TCP and each connection runs its own TLS
+    handshake once counted: asyncio's TLS servers hand a connection to its protocol only once
+    the handshake is done, and until then it was not counted at all, so one address held as
+    many connections as it liked in handshakes that never finished, each a file descriptor for
+    the 10 s the handshake may take, past the caps that bound them over ``ws://``.
 
     websockets answers each ping with a pong as it reads it, whether or not the peer reads, and
     asyncio's write buffer has no bound: a peer that sent nothing but pings and read nothing
@@ -661,9 +679,17 @@ class _Connection(ServerConnection):
     :data:`MAX_UNREAD_ANSWERS` the connection is closed.
     """
 
+    #: the connection's TCP transport, from its start: over ``wss://`` the one beneath TLS
+    tcp_transport: asyncio.Transport
+
     def __init__(self, *args: Any, remote: RemoteServer, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._remote = remote
+        #: whether a TLS handshake was started beneath the connection (over ``wss://``)
+        self._tls = False
+        #: whether websockets has the connection: from its TCP start over ``ws://``, once its
+        #: TLS handshake is done over ``wss://``; never for one refused and closed at once
+        self._handed_over = False
         #: the client's address while the connection is counted against the caps
         self.address: str | None = None
         #: why the connection is refused, when it was refused at its start
@@ -674,11 +700,61 @@ class _Connection(ServerConnection):
         self._unread_answers = 0
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        super().connection_made(transport)
+        """Count the connection at its TCP start, then hand it to websockets, over ``wss://``
+        once the TLS handshake is done (the TLS layer calls this again with its transport)."""
+        if self._tls:
+            self._hand_over(transport)
+            return
+        self.tcp_transport = cast(asyncio.Transport, transport)
         self._remote._connected(self)
+        if self.tcp_transport.is_closing():  # refused and closed at once
+            return
+        if self._remote._ssl is None:
+            self._hand_over(transport)
+        else:
+            self._start_tls(self._remote._ssl)
+
+    def _hand_over(self, transport: asyncio.BaseTransport) -> None:
+        self._handed_over = True
+        super().connection_made(transport)  # (websockets starts its handler)
+
+    def _start_tls(self, context: ssl_module.SSLContext) -> None:
+        """Run the TLS handshake beneath this connection, which is counted already.
+
+        asyncio's public ``loop.start_tls`` cannot do it: it hands the TLS transport over from
+        a task that runs only after its TLS layer may have passed the client's first bytes on
+        (the upgrade request comes with the handshake's last message), before websockets has a
+        transport to answer on. So the TLS layer is made as asyncio's own TLS servers make it,
+        with its private class (the same arguments since Python 3.11): it calls
+        :meth:`connection_made` with its transport once the handshake is done."""
+        loop = asyncio.get_running_loop()
+        handshake: asyncio.Future[None] = loop.create_future()
+        handshake.add_done_callback(self._handshake_ended)
+        tls = sslproto.SSLProtocol(
+            loop,
+            self,
+            context,
+            handshake,
+            server_side=True,
+            ssl_handshake_timeout=TLS_HANDSHAKE_TIMEOUT,
+            ssl_shutdown_timeout=TLS_SHUTDOWN_TIMEOUT,
+        )
+        self._tls = True
+        self._remote._tls_handshakes.add(self)
+        self.tcp_transport.set_protocol(tls)
+        tls.connection_made(self.tcp_transport)
+
+    def _handshake_ended(self, handshake: asyncio.Future[None]) -> None:
+        """Give back the place of a connection whose TLS handshake failed, timed out or was cut
+        off: the TLS layer tells only a protocol it has handed its transport that it is lost."""
+        handshake.exception()  # (retrieved: a failed handshake is the client's doing, not logged)
+        self._remote._tls_handshakes.discard(self)
+        if not self._handed_over:
+            self._remote._disconnected(self)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        super().connection_lost(exc)
+        if self._handed_over:
+            super().connection_lost(exc)
         self._remote._disconnected(self)
 
     def data_received(self, data: bytes) -> None:
