@@ -474,7 +474,7 @@ class RemoteServer:
                         for part in wire.messages(reply):
                             await ws.send(part)
                             sent.messages += 1
-                    await _taken_by_socket(ws.transport)
+                    await _taken_by_socket(ws)
                 finally:
                     session.sent()
         except websockets.ConnectionClosed:
@@ -493,17 +493,17 @@ class RemoteServer:
                 self._end_session(session, peer, ws, loop)
             worker.shutdown(wait=False)
 
-    async def _close_if_stalled(self, ws: ServerConnection, sent: _Sent) -> None:
+    async def _close_if_stalled(self, ws: _Connection, sent: _Sent) -> None:
         """Close ``ws`` once its client has read none of what waits for it for
         :data:`OUTPUT_STALL_S`: no message sent, and the bytes its socket has not taken yet not
         fewer. A reply waits in ``ws.send`` for the client to read (websockets' flow control),
         holding a piece of its array and its read's copy, which count against the server's
         budget until they are sent; a client that stopped reading had held them for good."""
         loop = asyncio.get_running_loop()
-        messages, unsent, since = sent.messages, _unsent_bytes(ws.transport), loop.time()
+        messages, unsent, since = sent.messages, _unsent_bytes(ws), loop.time()
         while True:
             await asyncio.sleep(min(1.0, OUTPUT_STALL_S / 4))
-            now = _unsent_bytes(ws.transport)
+            now = _unsent_bytes(ws)
             if not now or now < unsent or sent.messages != messages:
                 since = loop.time()
             messages, unsent = sent.messages, now
@@ -787,35 +787,29 @@ class _Sent:
         self.messages = 0
 
 
-def _tcp_transport(transport: asyncio.WriteTransport) -> asyncio.WriteTransport | None:
-    """The TCP transport beneath asyncio's TLS transport ``transport``; None for any other.
+def _unsent_bytes(ws: _Connection) -> int:
+    """Bytes written to ``ws`` that its socket has not taken yet, over ``wss://`` those the TCP
+    transport beneath TLS holds included.
 
     asyncio's TLS layer encrypts a message whole and hands it on to the TCP transport at once,
     however little the peer reads, and holds back only what comes after it; its own
     ``get_write_buffer_size`` counts only what it holds back. So over ``wss://`` a reply's last
     message left ``ws.send`` at once and was not counted as waiting: a client that read nothing
     had 12 MiB wait uncharged and unseen by :meth:`RemoteServer._close_if_stalled`, until
-    websockets' keepalive gave up on it 50 s later. asyncio offers no public way to it (another
-    event loop's TLS transport may have none: then only its own count is used)."""
-    protocol = getattr(transport, "_ssl_protocol", None)
-    tcp = getattr(protocol, "_transport", None)
-    return tcp if isinstance(tcp, asyncio.WriteTransport) else None
+    websockets' keepalive gave up on it 50 s later."""
+    unsent = ws.transport.get_write_buffer_size()
+    if ws.tcp_transport is not ws.transport:
+        unsent += ws.tcp_transport.get_write_buffer_size()
+    return unsent
 
 
-def _unsent_bytes(transport: asyncio.WriteTransport) -> int:
-    """Bytes written to ``transport`` that its socket has not taken yet, under TLS those the
-    TCP transport beneath it holds included."""
-    tcp = _tcp_transport(transport)
-    return transport.get_write_buffer_size() + (tcp.get_write_buffer_size() if tcp is not None else 0)
-
-
-async def _taken_by_socket(transport: asyncio.WriteTransport) -> None:
-    """Wait until the socket has taken what was written to ``transport``, but for what its flow
-    control leaves buffered: ``ws.send`` waits for that itself, except for what asyncio's TLS
-    layer has handed on to the TCP transport (see :func:`_tcp_transport`). A reply counts
+async def _taken_by_socket(ws: _Connection) -> None:
+    """Wait until the socket has taken what was written to ``ws``, but for what its flow control
+    leaves buffered: ``ws.send`` waits for that itself, except for what asyncio's TLS layer has
+    handed on to the TCP transport beneath it (see :func:`_unsent_bytes`). A reply counts
     against the budget until then, over ``wss://`` as over ``ws://``."""
-    tcp = _tcp_transport(transport)
-    if tcp is None:
+    tcp = ws.tcp_transport
+    if tcp is ws.transport:
         return
     low = tcp.get_write_buffer_limits()[0]
     while tcp.get_write_buffer_size() > low and not tcp.is_closing():
