@@ -64,6 +64,12 @@ def test_tls_with_a_self_signed_certificate(make_server, tmp_path):
         ruda_remote.RemoteDevice(srv.url, token=TOKEN, ssl=ssl.create_default_context())
 
 
+def test_a_tls_context_made_for_clients_is_refused():
+    """Given a client's context, the server had started and failed every TLS handshake."""
+    with pytest.raises(ValueError, match="ssl must be a context for a server.*PROTOCOL_TLS_CLIENT"):
+        RemoteServer("host", ssl=ssl.create_default_context())
+
+
 def _serve(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "ruda_remote", "serve", "--backend", "host", *args],

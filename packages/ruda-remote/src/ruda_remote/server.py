@@ -123,6 +123,21 @@ def _check_bind(host: Any, token: str | None, ssl: ssl_module.SSLContext | None,
         )
 
 
+def _check_ssl(ssl: ssl_module.SSLContext | None) -> None:
+    """Refuse a TLS context that cannot serve (one made for clients, as
+    ``ssl.create_default_context()`` makes it): each connection's TLS layer is made from it once
+    the connection is counted, and would fail there, every time."""
+    if ssl is None:
+        return
+    try:
+        ssl.wrap_bio(ssl_module.MemoryBIO(), ssl_module.MemoryBIO(), server_side=True)
+    except ssl_module.SSLError as err:
+        raise ValueError(
+            f"ssl must be a context for a server, e.g. ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER) with "
+            f"load_cert_chain(cert, key): {err}"
+        ) from None
+
+
 def _check_origins(origins: Sequence[str]) -> tuple[str, ...]:
     """The allowed ``Origin`` values, each as a browser sends it (``https://host[:port]``)."""
     if isinstance(origins, str):
@@ -195,6 +210,7 @@ class RemoteServer:
                 "the token is empty: pass a non-empty token, or token=None for no authentication"
             )
         _check_bind(host, token, ssl, insecure)
+        _check_ssl(ssl)
         self.allowed_origins = _check_origins(allowed_origins)
         self.addresses = _check_addresses(addresses)
         self._hostname = _auth.canonical_host(socket.gethostname())
