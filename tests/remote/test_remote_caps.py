@@ -164,17 +164,23 @@ def test_tcp_connections_count_from_their_start(make_server, raw_connect):
         # (accepted in the order they came: the idle ones are counted before the device's)
         with pytest.raises(ruda_remote.RemoteConnectionError, match="from 127.0.0.1: it holds 3"):
             ruda_remote.RemoteDevice(srv.url, timeout=10)
-        flood = [socket.create_connection((host, int(port))) for _ in range(server_module.REFUSALS_TOLD + 20)]
-        deadline, closed = time.monotonic() + 5, []
-        while len(closed) < 20 and time.monotonic() < deadline:
-            time.sleep(0.05)
-            closed, _, _ = select.select(flood, [], [], 0)  # (one its peer closed reads as ready)
-        assert len(closed) >= 20
+        assert _flood(host, port, flood) >= 20
         assert srv.server.connection_count() == 3
         assert _first_message(raw_connect(srv.url, source="127.0.0.2"))[0] == "challenge"  # another address
     finally:
         for sock in idle + flood:
             sock.close()
+
+
+def _flood(host: str, port: str, flood: list[socket.socket]) -> int:
+    """Open ``REFUSALS_TOLD + 20`` TCP connections past the caps into ``flood``; how many of them
+    the server closed at once (within 5 s)."""
+    flood += [socket.create_connection((host, int(port))) for _ in range(server_module.REFUSALS_TOLD + 20)]
+    deadline, closed = time.monotonic() + 5, []
+    while len(closed) < 20 and time.monotonic() < deadline:
+        time.sleep(0.05)
+        closed, _, _ = select.select(flood, [], [], 0)  # (one its peer closed reads as ready)
+    return len(closed)
 
 
 def _tls_contexts(directory: Path) -> tuple[ssl.SSLContext, ssl.SSLContext]:
@@ -220,12 +226,7 @@ def test_tls_connections_count_from_their_tcp_start(make_server, raw_connect, tm
         assert _counted_becomes(srv, 3) == 3
         with pytest.raises(ruda_remote.RemoteConnectionError, match="from 127.0.0.1: it holds 3"):
             ruda_remote.RemoteDevice(srv.url, ssl=client_ssl, timeout=10)
-        flood = [socket.create_connection((host, int(port))) for _ in range(server_module.REFUSALS_TOLD + 20)]
-        deadline, closed = time.monotonic() + 5, []
-        while len(closed) < 20 and time.monotonic() < deadline:
-            time.sleep(0.05)
-            closed, _, _ = select.select(flood, [], [], 0)  # (one its peer closed reads as ready)
-        assert len(closed) >= 20
+        assert _flood(host, port, flood) >= 20
         assert srv.server.connection_count() == 3
         another = raw_connect(srv.url, source="127.0.0.2", ssl_context=client_ssl)
         assert _first_message(another)[0] == "challenge"
