@@ -73,6 +73,15 @@ def self_signed_certificate(directory: Path) -> tuple[Path, Path]:
     return cert_path, key_path
 
 
+def tls_contexts(directory: Path) -> tuple[ssl.SSLContext, ssl.SSLContext]:
+    """A server's TLS context with a self-signed certificate (its files in ``directory``), and a
+    client's that trusts it."""
+    cert, key = self_signed_certificate(directory)
+    server_ssl = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_ssl.load_cert_chain(cert, key)
+    return server_ssl, ssl.create_default_context(cafile=str(cert))
+
+
 class SocketPeer:
     """A WebSocket client written on a bare socket with a small receive buffer, so that it can
     stop reading whenever a test likes, as a client that wants the server to hold its replies

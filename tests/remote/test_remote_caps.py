@@ -15,13 +15,12 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import ruda_remote
 import websockets
-from remote_handshake import self_signed_certificate
+from remote_handshake import tls_contexts
 from ruda_remote import _auth, wire
 from ruda_remote import server as server_module
 from websockets.sync.client import ClientConnection, connect
@@ -183,14 +182,6 @@ def _flood(host: str, port: str, flood: list[socket.socket]) -> int:
     return len(closed)
 
 
-def _tls_contexts(directory: Path) -> tuple[ssl.SSLContext, ssl.SSLContext]:
-    """A server's TLS context with a self-signed certificate, and a client's that trusts it."""
-    cert, key = self_signed_certificate(directory)
-    server_ssl = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    server_ssl.load_cert_chain(cert, key)
-    return server_ssl, ssl.create_default_context(cafile=str(cert))
-
-
 def _halfway_through_tls(url: str, source: str = "127.0.0.1") -> socket.socket:
     """A TCP connection from ``source`` that begins a TLS handshake (its first message) and
     sends nothing more: a handshake that never finishes."""
@@ -217,7 +208,7 @@ def test_tls_connections_count_from_their_tcp_start(make_server, raw_connect, tm
     was done, so one that never began it, or stopped halfway, was not counted: one address held
     as many TCP connections as it liked, each for the 10 s the handshake may take, and the caps
     that bound its file descriptors over ``ws://`` did not hold."""
-    server_ssl, client_ssl = _tls_contexts(tmp_path)
+    server_ssl, client_ssl = tls_contexts(tmp_path)
     srv = make_server(limits=wire.Limits(max_sessions=8, max_sessions_per_address=3), ssl=server_ssl)
     host, port = srv.url.split("//")[1].rsplit(":", 1)
     idle = [socket.create_connection((host, int(port))) for _ in range(2)] + [_halfway_through_tls(srv.url)]
@@ -239,7 +230,7 @@ def test_tls_connections_count_from_their_tcp_start(make_server, raw_connect, tm
 def test_tls_handshakes_that_never_finish_make_room_for_new_connections(make_server, tmp_path):
     """At the caps, a new connection takes the place of the oldest that has not said hello, one
     whose TLS handshake has not finished as well."""
-    server_ssl, client_ssl = _tls_contexts(tmp_path)
+    server_ssl, client_ssl = tls_contexts(tmp_path)
     srv = make_server(limits=wire.Limits(max_sessions=4, max_sessions_per_address=2), ssl=server_ssl)
     halfway = [_halfway_through_tls(srv.url, source=f"127.0.0.{2 + i // 2}") for i in range(4)]
     try:
@@ -258,7 +249,7 @@ def test_a_tls_handshake_that_never_finishes_gives_its_place_back_when_cut_off(
     make_server, tmp_path, monkeypatch
 ):
     monkeypatch.setattr(server_module, "TLS_HANDSHAKE_TIMEOUT", 1)
-    server_ssl, _ = _tls_contexts(tmp_path)
+    server_ssl, _ = tls_contexts(tmp_path)
     srv = make_server(ssl=server_ssl)
     halfway = _halfway_through_tls(srv.url)
     try:
@@ -280,7 +271,7 @@ def test_an_upgrade_request_sent_with_the_tls_handshakes_last_message_is_answere
     """The server runs each TLS handshake itself (to count it): the request that comes in one
     write with the client's last handshake message reaches websockets all the same, though
     the TLS layer passes it on in the same step as it ends the handshake."""
-    server_ssl, client_ssl = _tls_contexts(tmp_path)
+    server_ssl, client_ssl = tls_contexts(tmp_path)
     srv = make_server(ssl=server_ssl)
     host, port = srv.url.split("//")[1].rsplit(":", 1)
     incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()

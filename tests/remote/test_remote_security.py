@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import ruda
 import ruda_remote
-from remote_handshake import self_signed_certificate
+from remote_handshake import tls_contexts
 from ruda_remote import cli, wire
 from ruda_remote import server as server_module
 from ruda_remote.server import RemoteServer, start_websocket, start_websocket_async
@@ -48,12 +48,9 @@ def test_the_token_never_reaches_a_log(make_server, caplog):
 
 
 def test_tls_with_a_self_signed_certificate(make_server, tmp_path):
-    cert, key = self_signed_certificate(tmp_path)
-    server_ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    server_ctx.load_cert_chain(cert, key)
+    server_ctx, client_ctx = tls_contexts(tmp_path)
     srv = make_server(ssl=server_ctx, token=TOKEN)
     assert srv.url.startswith("wss://")
-    client_ctx = ssl.create_default_context(cafile=str(cert))
     # a longer wait than the 10 s default: the server's thread shares this process's GIL, and a
     # loaded 2-core CI machine once took longer than that over the handshake
     with ruda_remote.RemoteDevice(srv.url, token=TOKEN, ssl=client_ctx, connect_timeout=30) as dev:

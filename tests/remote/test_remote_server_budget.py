@@ -11,7 +11,6 @@ from __future__ import annotations
 import gc
 import os
 import signal
-import ssl
 import subprocess
 import sys
 import textwrap
@@ -23,7 +22,7 @@ from typing import Any
 import numpy as np
 import pytest
 import ruda_remote
-from remote_handshake import SocketPeer, self_signed_certificate
+from remote_handshake import SocketPeer, tls_contexts
 from ruda_remote import server as server_module
 from ruda_remote import wire
 
@@ -244,12 +243,7 @@ def test_a_reply_its_client_does_not_read_stays_charged_until_its_connection_is_
     with its defaults)."""
     monkeypatch.setattr(server_module, "OUTPUT_STALL_S", 1.0)
     caplog.set_level("WARNING", logger="ruda_remote.server")
-    server_ssl = client_ssl = None
-    if tls:
-        cert, key = self_signed_certificate(tmp_path)
-        server_ssl = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        server_ssl.load_cert_chain(cert, key)
-        client_ssl = ssl.create_default_context(cafile=str(cert))
+    server_ssl, client_ssl = tls_contexts(tmp_path) if tls else (None, None)
     limits = wire.Limits(max_session_bytes=16 * MIB, max_server_bytes=24 * MIB)
     srv = make_server(limits=limits, ssl=server_ssl)
     peer = SocketPeer(srv.url, client_ssl)
