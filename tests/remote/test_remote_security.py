@@ -65,6 +65,8 @@ def test_a_tls_context_made_for_clients_is_refused():
     """Given a client's context, the server had started and failed every TLS handshake."""
     with pytest.raises(ValueError, match="ssl must be a context for a server.*PROTOCOL_TLS_CLIENT"):
         RemoteServer("host", ssl=ssl.create_default_context())
+    with pytest.raises(TypeError, match="ssl must be an ssl.SSLContext .* got str"):
+        RemoteServer("host", ssl="cert.pem")
 
 
 def _serve(*args: str) -> subprocess.CompletedProcess[str]:

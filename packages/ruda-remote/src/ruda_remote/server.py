@@ -129,6 +129,11 @@ def _check_ssl(ssl: ssl_module.SSLContext | None) -> None:
     the connection is counted, and would fail there, every time."""
     if ssl is None:
         return
+    if not isinstance(ssl, ssl_module.SSLContext):
+        raise TypeError(
+            f"ssl must be an ssl.SSLContext (or None for no TLS), got {type(ssl).__name__}: make one with "
+            "ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER) and load_cert_chain(cert, key)"
+        )
     try:
         ssl.wrap_bio(ssl_module.MemoryBIO(), ssl_module.MemoryBIO(), server_side=True)
     except ssl_module.SSLError as err:
