@@ -19,6 +19,7 @@ import torch
 from router_backends import second_backend
 from ruda import spec
 from ruda.testing import assert_matches_numpy, assert_numpy_ufuncs_run_in_namespace, python_output
+from ruda.testing.programs import run_programs
 from ruda_router import Array, DeviceMismatchError, Router, duo, quad, trio
 from ruda_router._transfer import migrate
 
@@ -642,3 +643,9 @@ def test_a_mask_with_an_empty_axis_selects_nothing(first: str) -> None:
         assert got.shape == host[mask].shape, shape
     with pytest.raises(IndexError):
         x[xp.asarray(np.zeros((3,), dtype=bool))]  # neither matches nor is empty
+
+
+def test_random_programs_of_views_and_writes_match_numpy():
+    # the router's arrays wrap the backend's: views, in-place writes and reads through them
+    # (see ruda.testing.programs)
+    run_programs(XP)

@@ -17,6 +17,7 @@ from hypothesis.extra.array_api import make_strategies_namespace
 from ruda import spec
 from ruda.testing import assert_matches_numpy, parametrize_backends, python_output
 from ruda.testing.conformance import ConformanceChecks
+from ruda.testing.programs import run_programs
 
 _ROW = {b.name: b for b in ruda.backends()}.get("torch")
 if _ROW is None or not _ROW.available:
@@ -482,3 +483,9 @@ def test_roll_take_and_clip_as_the_standard_has_them() -> None:
         assert xp.take(x, xp.asarray([2, 0], dtype=dtype), axis=1).tolist() == [[2, 0], [5, 3]]
     clipped = xp.clip(xp.asarray([1, 100], dtype=xp.int8), xp.asarray([5, 5], dtype=xp.int16))
     assert clipped.dtype == xp.int8 and clipped.tolist() == [5, 100]  # (it took the bound's int16)
+
+
+def test_random_programs_of_views_and_writes_match_numpy():
+    # (see ruda.testing.programs; PyTorch's tensors refuse slices with negative steps, and
+    # writes of a tensor into memory it shares: "clone() the tensor before")
+    run_programs(xp, reversed_slices=False, aliased_writes=False)

@@ -13,6 +13,8 @@
   import), a call with a process-wide switch set another way.
 - :func:`sweep_values` and :func:`ulp_error`: accuracy sweeps of elementwise
   functions (:data:`MATH_UNARY`, :data:`MATH_BINARY`), in units in the last place.
+- :mod:`ruda.testing.programs`: random programs of operations, views, writes and reads run on a
+  backend, on NumPy and unfused, compared step by step (``run_programs(xp)``).
 - :mod:`ruda.testing.conformance`: property-based checks built on
   ``hypothesis.extra.array_api.make_strategies_namespace(xp)`` that any
   backend's test module reuses by subclassing ``ConformanceChecks``.

@@ -1,0 +1,566 @@
+"""Random programs run on a backend and on NumPy side by side: a differential test of what a
+lazy backend does between the calls.
+
+The official suite calls each function once on fresh arrays; the mistakes of a backend that
+records operations and runs them later lie in what comes between: a write into an array that a
+pending operation still reads, a view of a pending result, an array dropped (its buffer back in a
+pool) while a pending graph reads it, a write through one view seen through another, a cached
+kernel or launch found again for a graph that only looks the same. :func:`program_machine` makes
+a Hypothesis state machine whose steps are such a program: arrays made from drawn values
+(NaN, infinities, signed zeros, subnormals, integer extremes), elementwise operations with arrays
+and Python scalars, sums of many arrays, comparisons and ``where``, casts, reductions, views
+(slices, flips, transposes, reshapes), in-place operators and item assignment through any view
+(from other views of the same memory too), arrays dropped, the last step repeated on the same
+arrays (as a loop repeats its body), ``synchronize()``, and reads at random points. Every step
+runs on NumPy, on the backend, and, given ``set_fusion``, on the backend with fusion off; each
+read compares them, and so does the end of the program for every array still alive. Hypothesis
+shrinks a failing program to a few steps.
+
+How results compare: the backend with and without fusion, bit for bit (NaN's sign and payload
+aside: see :func:`ruda.testing.assert_same_bits`). With NumPy, bit for bit where IEEE arithmetic
+fixes the result (``+``, ``-``, ``*``, ``floor``, comparisons, ``where``, wrapping integers, ...);
+up to the sign of zero where the standard leaves it to the library (``maximum(0.0, -0.0)``); not
+at all for what libraries may round differently (``exp``, ``sqrt``, ``/``, a float sum's order),
+nor for anything computed from such a value or written into memory such a value shares.
+
+Use it in a backend's tests as::
+
+    def test_programs():
+        run_programs(ruda_wgpu, set_fusion=_fusion.set_enabled)
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
+
+from ruda._tensordata import to_numpy
+from ruda.testing._bits import assert_same_bits
+
+#: how far a value is known to match NumPy's (see the module docstring), weakest first
+UNKNOWN, VALUE, BITS = 0, 1, 2
+
+#: the shapes of the arrays a program makes (views make others); they broadcast together
+SHAPES: list[tuple[int, ...]] = [(3, 4), (4,), (3, 1), (1, 4), (), (2, 3, 4)]
+#: arrays alive at once, at most
+MAX_ALIVE = 12
+
+_INTEGER_UNARY = {"abs": BITS, "square": BITS, "bitwise_invert": BITS}
+_INTEGER_BINARY = {
+    "add": BITS,
+    "subtract": BITS,
+    "multiply": BITS,
+    "maximum": BITS,
+    "minimum": BITS,
+    "bitwise_and": BITS,
+    "bitwise_xor": BITS,
+}
+#: elementwise functions by operand dtype kind, each with what its result is known to match
+UNARY: dict[str, dict[str, int]] = {
+    "f": {
+        "negative": BITS,
+        "abs": BITS,
+        "floor": BITS,
+        "ceil": BITS,
+        "trunc": BITS,
+        "square": BITS,
+        "sign": BITS,
+        "exp": UNKNOWN,
+        "sin": UNKNOWN,
+        "sqrt": UNKNOWN,
+        "tanh": UNKNOWN,
+    },
+    "i": {"negative": BITS, **_INTEGER_UNARY},
+    "u": _INTEGER_UNARY,
+    "b": {"logical_not": BITS},
+}
+BINARY: dict[str, dict[str, int]] = {
+    "f": {
+        "add": BITS,
+        "subtract": BITS,
+        "multiply": BITS,
+        "copysign": BITS,
+        "maximum": VALUE,
+        "minimum": VALUE,
+        "divide": UNKNOWN,
+        "atan2": UNKNOWN,
+    },
+    "i": _INTEGER_BINARY,
+    "u": _INTEGER_BINARY,
+    "b": {"logical_and": BITS, "logical_or": BITS, "logical_xor": BITS},
+}
+COMPARISONS = ("less", "less_equal", "equal", "not_equal", "greater")
+#: the operators a program uses as operators (``x + y`` rather than ``add(x, y)``)
+_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "<": operator.lt,
+    "==": operator.eq,
+}
+_INTEGER_IN_PLACE = {"+=": operator.iadd, "*=": operator.imul, "^=": operator.ixor}
+#: in-place operators by dtype kind
+IN_PLACE: dict[str, dict[str, Callable[[Any, Any], Any]]] = {
+    "f": {"+=": operator.iadd, "-=": operator.isub, "*=": operator.imul},
+    "i": _INTEGER_IN_PLACE,
+    "u": _INTEGER_IN_PLACE,
+    "b": {"&=": operator.iand, "|=": operator.ior},
+}
+#: casts: (from kind, to dtype) -> what the result is known to match (an int32 too wide for
+#: float32 rounds as the device's conversion rounds; WGSL leaves the direction to it); a cast to
+#: the operand's own dtype is a copy
+CASTS: dict[tuple[str, str], int] = {
+    ("b", "float32"): BITS,
+    ("b", "int32"): BITS,
+    ("i", "float32"): UNKNOWN,
+    ("i", "int32"): BITS,
+    ("u", "int32"): BITS,
+    ("f", "bool"): BITS,
+    ("f", "float32"): BITS,
+    ("f", "float16"): BITS,
+    ("i", "bool"): BITS,
+}
+
+
+def _elements(dtype: np.dtype[Any]) -> st.SearchStrategy[Any]:
+    """Values of ``dtype``: edge values often, any value now and then."""
+    if dtype.kind == "f":
+        info = np.finfo(dtype)
+        edges = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.5,
+            0.5,
+            np.inf,
+            -np.inf,
+            np.nan,
+            info.max,
+            info.smallest_subnormal,
+            -info.tiny,
+        ]
+        return st.sampled_from([float(dtype.type(e)) for e in edges]) | st.floats(width=info.bits)  # type: ignore[arg-type]
+    if dtype.kind in "iu":
+        limits = np.iinfo(dtype)
+        edges = [0, 1, 2, 7, int(limits.max), int(limits.min), *([-1] if dtype.kind == "i" else [])]
+        return st.sampled_from(edges) | st.integers(int(limits.min), int(limits.max))
+    return st.booleans()
+
+
+def _scalars(dtype: np.dtype[Any]) -> st.SearchStrategy[Any]:
+    """Python scalars for an operation with an array of ``dtype``, each one it holds exactly."""
+    if dtype.kind == "f":
+        special = st.sampled_from([0.0, -0.0, 0.5, -2.0, np.inf, np.nan])
+        return special | st.floats(width=np.finfo(dtype).bits)  # type: ignore[arg-type]
+    if dtype.kind in "iu":
+        limits = np.iinfo(dtype)
+        return st.integers(max(-1000, int(limits.min)), min(1000, int(limits.max)))
+    return st.booleans()
+
+
+def _broadcasts(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+    return all(x == y or x == 1 or y == 1 for x, y in zip(a[::-1], b[::-1], strict=False))
+
+
+def _into(value: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    """Whether ``value`` broadcasts to exactly ``target``."""
+    return len(value) <= len(target) and all(
+        x == y or x == 1 for x, y in zip(value[::-1], target[::-1], strict=False)
+    )
+
+
+_PARTS = [slice(1, None), slice(None, -1), slice(None, None, 2)]
+
+
+def _index(shape: tuple[int, ...], reversed_slices: bool) -> st.SearchStrategy[tuple[Any, ...]]:
+    """A basic index of an array of ``shape``: per axis a slice (steps of 1 and 2, and -1 if
+    ``reversed_slices``) or an integer, never an empty result; it ends with ``...``, so that
+    NumPy gives a view even where every axis takes an integer (rather than a scalar)."""
+    parts = [*_PARTS, slice(None, None, -1)] if reversed_slices else _PARTS
+
+    def axis(n: int) -> st.SearchStrategy[Any]:
+        slices = [slice(None), *(parts if n > 1 else [])]
+        return st.sampled_from(slices) | st.integers(-n, n - 1)
+
+    return st.tuples(*(axis(n) for n in shape)).map(lambda t: (*t, ...))
+
+
+def _known(level: int, *operands: Any) -> int:
+    """How far the result of an operation whose own result matches NumPy's as far as ``level``
+    is known, from ``operands`` (Python scalars are exact): a signed zero or a rounding that may
+    differ in an operand can change a result in any way (``1 / x``, ``copysign``)."""
+    exact = all(v.known == BITS for v in operands if isinstance(v, Value))
+    return level if exact else UNKNOWN
+
+
+class Value:
+    """One array of the program in each run: NumPy's (``want``), the backend's (``got``) and the
+    backend's with fusion off (``plain``, or None); ``known`` says how far ``got`` must match
+    ``want`` (:data:`BITS`, :data:`VALUE` or :data:`UNKNOWN`); ``memory`` names the array whose
+    memory it views (itself for a fresh one); ``fresh`` is false for views."""
+
+    __slots__ = ("fresh", "got", "known", "memory", "name", "plain", "want")
+
+    def __init__(
+        self, name: str, want: Any, got: Any, plain: Any, known: int, memory: str | None, fresh: bool
+    ) -> None:
+        self.name, self.want, self.got, self.plain, self.known = name, want, got, plain, known
+        self.memory = name if memory is None else memory
+        self.fresh = fresh
+
+    def __repr__(self) -> str:  # (how a failing program's steps name it)
+        view = "" if self.fresh else f", a view of {self.memory}"
+        return f"{self.name} ({self.want.dtype}{list(self.want.shape)}{view})"
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.want.shape)
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        dtype: np.dtype[Any] = self.want.dtype
+        return dtype
+
+    @property
+    def kind(self) -> str:
+        return str(self.want.dtype.kind)
+
+
+def program_machine(
+    xp: Any,
+    *,
+    set_fusion: Callable[[bool], bool] | None = None,
+    dtypes: Sequence[str] = ("float32", "int32", "bool"),
+    reversed_slices: bool = True,
+    aliased_writes: bool = True,
+) -> type[RuleBasedStateMachine]:
+    """A state machine running random programs on namespace ``xp`` and on NumPy (see the module
+    docstring); ``set_fusion(on)`` (returning the previous setting) turns the backend's fusion
+    on and off, to run each step a third time unfused; ``dtypes`` are those arrays are made of;
+    ``reversed_slices=False`` leaves out slices with negative steps, ``aliased_writes=False``
+    writes of an array into memory it shares (PyTorch's tensors refuse both)."""
+
+    def steps(call: Callable[..., Any], *operands: Any) -> tuple[Any, Any, Any]:
+        """``call(ns, *operands)`` on NumPy, on the backend, and on the backend unfused (None
+        without ``set_fusion``), each on its own run's arrays."""
+
+        def on(run: int) -> list[Any]:
+            return [(v.want, v.got, v.plain)[run] if isinstance(v, Value) else v for v in operands]
+
+        with np.errstate(all="ignore"):  # (and backends computing with NumPy: ruda.host)
+            want = call(np, *on(0))
+            if want is not None:  # (NumPy gives a scalar for a 0-d result; the others an array)
+                want = np.asarray(want)
+            got = call(xp, *on(1))
+            plain = None
+            if set_fusion is not None:
+                previous = set_fusion(False)
+                try:
+                    plain = call(xp, *on(2))
+                finally:
+                    set_fusion(previous)
+        return want, got, plain
+
+    class Programs(RuleBasedStateMachine):
+        def __init__(self) -> None:
+            super().__init__()
+            self.alive: list[Value] = []
+            self.made = 0  # arrays made so far, for their names
+            #: the last step that computed or wrote, for :meth:`again`
+            self.last: Callable[[], object] | None = None
+
+        def _pick(self, data: st.DataObject, where: Callable[[Value], bool] = lambda v: True) -> Value | None:
+            choices = [v for v in self.alive if where(v)]
+            return data.draw(st.sampled_from(choices), label="array") if choices else None
+
+        def _operand(self, data: st.DataObject, x: Value, into: tuple[int, ...] | None = None) -> Any:
+            """An operand for ``x``: an array of its dtype kind that broadcasts with it (or, to
+            be written into an array of shape ``into``, one of its dtype that broadcasts to that
+            shape), often another view of the same memory, or a Python scalar."""
+            if into is None:
+                fits = [v for v in self.alive if v.kind == x.kind and _broadcasts(v.shape, x.shape)]
+            else:
+                fits = [v for v in self.alive if v.dtype == x.dtype and _into(v.shape, into)]
+                if not aliased_writes:
+                    fits = [v for v in fits if v.memory != x.memory]
+            what = data.draw(
+                st.sampled_from(["array", "the same memory", "a Python scalar"]), label="operand"
+            )
+            if what == "the same memory":
+                shared = [v for v in fits if v.memory == x.memory and v is not x]
+                if not shared and reversed_slices and into in (None, x.shape):
+                    flip = (slice(None, None, -1),) * len(x.shape) + (...,)
+                    shared = [self._compute(lambda ns, a: a[flip], (x,), BITS, view_of=x)]
+                fits = shared or fits
+            if what == "a Python scalar" or not fits:
+                return data.draw(_scalars(x.dtype), label="scalar")
+            return data.draw(st.sampled_from(fits), label="array")
+
+        def _add(self, value: Value) -> Value:
+            if len(self.alive) >= MAX_ALIVE:  # (the oldest is forgotten, as by drop)
+                self.alive.pop(0)
+            self.alive.append(value)
+            self.made += 1
+            return value
+
+        def _compute(
+            self,
+            call: Callable[..., Any],
+            operands: tuple[Any, ...],
+            level: int,
+            view_of: Value | None = None,
+        ) -> Value:
+            """A new array, ``call(ns, *operands)`` in each run, matching NumPy's as far as
+            ``level`` allows (see :func:`_known`); a view of ``view_of``'s memory if given."""
+            want, got, plain = steps(call, *operands)
+            known = _known(level, *operands) if view_of is None else view_of.known
+            memory = None if view_of is None else view_of.memory
+            self.last = lambda: self._compute(call, operands, level, view_of)
+            return self._add(Value(f"a{self.made}", want, got, plain, known, memory, view_of is None))
+
+        def _write(self, call: Callable[..., Any], target: Value, operand: Any) -> None:
+            """``call(ns, target, operand)`` in each run, writing into ``target``: what shares
+            its memory is then known as far as both were."""
+            results = steps(call, target, operand)
+            if results[0] is not None:  # (an in-place operator's result: the same arrays)
+                target.want, target.got, target.plain = results
+            known = _known(BITS, target, operand)
+            for v in self.alive:
+                if v.memory == target.memory:
+                    v.known = min(v.known, known)
+            self.last = lambda: self._write(call, target, operand)
+
+        def _check(self, v: Value) -> None:
+            got = to_numpy(v.got)
+            if v.plain is not None:
+                assert_same_bits(got, to_numpy(v.plain))
+            want = np.asarray(v.want)
+            assert (got.dtype, got.shape) == (want.dtype, want.shape), (
+                got.dtype,
+                got.shape,
+                want.dtype,
+                want.shape,
+            )
+            if v.known == BITS:
+                assert_same_bits(got, want)
+            elif v.known == VALUE:
+                np.testing.assert_array_equal(got, want)  # (NaN at the same places; 0.0 == -0.0)
+
+        @initialize(data=st.data())
+        def start(self, data: st.DataObject) -> None:
+            """Two arrays to begin with, so that every step can run from the first."""
+            self.make(data)
+            self.make(data)
+
+        @rule(data=st.data())
+        def make(self, data: st.DataObject) -> None:
+            dtype = data.draw(st.sampled_from(list(dtypes)), label="dtype")
+            shape = data.draw(st.sampled_from(SHAPES), label="shape")
+            host = data.draw(hnp.arrays(dtype, shape, elements=_elements(np.dtype(dtype))), label="values")
+            plain = xp.asarray(host.copy()) if set_fusion is not None else None
+            self._add(Value(f"a{self.made}", host.copy(), xp.asarray(host.copy()), plain, BITS, None, True))
+
+        @rule(data=st.data())
+        def unary(self, data: st.DataObject) -> None:
+            x = self._pick(data)
+            assert x is not None
+            name = data.draw(st.sampled_from(sorted(UNARY[x.kind])), label="unary")
+            self._compute(lambda ns, a: getattr(ns, name)(a), (x,), UNARY[x.kind][name])
+
+        @rule(data=st.data())
+        def binary(self, data: st.DataObject) -> None:
+            """A function of two operands, either of them maybe a Python scalar."""
+            x = self._pick(data)
+            assert x is not None
+            name = data.draw(st.sampled_from(sorted(BINARY[x.kind])), label="binary")
+            y = self._operand(data, x)
+            operands = (y, x) if data.draw(st.booleans(), label="swap") else (x, y)
+            self._compute(lambda ns, a, b: getattr(ns, name)(a, b), operands, BINARY[x.kind][name])
+
+        @rule(data=st.data())
+        def operator_form(self, data: st.DataObject) -> None:
+            """``x + y``, ``2.0 * x``, ``x < y``: the operators, which take another path than the
+            functions."""
+            x = self._pick(data, lambda v: v.kind in "fiu")
+            if x is None:
+                return
+            y = self._operand(data, x)
+            symbol = data.draw(st.sampled_from(sorted(_OPERATORS)), label="operator")
+            operands = (y, x) if data.draw(st.booleans(), label="swap") else (x, y)
+            self._compute(lambda ns, a, b: _OPERATORS[symbol](a, b), operands, BITS)
+
+        @rule(data=st.data())
+        def many(self, data: st.DataObject) -> None:
+            """A sum of many arrays, so that a graph reads as many operands as a kernel binds
+            and more."""
+            x = self._pick(data, lambda v: v.kind in "fiu")
+            if x is None:
+                return
+            same = [v for v in self.alive if v.dtype == x.dtype and _into(v.shape, x.shape)]
+            others = data.draw(st.lists(st.sampled_from(same), min_size=2, max_size=10), label="arrays")
+            self._compute(lambda ns, *a: functools.reduce(operator.add, a), (x, *others), BITS)
+
+        @rule(data=st.data())
+        def compare_and_select(self, data: st.DataObject) -> None:
+            """A comparison, alone or selecting with ``where``."""
+            x = self._pick(data, lambda v: v.kind in "fiu")
+            if x is None:
+                return
+            y = self._pick(data, lambda v: v.kind == x.kind and _broadcasts(v.shape, x.shape))
+            assert y is not None  # (x itself)
+            name = data.draw(st.sampled_from(COMPARISONS), label="comparison")
+            if data.draw(st.booleans(), label="select"):
+                self._compute(lambda ns, a, b: ns.where(getattr(ns, name)(a, b), a, b), (x, y), BITS)
+            else:
+                self._compute(lambda ns, a, b: getattr(ns, name)(a, b), (x, y), BITS)
+
+        @rule(data=st.data())
+        def cast(self, data: st.DataObject) -> None:
+            x = self._pick(data)
+            assert x is not None
+            targets = sorted(t for k, t in CASTS if k == x.kind and t in dtypes)
+            if not targets:
+                return
+            to = data.draw(st.sampled_from(targets), label="to")
+
+            def call(ns: Any, a: Any) -> Any:
+                return ns.astype(a, np.dtype(to) if ns is np else getattr(xp, to))
+
+            self._compute(call, (x,), CASTS[(x.kind, to)])
+
+        @rule(data=st.data())
+        def reduce(self, data: st.DataObject) -> None:
+            """``sum`` (in the operand's dtype), ``max`` or ``min``, over all axes or one."""
+            x = self._pick(data, lambda v: v.kind in "fiu")
+            if x is None:
+                return
+            name = data.draw(st.sampled_from(["sum", "max", "min"]), label="reduction")
+            ndim = len(x.shape)
+            axis = data.draw(st.none() | st.integers(-ndim, ndim - 1) if ndim else st.none(), label="axis")
+            keepdims = data.draw(st.booleans(), label="keepdims")
+            # a float sum's order of additions is the library's; the max of 0.0 and -0.0 too
+            level = (UNKNOWN if name == "sum" else VALUE) if x.kind == "f" else BITS
+
+            def call(ns: Any, a: Any) -> Any:
+                if name == "sum":
+                    return ns.sum(a, axis=axis, keepdims=keepdims, dtype=a.dtype)
+                return getattr(ns, name)(a, axis=axis, keepdims=keepdims)
+
+            self._compute(call, (x,), level)
+
+        @rule(data=st.data())
+        def view(self, data: st.DataObject) -> None:
+            """A view: a slice, a flip of every axis, a transpose, or a reshape of a fresh
+            (contiguous) array."""
+            x = self._pick(data)
+            assert x is not None
+            how = data.draw(st.sampled_from(["slice", "flip", "transpose", "reshape"]), label="view")
+            if how == "transpose" and len(x.shape) == 2:
+                self._compute(lambda ns, a: ns.permute_dims(a, (1, 0)), (x,), BITS, view_of=x)
+            elif how == "reshape" and x.fresh:
+                self._compute(lambda ns, a: ns.reshape(a, (-1,)), (x,), BITS, view_of=x)
+            else:
+                flip = (slice(None, None, -1),) * len(x.shape) + (...,)
+                index = (
+                    flip if how == "flip" and reversed_slices else data.draw(_index(x.shape, reversed_slices))
+                )
+                self._compute(lambda ns, a: a[index], (x,), BITS, view_of=x)
+
+        @rule(data=st.data())
+        def in_place(self, data: st.DataObject) -> None:
+            """``t += y`` on any array or view, ``y`` maybe a view of the same memory."""
+            t = self._pick(data)
+            assert t is not None
+            update = IN_PLACE[t.kind][data.draw(st.sampled_from(sorted(IN_PLACE[t.kind])), label="in-place")]
+            self._write(lambda ns, a, b: update(a, b), t, self._operand(data, t, into=t.shape))
+
+        @rule(data=st.data())
+        def assign(self, data: st.DataObject) -> None:
+            """``t[index] = y``: a Python scalar, or an array broadcast into the part."""
+            t = self._pick(data)
+            assert t is not None
+            index = data.draw(_index(t.shape, reversed_slices), label="index")
+
+            def call(ns: Any, a: Any, b: Any) -> None:
+                a[index] = b
+
+            self._write(call, t, self._operand(data, t, into=np.empty(t.shape)[index].shape))
+
+        @rule()
+        def again(self) -> None:
+            """The last step that computed or wrote once more, on the same arrays, as a loop
+            repeats its body (a lazy backend may find what it prepared for it)."""
+            if self.last is not None:
+                self.last()
+
+        @rule(data=st.data())
+        def read(self, data: st.DataObject) -> None:
+            v = self._pick(data)
+            assert v is not None
+            self._check(v)
+
+        @precondition(lambda self: len(self.alive) > 2)
+        @rule(data=st.data())
+        def drop(self, data: st.DataObject) -> None:
+            """Forget an array: its memory may go back to a pool while pending work reads it."""
+            v = self._pick(data)
+            assert v is not None
+            self.alive.remove(v)
+
+        @rule()
+        def synchronize(self) -> None:
+            if hasattr(xp, "synchronize"):
+                xp.synchronize()
+
+        def teardown(self) -> None:
+            for v in self.alive:
+                self._check(v)
+
+    Programs.__name__ = Programs.__qualname__ = f"Programs_{getattr(xp, '__name__', 'xp')}"
+    return Programs
+
+
+def run_programs(
+    xp: Any,
+    *,
+    set_fusion: Callable[[bool], bool] | None = None,
+    programs: int = 60,
+    steps: int = 40,
+    dtypes: Sequence[str] = ("float32", "int32", "bool"),
+    reversed_slices: bool = True,
+    aliased_writes: bool = True,
+) -> None:
+    """Run ``programs`` random programs of up to ``steps`` steps on ``xp`` (see
+    :func:`program_machine`, which takes the other arguments); the first that goes wrong is
+    shrunk and raised."""
+    machine = program_machine(
+        xp,
+        set_fusion=set_fusion,
+        dtypes=dtypes,
+        reversed_slices=reversed_slices,
+        aliased_writes=aliased_writes,
+    )
+    run_state_machine_as_test(  # type: ignore[no-untyped-call]
+        machine,
+        settings=settings(
+            max_examples=programs,
+            stateful_step_count=steps,
+            deadline=None,  # (a program that compiles new kernels takes its time)
+            report_multiple_bugs=False,
+            suppress_health_check=[HealthCheck.too_slow],
+        ),
+    )

@@ -1,0 +1,21 @@
+"""Random programs of elementwise operations, views, in-place writes, drops and reads, run fused,
+unfused and on NumPy (see :mod:`ruda.testing.programs`): what lazy execution does between calls."""
+
+from __future__ import annotations
+
+import pytest
+import ruda_wgpu
+from ruda.testing.programs import run_programs
+from ruda_wgpu import _fusion
+
+#: every dtype class the device has everywhere, of one and two widths
+DTYPES = ("float32", "float16", "int32", "uint8", "bool")
+
+
+def test_programs_fused_unfused_and_on_numpy_agree():
+    run_programs(ruda_wgpu, set_fusion=_fusion.set_enabled, dtypes=DTYPES)
+
+
+@pytest.mark.slow
+def test_many_programs_fused_unfused_and_on_numpy_agree():
+    run_programs(ruda_wgpu, set_fusion=_fusion.set_enabled, dtypes=DTYPES, programs=3000, steps=60)
