@@ -16,6 +16,12 @@ def test_programs_fused_unfused_and_on_numpy_agree():
     run_programs(ruda_wgpu, set_fusion=_fusion.set_enabled, dtypes=DTYPES)
 
 
+def test_programs_alone_and_on_numpy_agree():
+    # without the unfused run, which takes buffers from the same pool between the fused steps,
+    # results and temporaries get the buffers they would in a program of their own
+    run_programs(ruda_wgpu, dtypes=DTYPES)
+
+
 @pytest.mark.slow
 def test_many_programs_fused_unfused_and_on_numpy_agree():
     run_programs(ruda_wgpu, set_fusion=_fusion.set_enabled, dtypes=DTYPES, programs=3000, steps=60)

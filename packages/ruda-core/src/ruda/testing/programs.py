@@ -329,8 +329,15 @@ def program_machine(
             want, got, plain = steps(call, *operands)
             known = _known(level, *operands) if view_of is None else view_of.known
             memory = None if view_of is None else view_of.memory
-            self.last = lambda: self._compute(call, operands, level, view_of)
-            return self._add(Value(f"a{self.made}", want, got, plain, known, memory, view_of is None))
+            value = self._add(Value(f"a{self.made}", want, got, plain, known, memory, view_of is None))
+
+            def again() -> None:  # (the result replaces this one, as a loop assigns a name again)
+                if value in self.alive:
+                    self.alive.remove(value)
+                self._compute(call, operands, level, view_of)
+
+            self.last = again
+            return value
 
         def _write(self, call: Callable[..., Any], target: Value, operand: Any) -> None:
             """``call(ns, target, operand)`` in each run, writing into ``target``: what shares
@@ -503,7 +510,8 @@ def program_machine(
         @rule()
         def again(self) -> None:
             """The last step that computed or wrote once more, on the same arrays, as a loop
-            repeats its body (a lazy backend may find what it prepared for it)."""
+            repeats its body: a new result replaces the last one, whose memory the new one may
+            get from a pool (a lazy backend may find what it prepared for it)."""
             if self.last is not None:
                 self.last()
 
