@@ -470,6 +470,47 @@ def program_machine(
             self._compute(call, (x,), level)
 
         @rule(data=st.data())
+        def gather(self, data: st.DataObject) -> None:
+            """What reads whole arrays rather than elements, on pending arrays and views too:
+            ``concat``, ``sort``, ``cumulative_sum``, ``matmul``."""
+            x = self._pick(data, lambda v: v.kind in "fiu" and len(v.shape) >= 1)
+            if x is None:
+                return
+            exact = BITS if x.kind != "f" else UNKNOWN  # (sums in the library's order; integers wrap)
+            how = data.draw(st.sampled_from(["concat", "sort", "cumulative_sum", "matmul"]), label="gather")
+            if how == "concat":
+                rows = [
+                    v for v in self.alive if v.dtype == x.dtype and v.shape[1:] == x.shape[1:] and v.shape
+                ]
+                y = data.draw(st.sampled_from(rows), label="array")
+                self._compute(lambda ns, a, b: ns.concat([a, b, a], axis=0), (x, y), BITS)
+            elif how == "sort":
+                descending = data.draw(st.booleans(), label="descending")
+                # (where 0.0 and -0.0 go is the library's; NaN goes last either way)
+                level = VALUE if x.kind == "f" and not descending else BITS if x.kind != "f" else UNKNOWN
+
+                def call(ns: Any, a: Any) -> Any:
+                    if ns is np:  # (NumPy's sort has no descending; for floats it is not compared)
+                        return np.flip(np.sort(a, axis=-1), axis=-1) if descending else np.sort(a, axis=-1)
+                    return ns.sort(a, axis=-1, descending=descending)
+
+                self._compute(call, (x,), level)
+            elif how == "cumulative_sum":
+                self._compute(lambda ns, a: ns.cumulative_sum(a, axis=-1, dtype=a.dtype), (x,), exact)
+            else:
+                inner = x.shape[-1]
+                right = [
+                    v
+                    for v in self.alive
+                    if v.dtype == x.dtype and v.shape[:1] == (inner,) and len(v.shape) <= 2
+                ]
+                y = data.draw(st.sampled_from(right), label="array") if right else None
+                if y is None:  # (x's own transpose fits)
+                    self._compute(lambda ns, a: ns.matmul(a, ns.matrix_transpose(a)), (x,), exact)
+                else:
+                    self._compute(lambda ns, a, b: ns.matmul(a, b), (x, y), exact)
+
+        @rule(data=st.data())
         def view(self, data: st.DataObject) -> None:
             """A view: a slice, a flip of every axis, a transpose, or a reshape of a fresh
             (contiguous) array."""
