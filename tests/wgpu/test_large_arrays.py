@@ -130,6 +130,26 @@ def test_cumulative_sums_and_products_beyond_a_binding(small_bindings: Any) -> N
         _same(xp.cumulative_sum(xp.asarray(m), axis=axis), np.cumsum(m, axis=axis, dtype=np.float32))
 
 
+def test_reductions_of_more_elements_than_their_kernels_count_raise_naming_the_function() -> None:
+    """A broadcast view has any number of elements without memory; reducing more than 2**32 - 1
+    of them raised struct.error from the packing of the kernels' parameters."""
+    huge = xp.broadcast_to(xp.ones(1), (2**33,))
+    calls = {
+        "sum": xp.sum,
+        "max": xp.max,
+        "any": lambda x: xp.any(x > 0),  # (a pending chain, read as it is reduced)
+        "count_nonzero": xp.count_nonzero,
+        "vector_norm": xp.linalg.vector_norm,
+    }
+    for name, call in calls.items():
+        with pytest.raises(NotImplementedError, match=rf"{name}\(\): cannot reduce an array of 8589934592"):
+            call(huge)
+    square = xp.broadcast_to(xp.ones((1, 1)), (2**17, 2**17))
+    with pytest.raises(NotImplementedError, match=r"sum\(\): cannot reduce an array of 17179869184"):
+        xp.sum(square, axis=0)
+    assert float(xp.sum(xp.ones(10))) == 10.0
+
+
 def test_masks_and_nonzero_beyond_a_binding(small_bindings: Any) -> None:
     h = _values(5000, seed=3)
     x = xp.asarray(h)

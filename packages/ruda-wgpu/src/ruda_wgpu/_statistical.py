@@ -79,9 +79,24 @@ def _reduce(x: Array, axis: Any, keepdims: bool, acc: np.dtype[Any], kind: str, 
         axes = _axes(axis, len(shape), fn)
         if not axes:
             return astype(x, acc) if x._dtype != acc else copy_of(x)
+        check_count(x, fn)
         code = _reduction_code(kind, x._dtype, acc)
         storage, out_shape = _launch(x, axes, keepdims, acc, kind, code, key, chain)
     return _reduced(storage, out_shape, acc, x._device)
+
+
+#: the most elements one reduction reads: its kernels count elements in 32-bit words
+MOST_REDUCED = 0xFFFFFFFF
+
+
+def check_count(x: Array, fn: str) -> None:
+    """Raise NotImplementedError, naming ``fn``, when a reduction of ``x`` would read more
+    elements than its kernels can count (a broadcast view can have that many without memory)."""
+    if x.size > MOST_REDUCED:
+        raise NotImplementedError(
+            f"{fn}(): cannot reduce an array of {x.size} elements {x.shape} at once: the reduction "
+            f"kernels count at most {MOST_REDUCED}; reduce slices of it and combine the results"
+        )
 
 
 def _kept(
@@ -394,6 +409,7 @@ def scaled_squares(mag: Array, axes: tuple[int, ...], keepdims: bool) -> tuple[A
         if plan is not None:
             storage, out_shape = plan.reduce(mag, chain, acc, "norm2"), plan.out_shape
         else:
+            check_count(mag, "vector_norm")
             code = _scaled_squares_code(mag._dtype)
             storage, out_shape = _launch(mag, axes, keepdims, acc, "norm2", code, key, chain)
     return scaled_pairs(storage, out_shape, mag._dtype, mag._device)
