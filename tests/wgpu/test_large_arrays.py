@@ -130,6 +130,26 @@ def test_cumulative_sums_and_products_beyond_a_binding(small_bindings: Any) -> N
         _same(xp.cumulative_sum(xp.asarray(m), axis=axis), np.cumsum(m, axis=axis, dtype=np.float32))
 
 
+def test_cumulative_results_beyond_the_largest_buffer_raise_before_scanning(
+    small_bindings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A result too large for any buffer was found only when the scanned parts were joined, after
+    scanning every one: minutes for a broadcast view of 2**33 elements on lavapipe."""
+    from ruda_wgpu import _statistical
+
+    scans = []
+    scan = _statistical._scan
+    monkeypatch.setattr(_statistical, "_scan", lambda *args: scans.append(1) or scan(*args))
+    monkeypatch.setattr(small_bindings.pool, "largest", 16 * BINDING)
+    line = xp.broadcast_to(xp.ones(1), (5 * BINDING,))
+    with pytest.raises(MemoryError, match=r"cumulative_sum\(\): the result of 81920 bytes exceeds"):
+        xp.cumulative_sum(line)
+    with pytest.raises(MemoryError, match=r"cumulative_prod\(\): the result"):
+        xp.cumulative_prod(xp.reshape(line, (64, -1)), axis=1, include_initial=True)
+    assert not scans
+    _same(xp.cumulative_sum(xp.ones(2000)), np.arange(1, 2001, dtype=np.float32))  # (in parts)
+
+
 def test_reductions_of_more_elements_than_their_kernels_count_raise_naming_the_function() -> None:
     """A broadcast view has any number of elements without memory; reducing more than 2**32 - 1
     of them raised struct.error from the packing of the kernels' parameters."""

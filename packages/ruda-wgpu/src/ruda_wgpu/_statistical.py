@@ -643,6 +643,14 @@ def _cumulative(x: Array, axis: int | None, dtype: Any, include_initial: bool, o
     acc = _sum_dtype(x, dtype)
     initial = x.size // builtins.max(x.shape[axis], 1) if include_initial else 0  # (result elements)
     if too_large(x) or not fits(x.device, x.size + initial, storage_itemsize(acc)):
+        # the parts are scanned one by one and joined at the end: a result larger than any
+        # buffer raises now, not after scanning them all (minutes on a CPU adapter)
+        nbytes, largest = (x.size + initial) * storage_itemsize(acc), x.device.pool.largest
+        if nbytes > largest:
+            raise MemoryError(
+                f"{fn}(): the result of {nbytes} bytes exceeds the largest buffer {x.device} makes "
+                f"({largest} bytes): scan slices of the array one at a time"
+            )
         return _cumulative_parts(x, axis, acc, include_initial, op)
     # the scanned axis last and contiguous: rows of n, scanned into rows of n (+1) of the result
     order = (*[d for d in range(x.ndim) if d != axis], axis)
