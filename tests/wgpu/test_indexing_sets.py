@@ -484,6 +484,20 @@ def test_isin(xp, dtype):
     assert_matches_numpy(xp.isin(xp.asarray(a), xp.asarray(b[:0])), np.zeros(a.shape, bool))
 
 
+def test_isin_refuses_another_librarys_arrays(xp):
+    """As every other function does: a NumPy array was uploaded quietly, and a torch tensor
+    raised from result_type, naming neither isin nor what to do."""
+    x = xp.asarray([1, 2, 3])
+    for a, b in ((x, np.asarray([2])), (np.asarray([2]), x)):
+        with pytest.raises(
+            TypeError, match=r"isin\(\) cannot combine a ruda_wgpu array with a numpy.ndarray"
+        ):
+            xp.isin(a, b)
+    with pytest.raises(TypeError, match=r"isin\(\) takes ruda_wgpu arrays or Python scalars, not list"):
+        xp.isin(x, [2])
+    assert_matches_numpy(xp.isin(x, np.int64(2)), np.array([False, True, False]))  # (a NumPy scalar)
+
+
 @pytest.mark.parametrize("dtype", COMPLEX)
 def test_isin_of_complex_values(xp, dtype):
     """Complex values: equal when both parts are (NaN in either part equals nothing, -0 is +0),

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ruda._array import python_scalar
 from ruda.spec import UniqueAllResult, UniqueCountsResult, UniqueInverseResult
 
 from ruda_wgpu import _dtypes
@@ -20,7 +19,7 @@ from ruda_wgpu._creation import asarray, full, zeros
 from ruda_wgpu._indexing import Gather, gather, scatter, take
 from ruda_wgpu._info import default_dtypes_of
 from ruda_wgpu._manipulation import concat, expand_dims, reshape
-from ruda_wgpu._ops import apply, astype
+from ruda_wgpu._ops import _scalar_operand, apply, astype
 from ruda_wgpu._searching import flat_nonzero, searchsorted
 from ruda_wgpu._sorting import argsort, sort
 from ruda_wgpu._statistical import any as any_
@@ -106,7 +105,8 @@ def unique_all(x: Array, /) -> UniqueAllResult:
 
 def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
     """Whether each element of ``x1`` equals some element of ``x2`` (NaN equals nothing)."""
-    x1, x2 = python_scalar(x1), python_scalar(x2)
+    # a NumPy array would pass asarray below, uploaded: as in every other function, it is refused
+    x1, x2 = (v if isinstance(v, Array) else _scalar_operand(v, "isin") for v in (x1, x2))
     arrays = [a for a in (x1, x2) if isinstance(a, Array)]
     if not arrays:
         raise TypeError("isin() needs x1 or x2 to be a ruda_wgpu array")
