@@ -242,6 +242,24 @@ def test_python_types_stand_for_dtypes_as_in_numpy(xp):
         xp.zeros(2, dtype=list)
 
 
+def test_an_array_where_a_dtype_belongs_is_refused_without_reading_it_back(xp):
+    """isdtype(x, ...) for isdtype(x.dtype, ...): the error printed the array's repr, which read
+    all of it back from the device (a large array whole) to show it."""
+    x = xp.ones((300, 300))
+    reads = x.device.host_reads
+    for call in (
+        lambda: xp.isdtype(x, "real floating"),
+        lambda: xp.can_cast(xp.float32, x),
+        lambda: xp.astype(x, x),
+        lambda: xp.zeros(2, dtype=np.ones(3)),
+    ):
+        with pytest.raises(
+            TypeError, match=r"an array \((Array|ndarray) of shape \(.*\)\) is not a dtype: pass its .dtype"
+        ):
+            call()
+    assert x.device.host_reads == reads
+
+
 def test_result_type_of_python_scalars_alone_is_what_asarray_gives_them(xp):
     # beyond the standard, which asks for an array or dtype among them; NumPy answers, SciPy asks
     for scalars in [(True,), (True, False), (1, True), (1, 2.5), (2.5,), (1j, 1), (1.0, 1j)]:

@@ -111,6 +111,11 @@ def check_dtype(dtype: Any) -> np.dtype[Any]:
         return dtype
     if isinstance(dtype, type) and dtype in _OF_TYPE:
         return _OF_TYPE[dtype]
+    if not isinstance(dtype, type | np.dtype) and hasattr(dtype, "dtype") and hasattr(dtype, "shape"):
+        # an array where a dtype belongs: its repr would read all of it back, to print it whole
+        raise TypeError(
+            f"an array ({type(dtype).__name__} of shape {tuple(dtype.shape)}) is not a dtype: pass its .dtype"
+        )
     raise TypeError(
         f"{dtype!r} is not a dtype of ruda_wgpu: use one of ruda_wgpu.{', ruda_wgpu.'.join(ALL_NAMES)}"
     )
