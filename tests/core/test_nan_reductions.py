@@ -44,3 +44,12 @@ def test_nan_reductions_of_integers_are_the_plain_ones(xp):
     assert_matches_numpy(total, np.nansum(host, axis=0), check_dtype=False)
     assert_matches_numpy(xp.nanmax(x, axis=1), np.nanmax(host, axis=1))
     assert_matches_numpy(xp.nanmean(xp.asarray(host.astype(np.float32))), np.float32(5.5))
+
+
+@parametrize_backends("host", "torch", "wgpu", "cuda")
+@pytest.mark.parametrize("name", NAN_FUNCTIONS)
+def test_nan_reductions_of_no_array_raise_type_error_naming_the_function(xp, name):
+    """A list or a Python number raised AttributeError from reading its dtype."""
+    for value in ([1.0, float("nan")], 2.5):
+        with pytest.raises(TypeError, match=rf"{name}\(\) takes an array of ruda\S*, not (list|float)"):
+            getattr(xp, name)(value)

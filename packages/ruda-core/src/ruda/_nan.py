@@ -32,8 +32,13 @@ class NanReductions:
         """The reductions as bound methods, in the order of :data:`NAMES`."""
         return tuple(getattr(self, name) for name in NAMES)
 
-    def _floating(self, x: Any) -> bool:
-        return bool(self._xp.isdtype(x.dtype, ("real floating", "complex floating")))
+    def _floating(self, x: Any, fn: str) -> bool:
+        """Whether ``x`` is of a floating dtype; a TypeError naming ``fn`` when it is no array
+        (a list or a Python number would fail on ``x.dtype``, naming neither)."""
+        dtype = getattr(x, "dtype", None)
+        if dtype is None:
+            raise TypeError(f"{fn}() takes an array of {self._xp.__name__}, not {type(x).__name__}")
+        return bool(self._xp.isdtype(dtype, ("real floating", "complex floating")))
 
     def _filled(self, x: Any, value: float) -> Any:
         xp = self._xp
@@ -48,18 +53,18 @@ class NanReductions:
 
     def nansum(self, x: Any, /, *, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Any:
         """The sum of ``x`` along ``axis`` with NaN counted as zero."""
-        y = self._filled(x, 0) if self._floating(x) else x
+        y = self._filled(x, 0) if self._floating(x, "nansum") else x
         return self._xp.sum(y, axis=axis, dtype=dtype, keepdims=keepdims)
 
     def nanprod(self, x: Any, /, *, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Any:
         """The product of ``x`` along ``axis`` with NaN counted as one."""
-        y = self._filled(x, 1) if self._floating(x) else x
+        y = self._filled(x, 1) if self._floating(x, "nanprod") else x
         return self._xp.prod(y, axis=axis, dtype=dtype, keepdims=keepdims)
 
     def nanmean(self, x: Any, /, *, axis: Axis = None, keepdims: bool = False) -> Any:
         """The mean of the elements of ``x`` that are not NaN (NaN where there are none)."""
         xp = self._xp
-        if not self._floating(x):
+        if not self._floating(x, "nanmean"):
             return xp.mean(x, axis=axis, keepdims=keepdims)
         total, count = self.nansum(x, axis=axis, keepdims=keepdims), self._count(x, axis, keepdims)
         none = count == 0
@@ -68,7 +73,7 @@ class NanReductions:
 
     def _extreme(self, x: Any, axis: Axis, keepdims: bool, largest: bool) -> Any:
         xp = self._xp
-        if not self._floating(x):
+        if not self._floating(x, "nanmax" if largest else "nanmin"):
             return (xp.max if largest else xp.min)(x, axis=axis, keepdims=keepdims)
         m = (xp.max if largest else xp.min)(
             self._filled(x, -float("inf") if largest else float("inf")), axis=axis, keepdims=keepdims
