@@ -106,8 +106,8 @@ def unique_all(x: Array, /) -> UniqueAllResult:
 def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
     """Whether each element of ``x1`` equals some element of ``x2`` (NaN equals nothing)."""
     # a NumPy array would pass asarray below, uploaded: as in every other function, it is refused
-    x1, x2 = (v if isinstance(v, Array) else _scalar_operand(v, "isin") for v in (x1, x2))
-    arrays = [a for a in (x1, x2) if isinstance(a, Array)]
+    operands = [v if isinstance(v, Array) else _scalar_operand(v, "isin") for v in (x1, x2)]
+    arrays = [a for a in operands if isinstance(a, Array)]
     if not arrays:
         raise TypeError("isin() needs x1 or x2 to be a ruda_wgpu array")
     dev = arrays[0].device
@@ -115,10 +115,10 @@ def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
         raise ValueError(
             f"isin() got arrays on two devices, {dev} and {arrays[-1].device}: move one with to_device()"
         )
-    dt = _dtypes.result_type(x1, x2)
+    dt = _dtypes.result_type(*operands)
     a, b = (
         astype(v, dt, copy=False) if isinstance(v, Array) else asarray(v, dtype=dt, device=dev)
-        for v in (x1, x2)
+        for v in operands
     )
     b = reshape(b, (-1,))
     if not b.size or not a.size:

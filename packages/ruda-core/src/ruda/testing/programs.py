@@ -504,11 +504,11 @@ def program_machine(
                     for v in self.alive
                     if v.dtype == x.dtype and v.shape[:1] == (inner,) and len(v.shape) <= 2
                 ]
-                y = data.draw(st.sampled_from(right), label="array") if right else None
-                if y is None:  # (x's own transpose fits)
+                if not right:  # (x's own transpose fits)
                     self._compute(lambda ns, a: ns.matmul(a, ns.matrix_transpose(a)), (x,), exact)
                 else:
-                    self._compute(lambda ns, a, b: ns.matmul(a, b), (x, y), exact)
+                    other = data.draw(st.sampled_from(right), label="array")
+                    self._compute(lambda ns, a, b: ns.matmul(a, b), (x, other), exact)
 
         @rule(data=st.data())
         def view(self, data: st.DataObject) -> None:
