@@ -283,6 +283,19 @@ def test_bad_input_says_what_is_wrong(xp):
         xp.fft.rfftn(xp.real(x), axes=())
 
 
+@pytest.mark.parametrize(
+    "name", ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft"]
+)
+def test_an_unknown_norm_names_the_transform(xp, name):
+    """An unknown norm is a ValueError that names the transform called and the norms there are."""
+    x = xp.asarray(_signal((4,), "float32" if name in ("rfft", "ihfft", "rfftn") else "complex64"))
+    for norm in ("sideways", None, ["ortho"]):
+        with pytest.raises(
+            ValueError, match=rf"^fft\.{name}\(\): norm must be 'backward', 'ortho' or 'forward'"
+        ):
+            getattr(xp.fft, name)(x, norm=norm)
+
+
 @pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "ihfft", "fftn", "rfftn"])
 def test_a_transform_of_no_points_raises_as_numpy_does(xp, name):
     """A transform along an empty axis has no value (NumPy raises): a clear error, where the

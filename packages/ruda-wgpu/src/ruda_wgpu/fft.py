@@ -33,10 +33,16 @@ from ruda_wgpu._ops import apply, astype
 from ruda_wgpu._parts import fits
 
 _NORM = "backward"
+_NORMS = ("backward", "ortho", "forward")
 _SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 
 
-def _check(x: Any, fn: str, kinds: str) -> Array:
+def _check(x: Any, fn: str, kinds: str, norm: str) -> Array:
+    """``x``, checked as the input of transform ``fn`` (dtype kinds ``kinds``) with ``norm``: a
+    TypeError or ValueError naming ``fn`` otherwise. Every transform calls this first, so the
+    norm is checked once, before any work, and its error names the transform that was called."""
+    if norm not in _NORMS:  # (a tuple: an unhashable norm is refused as well)
+        raise ValueError(f"fft.{fn}(): norm must be 'backward', 'ortho' or 'forward', not {norm!r}")
     if not isinstance(x, Array):
         raise TypeError(f"fft.{fn}() takes a ruda_wgpu array, not {type(x).__name__}")
     if x.dtype.kind not in kinds or x.dtype == _dtypes.float16:
@@ -114,7 +120,7 @@ def _transform(x: Array, axis: int, n: int, inverse: bool, norm: str) -> Array:
 
 
 def _one(x: Array, n: int | None, axis: int, norm: str, inverse: bool, fn: str) -> Array:
-    x = _as_complex(_check(x, fn, "fc"))
+    x = _as_complex(_check(x, fn, "fc", norm))
     axis = _axis(axis, x.ndim, fn)
     return _transform(x, axis, _length(x, axis, n, fn), inverse, norm)
 
@@ -149,7 +155,7 @@ def _s_axes(
 
 
 def _many(x: Array, s: Any, axes: Any, norm: str, inverse: bool, fn: str) -> Array:
-    x = _as_complex(_check(x, fn, "fc"))
+    x = _as_complex(_check(x, fn, "fc", norm))
     axes, sizes = _s_axes(x, s, axes, fn)
     for axis, n in zip(axes, sizes, strict=True):
         x = _transform(x, axis, n, inverse, norm)
@@ -220,14 +226,14 @@ def _hermitian(x: Array, axis: int, n: int, norm: str) -> Array:
 
 def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = _NORM) -> Array:
     """The discrete Fourier transform of real ``x`` along ``axis``: the n//2 + 1 non-negative frequencies."""
-    x = _check(x, "rfft", "f")
+    x = _check(x, "rfft", "f", norm)
     axis = _axis(axis, x.ndim, "rfft")
     return _half(x, axis, _length(x, axis, n, "rfft"), norm)
 
 
 def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = _NORM) -> Array:
     """The inverse of :func:`rfft`: a real signal of length ``n`` (default 2 (m - 1)) along ``axis``."""
-    x = _check(x, "irfft", "fc")
+    x = _check(x, "irfft", "fc", norm)
     axis = _axis(axis, x.ndim, "irfft")
     n = 2 * (x.shape[axis] - 1) if n is None else check_length(n, "fft.irfft(): n")
     check_length(n, "fft.irfft(): the output length 2 (m - 1)")
@@ -238,7 +244,7 @@ def rfftn(
     x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None, norm: str = _NORM
 ) -> Array:
     """The n-dimensional transform of real ``x``: rfft over the last of ``axes``, fft over the others."""
-    x = _check(x, "rfftn", "f")
+    x = _check(x, "rfftn", "f", norm)
     axes, sizes = _s_axes(x, s, axes, "rfftn")
     if not axes:
         raise ValueError("fft.rfftn() needs at least one axis to transform")
@@ -252,7 +258,7 @@ def irfftn(
     x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None, norm: str = _NORM
 ) -> Array:
     """The inverse of :func:`rfftn`: ifft over all but the last of ``axes``, irfft over the last."""
-    x = _as_complex(_check(x, "irfftn", "fc"))
+    x = _as_complex(_check(x, "irfftn", "fc", norm))
     axes_, sizes = _s_axes(x, s, axes, "irfftn")
     if not axes_:
         raise ValueError("fft.irfftn() needs at least one axis to transform")
@@ -266,20 +272,18 @@ def irfftn(
 
 def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = _NORM) -> Array:
     """The transform of a Hermitian-symmetric signal given by its first half: a real spectrum."""
-    x = _as_complex(_check(x, "hfft", "fc"))
+    x = _as_complex(_check(x, "hfft", "fc", norm))
     axis = _axis(axis, x.ndim, "hfft")
     n = 2 * (x.shape[axis] - 1) if n is None else check_length(n, "fft.hfft(): n")
     check_length(n, "fft.hfft(): the output length 2 (m - 1)")
-    norm_scale(norm, n, False)  # reject an unknown norm before the swap below
     return _hermitian(apply("conj", x), axis, n, _SWAP[norm])
 
 
 def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = _NORM) -> Array:
     """The inverse of :func:`hfft`: the first n//2 + 1 values of a Hermitian signal, from a real one."""
-    x = _check(x, "ihfft", "f")
+    x = _check(x, "ihfft", "f", norm)
     axis = _axis(axis, x.ndim, "ihfft")
     n = _length(x, axis, n, "ihfft")
-    norm_scale(norm, n, False)
     return apply("conj", _half(x, axis, n, _SWAP[norm]))
 
 
