@@ -1523,6 +1523,29 @@ def test_diff_matches_numpy(xp, dtype):
     )
 
 
+def test_diff_refuses_what_it_cannot_put_before_or_after_naming_itself(xp):
+    """Another library's array, a list or an array of another shape before or after x is an
+    error naming diff and the argument (it had named concat, which the caller never called)."""
+    x = xp.ones((2, 3), dtype=xp.float32)
+    for other in (np.ones((2, 1), np.float32), [1.0, 2.0], "a"):
+        with pytest.raises(
+            TypeError, match=r"^diff\(\): prepend must be a ruda_wgpu array or a Python scalar"
+        ):
+            xp.diff(x, prepend=other)
+        with pytest.raises(
+            TypeError, match=r"^diff\(\): append must be a ruda_wgpu array or a Python scalar"
+        ):
+            xp.diff(x, append=other)
+    for shape in ((3, 1), (2,), (1, 2, 1)):
+        with pytest.raises(
+            ValueError, match=r"^diff\(\): append must have the shape of x \(2, 3\) except along axis 1"
+        ):
+            xp.diff(x, append=xp.ones(shape, dtype=xp.float32))
+    with pytest.raises(TypeError, match=r"^diff\(\) takes a ruda_wgpu array, not ndarray"):
+        xp.diff(np.ones(3))
+    assert xp.diff(x, axis=0, prepend=xp.zeros((5, 3), dtype=xp.float32)).shape == (6, 3)
+
+
 def test_single_axis_functions_refuse_other_axes(xp):
     x = xp.ones((2, 3), dtype=xp.int32)
     with pytest.raises(TypeError, match="diff\\(\\): an axis must be an integer, not tuple"):

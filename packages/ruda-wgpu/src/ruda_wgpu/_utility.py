@@ -33,7 +33,9 @@ def diff(
 ) -> Array:
     """``n``-th forward difference along ``axis`` (bool arrays: not-equal). ``prepend`` and
     ``append`` may be Python scalars, as NumPy takes them: one element along ``axis``."""
-    if not isinstance(x, Array) or x.ndim == 0:
+    if not isinstance(x, Array):
+        raise TypeError(f"diff() takes a ruda_wgpu array, not {type(x).__name__}")
+    if x.ndim == 0:
         raise ValueError("diff() needs a ruda_wgpu array of at least one dimension")
     n = operator.index(n)
     if n < 0:
@@ -42,7 +44,7 @@ def diff(
     if n == 0:  # (as NumPy: x itself, without prepend or append)
         return x
     edge = (*x.shape[:axis], 1, *x.shape[axis + 1 :])
-    parts = [_edge(p, edge, x, name) for p, name in ((prepend, "prepend"), (x, ""), (append, "append"))]
+    parts = [_edge(prepend, edge, axis, x, "prepend"), x, _edge(append, edge, axis, x, "append")]
     present = [p for p in parts if p is not None]
     if len(present) > 1:
         x = concat(present, axis=axis)
@@ -54,11 +56,24 @@ def diff(
     return x
 
 
-def _edge(value: Any, shape: tuple[int, ...], x: Array, name: str) -> Array | None:
-    """``value`` to put before or after ``x``: an array as it is, a Python scalar as an array of
-    ``shape`` in ``x``'s dtype (of its kind, and in its range)."""
-    if value is None or isinstance(value, Array) or not isinstance(value, bool | int | float | complex):
-        return value  # (concat says what is wrong with anything else)
+def _edge(value: Any, shape: tuple[int, ...], axis: int, x: Array, name: str) -> Array | None:
+    """``value`` to put before or after ``x`` (argument ``name`` of diff): an array of ``x``'s
+    shape outside ``axis`` as it is, a Python scalar as an array of ``shape`` in ``x``'s dtype
+    (of its kind, and in its range). Anything else is a TypeError or ValueError that names diff
+    and the argument, checked here because concat's own would name concat."""
+    if value is None:
+        return None
+    if isinstance(value, Array):
+        if value.ndim != x.ndim or (*value.shape[:axis], 1, *value.shape[axis + 1 :]) != shape:
+            raise ValueError(
+                f"diff(): {name} must have the shape of x {x.shape} except along axis {axis}, "
+                f"not {value.shape}"
+            )
+        return value
+    if not isinstance(value, bool | int | float | complex):
+        raise TypeError(
+            f"diff(): {name} must be a ruda_wgpu array or a Python scalar, not {type(value).__name__}"
+        )
     _dtypes.check_scalar_kind(value, x.dtype)
     check_scalar_range(value, x.dtype)
     return full(shape, value, dtype=x.dtype, device=x.device)
