@@ -49,7 +49,17 @@ def test_nan_reductions_of_integers_are_the_plain_ones(xp):
 @parametrize_backends("host", "torch", "wgpu", "cuda")
 @pytest.mark.parametrize("name", NAN_FUNCTIONS)
 def test_nan_reductions_of_no_array_raise_type_error_naming_the_function(xp, name):
-    """A list or a Python number raised AttributeError from reading its dtype."""
+    """A list or a Python number raised AttributeError from reading its dtype; another library's
+    array, an error from the first function called on it (isnan(), isdtype()), naming neither."""
     for value in ([1.0, float("nan")], 2.5):
         with pytest.raises(TypeError, match=rf"{name}\(\) takes an array of ruda\S*, not (list|float)"):
             getattr(xp, name)(value)
+    if xp.__name__ == "ruda.host":  # (NumPy's arrays are its own)
+        torch = pytest.importorskip("torch")
+        other = torch.tensor([1.0, float("nan")])
+    else:
+        other = np.array([1.0, np.nan])
+    with pytest.raises(
+        TypeError, match=rf"^{name}\(\) takes an array of ruda\S*, not {type(other).__name__}"
+    ):
+        getattr(xp, name)(other)

@@ -5,7 +5,7 @@ given (Cubed's ``nansum`` and ``nanmean``, Dask's ``nan*`` reductions). Written 
 any namespace: NaN elements are replaced by the reduction's identity with ``where``, so each
 runs on the array's own device. A namespace binds them by name, in the order of :data:`NAMES`::
 
-    nanmax, nanmean, nanmin, nanprod, nansum = NanReductions(sys.modules[__name__]).bound()
+    nanmax, nanmean, nanmin, nanprod, nansum = NanReductions(sys.modules[__name__], Array).bound()
 
 Results follow NumPy's: a slice of only NaN sums to 0, multiplies to 1, and has NaN as its
 mean, minimum and maximum (NumPy warns there; these do not).
@@ -23,22 +23,24 @@ NAMES = ("nanmax", "nanmean", "nanmin", "nanprod", "nansum")
 
 
 class NanReductions:
-    """The NaN-skipping reductions of the namespace ``xp``, looked up there at call time."""
+    """The NaN-skipping reductions of the namespace ``xp``, looked up there at call time;
+    ``array_type`` is the type(s) of its arrays, which they take and nothing else."""
 
-    def __init__(self, xp: ModuleType) -> None:
+    def __init__(self, xp: ModuleType, array_type: type[Any] | tuple[type[Any], ...]) -> None:
         self._xp = xp
+        self._array_type = array_type
 
     def bound(self) -> tuple[Any, ...]:
         """The reductions as bound methods, in the order of :data:`NAMES`."""
         return tuple(getattr(self, name) for name in NAMES)
 
     def _floating(self, x: Any, fn: str) -> bool:
-        """Whether ``x`` is of a floating dtype; a TypeError naming ``fn`` when it is no array
-        (a list or a Python number would fail on ``x.dtype``, naming neither)."""
-        dtype = getattr(x, "dtype", None)
-        if dtype is None:
+        """Whether ``x`` is of a floating dtype; a TypeError naming ``fn`` when it is no array of
+        the namespace (a list or a Python number would fail on ``x.dtype``, another library's
+        array in the first function called on it, naming neither)."""
+        if not isinstance(x, self._array_type):
             raise TypeError(f"{fn}() takes an array of {self._xp.__name__}, not {type(x).__name__}")
-        return bool(self._xp.isdtype(dtype, ("real floating", "complex floating")))
+        return bool(self._xp.isdtype(x.dtype, ("real floating", "complex floating")))
 
     def _filled(self, x: Any, value: float) -> Any:
         xp = self._xp

@@ -19,6 +19,7 @@ from cupy import (
     uint32,
     uint64,
 )
+from cupy import ndarray as _cupy_ndarray
 from ruda import _nan
 from ruda.spec import API_VERSION as __array_api_version__  # noqa: N811
 
@@ -39,7 +40,7 @@ pi = 3.141592653589793
 
 # beyond the standard: what array engines (Cubed, Dask) call on a namespace, computed on the
 # array's device
-nanmax, nanmean, nanmin, nanprod, nansum = _nan.NanReductions(sys.modules[__name__]).bound()
+nanmax, nanmean, nanmin, nanprod, nansum = _nan.NanReductions(sys.modules[__name__], _cupy_ndarray).bound()
 
 __all__ = [  # what ruda_cuda re-exports (the package checks it against the standard's names)
     "Array",

@@ -11,6 +11,7 @@ import sys
 from array_api_compat.torch import *  # noqa: F403
 from ruda import _nan
 from ruda.spec import API_VERSION
+from torch import Tensor as _Tensor
 
 from ruda_torch import fft, linalg  # noqa: F401
 from ruda_torch._contraction import matmul, tensordot, vecdot  # noqa: F401
@@ -55,4 +56,4 @@ from ruda_torch._statistical import count_nonzero, std, var  # noqa: F401
 __array_api_version__ = API_VERSION
 
 # beyond the standard: what array engines (Cubed, Dask) call on a namespace
-nanmax, nanmean, nanmin, nanprod, nansum = _nan.NanReductions(sys.modules[__name__]).bound()
+nanmax, nanmean, nanmin, nanprod, nansum = _nan.NanReductions(sys.modules[__name__], _Tensor).bound()

@@ -167,7 +167,7 @@ def clear_shader_cache() -> int:
 
 
 # beyond the standard: what array engines (Cubed, Dask) call on a namespace
-nanmax, nanmean, nanmin, nanprod, nansum = _nan.NanReductions(_sys.modules[__name__]).bound()
+nanmax, nanmean, nanmin, nanprod, nansum = _nan.NanReductions(_sys.modules[__name__], Array).bound()
 
 __all__ = _spec.namespace_names(
     *_nan.NAMES,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 
+import numpy as _np
 from array_api_compat.numpy import (
     abs,
     acos,
@@ -169,7 +170,10 @@ from ruda.host._fixes import clip, expm1, finfo, floor_divide, pow, std, tanh, v
 from ruda.host._info import __array_namespace_info__
 from ruda.spec import API_VERSION as __array_api_version__
 
-# beyond the standard: what array engines (Cubed, Dask) call on a namespace
-nanmax, nanmean, nanmin, nanprod, nansum = _nan.NanReductions(sys.modules[__name__]).bound()
+# beyond the standard: what array engines (Cubed, Dask) call on a namespace; on NumPy's arrays
+# and scalars (a reduction of NumPy's may give a scalar)
+nanmax, nanmean, nanmin, nanprod, nansum = _nan.NanReductions(
+    sys.modules[__name__], (_np.ndarray, _np.generic)
+).bound()
 
 __all__ = spec.namespace_names(*_nan.NAMES)
