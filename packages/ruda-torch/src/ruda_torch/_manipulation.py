@@ -52,18 +52,24 @@ def roll(
 def take(x: torch.Tensor, indices: torch.Tensor, /, *, axis: int | None = None) -> torch.Tensor:
     """``x``'s elements at ``indices`` along ``axis``; indices of any integer dtype (torch's
     ``index_select`` takes int32 and int64 only)."""
-    out: torch.Tensor = _compat.take(x, _as_int64(indices), axis=axis)  # (array-api-compat is untyped)
+    # (array-api-compat is untyped)
+    out: torch.Tensor = _compat.take(x, _as_int64(indices, "take"), axis=axis)
     return out
 
 
 def take_along_axis(x: torch.Tensor, indices: torch.Tensor, /, *, axis: int = -1) -> torch.Tensor:
     """``x``'s elements at ``indices`` matched along ``axis``; indices of any integer dtype
     (torch's ``take_along_dim`` takes int64 only)."""
-    out: torch.Tensor = _compat.take_along_axis(x, _as_int64(indices), axis=axis)
+    out: torch.Tensor = _compat.take_along_axis(x, _as_int64(indices, "take_along_axis"), axis=axis)
     return out
 
 
-def _as_int64(indices: Any) -> Any:
+def _as_int64(indices: Any, function: str) -> Any:
+    """Integer ``indices`` as int64, which torch takes; a TypeError naming ``function`` for
+    floating-point or complex ones, which had been truncated to integers without a word (NumPy
+    refuses them; the standard asks for an integer dtype)."""
     if isinstance(indices, torch.Tensor) and indices.dtype not in (torch.int64, torch.bool):
+        if indices.is_floating_point() or indices.is_complex():
+            raise TypeError(f"{function}(): indices must have an integer dtype, not {indices.dtype}")
         return indices.to(torch.int64)
     return indices
