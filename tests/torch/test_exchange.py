@@ -100,7 +100,7 @@ def test_products_refuse_other_libraries_arrays_by_name() -> None:
     for product in (xp.matmul, xp.tensordot, xp.vecdot):
         with pytest.raises(TypeError, match="cannot combine a ruda_torch array with a numpy.ndarray"):
             product(np.ones((2, 2), np.float32), xp.ones((2, 2)))
-        with pytest.raises(TypeError, match="takes torch tensors, not list"):
+        with pytest.raises(TypeError, match="takes a torch tensor for x2, not list"):
             product(xp.ones((2, 2)), [[1.0, 2.0], [3.0, 4.0]])
 
 

@@ -489,3 +489,77 @@ def test_random_programs_of_views_and_writes_match_numpy():
     # (see ruda.testing.programs; PyTorch's tensors refuse slices with negative steps, and
     # writes of a tensor into memory it shares: "clone() the tensor before")
     run_programs(xp, reversed_slices=False, aliased_writes=False)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "sign",
+        "expm1",
+        "round",
+        "unique_values",
+        "unique_all",
+        "unique_counts",
+        "unique_inverse",
+        "std",
+        "var",
+    ],
+)
+def test_own_functions_refuse_what_is_not_a_tensor_naming_themselves(name: str) -> None:
+    """The functions written here read a tensor's attributes first: a NumPy array or a list had
+    met them as an AttributeError ("'list' object has no attribute 'is_complex'")."""
+    function = getattr(xp, name)
+    with pytest.raises(
+        TypeError, match=rf"^{name}\(\) cannot combine a ruda_torch array with a numpy.ndarray"
+    ):
+        function(np.ones(3, np.float32))
+    with pytest.raises(TypeError, match=rf"^{name}\(\) takes a torch tensor for x, not list"):
+        function([1.0, 2.0])
+
+
+def test_astype_and_division_refuse_what_is_not_a_tensor_naming_themselves() -> None:
+    """astype of a NumPy array had raised AttributeError ('to'); floor_divide and remainder of a
+    list, a string or two Python scalars, AttributeError ('dtype'), and of a NumPy array an
+    error naming torch's promote_types()."""
+    with pytest.raises(
+        TypeError, match=r"^astype\(\) cannot combine a ruda_torch array with a numpy.ndarray"
+    ):
+        xp.astype(np.ones(3), xp.float32)
+    x = xp.asarray([1.0, 2.0])
+    for name in ("floor_divide", "remainder"):
+        function = getattr(xp, name)
+        with pytest.raises(
+            TypeError, match=rf"^{name}\(\) cannot combine a ruda_torch array with a numpy.ndarray"
+        ):
+            function(x, np.ones(2))
+        with pytest.raises(TypeError, match=rf"^{name}\(\) takes a torch tensor for x2, not list"):
+            function(x, [1.0, 2.0])
+        with pytest.raises(TypeError, match=rf"^{name}\(\) takes a torch tensor for x1, not str"):
+            function("a", x)
+        with pytest.raises(TypeError, match=rf"^{name}\(\) needs x1 or x2 to be a torch tensor"):
+            function(7, 2)
+        assert_matches_numpy(function(x, 2), getattr(np, name)(np.array([1.0, 2.0], np.float32), 2))
+
+
+def test_std_and_var_refuse_axes_that_are_no_ints() -> None:
+    """A bool axis had been taken as axis 0 or 1 (std(x, axis=True) was std(x, axis=1)); a float
+    or a string failed inside the axis loop with an error naming neither function nor axis."""
+    x = xp.reshape(xp.arange(6, dtype=xp.float32), (2, 3))
+    for name in ("std", "var"):
+        for axis in (True, 1.0, "a", (0, 1.0)):
+            with pytest.raises(TypeError, match=rf"^{name}\(\): an axis is an int or a tuple of ints"):
+                getattr(xp, name)(x, axis=axis)
+    assert_matches_numpy(xp.std(x, axis=(0, 1)), np.std(np.arange(6, dtype=np.float32).reshape(2, 3)))
+
+
+def test_take_refuses_floating_indices() -> None:
+    """Floating-point indices had been truncated to integers without a word (take(x, [1.7])
+    took element 1); NumPy refuses them and the standard asks for an integer dtype."""
+    x = xp.reshape(xp.arange(6, dtype=xp.float32), (2, 3))
+    with pytest.raises(TypeError, match=r"^take\(\): indices must have an integer dtype, not torch.float32"):
+        xp.take(x, xp.asarray([1.7]), axis=0)
+    with pytest.raises(TypeError, match=r"^take_along_axis\(\): indices must have an integer dtype"):
+        xp.take_along_axis(x, xp.asarray([[1.0, 0.0, 1.0]]), axis=0)
+    assert_matches_numpy(
+        xp.take(x, xp.asarray([1], dtype=xp.int8), axis=0), np.arange(3.0, 6.0)[None].astype(np.float32)
+    )

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 import torch
 from array_api_compat.torch import _aliases as _compat
 from array_api_compat.torch import linalg as _compat_linalg
-from ruda._operators import is_foreign_array, mixing_error
+
+from ruda_torch._checks import tensor
 
 Tensor = torch.Tensor
 
@@ -23,11 +24,8 @@ Tensor = torch.Tensor
 def _tensors(function: str, x1: object, x2: object) -> None:
     """Refuse an operand that is not a tensor, naming it (a NumPy or ruda_wgpu array had met
     torch's device checks as "'str' object has no attribute 'type'")."""
-    for x in (x1, x2):
-        if not isinstance(x, Tensor):
-            if is_foreign_array(x):
-                raise mixing_error("ruda_torch", function, x)
-            raise TypeError(f"{function}() takes torch tensors, not {type(x).__name__}")
+    tensor(x1, function, "x1")
+    tensor(x2, function, "x2")
 
 
 def _needs_integer_path(x: Tensor) -> bool:

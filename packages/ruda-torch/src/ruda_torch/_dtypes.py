@@ -13,6 +13,7 @@ from typing import Any
 import torch
 from ruda.spec import DTYPE_KINDS, DTYPES, finfo_object, iinfo_object, promote_names
 
+from ruda_torch._checks import tensor
 from ruda_torch._devices import resolve
 
 Tensor = torch.Tensor
@@ -125,6 +126,7 @@ def iinfo(type: torch.dtype | Tensor, /) -> iinfo_object:
 
 def astype(x: Tensor, dtype: torch.dtype, /, *, copy: bool = True, device: Any = None) -> Tensor:
     """``x`` as ``dtype`` (and on ``device``); a new tensor unless ``copy=False`` allows reuse."""
+    tensor(x, "astype")
     if device is not None:
         return x.to(resolve(device), dtype=dtype, copy=copy)
     return x.to(dtype=dtype, copy=copy)

@@ -13,11 +13,22 @@ from typing import Any
 import torch
 from array_api_compat.torch import _aliases as _compat
 
+from ruda_torch._checks import tensor
+
 Tensor = torch.Tensor
 
 
-def _tensors(x1: Any, x2: Any) -> tuple[Tensor, Tensor]:
-    """Both operands as tensors of their common dtype (a Python scalar takes the other's dtype)."""
+_SCALARS = (bool, int, float, complex)
+
+
+def _tensors(x1: Any, x2: Any, function: str) -> tuple[Tensor, Tensor]:
+    """Both operands as tensors of their common dtype (a Python scalar takes the other's dtype);
+    a TypeError naming ``function`` for anything else, or for two scalars."""
+    for x, name in ((x1, "x1"), (x2, "x2")):
+        if not isinstance(x, _SCALARS):
+            tensor(x, function, name)
+    if not (isinstance(x1, Tensor) or isinstance(x2, Tensor)):
+        raise TypeError(f"{function}() needs x1 or x2 to be a torch tensor, not two Python scalars")
     x1 = _compat._scalar_to_tensor(x1, x2)
     x2 = _compat._scalar_to_tensor(x2, x1)
     if x1.dtype != x2.dtype:
@@ -31,7 +42,7 @@ def _tensors(x1: Any, x2: Any) -> tuple[Tensor, Tensor]:
 def floor_divide(x1: Tensor | complex, x2: Tensor | complex, /) -> Tensor:
     """``floor(x1 / x2)``; where exactly one operand is infinite, the spec's signed infinities
     and zeros (torch returns NaN or -1 there)."""
-    x1, x2 = _tensors(x1, x2)
+    x1, x2 = _tensors(x1, x2, "floor_divide")
     out = torch.floor_divide(x1, x2)
     if not out.is_floating_point() or (out.device.type == "cpu" and _all_finite(x1) and _all_finite(x2)):
         return out
@@ -48,7 +59,7 @@ def _all_finite(x: Tensor) -> bool:
 
 def sign(x: Tensor, /) -> Tensor:
     """-1, 0 or 1 by the sign of ``x``, NaN for NaN (torch gives 0); ``x / |x|`` for complex."""
-    if x.is_complex():
+    if tensor(x, "sign").is_complex():
         unit: Tensor = _compat.sign(x)  # array-api-compat is untyped
         return unit
     out = torch.sign(x)
@@ -64,7 +75,7 @@ def remainder(x1: Tensor | complex, x2: Tensor | complex, /) -> Tensor:
     ``x1 / x2`` is large (``1e30 % 7`` gives 1, not 5) and gives zeros the sign of ``x1``.
     ``fmod`` is exact; moving its result into ``x2``'s sign is one addition.
     """
-    x1, x2 = _tensors(x1, x2)
+    x1, x2 = _tensors(x1, x2, "remainder")
     if not (x1.is_floating_point() and x2.is_floating_point()):
         return torch.remainder(x1, x2)
     out = torch.fmod(x1, x2)
@@ -75,7 +86,7 @@ def remainder(x1: Tensor | complex, x2: Tensor | complex, /) -> Tensor:
 
 def expm1(x: Tensor, /) -> Tensor:
     """``exp(x) - 1``, accurate near zero; complex input follows the spec's special cases."""
-    if not x.is_complex():
+    if not tensor(x, "expm1").is_complex():
         return torch.expm1(x)
     # torch's complex expm1 returns NaN for most non-finite inputs. Written from real parts:
     # expm1(a+ib) = expm1(a)cos(b) - 2 sin^2(b/2) + i e^a sin(b), precise for small |z|.
@@ -154,7 +165,7 @@ def round(x: Tensor, /) -> Tensor:
     """``x`` rounded to the nearest integer, half to even; a complex ``x`` part by part (torch
     has no complex rounding, and array-api-compat's ``re + 1j * im`` makes NaN of an infinite
     part and +0 of a -0 real part)."""
-    if x.is_complex():
+    if tensor(x, "round").is_complex():
         return torch.complex(torch.round(x.real), torch.round(x.imag))
     return torch.round(x)
 

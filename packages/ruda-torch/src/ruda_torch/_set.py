@@ -17,6 +17,8 @@ from __future__ import annotations
 import torch
 from ruda.spec import UniqueAllResult, UniqueCountsResult, UniqueInverseResult
 
+from ruda_torch._checks import tensor
+
 Tensor = torch.Tensor
 
 
@@ -51,7 +53,7 @@ def _unique(x: Tensor) -> tuple[Tensor, Tensor, Tensor]:
 
 def unique_all(x: Tensor, /) -> UniqueAllResult:
     """Unique values, the index of each one's first occurrence, inverse indices and counts."""
-    values, inverse, counts = _unique(x)
+    values, inverse, counts = _unique(tensor(x, "unique_all"))
     n = inverse.shape[0]
     positions = torch.arange(n, device=x.device)
     first = torch.full(values.shape[:1], n, dtype=torch.int64, device=x.device)
@@ -61,19 +63,19 @@ def unique_all(x: Tensor, /) -> UniqueAllResult:
 
 def unique_counts(x: Tensor, /) -> UniqueCountsResult:
     """Unique values and how often each occurs."""
-    values, _, counts = _unique(x)
+    values, _, counts = _unique(tensor(x, "unique_counts"))
     return UniqueCountsResult(values, counts)
 
 
 def unique_inverse(x: Tensor, /) -> UniqueInverseResult:
     """Unique values, and for each element of ``x`` the index of its value."""
-    values, inverse, _ = _unique(x)
+    values, inverse, _ = _unique(tensor(x, "unique_inverse"))
     return UniqueInverseResult(values, inverse.reshape(x.shape))
 
 
 def unique_values(x: Tensor, /) -> Tensor:
     """The unique values of ``x`` (each NaN counts as its own value)."""
-    flat = x.reshape(-1)
+    flat = tensor(x, "unique_values").reshape(-1)
     if flat.is_complex():
         return _unique(x)[0]
     if not flat.is_floating_point():
