@@ -154,6 +154,19 @@ def test_pow_with_a_scalar_half_keeps_the_special_cases_of_negative_zero_and_inf
     assert not np.signbit(got).any() and got.dtype == np.float32
 
 
+def test_variance_axes_are_checked_as_numpy_checks_them() -> None:
+    # an axis out of range had met "tuple index out of range", a float one "'float' object is
+    # not iterable", both from counting the reduced elements
+    x = np.ones((2, 3), np.float32)
+    for fn in (xp.var, xp.std):
+        with pytest.raises(np.exceptions.AxisError, match="axis 5 is out of bounds for array of dimension 2"):
+            fn(x, axis=5)
+        with pytest.raises(TypeError, match="integer"):
+            fn(x, axis=1.0)
+        with pytest.raises(ValueError, match="repeated axis"):
+            fn(x, axis=(1, -1))
+
+
 def test_variance_without_degrees_of_freedom_is_nan() -> None:
     # NumPy divides by max(N - correction, 0), giving inf; the spec says NaN
     x = np.array([[1.0, 2.0], [3.0, 5.0]], np.float32)

@@ -187,6 +187,8 @@ def test_mixing_backends_raises_naming_both_devices() -> None:
         XP.asarray([[x[0], y[0]]])  # nested deeper than the first level
     with pytest.raises(DeviceMismatchError):
         x[0] = y[0]
+    with pytest.raises(DeviceMismatchError, match=r"^__setitem__: inputs on two devices"):
+        x[y > 0] = 1.0  # (the mask is the key: the error had named __getitem__)
     with pytest.raises(DeviceMismatchError):
         x += y
     assert float(XP.sum(x)) == 3.0, "a refused in-place operation must leave the array unchanged"

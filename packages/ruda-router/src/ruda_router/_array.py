@@ -171,10 +171,10 @@ class Array(MadeByNamespace, DLPackExport, NumpyUfuncs, ArrayOperators):
         value = router._operand(value, self, "__setitem__")
         plan = positive_steps(key, self._inner.shape)
         if plan is None:
-            self._inner[router._index_key(key, self)] = value
+            self._inner[router._index_key(key, self, "__setitem__")] = value
             return
         positive, flips = plan
-        inner_key = router._index_key(positive, self)
+        inner_key = router._index_key(positive, self, "__setitem__")
         ndim = getattr(value, "ndim", 0)
         if flips and ndim:  # the value's axes line up with the target's from the right
             target_ndim = self._inner[inner_key].ndim

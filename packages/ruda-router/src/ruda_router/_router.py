@@ -434,12 +434,13 @@ class Router:
             return value._inner
         return self._inner(value, holder._index, name)
 
-    def _index_key(self, key: Any, holder: Array) -> Any:
-        """An indexing key with router arrays (masks, integer arrays) on ``holder``'s backend."""
+    def _index_key(self, key: Any, holder: Array, function: str = "__getitem__") -> Any:
+        """An indexing key with router arrays (masks, integer arrays) on ``holder``'s backend;
+        ``function`` is what an error names (``__setitem__`` for an assignment)."""
         if type(key) is Array:
-            return self._operand(key, holder, "__getitem__")
+            return self._operand(key, holder, function)
         if type(key) is tuple:
-            return tuple(self._operand(k, holder, "__getitem__") if type(k) is Array else k for k in key)
+            return tuple(self._operand(k, holder, function) if type(k) is Array else k for k in key)
         return key
 
     # -- dtypes ----------------------------------------------------------------------------------

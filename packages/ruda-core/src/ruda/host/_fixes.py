@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 from array_api_compat import numpy as _compat
+from numpy.lib.array_utils import normalize_axis_tuple
 
 from ruda.spec import finfo_object
 
@@ -127,7 +128,12 @@ def std(x: np.ndarray, /, *, axis: Any = None, correction: float = 0.0, keepdims
 
 
 def _dispersion(fn: Any, x: np.ndarray, axis: Any, correction: float, keepdims: bool) -> Any:
-    axes = range(x.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
+    # (NumPy's own check: an axis out of range is an AxisError, a float one a TypeError)
+    axes = (
+        range(x.ndim)
+        if axis is None
+        else normalize_axis_tuple(axis if type(axis) is tuple else (axis,), x.ndim)
+    )
     count = math.prod(x.shape[a] for a in axes)
     if count - correction > 0:
         return fn(x, axis=axis, correction=correction, keepdims=keepdims)
