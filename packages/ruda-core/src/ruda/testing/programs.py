@@ -603,7 +603,8 @@ def run_programs(
         reversed_slices=reversed_slices,
         aliased_writes=aliased_writes,
     )
-    run_state_machine_as_test(  # type: ignore[no-untyped-call]
+    run: Callable[..., None] = run_state_machine_as_test  # (untyped in older Hypothesis releases)
+    run(
         machine,
         settings=settings(
             max_examples=programs,
