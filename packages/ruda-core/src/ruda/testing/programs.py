@@ -422,6 +422,38 @@ def program_machine(
             self._compute(lambda ns, *a: functools.reduce(operator.add, a), (x, *others), BITS)
 
         @rule(data=st.data())
+        def chain(self, data: st.DataObject) -> None:
+            """Two to four operations in a row, each on the last one's result and a Python
+            scalar, every result kept as an array of the program: a graph whose inner steps
+            have names, which later writes and reads may run on their own. Repeated, the chain
+            is recorded anew and its results replace the last ones (a loop body)."""
+            x = self._pick(data, lambda v: v.kind in "fiu")
+            if x is None:
+                return
+            names = data.draw(
+                st.lists(st.sampled_from(["add", "multiply", "subtract"]), min_size=2, max_size=4)
+            )
+            scalars = [data.draw(_scalars(x.dtype), label="scalar") for _ in names]
+            made: list[Value] = []
+
+            def run() -> None:
+                for v in made:
+                    if v in self.alive:
+                        self.alive.remove(v)
+                made.clear()
+                last = x
+                for name, scalar in zip(names, scalars, strict=True):
+                    last = self._compute(
+                        lambda ns, a, name=name, scalar=scalar: getattr(ns, name)(a, scalar),
+                        (last,),
+                        BINARY[last.kind][name],
+                    )
+                    made.append(last)
+                self.last = run
+
+            run()
+
+        @rule(data=st.data())
         def compare_and_select(self, data: st.DataObject) -> None:
             """A comparison, alone or selecting with ``where``."""
             x = self._pick(data, lambda v: v.kind in "fiu")
