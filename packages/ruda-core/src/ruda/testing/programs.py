@@ -136,10 +136,17 @@ CASTS: dict[tuple[str, str], int] = {
 }
 
 
-def _elements(dtype: np.dtype[Any]) -> st.SearchStrategy[Any]:
+def _subnormal_free(dtype: np.dtype[Any], subnormals: bool) -> bool:
+    """Whether values of ``dtype`` are drawn without subnormals: float32 ones, for a backend
+    that flushes them (see :func:`program_machine`)."""
+    return dtype == np.float32 and not subnormals
+
+
+def _elements(dtype: np.dtype[Any], subnormals: bool) -> st.SearchStrategy[Any]:
     """Values of ``dtype``: edge values often, any value now and then."""
     if dtype.kind == "f":
         info = np.finfo(dtype)
+        normal = _subnormal_free(dtype, subnormals)
         edges = [
             0.0,
             -0.0,
@@ -150,10 +157,11 @@ def _elements(dtype: np.dtype[Any]) -> st.SearchStrategy[Any]:
             -np.inf,
             np.nan,
             info.max,
-            info.smallest_subnormal,
+            info.tiny if normal else info.smallest_subnormal,
             -info.tiny,
         ]
-        return st.sampled_from([float(dtype.type(e)) for e in edges]) | st.floats(width=info.bits)  # type: ignore[arg-type]
+        drawn = st.floats(width=info.bits, allow_subnormal=not normal)  # type: ignore[arg-type]
+        return st.sampled_from([float(dtype.type(e)) for e in edges]) | drawn
     if dtype.kind in "iu":
         limits = np.iinfo(dtype)
         edges = [0, 1, 2, 7, int(limits.max), int(limits.min), *([-1] if dtype.kind == "i" else [])]
@@ -161,11 +169,12 @@ def _elements(dtype: np.dtype[Any]) -> st.SearchStrategy[Any]:
     return st.booleans()
 
 
-def _scalars(dtype: np.dtype[Any]) -> st.SearchStrategy[Any]:
+def _scalars(dtype: np.dtype[Any], subnormals: bool) -> st.SearchStrategy[Any]:
     """Python scalars for an operation with an array of ``dtype``, each one it holds exactly."""
     if dtype.kind == "f":
         special = st.sampled_from([0.0, -0.0, 0.5, -2.0, np.inf, np.nan])
-        return special | st.floats(width=np.finfo(dtype).bits)  # type: ignore[arg-type]
+        width = np.finfo(dtype).bits
+        return special | st.floats(width=width, allow_subnormal=not _subnormal_free(dtype, subnormals))  # type: ignore[arg-type]
     if dtype.kind in "iu":
         limits = np.iinfo(dtype)
         return st.integers(max(-1000, int(limits.min)), min(1000, int(limits.max)))
@@ -197,6 +206,12 @@ def _index(shape: tuple[int, ...], reversed_slices: bool) -> st.SearchStrategy[t
         return st.sampled_from(slices) | st.integers(-n, n - 1)
 
     return st.tuples(*(axis(n) for n in shape)).map(lambda t: (*t, ...))
+
+
+def _holds_nan(v: Any) -> bool:
+    """Whether the operand ``v`` (a :class:`Value` or a Python scalar) is or holds a NaN."""
+    values = v.want if isinstance(v, Value) else v
+    return bool(np.any(np.isnan(values))) if np.asarray(values).dtype.kind in "fc" else False
 
 
 def _known(level: int, *operands: Any) -> int:
@@ -247,12 +262,16 @@ def program_machine(
     dtypes: Sequence[str] = ("float32", "int32", "bool"),
     reversed_slices: bool = True,
     aliased_writes: bool = True,
+    float32_subnormals: bool = True,
 ) -> type[RuleBasedStateMachine]:
     """A state machine running random programs on namespace ``xp`` and on NumPy (see the module
     docstring); ``set_fusion(on)`` (returning the previous setting) turns the backend's fusion
     on and off, to run each step a third time unfused; ``dtypes`` are those arrays are made of;
     ``reversed_slices=False`` leaves out slices with negative steps, ``aliased_writes=False``
-    writes of an array into memory it shares (PyTorch's tensors refuse both)."""
+    writes of an array into memory it shares (PyTorch's tensors refuse both);
+    ``float32_subnormals=False`` is for a backend that flushes float32 subnormals to zero (NVIDIA's
+    GPUs, as WGSL and CUDA's fast paths allow): none is drawn, and a result that holds one at
+    NumPy is not compared with NumPy, nor is what is computed from it."""
 
     def steps(call: Callable[..., Any], *operands: Any) -> tuple[Any, Any, Any]:
         """``call(ns, *operands)`` on NumPy, on the backend, and on the backend unfused (None
@@ -307,7 +326,7 @@ def program_machine(
                     shared = [self._compute(lambda ns, a: a[flip], (x,), BITS, view_of=x)]
                 fits = shared or fits
             if what == "a Python scalar" or not fits:
-                return data.draw(_scalars(x.dtype), label="scalar")
+                return data.draw(_scalars(x.dtype, float32_subnormals), label="scalar")
             return data.draw(st.sampled_from(fits), label="array")
 
         def _add(self, value: Value) -> Value:
@@ -321,13 +340,17 @@ def program_machine(
             self,
             call: Callable[..., Any],
             operands: tuple[Any, ...],
-            level: int,
+            level: int | Callable[..., int],
             view_of: Value | None = None,
         ) -> Value:
             """A new array, ``call(ns, *operands)`` in each run, matching NumPy's as far as
-            ``level`` allows (see :func:`_known`); a view of ``view_of``'s memory if given."""
+            ``level`` allows (see :func:`_known`; a function of the operands works it out from
+            their values as the step runs); a view of ``view_of``'s memory if given."""
+            own = level(*operands) if callable(level) else level
             want, got, plain = steps(call, *operands)
-            known = _known(level, *operands) if view_of is None else view_of.known
+            known = _known(own, *operands) if view_of is None else view_of.known
+            if self._flushed(want):
+                known = UNKNOWN
             memory = None if view_of is None else view_of.memory
             value = self._add(Value(f"a{self.made}", want, got, plain, known, memory, view_of is None))
 
@@ -345,11 +368,30 @@ def program_machine(
             results = steps(call, target, operand)
             if results[0] is not None:  # (an in-place operator's result: the same arrays)
                 target.want, target.got, target.plain = results
-            known = _known(BITS, target, operand)
+            known = UNKNOWN if self._flushed(target.want) else _known(BITS, target, operand)
             for v in self.alive:
                 if v.memory == target.memory:
                     v.known = min(v.known, known)
             self.last = lambda: self._write(call, target, operand)
+
+        def _sums_level(self, *terms: Value) -> int:
+            """:data:`BITS`, or :data:`UNKNOWN` where a partial sum of ``terms`` at NumPy holds
+            a float32 subnormal that the backend flushes."""
+            with np.errstate(all="ignore"):
+                partial = np.asarray(terms[0].want)
+                for term in terms[1:]:
+                    partial = np.asarray(partial + term.want)
+                    if self._flushed(partial):
+                        return UNKNOWN
+            return BITS
+
+        def _flushed(self, want: Any) -> bool:
+            """Whether NumPy's ``want`` holds float32 subnormals that the backend flushes to zero
+            (what is computed from them then differs in any way)."""
+            if float32_subnormals or want is None or want.dtype != np.float32:
+                return False
+            magnitude = np.abs(want)
+            return bool(np.any((magnitude > 0) & (magnitude < np.finfo(np.float32).tiny)))
 
         def _check(self, v: Value) -> None:
             got = to_numpy(v.got)
@@ -377,7 +419,10 @@ def program_machine(
         def make(self, data: st.DataObject) -> None:
             dtype = data.draw(st.sampled_from(list(dtypes)), label="dtype")
             shape = data.draw(st.sampled_from(SHAPES), label="shape")
-            host = data.draw(hnp.arrays(dtype, shape, elements=_elements(np.dtype(dtype))), label="values")
+            host = data.draw(
+                hnp.arrays(dtype, shape, elements=_elements(np.dtype(dtype), float32_subnormals)),
+                label="values",
+            )
             plain = xp.asarray(host.copy()) if set_fusion is not None else None
             self._add(Value(f"a{self.made}", host.copy(), xp.asarray(host.copy()), plain, BITS, None, True))
 
@@ -396,7 +441,10 @@ def program_machine(
             name = data.draw(st.sampled_from(sorted(BINARY[x.kind])), label="binary")
             y = self._operand(data, x)
             operands = (y, x) if data.draw(st.booleans(), label="swap") else (x, y)
-            self._compute(lambda ns, a, b: getattr(ns, name)(a, b), operands, BINARY[x.kind][name])
+            level: int | Callable[..., int] = BINARY[x.kind][name]
+            if name == "copysign":  # (the sign of a NaN that arithmetic made is the hardware's)
+                level = lambda a, b: UNKNOWN if _holds_nan(b) else BITS  # noqa: E731
+            self._compute(lambda ns, a, b: getattr(ns, name)(a, b), operands, level)
 
         @rule(data=st.data())
         def operator_form(self, data: st.DataObject) -> None:
@@ -419,7 +467,7 @@ def program_machine(
                 return
             same = [v for v in self.alive if v.dtype == x.dtype and _into(v.shape, x.shape)]
             others = data.draw(st.lists(st.sampled_from(same), min_size=2, max_size=10), label="arrays")
-            self._compute(lambda ns, *a: functools.reduce(operator.add, a), (x, *others), BITS)
+            self._compute(lambda ns, *a: functools.reduce(operator.add, a), (x, *others), self._sums_level)
 
         @rule(data=st.data())
         def chain(self, data: st.DataObject) -> None:
@@ -433,7 +481,7 @@ def program_machine(
             names = data.draw(
                 st.lists(st.sampled_from(["add", "multiply", "subtract"]), min_size=2, max_size=4)
             )
-            scalars = [data.draw(_scalars(x.dtype), label="scalar") for _ in names]
+            scalars = [data.draw(_scalars(x.dtype, float32_subnormals), label="scalar") for _ in names]
             made: list[Value] = []
 
             def run() -> None:
@@ -624,6 +672,7 @@ def run_programs(
     dtypes: Sequence[str] = ("float32", "int32", "bool"),
     reversed_slices: bool = True,
     aliased_writes: bool = True,
+    float32_subnormals: bool = True,
 ) -> None:
     """Run ``programs`` random programs of up to ``steps`` steps on ``xp`` (see
     :func:`program_machine`, which takes the other arguments); the first that goes wrong is
@@ -634,6 +683,7 @@ def run_programs(
         dtypes=dtypes,
         reversed_slices=reversed_slices,
         aliased_writes=aliased_writes,
+        float32_subnormals=float32_subnormals,
     )
     run: Callable[..., None] = run_state_machine_as_test  # (untyped in older Hypothesis releases)
     run(
