@@ -478,28 +478,62 @@ def program_machine(
             x = self._pick(data, lambda v: v.kind in "fiu")
             if x is None:
                 return
-            names = data.draw(
-                st.lists(st.sampled_from(["add", "multiply", "subtract"]), min_size=2, max_size=4)
-            )
-            scalars = [data.draw(_scalars(x.dtype, float32_subnormals), label="scalar") for _ in names]
+            steps_of = self._draw_chain(data, x)
             made: list[Value] = []
 
             def run() -> None:
-                for v in made:
-                    if v in self.alive:
-                        self.alive.remove(v)
-                made.clear()
-                last = x
-                for name, scalar in zip(names, scalars, strict=True):
-                    last = self._compute(
-                        lambda ns, a, name=name, scalar=scalar: getattr(ns, name)(a, scalar),
-                        (last,),
-                        BINARY[last.kind][name],
-                    )
-                    made.append(last)
+                self._forget(made)
+                made[:] = self._chain(x, steps_of)
                 self.last = run
 
             run()
+
+        @rule(data=st.data())
+        def loop(self, data: st.DataObject) -> None:
+            """Rounds of an iterative method: a chain on ``x`` (its results named), an in-place
+            update of ``x`` with a Python scalar, the last round's results dropped, and a read of
+            this round's: each round's graph is the last one's again, on the pooled buffers the
+            last one freed, while the write has run part of it."""
+            x = self._pick(data, lambda v: v.kind in "fiu")
+            if x is None:
+                return
+            steps_of = self._draw_chain(data, x)
+            symbol = data.draw(st.sampled_from(sorted(IN_PLACE[x.kind])), label="update")
+            scalar = data.draw(_scalars(x.dtype, float32_subnormals), label="scalar")
+            previous: list[Value] = []
+            for _ in range(data.draw(st.integers(2, 4), label="rounds")):
+                made = self._chain(x, steps_of)
+                self._write(lambda ns, a, b: IN_PLACE[x.kind][symbol](a, b), x, scalar)
+                self._forget(previous)
+                previous = made
+                self._check(made[-1])
+
+        def _draw_chain(self, data: st.DataObject, x: Value) -> list[tuple[str, Any]]:
+            names = data.draw(
+                st.lists(st.sampled_from(["add", "multiply", "subtract"]), min_size=2, max_size=4)
+            )
+            return [
+                (name, data.draw(_scalars(x.dtype, float32_subnormals), label="scalar")) for name in names
+            ]
+
+        def _chain(self, x: Value, steps_of: list[tuple[str, Any]]) -> list[Value]:
+            """The operations ``steps_of`` (name, Python scalar) in a row from ``x``, each result
+            an array of the program."""
+            made = [x]
+            for name, scalar in steps_of:
+                made.append(
+                    self._compute(
+                        lambda ns, a, name=name, scalar=scalar: getattr(ns, name)(a, scalar),
+                        (made[-1],),
+                        BINARY[x.kind][name],
+                    )
+                )
+            return made[1:]
+
+        def _forget(self, values: list[Value]) -> None:
+            for v in values:
+                if v in self.alive:
+                    self.alive.remove(v)
 
         @rule(data=st.data())
         def compare_and_select(self, data: st.DataObject) -> None:
