@@ -355,8 +355,7 @@ def program_machine(
             value = self._add(Value(f"a{self.made}", want, got, plain, known, memory, view_of is None))
 
             def again() -> None:  # (the result replaces this one, as a loop assigns a name again)
-                if value in self.alive:
-                    self.alive.remove(value)
+                self._forget([value])
                 self._compute(call, operands, level, view_of)
 
             self.last = again
