@@ -3,6 +3,7 @@ function on every dtype gives the bits it gives unfused (NaN, signed zeros, infi
 
 from __future__ import annotations
 
+import re
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -671,6 +672,45 @@ def test_an_operation_on_one_value_twice_is_not_folded(xp, fused, dtype):
         assert_same_bits(got, _unfused(lambda run=run: np.asarray(run())))
         np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
         np.testing.assert_array_equal(got[~np.isnan(got)], want[~np.isnan(want)])
+
+
+_SELECTS = {
+    "x < y ? x : y": lambda xp, x, y: xp.where(x < y, x, y),
+    "x > y ? x : y": lambda xp, x, y: xp.where(x > y, x, y),
+    "x <= y ? y : x": lambda xp, x, y: xp.where(x <= y, y, x),
+    "y >= x ? x : y": lambda xp, x, y: xp.where(y >= x, x, y),
+    "x < y ? x : y, of x * 1": lambda xp, x, y: xp.where(x * 1 < y, x * 1, y),
+}
+
+
+@pytest.mark.parametrize("case", list(_SELECTS))
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_a_select_by_a_comparison_of_its_operands_keeps_nan(xp, fused, dtype, case):
+    """``where(x < y, x, y)`` is ``min(x, y)`` only for numbers: a driver that compiles assuming
+    finite floats may make it one, which drops a NaN (NVIDIA's did, fused: 0 for x = 0, y = NaN)."""
+    if dtype not in default_device().dtype_names:
+        pytest.skip(f"{dtype} is not on {default_device()}")
+    values = np.array([np.nan, 0.0, -0.0, 1.5, np.inf, -np.inf], dtype)
+    hx, hy = (a.reshape(-1) for a in np.meshgrid(values, values))
+    x, y = xp.asarray(hx), xp.asarray(hy)
+    select = _SELECTS[case]
+    got = np.asarray(select(xp, x, y))
+    assert_same_bits(got, _unfused(lambda: np.asarray(select(xp, x, y))))
+    with np.errstate(invalid="ignore"):
+        assert_same_bits(got, select(np, hx, hy))
+
+
+def test_no_float_value_reaches_two_operations_unfenced(xp, fused):
+    """The code of ``where(x < y, x, y)``: x and y are taken unfenced by the comparison only, so
+    that no compiler sees the select's operands as the comparison's."""
+    x, y = xp.asarray(np.ones(8, np.float32)), xp.asarray(np.zeros(8, np.float32))
+    w = xp.where(x < y, x, y)
+    order, structure, leaves = _fusion.graph_of(w._node)
+    expr, _, lets = _fusion.kernel_code(order, structure, [leaf.dtype for leaf in leaves])
+    code = lets + "\n" + expr
+    for leaf in ("x0", "x1"):
+        assert len(re.findall(rf"(?<!fence_f32\(){leaf}\b", code)) == 1, code
+        assert len(re.findall(rf"fence_f32\({leaf}, 1u\)", code)) == 1, code
 
 
 # -- a trailing reduction reads the chain's operands directly -----------------------------------

@@ -623,12 +623,15 @@ def kernel_code(
     per intermediate node (``v{j}``; leaves are ``x{k}``).
 
     Drivers compile WGSL assuming finite floats, so ``a - a`` may become 0 and ``a / a`` 1,
-    where NaN and infinities want NaN; and equal expressions become one value. So a value that
-    an operation takes twice (``x - x``) is fenced the second time, and each node's value has a
-    fence of its own (``(x*y) - (x*y)`` subtracts two values no compiler can prove equal), as
-    the operations computed one at a time would give."""
+    where NaN and infinities want NaN; ``select(y, x, x < y)`` may become ``min(x, y)``, which
+    drops a NaN (NVIDIA's did, fused: ``where(x < y, x, y)`` gave 0 for x = 0, y = NaN); and
+    equal expressions become one value. So each use of a float value after its first, in the
+    same operation (``x - x``) or another one, is fenced with a salt of its own, and each node's
+    value has a fence of its own (``(x*y) - (x*y)`` subtracts two values no compiler can prove
+    equal): no pattern spans two operations, as when they are computed one at a time."""
     calls = []
     fenced_types: set[str] = set()
+    uses: dict[str, int] = {}  # per operand expression, how many operations took it so far
     for n, (_, *refs) in zip(order, structure, strict=True):
         args: list[str] = []
         for ref, target in zip(refs, n.op.targets, strict=True):
@@ -636,9 +639,11 @@ def kernel_code(
                 arg = convert(f"v{ref}", order[ref].dtype, target)
             else:
                 arg = convert(f"x{-1 - ref}", leaf_dtypes[-1 - ref], target)
-            if arg in args and wgsl_type(target) in _FENCES:
-                arg = _fence(arg, target, salt=len(args))
+            seen = uses.get(arg, 0)
+            uses[arg] = seen + 1
+            if seen and wgsl_type(target) in _FENCES:
                 fenced_types.add(wgsl_type(target))
+                arg = _fence(arg, target, salt=seen)
             args.append(arg)
         calls.append(f"{n.op.fn}({', '.join(args)})")
     lets = [
