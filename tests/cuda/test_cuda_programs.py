@@ -27,6 +27,7 @@ def test_programs_fused_unfused_and_on_numpy_agree():
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # 3000 programs
 def test_many_programs_fused_unfused_and_on_numpy_agree():
     run_programs(
         ruda_cuda, set_fusion=_fusion.set_enabled, dtypes=DTYPES, programs=3000, steps=60, **SUBNORMALS

@@ -69,6 +69,7 @@ def assert_failures_are_known(
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(960)  # the suite's own process has 900 s
 @pytest.mark.parametrize("name", NAMES)
 def test_scipy_special_array_api_suite(name):
     result = run_scipy_suite(name)

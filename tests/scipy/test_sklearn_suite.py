@@ -46,6 +46,7 @@ def run_sklearn_suite(name: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1560)  # the suite's own process has 1500 s
 @pytest.mark.parametrize("name", BACKENDS)
 def test_sklearn_array_api_suite(name):
     result = run_sklearn_suite(name)

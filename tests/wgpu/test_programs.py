@@ -31,6 +31,7 @@ def test_programs_alone_and_on_numpy_agree():
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # 3000 programs: 5-11 minutes on lavapipe
 def test_many_programs_fused_unfused_and_on_numpy_agree():
     run_programs(
         ruda_wgpu, set_fusion=_fusion.set_enabled, dtypes=DTYPES, programs=3000, steps=60, **_subnormals()
