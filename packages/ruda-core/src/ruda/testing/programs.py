@@ -266,12 +266,18 @@ def program_machine(
 ) -> type[RuleBasedStateMachine]:
     """A state machine running random programs on namespace ``xp`` and on NumPy (see the module
     docstring); ``set_fusion(on)`` (returning the previous setting) turns the backend's fusion
-    on and off, to run each step a third time unfused; ``dtypes`` are those arrays are made of;
+    on and off, to run each step a third time unfused; ``dtypes`` are those arrays are made of
+    (names of boolean, integer and real floating dtypes: the steps have no complex rules);
     ``reversed_slices=False`` leaves out slices with negative steps, ``aliased_writes=False``
     writes of an array into memory it shares (PyTorch's tensors refuse both);
     ``float32_subnormals=False`` is for a backend that flushes float32 subnormals to zero (NVIDIA's
     GPUs, as WGSL and CUDA's fast paths allow): none is drawn, and a result that holds one at
     NumPy is not compared with NumPy, nor is what is computed from it."""
+    other = [name for name in dtypes if np.dtype(name).kind not in "biuf"]
+    if other or not dtypes:
+        raise ValueError(
+            f"random programs are made of boolean, integer and real floating arrays, not {other or 'none'}"
+        )
 
     def steps(call: Callable[..., Any], *operands: Any) -> tuple[Any, Any, Any]:
         """``call(ns, *operands)`` on NumPy, on the backend, and on the backend unfused (None
