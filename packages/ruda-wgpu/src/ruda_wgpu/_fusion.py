@@ -687,18 +687,23 @@ def fenced(expr: str, dtype: np.dtype[Any]) -> tuple[str, str]:
     return _fence(expr, dtype), fence
 
 
-# ``P[0] >> 31u`` is the top bit of the element count, always 0 (a dispatch covers < 2^31
-# elements), which no compiler can know: XOR with it times the salt keeps a value's bits and
-# ends a float expression, so nothing is contracted across it, and values fenced with other
-# salts are not taken for one another.
+# ``P[0] >> 31u`` is the top bit of the element count (of the rows, in a reduction), always 0
+# (a dispatch covers < 2^31 of them), which no compiler can know: XOR with it times the salt
+# keeps a value's bits and ends a float expression, so nothing is contracted across it, and
+# values fenced with other salts are not taken for one another. It is read at a computed
+# index, 0: lavapipe compiles a kernel again with the values of the parameters its branches
+# test written in as constants (Mesa's nir_inline_uniforms), P[0] among them in some kernels,
+# which made the fence 0 and fused ``(x - x) / 3.0`` 0 for an infinite x; it replaces only
+# reads at constant indices.
+_FENCE_ZERO = "(param(P[0] >> 31u) >> 31u)"
 _FENCE_SUFFIX = {"f32": "f32", "f64": "f64", "vec2<f32>": "c64", "vec2<f64>": "c128"}
 _FENCES = {
     "f32": "fn fence_f32(v: f32, salt: u32) -> f32 "
-    "{ return bitcast<f32>(bitcast<u32>(v) ^ ((P[0] >> 31u) * salt)); }",
+    f"{{ return bitcast<f32>(bitcast<u32>(v) ^ ({_FENCE_ZERO} * salt)); }}",
     "f64": "fn fence_f64(v: f64, salt: u32) -> f64 "
-    "{ return bitcast<f64>(bitcast<u64>(v) ^ u64((P[0] >> 31u) * salt)); }",
+    f"{{ return bitcast<f64>(bitcast<u64>(v) ^ u64({_FENCE_ZERO} * salt)); }}",
     "vec2<f32>": "fn fence_c64(v: vec2<f32>, salt: u32) -> vec2<f32> "
-    "{ return bitcast<vec2<f32>>(bitcast<vec2<u32>>(v) ^ vec2<u32>((P[0] >> 31u) * salt)); }",
-    "vec2<f64>": "fn fence_c128(v: vec2<f64>, salt: u32) -> vec2<f64> { let z = u64((P[0] >> 31u) * salt); "
+    f"{{ return bitcast<vec2<f32>>(bitcast<vec2<u32>>(v) ^ vec2<u32>({_FENCE_ZERO} * salt)); }}",
+    "vec2<f64>": f"fn fence_c128(v: vec2<f64>, salt: u32) -> vec2<f64> {{ let z = u64({_FENCE_ZERO} * salt); "
     "return vec2<f64>(bitcast<f64>(bitcast<u64>(v.x) ^ z), bitcast<f64>(bitcast<u64>(v.y) ^ z)); }",
 }
