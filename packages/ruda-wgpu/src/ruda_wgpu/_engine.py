@@ -789,7 +789,8 @@ def _uniform_params(code: str) -> str:
     """Rewrite ``var<storage, read> P: array<u32>`` and its reads as a uniform of ``vec4<u32>``.
 
     Constant reads ``P[k]`` become ``P[k / 4].x`` (.y, .z, .w); a kernel that reads a
-    computed index calls ``param(k)`` and declares its word count, ``array<u32, N>``.
+    computed index calls ``param(k)`` and, where k may pass its highest constant read, declares
+    its word count, ``array<u32, N>`` (the fusion fence's ``param`` reads word 0).
     """
     declared = _PARAM_DECL.search(code)
     if declared is None:
