@@ -25,6 +25,14 @@ def check_api_version(version: str | None, backend: str) -> None:
         )
 
 
+def out_of_bounds(what: str, n: int) -> str:
+    """The message of the IndexError every backend raises for an index outside ``[-n, n)``
+    along an axis of length ``n`` (``what`` names the call: ``"take()"``). The standard leaves
+    such indices unspecified; NumPy raises, and CuPy and torch's ``take_along_dim`` wrap them
+    silently, so that code written once would give another backend's wrong result."""
+    return f"{what}: index out of bounds for an axis of length {n} (valid indices are {-n} to {n - 1})"
+
+
 #: creation functions
 CREATION_FUNCTIONS: tuple[str, ...] = (
     "arange",

@@ -20,7 +20,10 @@ import numpy as np
 from ruda import spec
 from ruda._array import DLPackExport
 
-from ruda_cuda import _fusion  # which imports this module: each reads the other's names when called
+from ruda_cuda import (
+    _bounds,
+    _fusion,
+)  # _fusion imports this module: each reads the other's names when called
 from ruda_cuda._devices import native_device, on_inputs_device, peer_to_peer
 
 _DLPACK_CPU = 1
@@ -137,11 +140,13 @@ class Array(DLPackExport, cupy.ndarray):  # type: ignore[misc]  # CuPy has no ty
     def __getitem__(self, key: Any) -> Array:
         if _basic(key):  # a view: nothing runs on a GPU
             return as_array(super().__getitem__(key))
-        return as_array(on_inputs_device(cupy.ndarray.__getitem__, self, key))
+        # (an index array out of bounds raises, where CuPy wraps it around: see _bounds)
+        return as_array(on_inputs_device(cupy.ndarray.__getitem__, self, _bounds.check_key(self.shape, key)))
 
     def __setitem__(self, key: Any, value: Any) -> None:
         _fusion.before_write(self)
-        on_inputs_device(_setitem, self, _fusion.realized(key), _fusion.realized(value))
+        key = _fusion.realized(key) if _basic(key) else _bounds.check_key(self.shape, key)
+        on_inputs_device(_setitem, self, key, _fusion.realized(value))
 
     @property
     def mT(self) -> Array:  # noqa: N802  (the standard's name)

@@ -13,7 +13,7 @@ import numpy as np
 from array_api_compat import cupy as _compat
 from ruda import spec
 
-from ruda_cuda import _fusion
+from ruda_cuda import _bounds, _fusion
 from ruda_cuda._array import Array, as_array, as_arrays
 from ruda_cuda._fusion import LazyArray, realizing
 
@@ -49,6 +49,33 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
 
 
 @realizing
+def take(x: Any, indices: Any, /, *, axis: int | None = None) -> Array:
+    """``x``'s elements at ``indices`` along ``axis`` (array-api-compat's); one out of bounds
+    raises IndexError, where CuPy wraps it around (see :mod:`ruda_cuda._bounds`)."""
+    # (axis None of an array of several axes: array-api-compat's ValueError)
+    _checked(x, indices, 0 if axis is None and x.ndim == 1 else axis, "take()")
+    return as_array(_compat.take(x, indices, axis=axis))
+
+
+@realizing
+def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Array:
+    """``x``'s elements at ``indices`` matched along ``axis`` (array-api-compat's); one out of
+    bounds raises IndexError, where CuPy wraps it around (see :mod:`ruda_cuda._bounds`)."""
+    _checked(x, indices, axis, "take_along_axis()")
+    return as_array(_compat.take_along_axis(x, indices, axis=axis))
+
+
+def _checked(x: Any, indices: Any, axis: int | None, what: str) -> None:
+    """:func:`ruda_cuda._bounds.check` of ``indices`` against ``x``'s axis ``axis``, and an
+    IndexError for an axis ``x`` lacks (None: nothing to check)."""
+    if axis is None or not isinstance(x, cupy.ndarray):
+        return
+    if not -x.ndim <= axis < x.ndim:
+        raise IndexError(f"{what}: axis {axis} is out of range for {x.ndim} dimensions")
+    _bounds.check(indices, x.shape[axis], what)
+
+
+@realizing
 def broadcast_arrays(*arrays: Any) -> tuple[Array, ...]:
     """The arrays broadcast against each other, as a tuple of views."""
     return tuple(as_arrays(cupy.broadcast_arrays(*arrays)))
@@ -80,8 +107,6 @@ def fusing(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
 
 # array-api-compat's CuPy functions returning Array, one line each; the reductions of a pending
 # chain run in the chain's kernel where that gives the same bits (see fusing)
-take = wrap(_compat.take)
-take_along_axis = wrap(_compat.take_along_axis)
 matmul = wrap(_compat.matmul)
 matrix_transpose = wrap(_compat.matrix_transpose)
 tensordot = wrap(_compat.tensordot)

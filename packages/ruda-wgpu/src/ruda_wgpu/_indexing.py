@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+from ruda import spec
 from ruda._array import python_scalar
 
 from ruda_wgpu import _dtypes
@@ -136,7 +137,7 @@ def gather(g: Gather) -> Array:
         step, slot_at = prepared(dev, ("gather",), launch, lambda: _gather_step(g, out, checked))
         blob = step.params
         if checked:
-            slot = dev.defer_check(_out_of_bounds(str(g.check), g.n))[1]
+            slot = dev.defer_check(spec.out_of_bounds(str(g.check), g.n))[1]
             blob = blob[:slot_at] + pack_words(slot) + blob[slot_at + 4 :]
         dev._encode_one(step.pipe, step.group, step.bound, blob, step.groups)
         if checked and CAPTURE.log is not None:
@@ -403,7 +404,7 @@ def check_all_in_bounds(checks: Sequence[tuple[Array, int]], what: str, now: boo
     dev = checks[0][0].device
     with dev._lock:  # (a flag's word is taken and its kernel recorded as one step)
         for index, n in checks:
-            words, slot = dev.defer_check(_out_of_bounds(what, n))
+            words, slot = dev.defer_check(spec.out_of_bounds(what, n))
             bind_i, i_base = bind_view(dev, index, "indexing")
             index_type = _dtypes.STORAGE[index.dtype.name]
             params = [index.size, i_base, n, slot, *index.shape, *index._strides]
@@ -423,10 +424,6 @@ def check_all_in_bounds(checks: Sequence[tuple[Array, int]], what: str, now: boo
 def _check_binding(dev: GpuDevice, words: Storage) -> tuple[Any, int, int]:
     """The binding of the device's check words (see GpuDevice.defer_check)."""
     return window(dev, words, 0, dev.check_slots(), 4, "indexing")[0]
-
-
-def _out_of_bounds(what: str, n: int) -> str:
-    return f"{what}: index out of bounds for an axis of length {n} (valid indices are {-n} to {n - 1})"
 
 
 def _index_array(x: Array, indices: Any, fn: str) -> Array:
