@@ -146,6 +146,21 @@ def test_a_raw_kernel_launch_waits_for_pending_readers_of_its_arguments(fused):
     assert _host(pending).tolist() == [7.0, 7.0]
 
 
+def test_a_write_into_a_computed_operand_waits_for_its_pending_readers(fused):
+    """``y = t + 0`` recorded while ``t`` was pending reads ``t``'s node; once ``t`` is computed
+    (a view of it made), a write into it must compute ``y`` first. It had not: the check looked
+    only through pending operands, and ``y`` then read the written values (found by the random
+    programs: ``t *= t[::-1]`` squared ``y``)."""
+    t = xp.asarray([1, 2, 3], dtype=xp.int32) - 5
+    y, z = t + 0, t[None, :] * 1  # (the second broadcasts: a node over another shape reads it too)
+    assert _host(t[::-1]).tolist() == [-2, -3, -4]  # a view: computes t
+    assert t._node.value is not None and y._node.value is None
+    t *= 2
+    t[0] = 100
+    assert _host(y).tolist() == [-4, -3, -2] and _host(z).tolist() == [[-4, -3, -2]]
+    assert _host(t).tolist() == [100, -6, -4]
+
+
 def test_in_place_operators_on_pending_arrays(fused):
     x = xp.asarray([1, 2, 3], dtype=xp.int32)
     t = x * 2

@@ -162,11 +162,18 @@ class Node:
         return self.value
 
     def reads(self, memory: Any) -> bool:
-        """Whether computing this node reads the allocation ``memory``."""
-        return any(
-            a.reads(memory) if isinstance(a, Node) else isinstance(a, cupy.ndarray) and a.data.mem is memory
-            for a in self.args
-        )
+        """Whether computing this node reads the allocation ``memory``: an array operand's, or
+        the result of an operand node computed since (``y = x + 0`` pending, then ``x``
+        computed by a read and written in place: ``y`` had then read the written values)."""
+        for a in self.args:
+            if type(a) is Node:
+                if a.value is None and a.reads(memory):
+                    return True
+                if a.value is not None and a.value.data.mem is memory:
+                    return True
+            elif isinstance(a, cupy.ndarray) and a.data.mem is memory:
+                return True
+        return False
 
 
 #: weak references to the pending results, checked before ruda_cuda writes into an array; a
