@@ -7,21 +7,23 @@ pending operation still reads, a view of a pending result, an array dropped (its
 pool) while a pending graph reads it, a write through one view seen through another, a cached
 kernel or launch found again for a graph that only looks the same. :func:`program_machine` makes
 a Hypothesis state machine whose steps are such a program: arrays made from drawn values
-(NaN, infinities, signed zeros, subnormals, integer extremes), elementwise operations with arrays
-and Python scalars, sums of many arrays, comparisons and ``where``, casts, reductions, views
-(slices, flips, transposes, reshapes), in-place operators and item assignment through any view
-(from other views of the same memory too), arrays dropped, the last step repeated on the same
-arrays (as a loop repeats its body), ``synchronize()``, and reads at random points. Every step
-runs on NumPy, on the backend, and, given ``set_fusion``, on the backend with fusion off; each
-read compares them, and so does the end of the program for every array still alive. Hypothesis
-shrinks a failing program to a few steps.
+(NaN, infinities, signed zeros, subnormals, integer extremes; complex numbers of such parts),
+elementwise operations with arrays and Python scalars, sums of many arrays, comparisons and
+``where``, casts, reductions, views (slices, flips, transposes, reshapes), in-place operators and
+item assignment through any view (from other views of the same memory too), arrays dropped, the
+last step repeated on the same arrays (as a loop repeats its body), ``synchronize()``, and reads
+at random points. Every step runs on NumPy, on the backend, and, given ``set_fusion``, on the
+backend with fusion off; each read compares them, and so does the end of the program for every
+array still alive. Hypothesis shrinks a failing program to a few steps.
 
 How results compare: the backend with and without fusion, bit for bit (NaN's sign and payload
 aside: see :func:`ruda.testing.assert_same_bits`). With NumPy, bit for bit where IEEE arithmetic
-fixes the result (``+``, ``-``, ``*``, ``floor``, comparisons, ``where``, wrapping integers, ...);
-up to the sign of zero where the standard leaves it to the library (``maximum(0.0, -0.0)``); not
-at all for what libraries may round differently (``exp``, ``sqrt``, ``/``, a float sum's order),
-nor for anything computed from such a value or written into memory such a value shares.
+fixes the result (``+``, ``-``, ``*``, ``floor``, comparisons, ``where``, wrapping integers,
+a complex ``+``, ``conj`` or ``real``, ...); up to the sign of zero where the standard leaves it
+to the library (``maximum(0.0, -0.0)``); not at all for what libraries may round differently
+(``exp``, ``sqrt``, ``/``, a float sum's order, a complex ``*`` or ``abs``), nor for anything
+computed from such a value or written into memory such a value shares, nor after a write into
+memory that a library's ``real`` or ``imag`` may share or not (NumPy's are views).
 
 Use it in a backend's tests as::
 
@@ -87,6 +89,17 @@ UNARY: dict[str, dict[str, int]] = {
     "i": {"negative": BITS, **_INTEGER_UNARY},
     "u": _INTEGER_UNARY,
     "b": {"logical_not": BITS},
+    # (real, imag and abs give real arrays; abs is a hypot, whose rounding is the library's)
+    "c": {
+        "negative": BITS,
+        "conj": BITS,
+        "real": BITS,
+        "imag": BITS,
+        "abs": UNKNOWN,
+        "square": UNKNOWN,
+        "exp": UNKNOWN,
+        "sqrt": UNKNOWN,
+    },
 }
 BINARY: dict[str, dict[str, int]] = {
     "f": {
@@ -102,8 +115,16 @@ BINARY: dict[str, dict[str, int]] = {
     "i": _INTEGER_BINARY,
     "u": _INTEGER_BINARY,
     "b": {"logical_and": BITS, "logical_or": BITS, "logical_xor": BITS},
+    # a complex product's parts (ac - bd, ad + bc) round once or twice as the compiler contracts
+    # them into fused multiply-adds, and C's Annex G turns some of NumPy's NaN into infinities
+    "c": {"add": BITS, "subtract": BITS, "multiply": UNKNOWN, "divide": UNKNOWN},
 }
 COMPARISONS = ("less", "less_equal", "equal", "not_equal", "greater")
+#: the comparisons of complex operands, which have no order
+COMPLEX_COMPARISONS = ("equal", "not_equal")
+#: unary functions whose result may view the operand's memory or not, as the library chose (the
+#: standard leaves it open): NumPy's and PyTorch's real and imag of a complex array are views
+MAYBE_VIEWS = frozenset({"real", "imag"})
 #: the operators a program uses as operators (``x + y`` rather than ``add(x, y)``)
 _OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
     "+": operator.add,
@@ -112,6 +133,8 @@ _OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
     "<": operator.lt,
     "==": operator.eq,
 }
+#: the operators of complex operands, each with what its result is known to match (see BINARY)
+_COMPLEX_OPERATORS = {"+": BITS, "-": BITS, "*": UNKNOWN, "==": BITS}
 _INTEGER_IN_PLACE = {"+=": operator.iadd, "*=": operator.imul, "^=": operator.ixor}
 #: in-place operators by dtype kind
 IN_PLACE: dict[str, dict[str, Callable[[Any, Any], Any]]] = {
@@ -119,10 +142,16 @@ IN_PLACE: dict[str, dict[str, Callable[[Any, Any], Any]]] = {
     "i": _INTEGER_IN_PLACE,
     "u": _INTEGER_IN_PLACE,
     "b": {"&=": operator.iand, "|=": operator.ior},
+    "c": {"+=": operator.iadd, "-=": operator.isub, "*=": operator.imul},
 }
-#: casts: (from kind, to dtype) -> what the result is known to match (an int32 too wide for
-#: float32 rounds as the device's conversion rounds; WGSL leaves the direction to it); a cast to
-#: the operand's own dtype is a copy
+#: (dtype kind, in-place operator) -> what its result is known to match, where not BITS (a
+#: complex product rounds as the library's ``multiply`` does)
+IN_PLACE_KNOWN: dict[tuple[str, str], int] = {("c", "*="): UNKNOWN}
+#: casts: (from kind, to dtype) -> what the result is known to match (an integer too wide for
+#: the floating dtype or for a complex dtype's parts, an int32 for float32 or an int64 for
+#: complex128, rounds as the device's conversion rounds: WGSL leaves the direction to it); a
+#: cast to the operand's own dtype is a copy; the standard casts complex to bool, not to a real
+#: dtype
 CASTS: dict[tuple[str, str], int] = {
     ("b", "float32"): BITS,
     ("b", "int32"): BITS,
@@ -133,17 +162,35 @@ CASTS: dict[tuple[str, str], int] = {
     ("f", "float32"): BITS,
     ("f", "float16"): BITS,
     ("i", "bool"): BITS,
+    ("b", "complex64"): BITS,
+    ("b", "complex128"): BITS,
+    ("i", "complex64"): UNKNOWN,
+    ("i", "complex128"): UNKNOWN,
+    ("f", "complex64"): BITS,
+    ("f", "complex128"): BITS,
+    ("c", "complex64"): BITS,
+    ("c", "complex128"): BITS,
+    ("c", "bool"): BITS,
 }
 
 
 def _subnormal_free(dtype: np.dtype[Any], subnormals: bool) -> bool:
-    """Whether values of ``dtype`` are drawn without subnormals: float32 ones, for a backend
-    that flushes them (see :func:`program_machine`)."""
+    """Whether values of ``dtype`` are drawn without subnormals: float32 ones (complex64's parts
+    too), for a backend that flushes them (see :func:`program_machine`)."""
     return dtype == np.float32 and not subnormals
 
 
+def _part(dtype: np.dtype[Any]) -> np.dtype[Any]:
+    """The real dtype of complex ``dtype``'s parts (float32 for complex64)."""
+    return np.dtype(f"f{dtype.itemsize // 2}")
+
+
 def _elements(dtype: np.dtype[Any], subnormals: bool) -> st.SearchStrategy[Any]:
-    """Values of ``dtype``: edge values often, any value now and then."""
+    """Values of ``dtype``: edge values often, any value now and then (for complex numbers, in
+    each part)."""
+    if dtype.kind == "c":
+        part = _elements(_part(dtype), subnormals)
+        return st.builds(complex, part, part)
     if dtype.kind == "f":
         info = np.finfo(dtype)
         normal = _subnormal_free(dtype, subnormals)
@@ -170,7 +217,11 @@ def _elements(dtype: np.dtype[Any], subnormals: bool) -> st.SearchStrategy[Any]:
 
 
 def _scalars(dtype: np.dtype[Any], subnormals: bool) -> st.SearchStrategy[Any]:
-    """Python scalars for an operation with an array of ``dtype``, each one it holds exactly."""
+    """Python scalars for an operation with an array of ``dtype``, each one it holds exactly
+    (for a complex array, Python complex numbers and floats)."""
+    if dtype.kind == "c":
+        part = _scalars(_part(dtype), subnormals)
+        return st.builds(complex, part, part) | part
     if dtype.kind == "f":
         special = st.sampled_from([0.0, -0.0, 0.5, -2.0, np.inf, np.nan])
         width = np.finfo(dtype).bits
@@ -267,16 +318,18 @@ def program_machine(
     """A state machine running random programs on namespace ``xp`` and on NumPy (see the module
     docstring); ``set_fusion(on)`` (returning the previous setting) turns the backend's fusion
     on and off, to run each step a third time unfused; ``dtypes`` are those arrays are made of
-    (names of boolean, integer and real floating dtypes: the steps have no complex rules);
+    (names of boolean, integer, real and complex floating dtypes; a complex step gives real
+    arrays too: ``real``, ``imag``, ``abs``);
     ``reversed_slices=False`` leaves out slices with negative steps, ``aliased_writes=False``
     writes of an array into memory it shares (PyTorch's tensors refuse both);
     ``float32_subnormals=False`` is for a backend that flushes float32 subnormals to zero (NVIDIA's
-    GPUs, as WGSL and CUDA's fast paths allow): none is drawn, and a result that holds one at
-    NumPy is not compared with NumPy, nor is what is computed from it."""
-    other = [name for name in dtypes if np.dtype(name).kind not in "biuf"]
+    GPUs, as WGSL and CUDA's fast paths allow): none is drawn (nor in complex64's parts), and a
+    result that holds one at NumPy is not compared with NumPy, nor is what is computed from it."""
+    other = [name for name in dtypes if np.dtype(name).kind not in "biufc"]
     if other or not dtypes:
         raise ValueError(
-            f"random programs are made of boolean, integer and real floating arrays, not {other or 'none'}"
+            "random programs are made of boolean, integer, real and complex floating arrays, "
+            f"not {other or 'none'}"
         )
 
     def steps(call: Callable[..., Any], *operands: Any) -> tuple[Any, Any, Any]:
@@ -307,6 +360,9 @@ def program_machine(
             self.made = 0  # arrays made so far, for their names
             #: the last step that computed or wrote, for :meth:`again`
             self.last: Callable[[], object] | None = None
+            #: memories that a result of :data:`MAYBE_VIEWS` may share or not: a write into one
+            #: shows in that result, or in its operand, in one library and not in another
+            self.maybe_shared: set[str] = set()
 
         def _pick(self, data: st.DataObject, where: Callable[[Value], bool] = lambda v: True) -> Value | None:
             choices = [v for v in self.alive if where(v)]
@@ -367,17 +423,20 @@ def program_machine(
             self.last = again
             return value
 
-        def _write(self, call: Callable[..., Any], target: Value, operand: Any) -> None:
+        def _write(self, call: Callable[..., Any], target: Value, operand: Any, level: int = BITS) -> None:
             """``call(ns, target, operand)`` in each run, writing into ``target``: what shares
-            its memory is then known as far as both were."""
+            its memory is then known as far as both were, and as far as the write's own result
+            matches NumPy's (``level``); not at all in memory that a result may share or not
+            (see ``maybe_shared``)."""
             results = steps(call, target, operand)
             if results[0] is not None:  # (an in-place operator's result: the same arrays)
                 target.want, target.got, target.plain = results
-            known = UNKNOWN if self._flushed(target.want) else _known(BITS, target, operand)
+            maybe_shared = target.memory in self.maybe_shared
+            known = UNKNOWN if maybe_shared or self._flushed(target.want) else _known(level, target, operand)
             for v in self.alive:
                 if v.memory == target.memory:
                     v.known = min(v.known, known)
-            self.last = lambda: self._write(call, target, operand)
+            self.last = lambda: self._write(call, target, operand, level)
 
         def _sums_level(self, *terms: Value) -> int:
             """:data:`BITS`, or :data:`UNKNOWN` where a partial sum of ``terms`` at NumPy holds
@@ -391,18 +450,20 @@ def program_machine(
             return BITS
 
         def _flushed(self, want: Any) -> bool:
-            """Whether NumPy's ``want`` holds float32 subnormals that the backend flushes to zero
-            (what is computed from them then differs in any way)."""
-            if float32_subnormals or want is None or want.dtype != np.float32:
+            """Whether NumPy's ``want`` holds float32 subnormals (a complex64's parts too) that
+            the backend flushes to zero (what is computed from them then differs in any way)."""
+            if float32_subnormals or want is None or want.dtype not in (np.float32, np.complex64):
                 return False
-            magnitude = np.abs(want)
+            magnitude = np.abs(np.stack([want.real, want.imag]))  # (a float's imag: zeros)
             return bool(np.any((magnitude > 0) & (magnitude < np.finfo(np.float32).tiny)))
 
         def _check(self, v: Value) -> None:
-            got = to_numpy(v.got)
+            # (in C order: assert_same_bits views a complex array as its parts, which a strided
+            # view of NumPy's cannot be)
+            got = np.asarray(to_numpy(v.got), order="C")
             if v.plain is not None:
-                assert_same_bits(got, to_numpy(v.plain))
-            want = np.asarray(v.want)
+                assert_same_bits(got, np.asarray(to_numpy(v.plain), order="C"))
+            want = np.asarray(v.want, order="C")
             assert (got.dtype, got.shape) == (want.dtype, want.shape), (
                 got.dtype,
                 got.shape,
@@ -436,7 +497,10 @@ def program_machine(
             x = self._pick(data)
             assert x is not None
             name = data.draw(st.sampled_from(sorted(UNARY[x.kind])), label="unary")
-            self._compute(lambda ns, a: getattr(ns, name)(a), (x,), UNARY[x.kind][name])
+            view_of = x if name in MAYBE_VIEWS else None  # (a view of x's memory, maybe)
+            if view_of is not None:
+                self.maybe_shared.add(x.memory)
+            self._compute(lambda ns, a: getattr(ns, name)(a), (x,), UNARY[x.kind][name], view_of)
 
         @rule(data=st.data())
         def binary(self, data: st.DataObject) -> None:
@@ -455,19 +519,20 @@ def program_machine(
         def operator_form(self, data: st.DataObject) -> None:
             """``x + y``, ``2.0 * x``, ``x < y``: the operators, which take another path than the
             functions."""
-            x = self._pick(data, lambda v: v.kind in "fiu")
+            x = self._pick(data, lambda v: v.kind in "fiuc")
             if x is None:
                 return
             y = self._operand(data, x)
-            symbol = data.draw(st.sampled_from(sorted(_OPERATORS)), label="operator")
+            levels = _COMPLEX_OPERATORS if x.kind == "c" else dict.fromkeys(_OPERATORS, BITS)
+            symbol = data.draw(st.sampled_from(sorted(levels)), label="operator")
             operands = (y, x) if data.draw(st.booleans(), label="swap") else (x, y)
-            self._compute(lambda ns, a, b: _OPERATORS[symbol](a, b), operands, BITS)
+            self._compute(lambda ns, a, b: _OPERATORS[symbol](a, b), operands, levels[symbol])
 
         @rule(data=st.data())
         def many(self, data: st.DataObject) -> None:
             """A sum of many arrays, so that a graph reads as many operands as a kernel binds
             and more."""
-            x = self._pick(data, lambda v: v.kind in "fiu")
+            x = self._pick(data, lambda v: v.kind in "fiuc")
             if x is None:
                 return
             same = [v for v in self.alive if v.dtype == x.dtype and _into(v.shape, x.shape)]
@@ -480,7 +545,7 @@ def program_machine(
             scalar, every result kept as an array of the program: a graph whose inner steps
             have names, which later writes and reads may run on their own. Repeated, the chain
             is recorded anew and its results replace the last ones (a loop body)."""
-            x = self._pick(data, lambda v: v.kind in "fiu")
+            x = self._pick(data, lambda v: v.kind in "fiuc")
             if x is None:
                 return
             steps_of = self._draw_chain(data, x)
@@ -499,16 +564,17 @@ def program_machine(
             update of ``x`` with a Python scalar, the last round's results dropped, and a read of
             this round's: each round's graph is the last one's again, on the pooled buffers the
             last one freed, while the write has run part of it."""
-            x = self._pick(data, lambda v: v.kind in "fiu")
+            x = self._pick(data, lambda v: v.kind in "fiuc")
             if x is None:
                 return
             steps_of = self._draw_chain(data, x)
             symbol = data.draw(st.sampled_from(sorted(IN_PLACE[x.kind])), label="update")
             scalar = data.draw(_scalars(x.dtype, float32_subnormals), label="scalar")
+            level = IN_PLACE_KNOWN.get((x.kind, symbol), BITS)
             previous: list[Value] = []
             for _ in range(data.draw(st.integers(2, 4), label="rounds")):
                 made = self._chain(x, steps_of)
-                self._write(lambda ns, a, b: IN_PLACE[x.kind][symbol](a, b), x, scalar)
+                self._write(lambda ns, a, b: IN_PLACE[x.kind][symbol](a, b), x, scalar, level)
                 self._forget(previous)
                 previous = made
                 self._check(made[-1])
@@ -543,12 +609,13 @@ def program_machine(
         @rule(data=st.data())
         def compare_and_select(self, data: st.DataObject) -> None:
             """A comparison, alone or selecting with ``where``."""
-            x = self._pick(data, lambda v: v.kind in "fiu")
+            x = self._pick(data, lambda v: v.kind in "fiuc")
             if x is None:
                 return
             y = self._pick(data, lambda v: v.kind == x.kind and _broadcasts(v.shape, x.shape))
             assert y is not None  # (x itself)
-            name = data.draw(st.sampled_from(COMPARISONS), label="comparison")
+            names = COMPLEX_COMPARISONS if x.kind == "c" else COMPARISONS
+            name = data.draw(st.sampled_from(names), label="comparison")
             if data.draw(st.booleans(), label="select"):
                 self._compute(lambda ns, a, b: ns.where(getattr(ns, name)(a, b), a, b), (x, y), BITS)
             else:
@@ -570,16 +637,18 @@ def program_machine(
 
         @rule(data=st.data())
         def reduce(self, data: st.DataObject) -> None:
-            """``sum`` (in the operand's dtype), ``max`` or ``min``, over all axes or one."""
-            x = self._pick(data, lambda v: v.kind in "fiu")
+            """``sum`` (in the operand's dtype), ``max`` or ``min`` (not of complex numbers,
+            which have no order), over all axes or one."""
+            x = self._pick(data, lambda v: v.kind in "fiuc")
             if x is None:
                 return
-            name = data.draw(st.sampled_from(["sum", "max", "min"]), label="reduction")
+            names = ["sum"] if x.kind == "c" else ["sum", "max", "min"]
+            name = data.draw(st.sampled_from(names), label="reduction")
             ndim = len(x.shape)
             axis = data.draw(st.none() | st.integers(-ndim, ndim - 1) if ndim else st.none(), label="axis")
             keepdims = data.draw(st.booleans(), label="keepdims")
             # a float sum's order of additions is the library's; the max of 0.0 and -0.0 too
-            level = (UNKNOWN if name == "sum" else VALUE) if x.kind == "f" else BITS
+            level = (UNKNOWN if name == "sum" else VALUE) if x.kind in "fc" else BITS
 
             def call(ns: Any, a: Any) -> Any:
                 if name == "sum":
@@ -591,12 +660,16 @@ def program_machine(
         @rule(data=st.data())
         def gather(self, data: st.DataObject) -> None:
             """What reads whole arrays rather than elements, on pending arrays and views too:
-            ``concat``, ``sort``, ``cumulative_sum``, ``matmul``."""
-            x = self._pick(data, lambda v: v.kind in "fiu" and len(v.shape) >= 1)
+            ``concat``, ``sort`` (not of complex numbers), ``cumulative_sum``, ``matmul``."""
+            x = self._pick(data, lambda v: v.kind in "fiuc" and len(v.shape) >= 1)
             if x is None:
                 return
-            exact = BITS if x.kind != "f" else UNKNOWN  # (sums in the library's order; integers wrap)
-            how = data.draw(st.sampled_from(["concat", "sort", "cumulative_sum", "matmul"]), label="gather")
+            # (sums in the library's order, complex products as its multiply rounds; integers wrap)
+            exact = BITS if x.kind in "iu" else UNKNOWN
+            hows = ["concat", "sort", "cumulative_sum", "matmul"]
+            how = data.draw(
+                st.sampled_from([h for h in hows if h != "sort" or x.kind != "c"]), label="gather"
+            )
             if how == "concat":
                 rows = [
                     v for v in self.alive if v.dtype == x.dtype and v.shape[1:] == x.shape[1:] and v.shape
@@ -652,8 +725,10 @@ def program_machine(
             """``t += y`` on any array or view, ``y`` maybe a view of the same memory."""
             t = self._pick(data)
             assert t is not None
-            update = IN_PLACE[t.kind][data.draw(st.sampled_from(sorted(IN_PLACE[t.kind])), label="in-place")]
-            self._write(lambda ns, a, b: update(a, b), t, self._operand(data, t, into=t.shape))
+            symbol = data.draw(st.sampled_from(sorted(IN_PLACE[t.kind])), label="in-place")
+            update = IN_PLACE[t.kind][symbol]
+            operand = self._operand(data, t, into=t.shape)
+            self._write(lambda ns, a, b: update(a, b), t, operand, IN_PLACE_KNOWN.get((t.kind, symbol), BITS))
 
         @rule(data=st.data())
         def assign(self, data: st.DataObject) -> None:
