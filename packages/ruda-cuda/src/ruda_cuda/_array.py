@@ -20,10 +20,8 @@ import numpy as np
 from ruda import spec
 from ruda._array import DLPackExport
 
-from ruda_cuda import (
-    _bounds,
-    _fusion,
-)  # _fusion imports this module: each reads the other's names when called
+# (_fusion imports this module: each reads the other's names when called)
+from ruda_cuda import _bounds, _fusion
 from ruda_cuda._devices import native_device, on_inputs_device, peer_to_peer
 
 _DLPACK_CPU = 1

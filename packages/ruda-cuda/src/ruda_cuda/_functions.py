@@ -52,8 +52,7 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
 def take(x: Any, indices: Any, /, *, axis: int | None = None) -> Array:
     """``x``'s elements at ``indices`` along ``axis`` (array-api-compat's); one out of bounds
     raises IndexError, where CuPy wraps it around (see :mod:`ruda_cuda._bounds`)."""
-    # (axis None of an array of several axes: array-api-compat's ValueError)
-    _checked(x, indices, 0 if axis is None and x.ndim == 1 else axis, "take()")
+    _checked(x, indices, axis, "take()")
     return as_array(_compat.take(x, indices, axis=axis))
 
 
@@ -66,10 +65,12 @@ def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Array:
 
 
 def _checked(x: Any, indices: Any, axis: int | None, what: str) -> None:
-    """:func:`ruda_cuda._bounds.check` of ``indices`` against ``x``'s axis ``axis``, and an
-    IndexError for an axis ``x`` lacks (None: nothing to check)."""
-    if axis is None or not isinstance(x, cupy.ndarray):
+    """:func:`ruda_cuda._bounds.check` of ``indices`` against ``x``'s axis ``axis`` (None: the
+    one axis of a 1-D array), and an IndexError for an axis ``x`` lacks; anything else (no array,
+    axis None of several axes) is array-api-compat's to report."""
+    if not isinstance(x, cupy.ndarray) or (axis is None and x.ndim != 1):
         return
+    axis = 0 if axis is None else axis
     if not -x.ndim <= axis < x.ndim:
         raise IndexError(f"{what}: axis {axis} is out of range for {x.ndim} dimensions")
     _bounds.check(indices, x.shape[axis], what)

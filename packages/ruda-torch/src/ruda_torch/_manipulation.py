@@ -8,6 +8,8 @@ import torch
 from array_api_compat.torch import _aliases as _compat
 from ruda import spec
 
+from ruda_torch._checks import tensor
+
 
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     """The shape the spec's broadcasting rules give; ``ValueError`` when there is none."""
@@ -54,9 +56,8 @@ def take(x: torch.Tensor, indices: torch.Tensor, /, *, axis: int | None = None) 
     """``x``'s elements at ``indices`` along ``axis``; indices of any integer dtype (torch's
     ``index_select`` takes int32 and int64 only). One out of bounds raises IndexError (see
     :func:`_check_bounds`)."""
-    indices = _as_int64(indices, "take")
-    # (axis None of an array of several axes: array-api-compat's ValueError)
-    _check_bounds(x, indices, 0 if axis is None and x.ndim == 1 else axis, "take()")
+    x, indices = tensor(x, "take"), tensor(_as_int64(indices, "take"), "take", "indices")
+    _check_bounds(x, indices, axis, "take()")
     # (array-api-compat is untyped)
     out: torch.Tensor = _compat.take(x, indices, axis=axis)
     return out
@@ -67,22 +68,25 @@ def take_along_axis(x: torch.Tensor, indices: torch.Tensor, /, *, axis: int = -1
     (torch's ``take_along_dim`` takes int64 only). One out of bounds raises IndexError: torch's
     ``take_along_dim`` read it as a flat offset, another row's element or another place's
     modulo the axis (see :func:`_check_bounds`)."""
-    indices = _as_int64(indices, "take_along_axis")
+    function = "take_along_axis"
+    x, indices = tensor(x, function), tensor(_as_int64(indices, function), function, "indices")
     _check_bounds(x, indices, axis, "take_along_axis()")
     out: torch.Tensor = _compat.take_along_axis(x, indices, axis=axis)
     return out
 
 
-def _check_bounds(x: torch.Tensor, indices: Any, axis: int | None, what: str) -> None:
-    """IndexError unless ``x`` has axis ``axis`` and every one of ``indices`` is in ``[-n, n)``
-    for its length ``n``, with the messages ruda_wgpu gives (indices that are no tensor are left
-    to the call's own error; array-api-compat's had been "tuple index out of range" for a
-    missing axis). torch's own checks raise a
-    RuntimeError that names a wrapped index (``index_select``), or none at all
+def _check_bounds(x: torch.Tensor, indices: torch.Tensor, axis: int | None, what: str) -> None:
+    """IndexError unless ``x`` has axis ``axis`` (None: the one axis of a 1-D tensor) and every
+    one of ``indices`` is in ``[-n, n)`` for its length ``n``, with the messages ruda_wgpu gives
+    (array-api-compat's had been "tuple index out of range" for a missing axis); axis None of
+    several axes is left to the call's own error. torch's own checks
+    raise a RuntimeError that names a wrapped index (``index_select``), or none at all
     (``take_along_dim``); on a GPU they are device-side asserts, which end the process's use of
     CUDA, so the check runs first, and there it reads one bool back."""
-    if axis is None or not isinstance(indices, torch.Tensor):
-        return
+    if axis is None:
+        if x.ndim != 1:
+            return
+        axis = 0
     if not -x.ndim <= axis < x.ndim:
         raise IndexError(f"{what}: axis {axis} is out of range for {x.ndim} dimensions")
     n = x.shape[axis]
