@@ -33,6 +33,18 @@ def out_of_bounds(what: str, n: int) -> str:
     return f"{what}: index out of bounds for an axis of length {n} (valid indices are {-n} to {n - 1})"
 
 
+def indexed_axis(what: str, axis: int | None, ndim: int) -> int | None:
+    """The axis along which ``take`` or ``take_along_axis`` (``what``: ``"take()"``) reads its
+    indices in an array of ``ndim`` dimensions: ``axis``, or 0 for None in a 1-D array; None
+    for None in any other (the call's own error says that it needs an axis). IndexError for an
+    axis the array lacks."""
+    if axis is None:
+        return 0 if ndim == 1 else None
+    if not -ndim <= axis < ndim:
+        raise IndexError(f"{what}: axis {axis} is out of range for {ndim} dimensions")
+    return axis
+
+
 #: creation functions
 CREATION_FUNCTIONS: tuple[str, ...] = (
     "arange",

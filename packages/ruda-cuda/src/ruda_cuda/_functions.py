@@ -65,14 +65,14 @@ def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Array:
 
 
 def _checked(x: Any, indices: Any, axis: int | None, what: str) -> None:
-    """:func:`ruda_cuda._bounds.check` of ``indices`` against ``x``'s axis ``axis`` (None: the
-    one axis of a 1-D array), and an IndexError for an axis ``x`` lacks; anything else (no array,
-    axis None of several axes) is array-api-compat's to report."""
-    if not isinstance(x, cupy.ndarray) or (axis is None and x.ndim != 1):
+    """:func:`ruda_cuda._bounds.check` of ``indices`` against ``x``'s axis ``axis`` (see
+    :func:`ruda.spec.indexed_axis`, which refuses an axis ``x`` lacks); what is no array, or
+    axis None of several axes, is array-api-compat's to report."""
+    if not isinstance(x, cupy.ndarray):
         return
-    axis = 0 if axis is None else axis
-    if not -x.ndim <= axis < x.ndim:
-        raise IndexError(f"{what}: axis {axis} is out of range for {x.ndim} dimensions")
+    axis = spec.indexed_axis(what, axis, x.ndim)
+    if axis is None:
+        return
     _bounds.check(indices, x.shape[axis], what)
 
 

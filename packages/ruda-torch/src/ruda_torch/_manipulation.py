@@ -76,19 +76,15 @@ def take_along_axis(x: torch.Tensor, indices: torch.Tensor, /, *, axis: int = -1
 
 
 def _check_bounds(x: torch.Tensor, indices: torch.Tensor, axis: int | None, what: str) -> None:
-    """IndexError unless ``x`` has axis ``axis`` (None: the one axis of a 1-D tensor) and every
-    one of ``indices`` is in ``[-n, n)`` for its length ``n``, with the messages ruda_wgpu gives
-    (array-api-compat's had been "tuple index out of range" for a missing axis); axis None of
-    several axes is left to the call's own error. torch's own checks
-    raise a RuntimeError that names a wrapped index (``index_select``), or none at all
+    """IndexError unless ``x`` has axis ``axis`` (:func:`ruda.spec.indexed_axis`) and every one
+    of ``indices`` is in ``[-n, n)`` for its length ``n``, with the messages every backend gives
+    (array-api-compat's had been "tuple index out of range" for a missing axis). torch's own
+    checks raise a RuntimeError that names a wrapped index (``index_select``), or none at all
     (``take_along_dim``); on a GPU they are device-side asserts, which end the process's use of
     CUDA, so the check runs first, and there it reads one bool back."""
+    axis = spec.indexed_axis(what, axis, x.ndim)
     if axis is None:
-        if x.ndim != 1:
-            return
-        axis = 0
-    if not -x.ndim <= axis < x.ndim:
-        raise IndexError(f"{what}: axis {axis} is out of range for {x.ndim} dimensions")
+        return
     n = x.shape[axis]
     if indices.numel() and bool(((indices < -n) | (indices >= n)).any()):
         raise IndexError(spec.out_of_bounds(what, n))
