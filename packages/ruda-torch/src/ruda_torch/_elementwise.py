@@ -24,6 +24,8 @@ _SCALARS = (bool, int, float, complex)
 def _tensors(x1: Any, x2: Any, function: str) -> tuple[Tensor, Tensor]:
     """Both operands as tensors of their common dtype (a Python scalar takes the other's dtype);
     a TypeError naming ``function`` for anything else, or for two scalars."""
+    if isinstance(x1, Tensor) and isinstance(x2, Tensor) and x1.dtype == x2.dtype:
+        return x1, x2  # (the common case, kept cheap: add and subtract come through here)
     for x, name in ((x1, "x1"), (x2, "x2")):
         if not isinstance(x, _SCALARS):
             tensor(x, function, name)
@@ -37,6 +39,47 @@ def _tensors(x1: Any, x2: Any, function: str) -> tuple[Tensor, Tensor]:
         dtype = result_type(x1, x2)
         x1, x2 = x1.to(dtype), x2.to(dtype)
     return x1, x2
+
+
+def add(x1: Tensor | complex, x2: Tensor | complex, /) -> Tensor:
+    """``x1 + x2``; complex operands part by part (see :func:`_by_parts`)."""
+    if _complex(x1) or _complex(x2):
+        return _by_parts(torch.add, *_tensors(x1, x2, "add"))
+    out: Tensor = _compat.add(x1, x2)  # (array-api-compat is untyped)
+    return out
+
+
+def subtract(x1: Tensor | complex, x2: Tensor | complex, /) -> Tensor:
+    """``x1 - x2``; complex operands part by part (see :func:`_by_parts`)."""
+    if _complex(x1) or _complex(x2):
+        return _by_parts(torch.subtract, *_tensors(x1, x2, "subtract"))
+    out: Tensor = _compat.subtract(x1, x2)
+    return out
+
+
+def negative(x: Tensor, /) -> Tensor:
+    """``-x``; a complex ``x`` part by part (see :func:`_by_parts`)."""
+    if _complex(x):
+        return _by_parts(torch.negative, x)
+    return torch.negative(x)
+
+
+def _complex(x: Any) -> bool:
+    """Whether ``x`` is a complex tensor or a Python complex."""
+    return isinstance(x, complex) or (isinstance(x, Tensor) and x.is_complex())
+
+
+def _by_parts(function: Any, *xs: Tensor) -> Tensor:
+    """``function`` of complex tensors ``xs`` computed on their real and imaginary parts side by
+    side, one kernel. torch's complex ``add`` and ``subtract`` compute ``x1 + alpha * x2`` with
+    ``alpha = 1 + 0j``, whose product makes the other part NaN when one part is infinite
+    (``(0.5-0.5j) + (inf-56j)`` gave ``inf+nanj``), and its vectorised complex ``negative``
+    computes ``0 - x``, which loses the sign of a zero part."""
+    # (view_as_real refuses tensors with torch's lazy conjugate or negative bit set)
+    out = function(*(torch.view_as_real(x.resolve_conj().resolve_neg()) for x in xs))
+    if out.stride(-1) != 1 or any(s % 2 for s in out.stride()[:-1]) or out.storage_offset() % 2:
+        out = out.contiguous()  # (view_as_complex needs pairs of neighbouring floats)
+    return torch.view_as_complex(out)
 
 
 def floor_divide(x1: Tensor | complex, x2: Tensor | complex, /) -> Tensor:

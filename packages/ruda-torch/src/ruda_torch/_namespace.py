@@ -37,14 +37,17 @@ from ruda_torch._dtypes import astype, can_cast, finfo, iinfo, isdtype, result_t
 from ruda_torch._elementwise import (  # noqa: F401
     acos,
     acosh,
+    add,
     clip,
     expm1,
     floor_divide,
     log1p,
+    negative,
     pow,
     remainder,
     round,
     sign,
+    subtract,
     tanh,
 )
 from ruda_torch._info import __array_namespace_info__  # noqa: F401

@@ -314,6 +314,7 @@ def program_machine(
     reversed_slices: bool = True,
     aliased_writes: bool = True,
     float32_subnormals: bool = True,
+    complex_operators: bool = True,
 ) -> type[RuleBasedStateMachine]:
     """A state machine running random programs on namespace ``xp`` and on NumPy (see the module
     docstring); ``set_fusion(on)`` (returning the previous setting) turns the backend's fusion
@@ -324,13 +325,22 @@ def program_machine(
     writes of an array into memory it shares (PyTorch's tensors refuse both);
     ``float32_subnormals=False`` is for a backend that flushes float32 subnormals to zero (NVIDIA's
     GPUs, as WGSL and CUDA's fast paths allow): none is drawn (nor in complex64's parts), and a
-    result that holds one at NumPy is not compared with NumPy, nor is what is computed from it."""
+    result that holds one at NumPy is not compared with NumPy, nor is what is computed from it;
+    ``complex_operators=False`` is for a backend whose arrays' operators are another library's,
+    which the namespace cannot fix (PyTorch's tensors add ``x + alpha * y``, which makes NaN of
+    the part beside an infinite one): the complex results of ``+``, ``-``, ``+=`` and ``-=`` are
+    not compared with NumPy, nor is what is computed from them."""
     other = [name for name in dtypes if np.dtype(name).kind not in "biufc"]
     if other or not dtypes:
         raise ValueError(
             "random programs are made of boolean, integer, real and complex floating arrays, "
             f"not {other or 'none'}"
         )
+
+    complex_levels, in_place_known = _COMPLEX_OPERATORS, IN_PLACE_KNOWN
+    if not complex_operators:
+        complex_levels = {**complex_levels, "+": UNKNOWN, "-": UNKNOWN}
+        in_place_known = {**in_place_known, ("c", "+="): UNKNOWN, ("c", "-="): UNKNOWN}
 
     def steps(call: Callable[..., Any], *operands: Any) -> tuple[Any, Any, Any]:
         """``call(ns, *operands)`` on NumPy, on the backend, and on the backend unfused (None
@@ -440,7 +450,10 @@ def program_machine(
 
         def _sums_level(self, *terms: Value) -> int:
             """:data:`BITS`, or :data:`UNKNOWN` where a partial sum of ``terms`` at NumPy holds
-            a float32 subnormal that the backend flushes."""
+            a float32 subnormal that the backend flushes (or the sum is complex where the
+            operators are not known: see ``complex_operators``)."""
+            if terms[0].kind == "c" and not complex_operators:
+                return UNKNOWN
             with np.errstate(all="ignore"):
                 partial = np.asarray(terms[0].want)
                 for term in terms[1:]:
@@ -523,7 +536,7 @@ def program_machine(
             if x is None:
                 return
             y = self._operand(data, x)
-            levels = _COMPLEX_OPERATORS if x.kind == "c" else dict.fromkeys(_OPERATORS, BITS)
+            levels = complex_levels if x.kind == "c" else dict.fromkeys(_OPERATORS, BITS)
             symbol = data.draw(st.sampled_from(sorted(levels)), label="operator")
             operands = (y, x) if data.draw(st.booleans(), label="swap") else (x, y)
             self._compute(lambda ns, a, b: _OPERATORS[symbol](a, b), operands, levels[symbol])
@@ -570,7 +583,7 @@ def program_machine(
             steps_of = self._draw_chain(data, x)
             symbol = data.draw(st.sampled_from(sorted(IN_PLACE[x.kind])), label="update")
             scalar = data.draw(_scalars(x.dtype, float32_subnormals), label="scalar")
-            level = IN_PLACE_KNOWN.get((x.kind, symbol), BITS)
+            level = in_place_known.get((x.kind, symbol), BITS)
             previous: list[Value] = []
             for _ in range(data.draw(st.integers(2, 4), label="rounds")):
                 made = self._chain(x, steps_of)
@@ -728,7 +741,7 @@ def program_machine(
             symbol = data.draw(st.sampled_from(sorted(IN_PLACE[t.kind])), label="in-place")
             update = IN_PLACE[t.kind][symbol]
             operand = self._operand(data, t, into=t.shape)
-            self._write(lambda ns, a, b: update(a, b), t, operand, IN_PLACE_KNOWN.get((t.kind, symbol), BITS))
+            self._write(lambda ns, a, b: update(a, b), t, operand, in_place_known.get((t.kind, symbol), BITS))
 
         @rule(data=st.data())
         def assign(self, data: st.DataObject) -> None:
@@ -787,6 +800,7 @@ def run_programs(
     reversed_slices: bool = True,
     aliased_writes: bool = True,
     float32_subnormals: bool = True,
+    complex_operators: bool = True,
 ) -> None:
     """Run ``programs`` random programs of up to ``steps`` steps on ``xp`` (see
     :func:`program_machine`, which takes the other arguments); the first that goes wrong is
@@ -798,6 +812,7 @@ def run_programs(
         reversed_slices=reversed_slices,
         aliased_writes=aliased_writes,
         float32_subnormals=float32_subnormals,
+        complex_operators=complex_operators,
     )
     run: Callable[..., None] = run_state_machine_as_test  # (untyped in older Hypothesis releases)
     run(
