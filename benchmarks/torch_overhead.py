@@ -53,7 +53,10 @@ PASS_THROUGH: dict[str, tuple[Callable[..., object], tuple[str, ...]]] = {
     "prod": (torch.prod, ("b",)),
     "sort": (lambda x: torch.sort(x, stable=True).values, ("a",)),  # the spec's sort is stable
 }
+# (a name's first word is the namespace function: "add complex" is xp.add of complex operands)
 FIXED: dict[str, tuple[Callable[..., object], tuple[str, ...]]] = {
+    "add complex": (torch.add, ("za", "zb")),
+    "negative complex": (torch.negative, ("za",)),
     "sign": (torch.sign, ("a",)),
     "std": (torch.std, ("a",)),
     "var": (torch.var, ("a",)),
@@ -83,7 +86,7 @@ def overhead(device: torch.device) -> list[dict[str, object]]:
     """Each function's seconds per call, ours and torch's, at 1e3 and 1e6 elements."""
     sync, clock = _timer(device)
     print(f"\nruda_torch vs torch {torch.__version__} on {device}: seconds per call, ratio (ruda / torch)")
-    print(f"{'operation':<14}{'kind':<14}{'n':>9}{'ruda':>12}{'torch':>12}{'ratio':>8}")
+    print(f"{'operation':<18}{'kind':<14}{'n':>9}{'ruda':>12}{'torch':>12}{'ratio':>8}")
     times: dict[tuple[str, int], tuple[float, float]] = {}
     gen = torch.Generator(device=device).manual_seed(0)
     # "control" times torch against itself: how far apart two identical calls measure on this machine
@@ -97,9 +100,10 @@ def overhead(device: torch.device) -> list[dict[str, object]]:
         a = torch.randn(n, generator=gen, device=device)
         b = torch.rand(n, generator=gen, device=device) + 0.5
         values = {"a": a, "b": b, "lo": -0.5, "hi": 0.5, "mask": a > 0}
+        values |= {"za": torch.complex(a, b), "zb": torch.complex(b, a)}
         for name, kind, theirs, arg_names in cases:
             args = [values[v] for v in arg_names]
-            ours = theirs if name == "control" else getattr(xp, name)
+            ours = theirs if name == "control" else getattr(xp, name.split()[0])
             t_ours, t_ref, r = ratio(
                 sync(functools.partial(ours, *args)),
                 sync(functools.partial(theirs, *args)),
@@ -107,7 +111,7 @@ def overhead(device: torch.device) -> list[dict[str, object]]:
                 repeats=25,
             )
             times[name, n] = (t_ours, t_ref)
-            print(f"{name:<14}{kind:<14}{n:>9}{t_ours * 1e6:>10.1f}us{t_ref * 1e6:>10.1f}us{r:>8.3f}")
+            print(f"{name:<18}{kind:<14}{n:>9}{t_ours * 1e6:>10.1f}us{t_ref * 1e6:>10.1f}us{r:>8.3f}")
 
     def worst(kind: str) -> float:
         big = [times[name, 1_000_000] for name, k, _, _ in cases if k == kind]
