@@ -33,6 +33,12 @@ def out_of_bounds(what: str, n: int) -> str:
     return f"{what}: index out of bounds for an axis of length {n} (valid indices are {-n} to {n - 1})"
 
 
+def no_dlpack(x: object) -> AttributeError:
+    """The error ``from_dlpack(x)`` raises for an ``x`` that has no ``__dlpack__`` (the standard
+    asks for an AttributeError, as NumPy raises; torch had spoken of an invalid capsule)."""
+    return AttributeError(f"from_dlpack() takes an object with __dlpack__ (an array), not {type(x).__name__}")
+
+
 def indexed_axis(what: str, axis: int | None, ndim: int) -> int | None:
     """The axis along which ``take`` or ``take_along_axis`` (``what``: ``"take()"``) reads its
     indices in an array of ``ndim`` dimensions: ``axis``, or 0 for None in a 1-D array; None

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import torch
 from array_api_compat.torch import _aliases as _compat
+from ruda import spec
 from torch.utils.dlpack import from_dlpack as _torch_from_dlpack  # torch.from_dlpack, as exported
 
 from ruda_torch._devices import resolve
@@ -199,6 +200,8 @@ def _negative_strides(x: Any) -> bool:
 def _import(x: Any, device: Any, copy: bool | None) -> Tensor:
     if isinstance(x, np.generic):  # (no __dlpack__ of its own: torch took it for a capsule)
         x = np.asarray(x)
+    elif not hasattr(x, "__dlpack__"):  # (torch takes anything else for a capsule, and says so)
+        raise spec.no_dlpack(x)
     if _negative_strides(x):
         # torch aborts the process on a DLPack capsule with negative strides (a c10::Error
         # thrown through C), so such a view is refused here, as a producer's refusal would be

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from ruda import spec
 from ruda._array import asarray_own, python_number, python_scalar
 
 from ruda_wgpu import _dtypes
@@ -434,9 +435,7 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
     if copy is False:
         # (BufferError, as the standard's copy= says and the other backends raise)
         raise BufferError("from_dlpack(copy=False): data must be copied to the GPU")
-    if not hasattr(x, "__dlpack__"):  # (AttributeError, as the standard says)
-        raise AttributeError(
-            f"from_dlpack() takes an object with __dlpack__ (an array), not {type(x).__name__}"
-        )
+    if not hasattr(x, "__dlpack__"):
+        raise spec.no_dlpack(x)
     host = np.from_dlpack(x)
     return from_numpy(host, np.dtype(host.dtype), resolve_device(device))

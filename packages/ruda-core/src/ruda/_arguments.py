@@ -1,0 +1,48 @@
+"""A clear error for a namespace function handed what is not an array.
+
+The namespaces that return another library's arrays (``ruda.host``, ``ruda_torch``) take many
+functions from array-api-compat, and write others over them; these read an attribute of their
+argument first (``x.ndim``, ``x.dtype``), so a list or None met them as "AttributeError: 'list'
+object has no attribute 'ndim'", which names neither the function nor the problem.
+:func:`naming_bad_arguments` wraps such a function: only when it raises an AttributeError does
+the wrapper look for the argument that is no array, and it then raises a TypeError naming both.
+A call that succeeds costs one more Python frame.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from ruda._operators import is_foreign_array, mixing_error
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: what a namespace function takes besides arrays: Python scalars, axes, shapes
+_PLAIN = (bool, int, float, complex, tuple)
+
+
+def naming_bad_arguments(function: F, namespace: str, takes: Callable[[Any], bool], arrays: str) -> F:
+    """``function`` of namespace ``namespace`` (its module name), raising a TypeError that names
+    it and the argument it cannot take where it raised an AttributeError; ``takes(value)`` says
+    whether a value is one of its library's arrays or dtypes (what the function reads attributes
+    of), and ``arrays`` names those arrays in the message ("NumPy arrays")."""
+    name = function.__name__
+
+    @functools.wraps(function)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except AttributeError as err:
+            given = (*args, *kwargs.values())
+            odd = [v for v in given if v is not None and not takes(v) and not isinstance(v, _PLAIN)]
+            if not odd and any(v is None for v in given):  # (None: a bound, an axis, ...)
+                odd = [None]
+            if not odd:
+                raise  # (every argument is of a kind it takes: the error is its own)
+            if is_foreign_array(odd[0]):
+                raise mixing_error(namespace, name, odd[0]) from err
+            raise TypeError(f"{name}() takes {arrays}, not {type(odd[0]).__name__}") from err
+
+    return call  # type: ignore[return-value]
