@@ -48,3 +48,13 @@ def test_the_error_names_the_function_and_what_it_got(xp):
         xp.unstack({})
     with pytest.raises(TypeError, match=r"^take_along_axis\(\) takes .*, not NoneType$"):
         xp.take_along_axis(xp.asarray([1.0]), None, axis=0)
+
+
+@parametrize_backends("host", "torch", "wgpu")
+@pytest.mark.parametrize("obj", [None, {}, object(), "abc", ["a", 1], np.array(["2020-01-01"], "M8[D]")])
+def test_asarray_refuses_what_has_no_dtype_of_the_standard(xp, obj):
+    # (NumPy makes arrays of dtype object, text or dates of them, and torch had raised a
+    # RuntimeError that it "could not infer dtype"; torch's own error for a list holding a
+    # string is a ValueError, "too many dimensions 'str'")
+    with pytest.raises((TypeError, ValueError), match=r"asarray\(\)|invalid data type|can't convert|'str'"):
+        xp.asarray(obj)

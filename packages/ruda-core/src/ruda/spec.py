@@ -33,6 +33,15 @@ def out_of_bounds(what: str, n: int) -> str:
     return f"{what}: index out of bounds for an axis of length {n} (valid indices are {-n} to {n - 1})"
 
 
+def no_array_from(what: str) -> TypeError:
+    """The error ``asarray`` raises for an object it cannot read as an array (``what`` names it:
+    None, a dict, an object of no array protocol), where NumPy makes an array of dtype object."""
+    return TypeError(
+        f"asarray(): cannot make an array from {what}: it takes arrays, Python or NumPy numbers "
+        "and (nested) sequences of them"
+    )
+
+
 def no_dlpack(x: object) -> AttributeError:
     """The error ``from_dlpack(x)`` raises for an ``x`` that has no ``__dlpack__`` (the standard
     asks for an AttributeError, as NumPy raises; torch had spoken of an invalid capsule)."""

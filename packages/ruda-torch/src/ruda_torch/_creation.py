@@ -45,7 +45,12 @@ def asarray(
         if copy is False:
             raise ValueError(f"asarray(copy=False): {_READ_ONLY}")
         obj, copy = obj.copy(), None  # (copied here: torch warns of a read-only array it copies)
-    return torch.asarray(obj, dtype=dtype, device=resolve(device), copy=copy)
+    try:
+        return torch.asarray(obj, dtype=dtype, device=resolve(device), copy=copy)
+    except RuntimeError as err:
+        if "Could not infer dtype" in str(err):  # (None, a dict, an object of no array protocol)
+            raise spec.no_array_from(type(obj).__name__) from err
+        raise
 
 
 #: why a read-only array is copied, or refused where no copy is allowed

@@ -377,10 +377,7 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
         host = np.asarray(obj)
     if host.dtype == object:
         what = "a sequence of mixed or huge values" if isinstance(obj, list | tuple) else type(obj).__name__
-        raise TypeError(
-            f"asarray(): cannot make an array from {what}: it takes arrays, Python or NumPy numbers "
-            "and (nested) sequences of them"
-        )
+        raise spec.no_array_from(what)
     if not host.dtype.isnative:  # (big-endian data: its values in this machine's order)
         host = host.astype(host.dtype.newbyteorder("="))
     target_dt = dt or np.dtype(host.dtype)

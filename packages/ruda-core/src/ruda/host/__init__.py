@@ -28,7 +28,6 @@ from array_api_compat.numpy import (
     argmax,
     argmin,
     argsort,
-    asarray,
     asin,
     asinh,
     astype,
@@ -168,7 +167,7 @@ from array_api_compat.numpy import (
 from ruda import _nan, spec
 from ruda._arguments import naming_bad_arguments
 from ruda.host import fft, linalg
-from ruda.host._fixes import clip, expm1, finfo, floor_divide, pow, std, tanh, var
+from ruda.host._fixes import asarray, clip, expm1, finfo, floor_divide, pow, std, tanh, var
 from ruda.host._info import __array_namespace_info__
 from ruda.spec import API_VERSION as __array_api_version__
 

@@ -14,13 +14,32 @@ import numpy as np
 from array_api_compat import numpy as _compat
 from numpy.lib.array_utils import normalize_axis_tuple
 
-from ruda.spec import finfo_object
+from ruda.spec import finfo_object, no_array_from
 
 
 def finfo(type: Any, /) -> finfo_object:
     """Like ``numpy.finfo`` but with the spec's Python-float attributes."""
     info = np.finfo(type.dtype if isinstance(type, (np.ndarray, np.generic)) else type)
     return finfo_object.of(info, info.dtype)
+
+
+def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | None = None) -> np.ndarray:
+    """``obj`` as a NumPy array, as array-api-compat makes it; an object NumPy would keep as
+    dtype object (None, a dict, mixed sequences) or read as text, bytes or dates raises a
+    TypeError, as on the other backends: none of those is a dtype of the standard."""
+    out: np.ndarray = _compat.asarray(obj, dtype=dtype, device=device, copy=copy)
+    if out.dtype.kind in _NOT_STANDARD:
+        if out.dtype == object and not isinstance(obj, np.ndarray):
+            mixed = isinstance(obj, list | tuple)
+            raise no_array_from("a sequence of mixed or huge values" if mixed else type(obj).__name__)
+        raise TypeError(
+            f"asarray(): ruda.host has no dtype {out.dtype} (the standard's are numbers and bool)"
+        )
+    return out
+
+
+#: NumPy's dtype kinds that the standard has no dtype of: objects, text, bytes, records, dates
+_NOT_STANDARD = frozenset("OUSVMm")
 
 
 def expm1(x: np.ndarray, /) -> np.ndarray:
