@@ -5,8 +5,10 @@ functions from array-api-compat, and write others over them; these read an attri
 argument first (``x.ndim``, ``x.dtype``), so a list or None met them as "AttributeError: 'list'
 object has no attribute 'ndim'", which names neither the function nor the problem.
 :func:`naming_bad_arguments` wraps such a function: only when it raises an AttributeError does
-the wrapper look for the argument that is no array, and it then raises a TypeError naming both.
-A call that succeeds costs one more Python frame.
+the wrapper look for the argument that is no array (:func:`bad_argument`), and it then raises a
+TypeError naming both. A call that succeeds costs one more Python frame. ruda-remote's client,
+which works out a result's shape and dtype on stand-ins before it sends an operation, does the
+same there.
 """
 
 from __future__ import annotations
@@ -35,14 +37,25 @@ def naming_bad_arguments(function: F, namespace: str, takes: Callable[[Any], boo
         try:
             return function(*args, **kwargs)
         except AttributeError as err:
-            given = (*args, *kwargs.values())
-            odd = [v for v in given if v is not None and not takes(v) and not isinstance(v, _PLAIN)]
-            if not odd and any(v is None for v in given):  # (None: a bound, an axis, ...)
-                odd = [None]
-            if not odd:
+            refusal = bad_argument(name, (*args, *kwargs.values()), namespace, takes, arrays)
+            if refusal is None:
                 raise  # (every argument is of a kind it takes: the error is its own)
-            if is_foreign_array(odd[0]):
-                raise mixing_error(namespace, name, odd[0]) from err
-            raise TypeError(f"{name}() takes {arrays}, not {type(odd[0]).__name__}") from err
+            raise refusal from err
 
     return call  # type: ignore[return-value]
+
+
+def bad_argument(
+    name: str, given: tuple[Any, ...], namespace: str, takes: Callable[[Any], bool], arrays: str
+) -> TypeError | None:
+    """The TypeError for function ``name`` of ``namespace`` given the values ``given``, one of
+    which it met as an AttributeError: it names the first that is neither taken (``takes``) nor
+    a Python scalar or tuple, then None; None when every value is of a kind it takes."""
+    odd = [v for v in given if v is not None and not takes(v) and not isinstance(v, _PLAIN)]
+    if not odd and any(v is None for v in given):  # (None: a bound, an axis, ...)
+        odd = [None]
+    if not odd:
+        return None
+    if is_foreign_array(odd[0]):
+        return mixing_error(namespace, name, odd[0])
+    return TypeError(f"{name}() takes {arrays}, not {type(odd[0]).__name__}")

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 from ruda import spec
+from ruda._arguments import bad_argument
 from ruda._array import python_scalar
 
 from ruda_remote import wire
@@ -82,7 +83,25 @@ def infer(
     With ``learned`` (a client's: the result dtypes its server gave, by :func:`learned_key`), a
     result dtype that is the backend's to choose (see :func:`backend_dependent`) comes from
     there, or is the server's to tell (None); without it, the reference's answer stands (the
-    server sizes a result by it: float64 is the widest such dtype)."""
+    server sizes a result by it: float64 is the widest such dtype). A TypeError names an
+    argument that is no array where the reference met it as an AttributeError (``flip(None)``)."""
+    try:
+        return _infer(name, args, kwargs, is_array, learned)
+    except AttributeError as err:
+        given = (*args, *kwargs.values())
+        refusal = bad_argument(name, given, "ruda_remote", is_array, "ruda_remote arrays")
+        if refusal is None:
+            raise
+        raise refusal from err
+
+
+def _infer(
+    name: str,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    is_array: Callable[[Any], bool],
+    learned: dict[tuple[Any, ...], str] | None,
+) -> list[Meta] | None:
     if learned:
         key = learned_key(name, args, kwargs, is_array)
         known = None if key is None else learned.get(key)
