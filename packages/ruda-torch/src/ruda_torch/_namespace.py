@@ -7,17 +7,15 @@ non-conforming come from the topic modules beside this one.
 from __future__ import annotations
 
 import sys
-from typing import Any
 
-import torch as _torch
 from array_api_compat import torch as _compat
 from array_api_compat.torch import *  # noqa: F403
 from ruda import _nan
-from ruda._arguments import naming_bad_arguments
 from ruda.spec import API_VERSION
 from torch import Tensor as _Tensor
 
 from ruda_torch import fft, linalg  # noqa: F401
+from ruda_torch._checks import named
 from ruda_torch._contraction import matmul, tensordot, vecdot  # noqa: F401
 from ruda_torch._creation import (  # noqa: F401
     arange,
@@ -63,29 +61,20 @@ from ruda_torch._statistical import count_nonzero, std, var  # noqa: F401
 __array_api_version__ = API_VERSION
 
 
-def _takes(value: object) -> bool:
-    """Whether ``value`` is a tensor, dtype or device (what the functions read)."""
-    return isinstance(value, _Tensor | _torch.dtype | _torch.device)
-
-
-def _named(function: Any, takes: str = "torch tensors") -> Any:
-    return naming_bad_arguments(function, "ruda_torch", _takes, takes)
-
-
 # the functions that read an attribute of what they are given first: a list or None met them as
 # an AttributeError (see ruda._arguments)
-broadcast_arrays = _named(_compat.broadcast_arrays)
-can_cast = _named(can_cast, "torch tensors and dtypes")
-clip = _named(clip)
-expand_dims = _named(_compat.expand_dims)
-finfo = _named(finfo, "torch tensors and dtypes")
-flip = _named(_compat.flip)
-iinfo = _named(iinfo, "torch tensors and dtypes")
-matrix_transpose = _named(_compat.matrix_transpose)
-nonzero = _named(_compat.nonzero)
-result_type = _named(result_type, "torch tensors and dtypes")
-squeeze = _named(_compat.squeeze)
-unstack = _named(_compat.unstack)
+broadcast_arrays = named(_compat.broadcast_arrays)
+can_cast = named(can_cast, "torch tensors and dtypes")
+clip = named(clip)
+expand_dims = named(_compat.expand_dims)
+finfo = named(finfo, "torch tensors and dtypes")
+flip = named(_compat.flip)
+iinfo = named(iinfo, "torch tensors and dtypes")
+matrix_transpose = named(_compat.matrix_transpose)
+nonzero = named(_compat.nonzero)
+result_type = named(result_type, "torch tensors and dtypes")
+squeeze = named(_compat.squeeze)
+unstack = named(_compat.unstack)
 
 # beyond the standard: what array engines (Cubed, Dask) call on a namespace
 nanmax, nanmean, nanmin, nanprod, nansum = _nan.NanReductions(sys.modules[__name__], _Tensor).bound()

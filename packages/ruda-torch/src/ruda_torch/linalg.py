@@ -8,9 +8,11 @@ take integers on CUDA (see ``_contraction``).
 from __future__ import annotations
 
 import torch
+from array_api_compat.torch import linalg as _compat
 from array_api_compat.torch.linalg import *  # noqa: F403
 from ruda.spec import LINALG, EigResult, QRResult
 
+from ruda_torch._checks import named
 from ruda_torch._contraction import matmul, tensordot, vecdot
 
 Tensor = torch.Tensor
@@ -34,5 +36,11 @@ def eigvals(x: Tensor, /) -> Tensor:
     values: Tensor = torch.linalg.eigvals(x)  # built by _add_docstr, which mypy sees as Any
     return values
 
+
+# array-api-compat's functions that read an attribute of what they are given first (see
+# ruda._arguments)
+cross = named(_compat.cross)
+matrix_transpose = named(_compat.matrix_transpose)
+solve = named(_compat.solve)
 
 __all__ = [*LINALG, "eig", "eigvals"]

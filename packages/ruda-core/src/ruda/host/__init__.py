@@ -165,39 +165,27 @@ from array_api_compat.numpy import (
 )
 
 from ruda import _nan, spec
-from ruda._arguments import naming_bad_arguments
 from ruda.host import fft, linalg
+from ruda.host._checks import named
 from ruda.host._fixes import asarray, clip, expm1, finfo, floor_divide, pow, std, tanh, var
 from ruda.host._info import __array_namespace_info__
 from ruda.spec import API_VERSION as __array_api_version__
 
-
-def _takes(value: object) -> bool:
-    """Whether ``value`` is a NumPy array, scalar or dtype (what the functions read)."""
-    return isinstance(value, _np.ndarray | _np.generic | _np.dtype) or (
-        isinstance(value, type) and issubclass(value, _np.generic)
-    )
-
-
-def _named(function: Any, takes: str = "NumPy arrays") -> Any:
-    return naming_bad_arguments(function, __name__, _takes, takes)
-
-
 # the functions that read an attribute of what they are given first: a list or None met them as
 # an AttributeError (see ruda._arguments); NumPy's ufuncs stay themselves (atan2(x, None) raises
 # NumPy's own error, as in NumPy)
-astype = _named(astype)
-clip = _named(clip)
-iinfo = _named(iinfo, "NumPy arrays and dtypes")
-matrix_transpose = _named(matrix_transpose)
-nonzero = _named(nonzero)
-sign = _named(sign)
-std = _named(std)
-take_along_axis = _named(take_along_axis)
-unique_all = _named(unique_all)
-unique_inverse = _named(unique_inverse)
-unstack = _named(unstack)
-var = _named(var)
+astype = named(astype)
+clip = named(clip)
+iinfo = named(iinfo, "NumPy arrays and dtypes")
+matrix_transpose = named(matrix_transpose)
+nonzero = named(nonzero)
+sign = named(sign)
+std = named(std)
+take_along_axis = named(take_along_axis)
+unique_all = named(unique_all)
+unique_inverse = named(unique_inverse)
+unstack = named(unstack)
+var = named(var)
 
 # beyond the standard: what array engines (Cubed, Dask) call on a namespace; on NumPy's arrays
 # and scalars (a reduction of NumPy's may give a scalar)

@@ -25,6 +25,7 @@ from array_api_compat.numpy.fft import (
     rfftfreq,
 )
 
+from ruda.host._checks import named
 from ruda.spec import FFT as __all__
 
 Array = np.ndarray[Any, Any]
@@ -89,3 +90,16 @@ def irfftn(
             s = (*s[:-1], 2 * (x.shape[last] - 1))
         x = _padded_from_one(x, last)
     return _compat.irfftn(x, s=s, axes=axes, norm=norm)  # type: ignore[no-any-return]
+
+
+# the transforms read their argument's dtype first (see ruda._arguments)
+fft = named(fft)
+ifft = named(ifft)
+fftn = named(fftn)
+ifftn = named(ifftn)
+rfft = named(rfft)
+irfft = named(irfft)
+rfftn = named(rfftn)
+irfftn = named(irfftn)
+hfft = named(hfft)
+ihfft = named(ihfft)

@@ -30,6 +30,7 @@ from array_api_compat.numpy.linalg import (
     vector_norm,
 )
 
+from ruda.host._checks import named
 from ruda.spec import LINALG as __all__
 from ruda.spec import EigResult
 
@@ -49,3 +50,11 @@ def eig(x: np.ndarray, /) -> EigResult:
 def eigvals(x: np.ndarray, /) -> np.ndarray:
     """Eigenvalues of a general square matrix (or stack), always complex (see :func:`eig`)."""
     return np.linalg.eigvals(x).astype(_complex_of(x), copy=False)
+
+
+# array-api-compat's functions that read an attribute of what they are given first (see
+# ruda._arguments)
+eigvalsh = named(eigvalsh)
+matrix_rank = named(matrix_rank)
+matrix_transpose = named(matrix_transpose)
+pinv = named(pinv)

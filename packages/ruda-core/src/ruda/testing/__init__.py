@@ -7,6 +7,8 @@
 - :func:`assert_exports_host_copies` and :func:`assert_python_scalar_conversions`: DLPack, NumPy
   and Python-scalar export of an array type that can only export host copies.
 - :func:`assert_numpy_ufuncs_run_in_namespace`: NumPy's ufuncs on ruda's own array types.
+- :func:`assert_non_arrays_refused`: every function handed None, a list, a string or a dict
+  says what is wrong, never "'list' object has no attribute 'ndim'".
 - :func:`edge_values`, :func:`edge_operands` and :func:`assert_same_bits`: bit-for-bit
   comparisons on NaN, signed zeros, infinities and extremes (fused against unfused results).
 - :func:`python_output` and :func:`switched`: a snippet in a fresh interpreter (switches read at
@@ -40,6 +42,7 @@ from ruda.testing._compare import (
 )
 from ruda.testing._params import backend_params, parametrize_backends
 from ruda.testing._process import python_output, switched
+from ruda.testing._refusals import assert_non_arrays_refused
 
 __all__ = [
     "MATH_BINARY",
@@ -47,6 +50,7 @@ __all__ = [
     "NUMPY_NAMES",
     "assert_exports_host_copies",
     "assert_matches_numpy",
+    "assert_non_arrays_refused",
     "assert_numpy_ufuncs_run_in_namespace",
     "assert_python_scalar_conversions",
     "assert_same_bits",
