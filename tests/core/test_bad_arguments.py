@@ -32,3 +32,19 @@ def test_asarray_refuses_what_has_no_dtype_of_the_standard(xp, obj):
     # string is a ValueError, "too many dimensions 'str'")
     with pytest.raises((TypeError, ValueError), match=r"asarray\(\)|invalid data type|can't convert|'str'"):
         xp.asarray(obj)
+
+
+@parametrize_backends("host", "torch", "wgpu")
+def test_creation_refuses_a_zero_step_a_fill_of_no_number_and_sizes_of_no_integer(xp):
+    # (NumPy raised ZeroDivisionError for the step and made text or objects of the fills;
+    # array-api-compat's torch eye said "zeros() takes 1 positional argument but 2 were given")
+    with pytest.raises(ValueError, match="step must not be zero"):
+        xp.arange(0, 5, 0)
+    for fill in ("a", None):
+        what = r"full.*(Python bool, int, float or complex|must be Number), not " + type(fill).__name__
+        with pytest.raises(TypeError, match=what):
+            xp.full(3, fill)
+        with pytest.raises(TypeError, match=what):
+            xp.full_like(xp.asarray([1.0]), fill)
+    with pytest.raises(TypeError, match="float"):
+        xp.eye(2.5)

@@ -162,7 +162,13 @@ def eye(
     dtype: torch.dtype | None = None,
     device: Any = None,
 ) -> Tensor:
-    """Ones on the ``k``-th diagonal, zeros elsewhere."""
+    """Ones on the ``k``-th diagonal, zeros elsewhere (sizes that are no integers raise a
+    TypeError naming them: array-api-compat's had said "zeros() takes 1 positional argument")."""
+    for size in (n_rows, n_cols):
+        if size is not None and (isinstance(size, bool) or not isinstance(size, int | np.integer)):
+            raise TypeError(
+                f"eye() takes integer numbers of rows and columns, not {type(size).__name__} {size!r}"
+            )
     out: Tensor = _compat.eye(n_rows, n_cols, k=k, dtype=dtype, device=resolve(device))
     return out
 

@@ -24,7 +24,6 @@ from array_api_compat.numpy import (
     add,
     all,
     any,
-    arange,
     argmax,
     argmin,
     argsort,
@@ -70,8 +69,6 @@ from array_api_compat.numpy import (
     float64,
     floor,
     from_dlpack,
-    full,
-    full_like,
     greater,
     greater_equal,
     hypot,
@@ -167,7 +164,20 @@ from array_api_compat.numpy import (
 from ruda import _nan, spec
 from ruda.host import fft, linalg
 from ruda.host._checks import named
-from ruda.host._fixes import asarray, clip, expm1, finfo, floor_divide, pow, std, tanh, var
+from ruda.host._fixes import (
+    arange,
+    asarray,
+    clip,
+    expm1,
+    finfo,
+    floor_divide,
+    full,
+    full_like,
+    pow,
+    std,
+    tanh,
+    var,
+)
 from ruda.host._info import __array_namespace_info__
 from ruda.spec import API_VERSION as __array_api_version__
 

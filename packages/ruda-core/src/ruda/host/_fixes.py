@@ -42,6 +42,40 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
 _NOT_STANDARD = frozenset("OUSVMm")
 
 
+def arange(
+    start: float, /, stop: float | None = None, step: float = 1, *, dtype: Any = None, device: Any = None
+) -> np.ndarray:
+    """``start``, ``start + step``, ... up to ``stop`` (excluded); a step of zero is a ValueError
+    (NumPy's is a ZeroDivisionError), as on the other backends."""
+    if step == 0:
+        raise ValueError("arange(): step must not be zero")
+    out: np.ndarray = _compat.arange(start, stop, step, dtype=dtype, device=device)
+    return out
+
+
+def full(shape: Any, fill_value: complex, *, dtype: Any = None, device: Any = None) -> np.ndarray:
+    """An array of ``shape`` filled with ``fill_value``, a number or bool (NumPy's would be of
+    text, or of dtype object, for a string or None; see :func:`asarray`)."""
+    out: np.ndarray = _compat.full(shape, _fill(fill_value, "full"), dtype=dtype, device=device)
+    return out
+
+
+def full_like(x: np.ndarray, /, fill_value: complex, *, dtype: Any = None, device: Any = None) -> np.ndarray:
+    """An array like ``x`` filled with ``fill_value``, a number or bool (see :func:`full`)."""
+    out: np.ndarray = _compat.full_like(x, _fill(fill_value, "full_like"), dtype=dtype, device=device)
+    return out
+
+
+def _fill(value: Any, function: str) -> Any:
+    """``value`` when it is a number or bool (Python's or NumPy's, or a 0-d array of one); else
+    the TypeError the other backends raise."""
+    if isinstance(value, bool | int | float | complex) or (
+        isinstance(value, np.generic | np.ndarray) and value.dtype.kind not in _NOT_STANDARD
+    ):
+        return value
+    raise TypeError(f"{function}() takes a Python bool, int, float or complex, not {type(value).__name__}")
+
+
 def expm1(x: np.ndarray, /) -> np.ndarray:
     """``exp(x) - 1``, accurate near zero; complex input follows the spec's special cases."""
     if not np.iscomplexobj(x):
