@@ -498,6 +498,24 @@ def test_complex_add_subtract_and_negative_are_exact_part_by_part(dtype: str) ->
     assert_same_bits(xp.add(torch.conj(one), one).numpy(), np.conj(values) + values)
 
 
+def test_bad_keyword_values_raise_what_the_other_backends_raise() -> None:
+    # arange moves its result with .to(dtype), which read a string as a device ("cuda" moved it
+    # to the GPU); the others were torch's RuntimeErrors
+    for dtype in ("cpu", "float32", -7):
+        with pytest.raises(TypeError, match="takes a torch dtype"):
+            xp.arange(3, dtype=dtype)
+    x = xp.asarray([1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="side must be 'left' or 'right'"):
+        xp.searchsorted(x, x, side="middle")
+    with pytest.raises(ValueError, match="num must be non-negative"):
+        xp.linspace(0, 1, -3)
+    with pytest.raises(ValueError, match="axes must be non-negative"):
+        xp.tensordot(x, x, axes=-1)
+    with pytest.raises(TypeError, match="axes is an int or a pair"):
+        xp.tensordot(x, x, axes="zz")
+    assert xp.tensordot(x, x, axes=1).item() == 14.0
+
+
 def test_roll_take_and_clip_as_the_standard_has_them() -> None:
     x = xp.reshape(xp.arange(6), (2, 3))
     host = np.arange(6).reshape(2, 3)

@@ -62,12 +62,14 @@ def tensordot(x1: Tensor, x2: Tensor, /, *, axes: int | tuple[Sequence[int], Seq
     axes named by a pair of sequences)."""
     _tensors("tensordot", x1, x2)
     x1, x2 = _compat._fix_promotion(x1, x2, only_scalar=False)
+    if isinstance(axes, int) and not isinstance(axes, bool) and axes < 0:  # (torch's: RuntimeError)
+        raise ValueError(f"tensordot: axes must be non-negative, not {axes}")
+    if not (isinstance(axes, int | tuple | list) and not isinstance(axes, bool)):
+        raise TypeError(f"tensordot: axes is an int or a pair of sequences of axes, not {axes!r}")
     if not _needs_integer_path(x1):
         out: Tensor = torch.tensordot(x1, x2, dims=axes)  # torch/functional.py returns no annotation
         return out
     if isinstance(axes, int):
-        if axes < 0:
-            raise ValueError(f"tensordot: axes must be non-negative, not {axes}")
         a1, a2 = list(range(x1.ndim - axes, x1.ndim)), list(range(axes))
     else:
         a1 = [a % x1.ndim for a in axes[0]]

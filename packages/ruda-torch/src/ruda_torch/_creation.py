@@ -91,6 +91,10 @@ def arange(
         start, stop = 0, start
     if step == 0:
         raise ValueError("arange: step must not be zero")
+    if dtype is not None and not isinstance(dtype, torch.dtype):
+        # (the result is made in a wide dtype and moved with .to(dtype), which reads a string as a
+        # device: dtype="cuda" had moved it to the GPU)
+        raise TypeError(f"arange() takes a torch dtype (e.g. xp.float32), not {dtype!r}")
     if dtype is None:
         integral = all(isinstance(v, int) and not isinstance(v, bool) for v in (start, stop, step))
         dtype = torch.int64 if integral else torch.get_default_dtype()
@@ -184,6 +188,8 @@ def linspace(
     endpoint: bool = True,
 ) -> Tensor:
     """``num`` evenly spaced values from ``start`` to ``stop``."""
+    if isinstance(num, int) and num < 0:  # (torch's is a RuntimeError)
+        raise ValueError(f"linspace(): num must be non-negative, not {num}")
     if dtype is None and (isinstance(start, complex) or isinstance(stop, complex)):
         dtype = torch.complex128 if torch.get_default_dtype() == torch.float64 else torch.complex64
     out: Tensor = _compat.linspace(start, stop, num, dtype=dtype, device=resolve(device), endpoint=endpoint)

@@ -24,6 +24,8 @@ def searchsorted(
     sorter: Tensor | None = None,
 ) -> Tensor:
     """Indices at which the elements of ``x2`` would keep the sorted 1-D ``x1`` sorted."""
+    if side not in ("left", "right"):  # (torch's is a RuntimeError)
+        raise ValueError(f"searchsorted(): side must be 'left' or 'right', not {side!r}")
     if not isinstance(x1, Tensor) or not x1.dtype.is_floating_point:
         found: Tensor = torch.searchsorted(x1, x2, side=side, sorter=sorter)
         return found
