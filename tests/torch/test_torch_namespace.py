@@ -6,6 +6,7 @@ Runs on the namespace's default device: the CPU normally, a GPU with RUDA_TORCH_
 
 from __future__ import annotations
 
+import inspect
 import math
 import warnings
 
@@ -615,3 +616,20 @@ def test_take_refuses_floating_indices() -> None:
     assert_matches_numpy(
         xp.take(x, xp.asarray([1], dtype=xp.int8), axis=0), np.arange(3.0, 6.0)[None].astype(np.float32)
     )
+
+
+def test_fft_and_linalg_keywords_they_cannot_take_raise_value_error() -> None:
+    # (torch's were RuntimeErrors: "Invalid normalization mode", "Order zz not supported", ...)
+    x = xp.ones((4, 4))
+    for call in (
+        lambda: xp.fft.fft(x, norm="zz"),
+        lambda: xp.fft.rfft(x, n=0),
+        lambda: xp.fft.fftn(x, s=(-7, 2)),
+        lambda: xp.fft.ihfft(x, n=-1),
+        lambda: xp.linalg.matrix_norm(x, ord="zz"),
+        lambda: xp.linalg.qr(x, mode="r"),
+    ):
+        with pytest.raises(ValueError, match=r"^(fft|rfft|fftn|ihfft|matrix_norm|qr)\(\): "):
+            call()
+    assert xp.fft.fftn(x, s=(-1, 2)).shape == (4, 2)  # (-1: the whole axis, as the standard says)
+    assert str(inspect.signature(xp.fft.fft)) == "(x, /, *, n=None, axis=-1, norm='backward')"
