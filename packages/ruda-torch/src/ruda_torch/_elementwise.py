@@ -78,7 +78,7 @@ def _by_parts(function: Any, *xs: Tensor) -> Tensor:
     side, one kernel. torch's complex ``add`` and ``subtract`` compute ``x1 + alpha * x2`` with
     ``alpha = 1 + 0j``, whose product makes the other part NaN when one part is infinite
     (``(0.5-0.5j) + (inf-56j)`` gave ``inf+nanj``), and its vectorised complex ``negative``
-    computes ``0 - x``, which loses the sign of a zero part."""
+    gives +0 for a +0 part, as ``0 - x`` would."""
     # (view_as_real refuses tensors with torch's lazy conjugate or negative bit set)
     out = function(*(torch.view_as_real(x.resolve_conj().resolve_neg()) for x in xs))
     if not out.is_contiguous() and (out.stride(-1) != 1 or any(s % 2 for s in out.stride()[:-1])):

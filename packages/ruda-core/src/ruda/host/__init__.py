@@ -14,7 +14,6 @@ are NumPy's, so the spec's special cases that NumPy's operators get wrong
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 import numpy as _np
 from array_api_compat.numpy import (

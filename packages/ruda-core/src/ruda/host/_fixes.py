@@ -1,7 +1,9 @@
 """Functions where ``array_api_compat.numpy`` does not conform, done right.
 
 Each fix is exact for the spec's special cases and costs nothing on the
-common path beyond one extra mask for the cases NumPy gets wrong.
+common path beyond one extra mask for the cases NumPy gets wrong. The creation
+functions refuse what NumPy would hold in a dtype the standard does not have
+(objects, text, dates), as the other backends do.
 """
 
 from __future__ import annotations
