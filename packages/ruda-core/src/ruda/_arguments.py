@@ -37,7 +37,7 @@ def naming_bad_arguments(function: F, namespace: str, takes: Callable[[Any], boo
         try:
             return function(*args, **kwargs)
         except AttributeError as err:
-            refusal = bad_argument(name, (*args, *kwargs.values()), namespace, takes, arrays)
+            refusal = bad_argument(name, args, kwargs, namespace, takes, arrays)
             if refusal is None:
                 raise  # (every argument is of a kind it takes: the error is its own)
             raise refusal from err
@@ -46,16 +46,24 @@ def naming_bad_arguments(function: F, namespace: str, takes: Callable[[Any], boo
 
 
 def bad_argument(
-    name: str, given: tuple[Any, ...], namespace: str, takes: Callable[[Any], bool], arrays: str
+    name: str,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    namespace: str,
+    takes: Callable[[Any], bool],
+    arrays: str,
 ) -> TypeError | None:
-    """The TypeError for function ``name`` of ``namespace`` given the values ``given``, one of
-    which it met as an AttributeError: it names the first that is neither taken (``takes``) nor
-    a Python scalar or tuple, then None; None when every value is of a kind it takes."""
-    odd = [v for v in given if v is not None and not takes(v) and not isinstance(v, _PLAIN)]
-    if not odd and any(v is None for v in given):  # (None: a bound, an axis, ...)
-        odd = [None]
-    if not odd:
-        return None
-    if is_foreign_array(odd[0]):
-        return mixing_error(namespace, name, odd[0])
-    return TypeError(f"{name}() takes {arrays}, not {type(odd[0]).__name__}")
+    """The TypeError for function ``name`` of ``namespace`` called with ``args`` and ``kwargs``,
+    one of which it met as an AttributeError: it names the first positional argument that is
+    neither taken (``takes``) nor a Python scalar or tuple, then a None among them, then the
+    same among the keywords (a device's name is a string); None when every value is of a kind
+    it takes."""
+    for values in (args, tuple(kwargs.values())):
+        odd = [v for v in values if v is not None and not takes(v) and not isinstance(v, _PLAIN)]
+        if not odd and any(v is None for v in values):  # (None: a bound, an axis, ...)
+            odd = [None]
+        if odd:
+            if is_foreign_array(odd[0]):
+                return mixing_error(namespace, name, odd[0])
+            return TypeError(f"{name}() takes {arrays}, not {type(odd[0]).__name__}")
+    return None

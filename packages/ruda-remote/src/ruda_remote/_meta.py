@@ -88,8 +88,7 @@ def infer(
     try:
         return _infer(name, args, kwargs, is_array, learned)
     except AttributeError as err:
-        given = (*args, *kwargs.values())
-        refusal = bad_argument(name, given, "ruda_remote", is_array, "ruda_remote arrays")
+        refusal = bad_argument(name, args, kwargs, "ruda_remote", is_array, "ruda_remote arrays")
         if refusal is None:
             raise
         raise refusal from err
