@@ -58,7 +58,9 @@ def bad_argument(
     neither taken (``takes``) nor a Python scalar or tuple, then a None among them, then the
     same among the keywords (a device's name is a string); None when every value is of a kind
     it takes."""
-    for values in (args, tuple(kwargs.values())):
+    for given in (args, tuple(kwargs.values())):
+        # (a sequence holding arrays, as concat's, is looked into: one of its items is at fault)
+        values = [i for v in given for i in (v if _holds_arrays(v, takes) else (v,))]
         odd = [v for v in values if v is not None and not takes(v) and not isinstance(v, _PLAIN)]
         if not odd and any(v is None for v in values):  # (None: a bound, an axis, ...)
             odd = [None]
@@ -67,3 +69,8 @@ def bad_argument(
                 return mixing_error(namespace, name, odd[0])
             return TypeError(f"{name}() takes {arrays}, not {type(odd[0]).__name__}")
     return None
+
+
+def _holds_arrays(value: Any, takes: Callable[[Any], bool]) -> bool:
+    """Whether ``value`` is a list or tuple with an array among its items."""
+    return isinstance(value, list | tuple) and any(takes(v) for v in value)
