@@ -12,18 +12,25 @@ import cupy
 import numpy as np
 from array_api_compat import cupy as _compat
 from ruda import spec
+from ruda._arguments import bad_argument
 
 from ruda_cuda import _bounds, _fusion
 from ruda_cuda._array import Array, as_array, as_arrays
-from ruda_cuda._fusion import LazyArray, realizing
+from ruda_cuda._fusion import LazyArray, realizing, takes
 
 
-def wrap(function: Callable[..., Any]) -> Callable[..., Any]:
+def wrap(function: Callable[..., Any], arrays: int = 0) -> Callable[..., Any]:
     """``function`` returning :class:`Array` (``inspect.signature`` still shows its own), with
-    pending arguments computed first."""
+    pending arguments computed first; its first ``arrays`` arguments must be arrays (CuPy's
+    ``matmul(x, None)`` crashes the process)."""
     function = realizing(function)
+    name = getattr(function, "__name__", "function")
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        for a in args[:arrays]:
+            if not isinstance(a, cupy.ndarray | LazyArray):
+                refusal = bad_argument(name, (a,), {}, "ruda_cuda", takes, "ruda_cuda arrays")
+                raise refusal or TypeError(f"{name}() takes ruda_cuda arrays, not {type(a).__name__}")
         return as_arrays(function(*args, **kwargs))
 
     wrapper.__name__ = wrapper.__qualname__ = getattr(function, "__name__", "function")
@@ -108,10 +115,10 @@ def fusing(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
 
 # array-api-compat's CuPy functions returning Array, one line each; the reductions of a pending
 # chain run in the chain's kernel where that gives the same bits (see fusing)
-matmul = wrap(_compat.matmul)
+matmul = wrap(_compat.matmul, arrays=2)
 matrix_transpose = wrap(_compat.matrix_transpose)
-tensordot = wrap(_compat.tensordot)
-vecdot = wrap(_compat.vecdot)
+tensordot = wrap(_compat.tensordot, arrays=2)
+vecdot = wrap(_compat.vecdot, arrays=2)
 broadcast_to = wrap(_compat.broadcast_to)
 concat = wrap(_compat.concat)
 expand_dims = wrap(_compat.expand_dims)

@@ -43,6 +43,7 @@ from typing import Any
 import cupy
 import numpy as np
 from cupy._core import _scalar  # numpy_dtype_from_pyscalar: the dtype CuPy gives a Python scalar
+from ruda._arguments import bad_argument
 from ruda._operators import ArrayOperators, unsupported
 
 # _array imports this module too: each reads the other's names only when called
@@ -478,6 +479,8 @@ def realizing(function: Callable[..., Any]) -> Callable[..., Any]:
     (:func:`~ruda_cuda._devices.on_inputs_device`) and with fusion paused: what it computes
     with CuPy is computed at once."""
 
+    name = getattr(function, "__name__", "function")
+
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         # every pending array, also one computed already: CuPy would
         # read it through __cuda_array_interface__ on the current device
@@ -487,13 +490,26 @@ def realizing(function: Callable[..., Any]) -> Callable[..., Any]:
         _paused.depth += 1
         try:
             return on_inputs_device(function, *args, **kwargs)
+        except AttributeError as err:  # (a list or None read as an array: name the argument)
+            refusal = bad_argument(name, args, kwargs, "ruda_cuda", takes, "ruda_cuda arrays")
+            if refusal is None:
+                raise
+            raise refusal from err
         finally:
             _paused.depth -= 1
 
-    wrapper.__name__ = wrapper.__qualname__ = getattr(function, "__name__", "function")
+    wrapper.__name__ = wrapper.__qualname__ = name
     wrapper.__doc__ = function.__doc__
     wrapper.__wrapped__ = function  # type: ignore[attr-defined]  # inspect.signature follows it
     return wrapper
+
+
+def takes(value: object) -> bool:
+    """Whether ``value`` is what ruda_cuda's functions read attributes of: a CuPy array or a
+    pending one, or a dtype (see :mod:`ruda._arguments`)."""
+    return isinstance(value, cupy.ndarray | LazyArray | np.dtype) or (
+        isinstance(value, type) and issubclass(value, np.generic)
+    )
 
 
 def _realize_nested(x: Any) -> Any:
