@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from ruda._operators import is_foreign_array, mixing_error
 
@@ -37,12 +37,26 @@ def naming_bad_arguments(function: F, namespace: str, takes: Callable[[Any], boo
         try:
             return function(*args, **kwargs)
         except AttributeError as err:
-            refusal = bad_argument(name, args, kwargs, namespace, takes, arrays)
-            if refusal is None:
-                raise  # (every argument is of a kind it takes: the error is its own)
-            raise refusal from err
+            refuse(err, name, args, kwargs, namespace, takes, arrays)
 
     return call  # type: ignore[return-value]
+
+
+def refuse(
+    err: AttributeError,
+    name: str,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    namespace: str,
+    takes: Callable[[Any], bool],
+    arrays: str,
+) -> NoReturn:
+    """Raise :func:`bad_argument`'s TypeError for the call that raised ``err``, or ``err`` itself
+    where every argument is of a kind the function takes (the error is then its own)."""
+    refusal = bad_argument(name, args, kwargs, namespace, takes, arrays)
+    if refusal is None:
+        raise err
+    raise refusal from err
 
 
 def bad_argument(

@@ -33,7 +33,7 @@ def wrap(function: Callable[..., Any], arrays: int = 0) -> Callable[..., Any]:
                 raise refusal or TypeError(f"{name}() takes ruda_cuda arrays, not {type(a).__name__}")
         return as_arrays(function(*args, **kwargs))
 
-    wrapper.__name__ = wrapper.__qualname__ = getattr(function, "__name__", "function")
+    wrapper.__name__ = wrapper.__qualname__ = name
     wrapper.__doc__ = function.__doc__
     wrapper.__wrapped__ = function  # type: ignore[attr-defined]  # inspect.signature follows it
     return wrapper

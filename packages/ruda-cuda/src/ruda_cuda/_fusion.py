@@ -43,7 +43,7 @@ from typing import Any
 import cupy
 import numpy as np
 from cupy._core import _scalar  # numpy_dtype_from_pyscalar: the dtype CuPy gives a Python scalar
-from ruda._arguments import bad_argument
+from ruda._arguments import refuse
 from ruda._operators import ArrayOperators, unsupported
 
 # _array imports this module too: each reads the other's names only when called
@@ -491,10 +491,7 @@ def realizing(function: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return on_inputs_device(function, *args, **kwargs)
         except AttributeError as err:  # (a list or None read as an array: name the argument)
-            refusal = bad_argument(name, args, kwargs, "ruda_cuda", takes, "ruda_cuda arrays")
-            if refusal is None:
-                raise
-            raise refusal from err
+            refuse(err, name, args, kwargs, "ruda_cuda", takes, "ruda_cuda arrays")
         finally:
             _paused.depth -= 1
 

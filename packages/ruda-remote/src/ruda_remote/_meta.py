@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 from ruda import spec
-from ruda._arguments import bad_argument
+from ruda._arguments import refuse
 from ruda._array import python_scalar
 
 from ruda_remote import wire
@@ -88,10 +88,7 @@ def infer(
     try:
         return _infer(name, args, kwargs, is_array, learned)
     except AttributeError as err:
-        refusal = bad_argument(name, args, kwargs, "ruda_remote", is_array, "ruda_remote arrays")
-        if refusal is None:
-            raise
-        raise refusal from err
+        refuse(err, name, args, kwargs, "ruda_remote", is_array, "ruda_remote arrays")
 
 
 def _infer(
