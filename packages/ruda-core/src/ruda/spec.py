@@ -42,6 +42,12 @@ def no_array_from(what: str) -> TypeError:
     )
 
 
+def no_fill(function: str, value: object) -> TypeError:
+    """The error ``full`` and ``full_like`` (``function``) raise for a fill ``value`` that is no
+    number or bool (NumPy had made text or objects of a string or None)."""
+    return TypeError(f"{function}() takes a Python bool, int, float or complex, not {type(value).__name__}")
+
+
 def no_dlpack(x: object) -> AttributeError:
     """The error ``from_dlpack(x)`` raises for an ``x`` that has no ``__dlpack__`` (the standard
     asks for an AttributeError, as NumPy raises; torch had spoken of an invalid capsule)."""

@@ -80,7 +80,7 @@ def full(
         own = fill_value.dtype
         fill_value = fill_value._scalar("value") if fill_value.ndim == 0 else fill_value
     if not isinstance(fill_value, bool | int | float | complex):
-        raise TypeError(f"full() takes a Python bool, int, float or complex, not {type(fill_value).__name__}")
+        raise spec.no_fill("full", fill_value)
     if dtype is None and own is not None:
         dtype = own
     dt = _scalar_dtype(fill_value, dev) if dtype is None else _dtypes.check_dtype(dtype)

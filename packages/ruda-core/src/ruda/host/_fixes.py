@@ -16,7 +16,7 @@ import numpy as np
 from array_api_compat import numpy as _compat
 from numpy.lib.array_utils import normalize_axis_tuple
 
-from ruda.spec import finfo_object, no_array_from
+from ruda.spec import finfo_object, no_array_from, no_fill
 
 
 def finfo(type: Any, /) -> finfo_object:
@@ -75,7 +75,7 @@ def _fill(value: Any, function: str) -> Any:
         isinstance(value, np.generic | np.ndarray) and value.dtype.kind not in _NOT_STANDARD
     ):
         return value
-    raise TypeError(f"{function}() takes a Python bool, int, float or complex, not {type(value).__name__}")
+    raise no_fill(function, value)
 
 
 def expm1(x: np.ndarray, /) -> np.ndarray:
