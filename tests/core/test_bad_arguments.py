@@ -9,12 +9,12 @@ import pytest
 from ruda.testing import assert_non_arrays_refused, parametrize_backends
 
 
-@parametrize_backends("host", "torch", "wgpu")
+@parametrize_backends("host", "torch", "wgpu", "cuda")
 def test_no_function_meets_a_non_array_with_an_attribute_error(xp):
     assert_non_arrays_refused(xp)
 
 
-@parametrize_backends("host", "torch")
+@parametrize_backends("host", "torch", "cuda")
 def test_the_error_names_the_function_and_what_it_got(xp):
     with pytest.raises(TypeError, match=r"^std\(\) takes .*, not list$"):
         xp.std([1.0, 2.0])
@@ -24,7 +24,7 @@ def test_the_error_names_the_function_and_what_it_got(xp):
         xp.take_along_axis(xp.asarray([1.0]), None, axis=0)
 
 
-@parametrize_backends("host", "torch", "wgpu")
+@parametrize_backends("host", "torch", "wgpu", "cuda")
 @pytest.mark.parametrize("obj", [None, {}, object(), "abc", ["a", 1], np.array(["2020-01-01"], "M8[D]")])
 def test_asarray_refuses_what_has_no_dtype_of_the_standard(xp, obj):
     # (NumPy makes arrays of dtype object, text or dates of them, and torch had raised a
@@ -34,7 +34,7 @@ def test_asarray_refuses_what_has_no_dtype_of_the_standard(xp, obj):
         xp.asarray(obj)
 
 
-@parametrize_backends("host", "torch", "wgpu")
+@parametrize_backends("host", "torch", "wgpu", "cuda")
 def test_creation_refuses_a_zero_step_a_fill_of_no_number_and_sizes_of_no_integer(xp):
     # (NumPy raised ZeroDivisionError for the step and made text or objects of the fills;
     # array-api-compat's torch eye said "zeros() takes 1 positional argument but 2 were given")

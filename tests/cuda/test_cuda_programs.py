@@ -17,7 +17,7 @@ from ruda_cuda import _fusion  # noqa: E402
 pytestmark = pytest.mark.gpu
 
 #: the standard's dtypes of one and two widths (ruda_cuda names no float16)
-DTYPES = ("float32", "int32", "uint8", "bool")
+DTYPES = ("float32", "int32", "uint8", "bool", "complex64")
 #: CuPy compiles its kernels with -ftz=true: float32 subnormals are zeros (see the README)
 SUBNORMALS = {"float32_subnormals": False}
 

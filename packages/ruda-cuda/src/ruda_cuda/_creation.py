@@ -65,7 +65,18 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
             obj = to_device(obj, target)
         elif isinstance(obj, (list, tuple)) and _holds_gpu_arrays(obj):
             obj = _to_host(obj)  # CuPy cannot build an array from a sequence of its own arrays
-        return as_array(_compat.asarray(obj, dtype=dtype, copy=copy))
+        try:
+            return as_array(_compat.asarray(obj, dtype=dtype, copy=copy))
+        except ValueError as err:
+            # (None, a dict, text, dates: NumPy reads them as dtype object, text or dates, and
+            # CuPy's error names only that dtype)
+            if dtype is not None or not str(err).startswith("Unsupported dtype"):
+                raise
+            if isinstance(obj, np.ndarray):
+                raise TypeError(
+                    f"asarray(): ruda_cuda has no dtype {obj.dtype} (the standard's are numbers and bool)"
+                ) from err
+            raise spec.no_array_from(type(obj).__name__) from err
 
 
 def _holds_gpu_arrays(obj: Any) -> bool:
@@ -85,6 +96,7 @@ def _to_host(obj: Any) -> Any:
 
 def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Array:
     """An array of ``shape`` filled with ``fill_value`` (``-0.0`` included)."""
+    _check_fill(fill_value, "full")
     target = _target(device)
     with target if target is not None else cupy.cuda.Device():
         if isinstance(fill_value, (float, complex)) and fill_value == 0:
@@ -96,12 +108,31 @@ def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) 
 @realizing
 def full_like(x: Any, /, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Array:
     """An array shaped like ``x`` filled with ``fill_value`` (``-0.0`` included)."""
+    _check_fill(fill_value, "full_like")
     target = _target(device, x)
     with target if target is not None else cupy.cuda.Device():
         if isinstance(fill_value, (float, complex)) and fill_value == 0:
             value = scalar_array(fill_value, dtype if dtype is not None else x.dtype)
             return as_array(cupy.broadcast_to(value, x.shape).copy())
         return as_array(_compat.full_like(x, fill_value, dtype=dtype))
+
+
+def _check_fill(value: Any, function: str) -> None:
+    """The TypeError every backend raises for a fill that is no number or bool (CuPy makes an
+    array of a string's text, then fails to fill a number array with it)."""
+    if not isinstance(value, (*_SCALARS, cupy.ndarray)):
+        raise spec.no_fill(function, value)
+
+
+_arange = _on_device(_compat.arange)
+
+
+def arange(start: Any, /, stop: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None) -> Array:
+    """``start``, ``start + step``, ... up to ``stop`` (excluded); a step of zero is a ValueError
+    (CuPy's is a ZeroDivisionError), as on the other backends."""
+    if step == 0:
+        raise ValueError("arange(): step must not be zero")
+    return _arange(start, stop, step, dtype=dtype, device=device)  # type: ignore[no-any-return]
 
 
 @realizing
@@ -119,7 +150,6 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
     return to_device(imported, native)
 
 
-arange = _on_device(_compat.arange)
 empty = _on_device(_compat.empty)
 eye = _on_device(_compat.eye)
 linspace = _on_device(_compat.linspace)

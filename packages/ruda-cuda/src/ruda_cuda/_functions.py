@@ -27,16 +27,22 @@ def wrap(function: Callable[..., Any], arrays: int = 0) -> Callable[..., Any]:
     name = getattr(function, "__name__", "function")
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        for a in args[:arrays]:
-            if not isinstance(a, cupy.ndarray | LazyArray):
-                refusal = bad_argument(name, (a,), {}, "ruda_cuda", takes, "ruda_cuda arrays")
-                raise refusal or TypeError(f"{name}() takes ruda_cuda arrays, not {type(a).__name__}")
+        require_arrays(name, *args[:arrays])
         return as_arrays(function(*args, **kwargs))
 
     wrapper.__name__ = wrapper.__qualname__ = name
     wrapper.__doc__ = function.__doc__
     wrapper.__wrapped__ = function  # type: ignore[attr-defined]  # inspect.signature follows it
     return wrapper
+
+
+def require_arrays(name: str, *values: Any) -> None:
+    """The TypeError naming the function ``name`` for the first of ``values`` that is no
+    ruda_cuda array (or another library's array: see :mod:`ruda._arguments`)."""
+    for value in values:
+        if not isinstance(value, cupy.ndarray | LazyArray):
+            refusal = bad_argument(name, (value,), {}, "ruda_cuda", takes, "ruda_cuda arrays")
+            raise refusal or TypeError(f"{name}() takes ruda_cuda arrays, not {type(value).__name__}")
 
 
 @realizing

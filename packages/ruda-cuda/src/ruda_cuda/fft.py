@@ -20,7 +20,7 @@ from ruda import spec
 
 from ruda_cuda._array import Array
 from ruda_cuda._creation import _on_device
-from ruda_cuda._functions import wrap
+from ruda_cuda._functions import require_arrays, wrap
 
 
 def _shape_and_axes(
@@ -73,6 +73,7 @@ def _nd(name: str) -> Any:
         axes: Sequence[int] | None = None,
         norm: str = "backward",
     ) -> Array:
+        require_arrays(name, x)  # (before x's shape is read)
         shape, axes_ = _shape_and_axes(x, s, axes, inverse_real=name == "irfftn")
         if name in _REAL and axes_ is not None and not _increasing(axes_, x.ndim):
             return _real_in_steps(name, x, shape, axes_, norm)
