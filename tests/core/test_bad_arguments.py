@@ -41,7 +41,7 @@ def test_creation_refuses_a_zero_step_a_fill_of_no_number_and_sizes_of_no_intege
     with pytest.raises(ValueError, match="step must not be zero"):
         xp.arange(0, 5, 0)
     for fill in ("a", None):
-        what = r"full.*(Python bool, int, float or complex|must be Number), not " + type(fill).__name__
+        what = r"full(_like)?\(\) takes a Python bool, int, float or complex, not " + type(fill).__name__
         with pytest.raises(TypeError, match=what):
             xp.full(3, fill)
         with pytest.raises(TypeError, match=what):
