@@ -69,14 +69,13 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
             return as_array(_compat.asarray(obj, dtype=dtype, copy=copy))
         except ValueError as err:
             # (None, a dict, text, dates: NumPy reads them as dtype object, text or dates, and
-            # CuPy's error names only that dtype)
+            # CuPy names only that dtype; its "Unsupported dtype" stays first, as SciPy's input
+            # checks look for it)
             if dtype is not None or not str(err).startswith("Unsupported dtype"):
                 raise
-            if isinstance(obj, np.ndarray):
-                raise TypeError(
-                    f"asarray(): ruda_cuda has no dtype {obj.dtype} (the standard's are numbers and bool)"
-                ) from err
-            raise spec.no_array_from(type(obj).__name__) from err
+            raise TypeError(
+                f"{err} for asarray(): ruda_cuda makes arrays of numbers and bool, the standard's dtypes"
+            ) from err
 
 
 def _holds_gpu_arrays(obj: Any) -> bool:
