@@ -17,6 +17,9 @@ import functools
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
+import numpy as np
+
+from ruda import spec
 from ruda._operators import is_foreign_array, mixing_error
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -88,3 +91,11 @@ def bad_argument(
 def _holds_arrays(value: Any, takes: Callable[[Any], bool]) -> bool:
     """Whether ``value`` is a list or tuple with an array among its items."""
     return isinstance(value, list | tuple) and any(takes(v) for v in value)
+
+
+def check_fill(value: Any, function: str, arrays: type) -> None:
+    """:func:`ruda.spec.no_fill` for a fill ``value`` of ``full`` or ``full_like`` (``function``)
+    that is neither a Python or NumPy scalar nor one of the library's ``arrays`` (which would
+    otherwise meet it with an error of its own wording)."""
+    if not isinstance(value, bool | int | float | complex | np.generic | arrays):
+        raise spec.no_fill(function, value)

@@ -15,6 +15,7 @@ import cupy
 import numpy as np
 from array_api_compat import cupy as _compat
 from ruda import spec
+from ruda._arguments import check_fill
 
 from ruda_cuda._array import Array, as_array, as_arrays, scalar_array, to_device
 from ruda_cuda._devices import native_device
@@ -95,7 +96,7 @@ def _to_host(obj: Any) -> Any:
 
 def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Array:
     """An array of ``shape`` filled with ``fill_value`` (``-0.0`` included)."""
-    _check_fill(fill_value, "full")
+    check_fill(fill_value, "full", cupy.ndarray)  # (CuPy's error comes from filling with text)
     target = _target(device)
     with target if target is not None else cupy.cuda.Device():
         if isinstance(fill_value, (float, complex)) and fill_value == 0:
@@ -107,20 +108,13 @@ def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) 
 @realizing
 def full_like(x: Any, /, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Array:
     """An array shaped like ``x`` filled with ``fill_value`` (``-0.0`` included)."""
-    _check_fill(fill_value, "full_like")
+    check_fill(fill_value, "full_like", cupy.ndarray)
     target = _target(device, x)
     with target if target is not None else cupy.cuda.Device():
         if isinstance(fill_value, (float, complex)) and fill_value == 0:
             value = scalar_array(fill_value, dtype if dtype is not None else x.dtype)
             return as_array(cupy.broadcast_to(value, x.shape).copy())
         return as_array(_compat.full_like(x, fill_value, dtype=dtype))
-
-
-def _check_fill(value: Any, function: str) -> None:
-    """The TypeError every backend raises for a fill that is no number or bool (CuPy makes an
-    array of a string's text, then fails to fill a number array with it)."""
-    if not isinstance(value, (*_SCALARS, cupy.ndarray)):
-        raise spec.no_fill(function, value)
 
 
 _arange = _on_device(_compat.arange)

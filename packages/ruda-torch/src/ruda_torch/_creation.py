@@ -14,6 +14,7 @@ import numpy as np
 import torch
 from array_api_compat.torch import _aliases as _compat
 from ruda import spec
+from ruda._arguments import check_fill
 from torch.utils.dlpack import from_dlpack as _torch_from_dlpack  # torch.from_dlpack, as exported
 
 from ruda_torch._devices import resolve
@@ -128,19 +129,12 @@ def full(
     shape: int | tuple[int, ...], fill_value: complex, *, dtype: torch.dtype | None = None, device: Any = None
 ) -> Tensor:
     """An array filled with ``fill_value``; the dtype follows the value's Python type by default."""
-    _check_fill(fill_value, "full")
+    check_fill(fill_value, "full", Tensor)  # (torch's own message differs between its releases)
     if isinstance(shape, int):
         shape = (shape,)
     if dtype is None and isinstance(fill_value, bool):
         dtype = torch.bool
     return torch.full(shape, fill_value, dtype=dtype, device=resolve(device))
-
-
-def _check_fill(value: Any, function: str) -> None:
-    """The TypeError every backend raises for a fill that is no number or bool (torch's own
-    message differs between its releases)."""
-    if not isinstance(value, bool | int | float | complex | np.generic | Tensor):
-        raise spec.no_fill(function, value)
 
 
 def empty_like(x: Tensor, /, *, dtype: torch.dtype | None = None, device: Any = None) -> Tensor:
@@ -162,7 +156,7 @@ def full_like(
     x: Tensor, /, fill_value: complex, *, dtype: torch.dtype | None = None, device: Any = None
 ) -> Tensor:
     """An array shaped like ``x`` filled with ``fill_value``; same device as ``x`` unless told."""
-    _check_fill(fill_value, "full_like")
+    check_fill(fill_value, "full_like", Tensor)
     return torch.full_like(x, fill_value, dtype=dtype, device=resolve(device) if device is not None else None)
 
 
